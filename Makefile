@@ -1,0 +1,41 @@
+# The two commands a newcomer needs: `make run` and `make test`.
+SHELL := /bin/bash
+GO    ?= go
+DATA  ?= ./data
+
+.PHONY: run test test-unit build proto proto-check bench fuzz lint ci-services clean
+
+## run: the whole system in one process on embedded defaults (SQLite, embedded NATS, Bleve, memory cache)
+run:
+	$(GO) run ./services/cms run --data-dir $(DATA)
+
+## build: the cms binary into bin/
+build:
+	$(GO) build -o bin/cms ./services/cms
+
+## test: every test; integration tests use CMS_*_URL and skip locally without them (they fail under CI=true)
+test:
+	$(GO) vet ./...
+	$(GO) test -count=1 -timeout 20m ./...
+	cd deploy && $(GO) test -count=1 ./...
+
+## proto: format, lint and regenerate proto/gen (committed); CI fails on drift
+proto:
+	cd proto && $(GO) tool buf format -w && $(GO) tool buf lint && $(GO) tool buf generate
+	./scripts/gen-openapi.sh
+	$(GO) build ./proto/gen/...
+
+## proto-check: regenerate and fail if the committed code differs
+proto-check: proto
+	git diff --exit-code -- proto
+
+## bench: benchmarks and load harness; prints ratios against baselines measured in the same run
+bench:
+	$(GO) test -run '^$$' -bench . -benchtime 2x ./...
+
+## ci-services: install and start PostgreSQL, Redis, NATS and Elasticsearch (as root, idempotent)
+ci-services:
+	./scripts/ci-services.sh
+
+clean:
+	rm -rf bin $(DATA)
