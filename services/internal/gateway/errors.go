@@ -1,0 +1,165 @@
+package gateway
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"net/http"
+	"strings"
+
+	"github.com/grpc-ecosystem/grpc-gateway/v2/runtime"
+	"google.golang.org/genproto/googleapis/rpc/errdetails"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+)
+
+// Reasons carried in errdetails.ErrorInfo that need an HTTP status the gRPC
+// code alone cannot express. Services attach them with WithReason; this
+// table is the only place that turns them into statuses.
+const (
+	ReasonNotModified           = "NOT_MODIFIED"           // 304, no body
+	ReasonPayloadTooLarge       = "PAYLOAD_TOO_LARGE"      // 413
+	ReasonUnprocessable         = "UNPROCESSABLE_ENTITY"   // 422
+	ReasonConflict              = "CONFLICT"               // 409
+	ReasonRangeNotSatisfiable   = "RANGE_NOT_SATISFIABLE"  // 416
+	ReasonPreconditionFailed    = "PRECONDITION_FAILED"    // 412
+	ReasonUnsupportedMediaType  = "UNSUPPORTED_MEDIA_TYPE" // 415
+	ReasonNotImplemented        = "NOT_IMPLEMENTED"        // 501
+	errorDomain                 = "cms.cmsplatform.dev"
+	problemTypeBase             = "https://cmsplatform.dev/problems/"
+	headerHTTPCode              = "x-http-code"
+	metadataOperationIDKey      = "x-cms-operation"
+	fallbackProblemMarshalError = `{"type":"about:blank","title":"Internal Server Error","status":500}`
+)
+
+var reasonStatus = map[string]int{
+	ReasonNotModified:          http.StatusNotModified,
+	ReasonPayloadTooLarge:      http.StatusRequestEntityTooLarge,
+	ReasonUnprocessable:        http.StatusUnprocessableEntity,
+	ReasonConflict:             http.StatusConflict,
+	ReasonRangeNotSatisfiable:  http.StatusRequestedRangeNotSatisfiable,
+	ReasonPreconditionFailed:   http.StatusPreconditionFailed,
+	ReasonUnsupportedMediaType: http.StatusUnsupportedMediaType,
+	ReasonNotImplemented:       http.StatusNotImplemented,
+}
+
+// WithReason returns a gRPC status error with code c and an ErrorInfo
+// carrying reason, so the gateway answers with the status the table assigns.
+func WithReason(c codes.Code, reason, msg string, metadata map[string]string) error {
+	st := status.New(c, msg)
+	withInfo, err := st.WithDetails(&errdetails.ErrorInfo{Reason: reason, Domain: errorDomain, Metadata: metadata})
+	if err != nil {
+		return st.Err()
+	}
+	return withInfo.Err()
+}
+
+// Problem is an RFC 7807 problem details document (NovaDB's ProblemDetails).
+type Problem struct {
+	Type     string `json:"type"`
+	Title    string `json:"title"`
+	Status   int    `json:"status"`
+	Detail   string `json:"detail,omitempty"`
+	Instance string `json:"instance,omitempty"`
+	// Operation names the NovaDB operation, e.g. for 501 Not Implemented.
+	Operation string `json:"operation,omitempty"`
+	// Reason is the machine-readable cause from the service's ErrorInfo.
+	Reason string `json:"reason,omitempty"`
+}
+
+// HTTPStatus returns the HTTP status for a gRPC status: the reason table
+// first, then grpc-gateway's code mapping.
+func HTTPStatus(st *status.Status) int {
+	if info := errorInfo(st); info != nil {
+		if code, ok := reasonStatus[info.GetReason()]; ok {
+			return code
+		}
+	}
+	return runtime.HTTPStatusFromCode(st.Code())
+}
+
+func errorInfo(st *status.Status) *errdetails.ErrorInfo {
+	for _, d := range st.Details() {
+		if info, ok := d.(*errdetails.ErrorInfo); ok {
+			return info
+		}
+	}
+	return nil
+}
+
+func problemFromStatus(st *status.Status, instance string, override *int) Problem {
+	code := HTTPStatus(st)
+	if override != nil {
+		code = *override
+	}
+	p := Problem{
+		Type:     "about:blank",
+		Title:    http.StatusText(code),
+		Status:   code,
+		Detail:   st.Message(),
+		Instance: instance,
+	}
+	if info := errorInfo(st); info != nil {
+		p.Reason = info.GetReason()
+		p.Operation = info.GetMetadata()["operation"]
+		if p.Reason != "" {
+			p.Type = problemTypeBase + strings.ToLower(strings.ReplaceAll(p.Reason, "_", "-"))
+		}
+	}
+	if code >= 500 && st.Code() != codes.Unimplemented && st.Code() != codes.Unavailable {
+		// Internal causes go to the log, never to the client.
+		p.Detail = "internal error; see the server log for the request"
+	}
+	return p
+}
+
+// ErrorHandler writes every error as application/problem+json. It honours
+// *runtime.HTTPStatusError (gateway-level 413/415/422) and answers
+// NOT_MODIFIED with a bare 304 that still carries ETag and Cache-Control.
+func ErrorHandler(ctx context.Context, mux *runtime.ServeMux, _ runtime.Marshaler, w http.ResponseWriter, r *http.Request, err error) {
+	var override *int
+	var hse *runtime.HTTPStatusError
+	if errors.As(err, &hse) {
+		override = &hse.HTTPStatus
+		err = hse.Err
+	}
+	st := status.Convert(err)
+	if md, ok := runtime.ServerMetadataFromContext(ctx); ok {
+		writeMetadataHeaders(w, md.HeaderMD)
+	}
+	p := problemFromStatus(st, r.URL.Path, override)
+	if p.Status == http.StatusNotModified {
+		w.WriteHeader(http.StatusNotModified)
+		return
+	}
+	WriteProblem(w, p)
+}
+
+// WriteProblem writes p with its status.
+func WriteProblem(w http.ResponseWriter, p Problem) {
+	body, err := json.Marshal(p)
+	if err != nil {
+		body, p.Status = []byte(fallbackProblemMarshalError), http.StatusInternalServerError
+	}
+	w.Header().Del("Content-Length")
+	w.Header().Set("Content-Type", ContentTypeProblem)
+	w.Header().Set("X-Content-Type-Options", "nosniff")
+	w.WriteHeader(p.Status)
+	_, _ = w.Write(body)
+}
+
+// RoutingErrorHandler answers unknown paths with 404 and a known path with
+// the wrong method with 405 (grpc-gateway's default would say 501, which is
+// reserved for operations that exist but are not implemented yet).
+func RoutingErrorHandler(ctx context.Context, mux *runtime.ServeMux, m runtime.Marshaler, w http.ResponseWriter, r *http.Request, code int) {
+	p := Problem{Type: "about:blank", Title: http.StatusText(code), Status: code, Instance: r.URL.Path}
+	switch code {
+	case http.StatusNotFound:
+		p.Detail = "no operation is served at " + r.Method + " " + r.URL.Path
+	case http.StatusMethodNotAllowed:
+		p.Detail = "the path exists but does not accept " + r.Method
+	case http.StatusBadRequest:
+		p.Detail = "the request path or query could not be parsed"
+	}
+	WriteProblem(w, p)
+}

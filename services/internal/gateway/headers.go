@@ -1,0 +1,112 @@
+package gateway
+
+import (
+	"context"
+	"net/http"
+	"net/textproto"
+	"strconv"
+	"strings"
+
+	"github.com/grpc-ecosystem/grpc-gateway/v2/runtime"
+	"google.golang.org/genproto/googleapis/api/httpbody"
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/metadata"
+	"google.golang.org/protobuf/proto"
+)
+
+// Request headers passed to the gRPC services as lower-case metadata.
+// grpc-gateway always forwards Authorization itself (listing it here would
+// send it twice); X-CmsApi-Username is honoured by the auth interceptor only
+// for callers allowed to act for others.
+var incomingHeaders = map[string]bool{
+	"if-none-match":     true,
+	"if-match":          true,
+	"if-modified-since": true,
+	"range":             true,
+	"x-cmsapi-username": true,
+	"x-request-id":      true,
+	"accept-language":   true,
+}
+
+// Response metadata written back as real HTTP headers, without grpc-gateway's
+// Grpc-Metadata- prefix. Everything else stays internal.
+var outgoingHeaders = map[string]string{
+	"etag":                "ETag",
+	"content-range":       "Content-Range",
+	"accept-ranges":       "Accept-Ranges",
+	"location":            "Location",
+	"cache-control":       "Cache-Control",
+	"last-modified":       "Last-Modified",
+	"content-disposition": "Content-Disposition",
+	"retry-after":         "Retry-After",
+	"www-authenticate":    "WWW-Authenticate",
+	"x-request-id":        "X-Request-Id",
+}
+
+// IncomingHeaderMatcher implements runtime.HeaderMatcherFunc for requests.
+func IncomingHeaderMatcher(key string) (string, bool) {
+	k := strings.ToLower(key)
+	if incomingHeaders[k] {
+		return k, true
+	}
+	return "", false
+}
+
+// OutgoingHeaderMatcher implements runtime.HeaderMatcherFunc for responses.
+func OutgoingHeaderMatcher(key string) (string, bool) {
+	if h, ok := outgoingHeaders[strings.ToLower(key)]; ok {
+		return h, true
+	}
+	return "", false
+}
+
+// writeMetadataHeaders copies the forwarded response headers; the error
+// handler needs it because grpc-gateway only does so for successes.
+func writeMetadataHeaders(w http.ResponseWriter, md metadata.MD) {
+	for k, vs := range md {
+		if h, ok := OutgoingHeaderMatcher(k); ok {
+			for _, v := range vs {
+				w.Header().Add(textproto.CanonicalMIMEHeaderKey(h), v)
+			}
+		}
+	}
+}
+
+// SetHTTPStatus makes the gateway answer a successful call with code
+// (201 Created, 204 No Content, 206 Partial Content). Call it from a gRPC
+// handler before returning; it travels as the x-http-code header.
+func SetHTTPStatus(ctx context.Context, code int) error {
+	return grpc.SetHeader(ctx, metadata.Pairs(headerHTTPCode, strconv.Itoa(code)))
+}
+
+// forwardHTTPStatus is a runtime forward-response option that turns the
+// x-http-code header into the response status. For streams it runs once
+// with a nil message before the first chunk: it waits for the first real
+// message so that an HttpBody can still set its content type.
+func forwardHTTPStatus(ctx context.Context, w http.ResponseWriter, m proto.Message) error {
+	if m == nil {
+		return nil
+	}
+	md, ok := runtime.ServerMetadataFromContext(ctx)
+	if !ok {
+		return nil
+	}
+	vals := md.HeaderMD.Get(headerHTTPCode)
+	if len(vals) == 0 {
+		return nil
+	}
+	delete(md.HeaderMD, headerHTTPCode)
+	w.Header().Del("Grpc-Metadata-" + headerHTTPCode)
+	code, err := strconv.Atoi(vals[0])
+	if err != nil || code < 200 || code > 599 {
+		return nil
+	}
+	if hb, ok := m.(*httpbody.HttpBody); ok && hb.GetContentType() != "" {
+		w.Header().Set("Content-Type", hb.GetContentType())
+	}
+	if code == http.StatusNoContent || code == http.StatusNotModified {
+		w.Header().Del("Content-Type")
+	}
+	w.WriteHeader(code)
+	return nil
+}

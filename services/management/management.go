@@ -1,0 +1,71 @@
+// Package management is the transport of the Management group
+// (/apis/cms/v1): branches, objects, typed objects, comments, jobs, uploads,
+// users and code generation. It translates gRPC calls to the domain in pkg/
+// and back; operations not built yet answer 501 naming the operation.
+package management
+
+import (
+	"context"
+
+	managementv1 "github.com/cmsplatform/cms/proto/gen/go/cms/management/v1"
+	"github.com/cmsplatform/cms/proto/gen/openapi"
+	"github.com/cmsplatform/cms/services/internal/gateway"
+	"github.com/grpc-ecosystem/grpc-gateway/v2/runtime"
+	"google.golang.org/grpc"
+)
+
+// BasePath is the group's HTTP base path.
+const BasePath = "/apis/cms/v1"
+
+// Options configure the group.
+type Options struct {
+	// MaxUploadBytes caps one multipart upload request (413 beyond it).
+	MaxUploadBytes int64
+}
+
+// Group serves ManagementService and ManagementBinaryService.
+type Group struct {
+	opts Options
+	api  *service
+	bin  *binaries
+}
+
+// New returns the Management group.
+func New(opts Options) *Group {
+	return &Group{opts: opts, api: &service{}, bin: &binaries{}}
+}
+
+// Name implements app.Group.
+func (g *Group) Name() string { return "management" }
+
+// RegisterGRPC implements app.Group.
+func (g *Group) RegisterGRPC(s *grpc.Server) {
+	managementv1.RegisterManagementServiceServer(s, g.api)
+	managementv1.RegisterManagementBinaryServiceServer(s, g.bin)
+}
+
+// RegisterGateway implements app.Group.
+func (g *Group) RegisterGateway(ctx context.Context, mux *runtime.ServeMux, conn grpc.ClientConnInterface) error {
+	if err := managementv1.RegisterManagementBinaryServiceHandlerClient(ctx, mux, managementv1.NewManagementBinaryServiceClient(conn)); err != nil {
+		return err
+	}
+	if err := managementv1.RegisterManagementServiceHandlerClient(ctx, mux, managementv1.NewManagementServiceClient(conn)); err != nil {
+		return err
+	}
+	sd := managementv1.File_cms_management_v1_service_proto.Services().ByName("ManagementService")
+	if err := gateway.RegisterMultipart(mux, conn, sd, gateway.MultipartLimits{MaxRequestBytes: g.opts.MaxUploadBytes}); err != nil {
+		return err
+	}
+	return gateway.ServeOpenAPI(mux, BasePath, openapi.Management)
+}
+
+// service implements ManagementService. Every method not written yet falls
+// through to the generated stub (Unimplemented → 501 naming the operation).
+type service struct {
+	managementv1.UnimplementedManagementServiceServer
+}
+
+// binaries implements ManagementBinaryService.
+type binaries struct {
+	managementv1.UnimplementedManagementBinaryServiceServer
+}
