@@ -32,6 +32,10 @@ const (
 	fallbackProblemMarshalError = `{"type":"about:blank","title":"Internal Server Error","status":500}`
 )
 
+// ProblemTypeNoRoute is the type of the 404 for a path no operation serves,
+// as opposed to a 404 for a missing resource.
+const ProblemTypeNoRoute = problemTypeBase + "no-route"
+
 var reasonStatus = map[string]int{
 	ReasonNotModified:          http.StatusNotModified,
 	ReasonPayloadTooLarge:      http.StatusRequestEntityTooLarge,
@@ -155,8 +159,10 @@ func RoutingErrorHandler(ctx context.Context, mux *runtime.ServeMux, m runtime.M
 	p := Problem{Type: "about:blank", Title: http.StatusText(code), Status: code, Instance: r.URL.Path}
 	switch code {
 	case http.StatusNotFound:
+		p.Type = ProblemTypeNoRoute
 		p.Detail = "no operation is served at " + r.Method + " " + r.URL.Path
 	case http.StatusMethodNotAllowed:
+		p.Type = problemTypeBase + "method-not-allowed"
 		p.Detail = "the path exists but does not accept " + r.Method
 	case http.StatusBadRequest:
 		p.Detail = "the request path or query could not be parsed"

@@ -1,0 +1,146 @@
+package postgres_test
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"net/url"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/cmsplatform/cms/pkg/store"
+	"github.com/cmsplatform/cms/pkg/store/postgres"
+	"github.com/cmsplatform/cms/pkg/store/storetest"
+	"github.com/cmsplatform/cms/pkg/testenv"
+)
+
+// freshDatabase creates an empty database cms_test_<random> on the server of
+// CMS_POSTGRES_URL, drops it at cleanup, and returns its URL.
+func freshDatabase(t testing.TB) string {
+	t.Helper()
+	serverURL := testenv.URL(t, testenv.PostgresURL)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	admin, err := pgx.Connect(ctx, serverURL)
+	if err != nil {
+		t.Fatalf("connect %s: %v", testenv.PostgresURL, err)
+	}
+	defer admin.Close(ctx)
+	buf := make([]byte, 6)
+	_, _ = rand.Read(buf)
+	name := "cms_test_" + hex.EncodeToString(buf)
+	if _, err := admin.Exec(ctx, "CREATE DATABASE "+name); err != nil {
+		t.Fatalf("create database: %v", err)
+	}
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		c, err := pgx.Connect(ctx, serverURL)
+		if err != nil {
+			t.Errorf("drop database %s: %v", name, err)
+			return
+		}
+		defer c.Close(ctx)
+		if _, err := c.Exec(ctx, "DROP DATABASE IF EXISTS "+name+" WITH (FORCE)"); err != nil {
+			t.Errorf("drop database %s: %v", name, err)
+		}
+	})
+	u, err := url.Parse(serverURL)
+	if err != nil {
+		t.Fatalf("%s is not a URL: %v", testenv.PostgresURL, err)
+	}
+	u.Path = "/" + name
+	return u.String()
+}
+
+func open(t testing.TB, dbURL string, opts ...store.Option) *postgres.Store {
+	t.Helper()
+	s, err := postgres.Open(context.Background(), dbURL, opts...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = s.Close() })
+	return s
+}
+
+func TestConformance(t *testing.T) {
+	storetest.Run(t, func(t *testing.T) store.Store { return open(t, freshDatabase(t)) })
+}
+
+// TestTwoStoresOneDatabase: two pools (two "replicas") on one database run
+// migrations idempotently, share the counters and never claim an event twice.
+func TestTwoStoresOneDatabase(t *testing.T) {
+	ctx := context.Background()
+	dbURL := freshDatabase(t)
+	a := open(t, dbURL)
+	b := open(t, dbURL)
+
+	tx, err := a.Begin(ctx, store.TxMeta{User: "a"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range 10 {
+		if err := tx.AppendOutbox(ctx, store.OutboxEvent{Subject: "s", MsgID: string(rune('a' + i))}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := tx.Commit(ctx); err != nil {
+		t.Fatal(err)
+	}
+	txB, err := b.Begin(ctx, store.TxMeta{User: "b"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if txB.ID() != tx.ID()+1 {
+		t.Fatalf("second replica got tx id %d, want %d", txB.ID(), tx.ID()+1)
+	}
+	_ = txB.Rollback()
+
+	evA, err := a.ClaimOutbox(ctx, 6)
+	if err != nil {
+		t.Fatal(err)
+	}
+	evB, err := b.ClaimOutbox(ctx, 6)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(evA) != 6 || len(evB) != 4 || evB[0].ID <= evA[5].ID {
+		t.Fatalf("claims: a=%d events, b=%d events", len(evA), len(evB))
+	}
+}
+
+// TestOutboxLeaseExpiry: an event claimed but not acked is claimed again
+// once the lease ends, with Attempts counting up.
+func TestOutboxLeaseExpiry(t *testing.T) {
+	ctx := context.Background()
+	s := open(t, freshDatabase(t), store.WithOutboxLease(200*time.Millisecond))
+	tx, err := s.Begin(ctx, store.TxMeta{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := tx.AppendOutbox(ctx, store.OutboxEvent{Subject: "s", MsgID: "m"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := tx.Commit(ctx); err != nil {
+		t.Fatal(err)
+	}
+	ev, err := s.ClaimOutbox(ctx, 10)
+	if err != nil || len(ev) != 1 || ev[0].Attempts != 1 {
+		t.Fatalf("first claim = %+v, %v", ev, err)
+	}
+	if again, err := s.ClaimOutbox(ctx, 10); err != nil || len(again) != 0 {
+		t.Fatalf("claim during lease = %+v, %v", again, err)
+	}
+	time.Sleep(300 * time.Millisecond)
+	again, err := s.ClaimOutbox(ctx, 10)
+	if err != nil || len(again) != 1 || again[0].ID != ev[0].ID || again[0].Attempts != 2 {
+		t.Fatalf("claim after lease = %+v, %v", again, err)
+	}
+}
+
+// BenchmarkWriteTx: one transaction with 10 objects x 5 values (see storetest).
+func BenchmarkWriteTx(b *testing.B) {
+	storetest.BenchmarkWriteTx(b, open(b, freshDatabase(b)))
+}

@@ -1,0 +1,232 @@
+// Package store is the persistence contract of the CMS: numbered write
+// transactions, objects with global numeric ids, attribute values per
+// language and variant, and a transactional outbox for events.
+//
+// The model is deliberately domain-neutral. Branch inheritance, typed objects
+// and wire formats live above this package (in pkg/content, pkg/branches …);
+// a Store only stores rows keyed by branch and enforces the few invariants a
+// database can enforce cheaply (unique ids, GUIDs and API identifiers per
+// branch, monotonic transaction ids).
+//
+// Two implementations sit beside this package: sqlite (embedded, the laptop
+// default) and postgres (distributed). Both pass the conformance suite in
+// storetest; any difference between them is a bug.
+//
+// # Transactions
+//
+// Every write happens in a Tx opened by Store.Begin. Begin allocates the
+// transaction id, which doubles as the change-tracking version: write
+// transactions are serialised (a lock on the transaction counter is taken at
+// Begin and held until Commit or Rollback), so ids are committed in increasing
+// order without gaps and "everything with ModifiedTx > v" is a safe
+// incremental read. Keep write transactions short. A rolled-back transaction
+// leaves nothing behind, and its id is handed out again.
+package store
+
+import (
+	"context"
+	"time"
+)
+
+// Store is the whole storage component: a Reader over committed data, write
+// transactions, and the outbox relay API.
+//
+// Implementations are safe for concurrent use.
+type Store interface {
+	Reader
+	OutboxRelay
+
+	// Begin opens a write transaction and allocates its id. It blocks (up to
+	// ctx) while another write transaction is open. A zero meta.Time is
+	// replaced by the store's clock. Time is kept with microsecond precision,
+	// in UTC.
+	Begin(ctx context.Context, meta TxMeta) (Tx, error)
+
+	// LastTransactionID returns the id of the newest committed transaction,
+	// 0 when none was committed yet.
+	LastTransactionID(ctx context.Context) (int64, error)
+
+	// Ping checks that the database is reachable.
+	Ping(ctx context.Context) error
+
+	// Close releases all resources. Open transactions must be finished first.
+	Close() error
+}
+
+// Reader is the read side. On a Store it sees committed data; on a Tx it also
+// sees the transaction's own uncommitted writes.
+type Reader interface {
+	// GetTransaction returns one committed transaction, or ErrNotFound.
+	GetTransaction(ctx context.Context, id int64) (Transaction, error)
+
+	// GetObject returns the object row stored on exactly this branch (no
+	// inheritance), deleted or not, or ErrNotFound.
+	GetObject(ctx context.Context, branch, id int64) (Object, error)
+
+	// GetObjects fetches many object rows of one branch in a single query.
+	// The result holds one entry per requested id that exists, in the order
+	// of ids (a repeated id appears repeatedly); missing ids are left out, so
+	// callers compare lengths or ids to detect them. Tombstones are included.
+	GetObjects(ctx context.Context, branch int64, ids []int64) ([]Object, error)
+
+	// FindObjects looks objects of one branch up by GUID and/or API
+	// identifier (both lists are OR-ed) in a single query, ordered by id.
+	FindObjects(ctx context.Context, branch int64, guids, apiIdentifiers []string) ([]Object, error)
+
+	// ListObjects pages through the object rows of one branch in id order.
+	ListObjects(ctx context.Context, branch int64, q ObjectQuery) ([]Object, error)
+
+	// ListValues returns the values stored on exactly this branch for the
+	// given objects in a single query, ordered by object id, attribute,
+	// variant, language and sort key. f narrows the result; its zero value
+	// returns every value.
+	ListValues(ctx context.Context, branch int64, objectIDs []int64, f ValueFilter) ([]Value, error)
+}
+
+// Tx is a write transaction. It is not safe for concurrent use. After Commit
+// or Rollback every method returns ErrTxDone (Rollback after Commit is a
+// no-op returning nil, so `defer tx.Rollback()` is the idiom).
+type Tx interface {
+	Reader
+
+	// ID is the transaction id allocated by Begin.
+	ID() int64
+	// Meta is the transaction record that Commit makes visible.
+	Meta() Transaction
+
+	// NewObjectIDs allocates n fresh object ids, increasing, never handed out
+	// before and greater than any id written with PutObjects. Ids allocated in
+	// a rolled-back transaction may be handed out again.
+	NewObjectIDs(ctx context.Context, n int) ([]int64, error)
+
+	// PutObjects inserts or replaces object rows, keyed by (Branch, ID).
+	// CreatedTx is set to this transaction on insert and kept on update;
+	// ModifiedTx is always set to this transaction (the callers' values of
+	// both are ignored). An empty GUID is ErrInvalidArgument; an empty
+	// APIIdentifier means none. A GUID or API identifier already used by
+	// another object of the same branch is ErrConflict, and then the whole
+	// transaction should be rolled back.
+	PutObjects(ctx context.Context, objs ...Object) error
+
+	// DeleteObjects soft-deletes object rows of one branch: they become
+	// tombstones (Deleted = true, ModifiedTx = this transaction) and keep
+	// their values. It returns how many rows were not deleted before; ids
+	// without a row on this branch are ignored. PutObjects with Deleted =
+	// false restores a row.
+	DeleteObjects(ctx context.Context, branch int64, ids []int64) (int, error)
+
+	// PutValues inserts or replaces values, keyed by (Branch, ObjectID,
+	// AttributeID, Language, Variant, SortReverse). ModifiedTx is set to this
+	// transaction. JSON must be valid JSON (nil is stored as JSON null).
+	PutValues(ctx context.Context, values ...Value) error
+
+	// DeleteValues removes the values of the given objects of one branch that
+	// match f (its zero value matches every value) and returns how many rows
+	// it removed. Together with PutValues this replaces multi-valued
+	// attributes.
+	DeleteValues(ctx context.Context, branch int64, objectIDs []int64, f ValueFilter) (int, error)
+
+	// AppendOutbox queues events in this transaction: they become claimable
+	// exactly when the transaction commits and vanish with a rollback.
+	AppendOutbox(ctx context.Context, events ...OutboxEvent) error
+
+	// Commit makes all writes and the transaction record visible atomically.
+	Commit(ctx context.Context) error
+	// Rollback discards all writes.
+	Rollback() error
+}
+
+// OutboxRelay is what an outbox relay needs: claim a batch, publish it, ack it.
+//
+// Delivery is at least once: a claimed event that is not acked within the
+// lease (WithOutboxLease) becomes claimable again, so consumers deduplicate
+// by MsgID. While a lease runs no other relay claims the event, so several
+// relays can run at once; each batch is in outbox id order, which is commit
+// order, but with several relays batches are published concurrently.
+type OutboxRelay interface {
+	// ClaimOutbox leases up to limit committed, unacked, unleased events,
+	// oldest first.
+	ClaimOutbox(ctx context.Context, limit int) ([]OutboxEvent, error)
+	// AckOutbox removes delivered events. Unknown ids are ignored.
+	AckOutbox(ctx context.Context, ids []int64) error
+}
+
+// TxMeta describes a write transaction as its caller sees it.
+type TxMeta struct {
+	User    string
+	Comment string
+	// Branch the transaction is about; 0 is the root branch (NovaDB's
+	// CmsTransaction.branchRef).
+	Branch int64
+	// Time of the transaction; zero means now.
+	Time time.Time
+}
+
+// Transaction is a committed (or, from Tx.Meta, an open) transaction record.
+type Transaction struct {
+	ID      int64
+	Time    time.Time
+	User    string
+	Comment string
+	Branch  int64
+}
+
+// Object is one object row on one branch. A row on a child branch overrides
+// the parent's row of the same ID; resolving that is the caller's business.
+type Object struct {
+	ID     int64
+	Branch int64 // 0 = root
+	TypeID int64
+	// GUID is unique per branch and required.
+	GUID string
+	// APIIdentifier is optional ("" = none) and unique per branch.
+	APIIdentifier string
+	Deleted       bool
+	CreatedTx     int64 // set by the store
+	ModifiedTx    int64 // set by the store
+}
+
+// Value is one attribute value of an object on a branch. Multi-valued
+// attributes use one row per value, told apart (and ordered) by SortReverse.
+type Value struct {
+	ObjectID    int64
+	Branch      int64
+	AttributeID int64
+	Language    int64 // 0 = language independent
+	Variant     int64 // 0 = no variant
+	SortReverse int64
+	// JSON is the value as JSON text, usually a scalar.
+	JSON       []byte
+	ModifiedTx int64 // set by the store
+}
+
+// ValueFilter narrows a value query; an empty list does not filter.
+type ValueFilter struct {
+	AttributeIDs []int64
+	Languages    []int64
+	Variants     []int64
+}
+
+// ObjectQuery selects a page of object rows of one branch, in id order.
+type ObjectQuery struct {
+	// TypeIDs filters by type; empty means all types.
+	TypeIDs []int64
+	// Deleted filters tombstones: nil = both, else only rows with this flag.
+	Deleted *bool
+	// AfterID starts after this id (keyset paging: pass the last id seen).
+	AfterID int64
+	// Limit caps the page; <= 0 means no limit.
+	Limit int
+}
+
+// OutboxEvent is an event queued in a transaction for publication.
+type OutboxEvent struct {
+	ID      int64 // set by the store, increasing in commit order
+	TxID    int64 // set by the store
+	Subject string
+	// MsgID is the publisher's deduplication id (e.g. Nats-Msg-Id).
+	MsgID   string
+	Payload []byte
+	// Attempts counts claims including the current one (set by ClaimOutbox).
+	Attempts int
+}

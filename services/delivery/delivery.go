@@ -1,0 +1,58 @@
+// Package delivery is the transport of the Delivery group (/delivery/api):
+// the published, indexed view of a branch. It translates gRPC calls to the
+// domain in pkg/ and back; operations not built yet answer 501 naming the
+// operation.
+package delivery
+
+import (
+	"context"
+
+	deliveryv1 "github.com/cmsplatform/cms/proto/gen/go/cms/delivery/v1"
+	"github.com/cmsplatform/cms/proto/gen/openapi"
+	"github.com/cmsplatform/cms/services/internal/gateway"
+	"github.com/grpc-ecosystem/grpc-gateway/v2/runtime"
+	"google.golang.org/grpc"
+)
+
+// BasePath is the group's HTTP base path.
+const BasePath = "/delivery/api"
+
+// Group serves DeliveryService and DeliveryBinaryService.
+type Group struct {
+	api *service
+	bin *binaries
+}
+
+// New returns the Delivery group.
+func New() *Group { return &Group{api: &service{}, bin: &binaries{}} }
+
+// Name implements app.Group.
+func (g *Group) Name() string { return "delivery" }
+
+// RegisterGRPC implements app.Group.
+func (g *Group) RegisterGRPC(s *grpc.Server) {
+	deliveryv1.RegisterDeliveryServiceServer(s, g.api)
+	deliveryv1.RegisterDeliveryBinaryServiceServer(s, g.bin)
+}
+
+// RegisterGateway implements app.Group.
+func (g *Group) RegisterGateway(ctx context.Context, mux *runtime.ServeMux, conn grpc.ClientConnInterface) error {
+	if err := deliveryv1.RegisterDeliveryBinaryServiceHandlerClient(ctx, mux, deliveryv1.NewDeliveryBinaryServiceClient(conn)); err != nil {
+		return err
+	}
+	if err := deliveryv1.RegisterDeliveryServiceHandlerClient(ctx, mux, deliveryv1.NewDeliveryServiceClient(conn)); err != nil {
+		return err
+	}
+	return gateway.ServeOpenAPI(mux, BasePath, openapi.Delivery)
+}
+
+// service implements DeliveryService; methods not written yet fall through
+// to the generated stub (Unimplemented → 501 naming the operation).
+type service struct {
+	deliveryv1.UnimplementedDeliveryServiceServer
+}
+
+// binaries implements DeliveryBinaryService.
+type binaries struct {
+	deliveryv1.UnimplementedDeliveryBinaryServiceServer
+}

@@ -1,0 +1,44 @@
+// Package rendering is the transport of the Rendering group
+// (/apis/rendering/v1): templates rendered over objects, batches,
+// stylesheets, binaries and files. Operations not built yet answer 501
+// naming the operation.
+package rendering
+
+import (
+	"context"
+
+	renderingv1 "github.com/cmsplatform/cms/proto/gen/go/cms/rendering/v1"
+	"github.com/cmsplatform/cms/proto/gen/openapi"
+	"github.com/cmsplatform/cms/services/internal/gateway"
+	"github.com/grpc-ecosystem/grpc-gateway/v2/runtime"
+	"google.golang.org/grpc"
+)
+
+// BasePath is the group's HTTP base path.
+const BasePath = "/apis/rendering/v1"
+
+// Group serves RenderingService.
+type Group struct{ api *service }
+
+// New returns the Rendering group.
+func New() *Group { return &Group{api: &service{}} }
+
+// Name implements app.Group.
+func (g *Group) Name() string { return "rendering" }
+
+// RegisterGRPC implements app.Group.
+func (g *Group) RegisterGRPC(s *grpc.Server) { renderingv1.RegisterRenderingServiceServer(s, g.api) }
+
+// RegisterGateway implements app.Group.
+func (g *Group) RegisterGateway(ctx context.Context, mux *runtime.ServeMux, conn grpc.ClientConnInterface) error {
+	if err := renderingv1.RegisterRenderingServiceHandlerClient(ctx, mux, renderingv1.NewRenderingServiceClient(conn)); err != nil {
+		return err
+	}
+	return gateway.ServeOpenAPI(mux, BasePath, openapi.Rendering)
+}
+
+// service implements RenderingService; methods not written yet fall
+// through to the generated stub (Unimplemented → 501 naming the operation).
+type service struct {
+	renderingv1.UnimplementedRenderingServiceServer
+}
