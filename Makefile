@@ -26,7 +26,8 @@ proto:
 
 ## proto-check: regenerate and fail if the committed code differs
 proto-check: proto
-	git diff --exit-code -- proto
+	@out="$$(git status --porcelain -- proto)"; if [ -n "$$out" ]; then \
+	  echo "make proto changed these files; run make proto and commit:"; echo "$$out"; git diff --stat -- proto; exit 1; fi
 
 ## bench: benchmarks and load harness; prints ratios against baselines measured in the same run
 bench:
