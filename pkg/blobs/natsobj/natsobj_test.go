@@ -1,0 +1,106 @@
+package natsobj_test
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"io"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/nats-io/nats-server/v2/server"
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+
+	"github.com/cmsplatform/cms/pkg/blobs"
+	"github.com/cmsplatform/cms/pkg/blobs/blobtest"
+	"github.com/cmsplatform/cms/pkg/blobs/natsobj"
+	"github.com/cmsplatform/cms/pkg/events/natsjs"
+	"github.com/cmsplatform/cms/pkg/testenv"
+)
+
+// TestEmbedded runs the suite on one in-process nats-server (JetStream on
+// t.TempDir()), one bucket per test.
+func TestEmbedded(t *testing.T) {
+	srv, err := server.NewServer(&server.Options{
+		JetStream: true, StoreDir: t.TempDir(), DontListen: true, NoSigs: true, NoLog: true,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv.Start()
+	t.Cleanup(func() { srv.Shutdown(); srv.WaitForShutdown() })
+	if !srv.ReadyForConnections(10 * time.Second) {
+		t.Fatal("nats-server not ready")
+	}
+	nc, err := nats.Connect("", nats.InProcessServer(srv))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(nc.Close)
+	run(t, nc)
+}
+
+// TestExternal runs the suite on the server from CMS_NATS_URL, deleting its
+// buckets afterwards.
+func TestExternal(t *testing.T) {
+	url := testenv.URL(t, testenv.NATSURL)
+	nc, err := nats.Connect(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(nc.Close)
+	run(t, nc)
+}
+
+func run(t *testing.T, nc *nats.Conn) {
+	js, err := jetstream.New(nc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	blobtest.Run(t, func(t *testing.T) blobs.Store {
+		var b [6]byte
+		_, _ = rand.Read(b[:])
+		bucket := "T_BLOBS_" + hex.EncodeToString(b[:])
+		s, err := natsobj.New(t.Context(), js, natsobj.Options{Bucket: bucket})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() {
+			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+			defer cancel()
+			if err := js.DeleteObjectStore(ctx, bucket); err != nil && !errors.Is(err, jetstream.ErrBucketNotFound) {
+				t.Errorf("delete bucket %s: %v", bucket, err)
+			}
+		})
+		return s
+	})
+}
+
+// TestSharesEventsConnection checks the intended wiring: the blob store on
+// the JetStream context of the embedded events bus.
+func TestSharesEventsConnection(t *testing.T) {
+	bus, err := natsjs.NewEmbedded(t.Context(), natsjs.EmbeddedConfig{Dir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer bus.Close()
+	s, err := natsobj.New(t.Context(), bus.JetStream(), natsobj.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Put(t.Context(), "files/a.txt", strings.NewReader("hi"), blobs.Meta{ContentType: "text/plain"}); err != nil {
+		t.Fatal(err)
+	}
+	rc, info, err := s.Get(t.Context(), "files/a.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rc.Close()
+	b, err := io.ReadAll(rc)
+	if err != nil || string(b) != "hi" || info.ContentType != "text/plain" {
+		t.Fatalf("Get = %q, %+v, %v", b, info, err)
+	}
+}

@@ -1,0 +1,158 @@
+// Package eventstest is the conformance suite for events.Bus
+// implementations. Every implementation, embedded or distributed, runs
+// Run and must pass all of it.
+//
+// Each test gets its own stream (random name and subjects), so the suite can
+// run against a shared external server without tests seeing each other.
+package eventstest
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/cmsplatform/cms/pkg/events"
+)
+
+// Factory returns a Bus on the given stream, which the factory must create.
+// It registers its own cleanup (closing the bus, deleting the stream);
+// the suite may have closed the bus already.
+type Factory func(t *testing.T, stream events.StreamConfig) events.Bus
+
+// waitTimeout bounds every wait for a delivery.
+const waitTimeout = 10 * time.Second
+
+// Run runs the suite.
+func Run(t *testing.T, factory Factory) {
+	tests := []struct {
+		name string
+		fn   func(t *testing.T, s *suite)
+	}{
+		{"RoundTrip", testRoundTrip},
+		{"DuplicateMsgIDStoredOnce", testDedupe},
+		{"HandlerErrorRedelivers", testRedeliver},
+		{"DurableResumesAfterRestart", testDurableResume},
+		{"StopReleasesBufferedMessages", testStopReleasesBuffered},
+		{"OrderPerSubject", testOrder},
+		{"SubjectFilter", testFilter},
+		{"CancelStopsPromptly", testCancel},
+		{"InvalidInput", testInvalid},
+		{"Close", testClose},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			suffix := randSuffix(t)
+			cfg := events.StreamConfig{
+				Name:     "T_" + strings.ToUpper(suffix),
+				Subjects: []string{"t" + suffix + ".>"},
+			}
+			s := &suite{t: t, bus: factory(t, cfg), prefix: "t" + suffix + "."}
+			tc.fn(t, s)
+		})
+	}
+}
+
+type suite struct {
+	t      *testing.T
+	bus    events.Bus
+	prefix string // subject prefix covered by the stream
+}
+
+func (s *suite) subject(tail string) string { return s.prefix + tail }
+
+func (s *suite) publish(subject, id, data string) {
+	s.t.Helper()
+	ctx, cancel := context.WithTimeout(s.t.Context(), waitTimeout)
+	defer cancel()
+	err := s.bus.Publish(ctx, events.Event{Subject: subject, MsgID: id, Data: []byte(data)})
+	if err != nil {
+		s.t.Fatalf("Publish(%s, %s): %v", subject, id, err)
+	}
+}
+
+// consumer runs Consume in the background, sending each delivery to msgs.
+type consumer struct {
+	msgs   chan events.Msg
+	cancel context.CancelFunc
+	done   chan error
+}
+
+// consume starts Consume; fail, when set, decides per delivery whether the
+// handler returns an error.
+func (s *suite) consume(durable, filter string, fail func(events.Msg) bool, opts ...events.ConsumeOption) *consumer {
+	ctx, cancel := context.WithCancel(s.t.Context())
+	c := &consumer{msgs: make(chan events.Msg, 1000), cancel: cancel, done: make(chan error, 1)}
+	go func() {
+		c.done <- s.bus.Consume(ctx, durable, filter, func(_ context.Context, m events.Msg) error {
+			c.msgs <- m
+			if fail != nil && fail(m) {
+				return errors.New("handler failure requested by test")
+			}
+			return nil
+		}, opts...)
+	}()
+	s.t.Cleanup(func() { c.stop(s.t) })
+	return c
+}
+
+// stop cancels the consumer and waits for Consume to return.
+func (c *consumer) stop(t *testing.T) error {
+	t.Helper()
+	c.cancel()
+	select {
+	case err, ok := <-c.done:
+		if ok {
+			close(c.done)
+		}
+		return err
+	case <-time.After(waitTimeout):
+		t.Fatalf("Consume did not return %v after cancel", waitTimeout)
+		return nil
+	}
+}
+
+// next waits for one delivery.
+func (c *consumer) next(t *testing.T) events.Msg {
+	t.Helper()
+	select {
+	case m := <-c.msgs:
+		return m
+	case err := <-c.done:
+		t.Fatalf("Consume returned early: %v", err)
+	case <-time.After(waitTimeout):
+		t.Fatalf("no delivery within %v", waitTimeout)
+	}
+	return events.Msg{}
+}
+
+// nextN waits for n deliveries.
+func (c *consumer) nextN(t *testing.T, n int) []events.Msg {
+	t.Helper()
+	out := make([]events.Msg, 0, n)
+	for range n {
+		out = append(out, c.next(t))
+	}
+	return out
+}
+
+func ids(ms []events.Msg) string {
+	s := make([]string, len(ms))
+	for i, m := range ms {
+		s[i] = fmt.Sprintf("%s#%d", m.MsgID, m.NumDelivered)
+	}
+	return strings.Join(s, " ")
+}
+
+func randSuffix(t *testing.T) string {
+	t.Helper()
+	var b [6]byte
+	if _, err := rand.Read(b[:]); err != nil {
+		t.Fatal(err)
+	}
+	return hex.EncodeToString(b[:])
+}

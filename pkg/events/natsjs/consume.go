@@ -1,0 +1,162 @@
+package natsjs
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/nats-io/nats.go/jetstream"
+
+	"github.com/cmsplatform/cms/pkg/events"
+)
+
+const (
+	// ackTimeout bounds the wait for the server to confirm an ack.
+	ackTimeout = 5 * time.Second
+	// transientBackoff paces retries after transient pull errors.
+	transientBackoff = 250 * time.Millisecond
+)
+
+// Consume implements events.Consumer with a durable pull consumer and
+// explicit acks. The handler runs on the calling goroutine, one message at a
+// time. Acks are confirmed by the server (double ack) before the next message
+// is handled, so a restarted consumer does not see acknowledged messages
+// again. When ctx ends, messages already buffered but not handled are
+// nak'ed without delay, so the next consumer with the same durable name gets
+// them at once instead of after AckWait.
+func (b *Bus) Consume(ctx context.Context, durable, subjectFilter string, h events.Handler, opts ...events.ConsumeOption) error {
+	if durable == "" || h == nil {
+		return fmt.Errorf("%w: durable name and handler are required", events.ErrInvalidConsumer)
+	}
+	b.mu.Lock()
+	if b.isClosing {
+		b.mu.Unlock()
+		return events.ErrClosed
+	}
+	b.consumers.Add(1)
+	b.mu.Unlock()
+	defer b.consumers.Done()
+
+	o := events.NewConsumeOptions(opts...)
+	cfg := jetstream.ConsumerConfig{
+		Durable:       durable,
+		FilterSubject: subjectFilter,
+		AckPolicy:     jetstream.AckExplicitPolicy,
+		AckWait:       o.AckWait,
+		MaxDeliver:    o.MaxDeliver,
+		MaxAckPending: o.MaxInFlight,
+		DeliverPolicy: jetstream.DeliverAllPolicy,
+	}
+	if cfg.MaxDeliver <= 0 {
+		cfg.MaxDeliver = -1
+	}
+	cons, err := b.js.CreateOrUpdateConsumer(ctx, b.stream.Name, cfg)
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil
+		}
+		if errors.Is(err, jetstream.ErrInvalidConsumerName) || errors.Is(err, jetstream.ErrInvalidSubject) {
+			return fmt.Errorf("%w: %s: %w", events.ErrInvalidConsumer, durable, err)
+		}
+		return fmt.Errorf("natsjs: consumer %s on %s: %w", durable, b.stream.Name, err)
+	}
+	it, err := cons.Messages(jetstream.PullMaxMessages(o.MaxInFlight))
+	if err != nil {
+		return fmt.Errorf("natsjs: consume %s: %w", durable, err)
+	}
+	// Drain, not Stop: Next keeps returning what is already buffered, which
+	// the loop below nak's, then ErrMsgIteratorClosed.
+	stopCtx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	stopWatch := context.AfterFunc(stopCtx, it.Drain)
+	defer stopWatch()
+	unlink := context.AfterFunc(b.stopCtx, cancel)
+	defer unlink()
+	defer it.Stop()
+
+	log := b.log.With("stream", b.stream.Name, "consumer", durable)
+	for {
+		jm, err := it.Next()
+		if err != nil {
+			switch {
+			case errors.Is(err, jetstream.ErrMsgIteratorClosed):
+				if ctx.Err() != nil {
+					return nil
+				}
+				if b.stopCtx.Err() != nil {
+					return events.ErrClosed
+				}
+				return fmt.Errorf("natsjs: consume %s: %w", durable, err)
+			case errors.Is(err, jetstream.ErrConsumerDeleted), errors.Is(err, jetstream.ErrConnectionClosed):
+				if b.stopCtx.Err() != nil {
+					return events.ErrClosed
+				}
+				return fmt.Errorf("natsjs: consume %s: %w", durable, err)
+			default:
+				// Missed heartbeats and similar are transient: the iterator
+				// keeps pulling after reconnects.
+				log.Warn("consume", "err", err)
+				select {
+				case <-stopCtx.Done():
+				case <-time.After(transientBackoff):
+				}
+				continue
+			}
+		}
+		if stopCtx.Err() != nil {
+			_ = jm.Nak()
+			continue
+		}
+		b.handle(stopCtx, log, jm, h, o)
+	}
+}
+
+func (b *Bus) handle(ctx context.Context, log interface {
+	Warn(string, ...any)
+	Error(string, ...any)
+}, jm jetstream.Msg, h events.Handler, o events.ConsumeOptions) {
+	m := toMsg(jm)
+	if err := h(ctx, m); err != nil {
+		delay := o.RetryDelay
+		if ctx.Err() != nil {
+			delay = 0 // shutting down: let the next consumer have it now
+		}
+		log.Warn("handler failed; redelivering", "subject", m.Subject, "seq", m.Sequence,
+			"delivered", m.NumDelivered, "retry_in", delay, "err", err)
+		if nerr := jm.NakWithDelay(delay); nerr != nil {
+			log.Error("nak", "seq", m.Sequence, "err", nerr)
+		}
+		return
+	}
+	actx, cancel := context.WithTimeout(context.WithoutCancel(ctx), ackTimeout)
+	defer cancel()
+	if err := jm.DoubleAck(actx); err != nil {
+		// The message comes back after AckWait: at-least-once.
+		log.Error("ack", "seq", m.Sequence, "err", err)
+	}
+}
+
+func toMsg(jm jetstream.Msg) events.Msg {
+	m := events.Msg{Subject: jm.Subject(), Data: jm.Data()}
+	for k, v := range jm.Headers() {
+		if k == jetstream.MsgIDHeader {
+			if len(v) > 0 {
+				m.MsgID = v[0]
+			}
+			continue
+		}
+		if len(v) > 0 {
+			if m.Headers == nil {
+				m.Headers = make(map[string]string)
+			}
+			m.Headers[k] = v[0]
+		}
+	}
+	if md, err := jm.Metadata(); err == nil {
+		m.Sequence = md.Sequence.Stream
+		m.NumDelivered = md.NumDelivered
+		m.Published = md.Timestamp
+	}
+	return m
+}
