@@ -5,6 +5,7 @@ import (
 	"encoding/base64"
 	"errors"
 	"testing"
+	"time"
 )
 
 func basic(u, p string) string { return "Basic " + base64.StdEncoding.EncodeToString([]byte(u+":"+p)) }
@@ -70,4 +71,44 @@ func FuzzParseBasic(f *testing.F) {
 			t.Fatalf("accepted an empty user name from %q", h)
 		}
 	})
+}
+
+type counting struct {
+	Authenticator
+	calls int
+}
+
+func (c *counting) Authenticate(ctx context.Context, u, p string) (Principal, error) {
+	c.calls++
+	return c.Authenticator.Authenticate(ctx, u, p)
+}
+
+func TestCachedAvoidsRehashingButNeverCachesFailures(t *testing.T) {
+	b, _ := NewBootstrap("admin", "pw")
+	inner := &counting{Authenticator: b}
+	c := NewCached(inner, time.Minute, 2)
+	now := time.Unix(1000, 0)
+	c.now = func() time.Time { return now }
+	ctx := context.Background()
+	for range 3 {
+		if _, err := c.Authenticate(ctx, "admin", "pw"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if inner.calls != 1 {
+		t.Fatalf("inner called %d times for one credential, want 1", inner.calls)
+	}
+	for range 2 {
+		if _, err := c.Authenticate(ctx, "admin", "wrong"); !errors.Is(err, ErrBadCredentials) {
+			t.Fatalf("wrong password: %v", err)
+		}
+	}
+	if inner.calls != 3 {
+		t.Fatalf("failures must not be cached: %d calls", inner.calls)
+	}
+	now = now.Add(2 * time.Minute)
+	_, _ = c.Authenticate(ctx, "admin", "pw")
+	if inner.calls != 4 {
+		t.Fatalf("expired entry was used: %d calls", inner.calls)
+	}
 }

@@ -1,0 +1,44 @@
+// Package cache defines the response cache of the Delivery group: rendered
+// responses keyed by request, tagged with what they were built from, and
+// evicted precisely when a change event names one of those tags.
+//
+// Tags are plain strings; by convention "obj:<branch>:<id>" for one object and
+// "branch:<id>" for everything of a branch. Implementations: cache/memory
+// (embedded, bounded LRU) and cache/redis (shared between replicas). Both
+// pass the suite in cache/cachetest.
+//
+// A cache cannot by itself close the race between building a response from
+// old data and an invalidation that lands before Set: callers that care
+// should Set only if the data they read is still current (e.g. compare the
+// ETag/version after Set, or invalidate again on the next event).
+package cache
+
+import (
+	"context"
+	"errors"
+	"time"
+)
+
+// ErrClosed is returned by every method after Close.
+var ErrClosed = errors.New("cache: closed")
+
+// Entry is one cached response.
+type Entry struct {
+	Value []byte
+	ETag  string
+}
+
+// Cache is a tagged key/value cache. All methods are safe for concurrent use.
+type Cache interface {
+	// Get returns the entry for key; ok is false on a miss (absent, expired
+	// or evicted). A miss is not an error.
+	Get(ctx context.Context, key string) (e Entry, ok bool, err error)
+	// Set stores e under key, replacing any previous entry and its tags.
+	// ttl <= 0 means no expiry (the entry may still be evicted).
+	Set(ctx context.Context, key string, e Entry, tags []string, ttl time.Duration) error
+	// InvalidateTags removes every key that was Set with any of tags. Keys
+	// set later with those tags are not affected.
+	InvalidateTags(ctx context.Context, tags ...string) error
+	// Close releases resources.
+	Close() error
+}

@@ -1,0 +1,178 @@
+// Package memory is the embedded cache.Cache: a bounded LRU with TTLs and a
+// tag index, in process memory.
+package memory
+
+import (
+	"container/list"
+	"context"
+	"sync"
+	"time"
+
+	"github.com/cmsplatform/cms/pkg/cache"
+)
+
+// Defaults for Options left zero.
+const (
+	DefaultMaxEntries = 10_000
+	DefaultMaxBytes   = 64 << 20
+)
+
+// Options bound the cache. Zero values take the defaults.
+type Options struct {
+	// MaxEntries is the number of entries kept; the least recently used
+	// entry is evicted beyond it.
+	MaxEntries int
+	// MaxBytes bounds the sum of key, value, ETag and tag sizes. An entry
+	// larger than MaxBytes on its own is not stored.
+	MaxBytes int64
+	// Now is the clock (default time.Now); tests may inject one.
+	Now func() time.Time
+}
+
+type item struct {
+	key     string
+	entry   cache.Entry
+	tags    []string
+	expires time.Time // zero: never
+	size    int64
+}
+
+// Cache is a bounded in-memory cache.Cache.
+type Cache struct {
+	opts Options
+
+	mu     sync.Mutex
+	lru    *list.List               // front = most recently used; values *item
+	items  map[string]*list.Element // by key
+	tags   map[string]map[string]struct{}
+	bytes  int64
+	closed bool
+}
+
+var _ cache.Cache = (*Cache)(nil)
+
+// New returns an empty cache.
+func New(opts Options) *Cache {
+	if opts.MaxEntries <= 0 {
+		opts.MaxEntries = DefaultMaxEntries
+	}
+	if opts.MaxBytes <= 0 {
+		opts.MaxBytes = DefaultMaxBytes
+	}
+	if opts.Now == nil {
+		opts.Now = time.Now
+	}
+	return &Cache{opts: opts, lru: list.New(), items: map[string]*list.Element{}, tags: map[string]map[string]struct{}{}}
+}
+
+// Get implements cache.Cache. The returned Value is shared with the cache and
+// must not be modified.
+func (c *Cache) Get(_ context.Context, key string) (cache.Entry, bool, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.closed {
+		return cache.Entry{}, false, cache.ErrClosed
+	}
+	el, ok := c.items[key]
+	if !ok {
+		return cache.Entry{}, false, nil
+	}
+	it := el.Value.(*item)
+	if !it.expires.IsZero() && !c.opts.Now().Before(it.expires) {
+		c.remove(el)
+		return cache.Entry{}, false, nil
+	}
+	c.lru.MoveToFront(el)
+	return it.entry, true, nil
+}
+
+// Set implements cache.Cache. The value is copied.
+func (c *Cache) Set(_ context.Context, key string, e cache.Entry, tags []string, ttl time.Duration) error {
+	it := &item{key: key, entry: cache.Entry{Value: append([]byte(nil), e.Value...), ETag: e.ETag}, tags: append([]string(nil), tags...)}
+	it.size = int64(len(key) + len(e.Value) + len(e.ETag))
+	for _, t := range tags {
+		it.size += int64(len(t))
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.closed {
+		return cache.ErrClosed
+	}
+	if ttl > 0 {
+		it.expires = c.opts.Now().Add(ttl)
+	}
+	if el, ok := c.items[key]; ok {
+		c.remove(el)
+	}
+	if it.size > c.opts.MaxBytes {
+		return nil // too big to cache; the old entry is gone, which is safe
+	}
+	c.items[key] = c.lru.PushFront(it)
+	c.bytes += it.size
+	for _, t := range it.tags {
+		keys := c.tags[t]
+		if keys == nil {
+			keys = map[string]struct{}{}
+			c.tags[t] = keys
+		}
+		keys[key] = struct{}{}
+	}
+	for c.lru.Len() > c.opts.MaxEntries || c.bytes > c.opts.MaxBytes {
+		c.remove(c.lru.Back())
+	}
+	return nil
+}
+
+// InvalidateTags implements cache.Cache.
+func (c *Cache) InvalidateTags(_ context.Context, tags ...string) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.closed {
+		return cache.ErrClosed
+	}
+	for _, t := range tags {
+		for key := range c.tags[t] {
+			if el, ok := c.items[key]; ok {
+				c.remove(el)
+			}
+		}
+		delete(c.tags, t)
+	}
+	return nil
+}
+
+// Len returns the number of entries (expired ones included until touched).
+func (c *Cache) Len() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.lru.Len()
+}
+
+// Close drops all entries.
+func (c *Cache) Close() error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.closed {
+		return cache.ErrClosed
+	}
+	c.closed = true
+	c.lru.Init()
+	c.items, c.tags, c.bytes = nil, nil, 0
+	return nil
+}
+
+// remove deletes el and its tag memberships; c.mu must be held.
+func (c *Cache) remove(el *list.Element) {
+	it := el.Value.(*item)
+	c.lru.Remove(el)
+	delete(c.items, it.key)
+	c.bytes -= it.size
+	for _, t := range it.tags {
+		if keys := c.tags[t]; keys != nil {
+			delete(keys, it.key)
+			if len(keys) == 0 {
+				delete(c.tags, t)
+			}
+		}
+	}
+}

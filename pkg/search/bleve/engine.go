@@ -1,0 +1,194 @@
+// Package bleve is the embedded search.Engine: one Bleve v2 (scorch) index per
+// index name, in a directory or in memory.
+//
+// Versions and tombstones live in each index's internal key space (key
+// "v:<id>"), written in the same batch as the documents, so a stale op is
+// recognised even after its document was deleted. Tombstones are kept until
+// the index is deleted. Writes are visible to Get and Search as soon as Bulk
+// returns; Refresh is therefore a no-op.
+package bleve
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"sync"
+
+	"github.com/cmsplatform/cms/pkg/search"
+)
+
+// Engine is a search.Engine over Bleve indexes.
+type Engine struct {
+	dir string // "" = in memory
+	log *slog.Logger
+
+	mu      sync.Mutex
+	indexes map[string]*index
+	closed  bool
+}
+
+var _ search.Engine = (*Engine)(nil)
+
+// Option configures an Engine.
+type Option func(*Engine)
+
+// WithLogger sets the logger (default: discard).
+func WithLogger(l *slog.Logger) Option { return func(e *Engine) { e.log = l } }
+
+// New returns an engine keeping one index per name in dir/<name>. An empty dir
+// keeps everything in memory (lost on Close).
+func New(dir string, opts ...Option) (*Engine, error) {
+	e := &Engine{dir: dir, log: slog.New(slog.DiscardHandler), indexes: map[string]*index{}}
+	for _, o := range opts {
+		o(e)
+	}
+	if dir != "" {
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return nil, fmt.Errorf("bleve: %w", err)
+		}
+	}
+	return e, nil
+}
+
+func (e *Engine) path(name string) string { return filepath.Join(e.dir, name) }
+
+// lookup returns the open index, opening it from disk if needed.
+func (e *Engine) lookup(name string) (*index, error) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.lookupLocked(name)
+}
+
+func (e *Engine) lookupLocked(name string) (*index, error) {
+	if e.closed {
+		return nil, search.ErrClosed
+	}
+	if ix, ok := e.indexes[name]; ok {
+		return ix, nil
+	}
+	if e.dir == "" || search.ValidIndexName(name) != nil {
+		return nil, fmt.Errorf("%w: %q", search.ErrIndexNotFound, name)
+	}
+	if _, err := os.Stat(e.path(name)); errors.Is(err, os.ErrNotExist) {
+		return nil, fmt.Errorf("%w: %q", search.ErrIndexNotFound, name)
+	}
+	ix, err := openIndex(e.path(name))
+	if err != nil {
+		return nil, err
+	}
+	e.indexes[name] = ix
+	return ix, nil
+}
+
+// EnsureIndex implements search.Engine.
+func (e *Engine) EnsureIndex(_ context.Context, name string, m search.Mapping) error {
+	if err := search.ValidIndexName(name); err != nil {
+		return err
+	}
+	if err := m.Validate(); err != nil {
+		return err
+	}
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	ix, err := e.lookupLocked(name)
+	switch {
+	case err == nil:
+		if !ix.mapping.Equal(m) {
+			return fmt.Errorf("%w: %q", search.ErrMappingConflict, name)
+		}
+		return nil
+	case !errors.Is(err, search.ErrIndexNotFound):
+		return err
+	}
+	path := ""
+	if e.dir != "" {
+		path = e.path(name)
+	}
+	ix, err = createIndex(path, m)
+	if err != nil {
+		return err
+	}
+	e.indexes[name] = ix
+	e.log.Info("search index created", "index", name, "dir", path)
+	return nil
+}
+
+// DeleteIndex implements search.Engine.
+func (e *Engine) DeleteIndex(_ context.Context, name string) error {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	ix, err := e.lookupLocked(name)
+	if err != nil {
+		return err
+	}
+	delete(e.indexes, name)
+	if err := ix.close(); err != nil {
+		return err
+	}
+	if e.dir != "" {
+		if err := os.RemoveAll(e.path(name)); err != nil {
+			return fmt.Errorf("bleve: delete index %q: %w", name, err)
+		}
+	}
+	e.log.Info("search index deleted", "index", name)
+	return nil
+}
+
+// Bulk implements search.Engine.
+func (e *Engine) Bulk(ctx context.Context, name string, ops []search.Op) (search.BulkResult, error) {
+	ix, err := e.lookup(name)
+	if err != nil {
+		return search.BulkResult{}, err
+	}
+	return ix.bulk(ctx, ops)
+}
+
+// Get implements search.Engine.
+func (e *Engine) Get(_ context.Context, name, id string) (search.Document, error) {
+	ix, err := e.lookup(name)
+	if err != nil {
+		return search.Document{}, err
+	}
+	return ix.get(id)
+}
+
+// Search implements search.Engine.
+func (e *Engine) Search(ctx context.Context, req search.SearchRequest) (search.SearchResult, error) {
+	ix, err := e.lookup(req.Index)
+	if err != nil {
+		return search.SearchResult{}, err
+	}
+	return ix.search(ctx, req)
+}
+
+// Count implements search.Engine.
+func (e *Engine) Count(ctx context.Context, name string, q search.Query) (int64, error) {
+	res, err := e.Search(ctx, search.SearchRequest{Index: name, Query: q})
+	return res.Total, err
+}
+
+// Refresh implements search.Engine. Bleve makes a batch searchable before
+// Batch returns, so there is nothing to do beyond checking the index exists.
+func (e *Engine) Refresh(_ context.Context, name string) error {
+	_, err := e.lookup(name)
+	return err
+}
+
+// Close closes all open indexes.
+func (e *Engine) Close() error {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.closed {
+		return search.ErrClosed
+	}
+	e.closed = true
+	var errs []error
+	for name, ix := range e.indexes {
+		errs = append(errs, ix.close())
+		delete(e.indexes, name)
+	}
+	return errors.Join(errs...)
+}

@@ -1,0 +1,288 @@
+package bleve
+
+import (
+	"context"
+	"encoding/binary"
+	"fmt"
+	"slices"
+	"strconv"
+	"sync"
+
+	blevesearch "github.com/blevesearch/bleve/v2"
+	"github.com/blevesearch/bleve/v2/analysis/analyzer/custom"
+	"github.com/blevesearch/bleve/v2/analysis/analyzer/keyword"
+	"github.com/blevesearch/bleve/v2/analysis/token/lowercase"
+	"github.com/blevesearch/bleve/v2/analysis/tokenizer/unicode"
+	"github.com/blevesearch/bleve/v2/mapping"
+	bleveindex "github.com/blevesearch/bleve_index_api"
+
+	"github.com/cmsplatform/cms/pkg/search"
+)
+
+// Internal field names. User fields cannot start with '@'.
+const (
+	fieldSource  = "@src" // stored JSON of the normalised fields
+	fieldVersion = "@ver" // stored decimal version
+	fieldPresent = "@f"   // names of the fields a document has (Exists)
+	shadowPrefix = "@s:"  // keyword copy of non-keyword values (aggregations)
+	analyzerText = "cms_standard"
+	keyMapping   = "cms:mapping"
+)
+
+// shadowed reports whether aggregations on a field of kind k use a keyword
+// copy: Bleve's term facets see numeric and date fields as prefix-coded terms.
+func shadowed(k search.Kind) bool { return k != search.Keyword && k != search.Text }
+
+type index struct {
+	bi      blevesearch.Index
+	mapping search.Mapping
+	wmu     sync.Mutex // serialises version checks with writes
+}
+
+func indexMapping(m search.Mapping) (*mapping.IndexMappingImpl, error) {
+	im := mapping.NewIndexMapping()
+	// Elasticsearch's standard analyzer: word boundaries and lower case, no
+	// stop words (Bleve's "standard" would drop English stop words).
+	if err := im.AddCustomAnalyzer(analyzerText, map[string]any{
+		"type": custom.Name, "tokenizer": unicode.Name, "token_filters": []string{lowercase.Name},
+	}); err != nil {
+		return nil, fmt.Errorf("bleve: analyzer: %w", err)
+	}
+	im.DefaultAnalyzer = analyzerText
+	im.StoreDynamic, im.IndexDynamic, im.DocValuesDynamic = false, false, false
+	dm := mapping.NewDocumentStaticMapping()
+
+	kw := func() *mapping.FieldMapping {
+		f := mapping.NewKeywordFieldMapping()
+		f.Store, f.IncludeInAll, f.DocValues = false, false, true
+		return f
+	}
+	stored := func() *mapping.FieldMapping {
+		f := mapping.NewTextFieldMapping()
+		f.Analyzer = keyword.Name
+		f.Index, f.Store, f.IncludeInAll, f.DocValues = false, true, false, false
+		return f
+	}
+	dm.AddFieldMappingsAt(fieldSource, stored())
+	dm.AddFieldMappingsAt(fieldVersion, stored())
+	dm.AddFieldMappingsAt(fieldPresent, kw())
+	for _, name := range m.Names() {
+		var f *mapping.FieldMapping
+		switch k := m.Fields[name]; k {
+		case search.Keyword:
+			f = kw()
+		case search.Text:
+			f = mapping.NewTextFieldMapping()
+			f.Analyzer, f.Store, f.IncludeInAll, f.DocValues = analyzerText, false, false, false
+		case search.Long, search.Double:
+			f = mapping.NewNumericFieldMapping()
+		case search.Bool:
+			f = mapping.NewBooleanFieldMapping()
+		case search.Date:
+			f = mapping.NewDateTimeFieldMapping()
+		default:
+			return nil, fmt.Errorf("%w: kind %q", search.ErrInvalidMapping, k)
+		}
+		f.Store, f.IncludeInAll = false, false
+		dm.AddFieldMappingsAt(name, f)
+		if shadowed(m.Fields[name]) {
+			dm.AddFieldMappingsAt(shadowPrefix+name, kw())
+		}
+	}
+	im.DefaultMapping = dm
+	return im, im.Validate()
+}
+
+// createIndex creates an index at path ("" = in memory).
+func createIndex(path string, m search.Mapping) (*index, error) {
+	im, err := indexMapping(m)
+	if err != nil {
+		return nil, err
+	}
+	var bi blevesearch.Index
+	if path == "" {
+		bi, err = blevesearch.NewMemOnly(im)
+	} else {
+		bi, err = blevesearch.New(path, im)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("bleve: create index: %w", err)
+	}
+	raw, err := search.MarshalMapping(m)
+	if err == nil {
+		err = bi.SetInternal([]byte(keyMapping), raw)
+	}
+	if err != nil {
+		_ = bi.Close()
+		return nil, fmt.Errorf("bleve: store mapping: %w", err)
+	}
+	return &index{bi: bi, mapping: m}, nil
+}
+
+func openIndex(path string) (*index, error) {
+	bi, err := blevesearch.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("bleve: open %s: %w", path, err)
+	}
+	raw, err := bi.GetInternal([]byte(keyMapping))
+	if err != nil || raw == nil {
+		_ = bi.Close()
+		return nil, fmt.Errorf("bleve: %s has no cms mapping: %v", path, err)
+	}
+	m, err := search.UnmarshalMapping(raw)
+	if err != nil {
+		_ = bi.Close()
+		return nil, err
+	}
+	return &index{bi: bi, mapping: m}, nil
+}
+
+func (ix *index) close() error { return ix.bi.Close() }
+
+// Version records: 8 bytes big-endian version, then 1 byte: 1 = tombstone.
+func versionKey(id string) []byte { return []byte("v:" + id) }
+
+func encodeVersion(v int64, deleted bool) []byte {
+	b := make([]byte, 9)
+	binary.BigEndian.PutUint64(b, uint64(v))
+	if deleted {
+		b[8] = 1
+	}
+	return b
+}
+
+func (ix *index) storedVersion(id string) (int64, error) {
+	b, err := ix.bi.GetInternal(versionKey(id))
+	if err != nil {
+		return 0, fmt.Errorf("bleve: read version: %w", err)
+	}
+	if len(b) != 9 {
+		return 0, nil
+	}
+	return int64(binary.BigEndian.Uint64(b)), nil
+}
+
+func (ix *index) bulk(ctx context.Context, ops []search.Op) (search.BulkResult, error) {
+	var res search.BulkResult
+	docs := make([]map[string]any, len(ops))
+	for i, op := range ops {
+		switch op.Type {
+		case search.OpUpsert:
+			d, err := ix.toBleve(op.Doc)
+			if err != nil {
+				return res, err
+			}
+			docs[i] = d
+		case search.OpDelete:
+			if op.Doc.ID == "" || op.Doc.Version < 1 {
+				return res, fmt.Errorf("%w: delete needs an id and a version >= 1", search.ErrInvalidDocument)
+			}
+		default:
+			return res, fmt.Errorf("%w: unknown op type %d", search.ErrInvalidDocument, op.Type)
+		}
+	}
+	if err := ctx.Err(); err != nil {
+		return res, err
+	}
+	ix.wmu.Lock()
+	defer ix.wmu.Unlock()
+	latest := map[string]int64{} // versions written earlier in this batch
+	b := ix.bi.NewBatch()
+	for i, op := range ops {
+		id := op.Doc.ID
+		cur, ok := latest[id]
+		if !ok {
+			v, err := ix.storedVersion(id)
+			if err != nil {
+				return search.BulkResult{}, err
+			}
+			cur = v
+		}
+		if op.Doc.Version <= cur {
+			res.Stale++
+			continue
+		}
+		latest[id] = op.Doc.Version
+		res.Applied++
+		if op.Type == search.OpDelete {
+			b.Delete(id)
+			b.SetInternal(versionKey(id), encodeVersion(op.Doc.Version, true))
+			continue
+		}
+		if err := b.Index(id, docs[i]); err != nil {
+			return search.BulkResult{}, fmt.Errorf("bleve: index %q: %w", id, err)
+		}
+		b.SetInternal(versionKey(id), encodeVersion(op.Doc.Version, false))
+	}
+	if err := ix.bi.Batch(b); err != nil {
+		return search.BulkResult{}, fmt.Errorf("bleve: batch: %w", err)
+	}
+	return res, nil
+}
+
+// toBleve validates doc and builds what Bleve indexes.
+func (ix *index) toBleve(doc search.Document) (map[string]any, error) {
+	fields, err := ix.mapping.Normalize(doc)
+	if err != nil {
+		return nil, err
+	}
+	src, err := search.EncodeSource(fields)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %v", search.ErrInvalidDocument, err)
+	}
+	out := make(map[string]any, 2*len(fields)+3)
+	present := make([]string, 0, len(fields))
+	for name, v := range fields {
+		out[name] = v
+		present = append(present, name)
+		if !shadowed(ix.mapping.Fields[name]) {
+			continue
+		}
+		if vals, ok := v.([]any); ok {
+			keys := make([]string, 0, len(vals))
+			for _, e := range vals {
+				keys = append(keys, search.FormatKey(e))
+			}
+			slices.Sort(keys)
+			out[shadowPrefix+name] = slices.Compact(keys)
+		} else {
+			out[shadowPrefix+name] = search.FormatKey(v)
+		}
+	}
+	out[fieldSource] = string(src)
+	out[fieldVersion] = strconv.FormatInt(doc.Version, 10)
+	out[fieldPresent] = present
+	return out, nil
+}
+
+func (ix *index) get(id string) (search.Document, error) {
+	d, err := ix.bi.Document(id)
+	if err != nil {
+		return search.Document{}, fmt.Errorf("bleve: get %q: %w", id, err)
+	}
+	if d == nil {
+		return search.Document{}, fmt.Errorf("%w: %q", search.ErrNotFound, id)
+	}
+	var src, ver string
+	d.VisitFields(func(f bleveindex.Field) {
+		switch f.Name() {
+		case fieldSource:
+			src = string(f.Value())
+		case fieldVersion:
+			ver = string(f.Value())
+		}
+	})
+	return ix.decode(id, src, ver)
+}
+
+func (ix *index) decode(id, src, ver string) (search.Document, error) {
+	v, err := strconv.ParseInt(ver, 10, 64)
+	if err != nil {
+		return search.Document{}, fmt.Errorf("bleve: document %q has no version: %w", id, err)
+	}
+	fields, err := ix.mapping.DecodeSource([]byte(src))
+	if err != nil {
+		return search.Document{}, err
+	}
+	return search.Document{ID: id, Version: v, Fields: fields}, nil
+}

@@ -1,0 +1,173 @@
+package bleve
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/blevesearch/bleve/v2/search/query"
+
+	"github.com/cmsplatform/cms/pkg/search"
+)
+
+// translate turns a normalised search.Query into a Bleve query.
+func (ix *index) translate(q search.Query) (query.Query, error) {
+	switch q := q.(type) {
+	case search.MatchAll:
+		return query.NewMatchAllQuery(), nil
+	case search.IDs:
+		if len(q) == 0 {
+			return query.NewMatchNoneQuery(), nil
+		}
+		return query.NewDocIDQuery(q), nil
+	case search.Term:
+		return ix.term(q.Field, q.Value), nil
+	case search.Terms:
+		if len(q.Values) == 0 {
+			return query.NewMatchNoneQuery(), nil
+		}
+		d := query.NewDisjunctionQuery(nil)
+		for _, v := range q.Values {
+			d.AddQuery(ix.term(q.Field, v))
+		}
+		return d, nil
+	case search.Range:
+		return ix.rangeQuery(q)
+	case search.Match:
+		fields := []string{q.Field}
+		if q.Field == "" {
+			fields = ix.mapping.TextFields()
+		}
+		d := query.NewDisjunctionQuery(nil)
+		for _, f := range fields {
+			m := query.NewMatchQuery(q.Text)
+			m.SetField(f)
+			if q.All {
+				m.SetOperator(query.MatchQueryOperatorAnd)
+			}
+			d.AddQuery(m)
+		}
+		return d, nil
+	case search.Prefix:
+		p := query.NewPrefixQuery(q.Value)
+		p.SetField(q.Field)
+		return p, nil
+	case search.Exists:
+		t := query.NewTermQuery(q.Field)
+		t.SetField(fieldPresent)
+		return t, nil
+	case search.And:
+		if len(q) == 0 {
+			return query.NewMatchAllQuery(), nil
+		}
+		c := query.NewConjunctionQuery(nil)
+		for _, sub := range q {
+			bq, err := ix.translate(sub)
+			if err != nil {
+				return nil, err
+			}
+			c.AddQuery(bq)
+		}
+		return c, nil
+	case search.Or:
+		if len(q) == 0 {
+			return query.NewMatchNoneQuery(), nil
+		}
+		d := query.NewDisjunctionQuery(nil)
+		for _, sub := range q {
+			bq, err := ix.translate(sub)
+			if err != nil {
+				return nil, err
+			}
+			d.AddQuery(bq)
+		}
+		return d, nil
+	case search.Not:
+		inner, err := ix.translate(q.Query)
+		if err != nil {
+			return nil, err
+		}
+		return query.NewBooleanQuery([]query.Query{query.NewMatchAllQuery()}, nil, []query.Query{inner}), nil
+	}
+	return nil, fmt.Errorf("%w: unknown query node %T", search.ErrInvalidQuery, q)
+}
+
+var yes = func() *bool { b := true; return &b }()
+
+// term matches one canonical value of a non-text field.
+func (ix *index) term(field string, v any) query.Query {
+	switch x := v.(type) {
+	case bool:
+		q := query.NewBoolFieldQuery(x)
+		q.SetField(field)
+		return q
+	case int64:
+		f := float64(x)
+		q := query.NewNumericRangeInclusiveQuery(&f, &f, yes, yes)
+		q.SetField(field)
+		return q
+	case float64:
+		q := query.NewNumericRangeInclusiveQuery(&x, &x, yes, yes)
+		q.SetField(field)
+		return q
+	case time.Time:
+		q := query.NewDateRangeInclusiveQuery(x, x, yes, yes)
+		q.SetField(field)
+		return q
+	}
+	q := query.NewTermQuery(fmt.Sprint(v))
+	q.SetField(field)
+	return q
+}
+
+func (ix *index) rangeQuery(r search.Range) (query.Query, error) {
+	lo, loIncl := r.Gt, false
+	if r.Gte != nil {
+		lo, loIncl = r.Gte, true
+	}
+	hi, hiIncl := r.Lt, false
+	if r.Lte != nil {
+		hi, hiIncl = r.Lte, true
+	}
+	switch ix.mapping.Fields[r.Field] {
+	case search.Keyword:
+		s := func(v any) string {
+			if v == nil {
+				return ""
+			}
+			return v.(string)
+		}
+		if lo == nil && hi != nil && s(hi) == "" && !hiIncl {
+			return query.NewMatchNoneQuery(), nil // < "" matches nothing
+		}
+		q := query.NewTermRangeInclusiveQuery(s(lo), s(hi), &loIncl, &hiIncl)
+		q.SetField(r.Field)
+		return q, nil
+	case search.Long, search.Double:
+		f := func(v any) *float64 {
+			switch x := v.(type) {
+			case int64:
+				f := float64(x)
+				return &f
+			case float64:
+				return &x
+			}
+			return nil
+		}
+		q := query.NewNumericRangeInclusiveQuery(f(lo), f(hi), &loIncl, &hiIncl)
+		q.SetField(r.Field)
+		return q, nil
+	case search.Date:
+		t := func(v any) time.Time {
+			if x, ok := v.(time.Time); ok {
+				return x
+			}
+			return time.Time{}
+		}
+		// A zero time leaves that end open.
+		from, to := t(lo), t(hi)
+		q := query.NewDateRangeInclusiveQuery(from, to, &loIncl, &hiIncl)
+		q.SetField(r.Field)
+		return q, nil
+	}
+	return nil, fmt.Errorf("%w: range on field %q", search.ErrInvalidQuery, r.Field)
+}

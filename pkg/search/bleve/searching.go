@@ -1,0 +1,124 @@
+package bleve
+
+import (
+	"context"
+	"fmt"
+	"math"
+
+	blevesearch "github.com/blevesearch/bleve/v2"
+	bsearch "github.com/blevesearch/bleve/v2/search"
+
+	"github.com/cmsplatform/cms/pkg/search"
+)
+
+func (ix *index) search(ctx context.Context, req search.SearchRequest) (search.SearchResult, error) {
+	req, err := search.NormalizeRequest(req, ix.mapping)
+	if err != nil {
+		return search.SearchResult{}, err
+	}
+	q, err := ix.translate(req.Query)
+	if err != nil {
+		return search.SearchResult{}, err
+	}
+	br := blevesearch.NewSearchRequestOptions(q, req.Size, req.From, false)
+	br.Fields = []string{fieldSource, fieldVersion}
+	br.SortByCustom(ix.sortOrder(req.Sort))
+	for i, a := range req.Aggs {
+		field := a.Field
+		if shadowed(ix.mapping.Fields[field]) {
+			field = shadowPrefix + field
+		}
+		// Ask for every term: Bleve breaks count ties by term bytes, which
+		// is not the typed key order, so the top Size are cut below.
+		fr := blevesearch.NewFacetRequest(field, math.MaxInt32)
+		if a.Prefix != "" {
+			fr.SetPrefixFilter(a.Prefix)
+			// With a prefix Bleve counts documents without a matching
+			// value as missing; Missing means "without the field".
+			br.AddFacet(facetName(i)+"m", blevesearch.NewFacetRequest(field, 0))
+		}
+		br.AddFacet(facetName(i), fr)
+	}
+	res, err := ix.bi.SearchInContext(ctx, br)
+	if err != nil {
+		return search.SearchResult{}, fmt.Errorf("bleve: search: %w", err)
+	}
+	out := search.SearchResult{Total: int64(res.Total), Hits: make([]search.Hit, 0, len(res.Hits))}
+	for _, h := range res.Hits {
+		src, _ := h.Fields[fieldSource].(string)
+		ver, _ := h.Fields[fieldVersion].(string)
+		d, err := ix.decode(h.ID, src, ver)
+		if err != nil {
+			return search.SearchResult{}, err
+		}
+		out.Hits = append(out.Hits, search.Hit{ID: d.ID, Version: d.Version, Score: h.Score, Fields: d.Fields})
+	}
+	if len(req.Aggs) > 0 {
+		out.Aggs = make(map[string]search.AggResult, len(req.Aggs))
+	}
+	for i, a := range req.Aggs {
+		ar, err := ix.aggResult(a, res.Facets[facetName(i)])
+		if err != nil {
+			return search.SearchResult{}, err
+		}
+		if m := res.Facets[facetName(i)+"m"]; m != nil {
+			ar.Missing = int64(m.Missing)
+		}
+		out.Aggs[a.Key()] = ar
+	}
+	return out, nil
+}
+
+func facetName(i int) string { return fmt.Sprintf("a%d", i) }
+
+func (ix *index) sortOrder(fields []search.SortField) bsearch.SortOrder {
+	order := make(bsearch.SortOrder, 0, len(fields)+1)
+	for _, s := range fields {
+		if s.Field == search.ScoreField {
+			order = append(order, &bsearch.SortScore{Desc: s.Desc})
+			continue
+		}
+		sf := &bsearch.SortField{Field: s.Field, Desc: s.Desc, Missing: bsearch.SortFieldMissingLast, Mode: bsearch.SortFieldMin}
+		if s.Desc {
+			sf.Mode = bsearch.SortFieldMax // like Elasticsearch on multi-valued fields
+		}
+		switch ix.mapping.Fields[s.Field] {
+		case search.Long, search.Double:
+			sf.Type = bsearch.SortFieldAsNumber
+		case search.Date:
+			sf.Type = bsearch.SortFieldAsDate
+		default: // keyword; bool is indexed as "F"/"T", which sorts like false < true
+			sf.Type = bsearch.SortFieldAsString
+		}
+		order = append(order, sf)
+	}
+	return append(order, &bsearch.SortDocID{})
+}
+
+func (ix *index) aggResult(a search.TermsAgg, fr *bsearch.FacetResult) (search.AggResult, error) {
+	var out search.AggResult
+	if fr == nil {
+		return out, fmt.Errorf("bleve: facet for %q missing from result", a.Key())
+	}
+	out.Missing = int64(fr.Missing)
+	kind := ix.mapping.Fields[a.Field]
+	var buckets []search.Bucket
+	if fr.Terms != nil {
+		for _, t := range fr.Terms.Terms() {
+			key, err := search.ParseKey(kind, t.Term)
+			if err != nil {
+				return out, fmt.Errorf("bleve: facet term %q of %q: %w", t.Term, a.Field, err)
+			}
+			buckets = append(buckets, search.Bucket{Key: key, Count: int64(t.Count)})
+		}
+	}
+	search.SortBuckets(buckets)
+	if len(buckets) > a.Size {
+		for _, b := range buckets[a.Size:] {
+			out.Other += b.Count
+		}
+		buckets = buckets[:a.Size]
+	}
+	out.Buckets = buckets
+	return out, nil
+}

@@ -1,0 +1,138 @@
+package main
+
+import (
+	"fmt"
+	"log/slog"
+	"os"
+	"runtime/debug"
+	"strings"
+
+	"github.com/cmsplatform/cms/services/internal/app"
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+	"github.com/spf13/viper"
+)
+
+func newRootCommand() *cobra.Command {
+	root := &cobra.Command{
+		Use:           "cms",
+		Short:         "A content platform speaking the NovaDB interfaces",
+		SilenceUsage:  true,
+		SilenceErrors: true,
+	}
+	root.AddCommand(newRunCommand(), newServeCommand(), newVersionCommand())
+	return root
+}
+
+func newRunCommand() *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "run",
+		Short: "Run every service in one process on embedded components (SQLite, NATS, Bleve, memory cache)",
+		Args:  cobra.NoArgs,
+	}
+	bindFlags(cmd, app.DefaultConfig(), false)
+	cmd.RunE = func(cmd *cobra.Command, _ []string) error {
+		cfg, err := loadConfig(cmd, app.DefaultConfig())
+		if err != nil {
+			return err
+		}
+		return serve(cmd, cfg)
+	}
+	return cmd
+}
+
+func newServeCommand() *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "serve",
+		Short: "Run one service (or all) against PostgreSQL, NATS, Elasticsearch and Redis",
+		Args:  cobra.NoArgs,
+	}
+	bindFlags(cmd, app.DistributedConfig(), true)
+	cmd.RunE = func(cmd *cobra.Command, _ []string) error {
+		cfg, err := loadConfig(cmd, app.DistributedConfig())
+		if err != nil {
+			return err
+		}
+		return serve(cmd, cfg)
+	}
+	return cmd
+}
+
+func newVersionCommand() *cobra.Command {
+	return &cobra.Command{
+		Use:   "version",
+		Short: "Print the version",
+		Args:  cobra.NoArgs,
+		Run: func(cmd *cobra.Command, _ []string) {
+			v := "devel"
+			if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" {
+				v = bi.Main.Version
+			}
+			fmt.Fprintln(cmd.OutOrStdout(), "cms", v)
+		},
+	}
+}
+
+func serve(cmd *cobra.Command, cfg app.Config) error {
+	log := newLogger(cfg)
+	if cfg.AdminPassword == app.DefaultAdminPassword {
+		log.Warn("the administrator uses the default password; set CMS_ADMIN_PASSWORD outside a laptop")
+	}
+	srv, err := app.Complete(cmd.Context(), cfg, log)
+	if err != nil {
+		return err
+	}
+	return srv.Run(cmd.Context())
+}
+
+func newLogger(cfg app.Config) *slog.Logger {
+	var level slog.Level
+	if err := level.UnmarshalText([]byte(cfg.LogLevel)); err != nil {
+		level = slog.LevelInfo
+	}
+	opts := &slog.HandlerOptions{Level: level}
+	if cfg.LogFormat == "json" {
+		return slog.New(slog.NewJSONHandler(os.Stderr, opts))
+	}
+	return slog.New(slog.NewTextHandler(os.Stderr, opts))
+}
+
+// bindFlags declares the flags with defaults from def.
+func bindFlags(cmd *cobra.Command, def app.Config, withTarget bool) {
+	f := cmd.Flags()
+	f.String("config", "", "optional YAML config file")
+	if withTarget {
+		f.String("target", def.Target, "service to run: all, "+strings.Join(app.AllTargets, ", "))
+	}
+	f.String("http-addr", def.HTTPAddr, "HTTP listen address (every base path, /metrics, /healthz, /readyz)")
+	f.String("grpc-addr", def.GRPCAddr, "gRPC listen address")
+	f.String("data-dir", def.DataDir, "directory for embedded data (SQLite, NATS, Bleve, blobs)")
+	f.String("log-level", def.LogLevel, "debug, info, warn or error")
+	f.String("log-format", def.LogFormat, "text or json")
+}
+
+// loadConfig layers defaults < YAML file < CMS_* env < flags.
+func loadConfig(cmd *cobra.Command, def app.Config) (app.Config, error) {
+	v := viper.New()
+	setDefaults(v, def)
+	if path, _ := cmd.Flags().GetString("config"); path != "" {
+		v.SetConfigFile(path)
+		if err := v.ReadInConfig(); err != nil {
+			return def, fmt.Errorf("config file %s: %w", path, err)
+		}
+	}
+	flagKeys := map[string]string{"target": "target", "http-addr": "httpAddr", "grpc-addr": "grpcAddr",
+		"data-dir": "dataDir", "log-level": "logLevel", "log-format": "logFormat"}
+	var bindErr error
+	cmd.Flags().VisitAll(func(fl *pflag.Flag) {
+		if key, ok := flagKeys[fl.Name]; ok && fl.Changed {
+			if err := v.BindPFlag(key, fl); err != nil {
+				bindErr = err
+			}
+		}
+	})
+	if bindErr != nil {
+		return def, bindErr
+	}
+	return fromViper(v, def)
+}

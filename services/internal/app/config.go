@@ -1,0 +1,160 @@
+// Package app assembles the cms process: it turns a Config into the
+// components the chosen targets need (Complete) and runs the gRPC and HTTP
+// servers, the outbox relay and the consumers until the context ends (Run).
+package app
+
+import (
+	"errors"
+	"fmt"
+	"path/filepath"
+	"slices"
+	"time"
+)
+
+// Targets that `cms serve --target` accepts. "all" is what `cms run` serves.
+const (
+	TargetAll        = "all"
+	TargetManagement = "management"
+	TargetDelivery   = "delivery"
+	TargetRendering  = "rendering"
+	TargetIndex      = "index"
+	TargetIndexer    = "indexer"
+)
+
+// AllTargets lists the single targets in start order.
+var AllTargets = []string{TargetManagement, TargetDelivery, TargetRendering, TargetIndex, TargetIndexer}
+
+// Engines of each component: the embedded one first, the distributed second.
+const (
+	EngineSQLite        = "sqlite"
+	EnginePostgres      = "postgres"
+	EngineEmbeddedNATS  = "embedded"
+	EngineNATS          = "nats"
+	EngineBleve         = "bleve"
+	EngineElasticsearch = "elasticsearch"
+	EngineMemory        = "memory"
+	EngineRedis         = "redis"
+	EngineFS            = "fs"
+	EngineNATSObjects   = "nats"
+)
+
+// Config is plain data; DefaultConfig is laptop mode. The yaml keys are the
+// config file's; env vars are CMS_ plus the key path in upper case with
+// underscores (CMS_HTTP_ADDR, CMS_STORE_ENGINE …).
+type Config struct {
+	Target          string        `yaml:"target"`
+	HTTPAddr        string        `yaml:"httpAddr"`
+	GRPCAddr        string        `yaml:"grpcAddr"`
+	DataDir         string        `yaml:"dataDir"`
+	LogLevel        string        `yaml:"logLevel"`
+	LogFormat       string        `yaml:"logFormat"`
+	ShutdownTimeout time.Duration `yaml:"shutdownTimeout"`
+	AdminUser       string        `yaml:"adminUser"`
+	AdminPassword   string        `yaml:"adminPassword"`
+	CORSOrigins     []string      `yaml:"corsOrigins"`
+	MaxUploadBytes  int64         `yaml:"maxUploadBytes"`
+
+	Store  Component `yaml:"store"`
+	Events Component `yaml:"events"`
+	Search Component `yaml:"search"`
+	Cache  Component `yaml:"cache"`
+	Blobs  Component `yaml:"blobs"`
+}
+
+// Component selects an implementation and where it lives.
+type Component struct {
+	Engine string `yaml:"engine"`
+	// URL of the external server (distributed engines only).
+	URL string `yaml:"url"`
+	// Prefix isolates index names or cache keys of several installations
+	// sharing one Elasticsearch or Redis.
+	Prefix string `yaml:"prefix"`
+}
+
+// DefaultAdminPassword is the documented local default of the bootstrap
+// administrator's password; set CMS_ADMIN_PASSWORD anywhere else.
+const DefaultAdminPassword = "admin"
+
+// DefaultConfig is `cms run`: every service in one process on embedded
+// components with data under ./data.
+func DefaultConfig() Config {
+	return Config{
+		Target:          TargetAll,
+		HTTPAddr:        ":8080",
+		GRPCAddr:        ":9090",
+		DataDir:         "./data",
+		LogLevel:        "info",
+		LogFormat:       "text",
+		ShutdownTimeout: 15 * time.Second,
+		AdminUser:       "admin",
+		AdminPassword:   DefaultAdminPassword,
+		CORSOrigins:     []string{"*"},
+		MaxUploadBytes:  512 << 20,
+		Store:           Component{Engine: EngineSQLite},
+		Events:          Component{Engine: EngineEmbeddedNATS},
+		Search:          Component{Engine: EngineBleve, Prefix: "cms"},
+		Cache:           Component{Engine: EngineMemory, Prefix: "cms"},
+		Blobs:           Component{Engine: EngineFS},
+	}
+}
+
+// DistributedConfig is `cms serve`: PostgreSQL, NATS, Elasticsearch, Redis
+// and blobs in the NATS object store. URLs come from the environment
+// (CMS_POSTGRES_URL, CMS_NATS_URL, CMS_ELASTICSEARCH_URL, CMS_REDIS_URL).
+func DistributedConfig() Config {
+	c := DefaultConfig()
+	c.LogFormat = "json"
+	c.Store.Engine = EnginePostgres
+	c.Events.Engine = EngineNATS
+	c.Search.Engine = EngineElasticsearch
+	c.Cache.Engine = EngineRedis
+	c.Blobs.Engine = EngineNATSObjects
+	return c
+}
+
+// Targets expands Target into the single targets to run.
+func (c Config) Targets() []string {
+	if c.Target == TargetAll || c.Target == "" {
+		return AllTargets
+	}
+	return []string{c.Target}
+}
+
+// Has reports whether target t runs in this process.
+func (c Config) Has(t string) bool { return slices.Contains(c.Targets(), t) }
+
+// Validate reports every configuration error at once.
+func (c Config) Validate() error {
+	var errs []error
+	if c.Target != TargetAll && !slices.Contains(AllTargets, c.Target) {
+		errs = append(errs, fmt.Errorf("target %q: want one of all, %v", c.Target, AllTargets))
+	}
+	if c.HTTPAddr == "" && c.GRPCAddr == "" {
+		errs = append(errs, errors.New("httpAddr and grpcAddr are both empty"))
+	}
+	if c.AdminPassword == "" {
+		errs = append(errs, errors.New("adminPassword is empty: set CMS_ADMIN_PASSWORD"))
+	}
+	check := func(name string, comp Component, embedded, distributed string, needsURL bool) {
+		switch comp.Engine {
+		case embedded:
+		case distributed:
+			if needsURL && comp.URL == "" {
+				errs = append(errs, fmt.Errorf("%s: engine %q needs a url", name, comp.Engine))
+			}
+		default:
+			errs = append(errs, fmt.Errorf("%s: engine %q: want %q or %q", name, comp.Engine, embedded, distributed))
+		}
+	}
+	check("store", c.Store, EngineSQLite, EnginePostgres, true)
+	check("events", c.Events, EngineEmbeddedNATS, EngineNATS, true)
+	check("search", c.Search, EngineBleve, EngineElasticsearch, true)
+	check("cache", c.Cache, EngineMemory, EngineRedis, true)
+	check("blobs", c.Blobs, EngineFS, EngineNATSObjects, false)
+	return errors.Join(errs...)
+}
+
+// path returns a path under the data directory.
+func (c Config) path(elem ...string) string {
+	return filepath.Join(append([]string{c.DataDir}, elem...)...)
+}

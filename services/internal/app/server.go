@@ -1,0 +1,217 @@
+package app
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"time"
+
+	"github.com/cmsplatform/cms/pkg/auth"
+	"github.com/cmsplatform/cms/services/internal/gateway"
+	"github.com/cmsplatform/cms/services/internal/interceptors"
+	"github.com/grpc-ecosystem/grpc-gateway/v2/runtime"
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+	"golang.org/x/sync/errgroup"
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/credentials/insecure"
+	"google.golang.org/grpc/health"
+	healthpb "google.golang.org/grpc/health/grpc_health_v1"
+	"google.golang.org/grpc/reflection"
+)
+
+// Group is one API group's transport: its gRPC service and REST facade.
+type Group interface {
+	// Name is the target name ("management" …).
+	Name() string
+	// RegisterGRPC registers the service on s.
+	RegisterGRPC(s *grpc.Server)
+	// RegisterGateway registers the REST routes, which call the service over conn.
+	RegisterGateway(ctx context.Context, mux *runtime.ServeMux, conn grpc.ClientConnInterface) error
+}
+
+// Server is a completed configuration: components are open, nothing listens.
+type Server struct {
+	cfg       Config
+	log       *slog.Logger
+	comps     *Components
+	groups    []Group
+	workers   []func(context.Context) error
+	registry  *prometheus.Registry
+	grpc      *grpc.Server
+	health    *health.Server
+	grpcLn    net.Listener
+	httpLn    net.Listener
+	httpSrv   *http.Server
+	readyOnce chan struct{}
+}
+
+// Complete validates cfg, opens the components the targets need and builds
+// the servers. Listeners are bound here so callers (tests) learn the ports.
+func Complete(ctx context.Context, cfg Config, log *slog.Logger) (*Server, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, fmt.Errorf("config: %w", err)
+	}
+	s := &Server{cfg: cfg, log: log, registry: prometheus.NewRegistry(), readyOnce: make(chan struct{})}
+	s.registry.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	comps, err := OpenComponents(ctx, cfg, log)
+	if err != nil {
+		return nil, err
+	}
+	s.comps = comps
+	authn, err := auth.NewBootstrap(cfg.AdminUser, cfg.AdminPassword)
+	if err != nil {
+		comps.Close()
+		return nil, err
+	}
+	s.groups, s.workers = buildTargets(cfg, comps, log)
+	metrics := interceptors.NewMetrics(s.registry)
+	obs := interceptors.Observer{Log: log, Metrics: metrics}
+	rec := interceptors.Recovery{Log: log}
+	au := interceptors.Auth{Authenticator: auth.NewCached(authn, time.Minute, 10000), Public: []string{"/grpc.health.v1.", "/grpc.reflection."}}
+	s.grpc = grpc.NewServer(
+		grpc.ChainUnaryInterceptor(rec.Unary, obs.Unary, au.Unary, interceptors.UnaryNotImplemented),
+		grpc.ChainStreamInterceptor(rec.Stream, obs.Stream, au.Stream, interceptors.StreamNotImplemented),
+		grpc.MaxRecvMsgSize(16<<20),
+	)
+	s.health = health.NewServer()
+	healthpb.RegisterHealthServer(s.grpc, s.health)
+	reflection.Register(s.grpc)
+	for _, g := range s.groups {
+		g.RegisterGRPC(s.grpc)
+	}
+	if err := s.listen(ctx); err != nil {
+		comps.Close()
+		return nil, err
+	}
+	return s, nil
+}
+
+func (s *Server) listen(ctx context.Context) error {
+	var lc net.ListenConfig
+	var err error
+	if s.grpcLn, err = lc.Listen(ctx, "tcp", s.cfg.GRPCAddr); err != nil {
+		return fmt.Errorf("grpc listen %s: %w", s.cfg.GRPCAddr, err)
+	}
+	if s.httpLn, err = lc.Listen(ctx, "tcp", s.cfg.HTTPAddr); err != nil {
+		s.grpcLn.Close()
+		return fmt.Errorf("http listen %s: %w", s.cfg.HTTPAddr, err)
+	}
+	return nil
+}
+
+// HTTPAddr is the bound HTTP address (useful with port 0).
+func (s *Server) HTTPAddr() string { return s.httpLn.Addr().String() }
+
+// GRPCAddr is the bound gRPC address.
+func (s *Server) GRPCAddr() string { return s.grpcLn.Addr().String() }
+
+// Run serves until ctx ends, then shuts down gracefully within the
+// configured timeout and closes the components in reverse order.
+func (s *Server) Run(ctx context.Context) error {
+	defer s.comps.Close()
+	conn, err := grpc.NewClient(loopback(s.GRPCAddr()), grpc.WithTransportCredentials(insecure.NewCredentials()))
+	if err != nil {
+		return fmt.Errorf("gateway connection: %w", err)
+	}
+	defer conn.Close()
+	handler, err := s.httpHandler(ctx, conn)
+	if err != nil {
+		return err
+	}
+	s.httpSrv = &http.Server{Handler: handler, ReadHeaderTimeout: 10 * time.Second}
+
+	g, gctx := errgroup.WithContext(ctx)
+	g.Go(func() error { return s.grpc.Serve(s.grpcLn) })
+	g.Go(func() error {
+		if err := s.httpSrv.Serve(s.httpLn); !errors.Is(err, http.ErrServerClosed) {
+			return err
+		}
+		return nil
+	})
+	for _, w := range s.workers {
+		g.Go(func() error { return w(gctx) })
+	}
+	s.health.SetServingStatus("", healthpb.HealthCheckResponse_SERVING)
+	close(s.readyOnce)
+	s.log.Info("cms serving", "target", s.cfg.Target, "http", s.HTTPAddr(), "grpc", s.GRPCAddr(),
+		"store", s.cfg.Store.Engine, "events", s.cfg.Events.Engine, "search", s.cfg.Search.Engine,
+		"cache", s.cfg.Cache.Engine, "blobs", s.cfg.Blobs.Engine)
+	g.Go(func() error {
+		<-gctx.Done()
+		s.shutdown()
+		return nil
+	})
+	err = g.Wait()
+	if errors.Is(err, context.Canceled) {
+		err = nil
+	}
+	return err
+}
+
+func (s *Server) shutdown() {
+	s.log.Info("shutting down", "timeout", s.cfg.ShutdownTimeout)
+	s.health.Shutdown()
+	ctx, cancel := context.WithTimeout(context.Background(), s.cfg.ShutdownTimeout)
+	defer cancel()
+	if err := s.httpSrv.Shutdown(ctx); err != nil {
+		s.log.Warn("http shutdown", "err", err)
+	}
+	stopped := make(chan struct{})
+	go func() { s.grpc.GracefulStop(); close(stopped) }()
+	select {
+	case <-stopped:
+	case <-ctx.Done():
+		s.grpc.Stop()
+	}
+}
+
+// Ready is closed once Run serves.
+func (s *Server) Ready() <-chan struct{} { return s.readyOnce }
+
+func (s *Server) httpHandler(ctx context.Context, conn *grpc.ClientConn) (http.Handler, error) {
+	mux := gateway.NewServeMux()
+	for _, g := range s.groups {
+		if err := g.RegisterGateway(ctx, mux, conn); err != nil {
+			return nil, fmt.Errorf("%s gateway: %w", g.Name(), err)
+		}
+	}
+	root := http.NewServeMux()
+	root.HandleFunc("GET /healthz", func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+		_, _ = w.Write([]byte("ok"))
+	})
+	root.HandleFunc("GET /readyz", s.readyz)
+	root.Handle("GET /metrics", promhttp.HandlerFor(s.registry, promhttp.HandlerOpts{Registry: s.registry}))
+	root.Handle("/", gateway.CORS(gateway.CORSConfig{AllowedOrigins: s.cfg.CORSOrigins}, mux))
+	return root, nil
+}
+
+// readyz answers 200 when every component this process uses answers a ping.
+func (s *Server) readyz(w http.ResponseWriter, r *http.Request) {
+	ctx, cancel := context.WithTimeout(r.Context(), 2*time.Second)
+	defer cancel()
+	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+	if err := s.comps.Ping(ctx); err != nil {
+		w.WriteHeader(http.StatusServiceUnavailable)
+		_, _ = fmt.Fprintf(w, "not ready: %v\n", err)
+		return
+	}
+	_, _ = w.Write([]byte("ready"))
+}
+
+// loopback turns a listen address into one a client can dial.
+func loopback(addr string) string {
+	host, port, err := net.SplitHostPort(addr)
+	if err != nil {
+		return addr
+	}
+	if ip := net.ParseIP(host); host == "" || (ip != nil && ip.IsUnspecified()) {
+		host = "127.0.0.1"
+	}
+	return net.JoinHostPort(host, port)
+}

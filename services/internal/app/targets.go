@@ -1,0 +1,39 @@
+package app
+
+import (
+	"context"
+	"log/slog"
+
+	"github.com/cmsplatform/cms/pkg/outbox"
+	"github.com/cmsplatform/cms/services/delivery"
+	"github.com/cmsplatform/cms/services/index"
+	"github.com/cmsplatform/cms/services/management"
+	"github.com/cmsplatform/cms/services/rendering"
+)
+
+// buildTargets returns the API groups and background workers of the
+// configured targets. The indexer has no API; its consumer loop arrives
+// with the change feed (issue 5), so today it only holds its components.
+func buildTargets(cfg Config, comps *Components, log *slog.Logger) ([]Group, []func(context.Context) error) {
+	var groups []Group
+	var workers []func(context.Context) error
+	for _, t := range cfg.Targets() {
+		switch t {
+		case TargetManagement:
+			groups = append(groups, management.New(management.Options{MaxUploadBytes: cfg.MaxUploadBytes}))
+			// Management writes; its relay publishes the outbox. Several
+			// replicas may run it: claims are leased (SKIP LOCKED).
+			relay := outbox.New(comps.Store, comps.Events, outbox.Options{Logger: log.With("worker", "outbox")})
+			workers = append(workers, relay.Run)
+		case TargetDelivery:
+			groups = append(groups, delivery.New())
+		case TargetRendering:
+			groups = append(groups, rendering.New())
+		case TargetIndex:
+			groups = append(groups, index.New())
+		case TargetIndexer:
+			log.Info("indexer target: components open; the change-feed consumer is not built yet")
+		}
+	}
+	return groups, workers
+}
