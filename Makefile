@@ -14,9 +14,12 @@ build:
 	$(GO) build -o bin/cms ./services/cms
 
 ## test: every test; integration tests use CMS_*_URL and skip locally without them (they fail under CI=true)
+## The log keeps each top-level test's result (so CI shows the integration tests ran, not skipped),
+## every skip with its reason and every failure.
 test:
 	$(GO) vet ./...
-	$(GO) test -count=1 -timeout 20m ./...
+	set -o pipefail; $(GO) test -count=1 -timeout 20m -v ./... 2>&1 | \
+	  grep -E --line-buffered '^(--- |ok |FAIL|panic:|\?)|^ +--- (FAIL|SKIP)|_test\.go:[0-9]+:|\.go:[0-9]+:[0-9]+: |^#'
 
 ## proto: format, lint and regenerate proto/gen (committed); CI fails on drift
 proto:
