@@ -81,6 +81,35 @@ type Reader interface {
 	// variant, language and sort key. f narrows the result; its zero value
 	// returns every value.
 	ListValues(ctx context.Context, branch int64, objectIDs []int64, f ValueFilter) ([]Value, error)
+
+	ChainReader
+}
+
+// ChainReader reads several branches at once, so that resolving inheritance
+// along a branch chain costs one query per batch instead of one per branch
+// or per object. Results carry each row's Branch; which row wins is the
+// caller's business.
+type ChainReader interface {
+	// GetObjectsIn returns the rows of ids stored on any of branches, in a
+	// single query, ordered by id, then branch. Missing ids are left out.
+	GetObjectsIn(ctx context.Context, branches, ids []int64) ([]Object, error)
+
+	// FindObjectsIn looks rows up by GUID and/or API identifier (OR-ed) on
+	// any of branches, or on every branch when branches is empty, ordered
+	// by id, then branch.
+	FindObjectsIn(ctx context.Context, branches []int64, guids, apiIdentifiers []string) ([]Object, error)
+
+	// ListObjectsIn pages through the rows of branches in id order (then
+	// branch). AfterID and TypeIDs select ids; Limit caps the number of
+	// distinct ids, so every row of an id is in the same page. Deleted must
+	// be nil (a tombstone on one branch may be overridden on another, so
+	// filtering rows would be wrong): ErrInvalidArgument otherwise.
+	ListObjectsIn(ctx context.Context, branches []int64, q ObjectQuery) ([]Object, error)
+
+	// ListValuesIn returns the values of objectIDs stored on any of
+	// branches in a single query, ordered by object id, attribute, variant,
+	// language, sort key, then branch. f narrows the result.
+	ListValuesIn(ctx context.Context, branches, objectIDs []int64, f ValueFilter) ([]Value, error)
 }
 
 // Tx is a write transaction. It is not safe for concurrent use. After Commit
@@ -114,6 +143,16 @@ type Tx interface {
 	// without a row on this branch are ignored. PutObjects with Deleted =
 	// false restores a row.
 	DeleteObjects(ctx context.Context, branch int64, ids []int64) (int, error)
+
+	// PurgeObjects permanently removes object rows of one branch together
+	// with their values on that branch (not on other branches) and returns
+	// how many object rows it removed. Unknown ids are ignored.
+	PurgeObjects(ctx context.Context, branch int64, ids []int64) (int, error)
+
+	// PurgeBranch permanently removes every object row and value stored on
+	// branch and returns how many object rows it removed. Transactions and
+	// outbox events are kept.
+	PurgeBranch(ctx context.Context, branch int64) (int, error)
 
 	// PutValues inserts or replaces values, keyed by (Branch, ObjectID,
 	// AttributeID, Language, Variant, SortReverse). ModifiedTx is set to this

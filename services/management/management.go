@@ -6,6 +6,9 @@ package management
 
 import (
 	"context"
+	"log/slog"
+
+	"github.com/cmsplatform/cms/pkg/content"
 
 	managementv1 "github.com/cmsplatform/cms/proto/gen/go/cms/management/v1"
 	"github.com/cmsplatform/cms/proto/gen/openapi"
@@ -21,6 +24,11 @@ const BasePath = "/apis/cms/v1"
 type Options struct {
 	// MaxUploadBytes caps one multipart upload request (413 beyond it).
 	MaxUploadBytes int64
+	// Content is the domain behind branches, objects, typed objects and
+	// users. Nil leaves those operations at 501.
+	Content *content.Service
+	// Logger receives server faults (nil discards).
+	Logger *slog.Logger
 }
 
 // Group serves ManagementService and ManagementBinaryService.
@@ -32,7 +40,11 @@ type Group struct {
 
 // New returns the Management group.
 func New(opts Options) *Group {
-	return &Group{opts: opts, api: &service{}, bin: &binaries{}}
+	log := opts.Logger
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	return &Group{opts: opts, api: &service{content: opts.Content, log: log}, bin: &binaries{}}
 }
 
 // Name implements app.Group.
@@ -63,6 +75,8 @@ func (g *Group) RegisterGateway(ctx context.Context, mux *runtime.ServeMux, conn
 // through to the generated stub (Unimplemented → 501 naming the operation).
 type service struct {
 	managementv1.UnimplementedManagementServiceServer
+	content *content.Service
+	log     *slog.Logger
 }
 
 // binaries implements ManagementBinaryService.

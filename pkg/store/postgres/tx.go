@@ -197,3 +197,34 @@ func (t *writeTx) Rollback() error {
 	}
 	return nil
 }
+
+func (t *writeTx) PurgeObjects(ctx context.Context, branch int64, ids []int64) (int, error) {
+	if err := t.check(); err != nil {
+		return 0, err
+	}
+	if len(ids) == 0 {
+		return 0, nil
+	}
+	if _, err := t.tx.Exec(ctx, `DELETE FROM object_values WHERE branch = $1 AND object_id = ANY($2)`, branch, ids); err != nil {
+		return 0, fmt.Errorf("postgres: purge values: %w", mapErr(err))
+	}
+	tag, err := t.tx.Exec(ctx, `DELETE FROM objects WHERE branch = $1 AND id = ANY($2)`, branch, ids)
+	if err != nil {
+		return 0, fmt.Errorf("postgres: purge objects: %w", mapErr(err))
+	}
+	return int(tag.RowsAffected()), nil
+}
+
+func (t *writeTx) PurgeBranch(ctx context.Context, branch int64) (int, error) {
+	if err := t.check(); err != nil {
+		return 0, err
+	}
+	if _, err := t.tx.Exec(ctx, `DELETE FROM object_values WHERE branch = $1`, branch); err != nil {
+		return 0, fmt.Errorf("postgres: purge branch values: %w", mapErr(err))
+	}
+	tag, err := t.tx.Exec(ctx, `DELETE FROM objects WHERE branch = $1`, branch)
+	if err != nil {
+		return 0, fmt.Errorf("postgres: purge branch objects: %w", mapErr(err))
+	}
+	return int(tag.RowsAffected()), nil
+}

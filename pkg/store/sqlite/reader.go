@@ -172,7 +172,11 @@ func (r reader) ListValues(ctx context.Context, branch int64, objectIDs []int64,
 	b.WriteString(`SELECT object_id, branch, attribute_id, language, variant, sort_reverse, value, modified_tx FROM object_values`)
 	args := valueWhere(&b, branch, objectIDs, f)
 	b.WriteString(` ORDER BY object_id, attribute_id, variant, language, sort_reverse`)
-	rows, err := r.q.QueryContext(ctx, b.String(), args...)
+	return r.queryValues(ctx, b.String(), args...)
+}
+
+func (r reader) queryValues(ctx context.Context, query string, args ...any) ([]store.Value, error) {
+	rows, err := r.q.QueryContext(ctx, query, args...)
 	if err != nil {
 		return nil, fmt.Errorf("sqlite: list values: %w", mapErr(err))
 	}

@@ -188,3 +188,39 @@ func (t *writeTx) Rollback() error {
 	}
 	return nil
 }
+
+func (t *writeTx) PurgeObjects(ctx context.Context, branch int64, ids []int64) (int, error) {
+	if err := t.check(); err != nil {
+		return 0, err
+	}
+	if len(ids) == 0 {
+		return 0, nil
+	}
+	list := idList(ids)
+	if _, err := t.q.ExecContext(ctx, `DELETE FROM object_values
+		WHERE branch = ? AND object_id IN (SELECT value FROM json_each(?))`, branch, list); err != nil {
+		return 0, fmt.Errorf("sqlite: purge values: %w", mapErr(err))
+	}
+	res, err := t.q.ExecContext(ctx, `DELETE FROM objects
+		WHERE branch = ? AND id IN (SELECT value FROM json_each(?))`, branch, list)
+	if err != nil {
+		return 0, fmt.Errorf("sqlite: purge objects: %w", mapErr(err))
+	}
+	n, err := res.RowsAffected()
+	return int(n), err
+}
+
+func (t *writeTx) PurgeBranch(ctx context.Context, branch int64) (int, error) {
+	if err := t.check(); err != nil {
+		return 0, err
+	}
+	if _, err := t.q.ExecContext(ctx, `DELETE FROM object_values WHERE branch = ?`, branch); err != nil {
+		return 0, fmt.Errorf("sqlite: purge branch values: %w", mapErr(err))
+	}
+	res, err := t.q.ExecContext(ctx, `DELETE FROM objects WHERE branch = ?`, branch)
+	if err != nil {
+		return 0, fmt.Errorf("sqlite: purge branch objects: %w", mapErr(err))
+	}
+	n, err := res.RowsAffected()
+	return int(n), err
+}

@@ -36,6 +36,8 @@ func Run(t *testing.T, newStore Factory) {
 		{"ValuesRoundTrip", testValuesRoundTrip},
 		{"DeleteValues", testDeleteValues},
 		{"SoftDelete", testSoftDelete},
+		{"ChainReads", testChainReads},
+		{"Purge", testPurge},
 		{"Outbox", testOutbox},
 		{"OutboxConcurrentClaims", testOutboxConcurrentClaims},
 		{"ConcurrentWriters", testConcurrentWriters},

@@ -68,7 +68,10 @@ func Complete(ctx context.Context, cfg Config, log *slog.Logger) (*Server, error
 		comps.Close()
 		return nil, err
 	}
-	s.groups, s.workers = buildTargets(cfg, comps, log)
+	if s.groups, s.workers, err = buildTargets(ctx, cfg, comps, log); err != nil {
+		comps.Close()
+		return nil, err
+	}
 	metrics := interceptors.NewMetrics(s.registry)
 	obs := interceptors.Observer{Log: log, Metrics: metrics}
 	rec := interceptors.Recovery{Log: log}

@@ -2,8 +2,10 @@ package app
 
 import (
 	"context"
+	"fmt"
 	"log/slog"
 
+	"github.com/cmsplatform/cms/pkg/content"
 	"github.com/cmsplatform/cms/pkg/outbox"
 	"github.com/cmsplatform/cms/services/delivery"
 	"github.com/cmsplatform/cms/services/index"
@@ -14,13 +16,21 @@ import (
 // buildTargets returns the API groups and background workers of the
 // configured targets. The indexer has no API; its consumer loop arrives
 // with the change feed (issue 5), so today it only holds its components.
-func buildTargets(cfg Config, comps *Components, log *slog.Logger) ([]Group, []func(context.Context) error) {
+func buildTargets(ctx context.Context, cfg Config, comps *Components, log *slog.Logger) ([]Group, []func(context.Context) error, error) {
 	var groups []Group
 	var workers []func(context.Context) error
 	for _, t := range cfg.Targets() {
 		switch t {
 		case TargetManagement:
-			groups = append(groups, management.New(management.Options{MaxUploadBytes: cfg.MaxUploadBytes}))
+			// The system model (types, attributes, languages, branch 4) is
+			// written once, idempotently, in one transaction.
+			if err := content.Bootstrap(ctx, comps.Store); err != nil {
+				return nil, nil, fmt.Errorf("bootstrap the system model: %w", err)
+			}
+			svc := content.New(comps.Store, log.With("component", "content"))
+			groups = append(groups, management.New(management.Options{
+				MaxUploadBytes: cfg.MaxUploadBytes, Content: svc, Logger: log,
+			}))
 			// Management writes; its relay publishes the outbox. Several
 			// replicas may run it: claims are leased (SKIP LOCKED).
 			relay := outbox.New(comps.Store, comps.Events, outbox.Options{Logger: log.With("worker", "outbox")})
@@ -35,5 +45,5 @@ func buildTargets(cfg Config, comps *Components, log *slog.Logger) ([]Group, []f
 			log.Info("indexer target: components open; the change-feed consumer is not built yet")
 		}
 	}
-	return groups, workers
+	return groups, workers, nil
 }

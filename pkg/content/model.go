@@ -1,0 +1,106 @@
+package content
+
+import (
+	"encoding/json"
+	"time"
+)
+
+// Object is an object as seen on one branch.
+type Object struct {
+	ID            int64
+	GUID          string
+	APIIdentifier string // "" = none
+	TypeID        int64
+	// LastTransaction is the last transaction that changed the object row or
+	// its values locally on the branch read; for an object without local
+	// rows, the last change of the inherited object row.
+	LastTransaction int64
+	Deleted         bool
+	// Values are sorted by attribute, variant, language and sort key.
+	Values []Value
+}
+
+// Value is one value row. JSON is a scalar (string, number, bool); null in
+// a write means "remove this value".
+type Value struct {
+	Attribute   int64
+	Language    int64 // 0 = language independent
+	Variant     int64 // 0 = none
+	SortReverse int64
+	JSON        json.RawMessage
+}
+
+// ValueInput is a value in a write request. A nil SortReverse takes the
+// row's position within its (attribute, language, variant) group.
+type ValueInput struct {
+	Attribute   int64
+	Language    int64
+	Variant     int64
+	SortReverse *int64
+	// UnitRef is not supported yet: a non-nil value is rejected.
+	UnitRef *int64
+	JSON    json.RawMessage
+}
+
+// ObjectInput is an object in a create or update request.
+type ObjectInput struct {
+	// ID or GUID address the object on update; on create an ID is ignored
+	// and a GUID, if given, is used for the new object.
+	ID   int64
+	GUID string
+	// APIIdentifier: nil = not sent. On update a different value than the
+	// one set is ErrForbidden.
+	APIIdentifier *string
+	TypeID        int64
+	Values        []ValueInput
+}
+
+// ReadOptions select what a read returns. The filter lists hold
+// identifiers (ID, GUID or ApiIdentifier); empty lists do not filter.
+type ReadOptions struct {
+	// Inherited adds values inherited along the branch chain; otherwise
+	// only values stored on the branch itself are returned.
+	Inherited  bool
+	Attributes []string
+	Languages  []string
+	Variants   []string
+}
+
+// ListQuery pages a list.
+type ListQuery struct {
+	ReadOptions
+	// Deleted: nil = deleted and live objects, else only those.
+	Deleted *bool
+	// Take: 0 = DefaultTake; capped at MaxTake; negative is ErrInvalid.
+	Take int
+	// Continue is the opaque token of the previous page ("" = first page).
+	Continue string
+}
+
+// Page is one page of a list. Continue is "" on the last page.
+type Page struct {
+	Objects  []Object
+	Continue string
+}
+
+// Change describes who writes and why.
+type Change struct {
+	User    string
+	Comment string
+}
+
+// Transaction is a committed write.
+type Transaction struct {
+	ID      int64
+	Time    time.Time
+	Branch  int64
+	User    string
+	Comment string
+}
+
+// UpdateResult is the outcome of UpdateObjects.
+type UpdateResult struct {
+	UpdatedObjects int
+	CreatedValues  int
+	Transaction    Transaction
+}

@@ -1,0 +1,181 @@
+package content
+
+import "fmt"
+
+// Well-known ids of the NovaDB system model (CONVENTIONS.md §7).
+const (
+	RootID        int64 = 0 // the meta-type: the type of all types (virtual)
+	BranchDefault int64 = 4 // branchDefault: root of the branch tree
+
+	TypeAttribute     int64 = 10
+	TypeLanguage      int64 = 20
+	TypeUnit          int64 = 30
+	TypeBranch        int64 = 40
+	TypeForm          int64 = 50
+	TypeWorkflowState int64 = 80
+	// TypeUser holds users (display name 1000, user name AttrUserName). Its
+	// NovaDB id is undocumented; 110 is our choice in a free core slot.
+	TypeUser       int64 = 110
+	TypeBranchType int64 = 180
+
+	AttrName                int64 = 1000
+	AttrDataType            int64 = 1001
+	AttrVariantAxis         int64 = 1002
+	AttrAllowMultiple       int64 = 1004
+	AttrReferencedTypes     int64 = 1015
+	AttrLanguageDependent   int64 = 1017
+	AttrApiIdentifier       int64 = 1021
+	AttrIsoLanguageCode     int64 = 2001
+	AttrFallbackLanguage    int64 = 2002
+	AttrBranchParent        int64 = 4000
+	AttrBranchType          int64 = 4001
+	AttrBranchWorkflowState int64 = 4002
+	AttrBranchDueDate       int64 = 4003
+	AttrBranchAssignedTo    int64 = 4004
+	// AttrUserName is the login name of a TypeUser object (our choice, like
+	// TypeUser).
+	AttrUserName int64 = 1100
+
+	LanguageEnUS int64 = 201
+	LanguageDeDE int64 = 202
+)
+
+// Data type names, the values of attribute 1001 (CONVENTIONS.md §7.4).
+var dataTypes = map[string]valueKind{
+	"String": kindString, "TextRef": kindString, "TextRef.JavaScript": kindString, "TextRef.CSS": kindString,
+	"String.DataType": kindDataType, "String.InheritanceBehavior": kindString, "String.UserName": kindString,
+	"String.RGBColor": kindString,
+	"Integer":         kindInteger, "Decimal": kindNumber, "Float": kindNumber, "Boolean": kindBool,
+	"DateTime": kindDateTime, "DateTime.Date": kindDate,
+	"ObjRef": kindRef, "BinRef": kindRef, "BinRef.Icon": kindRef, "BinRef.Thumbnail": kindRef,
+	"XmlRef.SimpleHtml": kindXHTML, "XmlRef.VisualDocument": kindXHTML,
+}
+
+// sysType is a bootstrapped type.
+type sysType struct {
+	id  int64
+	api string
+}
+
+// sysTypes are the core types (typeRef 0).
+var sysTypes = []sysType{
+	{10, "typeAttribute"}, {11, "typeAttributeGroup"}, {12, "typeAttributeMainGroup"}, {20, "typeLanguage"},
+	{30, "typeUnit"}, {31, "typeUnitGroup"}, {40, "typeBranch"}, {50, "typeForm"}, {60, "typeApplicationArea"},
+	{70, "typeUiString"}, {80, "typeWorkflowState"}, {90, "typeKanbanBoard"}, {100, "typeMediaType"},
+	{110, "typeUser"}, {120, "typeJobDefinition"}, {130, "typePackage"}, {140, "typeTreeDefinition"},
+	{150, "typeRazorView"}, {155, "typeParameter"}, {160, "typeTriggerDefinition"}, {161, "typeTimerDefinition"},
+	{170, "typeScriptedCondition"}, {171, "typeObjectReferenceValueCondition"}, {172, "typeUserNameValueCondition"},
+	{173, "typeStringValueCondition"}, {174, "typeNumericValueCondition"}, {175, "typeTimestampValueCondition"},
+	{176, "typeBooleanValueCondition"}, {180, "typeBranchType"}, {190, "typePresentationAs"},
+	{200, "typeExternalApi"}, {210, "typeWebHookDefinition"},
+	{300, "typeParagraphStyle"}, {301, "typeCascadingStyleSheet"}, {302, "typeTextAlignment"},
+	{303, "typeFontFamily"}, {304, "typeFontFace"},
+	{400, "typeVisualComponentDefinition"}, {401, "typeVisualComponentDefinitionGroup"},
+	{402, "typeVisualComponentType"},
+}
+
+// sysAttr is a bootstrapped attribute definition.
+type sysAttr struct {
+	id       int64
+	api      string // "" = none documented
+	name     string
+	dataType string
+	multi    bool
+	langDep  bool
+	refTypes []int64 // allowed target types of references (1015)
+}
+
+// sysAttrs are the system attributes of CONVENTIONS.md §7.3 and §7.1.
+var sysAttrs = []sysAttr{
+	{id: 1000, api: "attributeName", name: "Name", dataType: "String", langDep: true},
+	{id: 1001, api: "attributeDataType", name: "Data type", dataType: "String.DataType"},
+	{id: 1002, name: "Variant axis", dataType: "ObjRef"},
+	{id: 1003, name: "Unit", dataType: "ObjRef", refTypes: []int64{TypeUnit}},
+	{id: 1004, api: "attributeAllowMultiple", name: "Allow multiple values", dataType: "Boolean"},
+	{id: 1005, name: "Sortable values", dataType: "Boolean"},
+	{id: 1006, api: "attributePredefined", name: "Predefined", dataType: "Boolean"},
+	{id: 1007, name: "Format string", dataType: "String"},
+	{id: 1008, api: "attributeValidationCode", name: "Validation code", dataType: "TextRef.JavaScript"},
+	{id: 1009, name: "Virtualization code", dataType: "TextRef.JavaScript"},
+	{id: 1010, name: "Search filter", dataType: "Boolean"},
+	{id: 1011, name: "List column", dataType: "Boolean"},
+	{id: 1012, api: "attributeDescription", name: "Description", dataType: "TextRef", langDep: true},
+	{id: 1013, api: "attributeInheritanceBehavior", name: "Inheritance behavior", dataType: "String.InheritanceBehavior"},
+	{id: 1014, name: "Maximum number of values", dataType: "Integer"},
+	{id: 1015, api: "attributeReferencedObjectTypes", name: "Referenced object types", dataType: "ObjRef", multi: true, refTypes: []int64{RootID}},
+	{id: 1016, api: "attributeIcon", name: "Icon", dataType: "BinRef.Icon"},
+	{id: 1017, api: "attributeLanguageDependent", name: "Language dependent", dataType: "Boolean"},
+	{id: 1018, api: "attributeRequired", name: "Required", dataType: "Boolean"},
+	{id: 1019, api: "attributeParentGroup", name: "Parent group", dataType: "ObjRef", refTypes: []int64{11}},
+	{id: 1020, api: "attributeVirtual", name: "Virtual", dataType: "Boolean"},
+	{id: 1021, api: "attributeApiIdentifier", name: "API identifier", dataType: "String"},
+	{id: 1023, name: "Sortable children", dataType: "Boolean"},
+	{id: 1028, name: "No spell check", dataType: "Boolean"},
+	{id: 1032, api: "attributeUniqueValues", name: "Unique values", dataType: "Boolean"},
+	{id: 1051, name: "Name of the reverse relation", dataType: "String", langDep: true},
+	{id: AttrUserName, api: "attributeUserName", name: "User name", dataType: "String.UserName"},
+	{id: 2001, api: "attributeIsoLanguageCode", name: "ISO language code", dataType: "String"},
+	{id: 2002, api: "attributeFallbackLanguage", name: "Fallback language", dataType: "ObjRef", refTypes: []int64{TypeLanguage}},
+	{id: 3001, api: "unitGroupBaseUnit", name: "Base unit", dataType: "ObjRef", refTypes: []int64{TypeUnit}},
+	{id: 3002, api: "unitParentGroup", name: "Unit group", dataType: "ObjRef", refTypes: []int64{31}},
+	{id: 3003, api: "unitSymbol", name: "Symbol", dataType: "String"},
+	{id: 3005, api: "unitBaseFactor", name: "Base factor", dataType: "Decimal"},
+	{id: 4000, api: "branchParent", name: "Parent branch", dataType: "ObjRef", refTypes: []int64{TypeBranch}},
+	{id: 4001, api: "branchType", name: "Branch type", dataType: "ObjRef", refTypes: []int64{TypeBranchType}},
+	{id: 4002, api: "branchWorkflowState", name: "Workflow state", dataType: "ObjRef", refTypes: []int64{TypeWorkflowState}},
+	{id: 4003, api: "branchDueDate", name: "Due date", dataType: "DateTime.Date"},
+	{id: 4004, api: "branchAssignedTo", name: "Assigned to", dataType: "String.UserName"},
+	{id: 5001, api: "objectTypeCreateForm", name: "Create form", dataType: "ObjRef", refTypes: []int64{TypeForm}},
+	{id: 5002, api: "objectTypeDetailForms", name: "Detail forms", dataType: "ObjRef", multi: true, refTypes: []int64{TypeForm}},
+	{id: 5005, api: "objectTypeDisplayNameAttribute", name: "Display name attribute", dataType: "ObjRef", refTypes: []int64{TypeAttribute}},
+	{id: 5006, api: "objectTypeDisplayIconAttribute", name: "Display icon attribute", dataType: "ObjRef", refTypes: []int64{TypeAttribute}},
+	{id: 5008, api: "objectTypeThumbnailAttribute", name: "Thumbnail attribute", dataType: "ObjRef", refTypes: []int64{TypeAttribute}},
+	{id: 5009, api: "objectTypeBinaryProxy", name: "Binary proxy", dataType: "Boolean"},
+	{id: 5053, api: "formContent", name: "Form content", dataType: "ObjRef", multi: true, refTypes: []int64{TypeAttribute}},
+	{id: 5054, name: "Form condition attribute", dataType: "ObjRef", refTypes: []int64{TypeAttribute}},
+	{id: 5055, name: "Form conditions", dataType: "ObjRef", multi: true},
+	{id: 5056, name: "Single editor", dataType: "Boolean"},
+	{id: 6001, api: "applicationAreaObjectTypes", name: "Object types", dataType: "ObjRef", multi: true, refTypes: []int64{RootID}},
+	{id: 6003, api: "applicationAreaSortKey", name: "Sort key", dataType: "Integer"},
+	{id: 11000, name: "File hash", dataType: "String"},
+	{id: 11005, name: "File extension", dataType: "String"},
+}
+
+// sysLanguage is a bootstrapped language.
+type sysLanguage struct {
+	id       int64
+	api, iso string
+	nameEn   string
+	fallback int64
+}
+
+var sysLanguages = []sysLanguage{
+	{LanguageEnUS, "languageEnglishUS", "en-US", "English (United States)", 0},
+	{LanguageDeDE, "languageGermanGermany", "de-DE", "German (Germany)", LanguageEnUS},
+}
+
+// systemGUID is the fixed GUID of a system object.
+func systemGUID(id int64) string {
+	return fmt.Sprintf("00000000-0000-0000-0000-%012x", id)
+}
+
+// isSystemID reports whether id is a bootstrapped (protected) object.
+func isSystemID(id int64) bool {
+	_, ok := systemIDs[id]
+	return ok
+}
+
+// systemIDs is the set of bootstrapped ids, root included.
+var systemIDs = func() map[int64]struct{} {
+	m := map[int64]struct{}{RootID: {}, BranchDefault: {}}
+	for _, t := range sysTypes {
+		m[t.id] = struct{}{}
+	}
+	for _, a := range sysAttrs {
+		m[a.id] = struct{}{}
+	}
+	for _, l := range sysLanguages {
+		m[l.id] = struct{}{}
+	}
+	return m
+}()

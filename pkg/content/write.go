@@ -1,0 +1,334 @@
+package content
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strconv"
+
+	"github.com/cmsplatform/cms/pkg/store"
+)
+
+// writeTx opens a write transaction on a branch given by identifier: the
+// branch is resolved before Begin (its id goes into the transaction record)
+// and again inside, so a branch deleted meanwhile is ErrNotFound.
+func (s *Service) writeTx(ctx context.Context, branch string, ch Change) (store.Tx, view, error) {
+	pre, err := viewOf(ctx, s.st, branch)
+	if err != nil {
+		return nil, view{}, err
+	}
+	tx, err := s.st.Begin(ctx, store.TxMeta{User: ch.User, Comment: ch.Comment, Branch: pre.branch})
+	if err != nil {
+		return nil, view{}, err
+	}
+	v, err := viewOf(ctx, tx, strconv.FormatInt(pre.branch, 10))
+	if err != nil {
+		_ = tx.Rollback()
+		return nil, view{}, err
+	}
+	return tx, v, nil
+}
+
+// commit appends the change event and commits.
+func commit(ctx context.Context, tx store.Tx, branch int64, kind string, ids []int64) (Transaction, error) {
+	if err := appendChange(ctx, tx, branch, kind, ids); err != nil {
+		return Transaction{}, err
+	}
+	if err := tx.Commit(ctx); err != nil {
+		return Transaction{}, err
+	}
+	m := tx.Meta()
+	return Transaction{ID: m.ID, Time: m.Time, Branch: m.Branch, User: m.User, Comment: m.Comment}, nil
+}
+
+// checkUnique fails when a GUID or ApiIdentifier is used by an object other
+// than its owner on any branch (ApiIdentifiers are unique installation-wide,
+// so resolving one can never depend on the branch), or twice in the request.
+func checkUnique(ctx context.Context, r store.Reader, owners map[string]int64, guids, apis []string) error {
+	rows, err := r.FindObjectsIn(ctx, nil, guids, apis)
+	if err != nil {
+		return err
+	}
+	for _, o := range rows {
+		if id, ok := owners["g:"+o.GUID]; ok && id != o.ID && slices.Contains(guids, o.GUID) {
+			return invalidf("guid %s is already used by object %d", o.GUID, o.ID)
+		}
+		if id, ok := owners["a:"+o.APIIdentifier]; ok && id != o.ID && slices.Contains(apis, o.APIIdentifier) {
+			return invalidf("apiIdentifier %q is already used by object %d", o.APIIdentifier, o.ID)
+		}
+	}
+	return nil
+}
+
+// CreateObjects creates objects on a branch in one transaction and returns
+// it with the new ids, in input order. TypeID must name a live type (0
+// creates a type); branches are created with CreateBranch.
+func (s *Service) CreateObjects(ctx context.Context, branch string, ch Change, in []ObjectInput) (Transaction, []int64, error) {
+	if len(in) == 0 {
+		return Transaction{}, nil, invalidf("no objects given")
+	}
+	tx, v, err := s.writeTx(ctx, branch, ch)
+	if err != nil {
+		return Transaction{}, nil, err
+	}
+	defer func() { _ = tx.Rollback() }()
+
+	typeIDs := make([]int64, 0, len(in))
+	for _, o := range in {
+		typeIDs = append(typeIDs, o.TypeID)
+	}
+	types, err := v.objects(ctx, typeIDs)
+	if err != nil {
+		return Transaction{}, nil, err
+	}
+	newIDs, err := tx.NewObjectIDs(ctx, len(in))
+	if err != nil {
+		return Transaction{}, nil, err
+	}
+	owners := map[string]int64{}
+	var guids, apis []string
+	objs := make([]store.Object, len(in))
+	for i, o := range in {
+		t, ok := types[o.TypeID]
+		if !ok || t.Deleted || t.TypeID != RootID {
+			return Transaction{}, nil, notFoundf("object type %d on branch %d", o.TypeID, v.branch)
+		}
+		if o.TypeID == TypeBranch {
+			return Transaction{}, nil, invalidf("branches are created with POST /branches")
+		}
+		obj := store.Object{ID: newIDs[i], Branch: v.branch, TypeID: o.TypeID, GUID: newGUID()}
+		if o.GUID != "" {
+			g, ok := normalizeGUID(o.GUID)
+			if !ok {
+				return Transaction{}, nil, invalidf("guid %q is not a GUID", o.GUID)
+			}
+			obj.GUID = g
+		}
+		if o.APIIdentifier != nil && *o.APIIdentifier != "" {
+			if err := checkAPIIdentifier(*o.APIIdentifier); err != nil {
+				return Transaction{}, nil, err
+			}
+			obj.APIIdentifier = *o.APIIdentifier
+			if _, dup := owners["a:"+obj.APIIdentifier]; dup {
+				return Transaction{}, nil, invalidf("apiIdentifier %q given twice", obj.APIIdentifier)
+			}
+			owners["a:"+obj.APIIdentifier] = obj.ID
+			apis = append(apis, obj.APIIdentifier)
+		}
+		if _, dup := owners["g:"+obj.GUID]; dup {
+			return Transaction{}, nil, invalidf("guid %s given twice", obj.GUID)
+		}
+		owners["g:"+obj.GUID] = obj.ID
+		guids = append(guids, obj.GUID)
+		objs[i] = obj
+	}
+	if err := checkUnique(ctx, tx, owners, guids, apis); err != nil {
+		return Transaction{}, nil, err
+	}
+	inputs := make([][]ValueInput, len(in))
+	for i, o := range in {
+		inputs[i] = o.Values
+	}
+	checked, err := v.validateValues(ctx, inputs)
+	if err != nil {
+		return Transaction{}, nil, err
+	}
+	if err := tx.PutObjects(ctx, objs...); err != nil {
+		return Transaction{}, nil, err
+	}
+	var rows []store.Value
+	for i, c := range checked {
+		for _, k := range c.order {
+			rows = append(rows, storeRows(objs[i].ID, v.branch, c.groups[k])...)
+		}
+	}
+	if err := tx.PutValues(ctx, rows...); err != nil {
+		return Transaction{}, nil, err
+	}
+	t, err := commit(ctx, tx, v.branch, kindCreated, newIDs)
+	if err != nil {
+		return Transaction{}, nil, err
+	}
+	return t, newIDs, nil
+}
+
+// UpdateObjects changes values of existing objects on a branch in one
+// transaction. Objects are addressed by ID, else GUID. Values of attributes
+// not sent are unchanged; for a single-valued attribute the sent row
+// replaces the stored one; for a multi-valued attribute the sent rows are
+// the complete new set of their (attribute, language, variant). A null
+// value removes the value (on a child branch it hides the inherited one).
+func (s *Service) UpdateObjects(ctx context.Context, branch string, ch Change, in []ObjectInput) (UpdateResult, error) {
+	if len(in) == 0 {
+		return UpdateResult{}, invalidf("no objects given")
+	}
+	tx, v, err := s.writeTx(ctx, branch, ch)
+	if err != nil {
+		return UpdateResult{}, err
+	}
+	defer func() { _ = tx.Rollback() }()
+	created, ids, err := v.update(ctx, tx, in, false)
+	if err != nil {
+		return UpdateResult{}, err
+	}
+	t, err := commit(ctx, tx, v.branch, kindUpdated, ids)
+	if err != nil {
+		return UpdateResult{}, err
+	}
+	return UpdateResult{UpdatedObjects: len(ids), CreatedValues: created, Transaction: t}, nil
+}
+
+// update applies in on v inside tx and returns the number of values
+// written and the object ids. allowBranch permits branch objects.
+func (v view) update(ctx context.Context, tx store.Tx, in []ObjectInput, allowBranch bool) (int, []int64, error) {
+	idents := make([]string, len(in))
+	for i, o := range in {
+		switch {
+		case o.ID > 0:
+			idents[i] = strconv.FormatInt(o.ID, 10)
+		case o.GUID != "":
+			idents[i] = o.GUID
+		default:
+			return 0, nil, invalidf("object %d: meta.id or meta.guid is required", i)
+		}
+	}
+	ids, err := v.resolve(ctx, idents)
+	if err != nil {
+		return 0, nil, err
+	}
+	if ids[0] == RootID || slices.Contains(ids, RootID) {
+		return 0, nil, invalidf("the root object cannot be changed")
+	}
+	current, err := v.objects(ctx, ids)
+	if err != nil {
+		return 0, nil, err
+	}
+	owners := map[string]int64{}
+	var apis []string
+	var rowsToPut []store.Object
+	inputs := make([][]ValueInput, len(in))
+	for i, o := range in {
+		cur := current[ids[i]]
+		if cur.TypeID == TypeBranch && !allowBranch {
+			return 0, nil, invalidf("object %d is a branch: use PATCH /branches/%d", cur.ID, cur.ID)
+		}
+		if o.TypeID != 0 && o.TypeID != cur.TypeID {
+			return 0, nil, invalidf("object %d has type %d: the type cannot change to %d", cur.ID, cur.TypeID, o.TypeID)
+		}
+		if o.APIIdentifier != nil && *o.APIIdentifier != cur.APIIdentifier && *o.APIIdentifier != "" {
+			if cur.APIIdentifier != "" {
+				return 0, nil, fmt.Errorf("%w: the apiIdentifier of object %d is %q and cannot change", ErrForbidden, cur.ID, cur.APIIdentifier)
+			}
+			if err := checkAPIIdentifier(*o.APIIdentifier); err != nil {
+				return 0, nil, err
+			}
+			if _, dup := owners["a:"+*o.APIIdentifier]; dup {
+				return 0, nil, invalidf("apiIdentifier %q given twice", *o.APIIdentifier)
+			}
+			owners["a:"+*o.APIIdentifier] = cur.ID
+			apis = append(apis, *o.APIIdentifier)
+			cur.Branch, cur.APIIdentifier = v.branch, *o.APIIdentifier
+			rowsToPut = append(rowsToPut, cur)
+		}
+		inputs[i] = o.Values
+	}
+	if len(apis) > 0 {
+		if err := checkUnique(ctx, tx, owners, nil, apis); err != nil {
+			return 0, nil, err
+		}
+		if err := tx.PutObjects(ctx, rowsToPut...); err != nil {
+			return 0, nil, err
+		}
+	}
+	checked, err := v.validateValues(ctx, inputs)
+	if err != nil {
+		return 0, nil, err
+	}
+	child := len(v.chain) > 1
+	created := 0
+	var put []store.Value
+	for i, c := range checked {
+		id := ids[i]
+		for _, k := range c.order {
+			g := c.groups[k]
+			rows := storeRows(id, v.branch, g)
+			exact := store.ValueFilter{AttributeIDs: []int64{k.attr}, Languages: []int64{k.lang}, Variants: []int64{k.variant}}
+			if c.defs[k.attr].multi || len(rows) == 0 {
+				// The sent rows are the whole group: drop the old ones first.
+				if _, err := tx.DeleteValues(ctx, v.branch, []int64{id}, exact); err != nil {
+					return 0, nil, err
+				}
+			}
+			if len(rows) == 0 && child {
+				// Hide the inherited group on this branch.
+				rows = []store.Value{{ObjectID: id, Branch: v.branch, AttributeID: k.attr, Language: k.lang,
+					Variant: k.variant, JSON: []byte("null")}}
+			} else {
+				created += len(rows)
+			}
+			put = append(put, rows...)
+		}
+	}
+	if err := tx.PutValues(ctx, put...); err != nil {
+		return 0, nil, err
+	}
+	return created, ids, nil
+}
+
+// DeleteObjects soft-deletes objects of a branch (ID, GUID or
+// ApiIdentifier) in one transaction and returns how many were live before.
+// System objects and branches cannot be deleted here (ErrInvalid). On a
+// child branch an inherited object gets a tombstone there; the parent still
+// sees it.
+func (s *Service) DeleteObjects(ctx context.Context, branch string, ch Change, idents []string) (int, Transaction, error) {
+	if len(idents) == 0 {
+		return 0, Transaction{}, invalidf("no objectIds given")
+	}
+	tx, v, err := s.writeTx(ctx, branch, ch)
+	if err != nil {
+		return 0, Transaction{}, err
+	}
+	defer func() { _ = tx.Rollback() }()
+	ids, err := v.resolve(ctx, idents)
+	if err != nil {
+		return 0, Transaction{}, err
+	}
+	current, err := v.objects(ctx, ids)
+	if err != nil {
+		return 0, Transaction{}, err
+	}
+	var local []int64
+	var tombstones []store.Object
+	seen := map[int64]bool{}
+	n := 0
+	for _, id := range ids {
+		cur := current[id]
+		switch {
+		case isSystemID(id):
+			return 0, Transaction{}, invalidf("object %d is a protected system object", id)
+		case cur.TypeID == TypeBranch:
+			return 0, Transaction{}, invalidf("object %d is a branch: use DELETE /branches/%d", id, id)
+		case seen[id] || cur.Deleted:
+			continue
+		}
+		seen[id] = true
+		n++
+		if cur.Branch == v.branch {
+			local = append(local, id)
+		} else {
+			cur.Branch, cur.Deleted = v.branch, true
+			tombstones = append(tombstones, cur)
+		}
+	}
+	if _, err := tx.DeleteObjects(ctx, v.branch, local); err != nil {
+		return 0, Transaction{}, err
+	}
+	if err := tx.PutObjects(ctx, tombstones...); err != nil {
+		return 0, Transaction{}, err
+	}
+	t, err := commit(ctx, tx, v.branch, kindDeleted, ids)
+	if err != nil {
+		return 0, Transaction{}, err
+	}
+	return n, t, nil
+}

@@ -1,0 +1,127 @@
+package management
+
+import (
+	"context"
+	"encoding/json"
+
+	"github.com/cmsplatform/cms/pkg/auth"
+	"github.com/cmsplatform/cms/pkg/content"
+	managementv1 "github.com/cmsplatform/cms/proto/gen/go/cms/management/v1"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+	"google.golang.org/protobuf/types/known/structpb"
+	"google.golang.org/protobuf/types/known/timestamppb"
+)
+
+// change is who writes (the authenticated principal, or the user it acts
+// for via X-CmsApi-Username) and the request's comment.
+func change(ctx context.Context, comment string) content.Change {
+	c := content.Change{Comment: comment}
+	if p, ok := auth.FromContext(ctx); ok {
+		c.User = p.User()
+	}
+	return c
+}
+
+func readOptions(inherited bool, attributes, languages, variants string) content.ReadOptions {
+	return content.ReadOptions{
+		Inherited:  inherited,
+		Attributes: content.SplitIdents(attributes),
+		Languages:  content.SplitIdents(languages),
+		Variants:   content.SplitIdents(variants),
+	}
+}
+
+func valueInputs(in []*managementv1.CmsValue) ([]content.ValueInput, error) {
+	out := make([]content.ValueInput, 0, len(in))
+	for _, v := range in {
+		vi := content.ValueInput{Attribute: int64(v.GetAttribute()), Language: int64(v.GetLanguage()), Variant: int64(v.GetVariant())}
+		if v.SortReverse != nil {
+			s := int64(v.GetSortReverse())
+			vi.SortReverse = &s
+		}
+		if v.UnitRef != nil {
+			u := int64(v.GetUnitRef())
+			vi.UnitRef = &u
+		}
+		vi.JSON = json.RawMessage("null")
+		if v.GetValue() != nil {
+			b, err := v.GetValue().MarshalJSON()
+			if err != nil {
+				return nil, err
+			}
+			vi.JSON = b
+		}
+		out = append(out, vi)
+	}
+	return out, nil
+}
+
+func objectInputs(in []*managementv1.CmsObject) ([]content.ObjectInput, error) {
+	out := make([]content.ObjectInput, 0, len(in))
+	for i, o := range in {
+		if o.GetMeta() == nil {
+			// Without meta, typeRef would read as 0 and silently create a type.
+			return nil, status.Errorf(codes.InvalidArgument, "objects[%d]: meta is required", i)
+		}
+		vals, err := valueInputs(o.GetValues())
+		if err != nil {
+			return nil, err
+		}
+		m := o.GetMeta()
+		out = append(out, content.ObjectInput{
+			ID: int64(m.GetId()), GUID: m.GetGuid(), APIIdentifier: m.ApiIdentifier,
+			TypeID: int64(m.GetTypeRef()), Values: vals,
+		})
+	}
+	return out, nil
+}
+
+func toObject(o content.Object) (*managementv1.CmsObject, error) {
+	meta := &managementv1.CmsObjectMetadata{
+		Id: int32(o.ID), Guid: o.GUID, TypeRef: int32(o.TypeID), LastTransaction: o.LastTransaction, Deleted: o.Deleted,
+	}
+	if o.APIIdentifier != "" {
+		meta.ApiIdentifier = &o.APIIdentifier
+	}
+	values := make([]*managementv1.CmsValue, 0, len(o.Values))
+	for _, v := range o.Values {
+		sv := &structpb.Value{}
+		if err := sv.UnmarshalJSON(v.JSON); err != nil {
+			return nil, err
+		}
+		sort := int32(v.SortReverse)
+		values = append(values, &managementv1.CmsValue{
+			Attribute: int32(v.Attribute), Language: int32(v.Language), Variant: int32(v.Variant),
+			Value: sv, SortReverse: &sort,
+		})
+	}
+	return &managementv1.CmsObject{Meta: meta, Values: values}, nil
+}
+
+func toObjectList(objs []content.Object, cont string) (*managementv1.CmsObjectList, error) {
+	out := &managementv1.CmsObjectList{Count: int32(len(objs)), Objects: make([]*managementv1.CmsObject, 0, len(objs))}
+	if cont != "" {
+		out.Continue = &cont
+	}
+	for _, o := range objs {
+		po, err := toObject(o)
+		if err != nil {
+			return nil, err
+		}
+		out.Objects = append(out.Objects, po)
+	}
+	return out, nil
+}
+
+func toTransaction(t content.Transaction) *managementv1.CmsTransaction {
+	b := int32(t.Branch)
+	out := &managementv1.CmsTransaction{Id: t.ID, Timestamp: timestamppb.New(t.Time), BranchRef: &b}
+	if t.User != "" {
+		out.User = &t.User
+	}
+	if t.Comment != "" {
+		out.Comment = &t.Comment
+	}
+	return out
+}

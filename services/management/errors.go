@@ -1,0 +1,44 @@
+package management
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+
+	"github.com/cmsplatform/cms/pkg/content"
+	"github.com/cmsplatform/cms/services/internal/gateway"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+)
+
+// toStatus is the one mapping of domain errors to gRPC status (and, through
+// the gateway's reason table, HTTP status). Unknown errors become Internal
+// with a generic message; the cause goes to the log.
+func (s *service) toStatus(ctx context.Context, err error) error {
+	switch {
+	case err == nil:
+		return nil
+	case errors.Is(err, content.ErrAmbiguous):
+		return gateway.WithReason(codes.InvalidArgument, gateway.ReasonUnprocessable, err.Error(), nil) // 422
+	case errors.Is(err, content.ErrNotFound):
+		return status.Error(codes.NotFound, err.Error()) // 404
+	case errors.Is(err, content.ErrInvalid):
+		return status.Error(codes.InvalidArgument, err.Error()) // 400
+	case errors.Is(err, content.ErrForbidden):
+		return status.Error(codes.PermissionDenied, err.Error()) // 403
+	case errors.Is(err, context.Canceled):
+		return status.Error(codes.Canceled, "request canceled")
+	case errors.Is(err, context.DeadlineExceeded):
+		return status.Error(codes.DeadlineExceeded, "deadline exceeded")
+	}
+	if _, ok := status.FromError(err); ok && status.Code(err) != codes.Unknown {
+		return err // already a status (e.g. NOT_MODIFIED)
+	}
+	s.log.LogAttrs(ctx, slog.LevelError, "management: internal error", slog.String("error", err.Error()))
+	return status.Error(codes.Internal, "internal error")
+}
+
+// errNotModified answers a matching If-None-Match with 304.
+func errNotModified() error {
+	return gateway.WithReason(codes.FailedPrecondition, gateway.ReasonNotModified, "not modified", nil)
+}

@@ -1,0 +1,117 @@
+package management
+
+import (
+	"context"
+	"net/http"
+
+	"github.com/cmsplatform/cms/pkg/content"
+	managementv1 "github.com/cmsplatform/cms/proto/gen/go/cms/management/v1"
+	"github.com/cmsplatform/cms/services/internal/gateway"
+)
+
+// GetObject implements Cms_GetObject.
+func (s *service) GetObject(ctx context.Context, req *managementv1.GetObjectRequest) (*managementv1.CmsObject, error) {
+	if s.content == nil {
+		return s.UnimplementedManagementServiceServer.GetObject(ctx, req)
+	}
+	o, err := s.content.GetObject(ctx, req.GetBranch(), req.GetId(),
+		readOptions(req.GetInherited(), req.GetAttributes(), req.GetLanguages(), req.GetVariants()))
+	if err != nil {
+		return nil, s.toStatus(ctx, err)
+	}
+	out, err := toObject(o)
+	if err != nil {
+		return nil, s.toStatus(ctx, err)
+	}
+	return conditional(ctx, out)
+}
+
+// GetObjects implements Cms_GetObjects (ids required, one page).
+func (s *service) GetObjects(ctx context.Context, req *managementv1.GetObjectsRequest) (*managementv1.CmsObjectList, error) {
+	if s.content == nil {
+		return s.UnimplementedManagementServiceServer.GetObjects(ctx, req)
+	}
+	objs, err := s.content.GetObjects(ctx, req.GetBranch(), content.SplitIdents(req.GetIds()),
+		readOptions(req.GetInherited(), req.GetAttributes(), req.GetLanguages(), req.GetVariants()))
+	if err != nil {
+		return nil, s.toStatus(ctx, err)
+	}
+	out, err := toObjectList(objs, "")
+	if err != nil {
+		return nil, s.toStatus(ctx, err)
+	}
+	return conditional(ctx, out)
+}
+
+// CreateObjects implements Cms_CreateObjects; success is 201.
+func (s *service) CreateObjects(ctx context.Context, req *managementv1.CreateObjectsRequest) (*managementv1.CreateObjectsResponse, error) {
+	if s.content == nil {
+		return s.UnimplementedManagementServiceServer.CreateObjects(ctx, req)
+	}
+	in, err := objectInputs(req.GetObjects())
+	if err != nil {
+		return nil, s.toStatus(ctx, err)
+	}
+	t, ids, err := s.content.CreateObjects(ctx, req.GetBranch(), change(ctx, req.GetComment()), in)
+	if err != nil {
+		return nil, s.toStatus(ctx, err)
+	}
+	out := &managementv1.CreateObjectsResponse{Transaction: toTransaction(t), CreatedObjectIds: make([]int32, len(ids))}
+	for i, id := range ids {
+		out.CreatedObjectIds[i] = int32(id)
+	}
+	_ = gateway.SetHTTPStatus(ctx, http.StatusCreated)
+	return out, nil
+}
+
+// UpdateObjects implements Cms_UpdateObjects.
+func (s *service) UpdateObjects(ctx context.Context, req *managementv1.UpdateObjectsRequest) (*managementv1.UpdateObjectsResponse, error) {
+	if s.content == nil {
+		return s.UnimplementedManagementServiceServer.UpdateObjects(ctx, req)
+	}
+	in, err := objectInputs(req.GetObjects())
+	if err != nil {
+		return nil, s.toStatus(ctx, err)
+	}
+	res, err := s.content.UpdateObjects(ctx, req.GetBranch(), change(ctx, req.GetComment()), in)
+	if err != nil {
+		return nil, s.toStatus(ctx, err)
+	}
+	return &managementv1.UpdateObjectsResponse{
+		UpdatedObjects: int32(res.UpdatedObjects), CreatedValues: int32(res.CreatedValues),
+		Transaction: toTransaction(res.Transaction),
+	}, nil
+}
+
+// DeleteObjects implements Cms_DeleteObjects (soft delete).
+func (s *service) DeleteObjects(ctx context.Context, req *managementv1.DeleteObjectsRequest) (*managementv1.DeleteObjectsResponse, error) {
+	if s.content == nil {
+		return s.UnimplementedManagementServiceServer.DeleteObjects(ctx, req)
+	}
+	n, t, err := s.content.DeleteObjects(ctx, req.GetBranch(), change(ctx, req.GetComment()), req.GetObjectIds())
+	if err != nil {
+		return nil, s.toStatus(ctx, err)
+	}
+	return &managementv1.DeleteObjectsResponse{DeletedObjects: int32(n), Transaction: toTransaction(t)}, nil
+}
+
+// GetTypedObjects implements Cms_GetTypedObjects.
+func (s *service) GetTypedObjects(ctx context.Context, req *managementv1.GetTypedObjectsRequest) (*managementv1.CmsObjectList, error) {
+	if s.content == nil {
+		return s.UnimplementedManagementServiceServer.GetTypedObjects(ctx, req)
+	}
+	page, err := s.content.GetTypedObjects(ctx, req.GetBranch(), req.GetType(), content.ListQuery{
+		ReadOptions: readOptions(req.GetInherited(), req.GetAttributes(), req.GetLanguages(), req.GetVariants()),
+		Deleted:     req.Deleted,
+		Take:        int(req.GetTake()),
+		Continue:    req.GetContinue(),
+	})
+	if err != nil {
+		return nil, s.toStatus(ctx, err)
+	}
+	out, err := toObjectList(page.Objects, page.Continue)
+	if err != nil {
+		return nil, s.toStatus(ctx, err)
+	}
+	return conditional(ctx, out)
+}
