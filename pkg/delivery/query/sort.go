@@ -1,0 +1,63 @@
+package query
+
+import (
+	"fmt"
+	"strings"
+)
+
+// SortKey is one key of the `sort` parameter.
+type SortKey struct {
+	// Field is an attribute id or ApiIdentifier, or a metadata name.
+	Field string
+	Desc  bool
+}
+
+// ParseSort parses `displayName, price desc, 1000 asc`: comma-separated
+// keys, each optionally followed by asc or desc (case-insensitive).
+func ParseSort(s string) ([]SortKey, error) {
+	if strings.TrimSpace(s) == "" {
+		return nil, nil
+	}
+	var keys []SortKey
+	for i, part := range strings.Split(s, ",") {
+		fields := strings.Fields(part)
+		switch {
+		case len(fields) == 0:
+			return nil, fmt.Errorf("sort: key %d is empty", i+1)
+		case len(fields) > 2:
+			return nil, fmt.Errorf("sort: key %d %q: want <field> [asc|desc]", i+1, strings.TrimSpace(part))
+		}
+		k := SortKey{Field: fields[0]}
+		if len(fields) == 2 {
+			switch strings.ToLower(fields[1]) {
+			case "asc":
+			case "desc":
+				k.Desc = true
+			default:
+				return nil, fmt.Errorf("sort: key %d: direction %q is neither asc nor desc", i+1, fields[1])
+			}
+		}
+		keys = append(keys, k)
+	}
+	return keys, nil
+}
+
+// Paging limits of Delivery lists.
+const (
+	DefaultTake = 100
+	MaxTake     = 1000
+)
+
+// Page validates skip and take; take 0 means the default.
+func Page(skip, take int64) (int, int, error) {
+	if skip < 0 {
+		return 0, 0, fmt.Errorf("skip must not be negative, got %d", skip)
+	}
+	if take == 0 {
+		take = DefaultTake
+	}
+	if take < 1 || take > MaxTake {
+		return 0, 0, fmt.Errorf("take must be between 1 and %d, got %d", MaxTake, take)
+	}
+	return int(skip), int(take), nil
+}
