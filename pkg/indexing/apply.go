@@ -1,0 +1,211 @@
+package indexing
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+
+	"github.com/cmsplatform/cms/pkg/content"
+	"github.com/cmsplatform/cms/pkg/search"
+	"github.com/cmsplatform/cms/pkg/store"
+)
+
+// ErrBadEvent: a payload is not a change event. Retrying cannot help.
+var ErrBadEvent = errors.New("indexing: malformed change event")
+
+// Change kinds of content.ChangeEvent that need more than rebuilding the
+// listed objects.
+const (
+	kindCreated       = "created"
+	kindBranchDeleted = "branchDeleted"
+)
+
+// ParseEvent decodes an outbox payload (content.ChangeEvent). Errors wrap
+// ErrBadEvent.
+func ParseEvent(payload []byte) (content.ChangeEvent, error) {
+	var ev content.ChangeEvent
+	if err := json.Unmarshal(payload, &ev); err != nil {
+		return ev, fmt.Errorf("%w: %v", ErrBadEvent, err)
+	}
+	if ev.Transaction < 1 || ev.Branch < 1 || ev.Kind == "" {
+		return ev, fmt.Errorf("%w: %s", ErrBadEvent, payload)
+	}
+	return ev, nil
+}
+
+// ApplyResult counts what Apply wrote.
+type ApplyResult struct {
+	Branches int // branches whose documents were rebuilt
+	Ops      int // ops sent to the engine
+	Applied  int // ops that changed the index
+	Stale    int // ops ignored because a newer version was stored
+}
+
+// Apply brings the index up to date with one change event: it rebuilds the
+// listed objects on the event's branch and on every descendant branch
+// (which inherit them), indexes every visible object of a newly created
+// branch, removes the documents of a deleted branch, refreshes the index
+// and records ev.Transaction as the change-tracking version. It is
+// idempotent: applying an event again, or an older one after a newer,
+// changes nothing (documents are built from the current state and
+// versioned with ev.Transaction). An error leaves the version unrecorded,
+// so the caller retries.
+func (ix *Indexer) Apply(ctx context.Context, ev content.ChangeEvent) (ApplyResult, error) {
+	var res ApplyResult
+	if err := ix.EnsureIndexes(ctx); err != nil {
+		return res, err
+	}
+	t, err := loadTree(ctx, ix.st)
+	if err != nil {
+		return res, err
+	}
+	v := ev.Transaction
+	ids := dedup(ev.ObjectIDs)
+	targets := t.subtree(ev.Branch)
+	if ev.Kind == kindBranchDeleted {
+		// The branch object left branch 4: every branch loses its document.
+		targets = t.subtree(content.BranchDefault)
+		if err := ix.purgeBranch(ctx, ev.Branch, v, &res); err != nil {
+			return res, err
+		}
+	}
+	for start := 0; start < len(ids); start += ix.opts.Batch {
+		batch := ids[start:min(start+ix.opts.Batch, len(ids))]
+		for _, b := range targets {
+			ops, err := ix.build(ctx, t, b, v, batch)
+			if err != nil {
+				return res, err
+			}
+			if err := ix.write(ctx, ops, &res); err != nil {
+				return res, err
+			}
+		}
+	}
+	res.Branches = len(targets)
+	if ev.Kind == kindCreated && ev.Branch == content.BranchDefault {
+		// A new branch sees every object of its chain: index them all.
+		for _, id := range ids {
+			if t.has(id) && id != content.BranchDefault {
+				if err := ix.indexBranch(ctx, t, id, v, &res); err != nil {
+					return res, err
+				}
+				res.Branches++
+			}
+		}
+	}
+	if err := ix.eng.Refresh(ctx, ix.objects); err != nil {
+		return res, fmt.Errorf("indexing: refresh: %w", err)
+	}
+	if err := ix.recordVersion(ctx, v); err != nil {
+		return res, err
+	}
+	ix.log.Debug("applied change", "tx", v, "branch", ev.Branch, "kind", ev.Kind,
+		"objects", len(ids), "ops", res.Ops, "stale", res.Stale)
+	return res, nil
+}
+
+// ApplyPayload parses and applies one outbox payload.
+func (ix *Indexer) ApplyPayload(ctx context.Context, payload []byte) (ApplyResult, error) {
+	ev, err := ParseEvent(payload)
+	if err != nil {
+		return ApplyResult{}, err
+	}
+	return ix.Apply(ctx, ev)
+}
+
+// IndexBranch (re)indexes every object visible on branch at version, in
+// batches. Apply calls it for new branches; a reindex command can call it
+// for every branch.
+func (ix *Indexer) IndexBranch(ctx context.Context, branch, version int64) (ApplyResult, error) {
+	var res ApplyResult
+	if err := ix.EnsureIndexes(ctx); err != nil {
+		return res, err
+	}
+	t, err := loadTree(ctx, ix.st)
+	if err != nil {
+		return res, err
+	}
+	if err := ix.indexBranch(ctx, t, branch, version, &res); err != nil {
+		return res, err
+	}
+	return res, ix.eng.Refresh(ctx, ix.objects)
+}
+
+func (ix *Indexer) indexBranch(ctx context.Context, t tree, branch, version int64, res *ApplyResult) error {
+	chain := t.chain(branch)
+	if chain == nil {
+		return nil
+	}
+	var after int64
+	for {
+		rows, err := ix.st.ListObjectsIn(ctx, chain, store.ObjectQuery{AfterID: after, Limit: ix.opts.Batch})
+		if err != nil {
+			return fmt.Errorf("indexing: list objects of branch %d: %w", branch, err)
+		}
+		var ids []int64
+		for _, r := range rows {
+			if len(ids) == 0 || ids[len(ids)-1] != r.ID {
+				ids = append(ids, r.ID)
+			}
+		}
+		if len(ids) == 0 {
+			return nil
+		}
+		ops, err := ix.build(ctx, t, branch, version, ids)
+		if err != nil {
+			return err
+		}
+		if err := ix.write(ctx, ops, res); err != nil {
+			return err
+		}
+		if len(ids) < ix.opts.Batch {
+			return nil
+		}
+		after = ids[len(ids)-1]
+	}
+}
+
+// purgeBranch deletes every document of a deleted branch, paging by id.
+func (ix *Indexer) purgeBranch(ctx context.Context, branch, version int64, res *ApplyResult) error {
+	var after int64 = -1
+	for {
+		r, err := ix.eng.Search(ctx, search.SearchRequest{Index: ix.objects,
+			Query: search.And{search.Term{Field: FieldBranch, Value: branch}, search.Range{Field: FieldID, Gt: after}},
+			Sort:  []search.SortField{{Field: FieldID}}, Size: ix.opts.Batch})
+		if err != nil {
+			return fmt.Errorf("indexing: list documents of branch %d: %w", branch, err)
+		}
+		if len(r.Hits) == 0 {
+			return nil
+		}
+		ops := make([]search.Op, 0, len(r.Hits))
+		for _, h := range r.Hits {
+			ops = append(ops, search.Delete(h.ID, version))
+			if id, ok := h.Fields[FieldID].(int64); ok {
+				after = max(after, id)
+			}
+		}
+		if err := ix.write(ctx, ops, res); err != nil {
+			return err
+		}
+		if len(r.Hits) < ix.opts.Batch {
+			return nil
+		}
+	}
+}
+
+// write sends ops in chunks of Options.Batch.
+func (ix *Indexer) write(ctx context.Context, ops []search.Op, res *ApplyResult) error {
+	for chunk := range slices.Chunk(ops, ix.opts.Batch) {
+		r, err := ix.eng.Bulk(ctx, ix.objects, chunk)
+		if err != nil {
+			return fmt.Errorf("indexing: bulk: %w", err)
+		}
+		res.Ops += len(chunk)
+		res.Applied += r.Applied
+		res.Stale += r.Stale
+	}
+	return nil
+}

@@ -1,0 +1,131 @@
+package indexing_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"math/rand/v2"
+	"path/filepath"
+	"reflect"
+	"testing"
+
+	"github.com/cmsplatform/cms/pkg/content"
+	"github.com/cmsplatform/cms/pkg/indexing"
+	"github.com/cmsplatform/cms/pkg/search"
+	"github.com/cmsplatform/cms/pkg/search/bleve"
+	"github.com/cmsplatform/cms/pkg/store"
+	"github.com/cmsplatform/cms/pkg/store/sqlite"
+)
+
+func vin(attr, lang int64, v any) content.ValueInput {
+	b, _ := json.Marshal(v)
+	return content.ValueInput{Attribute: attr, Language: lang, JSON: b}
+}
+
+var editor = content.Change{User: "editor"}
+
+// TestApplyOrderDoesNotMatter writes a history (objects on a parent and a
+// child branch, updates, a delete, a branch created and deleted), then
+// applies its outbox events to one index in commit order and to another
+// shuffled with duplicates: both must end with the same documents and the
+// same change-tracking version.
+func TestApplyOrderDoesNotMatter(t *testing.T) {
+	ctx := context.Background()
+	st, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "cms.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	if err := content.Bootstrap(ctx, st); err != nil {
+		t.Fatal(err)
+	}
+	s := content.New(st, nil)
+	must := func(err error) {
+		t.Helper()
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	child, _, err := s.CreateBranch(ctx, editor, []content.ValueInput{vin(1000, 201, "Child"), vin(4000, 0, 4)})
+	must(err)
+	cb := fmt.Sprint(child.ID)
+	_, ids, err := s.CreateObjects(ctx, "4", editor, []content.ObjectInput{
+		{TypeID: content.TypeLanguage, Values: []content.ValueInput{vin(1000, 201, "One"), vin(1000, 202, "Eins")}},
+		{TypeID: content.TypeLanguage, Values: []content.ValueInput{vin(1000, 201, "Two")}},
+	})
+	must(err)
+	_, err = s.UpdateObjects(ctx, cb, editor, []content.ObjectInput{{ID: ids[0], Values: []content.ValueInput{vin(1000, 201, "One on child")}}})
+	must(err)
+	_, _, err = s.DeleteObjects(ctx, "4", editor, []string{fmt.Sprint(ids[1])})
+	must(err)
+	temp, _, err := s.CreateBranch(ctx, editor, []content.ValueInput{vin(1000, 201, "Temp"), vin(4000, 0, child.ID)})
+	must(err)
+	_, _, err = s.CreateObjects(ctx, fmt.Sprint(temp.ID), editor, []content.ObjectInput{
+		{TypeID: content.TypeLanguage, Values: []content.ValueInput{vin(1000, 201, "Temp object")}}})
+	must(err)
+	_, err = s.DeleteBranch(ctx, fmt.Sprint(temp.ID), editor)
+	must(err)
+	_, err = s.UpdateObjects(ctx, "4", editor, []content.ObjectInput{{ID: ids[0], Values: []content.ValueInput{vin(1000, 202, "Eins!")}}})
+	must(err)
+
+	evs, err := st.ClaimOutbox(ctx, 1000)
+	must(err)
+	if len(evs) < 8 {
+		t.Fatalf("%d outbox events", len(evs))
+	}
+	inOrder := apply(t, st, evs)
+	shuffled := append(append([]store.OutboxEvent{}, evs...), evs[2:5]...)
+	rand.New(rand.NewPCG(1, 2)).Shuffle(len(shuffled), func(i, j int) { shuffled[i], shuffled[j] = shuffled[j], shuffled[i] })
+	mixed := apply(t, st, shuffled)
+	if len(inOrder) == 0 || !reflect.DeepEqual(inOrder, mixed) {
+		t.Fatalf("in order: %d documents, shuffled: %d; differ", len(inOrder), len(mixed))
+	}
+	if d, ok := inOrder[indexing.DocID(child.ID, ids[0])]; !ok || d[indexing.NameField(201)] != "One on child" || d[indexing.NameField(202)] != "Eins!" {
+		t.Fatalf("child document = %v", d)
+	}
+	for id := range inOrder {
+		if id == indexing.DocID(4, ids[1]) || id == indexing.DocID(child.ID, ids[1]) {
+			t.Fatalf("deleted object %s indexed", id)
+		}
+	}
+}
+
+// apply applies evs to a fresh in-memory engine, checks the recorded
+// version and returns the documents (id → fields, the version under
+// "_version").
+func apply(t *testing.T, st store.Store, evs []store.OutboxEvent) map[string]map[string]any {
+	t.Helper()
+	ctx := context.Background()
+	eng, err := bleve.New("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer eng.Close()
+	ix, err := indexing.New(st, eng, indexing.Options{Batch: 7})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var last int64
+	for _, e := range evs {
+		if _, err := ix.ApplyPayload(ctx, e.Payload); err != nil {
+			t.Fatalf("apply %s: %v", e.Payload, err)
+		}
+		last = max(last, e.TxID)
+	}
+	if v, err := ix.CurrentVersion(ctx); err != nil || v != last {
+		t.Fatalf("version %d, %v; want %d", v, err, last)
+	}
+	r, err := eng.Search(ctx, search.SearchRequest{Index: ix.ObjectsIndex(), Size: search.MaxResultWindow})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Total != int64(len(r.Hits)) {
+		t.Fatalf("%d of %d hits", len(r.Hits), r.Total)
+	}
+	out := map[string]map[string]any{}
+	for _, h := range r.Hits {
+		h.Fields["_version"] = h.Version
+		out[h.ID] = h.Fields
+	}
+	return out
+}

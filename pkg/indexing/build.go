@@ -1,0 +1,361 @@
+package indexing
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"html"
+	"strconv"
+	"strings"
+
+	"github.com/cmsplatform/cms/pkg/content"
+	"github.com/cmsplatform/cms/pkg/search"
+	"github.com/cmsplatform/cms/pkg/store"
+)
+
+// BuildDocuments returns the ops that bring the documents of objectIDs on
+// branch up to date: an upsert per object visible on the branch (values
+// inherited along the branch chain included), a delete (tombstone) per
+// object that is not visible, deleted (unless Options.KeepDeleted), or
+// when the branch itself is gone. Every op carries version. Reads are
+// batched: per call a handful of queries, whatever the number of objects
+// (plus one per distinct, not yet cached modifying transaction).
+func (ix *Indexer) BuildDocuments(ctx context.Context, branch, version int64, objectIDs []int64) ([]search.Op, error) {
+	t, err := loadTree(ctx, ix.st)
+	if err != nil {
+		return nil, err
+	}
+	return ix.build(ctx, t, branch, version, objectIDs)
+}
+
+// resolved is one object as seen on a branch.
+type resolved struct {
+	row       store.Object
+	branch    int64         // the branch read
+	values    []store.Value // effective, nulls dropped, in store order
+	local     bool          // row or some value row stored on the branch
+	lastLocal int64
+}
+
+func (ix *Indexer) build(ctx context.Context, t tree, branch, version int64, ids []int64) ([]search.Op, error) {
+	ops := make([]search.Op, 0, len(ids))
+	chain := t.chain(branch)
+	if chain == nil {
+		for _, id := range ids {
+			ops = append(ops, search.Delete(DocID(branch, id), version))
+		}
+		return ops, nil
+	}
+	rank := make(map[int64]int, len(chain))
+	for i, b := range chain {
+		rank[b] = i
+	}
+	objs, err := ix.resolve(ctx, chain, rank, branch, ids)
+	if err != nil {
+		return nil, err
+	}
+	var attrIDs, txIDs []int64
+	for _, o := range objs {
+		for _, v := range o.values {
+			attrIDs = append(attrIDs, v.AttributeID)
+		}
+		txIDs = append(txIDs, lastTransaction(o))
+	}
+	types, err := ix.dataTypes(ctx, chain, rank, attrIDs)
+	if err != nil {
+		return nil, err
+	}
+	txs, err := ix.transactions(ctx, txIDs)
+	if err != nil {
+		return nil, err
+	}
+	for _, id := range ids {
+		o, ok := objs[id]
+		if !ok || o.row.Deleted && !ix.opts.KeepDeleted {
+			ops = append(ops, search.Delete(DocID(branch, id), version))
+			continue
+		}
+		ops = append(ops, search.Upsert(ix.document(branch, version, o, types, txs)))
+	}
+	return ops, nil
+}
+
+// resolve reads the effective rows and values of ids on chain: two queries.
+func (ix *Indexer) resolve(ctx context.Context, chain []int64, rank map[int64]int, branch int64, ids []int64) (map[int64]*resolved, error) {
+	rows, err := ix.st.GetObjectsIn(ctx, chain, ids)
+	if err != nil {
+		return nil, fmt.Errorf("indexing: read objects: %w", err)
+	}
+	out := make(map[int64]*resolved, len(ids))
+	var visible []int64
+	for _, r := range rows {
+		cur, ok := out[r.ID]
+		if !ok {
+			out[r.ID] = &resolved{row: r, branch: branch, local: r.Branch == branch}
+			visible = append(visible, r.ID)
+			continue
+		}
+		if rank[r.Branch] < rank[cur.row.Branch] {
+			cur.row = r
+		}
+		cur.local = cur.local || r.Branch == branch
+	}
+	if len(visible) == 0 {
+		return out, nil
+	}
+	vals, err := ix.st.ListValuesIn(ctx, chain, visible, store.ValueFilter{})
+	if err != nil {
+		return nil, fmt.Errorf("indexing: read values: %w", err)
+	}
+	for start := 0; start < len(vals); {
+		end := start + 1
+		for end < len(vals) && sameGroup(vals[start], vals[end]) {
+			end++
+		}
+		group := vals[start:end]
+		best := group[0].Branch
+		for _, v := range group {
+			if rank[v.Branch] < rank[best] {
+				best = v.Branch
+			}
+		}
+		o := out[group[0].ObjectID]
+		for _, v := range group {
+			if o == nil {
+				break
+			}
+			if v.Branch == branch {
+				o.local = true
+				o.lastLocal = max(o.lastLocal, v.ModifiedTx)
+			}
+			if v.Branch == best && !isNull(v.JSON) {
+				o.values = append(o.values, v)
+			}
+		}
+		start = end
+	}
+	return out, nil
+}
+
+func sameGroup(a, b store.Value) bool {
+	return a.ObjectID == b.ObjectID && a.AttributeID == b.AttributeID && a.Variant == b.Variant && a.Language == b.Language
+}
+
+func isNull(j []byte) bool { return bytes.Equal(bytes.TrimSpace(j), []byte("null")) }
+
+// lastTransaction follows content's CmsObjectMetadata.lastTransaction: the
+// newest local change, else the inherited row's last change.
+func lastTransaction(o *resolved) int64 {
+	var last int64
+	if o.row.Branch == o.branch {
+		last = o.row.ModifiedTx
+	}
+	last = max(last, o.lastLocal)
+	if last == 0 {
+		last = o.row.ModifiedTx
+	}
+	return last
+}
+
+// dataTypes reads the data type (attribute 1001) of attrs on chain: one query.
+func (ix *Indexer) dataTypes(ctx context.Context, chain []int64, rank map[int64]int, attrs []int64) (map[int64]string, error) {
+	out := map[int64]string{}
+	if len(attrs) == 0 {
+		return out, nil
+	}
+	vals, err := ix.st.ListValuesIn(ctx, chain, dedup(attrs), store.ValueFilter{AttributeIDs: []int64{content.AttrDataType}})
+	if err != nil {
+		return nil, fmt.Errorf("indexing: read data types: %w", err)
+	}
+	best := map[int64]int{}
+	for _, v := range vals {
+		var s string
+		if json.Unmarshal(v.JSON, &s) != nil {
+			continue
+		}
+		if r, ok := best[v.ObjectID]; !ok || rank[v.Branch] < r {
+			best[v.ObjectID] = rank[v.Branch]
+			out[v.ObjectID] = s
+		}
+	}
+	return out, nil
+}
+
+// transactions returns the records of ids, cached (they never change).
+func (ix *Indexer) transactions(ctx context.Context, ids []int64) (map[int64]store.Transaction, error) {
+	out := make(map[int64]store.Transaction, len(ids))
+	var missing []int64
+	ix.mu.Lock()
+	for _, id := range dedup(ids) {
+		if t, ok := ix.txCache[id]; ok {
+			out[id] = t
+		} else if id > 0 {
+			missing = append(missing, id)
+		}
+	}
+	ix.mu.Unlock()
+	for _, id := range missing {
+		// One query per distinct transaction: pkg/store has no batch read
+		// of transactions yet (see the report of issue 5).
+		t, err := ix.st.GetTransaction(ctx, id)
+		if errors.Is(err, store.ErrNotFound) {
+			continue
+		}
+		if err != nil {
+			return nil, fmt.Errorf("indexing: read transaction %d: %w", id, err)
+		}
+		out[id] = t
+		ix.mu.Lock()
+		if len(ix.txCache) >= ix.maxCache {
+			clear(ix.txCache)
+		}
+		ix.txCache[id] = t
+		ix.mu.Unlock()
+	}
+	return out, nil
+}
+
+// document renders one resolved object.
+func (ix *Indexer) document(branch, version int64, o *resolved, types map[int64]string, txs map[int64]store.Transaction) search.Document {
+	f := fields{}
+	last := lastTransaction(o)
+	f.set(FieldBranch, branch)
+	f.set(FieldID, o.row.ID)
+	f.set(FieldTypeRef, o.row.TypeID)
+	f.set(FieldGUID, o.row.GUID)
+	if o.row.APIIdentifier != "" {
+		f.set(FieldAPIIdentifier, o.row.APIIdentifier)
+	}
+	f.set(FieldDeleted, o.row.Deleted)
+	f.set(FieldLastTransaction, last)
+	f.set(FieldHasLocalValues, o.local)
+	if tx, ok := txs[last]; ok {
+		f.set(FieldModified, tx.Time)
+		if tx.User != "" {
+			f.set(FieldModifiedBy, tx.User)
+		}
+	}
+	hasName := false
+	for _, v := range o.values {
+		key := Key(v.AttributeID, v.Language, v.Variant)
+		f.add(FieldKeys, key)
+		dt := types[v.AttributeID]
+		dec := json.NewDecoder(bytes.NewReader(v.JSON))
+		dec.UseNumber()
+		var val any
+		if dec.Decode(&val) != nil {
+			continue
+		}
+		switch x := val.(type) {
+		case string:
+			if strings.HasPrefix(dt, "XmlRef") {
+				text := stripTags(x)
+				f.add(FieldFullText, text)
+				addWords(f, key, text)
+				continue
+			}
+			f.add(FieldValues, ValueTerm(v.AttributeID, v.Language, v.Variant, x))
+			f.add(FieldValuesLower, strings.ToLower(ValueTerm(v.AttributeID, v.Language, v.Variant, x)))
+			f.add(FieldFullText, x)
+			addWords(f, key, x)
+			if dt == "DateTime" || dt == "DateTime.Date" {
+				if tm, ok := ParseDate(x); ok {
+					f.add(FieldOrdered, OrderedTerm('d', v.AttributeID, v.Language, v.Variant, EncodeDate(tm)))
+				}
+			}
+			if v.AttributeID == content.AttrName && v.Variant == 0 {
+				hasName = true
+				f.add(FieldName, strconv.FormatInt(v.Language, 10)+"="+truncate(x))
+				if ix.langSet[v.Language] && f[NameField(v.Language)] == nil {
+					f.set(NameField(v.Language), truncate(x))
+					f.set(NameSortField(v.Language), truncate(strings.ToLower(x)))
+					f.set(NameTextField(v.Language), x)
+				}
+			}
+		case json.Number:
+			canon := canonicalNumber(x)
+			f.add(FieldValues, ValueTerm(v.AttributeID, v.Language, v.Variant, canon))
+			if isRef(dt) {
+				if n, err := x.Int64(); err == nil {
+					f.add(FieldRefs, n)
+				}
+				continue
+			}
+			if fl, err := x.Float64(); err == nil {
+				f.add(FieldOrdered, OrderedTerm('n', v.AttributeID, v.Language, v.Variant, EncodeNumber(fl)))
+			}
+		case bool:
+			f.add(FieldValues, ValueTerm(v.AttributeID, v.Language, v.Variant, strconv.FormatBool(x)))
+		}
+	}
+	f.set(FieldHasDisplayName, hasName)
+	return search.Document{ID: DocID(branch, o.row.ID), Version: version, Fields: f.done()}
+}
+
+func isRef(dt string) bool { return dt == "ObjRef" || strings.HasPrefix(dt, "BinRef") }
+
+func canonicalNumber(n json.Number) string {
+	if i, err := n.Int64(); err == nil {
+		return strconv.FormatInt(i, 10)
+	}
+	if f, err := n.Float64(); err == nil {
+		return strconv.FormatFloat(f, 'f', -1, 64)
+	}
+	return n.String()
+}
+
+func addWords(f fields, key, s string) {
+	for _, w := range Words(s) {
+		f.add(FieldWords, key+"="+w)
+	}
+}
+
+// stripTags returns the text of an XHTML fragment (tags dropped, entities
+// decoded, whitespace between blocks kept).
+func stripTags(s string) string {
+	var b strings.Builder
+	in := false
+	for _, r := range s {
+		switch {
+		case r == '<':
+			in = true
+			b.WriteByte(' ')
+		case r == '>' && in:
+			in = false
+		case !in:
+			b.WriteRune(r)
+		}
+	}
+	return strings.Join(strings.Fields(html.UnescapeString(b.String())), " ")
+}
+
+// fields accumulates document fields; multi-valued ones are de-duplicated.
+type fields map[string]any
+
+func (f fields) set(name string, v any) { f[name] = v }
+
+func (f fields) add(name string, v any) {
+	cur, _ := f[name].([]any)
+	for _, c := range cur {
+		if c == v {
+			return
+		}
+	}
+	f[name] = append(cur, v)
+}
+
+func (f fields) done() map[string]any { return f }
+
+func dedup(ids []int64) []int64 {
+	seen := make(map[int64]bool, len(ids))
+	out := make([]int64, 0, len(ids))
+	for _, id := range ids {
+		if !seen[id] {
+			seen[id] = true
+			out = append(out, id)
+		}
+	}
+	return out
+}

@@ -1,0 +1,233 @@
+// Package indexing turns committed content changes into search documents:
+// it builds one document per (branch, visible object) from the store,
+// inheritance resolved, and applies change events (pkg/content's outbox
+// payload) to the objects index of a search.Engine. services/indexer feeds
+// it from the event stream; the Index and Delivery groups read the index it
+// writes and wait on its change-tracking version for read-your-writes.
+//
+// # Layout
+//
+// One objects index for all branches (ObjectsIndex, plus Options.IndexPrefix
+// and the engine's own prefix), documents keyed DocID(branch, object) with a
+// FieldBranch field, rather than one index per branch: branches (work
+// packages) come and go by the hundred and Elasticsearch pays per index, and
+// cross-branch questions (work item occurrences) become one aggregation. A
+// search always filters on FieldBranch; an unknown branch matches nothing.
+//
+// The mapping is fixed (search.Mapping is immutable), while attributes and
+// languages are data. Attribute values therefore go into a few generic
+// multi-valued keyword fields whose entries carry their (attribute,
+// language, variant) key: FieldValues "<attr>:<lang>:<variant>=<value>"
+// (equality, references), FieldValuesLower (case-insensitive equality and
+// prefixes), FieldOrdered (numbers and dates in an order-preserving
+// encoding, for range filters), FieldWords (tokens, for quick search in
+// given attributes), FieldKeys (which keys have values), FieldRefs (the
+// referenced ids) and FieldFullText (OBJECT_FULL_TEXT). Display names get
+// real per-language fields (exact, sortable, analysed) for the languages in
+// Options.Languages; readers must build queries with the helpers of this
+// package so that both sides agree on the encoding.
+//
+// # Versions
+//
+// Every document carries the transaction id of the event that built it as
+// its external version, and is always built from the store's current
+// state. A replayed or out-of-order event therefore writes nothing new (its
+// version is stale) or writes the current state, and a deleted object's
+// tombstone keeps older events from resurrecting it. After each event the
+// index is refreshed and the event's transaction id is recorded as the
+// change-tracking version: the external version of the VersionDocID
+// document in StateIndex, durable and monotonic by construction. It is
+// global across branches. With one in-order consumer (services/indexer) it
+// means "every transaction up to it is searchable".
+package indexing
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"sync"
+	"time"
+
+	"github.com/cmsplatform/cms/pkg/search"
+	"github.com/cmsplatform/cms/pkg/store"
+)
+
+// ErrWaitTimeout: WaitForVersion gave up before the version was reached.
+var ErrWaitTimeout = errors.New("indexing: change-tracking version not reached in time")
+
+// Defaults of Options.
+const (
+	DefaultBatch        = 500
+	DefaultPollInterval = 20 * time.Millisecond
+)
+
+// DefaultLanguages are the display-name languages with their own fields:
+// the bootstrapped en-US (201) and de-DE (202).
+var DefaultLanguages = []int64{201, 202}
+
+// Options tune an Indexer; zero values get defaults.
+type Options struct {
+	// IndexPrefix is put before ObjectsIndex and StateIndex (lower case,
+	// e.g. "cms-"); the engine may add its own prefix as well.
+	IndexPrefix string
+	// Languages get per-language display-name fields (DefaultLanguages).
+	Languages []int64
+	// KeepDeleted indexes soft-deleted objects with FieldDeleted = true
+	// (the Index API's deleted filter needs them); by default they are
+	// deleted from the index, leaving a tombstone.
+	KeepDeleted bool
+	// Batch is how many objects are read and written at once (DefaultBatch).
+	Batch int
+	// PollInterval is how often WaitForVersion reads the version.
+	PollInterval time.Duration
+	// Logger; nil discards.
+	Logger *slog.Logger
+}
+
+// Indexer builds and writes object documents. It is safe for concurrent
+// use, but Apply calls should come from one in-order consumer so that the
+// change-tracking version means "everything up to it".
+type Indexer struct {
+	st      store.Reader
+	eng     search.Engine
+	log     *slog.Logger
+	opts    Options
+	objects string
+	state   string
+	mapping search.Mapping
+
+	mu       sync.Mutex
+	ensured  bool
+	changed  chan struct{} // closed and replaced when a version is recorded
+	txCache  map[int64]store.Transaction
+	langSet  map[int64]bool
+	maxCache int
+}
+
+// New returns an indexer reading st and writing eng.
+func New(st store.Reader, eng search.Engine, opts Options) (*Indexer, error) {
+	if opts.Languages == nil {
+		opts.Languages = DefaultLanguages
+	}
+	if opts.Batch <= 0 {
+		opts.Batch = DefaultBatch
+	}
+	if opts.PollInterval <= 0 {
+		opts.PollInterval = DefaultPollInterval
+	}
+	if opts.Logger == nil {
+		opts.Logger = slog.New(slog.DiscardHandler)
+	}
+	ix := &Indexer{st: st, eng: eng, log: opts.Logger, opts: opts,
+		objects: opts.IndexPrefix + ObjectsIndex, state: opts.IndexPrefix + StateIndex,
+		mapping: Mapping(opts.Languages), changed: make(chan struct{}),
+		txCache: map[int64]store.Transaction{}, langSet: map[int64]bool{}, maxCache: 10000}
+	for _, l := range opts.Languages {
+		ix.langSet[l] = true
+	}
+	for _, n := range []string{ix.objects, ix.state} {
+		if err := search.ValidIndexName(n); err != nil {
+			return nil, fmt.Errorf("indexing: %w", err)
+		}
+	}
+	if err := ix.mapping.Validate(); err != nil {
+		return nil, fmt.Errorf("indexing: %w", err)
+	}
+	return ix, nil
+}
+
+// ObjectsIndex is the name of the objects index (without the engine prefix).
+func (ix *Indexer) ObjectsIndex() string { return ix.objects }
+
+// Mapping is the objects index mapping.
+func (ix *Indexer) Mapping() search.Mapping { return ix.mapping }
+
+// EnsureIndexes creates the objects and state indexes if needed. Apply
+// calls it once; call it at start-up to fail fast on a mapping conflict.
+func (ix *Indexer) EnsureIndexes(ctx context.Context) error {
+	ix.mu.Lock()
+	done := ix.ensured
+	ix.mu.Unlock()
+	if done {
+		return nil
+	}
+	if err := ix.eng.EnsureIndex(ctx, ix.objects, ix.mapping); err != nil {
+		return fmt.Errorf("indexing: ensure %s: %w", ix.objects, err)
+	}
+	if err := ix.eng.EnsureIndex(ctx, ix.state, StateMapping()); err != nil {
+		return fmt.Errorf("indexing: ensure %s: %w", ix.state, err)
+	}
+	ix.mu.Lock()
+	ix.ensured = true
+	ix.mu.Unlock()
+	return nil
+}
+
+// CurrentVersion returns the applied change-tracking version, 0 before the
+// first event.
+func (ix *Indexer) CurrentVersion(ctx context.Context) (int64, error) {
+	doc, err := ix.eng.Get(ctx, ix.state, VersionDocID)
+	switch {
+	case errors.Is(err, search.ErrNotFound), errors.Is(err, search.ErrIndexNotFound):
+		return 0, nil
+	case err != nil:
+		return 0, fmt.Errorf("indexing: read version: %w", err)
+	}
+	return doc.Version, nil
+}
+
+// WaitForVersion waits until the change-tracking version is at least
+// minVersion or maxWait has passed, and returns the version it saw last. On timeout
+// the error is ErrWaitTimeout (callers answering an Index request usually
+// go on with the older version). It polls the engine every PollInterval,
+// so it works across processes; in-process Apply calls wake it at once.
+// Read errors are retried until maxWait (an index being created answers
+// 503 for a moment); the last one is returned if the wait ends on it.
+func (ix *Indexer) WaitForVersion(ctx context.Context, minVersion int64, maxWait time.Duration) (int64, error) {
+	deadline := time.Now().Add(maxWait)
+	var cur int64
+	for {
+		ix.mu.Lock()
+		changed := ix.changed
+		ix.mu.Unlock()
+		v, err := ix.CurrentVersion(ctx)
+		if err == nil {
+			cur = v
+			if cur >= minVersion {
+				return cur, nil
+			}
+		}
+		left := time.Until(deadline)
+		if left <= 0 {
+			if err != nil {
+				return cur, err
+			}
+			return cur, ErrWaitTimeout
+		}
+		t := time.NewTimer(min(left, ix.opts.PollInterval))
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return cur, ctx.Err()
+		case <-changed:
+			t.Stop()
+		case <-t.C:
+		}
+	}
+}
+
+// recordVersion stores v as the change-tracking version (a stale v is
+// ignored by the engine) and wakes local waiters.
+func (ix *Indexer) recordVersion(ctx context.Context, v int64) error {
+	_, err := ix.eng.Bulk(ctx, ix.state, []search.Op{search.Upsert(search.Document{
+		ID: VersionDocID, Version: v, Fields: map[string]any{"version": v}})})
+	if err != nil {
+		return fmt.Errorf("indexing: record version %d: %w", v, err)
+	}
+	ix.mu.Lock()
+	close(ix.changed)
+	ix.changed = make(chan struct{})
+	ix.mu.Unlock()
+	return nil
+}

@@ -1,0 +1,60 @@
+package app
+
+import (
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/cmsplatform/cms/pkg/indexing"
+)
+
+// TestWriteIsIndexed follows one write through the whole embedded system:
+// Management REST → store + outbox → relay → JetStream → indexer → Bleve.
+func TestWriteIsIndexed(t *testing.T) {
+	srv := startServer(t)
+	body := `{"comment":"pipeline","objects":[{"meta":{"typeRef":0,"apiIdentifier":"pipelineType"},` +
+		`"values":[{"attribute":1000,"language":201,"variant":0,"value":"Pipeline type"}]}]}`
+	req, _ := http.NewRequest(http.MethodPost, "http://"+srv.HTTPAddr()+"/apis/cms/v1/branches/4/objects", strings.NewReader(body))
+	req.SetBasicAuth("admin", "test-password")
+	req.Header.Set("Content-Type", "application/json")
+	start := time.Now()
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusCreated {
+		t.Fatalf("create: %d %s", resp.StatusCode, raw)
+	}
+	var created struct {
+		Transaction struct {
+			ID int64 `json:"id"`
+		} `json:"transaction"`
+		CreatedObjectIDs []int64 `json:"createdObjectIds"`
+	}
+	if err := json.Unmarshal(raw, &created); err != nil || len(created.CreatedObjectIDs) != 1 {
+		t.Fatalf("create response %s: %v", raw, err)
+	}
+	ix, err := indexing.New(srv.comps.Store, srv.comps.Search, srv.cfg.indexing(srv.log))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if _, err := ix.WaitForVersion(ctx, created.Transaction.ID, 5*time.Second); err != nil {
+		t.Fatalf("transaction %d not indexed within 5s: %v", created.Transaction.ID, err)
+	}
+	t.Logf("write → searchable in %v", time.Since(start))
+	doc, err := srv.comps.Search.Get(ctx, indexing.ObjectsIndex, indexing.DocID(4, created.CreatedObjectIDs[0]))
+	if err != nil {
+		t.Fatalf("indexed document: %v", err)
+	}
+	if doc.Version != created.Transaction.ID {
+		t.Fatalf("document version %d, want the transaction id %d", doc.Version, created.Transaction.ID)
+	}
+}
