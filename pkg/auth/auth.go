@@ -1,7 +1,24 @@
-// Package auth authenticates API callers. NovaDB clients send HTTP Basic
-// credentials; users are objects of the system type User (issue 4 stores
-// them). Until the user store exists, the only user is the bootstrap
-// administrator configured at start-up (CMS_ADMIN_PASSWORD).
+// Package auth authenticates and authorises API callers. NovaDB clients
+// send HTTP Basic credentials. Users are objects of the system type User
+// (pkg/content implements Authenticator over them); Bootstrap serves
+// processes without a store, where the only user is the administrator
+// configured at start-up (CMS_ADMIN_USER / CMS_ADMIN_PASSWORD).
+//
+// # Permissions
+//
+// A Principal carries its rights as loaded at authentication time: Admin
+// may do everything; Internal may act for another user (X-CmsApi-Username);
+// Read and Write list the branches granted. A grant on a branch covers that
+// branch and every branch below it (its descendants in the branch tree), and
+// Write implies Read. Allowed takes the chain of the branch addressed (the
+// branch first, its parent, … up to the default branch 4), so the check is
+// "is any branch of the chain granted". When an internal caller acts for
+// another user, the caller's own rights apply; the named user is only
+// recorded as the author of the write.
+//
+// Rights are cached with the authentication (Cached, one minute): a change
+// takes effect at the latest after the TTL, and at once in the process that
+// made it when it calls Cached.Flush.
 package auth
 
 import (
@@ -9,6 +26,7 @@ import (
 	"crypto/subtle"
 	"encoding/base64"
 	"errors"
+	"slices"
 	"strings"
 
 	"golang.org/x/crypto/bcrypt"
@@ -36,6 +54,42 @@ type Principal struct {
 	// ActingAs is the user named by X-CmsApi-Username when honoured; writes
 	// are recorded under it. Empty when the caller acts as itself.
 	ActingAs string
+	// Read and Write are the ids of the branches granted for reading and
+	// writing (each with its descendants; Write implies Read).
+	Read, Write []int64
+}
+
+// Access is what an operation does to a branch.
+type Access int
+
+// Access modes.
+const (
+	// AccessRead reads objects or the branch object.
+	AccessRead Access = iota
+	// AccessWrite creates, changes or deletes.
+	AccessWrite
+)
+
+func (a Access) String() string {
+	if a == AccessWrite {
+		return "write"
+	}
+	return "read"
+}
+
+// Allowed reports whether p may access a branch whose chain (the branch
+// first, then its ancestors up to the default branch) is given. An empty
+// chain is allowed for admins only.
+func (p Principal) Allowed(a Access, chain []int64) bool {
+	if p.Admin {
+		return true
+	}
+	for _, b := range chain {
+		if slices.Contains(p.Write, b) || (a == AccessRead && slices.Contains(p.Read, b)) {
+			return true
+		}
+	}
+	return false
 }
 
 // User returns the name writes are recorded under.

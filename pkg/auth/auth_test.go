@@ -112,3 +112,47 @@ func TestCachedAvoidsRehashingButNeverCachesFailures(t *testing.T) {
 		t.Fatalf("expired entry was used: %d calls", inner.calls)
 	}
 }
+
+func TestAllowed(t *testing.T) {
+	// Tree: 4 → 10 → 11; 4 → 20.
+	chain11, chain20, chain4 := []int64{11, 10, 4}, []int64{20, 4}, []int64{4}
+	editor := Principal{Name: "editor", Read: []int64{10}, Write: []int64{11}}
+	cases := []struct {
+		name  string
+		p     Principal
+		a     Access
+		chain []int64
+		want  bool
+	}{
+		{"read grant covers the branch", editor, AccessRead, []int64{10, 4}, true},
+		{"read grant covers descendants", editor, AccessRead, chain11, true},
+		{"read grant does not allow writing", editor, AccessWrite, []int64{10, 4}, false},
+		{"write grant allows writing", editor, AccessWrite, chain11, true},
+		{"write implies read", Principal{Write: []int64{20}}, AccessRead, chain20, true},
+		{"no grant on a sibling", editor, AccessRead, chain20, false},
+		{"no grant on an ancestor", editor, AccessRead, chain4, false},
+		{"no rights at all", Principal{Name: "nobody"}, AccessRead, chain4, false},
+		{"empty chain", editor, AccessRead, nil, false},
+		{"admin may do everything", Principal{Admin: true}, AccessWrite, nil, true},
+		{"internal is not admin", Principal{Internal: true}, AccessRead, chain4, false},
+	}
+	for _, c := range cases {
+		if got := c.p.Allowed(c.a, c.chain); got != c.want {
+			t.Errorf("%s: Allowed(%v, %v) = %v, want %v", c.name, c.a, c.chain, got, c.want)
+		}
+	}
+}
+
+func TestCachedFlush(t *testing.T) {
+	b, _ := NewBootstrap("admin", "pw")
+	inner := &counting{Authenticator: b}
+	c := NewCached(inner, time.Minute, 10)
+	ctx := context.Background()
+	_, _ = c.Authenticate(ctx, "admin", "pw")
+	_, _ = c.Authenticate(ctx, "admin", "pw")
+	c.Flush()
+	_, _ = c.Authenticate(ctx, "admin", "pw")
+	if inner.calls != 2 {
+		t.Fatalf("inner called %d times, want 2 (once before and once after Flush)", inner.calls)
+	}
+}

@@ -72,3 +72,12 @@ func (c *Cached) Authenticate(ctx context.Context, user, password string) (Princ
 	c.entries[k] = cachedPrincipal{p: p, expires: now.Add(c.ttl)}
 	return p, nil
 }
+
+// Flush forgets every cached authentication, so the next request of each
+// caller is checked against the store again. Call it after users, passwords
+// or permissions change.
+func (c *Cached) Flush() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	clear(c.entries)
+}

@@ -54,7 +54,7 @@ func (s *Service) CreateBranch(ctx context.Context, ch Change, values []ValueInp
 	if !hasParent {
 		values = append(slices.Clone(values), ValueInput{Attribute: AttrBranchParent, JSON: []byte(strconv.FormatInt(BranchDefault, 10))})
 	}
-	checked, err := v.validateValues(ctx, [][]ValueInput{values})
+	checked, err := v.validateValues(ctx, ch, [][]ValueInput{values})
 	if err != nil {
 		return Object{}, Transaction{}, err
 	}
@@ -109,7 +109,7 @@ func (s *Service) UpdateBranch(ctx context.Context, id string, ch Change, values
 		return 0, Transaction{}, err
 	}
 	defer func() { _ = tx.Rollback() }()
-	created, ids, err := defaultView(tx).update(ctx, tx, []ObjectInput{{ID: bid, Values: values}}, true)
+	created, ids, _, err := defaultView(tx).update(ctx, tx, ch, []ObjectInput{{ID: bid, Values: values}}, true)
 	if err != nil {
 		return 0, Transaction{}, err
 	}

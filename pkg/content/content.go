@@ -29,6 +29,16 @@
 // it names, so concurrent writers never lose each other's updates; for the
 // same value the last writer in transaction order wins. Checks (uniqueness,
 // references, types) run inside the write transaction, so they cannot race.
+//
+// # Users and permissions
+//
+// Users are objects of type 110 on branch 4 with a login name (1100), a
+// write-only password (1101: clients send plain text, only a bcrypt hash is
+// stored, no read ever returns it), an admin flag (1102), an internal-access
+// flag (1103) and read/write grants on branches (1104/1105, each covering
+// the branch's descendants). Only administrators (Change.Admin) write users
+// and those attributes. Service.Authenticate checks Basic credentials
+// against them; accounts.go and security.go hold the details.
 package content
 
 import (
@@ -49,16 +59,21 @@ const (
 // Service is the content domain over one store. It is safe for concurrent
 // use; it holds no state besides its dependencies.
 type Service struct {
-	st  store.Store
-	log *slog.Logger
+	st           store.Store
+	log          *slog.Logger
+	usersChanged func()
 }
 
 // New returns the service. A nil logger discards.
-func New(st store.Store, log *slog.Logger) *Service {
+func New(st store.Store, log *slog.Logger, opts ...Option) *Service {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	return &Service{st: st, log: log}
+	s := &Service{st: st, log: log}
+	for _, o := range opts {
+		o(s)
+	}
+	return s
 }
 
 // Bootstrap writes the system model (see system.go) into st: all missing

@@ -178,7 +178,7 @@ func TestParallelWritersLoseNothing(t *testing.T) {
 
 func TestUserDisplayName(t *testing.T) {
 	backends(t, func(t *testing.T, s *Service, _ store.Store) {
-		must2(t)(s.CreateObjects(ctxBG, "4", editor, []ObjectInput{
+		must2(t)(s.CreateObjects(ctxBG, "4", adminCh, []ObjectInput{
 			{TypeID: TypeUser, Values: []ValueInput{vin(AttrUserName, 0, "alice"), vin(AttrName, LanguageEnUS, "Alice A."), vin(AttrName, LanguageDeDE, "Alice A.")}},
 			{TypeID: TypeUser, Values: []ValueInput{vin(AttrUserName, 0, "bob")}},
 			{TypeID: TypeUser, Values: []ValueInput{vin(AttrUserName, 0, "Bob")}},

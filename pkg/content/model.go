@@ -87,6 +87,9 @@ type Page struct {
 type Change struct {
 	User    string
 	Comment string
+	// Admin: the writer is an administrator and may write users and the
+	// security attributes (security.go). The zero value may not.
+	Admin bool
 }
 
 // Transaction is a committed write.

@@ -94,7 +94,7 @@ func (v view) build(ctx context.Context, ids []int64, p projection) ([]Object, e
 		}
 		o.Values = []Value{}
 		for _, val := range src {
-			if p.keep(val) {
+			if p.keep(val) && !SecretAttribute(val.AttributeID) {
 				o.Values = append(o.Values, Value{Attribute: val.AttributeID, Language: val.Language,
 					Variant: val.Variant, SortReverse: val.SortReverse, JSON: val.JSON})
 			}

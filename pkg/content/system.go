@@ -33,8 +33,26 @@ const (
 	AttrBranchDueDate       int64 = 4003
 	AttrBranchAssignedTo    int64 = 4004
 	// AttrUserName is the login name of a TypeUser object (our choice, like
-	// TypeUser).
+	// TypeUser). Compared without case; see security.go on duplicates.
 	AttrUserName int64 = 1100
+	// The security attributes of users (our choice; see accounts.go). Only
+	// administrators write them.
+	//
+	// AttrUserPassword is write-only: a client sends the password in plain
+	// text, the service stores only its bcrypt hash and never returns the
+	// attribute from any read.
+	AttrUserPassword int64 = 1101
+	// AttrUserAdmin (Boolean): the user may do everything.
+	AttrUserAdmin int64 = 1102
+	// AttrUserInternal (Boolean): the user may act for another user with
+	// X-CmsApi-Username (internal access).
+	AttrUserInternal int64 = 1103
+	// AttrUserReadBranches (ObjRef to branches, multi-valued): branches the
+	// user may read, each with its descendants.
+	AttrUserReadBranches int64 = 1104
+	// AttrUserWriteBranches (ObjRef to branches, multi-valued): branches the
+	// user may write (and read), each with its descendants.
+	AttrUserWriteBranches int64 = 1105
 
 	LanguageEnUS int64 = 201
 	LanguageDeDE int64 = 202
@@ -114,6 +132,11 @@ var sysAttrs = []sysAttr{
 	{id: 1032, api: "attributeUniqueValues", name: "Unique values", dataType: "Boolean"},
 	{id: 1051, name: "Name of the reverse relation", dataType: "String", langDep: true},
 	{id: AttrUserName, api: "attributeUserName", name: "User name", dataType: "String.UserName"},
+	{id: AttrUserPassword, api: "userPassword", name: "Password", dataType: "String"},
+	{id: AttrUserAdmin, api: "userAdmin", name: "Administrator", dataType: "Boolean"},
+	{id: AttrUserInternal, api: "userInternalAccess", name: "Internal access", dataType: "Boolean"},
+	{id: AttrUserReadBranches, api: "userReadBranches", name: "Read branches", dataType: "ObjRef", multi: true, refTypes: []int64{TypeBranch}},
+	{id: AttrUserWriteBranches, api: "userWriteBranches", name: "Write branches", dataType: "ObjRef", multi: true, refTypes: []int64{TypeBranch}},
 	{id: 2001, api: "attributeIsoLanguageCode", name: "ISO language code", dataType: "String"},
 	{id: 2002, api: "attributeFallbackLanguage", name: "Fallback language", dataType: "ObjRef", refTypes: []int64{TypeLanguage}},
 	{id: 3001, api: "unitGroupBaseUnit", name: "Base unit", dataType: "ObjRef", refTypes: []int64{TypeUnit}},

@@ -2,11 +2,8 @@ package content
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"strings"
-
-	"github.com/cmsplatform/cms/pkg/store"
 )
 
 // UserDisplayName returns the user object (type TypeUser on the default
@@ -18,25 +15,9 @@ func (s *Service) UserDisplayName(ctx context.Context, name string) (Object, err
 	if name == "" {
 		return Object{}, invalidf("user name is empty")
 	}
-	live := false
-	users, err := s.st.ListObjects(ctx, BranchDefault, store.ObjectQuery{TypeIDs: []int64{TypeUser}, Deleted: &live})
+	hits, err := findUsers(ctx, s.st, name)
 	if err != nil {
 		return Object{}, err
-	}
-	ids := make([]int64, len(users))
-	for i, u := range users {
-		ids[i] = u.ID
-	}
-	vals, err := s.st.ListValues(ctx, BranchDefault, ids, store.ValueFilter{AttributeIDs: []int64{AttrUserName}})
-	if err != nil {
-		return Object{}, err
-	}
-	var hits []int64
-	for _, v := range vals {
-		var n string
-		if json.Unmarshal(v.JSON, &n) == nil && strings.EqualFold(n, name) {
-			hits = append(hits, v.ObjectID)
-		}
 	}
 	switch len(hits) {
 	case 0:
@@ -45,7 +26,7 @@ func (s *Service) UserDisplayName(ctx context.Context, name string) (Object, err
 	default:
 		return Object{}, fmt.Errorf("%w: user name %q matches %d users", ErrAmbiguous, name, len(hits))
 	}
-	objs, err := defaultView(s.st).build(ctx, hits, projection{inherited: true, attributes: map[int64]bool{AttrName: true}})
+	objs, err := defaultView(s.st).build(ctx, []int64{hits[0].id}, projection{inherited: true, attributes: map[int64]bool{AttrName: true}})
 	if err != nil {
 		return Object{}, err
 	}

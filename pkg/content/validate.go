@@ -102,7 +102,10 @@ type validated struct {
 // validateValues checks the values of every input object against the
 // attribute definitions, languages and reference targets on v, in a fixed
 // number of queries. The result has one entry per input object.
-func (v view) validateValues(ctx context.Context, inputs [][]ValueInput) ([]validated, error) {
+//
+// ch decides whether security attributes may be written; passwords are
+// hashed here (security.go).
+func (v view) validateValues(ctx context.Context, ch Change, inputs [][]ValueInput) ([]validated, error) {
 	var attrIDs []int64
 	for _, vals := range inputs {
 		for _, val := range vals {
@@ -149,9 +152,15 @@ func (v view) validateValues(ctx context.Context, inputs [][]ValueInput) ([]vali
 			if val.Variant < 0 || val.Language < 0 {
 				return nil, invalidf("attribute %d: negative language or variant", val.Attribute)
 			}
-			j, target, err := checkScalar(d, val.JSON)
+			j, handled, err := checkSecurityValue(ch, val.Attribute, val.JSON)
 			if err != nil {
 				return nil, err
+			}
+			target := int64(-1)
+			if !handled {
+				if j, target, err = checkScalar(d, val.JSON); err != nil {
+					return nil, err
+				}
 			}
 			if target >= 0 {
 				refs = append(refs, refCheck{attr: val.Attribute, target: target, allowed: d.refTypes})

@@ -96,6 +96,9 @@ func (s *Service) CreateObjects(ctx context.Context, branch string, ch Change, i
 		if o.TypeID == TypeBranch {
 			return Transaction{}, nil, invalidf("branches are created with POST /branches")
 		}
+		if err := guardObject(ch, v.branch, newIDs[i], o.TypeID); err != nil {
+			return Transaction{}, nil, err
+		}
 		obj := store.Object{ID: newIDs[i], Branch: v.branch, TypeID: o.TypeID, GUID: newGUID()}
 		if o.GUID != "" {
 			g, ok := normalizeGUID(o.GUID)
@@ -129,9 +132,18 @@ func (s *Service) CreateObjects(ctx context.Context, branch string, ch Change, i
 	for i, o := range in {
 		inputs[i] = o.Values
 	}
-	checked, err := v.validateValues(ctx, inputs)
+	checked, err := v.validateValues(ctx, ch, inputs)
 	if err != nil {
 		return Transaction{}, nil, err
+	}
+	names, err := userNamesOf(newIDs, typeIDs, checked)
+	if err != nil {
+		return Transaction{}, nil, err
+	}
+	for i, id := range newIDs {
+		if _, ok := names[id]; typeIDs[i] == TypeUser && !ok {
+			return Transaction{}, nil, invalidf("objects[%d]: a user needs a user name (attribute %d)", i, AttrUserName)
+		}
 	}
 	if err := tx.PutObjects(ctx, objs...); err != nil {
 		return Transaction{}, nil, err
@@ -149,6 +161,7 @@ func (s *Service) CreateObjects(ctx context.Context, branch string, ch Change, i
 	if err != nil {
 		return Transaction{}, nil, err
 	}
+	s.notifyUsers(slices.Contains(typeIDs, TypeUser))
 	return t, newIDs, nil
 }
 
@@ -167,7 +180,7 @@ func (s *Service) UpdateObjects(ctx context.Context, branch string, ch Change, i
 		return UpdateResult{}, err
 	}
 	defer func() { _ = tx.Rollback() }()
-	created, ids, err := v.update(ctx, tx, in, false)
+	created, ids, users, err := v.update(ctx, tx, ch, in, false)
 	if err != nil {
 		return UpdateResult{}, err
 	}
@@ -175,12 +188,14 @@ func (s *Service) UpdateObjects(ctx context.Context, branch string, ch Change, i
 	if err != nil {
 		return UpdateResult{}, err
 	}
+	s.notifyUsers(users)
 	return UpdateResult{UpdatedObjects: len(ids), CreatedValues: created, Transaction: t}, nil
 }
 
-// update applies in on v inside tx and returns the number of values
-// written and the object ids. allowBranch permits branch objects.
-func (v view) update(ctx context.Context, tx store.Tx, in []ObjectInput, allowBranch bool) (int, []int64, error) {
+// update applies in on v inside tx for ch and returns the number of values
+// written, the object ids and whether a user object changed. allowBranch
+// permits branch objects.
+func (v view) update(ctx context.Context, tx store.Tx, ch Change, in []ObjectInput, allowBranch bool) (int, []int64, bool, error) {
 	idents := make([]string, len(in))
 	for i, o := range in {
 		switch {
@@ -189,41 +204,46 @@ func (v view) update(ctx context.Context, tx store.Tx, in []ObjectInput, allowBr
 		case o.GUID != "":
 			idents[i] = o.GUID
 		default:
-			return 0, nil, invalidf("object %d: meta.id or meta.guid is required", i)
+			return 0, nil, false, invalidf("object %d: meta.id or meta.guid is required", i)
 		}
 	}
 	ids, err := v.resolve(ctx, idents)
 	if err != nil {
-		return 0, nil, err
+		return 0, nil, false, err
 	}
 	if ids[0] == RootID || slices.Contains(ids, RootID) {
-		return 0, nil, invalidf("the root object cannot be changed")
+		return 0, nil, false, invalidf("the root object cannot be changed")
 	}
 	current, err := v.objects(ctx, ids)
 	if err != nil {
-		return 0, nil, err
+		return 0, nil, false, err
 	}
 	owners := map[string]int64{}
 	var apis []string
 	var rowsToPut []store.Object
 	inputs := make([][]ValueInput, len(in))
+	types := make([]int64, len(in))
 	for i, o := range in {
 		cur := current[ids[i]]
 		if cur.TypeID == TypeBranch && !allowBranch {
-			return 0, nil, invalidf("object %d is a branch: use PATCH /branches/%d", cur.ID, cur.ID)
+			return 0, nil, false, invalidf("object %d is a branch: use PATCH /branches/%d", cur.ID, cur.ID)
 		}
+		if err := guardObject(ch, v.branch, cur.ID, cur.TypeID); err != nil {
+			return 0, nil, false, err
+		}
+		types[i] = cur.TypeID
 		if o.TypeID != 0 && o.TypeID != cur.TypeID {
-			return 0, nil, invalidf("object %d has type %d: the type cannot change to %d", cur.ID, cur.TypeID, o.TypeID)
+			return 0, nil, false, invalidf("object %d has type %d: the type cannot change to %d", cur.ID, cur.TypeID, o.TypeID)
 		}
 		if o.APIIdentifier != nil && *o.APIIdentifier != cur.APIIdentifier && *o.APIIdentifier != "" {
 			if cur.APIIdentifier != "" {
-				return 0, nil, fmt.Errorf("%w: the apiIdentifier of object %d is %q and cannot change", ErrForbidden, cur.ID, cur.APIIdentifier)
+				return 0, nil, false, fmt.Errorf("%w: the apiIdentifier of object %d is %q and cannot change", ErrForbidden, cur.ID, cur.APIIdentifier)
 			}
 			if err := checkAPIIdentifier(*o.APIIdentifier); err != nil {
-				return 0, nil, err
+				return 0, nil, false, err
 			}
 			if _, dup := owners["a:"+*o.APIIdentifier]; dup {
-				return 0, nil, invalidf("apiIdentifier %q given twice", *o.APIIdentifier)
+				return 0, nil, false, invalidf("apiIdentifier %q given twice", *o.APIIdentifier)
 			}
 			owners["a:"+*o.APIIdentifier] = cur.ID
 			apis = append(apis, *o.APIIdentifier)
@@ -234,15 +254,18 @@ func (v view) update(ctx context.Context, tx store.Tx, in []ObjectInput, allowBr
 	}
 	if len(apis) > 0 {
 		if err := checkUnique(ctx, tx, owners, nil, apis); err != nil {
-			return 0, nil, err
+			return 0, nil, false, err
 		}
 		if err := tx.PutObjects(ctx, rowsToPut...); err != nil {
-			return 0, nil, err
+			return 0, nil, false, err
 		}
 	}
-	checked, err := v.validateValues(ctx, inputs)
+	checked, err := v.validateValues(ctx, ch, inputs)
 	if err != nil {
-		return 0, nil, err
+		return 0, nil, false, err
+	}
+	if _, err := userNamesOf(ids, types, checked); err != nil {
+		return 0, nil, false, err
 	}
 	child := len(v.chain) > 1
 	created := 0
@@ -256,7 +279,7 @@ func (v view) update(ctx context.Context, tx store.Tx, in []ObjectInput, allowBr
 			if c.defs[k.attr].multi || len(rows) == 0 {
 				// The sent rows are the whole group: drop the old ones first.
 				if _, err := tx.DeleteValues(ctx, v.branch, []int64{id}, exact); err != nil {
-					return 0, nil, err
+					return 0, nil, false, err
 				}
 			}
 			if len(rows) == 0 && child {
@@ -270,9 +293,9 @@ func (v view) update(ctx context.Context, tx store.Tx, in []ObjectInput, allowBr
 		}
 	}
 	if err := tx.PutValues(ctx, put...); err != nil {
-		return 0, nil, err
+		return 0, nil, false, err
 	}
-	return created, ids, nil
+	return created, ids, slices.Contains(types, TypeUser), nil
 }
 
 // DeleteObjects soft-deletes objects of a branch (ID, GUID or
@@ -300,7 +323,7 @@ func (s *Service) DeleteObjects(ctx context.Context, branch string, ch Change, i
 	var local []int64
 	var tombstones []store.Object
 	seen := map[int64]bool{}
-	n := 0
+	n, users := 0, false
 	for _, id := range ids {
 		cur := current[id]
 		switch {
@@ -308,7 +331,12 @@ func (s *Service) DeleteObjects(ctx context.Context, branch string, ch Change, i
 			return 0, Transaction{}, invalidf("object %d is a protected system object", id)
 		case cur.TypeID == TypeBranch:
 			return 0, Transaction{}, invalidf("object %d is a branch: use DELETE /branches/%d", id, id)
-		case seen[id] || cur.Deleted:
+		}
+		if err := guardObject(ch, v.branch, id, cur.TypeID); err != nil {
+			return 0, Transaction{}, err
+		}
+		users = users || cur.TypeID == TypeUser
+		if seen[id] || cur.Deleted {
 			continue
 		}
 		seen[id] = true
@@ -330,5 +358,6 @@ func (s *Service) DeleteObjects(ctx context.Context, branch string, ch Change, i
 	if err != nil {
 		return 0, Transaction{}, err
 	}
+	s.notifyUsers(users)
 	return n, t, nil
 }

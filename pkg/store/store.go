@@ -1,6 +1,7 @@
 // Package store is the persistence contract of the CMS: numbered write
 // transactions, objects with global numeric ids, attribute values per
-// language and variant, and a transactional outbox for events.
+// language and variant, comments on objects, and a transactional outbox for
+// events.
 //
 // The model is deliberately domain-neutral. Branch inheritance, typed objects
 // and wire formats live above this package (in pkg/content, pkg/branches …);
@@ -83,6 +84,7 @@ type Reader interface {
 	ListValues(ctx context.Context, branch int64, objectIDs []int64, f ValueFilter) ([]Value, error)
 
 	ChainReader
+	CommentReader
 }
 
 // ChainReader reads several branches at once, so that resolving inheritance
@@ -149,9 +151,9 @@ type Tx interface {
 	// how many object rows it removed. Unknown ids are ignored.
 	PurgeObjects(ctx context.Context, branch int64, ids []int64) (int, error)
 
-	// PurgeBranch permanently removes every object row and value stored on
-	// branch and returns how many object rows it removed. Transactions and
-	// outbox events are kept.
+	// PurgeBranch permanently removes every object row, value and comment
+	// stored on branch and returns how many object rows it removed.
+	// Transactions and outbox events are kept.
 	PurgeBranch(ctx context.Context, branch int64) (int, error)
 
 	// PutValues inserts or replaces values, keyed by (Branch, ObjectID,
@@ -168,6 +170,8 @@ type Tx interface {
 	// AppendOutbox queues events in this transaction: they become claimable
 	// exactly when the transaction commits and vanish with a rollback.
 	AppendOutbox(ctx context.Context, events ...OutboxEvent) error
+
+	CommentWriter
 
 	// Commit makes all writes and the transaction record visible atomically.
 	Commit(ctx context.Context) error

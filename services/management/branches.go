@@ -2,7 +2,10 @@ package management
 
 import (
 	"context"
+	"strconv"
+	"strings"
 
+	"github.com/cmsplatform/cms/pkg/auth"
 	"github.com/cmsplatform/cms/pkg/content"
 	managementv1 "github.com/cmsplatform/cms/proto/gen/go/cms/management/v1"
 )
@@ -12,12 +15,21 @@ func (s *service) GetBranches(ctx context.Context, req *managementv1.GetBranches
 	if s.content == nil {
 		return s.UnimplementedManagementServiceServer.GetBranches(ctx, req)
 	}
+	p, err := s.principal(ctx)
+	if err != nil {
+		return nil, err
+	}
 	page, err := s.content.GetBranches(ctx, content.ListQuery{
 		ReadOptions: readOptions(true, req.GetAttributes(), req.GetLanguages(), req.GetVariants()),
 		Take:        int(req.GetTake()),
 		Continue:    req.GetContinue(),
 	})
 	if err != nil {
+		return nil, s.toStatus(ctx, err)
+	}
+	// Only readable branches are listed; a page may hold fewer than take,
+	// the continuation token stays valid.
+	if page.Objects, err = s.readableBranches(ctx, p, page.Objects); err != nil {
 		return nil, s.toStatus(ctx, err)
 	}
 	out, err := toObjectList(page.Objects, page.Continue)
@@ -36,7 +48,10 @@ func (s *service) CreateBranch(ctx context.Context, req *managementv1.CreateBran
 	if err != nil {
 		return nil, s.toStatus(ctx, err)
 	}
-	b, _, err := s.content.CreateBranch(ctx, change(ctx, req.GetComment()), vals)
+	if err := s.allow(ctx, auth.AccessWrite, parentOf(vals), false); err != nil {
+		return nil, err
+	}
+	b, _, err := s.content.CreateBranch(ctx, writeChange(ctx, req.GetComment()), vals)
 	if err != nil {
 		return nil, s.toStatus(ctx, err)
 	}
@@ -48,6 +63,9 @@ func (s *service) CreateBranch(ctx context.Context, req *managementv1.CreateBran
 func (s *service) GetBranch(ctx context.Context, req *managementv1.GetBranchRequest) (*managementv1.CmsObject, error) {
 	if s.content == nil {
 		return s.UnimplementedManagementServiceServer.GetBranch(ctx, req)
+	}
+	if err := s.allow(ctx, auth.AccessRead, req.GetId(), false); err != nil {
+		return nil, err
 	}
 	b, err := s.content.GetBranch(ctx, req.GetId(), readOptions(true, req.GetAttributes(), req.GetLanguages(), req.GetVariants()))
 	if err != nil {
@@ -65,11 +83,14 @@ func (s *service) UpdateBranch(ctx context.Context, req *managementv1.UpdateBran
 	if s.content == nil {
 		return s.UnimplementedManagementServiceServer.UpdateBranch(ctx, req)
 	}
+	if err := s.allow(ctx, auth.AccessWrite, req.GetId(), false); err != nil {
+		return nil, err
+	}
 	vals, err := valueInputs(req.GetValues())
 	if err != nil {
 		return nil, s.toStatus(ctx, err)
 	}
-	n, t, err := s.content.UpdateBranch(ctx, req.GetId(), change(ctx, req.GetComment()), vals)
+	n, t, err := s.content.UpdateBranch(ctx, req.GetId(), writeChange(ctx, req.GetComment()), vals)
 	if err != nil {
 		return nil, s.toStatus(ctx, err)
 	}
@@ -81,9 +102,27 @@ func (s *service) DeleteBranch(ctx context.Context, req *managementv1.DeleteBran
 	if s.content == nil {
 		return s.UnimplementedManagementServiceServer.DeleteBranch(ctx, req)
 	}
-	t, err := s.content.DeleteBranch(ctx, req.GetId(), change(ctx, req.GetComment()))
+	if err := s.allow(ctx, auth.AccessWrite, req.GetId(), true); err != nil {
+		return nil, err
+	}
+	t, err := s.content.DeleteBranch(ctx, req.GetId(), writeChange(ctx, req.GetComment()))
 	if err != nil {
 		return nil, s.toStatus(ctx, err)
 	}
 	return &managementv1.DeleteBranchResponse{Transaction: toTransaction(t)}, nil
+}
+
+// parentOf returns the parent branch (attribute 4000) of a new branch as an
+// identifier: the default branch when none is given. A malformed value is
+// left to the domain to reject; the permission is then checked on the
+// default branch.
+func parentOf(vals []content.ValueInput) string {
+	for _, v := range vals {
+		if v.Attribute == content.AttrBranchParent {
+			if id, err := strconv.ParseInt(strings.TrimSpace(string(v.JSON)), 10, 64); err == nil && id > 0 {
+				return strconv.FormatInt(id, 10)
+			}
+		}
+	}
+	return strconv.FormatInt(content.BranchDefault, 10)
 }

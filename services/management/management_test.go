@@ -52,7 +52,7 @@ func newHarness(t *testing.T, withContent bool) *harness {
 		t.Fatal(err)
 	}
 	srv := grpc.NewServer(grpc.UnaryInterceptor(func(ctx context.Context, req any, _ *grpc.UnaryServerInfo, h grpc.UnaryHandler) (any, error) {
-		return h(auth.WithPrincipal(ctx, auth.Principal{Name: "editor"}), req)
+		return h(auth.WithPrincipal(ctx, auth.Principal{Name: "editor", Admin: true}), req)
 	}))
 	g.RegisterGRPC(srv)
 	go func() { _ = srv.Serve(ln) }()

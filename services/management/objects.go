@@ -4,6 +4,7 @@ import (
 	"context"
 	"net/http"
 
+	"github.com/cmsplatform/cms/pkg/auth"
 	"github.com/cmsplatform/cms/pkg/content"
 	managementv1 "github.com/cmsplatform/cms/proto/gen/go/cms/management/v1"
 	"github.com/cmsplatform/cms/services/internal/gateway"
@@ -13,6 +14,9 @@ import (
 func (s *service) GetObject(ctx context.Context, req *managementv1.GetObjectRequest) (*managementv1.CmsObject, error) {
 	if s.content == nil {
 		return s.UnimplementedManagementServiceServer.GetObject(ctx, req)
+	}
+	if err := s.allow(ctx, auth.AccessRead, req.GetBranch(), false); err != nil {
+		return nil, err
 	}
 	o, err := s.content.GetObject(ctx, req.GetBranch(), req.GetId(),
 		readOptions(req.GetInherited(), req.GetAttributes(), req.GetLanguages(), req.GetVariants()))
@@ -31,6 +35,9 @@ func (s *service) GetObjects(ctx context.Context, req *managementv1.GetObjectsRe
 	if s.content == nil {
 		return s.UnimplementedManagementServiceServer.GetObjects(ctx, req)
 	}
+	if err := s.allow(ctx, auth.AccessRead, req.GetBranch(), false); err != nil {
+		return nil, err
+	}
 	objs, err := s.content.GetObjects(ctx, req.GetBranch(), content.SplitIdents(req.GetIds()),
 		readOptions(req.GetInherited(), req.GetAttributes(), req.GetLanguages(), req.GetVariants()))
 	if err != nil {
@@ -48,11 +55,14 @@ func (s *service) CreateObjects(ctx context.Context, req *managementv1.CreateObj
 	if s.content == nil {
 		return s.UnimplementedManagementServiceServer.CreateObjects(ctx, req)
 	}
+	if err := s.allow(ctx, auth.AccessWrite, req.GetBranch(), false); err != nil {
+		return nil, err
+	}
 	in, err := objectInputs(req.GetObjects())
 	if err != nil {
 		return nil, s.toStatus(ctx, err)
 	}
-	t, ids, err := s.content.CreateObjects(ctx, req.GetBranch(), change(ctx, req.GetComment()), in)
+	t, ids, err := s.content.CreateObjects(ctx, req.GetBranch(), writeChange(ctx, req.GetComment()), in)
 	if err != nil {
 		return nil, s.toStatus(ctx, err)
 	}
@@ -69,11 +79,14 @@ func (s *service) UpdateObjects(ctx context.Context, req *managementv1.UpdateObj
 	if s.content == nil {
 		return s.UnimplementedManagementServiceServer.UpdateObjects(ctx, req)
 	}
+	if err := s.allow(ctx, auth.AccessWrite, req.GetBranch(), false); err != nil {
+		return nil, err
+	}
 	in, err := objectInputs(req.GetObjects())
 	if err != nil {
 		return nil, s.toStatus(ctx, err)
 	}
-	res, err := s.content.UpdateObjects(ctx, req.GetBranch(), change(ctx, req.GetComment()), in)
+	res, err := s.content.UpdateObjects(ctx, req.GetBranch(), writeChange(ctx, req.GetComment()), in)
 	if err != nil {
 		return nil, s.toStatus(ctx, err)
 	}
@@ -88,7 +101,10 @@ func (s *service) DeleteObjects(ctx context.Context, req *managementv1.DeleteObj
 	if s.content == nil {
 		return s.UnimplementedManagementServiceServer.DeleteObjects(ctx, req)
 	}
-	n, t, err := s.content.DeleteObjects(ctx, req.GetBranch(), change(ctx, req.GetComment()), req.GetObjectIds())
+	if err := s.allow(ctx, auth.AccessWrite, req.GetBranch(), false); err != nil {
+		return nil, err
+	}
+	n, t, err := s.content.DeleteObjects(ctx, req.GetBranch(), writeChange(ctx, req.GetComment()), req.GetObjectIds())
 	if err != nil {
 		return nil, s.toStatus(ctx, err)
 	}
@@ -99,6 +115,9 @@ func (s *service) DeleteObjects(ctx context.Context, req *managementv1.DeleteObj
 func (s *service) GetTypedObjects(ctx context.Context, req *managementv1.GetTypedObjectsRequest) (*managementv1.CmsObjectList, error) {
 	if s.content == nil {
 		return s.UnimplementedManagementServiceServer.GetTypedObjects(ctx, req)
+	}
+	if err := s.allow(ctx, auth.AccessRead, req.GetBranch(), false); err != nil {
+		return nil, err
 	}
 	page, err := s.content.GetTypedObjects(ctx, req.GetBranch(), req.GetType(), content.ListQuery{
 		ReadOptions: readOptions(req.GetInherited(), req.GetAttributes(), req.GetLanguages(), req.GetVariants()),

@@ -222,6 +222,9 @@ func (t *writeTx) PurgeBranch(ctx context.Context, branch int64) (int, error) {
 	if _, err := t.tx.Exec(ctx, `DELETE FROM object_values WHERE branch = $1`, branch); err != nil {
 		return 0, fmt.Errorf("postgres: purge branch values: %w", mapErr(err))
 	}
+	if _, err := t.tx.Exec(ctx, `DELETE FROM comments WHERE branch = $1`, branch); err != nil {
+		return 0, fmt.Errorf("postgres: purge branch comments: %w", mapErr(err))
+	}
 	tag, err := t.tx.Exec(ctx, `DELETE FROM objects WHERE branch = $1`, branch)
 	if err != nil {
 		return 0, fmt.Errorf("postgres: purge branch objects: %w", mapErr(err))

@@ -217,6 +217,9 @@ func (t *writeTx) PurgeBranch(ctx context.Context, branch int64) (int, error) {
 	if _, err := t.q.ExecContext(ctx, `DELETE FROM object_values WHERE branch = ?`, branch); err != nil {
 		return 0, fmt.Errorf("sqlite: purge branch values: %w", mapErr(err))
 	}
+	if _, err := t.q.ExecContext(ctx, `DELETE FROM comments WHERE branch = ?`, branch); err != nil {
+		return 0, fmt.Errorf("sqlite: purge branch comments: %w", mapErr(err))
+	}
 	res, err := t.q.ExecContext(ctx, `DELETE FROM objects WHERE branch = ?`, branch)
 	if err != nil {
 		return 0, fmt.Errorf("sqlite: purge branch objects: %w", mapErr(err))

@@ -41,6 +41,11 @@ func Run(t *testing.T, newStore Factory) {
 		{"Outbox", testOutbox},
 		{"OutboxConcurrentClaims", testOutboxConcurrentClaims},
 		{"ConcurrentWriters", testConcurrentWriters},
+		{"CommentRoundTrip", testCommentRoundTrip},
+		{"CommentUpdateDelete", testCommentUpdateDelete},
+		{"ListComments", testListComments},
+		{"CommentsInTx", testCommentsInTx},
+		{"CommentsPurgedWithBranch", testCommentsPurgedWithBranch},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -9,7 +9,6 @@ import (
 	"net/http"
 	"time"
 
-	"github.com/cmsplatform/cms/pkg/auth"
 	"github.com/cmsplatform/cms/services/internal/gateway"
 	"github.com/cmsplatform/cms/services/internal/interceptors"
 	"github.com/grpc-ecosystem/grpc-gateway/v2/runtime"
@@ -63,19 +62,19 @@ func Complete(ctx context.Context, cfg Config, log *slog.Logger) (*Server, error
 		return nil, err
 	}
 	s.comps = comps
-	authn, err := auth.NewBootstrap(cfg.AdminUser, cfg.AdminPassword)
+	authn, err := newAuthenticator(ctx, cfg, comps, log)
 	if err != nil {
 		comps.Close()
 		return nil, err
 	}
-	if s.groups, s.workers, err = buildTargets(ctx, cfg, comps, log); err != nil {
+	if s.groups, s.workers, err = buildTargets(ctx, cfg, comps, log, authn.Flush); err != nil {
 		comps.Close()
 		return nil, err
 	}
 	metrics := interceptors.NewMetrics(s.registry)
 	obs := interceptors.Observer{Log: log, Metrics: metrics}
 	rec := interceptors.Recovery{Log: log}
-	au := interceptors.Auth{Authenticator: auth.NewCached(authn, time.Minute, 10000), Public: []string{"/grpc.health.v1.", "/grpc.reflection."}}
+	au := interceptors.Auth{Authenticator: authn, Public: []string{"/grpc.health.v1.", "/grpc.reflection."}}
 	s.grpc = grpc.NewServer(
 		grpc.ChainUnaryInterceptor(rec.Unary, obs.Unary, au.Unary, interceptors.UnaryNotImplemented),
 		grpc.ChainStreamInterceptor(rec.Stream, obs.Stream, au.Stream, interceptors.StreamNotImplemented),

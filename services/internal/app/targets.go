@@ -2,9 +2,12 @@ package app
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
+	"time"
 
+	"github.com/cmsplatform/cms/pkg/auth"
 	"github.com/cmsplatform/cms/pkg/content"
 	"github.com/cmsplatform/cms/pkg/indexing"
 	"github.com/cmsplatform/cms/pkg/outbox"
@@ -15,9 +18,46 @@ import (
 	"github.com/cmsplatform/cms/services/rendering"
 )
 
+// newAuthenticator returns the process's authenticator behind a one-minute
+// cache. With a store, users are objects in it (pkg/content): the system
+// model is bootstrapped (idempotent) and the configured administrator
+// (AdminUser/AdminPassword) becomes, or is refreshed as, a user with admin
+// and internal rights; a restart with the same configuration writes
+// nothing. Without a store (a delivery or rendering process) only the
+// configured administrator can log in.
+func newAuthenticator(ctx context.Context, cfg Config, comps *Components, log *slog.Logger) (*auth.Cached, error) {
+	if comps.Store == nil {
+		b, err := auth.NewBootstrap(cfg.AdminUser, cfg.AdminPassword)
+		if err != nil {
+			return nil, err
+		}
+		return auth.NewCached(b, time.Minute, 10000), nil
+	}
+	if err := content.Bootstrap(ctx, comps.Store); err != nil {
+		return nil, fmt.Errorf("bootstrap the system model: %w", err)
+	}
+	users := content.New(comps.Store, log.With("component", "auth"))
+	wrote, err := users.EnsureUser(ctx, content.UserSpec{Name: cfg.AdminUser, Password: cfg.AdminPassword, Admin: true, Internal: true})
+	switch {
+	case errors.Is(err, content.ErrAmbiguous):
+		// Several users carry the name: it cannot log in, but other
+		// administrators can still fix the data through the API.
+		log.Error("bootstrap administrator not written", "user", cfg.AdminUser, "err", err)
+	case err != nil:
+		return nil, fmt.Errorf("bootstrap administrator %q: %w", cfg.AdminUser, err)
+	}
+	if wrote {
+		log.Info("bootstrap administrator written to the store", "user", cfg.AdminUser)
+	}
+	return auth.NewCached(users, time.Minute, 10000), nil
+}
+
 // buildTargets returns the API groups and background workers of the
 // configured targets. The indexer has no API, only its consumer loop.
-func buildTargets(ctx context.Context, cfg Config, comps *Components, log *slog.Logger) ([]Group, []func(context.Context) error, error) {
+// usersChanged is called after writes that change users (it flushes the
+// authentication cache of this process; other processes see the change
+// within the cache TTL).
+func buildTargets(ctx context.Context, cfg Config, comps *Components, log *slog.Logger, usersChanged func()) ([]Group, []func(context.Context) error, error) {
 	var groups []Group
 	var workers []func(context.Context) error
 	for _, t := range cfg.Targets() {
@@ -33,7 +73,7 @@ func buildTargets(ctx context.Context, cfg Config, comps *Components, log *slog.
 				return nil, nil, fmt.Errorf("bootstrap the system model: %w", err)
 			}
 			st := notifyingStore{Store: comps.Store, notify: relay.Notify}
-			svc := content.New(st, log.With("component", "content"))
+			svc := content.New(st, log.With("component", "content"), content.WithUsersChanged(usersChanged))
 			groups = append(groups, management.New(management.Options{
 				MaxUploadBytes: cfg.MaxUploadBytes, Content: svc, Logger: log,
 			}))

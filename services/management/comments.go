@@ -1,0 +1,115 @@
+package management
+
+import (
+	"context"
+
+	"github.com/cmsplatform/cms/pkg/auth"
+	"github.com/cmsplatform/cms/pkg/content"
+	managementv1 "github.com/cmsplatform/cms/proto/gen/go/cms/management/v1"
+	"google.golang.org/protobuf/types/known/emptypb"
+	"google.golang.org/protobuf/types/known/timestamppb"
+)
+
+// commentActor is the caller as the comment domain sees it: the user writes are
+// recorded under (X-CmsApi-Username for internal callers) and whether the
+// authenticated principal is an administrator.
+func commentActor(ctx context.Context) content.Actor {
+	p, ok := auth.FromContext(ctx)
+	if !ok {
+		return content.Actor{}
+	}
+	return content.Actor{User: p.User(), Admin: p.Admin}
+}
+
+// CreateComment implements Comment_CreateComment (200 with the comment).
+func (s *service) CreateComment(ctx context.Context, req *managementv1.CreateCommentRequest) (*managementv1.CmsComment, error) {
+	if s.content == nil {
+		return s.UnimplementedManagementServiceServer.CreateComment(ctx, req)
+	}
+	c, err := s.content.CreateComment(ctx, commentActor(ctx), int64(req.GetBranchId()), int64(req.GetObjectRef()), req.GetBody())
+	if err != nil {
+		return nil, s.toStatus(ctx, err)
+	}
+	return commentToProto(c), nil
+}
+
+// GetComments implements Comment_GetComments: id descending, continuation
+// token in "continue", null on the last page.
+func (s *service) GetComments(ctx context.Context, req *managementv1.GetCommentsRequest) (*managementv1.CmsCommentList, error) {
+	if s.content == nil {
+		return s.UnimplementedManagementServiceServer.GetComments(ctx, req)
+	}
+	q := content.CommentQuery{
+		User: req.GetUser(), Deleted: req.IsDeleted, Take: int(req.GetTake()), Continue: req.GetContinue(),
+	}
+	if req.BranchRef != nil {
+		b := int64(req.GetBranchRef())
+		q.Branch = &b
+	}
+	if req.ObjectRef != nil {
+		o := int64(req.GetObjectRef())
+		q.ObjectID = &o
+	}
+	page, err := s.content.GetComments(ctx, q)
+	if err != nil {
+		return nil, s.toStatus(ctx, err)
+	}
+	out := &managementv1.CmsCommentList{
+		Count:       int32(len(page.Comments)),
+		CmsComments: make([]*managementv1.CmsComment, 0, len(page.Comments)),
+	}
+	if page.Continue != "" {
+		out.Continue = &page.Continue
+	}
+	for _, c := range page.Comments {
+		out.CmsComments = append(out.CmsComments, commentToProto(c))
+	}
+	return conditional(ctx, out)
+}
+
+// GetComment implements Comment_GetComment (deleted comments included).
+func (s *service) GetComment(ctx context.Context, req *managementv1.GetCommentRequest) (*managementv1.CmsComment, error) {
+	if s.content == nil {
+		return s.UnimplementedManagementServiceServer.GetComment(ctx, req)
+	}
+	c, err := s.content.GetComment(ctx, req.GetCommentId())
+	if err != nil {
+		return nil, s.toStatus(ctx, err)
+	}
+	return conditional(ctx, commentToProto(c))
+}
+
+// UpdateComment implements Comment_UpdateComment (200, empty body; 404 for
+// a deleted comment).
+func (s *service) UpdateComment(ctx context.Context, req *managementv1.UpdateCommentRequest) (*emptypb.Empty, error) {
+	if s.content == nil {
+		return s.UnimplementedManagementServiceServer.UpdateComment(ctx, req)
+	}
+	if err := s.content.UpdateComment(ctx, commentActor(ctx), req.GetCommentId(), req.GetBody()); err != nil {
+		return nil, s.toStatus(ctx, err)
+	}
+	return &emptypb.Empty{}, nil
+}
+
+// DeleteComment implements Comment_DeleteComment (200, empty body; soft).
+func (s *service) DeleteComment(ctx context.Context, req *managementv1.DeleteCommentRequest) (*emptypb.Empty, error) {
+	if s.content == nil {
+		return s.UnimplementedManagementServiceServer.DeleteComment(ctx, req)
+	}
+	if err := s.content.DeleteComment(ctx, commentActor(ctx), req.GetCommentId()); err != nil {
+		return nil, s.toStatus(ctx, err)
+	}
+	return &emptypb.Empty{}, nil
+}
+
+func commentToProto(c content.Comment) *managementv1.CmsComment {
+	out := &managementv1.CmsComment{
+		Id: c.ID, ObjectRef: int32(c.ObjectID), BranchRef: int32(c.Branch),
+		Created: timestamppb.New(c.Created), Modified: timestamppb.New(c.Modified), Deleted: c.Deleted,
+		Body: &c.Body,
+	}
+	if c.User != "" {
+		out.User = &c.User
+	}
+	return out
+}
