@@ -20,7 +20,7 @@ import (
 // JSON, key for key and type for type. This pins the wire shape the
 // Delivery operations produce to the real responses.
 func TestRecordedResponsesRoundTrip(t *testing.T) {
-	files, err := filepath.Glob("../../../shared/novadb/delivery-mocks/*.json")
+	files, err := filepath.Glob("testdata/mocks/*.json")
 	if err != nil || len(files) == 0 {
 		t.Fatalf("no recorded responses found (%v)", err)
 	}
