@@ -1,12 +1,18 @@
 // Package index is the transport of the Index group (/apis/index/v1): POST
-// search, count and occurrences over objects and comments, XML link counts,
-// work items and matchStrings. Operations not built yet answer 501 naming
-// the operation.
+// search, count and occurrences over objects, suggestions, work items and
+// matchStrings, translated to and from pkg/indexquery. The comment
+// operations and objectXmlLinkCount answer 501 naming what is missing.
 package index
 
 import (
 	"context"
+	"errors"
+	"log/slog"
 
+	"github.com/cmsplatform/cms/pkg/indexing"
+	"github.com/cmsplatform/cms/pkg/indexquery"
+	"github.com/cmsplatform/cms/pkg/search"
+	"github.com/cmsplatform/cms/pkg/store"
 	indexv1 "github.com/cmsplatform/cms/proto/gen/go/cms/index/v1"
 	"github.com/cmsplatform/cms/proto/gen/openapi"
 	"github.com/cmsplatform/cms/services/internal/gateway"
@@ -17,11 +23,40 @@ import (
 // BasePath is the group's HTTP base path.
 const BasePath = "/apis/index/v1"
 
+// Options are what the Index group needs.
+type Options struct {
+	// Search is the engine the indexer writes (required).
+	Search search.Engine
+	// Store is handed to the change-tracking reader (pkg/indexing).
+	Store store.Reader
+	// Indexing must be the options the indexer runs with (same
+	// IndexPrefix and Languages), so both sides name the same index.
+	Indexing indexing.Options
+	// Logger; nil discards.
+	Logger *slog.Logger
+}
+
 // Group serves IndexService.
 type Group struct{ api *service }
 
 // New returns the Index group.
-func New() *Group { return &Group{api: &service{}} }
+func New(opts Options) (*Group, error) {
+	if opts.Search == nil {
+		return nil, errors.New("index: Options.Search is required")
+	}
+	log := opts.Logger
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	if opts.Indexing.Logger == nil {
+		opts.Indexing.Logger = log
+	}
+	q, err := indexquery.New(opts.Search, opts.Store, opts.Indexing)
+	if err != nil {
+		return nil, err
+	}
+	return &Group{api: &service{q: q, log: log}}, nil
+}
 
 // Name implements app.Group.
 func (g *Group) Name() string { return "index" }
@@ -37,8 +72,10 @@ func (g *Group) RegisterGateway(ctx context.Context, mux *runtime.ServeMux, conn
 	return gateway.ServeOpenAPI(mux, BasePath, openapi.Index)
 }
 
-// service implements IndexService; methods not written yet fall through to
+// service implements IndexService; the comment operations fall through to
 // the generated stub (Unimplemented → 501 naming the operation).
 type service struct {
 	indexv1.UnimplementedIndexServiceServer
+	q   *indexquery.Service
+	log *slog.Logger
 }

@@ -82,7 +82,12 @@ func buildTargets(ctx context.Context, cfg Config, comps *Components, log *slog.
 		case TargetRendering:
 			groups = append(groups, rendering.New())
 		case TargetIndex:
-			groups = append(groups, index.New())
+			g, err := index.New(index.Options{Search: comps.Search, Store: comps.Store,
+				Indexing: cfg.indexing(log), Logger: log.With("group", "index")})
+			if err != nil {
+				return nil, nil, fmt.Errorf("index: %w", err)
+			}
+			groups = append(groups, g)
 		case TargetIndexer:
 			ix := indexer.New(comps.Events, comps.Store, comps.Search, log.With("worker", "indexer"),
 				indexer.Options{Indexing: cfg.indexing(log)})

@@ -1,0 +1,141 @@
+// Package indexquery answers the Index group's object questions (search,
+// count, occurrences, suggestions, work items, matchStrings) from the
+// objects index that pkg/indexing writes. It translates the NovaDB request
+// records into search.Query/SearchRequest values built with pkg/indexing's
+// encoding helpers, so that writer and reader agree, and runs them on any
+// search.Engine (Bleve or Elasticsearch). It has no transport imports:
+// services/index maps its records to and from the protos.
+//
+// Every answer carries the change-tracking version it reflects. A request
+// with MinVersion waits (at most MaxWait) for the indexer to reach it; on
+// timeout it answers with the older version, like NovaDB. A branch that has
+// no documents (unknown, or not indexed yet) gives empty results, not an
+// error.
+package indexquery
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"slices"
+	"time"
+
+	"github.com/cmsplatform/cms/pkg/indexing"
+	"github.com/cmsplatform/cms/pkg/search"
+	"github.com/cmsplatform/cms/pkg/store"
+)
+
+// Errors. Both wrap a detail a client can act on.
+var (
+	// ErrInvalid: the request is malformed (HTTP 400).
+	ErrInvalid = errors.New("invalid request")
+	// ErrUnsupported: the request asks for something this implementation
+	// cannot answer yet (HTTP 501).
+	ErrUnsupported = errors.New("not supported")
+)
+
+func invalid(format string, a ...any) error {
+	return fmt.Errorf("%w: %s", ErrInvalid, fmt.Sprintf(format, a...))
+}
+
+// Defaults and limits.
+const (
+	// DefaultMaxWait is the wait for MinVersion when MaxWait is unset.
+	DefaultMaxWait = 5 * time.Second
+	// MaxWaitLimit caps any requested wait.
+	MaxWaitLimit = 60 * time.Second
+	// DefaultLanguage is the display-name language when uiLanguage is 0.
+	DefaultLanguage = 201
+)
+
+// Service answers Index queries. It is safe for concurrent use.
+type Service struct {
+	eng     search.Engine
+	ix      *indexing.Indexer
+	index   string
+	langs   []int64
+	log     *slog.Logger
+	maxWait time.Duration
+}
+
+// New returns a Service reading the objects index that an indexer with the
+// same opts writes (same IndexPrefix and Languages). st is only kept by the
+// embedded indexing.Indexer (used here for its change-tracking version).
+func New(eng search.Engine, st store.Reader, opts indexing.Options) (*Service, error) {
+	ix, err := indexing.New(st, eng, opts)
+	if err != nil {
+		return nil, err
+	}
+	langs := opts.Languages
+	if langs == nil {
+		langs = indexing.DefaultLanguages
+	}
+	log := opts.Logger
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	return &Service{eng: eng, ix: ix, index: ix.ObjectsIndex(), langs: langs, log: log, maxWait: MaxWaitLimit}, nil
+}
+
+// Freshness is the read-your-writes part of every request.
+type Freshness struct {
+	// MinVersion, when set, is the change-tracking version to wait for.
+	MinVersion *int64
+	// MaxWait is the wire duration ("00:00:05", "PT5S"); empty = default.
+	MaxWait string
+}
+
+// wait honours f and returns the version the answer reflects.
+func (s *Service) wait(ctx context.Context, f Freshness) (int64, error) {
+	d := DefaultMaxWait
+	if f.MaxWait != "" {
+		var err error
+		if d, err = ParseDuration(f.MaxWait); err != nil {
+			return 0, invalid("maxWaitTime: %v", err)
+		}
+	}
+	d = min(d, s.maxWait)
+	if f.MinVersion == nil {
+		v, err := s.ix.CurrentVersion(ctx)
+		return v, err
+	}
+	v, err := s.ix.WaitForVersion(ctx, *f.MinVersion, d)
+	if errors.Is(err, indexing.ErrWaitTimeout) {
+		s.log.LogAttrs(ctx, slog.LevelDebug, "indexquery: version not reached",
+			slog.Int64("want", *f.MinVersion), slog.Int64("have", v))
+		return v, nil
+	}
+	return v, err
+}
+
+// hasLang reports whether lang has its own display-name fields.
+func (s *Service) hasLang(lang int64) bool { return slices.Contains(s.langs, lang) }
+
+func uiLang(l int64) int64 {
+	if l == 0 {
+		return DefaultLanguage
+	}
+	return l
+}
+
+// run searches, treating a missing objects index as "no documents".
+func (s *Service) run(ctx context.Context, req search.SearchRequest) (search.SearchResult, error) {
+	req.Index = s.index
+	res, err := s.eng.Search(ctx, req)
+	if errors.Is(err, search.ErrIndexNotFound) {
+		res, err = search.SearchResult{Aggs: map[string]search.AggResult{}}, nil
+		for _, a := range req.Aggs {
+			res.Aggs[a.Key()] = search.AggResult{}
+		}
+	}
+	return res, err
+}
+
+func (s *Service) count(ctx context.Context, q search.Query) (int64, error) {
+	n, err := s.eng.Count(ctx, s.index, q)
+	if errors.Is(err, search.ErrIndexNotFound) {
+		return 0, nil
+	}
+	return n, err
+}

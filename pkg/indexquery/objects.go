@@ -1,0 +1,325 @@
+package indexquery
+
+import (
+	"cmp"
+	"context"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/cmsplatform/cms/pkg/indexing"
+	"github.com/cmsplatform/cms/pkg/search"
+)
+
+// Sort kinds (NovaDB ObjectSortByKind).
+const (
+	SortScore = iota
+	SortObjID
+	SortTypeRef
+	SortDisplayName
+	SortModified
+	SortModifiedBy
+	SortAttribute
+)
+
+// SortBy is one sort key; AttrKey is used by SortAttribute.
+type SortBy struct {
+	Kind    int
+	AttrKey AttrKey
+	Reverse bool
+}
+
+// Page is NovaDB's paging: Take <= 0 means all (up to
+// search.MaxResultWindow, with More set when that cut anything).
+type Page struct{ Skip, Take int }
+
+// SearchRequest is ObjectSearchRequest.
+type SearchRequest struct {
+	Branch int64
+	Filter Filter
+	Sort   []SortBy
+	Page   Page
+	Freshness
+}
+
+// Item is ObjectItem.
+type Item struct {
+	ID, TypeRef    int64
+	DisplayName    string
+	HasDisplayName bool
+	ModifiedBy     string
+	Modified       time.Time
+	Deleted        bool
+}
+
+// SearchResult is ObjectSearchResult.
+type SearchResult struct {
+	Version int64
+	More    bool
+	Items   []Item
+}
+
+// Search runs an object search. Without sort keys it sorts by score (with
+// a search phrase) and then by object id. Ties always end in object id
+// order, so paging is stable on both engines.
+func (s *Service) Search(ctx context.Context, r SearchRequest) (SearchResult, error) {
+	if err := validPage(r.Page); err != nil {
+		return SearchResult{}, err
+	}
+	for i, sb := range r.Sort {
+		if sb.Kind < SortScore || sb.Kind > SortAttribute {
+			return SearchResult{}, invalid("sortBy[%d].sortBy %d (want 0..6)", i, sb.Kind)
+		}
+	}
+	v, err := s.wait(ctx, r.Freshness)
+	if err != nil {
+		return SearchResult{}, err
+	}
+	q, err := s.query(ctx, r.Branch, r.Filter)
+	if err != nil {
+		return SearchResult{}, err
+	}
+	sorts := r.Sort
+	if len(sorts) == 0 && r.Filter.SearchPhrase != nil && strings.TrimSpace(*r.Filter.SearchPhrase) != "" {
+		sorts = []SortBy{{Kind: SortScore}}
+	}
+	lang := uiLang(r.Filter.UILanguage)
+	from, size := r.Page.Skip, search.MaxResultWindow-r.Page.Skip
+	if r.Page.Take > 0 {
+		size = min(size, r.Page.Take)
+	}
+	inMemory := slices.ContainsFunc(sorts, func(sb SortBy) bool { return sb.Kind == SortAttribute })
+	req := search.SearchRequest{Query: q, From: from, Size: size}
+	if inMemory {
+		// No per-attribute sort field exists: sort every match here.
+		req.From, req.Size = 0, search.MaxResultWindow
+	} else {
+		for _, sb := range sorts {
+			req.Sort = append(req.Sort, s.sortField(sb, lang))
+		}
+		req.Sort = append(req.Sort, search.SortField{Field: indexing.FieldID})
+	}
+	res, err := s.run(ctx, req)
+	if err != nil {
+		return SearchResult{}, err
+	}
+	hits := res.Hits
+	if inMemory {
+		if res.Total > search.MaxResultWindow {
+			return SearchResult{}, invalid("sorting by attribute needs a filter matching at most %d objects (%d match)", search.MaxResultWindow, res.Total)
+		}
+		s.sortHits(hits, sorts, lang)
+		hits = hits[min(from, len(hits)):min(from+size, len(hits))]
+	}
+	out := SearchResult{Version: v, More: int64(from+len(hits)) < res.Total, Items: make([]Item, 0, len(hits))}
+	for _, h := range hits {
+		out.Items = append(out.Items, item(h.Fields, lang))
+	}
+	return out, nil
+}
+
+func validPage(p Page) error {
+	if p.Skip < 0 {
+		return invalid("page.skip %d is negative", p.Skip)
+	}
+	if p.Skip >= search.MaxResultWindow {
+		return invalid("page.skip %d: at most %d objects can be paged through", p.Skip, search.MaxResultWindow-1)
+	}
+	return nil
+}
+
+func (s *Service) sortField(sb SortBy, lang int64) search.SortField {
+	f := search.SortField{Desc: sb.Reverse}
+	switch sb.Kind {
+	case SortScore:
+		f.Field, f.Desc = search.ScoreField, !sb.Reverse
+	case SortObjID:
+		f.Field = indexing.FieldID
+	case SortTypeRef:
+		f.Field = indexing.FieldTypeRef
+	case SortDisplayName:
+		f.Field = indexing.NameSortField(s.sortLang(lang))
+	case SortModified:
+		f.Field = indexing.FieldModified
+	case SortModifiedBy:
+		f.Field = indexing.FieldModifiedBy
+	}
+	return f
+}
+
+// sortLang: display names sort in lang when it has fields, else English.
+func (s *Service) sortLang(lang int64) int64 {
+	if s.hasLang(lang) {
+		return lang
+	}
+	return DefaultLanguage
+}
+
+// sortHits sorts in memory (attribute sorts). Missing values sort last in
+// both directions, like the engines do; ties end in object id order.
+func (s *Service) sortHits(hits []search.Hit, sorts []SortBy, lang int64) {
+	type keyed struct {
+		h    search.Hit
+		keys []sortKey
+	}
+	ks := make([]keyed, len(hits))
+	for i, h := range hits {
+		ks[i].h = h
+		for _, sb := range sorts {
+			ks[i].keys = append(ks[i].keys, s.hitKey(h, sb, lang))
+		}
+	}
+	slices.SortStableFunc(ks, func(a, b keyed) int {
+		for i, sb := range sorts {
+			if c := compareKeys(a.keys[i], b.keys[i], sb.Reverse != (sb.Kind == SortScore)); c != 0 {
+				return c
+			}
+		}
+		return cmp.Compare(int64Of(a.h.Fields[indexing.FieldID]), int64Of(b.h.Fields[indexing.FieldID]))
+	})
+	for i := range ks {
+		hits[i] = ks[i].h
+	}
+}
+
+// sortKey is a comparable value: a number or a string; ok=false = missing.
+type sortKey struct {
+	num float64
+	str string
+	isS bool
+	ok  bool
+}
+
+func compareKeys(a, b sortKey, desc bool) int {
+	switch {
+	case !a.ok && !b.ok:
+		return 0
+	case !a.ok:
+		return 1
+	case !b.ok:
+		return -1
+	}
+	c := cmp.Compare(a.num, b.num)
+	if a.isS || b.isS {
+		c = strings.Compare(a.str, b.str)
+	}
+	if desc {
+		return -c
+	}
+	return c
+}
+
+func (s *Service) hitKey(h search.Hit, sb SortBy, lang int64) sortKey {
+	f := h.Fields
+	num := func(v any) sortKey {
+		switch x := v.(type) {
+		case int64:
+			return sortKey{num: float64(x), ok: true}
+		case float64:
+			return sortKey{num: x, ok: true}
+		case time.Time:
+			return sortKey{num: float64(x.UnixMilli()), ok: true}
+		}
+		return sortKey{}
+	}
+	str := func(v any) sortKey {
+		if x, ok := v.(string); ok {
+			return sortKey{str: x, isS: true, ok: true}
+		}
+		return sortKey{}
+	}
+	switch sb.Kind {
+	case SortScore:
+		return sortKey{num: h.Score, ok: true}
+	case SortObjID:
+		return num(f[indexing.FieldID])
+	case SortTypeRef:
+		return num(f[indexing.FieldTypeRef])
+	case SortDisplayName:
+		return str(f[indexing.NameSortField(s.sortLang(lang))])
+	case SortModified:
+		return num(f[indexing.FieldModified])
+	case SortModifiedBy:
+		return str(f[indexing.FieldModifiedBy])
+	}
+	return attrKey(f, sb.AttrKey, sb.Reverse)
+}
+
+// attrKey is the attribute's value on a hit: the numeric or date order
+// encoding when it has one, else the lower-cased string, else the raw
+// term (booleans, references). Multi-valued: the smallest (largest when
+// descending), like the engines' sort modes.
+func attrKey(f map[string]any, k AttrKey, desc bool) sortKey {
+	key := indexing.Key(k.Attr, k.Lang, k.Variant)
+	pick := func(field, prefix string) (string, bool) {
+		var best string
+		found := false
+		for _, e := range strs(f[field]) {
+			if rest, ok := strings.CutPrefix(e, prefix); ok {
+				if !found || (rest < best) != desc {
+					best, found = rest, true
+				}
+			}
+		}
+		return best, found
+	}
+	for _, src := range [][2]string{
+		{indexing.FieldOrdered, "n:" + key + "="}, {indexing.FieldOrdered, "d:" + key + "="},
+		{indexing.FieldValuesLower, key + "="}, {indexing.FieldValues, key + "="},
+	} {
+		if v, ok := pick(src[0], src[1]); ok {
+			return sortKey{str: v, isS: true, ok: true}
+		}
+	}
+	return sortKey{}
+}
+
+func int64Of(v any) int64 {
+	switch x := v.(type) {
+	case int64:
+		return x
+	case float64:
+		return int64(x)
+	}
+	return 0
+}
+
+func item(f map[string]any, lang int64) Item {
+	id := int64Of(f[indexing.FieldID])
+	it := Item{ID: id, TypeRef: int64Of(f[indexing.FieldTypeRef])}
+	it.DisplayName, it.HasDisplayName = displayName(f, lang, id)
+	if hd, ok := f[indexing.FieldHasDisplayName].(bool); ok {
+		it.HasDisplayName = hd
+	}
+	it.ModifiedBy, _ = f[indexing.FieldModifiedBy].(string)
+	it.Modified, _ = f[indexing.FieldModified].(time.Time)
+	it.Deleted, _ = f[indexing.FieldDeleted].(bool)
+	return it
+}
+
+// CountRequest is ObjectCountRequest.
+type CountRequest struct {
+	Branch int64
+	Filter Filter
+	Freshness
+}
+
+// CountResult is ObjectCountResult.
+type CountResult struct {
+	Version int64
+	Count   int64
+}
+
+// Count counts the objects matching the filter.
+func (s *Service) Count(ctx context.Context, r CountRequest) (CountResult, error) {
+	v, err := s.wait(ctx, r.Freshness)
+	if err != nil {
+		return CountResult{}, err
+	}
+	q, err := s.query(ctx, r.Branch, r.Filter)
+	if err != nil {
+		return CountResult{}, err
+	}
+	n, err := s.count(ctx, q)
+	return CountResult{Version: v, Count: n}, err
+}

@@ -1,0 +1,262 @@
+package indexquery
+
+import (
+	"cmp"
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/cmsplatform/cms/pkg/content"
+	"github.com/cmsplatform/cms/pkg/indexing"
+	"github.com/cmsplatform/cms/pkg/search"
+)
+
+// Occurrence is one value and the number of matching objects having it.
+// Value is a string, an int64 or a bool.
+type Occurrence struct {
+	Value any
+	Count int64
+}
+
+// Occurrences is NovaDB's Occurrences record.
+type Occurrences struct {
+	Null, NotNull int64
+	// ValueType is "string", "number" or "boolean".
+	ValueType string
+	More      bool
+	// Values are sorted by value.
+	Values []Occurrence
+}
+
+// OccurrencesRequest is ObjectOccurrencesRequest.
+type OccurrencesRequest struct {
+	Branch int64
+	Filter Filter
+	Page   Page
+	Freshness
+	ModifiedBy, Type, Deleted bool
+}
+
+// OccurrencesResult is ObjectOccurrencesResult; unrequested records are nil.
+type OccurrencesResult struct {
+	Version                   int64
+	ModifiedBy, Type, Deleted *Occurrences
+}
+
+// Occurrences counts the values of the modifying user, type and deleted
+// flag among the objects matching the filter. Values are sorted by value
+// and cut after Page.Skip + Page.Take (Take <= 0: all), More telling that
+// something was cut.
+func (s *Service) Occurrences(ctx context.Context, r OccurrencesRequest) (OccurrencesResult, error) {
+	if err := validPage(r.Page); err != nil {
+		return OccurrencesResult{}, err
+	}
+	v, err := s.wait(ctx, r.Freshness)
+	if err != nil {
+		return OccurrencesResult{}, err
+	}
+	out := OccurrencesResult{Version: v}
+	if !r.ModifiedBy && !r.Type && !r.Deleted {
+		return out, nil
+	}
+	q, err := s.query(ctx, r.Branch, r.Filter)
+	if err != nil {
+		return out, err
+	}
+	type want struct {
+		on    bool
+		field string
+		typ   string
+		dst   **Occurrences
+	}
+	wants := []want{
+		{r.ModifiedBy, indexing.FieldModifiedBy, "string", &out.ModifiedBy},
+		{r.Type, indexing.FieldTypeRef, "number", &out.Type},
+		{r.Deleted, indexing.FieldDeleted, "boolean", &out.Deleted},
+	}
+	req := search.SearchRequest{Query: q}
+	for _, w := range wants {
+		if w.on {
+			req.Aggs = append(req.Aggs, search.TermsAgg{Field: w.field, Size: search.MaxResultWindow})
+		}
+	}
+	res, err := s.run(ctx, req)
+	if err != nil {
+		return out, err
+	}
+	for _, w := range wants {
+		if w.on {
+			o := occurrences(res.Aggs[w.field], res.Total, w.typ, r.Page)
+			*w.dst = &o
+		}
+	}
+	return out, nil
+}
+
+// occurrences turns one aggregation into an Occurrences record.
+func occurrences(a search.AggResult, total int64, typ string, p Page) Occurrences {
+	o := Occurrences{Null: a.Missing, NotNull: total - a.Missing, ValueType: typ, More: a.Other > 0}
+	for _, b := range a.Buckets {
+		o.Values = append(o.Values, Occurrence{Value: b.Key, Count: b.Count})
+	}
+	slices.SortFunc(o.Values, func(x, y Occurrence) int { return compareValues(x.Value, y.Value) })
+	if p.Skip > 0 {
+		o.Values = o.Values[min(p.Skip, len(o.Values)):]
+	}
+	if p.Take > 0 && len(o.Values) > p.Take {
+		o.Values, o.More = o.Values[:p.Take], true
+	}
+	if o.Values == nil {
+		o.Values = []Occurrence{}
+	}
+	return o
+}
+
+func compareValues(a, b any) int {
+	switch x := a.(type) {
+	case int64:
+		y, _ := b.(int64)
+		return cmp.Compare(x, y)
+	case string:
+		y, _ := b.(string)
+		return strings.Compare(x, y)
+	case bool:
+		y, _ := b.(bool)
+		switch {
+		case x == y:
+			return 0
+		case !x:
+			return -1
+		}
+		return 1
+	case time.Time:
+		y, _ := b.(time.Time)
+		return x.Compare(y)
+	}
+	return strings.Compare(fmt.Sprint(a), fmt.Sprint(b))
+}
+
+// WorkItemRequest is WorkItemOccurrencesRequest.
+type WorkItemRequest struct {
+	Page Page
+	Freshness
+}
+
+// WorkItemResult is WorkItemOccurrencesResult.
+type WorkItemResult struct {
+	Version  int64
+	Branches Occurrences
+}
+
+// WorkItemOccurrences counts work items per branch: the objects changed
+// on a work branch, i.e. documents with local values on any branch but
+// the default branch (inferred: NovaDB does not document the definition).
+func (s *Service) WorkItemOccurrences(ctx context.Context, r WorkItemRequest) (WorkItemResult, error) {
+	if err := validPage(r.Page); err != nil {
+		return WorkItemResult{}, err
+	}
+	v, err := s.wait(ctx, r.Freshness)
+	if err != nil {
+		return WorkItemResult{}, err
+	}
+	q := search.And{
+		search.Term{Field: indexing.FieldHasLocalValues, Value: true},
+		search.Not{Query: search.Term{Field: indexing.FieldBranch, Value: int64(content.BranchDefault)}},
+	}
+	res, err := s.run(ctx, search.SearchRequest{Query: q, Aggs: []search.TermsAgg{{Field: indexing.FieldBranch, Size: search.MaxResultWindow}}})
+	if err != nil {
+		return WorkItemResult{}, err
+	}
+	return WorkItemResult{Version: v, Branches: occurrences(res.Aggs[indexing.FieldBranch], res.Total, "number", r.Page)}, nil
+}
+
+// wildcardQuery matches string values of k against a pattern with * and ?
+// (case-insensitive, whole value). A pattern whose only wildcard is a
+// trailing * is a prefix query; others are expanded against the values
+// indexed on the branch (at most search.MaxResultWindow distinct values
+// starting with the pattern's literal prefix).
+func (s *Service) wildcardQuery(ctx context.Context, branch int64, k AttrKey, pattern string) (search.Query, error) {
+	pattern = strings.ToLower(pattern)
+	base := strings.ToLower(indexing.Key(k.Attr, k.Lang, k.Variant)) + "="
+	lit := pattern
+	if i := strings.IndexAny(pattern, "*?"); i >= 0 {
+		lit = pattern[:i]
+	}
+	if lit == pattern {
+		return search.Term{Field: indexing.FieldValuesLower, Value: base + pattern}, nil
+	}
+	if lit+"*" == pattern && lit != "" {
+		return search.Prefix{Field: indexing.FieldValuesLower, Value: base + lit}, nil
+	}
+	if lit+"*" == pattern {
+		return search.Term{Field: indexing.FieldKeys, Value: indexing.Key(k.Attr, k.Lang, k.Variant)}, nil
+	}
+	res, err := s.run(ctx, search.SearchRequest{
+		Query: search.And{search.Term{Field: indexing.FieldBranch, Value: branch}, search.Prefix{Field: indexing.FieldValuesLower, Value: base + lit}},
+		Aggs:  []search.TermsAgg{{Field: indexing.FieldValuesLower, Size: search.MaxResultWindow, Prefix: base + lit}},
+	})
+	if err != nil {
+		return nil, err
+	}
+	agg := res.Aggs[indexing.FieldValuesLower]
+	if agg.Other > 0 {
+		return nil, invalid("wildcard %q matches too many values; give a longer literal prefix", pattern)
+	}
+	var vals []any
+	for _, b := range agg.Buckets {
+		term, _ := b.Key.(string)
+		if wildcardPlain(pattern, strings.TrimPrefix(term, base)) {
+			vals = append(vals, term)
+		}
+	}
+	return search.Terms{Field: indexing.FieldValuesLower, Values: vals}, nil
+}
+
+// wildcardPlain reports whether s matches p, where * is any run of
+// characters and ? any one character; nothing else is special.
+func wildcardPlain(p, s string) bool {
+	pr, sr := []rune(p), []rune(s)
+	var star, match = -1, 0
+	i, j := 0, 0
+	for j < len(sr) {
+		switch {
+		case i < len(pr) && (pr[i] == '?' || pr[i] == sr[j]):
+			i++
+			j++
+		case i < len(pr) && pr[i] == '*':
+			star, match = i, j
+			i++
+		case star >= 0:
+			i = star + 1
+			match++
+			j = match
+		default:
+			return false
+		}
+	}
+	for i < len(pr) && pr[i] == '*' {
+		i++
+	}
+	return i == len(pr)
+}
+
+// XMLLinkCountRequest is ObjectXmlLinkCountRequest.
+type XMLLinkCountRequest struct {
+	Branch    int64
+	ObjectIDs []int64
+	Freshness
+}
+
+// XMLLinkCount would count the objects whose XML values link to one of
+// ObjectIDs. The index has no field for XML link targets yet (pkg/indexing
+// strips the markup), so it returns ErrUnsupported after validation.
+func (s *Service) XMLLinkCount(ctx context.Context, r XMLLinkCountRequest) (CountResult, error) {
+	if r.Freshness.MaxWait != "" {
+		if _, err := ParseDuration(r.Freshness.MaxWait); err != nil {
+			return CountResult{}, invalid("maxWaitTime: %v", err)
+		}
+	}
+	return CountResult{}, fmt.Errorf("%w: objectXmlLinkCount: the object index does not record XML link targets yet", ErrUnsupported)
+}
