@@ -59,6 +59,9 @@ func TestServeAgainstRealComponents(t *testing.T) {
 	if resp.StatusCode == http.StatusNotFound || resp.StatusCode >= 500 && resp.StatusCode != http.StatusNotImplemented {
 		t.Fatalf("GET /delivery/api/branches = %d", resp.StatusCode)
 	}
+	// The whole distributed pipeline: PostgreSQL outbox → NATS → indexer →
+	// Elasticsearch → Index API.
+	assertWriteFoundByIndex(t, "http://"+srv.HTTPAddr(), prefix)
 	cancel()
 	select {
 	case err := <-done:

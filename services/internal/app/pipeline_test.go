@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"io"
 	"net/http"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -56,5 +57,61 @@ func TestWriteIsIndexed(t *testing.T) {
 	}
 	if doc.Version != created.Transaction.ID {
 		t.Fatalf("document version %d, want the transaction id %d", doc.Version, created.Transaction.ID)
+	}
+}
+
+// TestWriteIsFoundByTheIndexAPI: a Management write is found through the
+// Index group, read-your-writes through minChangeTrackingVersion.
+func TestWriteIsFoundByTheIndexAPI(t *testing.T) {
+	srv := startServer(t)
+	assertWriteFoundByIndex(t, "http://"+srv.HTTPAddr(), "findMe")
+}
+
+// assertWriteFoundByIndex creates a type object through Management and
+// finds it through the Index group with minChangeTrackingVersion.
+func assertWriteFoundByIndex(t *testing.T, base, apiID string) {
+	t.Helper()
+	call := func(method, path, body string) (int, []byte) {
+		req, _ := http.NewRequest(method, base+path, strings.NewReader(body))
+		req.SetBasicAuth("admin", "test-password")
+		req.Header.Set("Content-Type", "application/json")
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		return resp.StatusCode, b
+	}
+	code, raw := call(http.MethodPost, "/apis/cms/v1/branches/4/objects", `{"objects":[{"meta":{"typeRef":0,"apiIdentifier":"`+apiID+`"},`+
+		`"values":[{"attribute":1000,"language":201,"variant":0,"value":"Zebra `+apiID+`"}]}]}`)
+	if code != http.StatusCreated {
+		t.Fatalf("create: %d %s", code, raw)
+	}
+	var created struct {
+		Transaction struct {
+			ID int64 `json:"id"`
+		} `json:"transaction"`
+		CreatedObjectIDs []int64 `json:"createdObjectIds"`
+	}
+	if err := json.Unmarshal(raw, &created); err != nil {
+		t.Fatal(err)
+	}
+	code, raw = call(http.MethodPost, "/apis/index/v1/branches/4/objects",
+		`{"filter":{"searchPhrase":"zebra `+apiID+`"},"minChangeTrackingVersion":`+strconv.FormatInt(created.Transaction.ID, 10)+`,"maxWaitTime":"00:00:05"}`)
+	if code != http.StatusOK {
+		t.Fatalf("search: %d %s", code, raw)
+	}
+	var res struct {
+		ChangeTrackingVersion int64 `json:"changeTrackingVersion"`
+		Objects               []struct {
+			ID int64 `json:"id"`
+		} `json:"objects"`
+	}
+	if err := json.Unmarshal(raw, &res); err != nil {
+		t.Fatalf("%v: %s", err, raw)
+	}
+	if res.ChangeTrackingVersion < created.Transaction.ID || len(res.Objects) != 1 || res.Objects[0].ID != created.CreatedObjectIDs[0] {
+		t.Fatalf("search after write %d: %s", created.Transaction.ID, raw)
 	}
 }
