@@ -9,6 +9,7 @@ import (
 	"html"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/cmsplatform/cms/pkg/content"
 	"github.com/cmsplatform/cms/pkg/search"
@@ -130,7 +131,8 @@ func (ix *Indexer) resolve(ctx context.Context, chain []int64, rank map[int64]in
 				o.local = true
 				o.lastLocal = max(o.lastLocal, v.ModifiedTx)
 			}
-			if v.Branch == best && !isNull(v.JSON) {
+			// Secrets (password hashes) never reach any index field.
+			if v.Branch == best && !isNull(v.JSON) && !content.SecretAttribute(v.AttributeID) {
 				o.values = append(o.values, v)
 			}
 		}
@@ -231,11 +233,18 @@ func (ix *Indexer) document(branch, version int64, o *resolved, types map[int64]
 	f.set(FieldDeleted, o.row.Deleted)
 	f.set(FieldLastTransaction, last)
 	f.set(FieldHasLocalValues, o.local)
+	var modified time.Time
 	if tx, ok := txs[last]; ok {
+		modified = tx.Time
 		f.set(FieldModified, tx.Time)
 		if tx.User != "" {
 			f.set(FieldModifiedBy, tx.User)
 		}
+	}
+	if src, err := buildSource(o, last, modified, types); err == nil {
+		f.set(FieldSource, src)
+	} else {
+		ix.log.Error("cannot encode object source", "branch", branch, "id", o.row.ID, "err", err)
 	}
 	hasName := false
 	for _, v := range o.values {

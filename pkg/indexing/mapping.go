@@ -70,7 +70,7 @@ func Mapping(languages []int64) search.Mapping {
 		FieldHasLocalValues: search.Bool, FieldHasDisplayName: search.Bool, FieldName: search.Keyword,
 		FieldKeys: search.Keyword, FieldValues: search.Keyword, FieldValuesLower: search.Keyword,
 		FieldOrdered: search.Keyword, FieldWords: search.Keyword, FieldRefs: search.Long,
-		FieldFullText: search.Text,
+		FieldFullText: search.Text, FieldSource: search.Stored,
 	}
 	for _, l := range languages {
 		f[NameField(l)] = search.Keyword

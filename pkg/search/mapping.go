@@ -28,9 +28,14 @@ const (
 	Bool Kind = "bool"
 	// Date: an instant, kept in UTC with millisecond precision.
 	Date Kind = "date"
+	// Stored: a string kept with the document and returned by Get and
+	// Search, but not indexed: no query, sort or aggregation may use it
+	// (ErrInvalidQuery). For payloads readers render from (e.g. a JSON
+	// source), of any length.
+	Stored Kind = "stored"
 )
 
-var kinds = []Kind{Keyword, Text, Long, Double, Bool, Date}
+var kinds = []Kind{Keyword, Text, Long, Double, Bool, Date, Stored}
 
 // Valid reports whether k is one of the known kinds.
 func (k Kind) Valid() bool { return slices.Contains(kinds, k) }

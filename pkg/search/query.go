@@ -143,7 +143,7 @@ func NormalizeQuery(q Query, m Mapping) (Query, error) {
 		}
 		return nil, fmt.Errorf("%w: prefix on %s field %q", ErrInvalidQuery, k, q.Field)
 	case Exists:
-		_, err := m.Kind(q.Field)
+		_, err := indexed(m, q.Field, "exists")
 		return q, err
 	case And:
 		out := make(And, len(q))
@@ -176,7 +176,7 @@ func NormalizeQuery(q Query, m Mapping) (Query, error) {
 }
 
 func normalizeRange(q Range, m Mapping) (Query, error) {
-	k, err := m.Kind(q.Field)
+	k, err := indexed(m, q.Field, "range")
 	if err != nil {
 		return nil, err
 	}
@@ -206,8 +206,20 @@ func normalizeRange(q Range, m Mapping) (Query, error) {
 	return out, nil
 }
 
-func nonText(m Mapping, field, op string) (Kind, error) {
+// indexed returns the kind of field, refusing unmapped and Stored fields.
+func indexed(m Mapping, field, op string) (Kind, error) {
 	k, err := m.Kind(field)
+	if err != nil {
+		return "", err
+	}
+	if k == Stored {
+		return "", fmt.Errorf("%w: %s on stored (not indexed) field %q", ErrInvalidQuery, op, field)
+	}
+	return k, nil
+}
+
+func nonText(m Mapping, field, op string) (Kind, error) {
+	k, err := indexed(m, field, op)
 	if err != nil {
 		return "", err
 	}

@@ -77,7 +77,7 @@ func normalizeField(k Kind, v any) (any, error) {
 // (see Mapping.Normalize). Query values go through it too.
 func NormalizeValue(k Kind, v any) (any, error) {
 	switch k {
-	case Keyword, Text:
+	case Keyword, Text, Stored:
 		if s, ok := v.(string); ok {
 			return s, nil
 		}
@@ -203,7 +203,7 @@ func FormatKey(v any) string {
 // ParseKey is the inverse of FormatKey for a field of kind k.
 func ParseKey(k Kind, s string) (any, error) {
 	switch k {
-	case Keyword, Text:
+	case Keyword, Text, Stored:
 		return s, nil
 	case Long:
 		return strconv.ParseInt(s, 10, 64)

@@ -1,12 +1,17 @@
 // Package delivery is the transport of the Delivery group (/delivery/api):
 // the published, indexed view of a branch. It translates gRPC calls to the
-// domain in pkg/ and back; operations not built yet answer 501 naming the
-// operation.
+// domain in pkg/delivery and back; operations not built yet answer 501
+// naming the operation.
 package delivery
 
 import (
 	"context"
+	"log/slog"
 
+	"github.com/cmsplatform/cms/pkg/cache"
+	"github.com/cmsplatform/cms/pkg/delivery"
+	"github.com/cmsplatform/cms/pkg/indexing"
+	"github.com/cmsplatform/cms/pkg/search"
 	deliveryv1 "github.com/cmsplatform/cms/proto/gen/go/cms/delivery/v1"
 	"github.com/cmsplatform/cms/proto/gen/openapi"
 	"github.com/cmsplatform/cms/services/internal/gateway"
@@ -17,6 +22,20 @@ import (
 // BasePath is the group's HTTP base path.
 const BasePath = "/delivery/api"
 
+// Options configure the group.
+type Options struct {
+	// Search is the engine the indexer writes. Nil: every operation
+	// answers Unavailable.
+	Search search.Engine
+	// Cache, when set, keeps rendered responses keyed by the index
+	// version, so an indexed change makes them unreachable at once.
+	Cache cache.Cache
+	// Indexing must equal the indexer's options (IndexPrefix, Languages).
+	Indexing indexing.Options
+	// Logger; nil discards.
+	Logger *slog.Logger
+}
+
 // Group serves DeliveryService and DeliveryBinaryService.
 type Group struct {
 	api *service
@@ -24,7 +43,17 @@ type Group struct {
 }
 
 // New returns the Delivery group.
-func New() *Group { return &Group{api: &service{}, bin: &binaries{}} }
+func New(opts Options) *Group {
+	if opts.Logger == nil {
+		opts.Logger = slog.New(slog.DiscardHandler)
+	}
+	s := &service{log: opts.Logger, cache: opts.Cache}
+	if opts.Search != nil {
+		// New fails only without an engine.
+		s.dom, _ = delivery.New(delivery.Options{Search: opts.Search, Indexing: opts.Indexing, Logger: opts.Logger})
+	}
+	return &Group{api: s, bin: &binaries{}}
+}
 
 // Name implements app.Group.
 func (g *Group) Name() string { return "delivery" }
@@ -50,6 +79,9 @@ func (g *Group) RegisterGateway(ctx context.Context, mux *runtime.ServeMux, conn
 // to the generated stub (Unimplemented → 501 naming the operation).
 type service struct {
 	deliveryv1.UnimplementedDeliveryServiceServer
+	dom   *delivery.Service
+	cache cache.Cache
+	log   *slog.Logger
 }
 
 // binaries implements DeliveryBinaryService.

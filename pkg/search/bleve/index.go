@@ -31,7 +31,9 @@ const (
 
 // shadowed reports whether aggregations on a field of kind k use a keyword
 // copy: Bleve's term facets see numeric and date fields as prefix-coded terms.
-func shadowed(k search.Kind) bool { return k != search.Keyword && k != search.Text }
+func shadowed(k search.Kind) bool {
+	return k != search.Keyword && k != search.Text && k != search.Stored
+}
 
 type index struct {
 	bi      blevesearch.Index
@@ -69,6 +71,8 @@ func indexMapping(m search.Mapping) (*mapping.IndexMappingImpl, error) {
 	for _, name := range m.Names() {
 		var f *mapping.FieldMapping
 		switch k := m.Fields[name]; k {
+		case search.Stored:
+			continue // kept in fieldSource only
 		case search.Keyword:
 			f = kw()
 		case search.Text:
@@ -233,6 +237,9 @@ func (ix *index) toBleve(doc search.Document) (map[string]any, error) {
 	out := make(map[string]any, 2*len(fields)+3)
 	present := make([]string, 0, len(fields))
 	for name, v := range fields {
+		if ix.mapping.Fields[name] == search.Stored {
+			continue // returned from fieldSource, never indexed
+		}
 		out[name] = v
 		present = append(present, name)
 		if !shadowed(ix.mapping.Fields[name]) {

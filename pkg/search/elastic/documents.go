@@ -30,6 +30,10 @@ func (e *Engine) createBody(m search.Mapping) (map[string]any, error) {
 		switch k {
 		case search.Keyword:
 			p = map[string]any{"type": "keyword"}
+		case search.Stored:
+			// Kept in _source only: no inverted index, no doc values, so
+			// neither Lucene's term length limit nor any query applies.
+			p = map[string]any{"type": "keyword", "index": false, "doc_values": false}
 		case search.Text:
 			p = map[string]any{"type": "text", "analyzer": "standard"}
 		case search.Long:

@@ -40,6 +40,7 @@ func Run(t *testing.T, factory Factory) {
 		{"OrderWithinBulk", testOrderWithinBulk},
 		{"RefreshReadYourWrites", testRefresh},
 		{"DeleteIndex", testDeleteIndex},
+		{"Stored", testStored},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) { tc.fn(t, factory(t)) })

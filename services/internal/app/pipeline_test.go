@@ -115,3 +115,52 @@ func assertWriteFoundByIndex(t *testing.T, base, apiID string) {
 		t.Fatalf("search after write %d: %s", created.Transaction.ID, raw)
 	}
 }
+
+// TestPasswordsNeverReachTheIndex creates a user with a password and checks
+// that neither the password nor its hash is in any field of its document.
+func TestPasswordsNeverReachTheIndex(t *testing.T) {
+	srv := startServer(t)
+	body := `{"objects":[{"meta":{"typeRef":110},"values":[` +
+		`{"attribute":1100,"language":0,"variant":0,"value":"carol"},` +
+		`{"attribute":1101,"language":0,"variant":0,"value":"s3cret-Pa55"}]}]}`
+	req, _ := http.NewRequest(http.MethodPost, "http://"+srv.HTTPAddr()+"/apis/cms/v1/branches/4/objects", strings.NewReader(body))
+	req.SetBasicAuth("admin", "test-password")
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusCreated {
+		t.Fatalf("create user: %d %s", resp.StatusCode, raw)
+	}
+	var created struct {
+		Transaction struct {
+			ID int64 `json:"id"`
+		} `json:"transaction"`
+		CreatedObjectIDs []int64 `json:"createdObjectIds"`
+	}
+	if err := json.Unmarshal(raw, &created); err != nil {
+		t.Fatal(err)
+	}
+	ix, err := indexing.New(srv.comps.Store, srv.comps.Search, srv.cfg.indexing(srv.log))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	if _, err := ix.WaitForVersion(ctx, created.Transaction.ID, 5*time.Second); err != nil {
+		t.Fatal(err)
+	}
+	doc, err := srv.comps.Search.Get(ctx, indexing.ObjectsIndex, indexing.DocID(4, created.CreatedObjectIDs[0]))
+	if err != nil {
+		t.Fatal(err)
+	}
+	all, _ := json.Marshal(doc.Fields)
+	if !strings.Contains(string(all), "carol") {
+		t.Fatalf("the user document lacks its name: %s", all)
+	}
+	if strings.Contains(string(all), "s3cret") || strings.Contains(string(all), "$2a$") || strings.Contains(string(all), "1101") {
+		t.Fatalf("a password or its hash reached the index: %s", all)
+	}
+}

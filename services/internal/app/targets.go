@@ -78,7 +78,8 @@ func buildTargets(ctx context.Context, cfg Config, comps *Components, log *slog.
 				MaxUploadBytes: cfg.MaxUploadBytes, Content: svc, Logger: log,
 			}))
 		case TargetDelivery:
-			groups = append(groups, delivery.New())
+			groups = append(groups, delivery.New(delivery.Options{Search: comps.Search, Cache: comps.Cache,
+				Indexing: cfg.indexing(log), Logger: log.With("group", "delivery")}))
 		case TargetRendering:
 			groups = append(groups, rendering.New())
 		case TargetIndex:

@@ -1,0 +1,97 @@
+package delivery
+
+import (
+	"context"
+	"time"
+
+	"github.com/cmsplatform/cms/pkg/content"
+	"github.com/cmsplatform/cms/pkg/indexing"
+	"github.com/cmsplatform/cms/pkg/search"
+)
+
+// configView renders meta-model objects: default language, all props.
+func configView(m *model) view {
+	langs, _ := m.langChain("")
+	return view{m: m, langs: langs, variants: []int64{0}, props: PropsAll}
+}
+
+// Languages returns the languages of a branch (type 20 objects), by id.
+func (s *Service) Languages(ctx context.Context, branch string) ([]Object, error) {
+	b, err := s.branchID(ctx, branch)
+	if err != nil {
+		return nil, err
+	}
+	m, err := s.model(ctx, b)
+	if err != nil {
+		return nil, err
+	}
+	v := configView(m)
+	out := make([]Object, 0, len(m.langList))
+	for _, id := range m.langList {
+		out = append(out, v.render(m.sources[id]))
+	}
+	return out, nil
+}
+
+// Types returns the object types of a branch, by id.
+func (s *Service) Types(ctx context.Context, branch string) ([]Object, error) {
+	b, err := s.branchID(ctx, branch)
+	if err != nil {
+		return nil, err
+	}
+	m, err := s.model(ctx, b)
+	if err != nil {
+		return nil, err
+	}
+	v := configView(m)
+	out := make([]Object, 0, len(m.typeList))
+	for _, id := range m.typeList {
+		out = append(out, v.render(m.sources[id]))
+	}
+	return out, nil
+}
+
+// Branches returns the indexed branches: the type 40 objects of branch 4.
+func (s *Service) Branches(ctx context.Context) ([]Object, error) {
+	m, err := s.model(ctx, content.BranchDefault)
+	if err != nil {
+		return nil, err
+	}
+	v := configView(m)
+	var out []Object
+	err = s.scan(ctx, search.And{search.Term{Field: indexing.FieldBranch, Value: content.BranchDefault},
+		search.Term{Field: indexing.FieldTypeRef, Value: content.TypeBranch},
+		search.Not{Query: search.Term{Field: indexing.FieldDeleted, Value: true}}},
+		func(src indexing.Source) { out = append(out, v.render(src)) })
+	return out, err
+}
+
+// UpdateInfo says when the published view of a branch last changed.
+type UpdateInfo struct {
+	// LastTransaction is the newest lastTransaction of the branch's
+	// objects; LastModified its time (zero when unknown).
+	LastTransaction int64
+	LastModified    time.Time
+}
+
+// UpdateInfo returns the newest change indexed for branch.
+func (s *Service) UpdateInfo(ctx context.Context, branch string) (UpdateInfo, error) {
+	b, err := s.branchID(ctx, branch)
+	if err != nil {
+		return UpdateInfo{}, err
+	}
+	res, err := s.eng.Search(ctx, search.SearchRequest{Index: s.objects, Size: 1,
+		Query: search.Term{Field: indexing.FieldBranch, Value: b},
+		Sort:  []search.SortField{{Field: indexing.FieldLastTransaction, Desc: true}}})
+	if err != nil {
+		return UpdateInfo{}, s.searchErr(err)
+	}
+	if len(res.Hits) == 0 {
+		return UpdateInfo{}, nil
+	}
+	src, err := indexing.DecodeSource(res.Hits[0].Fields)
+	if err != nil {
+		return UpdateInfo{}, err
+	}
+	return UpdateInfo{LastTransaction: src.LastTransaction, LastModified: src.Modified}, nil
+}

@@ -1,0 +1,112 @@
+// Package delivery is the domain of the Delivery group: it renders the
+// published, indexed view of a branch in NovaDB's Delivery shape. It reads
+// only the search index written by pkg/indexing (no store: in distributed
+// mode the delivery target has none): object documents carry their
+// resolved state in indexing.FieldSource, and the meta-model (types,
+// attributes, languages, forms) is loaded from the same index, as system
+// objects are objects too.
+//
+// Rendering follows CONVENTIONS.md §5: props keyed by attribute
+// ApiIdentifier (scalars as-is, multi-valued attributes as arrays, ObjRefs
+// as ids, SimpleHtml as {"XML":…}, empty values omitted), one value per
+// attribute chosen along the language fallback chain (lang, its 2002
+// fallbacks, then language-independent), and refs resolved level by level
+// with one batched multi-get per level, de-duplicated and capped.
+package delivery
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"sync"
+
+	"github.com/cmsplatform/cms/pkg/indexing"
+	"github.com/cmsplatform/cms/pkg/search"
+)
+
+// Errors. Callers map them to transport codes with errors.Is.
+var (
+	// ErrNotFound: the branch, type or object does not exist in the index.
+	ErrNotFound = errors.New("delivery: not found")
+	// ErrInvalidArgument: a parameter is malformed (filter, sort, paging,
+	// language, variants).
+	ErrInvalidArgument = errors.New("delivery: invalid argument")
+	// ErrAmbiguous: an ApiIdentifier names more than one object.
+	ErrAmbiguous = errors.New("delivery: the object id is not unique")
+)
+
+// Limits.
+const (
+	// DefaultResolveDepth is used when a request does not set resolveDepth.
+	DefaultResolveDepth = 100
+	// MaxRefs caps the refs of one response; resolving stops there.
+	MaxRefs = 5000
+)
+
+// Options configure a Service.
+type Options struct {
+	// Search is the engine the indexer writes (required).
+	Search search.Engine
+	// Indexing must match the indexer's options: IndexPrefix names the
+	// indexes, Languages the per-language display-name fields.
+	Indexing indexing.Options
+	// Logger; nil discards.
+	Logger *slog.Logger
+}
+
+// Service answers Delivery requests from the index. It is safe for
+// concurrent use.
+type Service struct {
+	eng     search.Engine
+	log     *slog.Logger
+	objects string
+	state   string
+	langs   map[int64]bool // languages with display-name fields
+
+	mu     sync.Mutex
+	models map[int64]*model // per branch, for one index version
+}
+
+// New returns a Service.
+func New(opts Options) (*Service, error) {
+	if opts.Search == nil {
+		return nil, fmt.Errorf("delivery: a search engine is required")
+	}
+	if opts.Logger == nil {
+		opts.Logger = slog.New(slog.DiscardHandler)
+	}
+	langs := opts.Indexing.Languages
+	if langs == nil {
+		langs = indexing.DefaultLanguages
+	}
+	s := &Service{eng: opts.Search, log: opts.Logger,
+		objects: opts.Indexing.IndexPrefix + indexing.ObjectsIndex,
+		state:   opts.Indexing.IndexPrefix + indexing.StateIndex,
+		langs:   map[int64]bool{}, models: map[int64]*model{}}
+	for _, l := range langs {
+		s.langs[l] = true
+	}
+	return s, nil
+}
+
+// Version returns the index's change-tracking version (0 before the first
+// indexed change): every response is a function of it and the request.
+func (s *Service) Version(ctx context.Context) (int64, error) {
+	doc, err := s.eng.Get(ctx, s.state, indexing.VersionDocID)
+	switch {
+	case errors.Is(err, search.ErrNotFound), errors.Is(err, search.ErrIndexNotFound):
+		return 0, nil
+	case err != nil:
+		return 0, fmt.Errorf("delivery: read index version: %w", err)
+	}
+	return doc.Version, nil
+}
+
+func invalidf(format string, args ...any) error {
+	return fmt.Errorf("%w: %s", ErrInvalidArgument, fmt.Sprintf(format, args...))
+}
+
+func notFoundf(format string, args ...any) error {
+	return fmt.Errorf("%w: %s", ErrNotFound, fmt.Sprintf(format, args...))
+}

@@ -1,0 +1,322 @@
+package delivery
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/cmsplatform/cms/pkg/content"
+	"github.com/cmsplatform/cms/pkg/indexing"
+	"github.com/cmsplatform/cms/pkg/search"
+)
+
+// Attribute ids of the meta-model that are not in pkg/content.
+const (
+	attrIcon              int64 = 1016
+	attrCreateForm        int64 = 5001
+	attrDetailForms       int64 = 5002
+	attrDisplayNameAttr   int64 = 5005
+	attrDisplayIconAttr   int64 = 5006
+	attrFormContent       int64 = 5053
+	typeRoot              int64 = content.RootID
+	defaultLanguage             = content.LanguageEnUS
+	maxFallbackChainDepth       = 16
+)
+
+// model is the meta-model of one branch at one index version.
+type model struct {
+	version  int64
+	branch   int64
+	attrs    map[int64]*attribute
+	attrAPI  map[string]*attribute // exact ApiIdentifier
+	attrLow  map[string]*attribute // lower-cased ApiIdentifier
+	types    map[int64]*objType
+	typeLow  map[string]*objType // lower-cased ApiIdentifier
+	langs    map[int64]*language
+	langKey  map[string]*language // lower-cased culture name or ApiIdentifier
+	forms    map[int64][]int64    // form id → formContent attributes
+	sources  map[int64]indexing.Source
+	typeList []int64 // type ids in id order
+	langList []int64 // language ids in id order
+}
+
+type attribute struct {
+	id       int64
+	api      string
+	dataType string
+	multi    bool
+	langDep  bool
+}
+
+type objType struct {
+	id                 int64
+	api                string
+	nameAttr, iconAttr int64
+	icon               *int64
+	forms              []int64
+	apiAttrs           map[int64]bool // nil: the type has no form content
+}
+
+type language struct {
+	id       int64
+	api, iso string
+	fallback int64
+}
+
+// model returns the meta-model of branch, loading it when the index
+// version changed since the last load.
+func (s *Service) model(ctx context.Context, branch int64) (*model, error) {
+	v, err := s.Version(ctx)
+	if err != nil {
+		return nil, err
+	}
+	s.mu.Lock()
+	m := s.models[branch]
+	s.mu.Unlock()
+	if m != nil && m.version == v {
+		return m, nil
+	}
+	m, err = s.loadModel(ctx, branch, v)
+	if err != nil {
+		return nil, err
+	}
+	s.mu.Lock()
+	if len(s.models) > 256 {
+		clear(s.models)
+	}
+	s.models[branch] = m
+	s.mu.Unlock()
+	return m, nil
+}
+
+// loadModel reads every type, attribute, language and form of branch,
+// paging by id.
+func (s *Service) loadModel(ctx context.Context, branch, version int64) (*model, error) {
+	m := &model{version: version, branch: branch, attrs: map[int64]*attribute{}, attrAPI: map[string]*attribute{},
+		attrLow: map[string]*attribute{}, types: map[int64]*objType{}, typeLow: map[string]*objType{},
+		langs: map[int64]*language{}, langKey: map[string]*language{}, forms: map[int64][]int64{},
+		sources: map[int64]indexing.Source{}}
+	q := search.And{search.Term{Field: indexing.FieldBranch, Value: branch},
+		search.Terms{Field: indexing.FieldTypeRef, Values: []any{typeRoot, content.TypeAttribute, content.TypeLanguage, content.TypeForm}}}
+	err := s.scan(ctx, q, func(src indexing.Source) {
+		m.sources[src.ID] = src
+		switch src.TypeRef {
+		case typeRoot:
+			m.addType(src)
+		case content.TypeAttribute:
+			m.addAttribute(src)
+		case content.TypeLanguage:
+			m.addLanguage(src)
+		case content.TypeForm:
+			for _, v := range src.Values {
+				if v.Attr == attrFormContent {
+					if id, ok := refOf(v.Value); ok {
+						m.forms[src.ID] = append(m.forms[src.ID], id)
+					}
+				}
+			}
+		}
+	})
+	if err != nil {
+		return nil, err
+	}
+	for _, t := range m.types {
+		for _, f := range t.forms {
+			for _, a := range m.forms[f] {
+				if t.apiAttrs == nil {
+					t.apiAttrs = map[int64]bool{content.AttrName: true}
+				}
+				t.apiAttrs[a] = true
+			}
+		}
+	}
+	return m, nil
+}
+
+// scan calls fn with the source of every document matching q, in id order.
+func (s *Service) scan(ctx context.Context, q search.Query, fn func(indexing.Source)) error {
+	var after int64 = -1
+	const page = 1000
+	for {
+		r, err := s.eng.Search(ctx, search.SearchRequest{Index: s.objects,
+			Query: search.And{q, search.Range{Field: indexing.FieldID, Gt: after}},
+			Sort:  []search.SortField{{Field: indexing.FieldID}}, Size: page})
+		if errors.Is(err, search.ErrIndexNotFound) {
+			return nil
+		}
+		if err != nil {
+			return fmt.Errorf("delivery: scan index: %w", err)
+		}
+		for _, h := range r.Hits {
+			src, err := indexing.DecodeSource(h.Fields)
+			if err != nil {
+				return fmt.Errorf("delivery: %s: %w", h.ID, err)
+			}
+			fn(src)
+			after = max(after, src.ID)
+		}
+		if len(r.Hits) < page {
+			return nil
+		}
+	}
+}
+
+func (m *model) addType(src indexing.Source) {
+	t := &objType{id: src.ID, api: src.APIIdentifier}
+	for _, v := range src.Values {
+		id, ok := refOf(v.Value)
+		switch {
+		case !ok:
+		case v.Attr == attrDisplayNameAttr:
+			t.nameAttr = id
+		case v.Attr == attrDisplayIconAttr:
+			t.iconAttr = id
+		case v.Attr == attrIcon && t.icon == nil:
+			t.icon = &id
+		case v.Attr == attrCreateForm || v.Attr == attrDetailForms:
+			t.forms = append(t.forms, id)
+		}
+	}
+	m.types[t.id] = t
+	m.typeList = append(m.typeList, t.id)
+	if t.api != "" {
+		m.typeLow[strings.ToLower(t.api)] = t
+	}
+}
+
+func (m *model) addAttribute(src indexing.Source) {
+	a := &attribute{id: src.ID, api: src.APIIdentifier}
+	for _, v := range src.Values {
+		switch v.Attr {
+		case content.AttrDataType:
+			_ = json.Unmarshal(v.Value, &a.dataType)
+		case content.AttrAllowMultiple:
+			_ = json.Unmarshal(v.Value, &a.multi)
+		case content.AttrLanguageDependent:
+			_ = json.Unmarshal(v.Value, &a.langDep)
+		}
+	}
+	m.attrs[a.id] = a
+	if a.api != "" {
+		m.attrAPI[a.api] = a
+		m.attrLow[strings.ToLower(a.api)] = a
+	}
+}
+
+func (m *model) addLanguage(src indexing.Source) {
+	l := &language{id: src.ID, api: src.APIIdentifier}
+	for _, v := range src.Values {
+		switch v.Attr {
+		case content.AttrIsoLanguageCode:
+			_ = json.Unmarshal(v.Value, &l.iso)
+		case content.AttrFallbackLanguage:
+			l.fallback, _ = refOf(v.Value)
+		}
+	}
+	m.langs[l.id] = l
+	m.langList = append(m.langList, l.id)
+	for _, k := range []string{l.iso, l.api} {
+		if k != "" {
+			m.langKey[strings.ToLower(k)] = l
+		}
+	}
+}
+
+// attribute finds an attribute by ApiIdentifier (exact, then without case)
+// or id.
+func (m *model) attribute(name string) *attribute {
+	if a := m.attrAPI[name]; a != nil {
+		return a
+	}
+	if a := m.attrLow[strings.ToLower(name)]; a != nil {
+		return a
+	}
+	if id, err := strconv.ParseInt(name, 10, 64); err == nil {
+		return m.attrs[id]
+	}
+	return nil
+}
+
+// objType finds a type by ApiIdentifier (without case) or id.
+func (m *model) objType(name string) (*objType, error) {
+	if t := m.typeLow[strings.ToLower(name)]; t != nil {
+		return t, nil
+	}
+	if id, err := strconv.ParseInt(name, 10, 64); err == nil {
+		if t := m.types[id]; t != nil {
+			return t, nil
+		}
+	}
+	return nil, notFoundf("object type %q on branch %d", name, m.branch)
+}
+
+// langChain resolves the lang parameter (id, culture name or
+// ApiIdentifier; default en-US) to its fallback chain, ending with 0
+// (language-independent values).
+func (m *model) langChain(param string) ([]int64, error) {
+	param = strings.TrimSpace(param)
+	var first int64 = defaultLanguage
+	if param != "" {
+		if l := m.langKey[strings.ToLower(param)]; l != nil {
+			first = l.id
+		} else if id, err := strconv.ParseInt(param, 10, 64); err == nil && (m.langs[id] != nil || id == 0) {
+			first = id
+		} else {
+			return nil, invalidf("unknown language %q", param)
+		}
+	}
+	chain := []int64{}
+	for id := first; id != 0 && len(chain) < maxFallbackChainDepth; {
+		if containsID(chain, id) {
+			break
+		}
+		chain = append(chain, id)
+		l := m.langs[id]
+		if l == nil {
+			break
+		}
+		id = l.fallback
+	}
+	return append(chain, 0), nil
+}
+
+// variantChain parses the variants parameter (ids) and appends 0.
+func variantChain(param string) ([]int64, error) {
+	var out []int64
+	for p := range strings.SplitSeq(param, ",") {
+		p = strings.TrimSpace(p)
+		if p == "" {
+			continue
+		}
+		id, err := strconv.ParseInt(p, 10, 64)
+		if err != nil || id < 0 {
+			return nil, invalidf("variant %q: only numeric variant ids are supported", p)
+		}
+		if id != 0 && !containsID(out, id) {
+			out = append(out, id)
+		}
+	}
+	return append(out, 0), nil
+}
+
+func containsID(ids []int64, id int64) bool {
+	for _, x := range ids {
+		if x == id {
+			return true
+		}
+	}
+	return false
+}
+
+// refOf reads a JSON number as an object id.
+func refOf(raw json.RawMessage) (int64, bool) {
+	var n json.Number
+	if json.Unmarshal(raw, &n) != nil {
+		return 0, false
+	}
+	id, err := n.Int64()
+	return id, err == nil
+}

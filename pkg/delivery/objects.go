@@ -1,0 +1,240 @@
+package delivery
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/cmsplatform/cms/pkg/content"
+	"github.com/cmsplatform/cms/pkg/delivery/query"
+	"github.com/cmsplatform/cms/pkg/indexing"
+	"github.com/cmsplatform/cms/pkg/search"
+)
+
+// Request holds the parameters shared by the object operations. Type is
+// empty for the untyped operations.
+type Request struct {
+	Branch   string
+	Type     string
+	Lang     string
+	Variants string
+	// Resolve names reference attributes (ApiIdentifiers, comma separated)
+	// whose targets go into refs; unknown names are ignored.
+	Resolve      string
+	ResolveDepth *int32
+	// ResolveReverse and ResolveUnits are not supported: set, they make
+	// the request fail with ErrUnsupported rather than answer without.
+	ResolveReverse string
+	ResolveUnits   bool
+	Filter         string
+	Sort           string
+	Deleted        bool
+	Props          int32
+	Skip, Take     int64
+}
+
+// List is a page of objects with their resolved references.
+type List struct {
+	Skip, Count int
+	More        bool
+	Objs, Refs  []Object
+}
+
+// Single is one object with its resolved references.
+type Single struct {
+	Obj  Object
+	Refs []Object
+}
+
+// scope is a request resolved against the index.
+type scope struct {
+	branch int64
+	m      *model
+	typ    *objType
+	view   view
+}
+
+func (s *Service) scope(ctx context.Context, r Request) (*scope, error) {
+	if strings.TrimSpace(r.ResolveReverse) != "" {
+		return nil, fmt.Errorf("%w: resolveReverse", ErrUnsupported)
+	}
+	if r.ResolveUnits {
+		return nil, fmt.Errorf("%w: resolveUnits", ErrUnsupported)
+	}
+	b, err := s.branchID(ctx, r.Branch)
+	if err != nil {
+		return nil, err
+	}
+	m, err := s.model(ctx, b)
+	if err != nil {
+		return nil, err
+	}
+	sc := &scope{branch: b, m: m}
+	if r.Type != "" {
+		if sc.typ, err = m.objType(r.Type); err != nil {
+			return nil, err
+		}
+	}
+	if r.Props < PropsType || r.Props > PropsNone {
+		return nil, invalidf("props must be 0, 1 or 2, got %d", r.Props)
+	}
+	sc.view = view{m: m, props: r.Props}
+	if sc.view.langs, err = m.langChain(r.Lang); err != nil {
+		return nil, err
+	}
+	if sc.view.variants, err = variantChain(r.Variants); err != nil {
+		return nil, err
+	}
+	return sc, nil
+}
+
+// branchID resolves a branch id or ApiIdentifier to an indexed branch:
+// branch objects live on branch 4.
+func (s *Service) branchID(ctx context.Context, param string) (int64, error) {
+	param = strings.TrimSpace(param)
+	if id, err := strconv.ParseInt(param, 10, 64); err == nil {
+		doc, err := s.eng.Get(ctx, s.objects, indexing.DocID(content.BranchDefault, id))
+		if err == nil && doc.Fields[indexing.FieldTypeRef] == content.TypeBranch {
+			return id, nil
+		}
+		if err != nil && !errors.Is(err, search.ErrNotFound) && !errors.Is(err, search.ErrIndexNotFound) {
+			return 0, fmt.Errorf("delivery: read branch: %w", err)
+		}
+		return 0, notFoundf("branch %q", param)
+	}
+	r, err := s.eng.Search(ctx, search.SearchRequest{Index: s.objects, Size: 2, Query: search.And{
+		search.Term{Field: indexing.FieldBranch, Value: content.BranchDefault},
+		search.Term{Field: indexing.FieldTypeRef, Value: content.TypeBranch},
+		search.Term{Field: indexing.FieldAPIIdentifier, Value: param}}})
+	if errors.Is(err, search.ErrIndexNotFound) {
+		return 0, notFoundf("branch %q", param)
+	}
+	if err != nil {
+		return 0, fmt.Errorf("delivery: find branch: %w", err)
+	}
+	if len(r.Hits) != 1 {
+		return 0, notFoundf("branch %q", param)
+	}
+	id, _ := r.Hits[0].Fields[indexing.FieldID].(int64)
+	return id, nil
+}
+
+// baseQuery selects the visible objects of the scope: never users, never
+// deleted ones unless asked.
+func (sc *scope) baseQuery(deleted bool) search.And {
+	q := search.And{search.Term{Field: indexing.FieldBranch, Value: sc.branch},
+		search.Not{Query: search.Term{Field: indexing.FieldTypeRef, Value: content.TypeUser}}}
+	if sc.typ != nil {
+		q = append(q, search.Term{Field: indexing.FieldTypeRef, Value: sc.typ.id})
+	}
+	if !deleted {
+		q = append(q, search.Not{Query: search.Term{Field: indexing.FieldDeleted, Value: true}})
+	}
+	return q
+}
+
+// List returns a page of the objects of a branch (of one type when
+// r.Type is set), filtered and sorted, with resolved refs.
+func (s *Service) List(ctx context.Context, r Request) (List, error) {
+	sc, err := s.scope(ctx, r)
+	if err != nil {
+		return List{}, err
+	}
+	skip, take, err := query.Page(r.Skip, r.Take)
+	if err != nil {
+		return List{}, invalidf("%v", err)
+	}
+	if skip+take > search.MaxResultWindow {
+		return List{}, invalidf("skip+take must not exceed %d", search.MaxResultWindow)
+	}
+	q, err := sc.filterQuery(r.Filter, r.Deleted)
+	if err != nil {
+		return List{}, err
+	}
+	sort, err := sc.sortFields(r.Sort, s.langs)
+	if err != nil {
+		return List{}, err
+	}
+	res, err := s.eng.Search(ctx, search.SearchRequest{Index: s.objects, Query: q, Sort: sort, From: skip, Size: take})
+	if err != nil {
+		return List{}, s.searchErr(err)
+	}
+	out := List{Skip: skip, More: int64(skip+len(res.Hits)) < res.Total}
+	srcs := make([]indexing.Source, 0, len(res.Hits))
+	for _, h := range res.Hits {
+		src, err := indexing.DecodeSource(h.Fields)
+		if err != nil {
+			return List{}, fmt.Errorf("delivery: %s: %w", h.ID, err)
+		}
+		srcs = append(srcs, src)
+		out.Objs = append(out.Objs, sc.view.render(src))
+	}
+	out.Count = len(out.Objs)
+	out.Refs, err = s.resolve(ctx, sc, srcs, r)
+	return out, err
+}
+
+// Count counts the objects List would page through.
+func (s *Service) Count(ctx context.Context, r Request) (int64, error) {
+	sc, err := s.scope(ctx, r)
+	if err != nil {
+		return 0, err
+	}
+	q, err := sc.filterQuery(r.Filter, r.Deleted)
+	if err != nil {
+		return 0, err
+	}
+	n, err := s.eng.Count(ctx, s.objects, q)
+	if err != nil {
+		return 0, s.searchErr(err)
+	}
+	return n, nil
+}
+
+// Get returns one object by id or ApiIdentifier (of type r.Type when set).
+func (s *Service) Get(ctx context.Context, r Request, id string) (Single, error) {
+	sc, err := s.scope(ctx, r)
+	if err != nil {
+		return Single{}, err
+	}
+	src, err := s.find(ctx, sc, id, r.Deleted)
+	if err != nil {
+		return Single{}, err
+	}
+	out := Single{Obj: sc.view.render(src)}
+	out.Refs, err = s.resolve(ctx, sc, []indexing.Source{src}, r)
+	return out, err
+}
+
+func (s *Service) find(ctx context.Context, sc *scope, id string, deleted bool) (indexing.Source, error) {
+	id = strings.TrimSpace(id)
+	var q search.Query = search.Term{Field: indexing.FieldAPIIdentifier, Value: id}
+	if n, err := strconv.ParseInt(id, 10, 64); err == nil {
+		q = search.Term{Field: indexing.FieldID, Value: n}
+	}
+	res, err := s.eng.Search(ctx, search.SearchRequest{Index: s.objects, Query: append(sc.baseQuery(deleted), q), Size: 2})
+	if err != nil {
+		return indexing.Source{}, s.searchErr(err)
+	}
+	switch len(res.Hits) {
+	case 0:
+		return indexing.Source{}, notFoundf("object %q on branch %d", id, sc.branch)
+	case 1:
+		return indexing.DecodeSource(res.Hits[0].Fields)
+	}
+	return indexing.Source{}, fmt.Errorf("%w: %q", ErrAmbiguous, id)
+}
+
+// searchErr turns a missing index into "nothing there" and an invalid
+// query (a filter value the engine refuses) into a client error.
+func (s *Service) searchErr(err error) error {
+	switch {
+	case errors.Is(err, search.ErrIndexNotFound):
+		return notFoundf("the index does not exist yet")
+	case errors.Is(err, search.ErrInvalidQuery):
+		return fmt.Errorf("%w: %v", ErrInvalidArgument, err)
+	}
+	return fmt.Errorf("delivery: search: %w", err)
+}

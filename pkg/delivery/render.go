@@ -1,0 +1,218 @@
+package delivery
+
+import (
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/json"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/cmsplatform/cms/pkg/content"
+	"github.com/cmsplatform/cms/pkg/indexing"
+)
+
+// Object is one object in Delivery shape. Props values are JSON-ready:
+// string, int64, float64, bool, []any of those, or map[string]any
+// ({"XML": …}).
+type Object struct {
+	DisplayName string
+	DisplayIcon *int64
+	Meta        Meta
+	Props       map[string]any
+}
+
+// Meta is an object's "meta" record.
+type Meta struct {
+	ID              int64
+	GUID            string
+	APIIdentifier   string // "" = omitted
+	TypeRef         int64
+	Type            string // the type's ApiIdentifier
+	LastTransaction int64
+	LastModified    time.Time // zero = unknown
+	Deleted         bool
+	// ETag is 22 base64url characters (16 bytes) over everything else of
+	// the rendered object: it changes when any returned field does.
+	ETag string
+}
+
+// Props modes.
+const (
+	PropsType = 0 // the type's API attributes (its forms' content), else all
+	PropsAll  = 1 // every attribute with an ApiIdentifier
+	PropsNone = 2
+)
+
+// view is how objects are rendered for one request.
+type view struct {
+	m        *model
+	langs    []int64
+	variants []int64
+	props    int32
+}
+
+// selected returns the values of attr chosen for the view: the first
+// (variant, language) pair of the chains that has values, in sortReverse
+// order.
+func (v view) selected(values []indexing.SourceValue, attr int64) []indexing.SourceValue {
+	for _, va := range v.variants {
+		for _, l := range v.langs {
+			var out []indexing.SourceValue
+			for _, x := range values {
+				if x.Attr == attr && x.Lang == l && x.Variant == va {
+					out = append(out, x)
+				}
+			}
+			if len(out) > 0 {
+				return out
+			}
+		}
+	}
+	return nil
+}
+
+// render renders src.
+func (v view) render(src indexing.Source) Object {
+	o := Object{Meta: Meta{ID: src.ID, GUID: src.GUID, APIIdentifier: src.APIIdentifier, TypeRef: src.TypeRef,
+		LastTransaction: src.LastTransaction, LastModified: src.Modified, Deleted: src.Deleted}, Props: map[string]any{}}
+	t := v.m.types[src.TypeRef]
+	if t != nil {
+		o.Meta.Type = t.api
+	} else if src.TypeRef == typeRoot {
+		o.Meta.Type = "root"
+	}
+	nameAttr := content.AttrName
+	if t != nil && t.nameAttr != 0 {
+		nameAttr = t.nameAttr
+	}
+	if vals := v.selected(src.Values, nameAttr); len(vals) > 0 {
+		o.DisplayName = displayString(vals[0])
+	} else if nameAttr != content.AttrName {
+		if vals := v.selected(src.Values, content.AttrName); len(vals) > 0 {
+			o.DisplayName = displayString(vals[0])
+		}
+	}
+	if t != nil && t.iconAttr != 0 {
+		if vals := v.selected(src.Values, t.iconAttr); len(vals) > 0 {
+			if id, ok := refOf(vals[0].Value); ok {
+				o.DisplayIcon = &id
+			}
+		}
+	}
+	if o.DisplayIcon == nil && t != nil && t.icon != nil {
+		icon := *t.icon
+		o.DisplayIcon = &icon
+	}
+	if v.props != PropsNone {
+		seen := map[int64]bool{}
+		for _, x := range src.Values {
+			if seen[x.Attr] {
+				continue
+			}
+			seen[x.Attr] = true
+			a := v.m.attrs[x.Attr]
+			if a == nil || a.api == "" {
+				continue
+			}
+			if v.props == PropsType && t != nil && t.apiAttrs != nil && !t.apiAttrs[a.id] {
+				continue
+			}
+			if val, ok := encodeValues(a, v.selected(src.Values, a.id)); ok {
+				o.Props[a.api] = val
+			}
+		}
+	}
+	o.Meta.ETag = etagOf(o)
+	return o
+}
+
+// refTargets returns the ids that attrs hold in src, as the view selects
+// them.
+func (v view) refTargets(src indexing.Source, attrs []int64) []int64 {
+	var out []int64
+	for _, a := range attrs {
+		for _, x := range v.selected(src.Values, a) {
+			if id, ok := refOf(x.Value); ok {
+				out = append(out, id)
+			}
+		}
+	}
+	return out
+}
+
+// encodeValues encodes the selected values of one attribute.
+func encodeValues(a *attribute, vals []indexing.SourceValue) (any, bool) {
+	if len(vals) == 0 {
+		return nil, false
+	}
+	dt := a.dataType
+	if dt == "" {
+		dt = vals[0].DataType
+	}
+	out := make([]any, 0, len(vals))
+	for _, x := range vals {
+		if e, ok := encodeValue(dt, x.Value); ok {
+			out = append(out, e)
+		}
+	}
+	switch {
+	case len(out) == 0:
+		return nil, false
+	case a.multi || len(out) > 1:
+		return out, true
+	}
+	return out[0], true
+}
+
+func encodeValue(dt string, raw json.RawMessage) (any, bool) {
+	var v any
+	if err := json.Unmarshal(raw, &v); err != nil || v == nil {
+		return nil, false
+	}
+	switch x := v.(type) {
+	case string:
+		if x == "" {
+			return nil, false
+		}
+		if strings.HasPrefix(dt, "XmlRef") {
+			return map[string]any{"XML": x}, true
+		}
+		return x, true
+	case float64:
+		if id, ok := refOf(raw); ok {
+			return id, true
+		}
+		return x, true
+	case bool:
+		return x, true
+	}
+	return nil, false
+}
+
+func displayString(x indexing.SourceValue) string {
+	var v any
+	if json.Unmarshal(x.Value, &v) != nil {
+		return ""
+	}
+	switch t := v.(type) {
+	case string:
+		return t
+	case float64:
+		return strconv.FormatFloat(t, 'f', -1, 64)
+	case bool:
+		return strconv.FormatBool(t)
+	}
+	return ""
+}
+
+// etagOf hashes the rendered object (its ETag left empty).
+func etagOf(o Object) string {
+	o.Meta.ETag = ""
+	b, err := json.Marshal(o)
+	if err != nil {
+		return ""
+	}
+	sum := sha256.Sum256(b)
+	return base64.RawURLEncoding.EncodeToString(sum[:16])
+}

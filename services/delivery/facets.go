@@ -1,0 +1,80 @@
+package delivery
+
+import (
+	"context"
+
+	"github.com/cmsplatform/cms/pkg/delivery"
+	deliveryv1 "github.com/cmsplatform/cms/proto/gen/go/cms/delivery/v1"
+	"google.golang.org/protobuf/types/known/structpb"
+)
+
+// Occurrences implements Delivery_Occurrences.
+func (s *service) Occurrences(ctx context.Context, in *deliveryv1.OccurrencesRequest) (*deliveryv1.OccurrencesResult, error) {
+	r := delivery.Request{Branch: in.Branch, Lang: in.Lang, Variants: in.Variants, Filter: in.Filter, Deleted: in.GetDeleted()}
+	return serve(ctx, s, "Occurrences", in, in.Branch, func() (*deliveryv1.OccurrencesResult, error) {
+		return s.occurrences(ctx, r, in.Fields, in.GetTake())
+	})
+}
+
+// OccurrencesTyped implements Delivery_OccurrencesTyped.
+func (s *service) OccurrencesTyped(ctx context.Context, in *deliveryv1.OccurrencesTypedRequest) (*deliveryv1.OccurrencesResult, error) {
+	r := delivery.Request{Branch: in.Branch, Type: in.Type, Lang: in.Lang, Variants: in.Variants, Filter: in.Filter, Deleted: in.GetDeleted()}
+	if r.Type == "" {
+		return nil, s.toStatus(ctx, delivery.ErrNotFound)
+	}
+	return serve(ctx, s, "OccurrencesTyped", in, in.Branch, func() (*deliveryv1.OccurrencesResult, error) {
+		return s.occurrences(ctx, r, in.Fields, in.GetTake())
+	})
+}
+
+func (s *service) occurrences(ctx context.Context, r delivery.Request, fields string, take int32) (*deliveryv1.OccurrencesResult, error) {
+	occ, err := s.dom.Occurrences(ctx, r, fields, take)
+	if err != nil {
+		return nil, err
+	}
+	out := &deliveryv1.OccurrencesResult{Occurrences: map[string]*deliveryv1.FieldOccurrences{}}
+	for name, o := range occ {
+		f := &deliveryv1.FieldOccurrences{NullOccurrences: int32(o.Null), NotNullOccurrences: int32(o.NotNull),
+			ValueType: o.ValueType, More: o.More}
+		for _, v := range o.Values {
+			pv, err := structpb.NewValue(v.Value)
+			if err != nil {
+				return nil, err
+			}
+			f.ValueOccurrences = append(f.ValueOccurrences, &deliveryv1.ValueOccurrence{Value: pv, Count: int32(v.Count)})
+		}
+		out.Occurrences[name] = f
+	}
+	return out, nil
+}
+
+// Suggestions implements Delivery_Suggestions.
+func (s *service) Suggestions(ctx context.Context, in *deliveryv1.SuggestionsRequest) (*deliveryv1.SuggestionsResult, error) {
+	r := delivery.Request{Branch: in.Branch, Lang: in.Lang, Variants: in.Variants, Filter: in.Filter, Deleted: in.GetDeleted()}
+	o := delivery.SuggestOptions{Pattern: in.Pattern, Fields: in.Fields, Take: in.GetTake(), SortByValue: in.GetSortByValue(),
+		Analyze: in.Analyze, Fuzzy: in.GetFuzzy()}
+	return serve(ctx, s, "Suggestions", in, in.Branch, func() (*deliveryv1.SuggestionsResult, error) { return s.suggestions(ctx, r, o) })
+}
+
+// SuggestionsTyped implements Delivery_SuggestionsTyped.
+func (s *service) SuggestionsTyped(ctx context.Context, in *deliveryv1.SuggestionsTypedRequest) (*deliveryv1.SuggestionsResult, error) {
+	r := delivery.Request{Branch: in.Branch, Type: in.Type, Lang: in.Lang, Variants: in.Variants, Filter: in.Filter, Deleted: in.GetDeleted()}
+	if r.Type == "" {
+		return nil, s.toStatus(ctx, delivery.ErrNotFound)
+	}
+	o := delivery.SuggestOptions{Pattern: in.Pattern, Fields: in.Fields, Take: in.GetTake(), SortByValue: in.GetSortByValue(),
+		Analyze: in.Analyze, Fuzzy: in.GetFuzzy()}
+	return serve(ctx, s, "SuggestionsTyped", in, in.Branch, func() (*deliveryv1.SuggestionsResult, error) { return s.suggestions(ctx, r, o) })
+}
+
+func (s *service) suggestions(ctx context.Context, r delivery.Request, o delivery.SuggestOptions) (*deliveryv1.SuggestionsResult, error) {
+	sug, err := s.dom.Suggestions(ctx, r, o)
+	if err != nil {
+		return nil, err
+	}
+	out := &deliveryv1.SuggestionsResult{Suggestions: make([]*deliveryv1.Suggestion, 0, len(sug))}
+	for _, x := range sug {
+		out.Suggestions = append(out.Suggestions, &deliveryv1.Suggestion{Value: x.Value, Count: int32(x.Count), Length: int32(x.Length)})
+	}
+	return out, nil
+}
