@@ -102,7 +102,7 @@ func decode(t *testing.T, b []byte) any {
 
 func mock(t *testing.T, name string) map[string]any {
 	t.Helper()
-	b, err := os.ReadFile("../../../shared/novadb/delivery-mocks/" + name)
+	b, err := os.ReadFile("testdata/mocks/" + name)
 	if err != nil {
 		t.Fatal(err)
 	}
