@@ -164,3 +164,71 @@ func TestPasswordsNeverReachTheIndex(t *testing.T) {
 		t.Fatalf("a password or its hash reached the index: %s", all)
 	}
 }
+
+// TestWriteIsPublishedByDelivery: a type, an attribute and an object
+// written through Management appear in Delivery with props keyed by the
+// attribute's ApiIdentifier, in the requested language.
+func TestWriteIsPublishedByDelivery(t *testing.T) {
+	srv := startServer(t)
+	base := "http://" + srv.HTTPAddr()
+	call := func(method, path, body string) (int, []byte) {
+		req, _ := http.NewRequest(method, base+path, strings.NewReader(body))
+		req.SetBasicAuth("admin", "test-password")
+		req.Header.Set("Content-Type", "application/json")
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		return resp.StatusCode, b
+	}
+	var created struct {
+		Transaction struct {
+			ID int64 `json:"id"`
+		} `json:"transaction"`
+		CreatedObjectIDs []int64 `json:"createdObjectIds"`
+	}
+	create := func(body string) {
+		t.Helper()
+		code, raw := call(http.MethodPost, "/apis/cms/v1/branches/4/objects", body)
+		if code != http.StatusCreated {
+			t.Fatalf("create: %d %s", code, raw)
+		}
+		if err := json.Unmarshal(raw, &created); err != nil {
+			t.Fatal(err)
+		}
+	}
+	create(`{"objects":[{"meta":{"typeRef":0,"apiIdentifier":"article"},"values":[{"attribute":1000,"language":201,"variant":0,"value":"Article"}]},` +
+		`{"meta":{"typeRef":10,"apiIdentifier":"headline"},"values":[{"attribute":1001,"language":0,"variant":0,"value":"String"},` +
+		`{"attribute":1017,"language":0,"variant":0,"value":true}]}]}`)
+	typ, attr := created.CreatedObjectIDs[0], created.CreatedObjectIDs[1]
+	create(`{"objects":[{"meta":{"typeRef":` + strconv.FormatInt(typ, 10) + `,"apiIdentifier":"welcome"},"values":[` +
+		`{"attribute":1000,"language":201,"variant":0,"value":"Welcome"},` +
+		`{"attribute":` + strconv.FormatInt(attr, 10) + `,"language":201,"variant":0,"value":"Hello"},` +
+		`{"attribute":` + strconv.FormatInt(attr, 10) + `,"language":202,"variant":0,"value":"Hallo"}]}]}`)
+	ix, err := indexing.New(srv.comps.Store, srv.comps.Search, srv.cfg.indexing(srv.log))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ix.WaitForVersion(context.Background(), created.Transaction.ID, 5*time.Second); err != nil {
+		t.Fatal(err)
+	}
+	code, raw := call(http.MethodGet, "/delivery/api/branches/4/objects/welcome?lang=de-DE&props=1", "")
+	if code != http.StatusOK {
+		t.Fatalf("delivery get: %d %s", code, raw)
+	}
+	var got struct {
+		Obj struct {
+			DisplayName string         `json:"displayName"`
+			Meta        map[string]any `json:"meta"`
+			Props       map[string]any `json:"props"`
+		} `json:"obj"`
+	}
+	if err := json.Unmarshal(raw, &got); err != nil {
+		t.Fatalf("%v: %s", err, raw)
+	}
+	if got.Obj.Props["headline"] != "Hallo" || got.Obj.Meta["type"] != "article" || got.Obj.Meta["apiIdentifier"] != "welcome" {
+		t.Fatalf("delivery object: %s", raw)
+	}
+}
