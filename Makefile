@@ -3,7 +3,7 @@ SHELL := /bin/bash
 GO    ?= go
 DATA  ?= ./data
 
-.PHONY: run test test-unit build proto proto-check bench fuzz lint ci-services clean
+.PHONY: run test build proto proto-check bench fuzz ci-services clean
 
 ## run: the whole system in one process on embedded defaults (SQLite, embedded NATS, Bleve, memory cache)
 run:
@@ -34,7 +34,11 @@ proto-check: proto
 
 ## bench: benchmarks and load harness; prints ratios against baselines measured in the same run
 bench:
-	$(GO) test -run '^$$' -bench . -benchtime 2x ./...
+	$(GO) test -run '^$$' -bench . -benchmem ./...
+
+## fuzz: every fuzz target for FUZZTIME (default 15s) each
+fuzz:
+	./scripts/fuzz.sh
 
 ## ci-services: install and start PostgreSQL, Redis, NATS and Elasticsearch (as root, idempotent)
 ci-services:
