@@ -264,6 +264,22 @@ func (s *Service) BranchChain(ctx context.Context, branch string) ([]int64, erro
 	return v.chain, nil
 }
 
+// AllBranchChains returns the chain of every live branch (one read of the
+// branch tree), e.g. to decide which branches a user may read.
+func (s *Service) AllBranchChains(ctx context.Context) (map[int64][]int64, error) {
+	branches, err := loadBranches(ctx, s.st)
+	if err != nil {
+		return nil, err
+	}
+	out := make(map[int64][]int64, len(branches))
+	for id := range branches {
+		if v, err := newView(s.st, branches, id); err == nil {
+			out[id] = v.chain
+		}
+	}
+	return out, nil
+}
+
 // BranchChains returns the chains of the given branch ids (one read of the
 // branch tree); ids that are not branches are absent.
 func (s *Service) BranchChains(ctx context.Context, ids []int64) (map[int64][]int64, error) {

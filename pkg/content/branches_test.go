@@ -56,12 +56,29 @@ func TestBranchInheritance(t *testing.T) {
 		if slices.ContainsFunc(o.Values, func(v Value) bool { return v.Attribute == sc.rank }) {
 			t.Fatalf("rank removed on the child is still visible on the grandchild: %v", valuesOf(o))
 		}
-		if o.LastTransaction == 0 {
-			t.Fatal("lastTransaction 0 for an inherited object")
+		// lastTransaction counts local changes only: none on the grandchild.
+		if o.LastTransaction != 0 || o.Version != res.Transaction.ID {
+			t.Fatalf("grandchild: lastTransaction %d (want 0), version %d (want %d)", o.LastTransaction, o.Version, res.Transaction.ID)
 		}
 		childObj := chk(s.GetObject(ctxBG, id(child), "page", ReadOptions{}))(t)
 		if childObj.LastTransaction != res.Transaction.ID {
 			t.Fatalf("lastTransaction on child = %d, want %d", childObj.LastTransaction, res.Transaction.ID)
+		}
+		// A change on the parent moves the child's version, not its lastTransaction.
+		up := chk(s.UpdateObjects(ctxBG, "4", editor, []ObjectInput{{ID: page, Values: []ValueInput{vin(sc.title, LanguageDeDE, "Eltern 2")}}}))(t)
+		for _, b := range []int64{child, grandchild} {
+			o := chk(s.GetObject(ctxBG, id(b), "page", ReadOptions{}))(t)
+			want := res.Transaction.ID
+			if b == grandchild {
+				want = 0
+			}
+			if o.LastTransaction != want || o.Version != up.Transaction.ID {
+				t.Fatalf("branch %d after a parent change: lastTransaction %d (want %d), version %d (want %d)",
+					b, o.LastTransaction, want, o.Version, up.Transaction.ID)
+			}
+		}
+		if p := chk(s.GetObject(ctxBG, "4", "page", ReadOptions{}))(t); p.LastTransaction != up.Transaction.ID {
+			t.Fatalf("lastTransaction on the parent = %d, want %d", p.LastTransaction, up.Transaction.ID)
 		}
 
 		// Objects created on the child stay there.

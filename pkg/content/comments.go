@@ -68,6 +68,11 @@ type CommentQuery struct {
 	Take int
 	// Continue is the token of the previous page ("" = first page).
 	Continue string
+	// Visible, when set, keeps only comments on branches it accepts (the
+	// caller's read permission). Pages are then filled by reading further,
+	// so a page holds up to Take visible comments and the token stays a
+	// plain keyset position.
+	Visible func(branch int64) bool
 }
 
 // CommentPage is one page of comments. Continue is "" on the last page.
@@ -167,12 +172,24 @@ func (s *Service) GetComments(ctx context.Context, q CommentQuery) (CommentPage,
 	if before == 0 && q.Continue != "" {
 		return CommentPage{Comments: []Comment{}}, nil // continued past the oldest id
 	}
-	rows, err := s.st.ListComments(ctx, store.CommentQuery{
-		Branch: q.Branch, ObjectID: q.ObjectID, User: strings.TrimSpace(q.User), Deleted: q.Deleted,
-		BeforeID: before, Limit: take + 1,
-	})
-	if err != nil {
-		return CommentPage{}, err
+	var rows []store.Comment
+	for {
+		batch, err := s.st.ListComments(ctx, store.CommentQuery{
+			Branch: q.Branch, ObjectID: q.ObjectID, User: strings.TrimSpace(q.User), Deleted: q.Deleted,
+			BeforeID: before, Limit: take + 1,
+		})
+		if err != nil {
+			return CommentPage{}, err
+		}
+		for _, r := range batch {
+			if q.Visible == nil || q.Visible(r.Branch) {
+				rows = append(rows, r)
+			}
+		}
+		if len(batch) < take+1 || len(rows) > take {
+			break
+		}
+		before = batch[len(batch)-1].ID
 	}
 	page := CommentPage{Comments: make([]Comment, 0, min(len(rows), take))}
 	for i, r := range rows {

@@ -11,11 +11,22 @@ type Object struct {
 	GUID          string
 	APIIdentifier string // "" = none
 	TypeID        int64
-	// LastTransaction is the last transaction that changed the object row or
-	// its values locally on the branch read; for an object without local
-	// rows, the last change of the inherited object row.
+	// LastTransaction is the last transaction that changed the object
+	// locally on the branch read: its object row there (create, delete,
+	// restore, apiIdentifier) or its values stored there (null markers that
+	// hide inherited values included). An object without local rows on the
+	// branch (all inherited) has 0: NovaDB's CmsObjectMetadata.lastTransaction
+	// is "the ID of the last transaction when local values of this object
+	// have been changed on the current branch", and there is none. Changes
+	// on ancestor branches do not move it; see Version.
 	LastTransaction int64
-	Deleted         bool
+	// Version is the newest transaction that changed anything the object's
+	// view on this branch is built from: the effective object row and every
+	// value row of the object along the branch chain (inherited ones
+	// included). It only grows with writes and is meant for validators
+	// (ETags); it is not on the wire.
+	Version int64
+	Deleted bool
 	// Values are sorted by attribute, variant, language and sort key.
 	Values []Value
 }
@@ -27,7 +38,9 @@ type Value struct {
 	Language    int64 // 0 = language independent
 	Variant     int64 // 0 = none
 	SortReverse int64
-	JSON        json.RawMessage
+	// UnitRef is the value's unit (an object of TypeUnit); nil = none.
+	UnitRef *int64
+	JSON    json.RawMessage
 }
 
 // ValueInput is a value in a write request. A nil SortReverse takes the
@@ -37,7 +50,9 @@ type ValueInput struct {
 	Language    int64
 	Variant     int64
 	SortReverse *int64
-	// UnitRef is not supported yet: a non-nil value is rejected.
+	// UnitRef names the value's unit: a live object of TypeUnit visible on
+	// the branch; when the attribute names a unit (AttrUnit), one of the
+	// same unit group (units.go). nil = none. Ignored on a null value.
 	UnitRef *int64
 	JSON    json.RawMessage
 }

@@ -85,9 +85,7 @@ func (v view) build(ctx context.Context, ids []int64, p projection) ([]Object, e
 		if last, ok := vs.lastLocal[id]; ok {
 			o.LastTransaction = max(o.LastTransaction, last)
 		}
-		if o.LastTransaction == 0 {
-			o.LastTransaction = row.ModifiedTx
-		}
+		o.Version = max(row.ModifiedTx, vs.newest[id])
 		src := vs.local[id]
 		if p.inherited {
 			src = vs.effective[id]
@@ -96,7 +94,7 @@ func (v view) build(ctx context.Context, ids []int64, p projection) ([]Object, e
 		for _, val := range src {
 			if p.keep(val) && !SecretAttribute(val.AttributeID) {
 				o.Values = append(o.Values, Value{Attribute: val.AttributeID, Language: val.Language,
-					Variant: val.Variant, SortReverse: val.SortReverse, JSON: val.JSON})
+					Variant: val.Variant, SortReverse: val.SortReverse, UnitRef: val.UnitRef, JSON: val.JSON})
 			}
 		}
 		out = append(out, o)

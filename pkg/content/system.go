@@ -10,6 +10,7 @@ const (
 	TypeAttribute     int64 = 10
 	TypeLanguage      int64 = 20
 	TypeUnit          int64 = 30
+	TypeUnitGroup     int64 = 31
 	TypeBranch        int64 = 40
 	TypeForm          int64 = 50
 	TypeWorkflowState int64 = 80
@@ -21,12 +22,14 @@ const (
 	AttrName                int64 = 1000
 	AttrDataType            int64 = 1001
 	AttrVariantAxis         int64 = 1002
+	AttrUnit                int64 = 1003
 	AttrAllowMultiple       int64 = 1004
 	AttrReferencedTypes     int64 = 1015
 	AttrLanguageDependent   int64 = 1017
 	AttrApiIdentifier       int64 = 1021
 	AttrIsoLanguageCode     int64 = 2001
 	AttrFallbackLanguage    int64 = 2002
+	AttrUnitParentGroup     int64 = 3002
 	AttrBranchParent        int64 = 4000
 	AttrBranchType          int64 = 4001
 	AttrBranchWorkflowState int64 = 4002

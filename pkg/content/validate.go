@@ -40,6 +40,7 @@ type attrDef struct {
 	langDep     bool
 	variantAxis bool
 	refTypes    []int64
+	unit        int64 // AttrUnit: the attribute's unit, 0 = any unit
 }
 
 // attrDefs loads the definitions of ids on v (two queries). An id that is
@@ -70,6 +71,8 @@ func (v view) attrDefs(ctx context.Context, ids []int64) (map[int64]attrDef, err
 				_ = json.Unmarshal(val.JSON, &d.langDep)
 			case AttrVariantAxis:
 				d.variantAxis = true
+			case AttrUnit:
+				_ = json.Unmarshal(val.JSON, &d.unit)
 			case AttrReferencedTypes:
 				if t, err := strconv.ParseInt(string(val.JSON), 10, 64); err == nil {
 					d.refTypes = append(d.refTypes, t)
@@ -90,6 +93,7 @@ type checkedValue struct {
 	key  groupKey
 	sort int64
 	json []byte
+	unit *int64
 }
 
 // validated holds the values of one object, grouped, in input order.
@@ -124,8 +128,10 @@ func (v view) validateValues(ctx context.Context, ch Change, inputs [][]ValueInp
 	type refCheck struct {
 		attr, target int64
 		allowed      []int64
+		unit         bool // a unitRef rather than a value
 	}
 	var refs []refCheck
+	var units []unitCheck
 	out := make([]validated, len(inputs))
 	for i, vals := range inputs {
 		out[i] = validated{groups: map[groupKey][]checkedValue{}, defs: defs}
@@ -133,9 +139,6 @@ func (v view) validateValues(ctx context.Context, ch Change, inputs [][]ValueInp
 			d := defs[val.Attribute]
 			if val.Attribute == AttrApiIdentifier {
 				return nil, invalidf("attribute %d: set meta.apiIdentifier instead", val.Attribute)
-			}
-			if val.UnitRef != nil {
-				return nil, invalidf("attribute %d: unitRef is not supported", val.Attribute)
 			}
 			if d.langDep && val.Language == 0 {
 				return nil, invalidf("attribute %d is language dependent: language 0 given", val.Attribute)
@@ -165,6 +168,16 @@ func (v view) validateValues(ctx context.Context, ch Change, inputs [][]ValueInp
 			if target >= 0 {
 				refs = append(refs, refCheck{attr: val.Attribute, target: target, allowed: d.refTypes})
 			}
+			var unit *int64
+			if val.UnitRef != nil && j != nil {
+				if *val.UnitRef <= 0 {
+					return nil, invalidf("attribute %d: unitRef %d is not an object id", val.Attribute, *val.UnitRef)
+				}
+				u := *val.UnitRef
+				unit = &u
+				refs = append(refs, refCheck{attr: val.Attribute, target: u, allowed: []int64{TypeUnit}, unit: true})
+				units = append(units, unitCheck{attr: val.Attribute, unit: u, want: d.unit})
+			}
 			k := groupKey{val.Attribute, val.Language, val.Variant}
 			g := out[i].groups[k]
 			if g == nil {
@@ -185,7 +198,7 @@ func (v view) validateValues(ctx context.Context, ch Change, inputs [][]ValueInp
 			if !d.multi && (sort != 0 || len(g) > 0) {
 				return nil, invalidf("attribute %d allows a single value (language %d, variant %d)", val.Attribute, val.Language, val.Variant)
 			}
-			out[i].groups[k] = append(g, checkedValue{key: k, sort: sort, json: j})
+			out[i].groups[k] = append(g, checkedValue{key: k, sort: sort, json: j, unit: unit})
 		}
 	}
 	if len(refs) == 0 {
@@ -201,12 +214,18 @@ func (v view) validateValues(ctx context.Context, ch Change, inputs [][]ValueInp
 	}
 	for _, r := range refs {
 		o, ok := objs[r.target]
+		if r.unit && (!ok || o.Deleted || o.TypeID != TypeUnit) {
+			return nil, invalidf("attribute %d: unitRef %d is not a unit (an object of type %d) on branch %d", r.attr, r.target, TypeUnit, v.branch)
+		}
 		if !ok || o.Deleted {
 			return nil, invalidf("attribute %d: referenced object %d does not exist on branch %d", r.attr, r.target, v.branch)
 		}
 		if len(r.allowed) > 0 && !slices.Contains(r.allowed, o.TypeID) {
 			return nil, invalidf("attribute %d: object %d has type %d, allowed are %v", r.attr, r.target, o.TypeID, r.allowed)
 		}
+	}
+	if err := v.checkUnits(ctx, units); err != nil {
+		return nil, err
 	}
 	return out, nil
 }
@@ -325,7 +344,7 @@ func storeRows(obj, branch int64, g []checkedValue) []store.Value {
 	for _, c := range g {
 		if c.json != nil {
 			out = append(out, store.Value{ObjectID: obj, Branch: branch, AttributeID: c.key.attr,
-				Language: c.key.lang, Variant: c.key.variant, SortReverse: c.sort, JSON: c.json})
+				Language: c.key.lang, Variant: c.key.variant, SortReverse: c.sort, JSON: c.json, UnitRef: c.unit})
 		}
 	}
 	return out

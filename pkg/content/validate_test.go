@@ -45,7 +45,9 @@ func TestValueValidation(t *testing.T) {
 			{"XHTML without div root", []ValueInput{vin(sc.body, 0, "<p>x</p>")}, "<div> root"},
 			{"number for the data type 1001", []ValueInput{vin(AttrDataType, 0, 5)}, "data type name"},
 			{"attribute 1021", []ValueInput{vin(AttrApiIdentifier, 0, "x")}, "meta.apiIdentifier"},
-			{"unit", []ValueInput{{Attribute: sc.rank, JSON: js(1), UnitRef: ptr(int64(3))}}, "unitRef"},
+			{"unit that does not exist", []ValueInput{{Attribute: sc.rank, JSON: js(1), UnitRef: ptr(int64(999999))}}, "unitRef 999999 is not a unit"},
+			{"unit that is no unit", []ValueInput{{Attribute: sc.rank, JSON: js(1), UnitRef: ptr(lang)}}, "is not a unit"},
+			{"unit id 0", []ValueInput{{Attribute: sc.rank, JSON: js(1), UnitRef: ptr(int64(0))}}, "not an object id"},
 			{"variant without axis", []ValueInput{{Attribute: sc.rank, Variant: 5, JSON: js(1)}}, "no variants"},
 			{"duplicate sort key", []ValueInput{
 				{Attribute: sc.related, JSON: js(target), SortReverse: ptr(int64(0))},

@@ -157,12 +157,14 @@ type valueSet struct {
 	effective map[int64][]store.Value // inheritance applied, nulls dropped
 	local     map[int64][]store.Value // stored on the branch itself, nulls dropped
 	lastLocal map[int64]int64         // max ModifiedTx of local rows, nulls included
+	newest    map[int64]int64         // max ModifiedTx of all rows along the chain
 }
 
 // values reads all values of ids along the chain in one query and applies
 // inheritance per (attribute, language, variant) group.
 func (v view) values(ctx context.Context, ids []int64) (valueSet, error) {
-	vs := valueSet{effective: map[int64][]store.Value{}, local: map[int64][]store.Value{}, lastLocal: map[int64]int64{}}
+	vs := valueSet{effective: map[int64][]store.Value{}, local: map[int64][]store.Value{},
+		lastLocal: map[int64]int64{}, newest: map[int64]int64{}}
 	rows, err := v.r.ListValuesIn(ctx, v.chain, ids, store.ValueFilter{})
 	if err != nil {
 		return vs, err
@@ -183,6 +185,7 @@ func (v view) values(ctx context.Context, ids []int64) (valueSet, error) {
 			}
 		}
 		for _, r := range group {
+			vs.newest[r.ObjectID] = max(vs.newest[r.ObjectID], r.ModifiedTx)
 			isNull := bytes.Equal(bytes.TrimSpace(r.JSON), []byte("null"))
 			if r.Branch == v.branch {
 				vs.lastLocal[r.ObjectID] = max(vs.lastLocal[r.ObjectID], r.ModifiedTx)

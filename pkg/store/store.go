@@ -159,6 +159,8 @@ type Tx interface {
 	// PutValues inserts or replaces values, keyed by (Branch, ObjectID,
 	// AttributeID, Language, Variant, SortReverse). ModifiedTx is set to this
 	// transaction. JSON must be valid JSON (nil is stored as JSON null).
+	// UnitRef is stored as given (nil = none); replacing a value replaces
+	// its unit too.
 	PutValues(ctx context.Context, values ...Value) error
 
 	// DeleteValues removes the values of the given objects of one branch that
@@ -239,7 +241,11 @@ type Value struct {
 	Variant     int64 // 0 = no variant
 	SortReverse int64
 	// JSON is the value as JSON text, usually a scalar.
-	JSON       []byte
+	JSON []byte
+	// UnitRef is the id of the value's unit object (NovaDB
+	// CmsValue.unitRef); nil = not unit specific. The store keeps it as
+	// given; checking that it names a unit is the caller's business.
+	UnitRef    *int64
 	ModifiedTx int64 // set by the store
 }
 

@@ -279,6 +279,8 @@ func runAuth(t *testing.T, store app.Component) {
 		writer.call(t, 200, "DELETE", fmt.Sprintf("/branches/%d", cid), `{}`)
 	})
 
+	t.Run("comments", func(t *testing.T) { authComments(t, admin, editor, writer, a, b, obj) })
+
 	t.Run("credentials", func(t *testing.T) {
 		for _, u := range []authUser{{base, "editor", "wrong"}, {base, "nobody", "editor-pw"}, {base, "", ""}} {
 			r := u.call(t, 401, "GET", pa, "")

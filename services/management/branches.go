@@ -36,7 +36,7 @@ func (s *service) GetBranches(ctx context.Context, req *managementv1.GetBranches
 	if err != nil {
 		return nil, s.toStatus(ctx, err)
 	}
-	return conditional(ctx, out)
+	return conditional(ctx, out, objectVersions(page.Objects...)...)
 }
 
 // CreateBranch implements Cms_CreateBranch (200 with the new branch object).
@@ -75,7 +75,7 @@ func (s *service) GetBranch(ctx context.Context, req *managementv1.GetBranchRequ
 	if err != nil {
 		return nil, s.toStatus(ctx, err)
 	}
-	return conditional(ctx, out)
+	return conditional(ctx, out, b.Version)
 }
 
 // UpdateBranch implements Cms_UpdateBranch.

@@ -2,6 +2,7 @@ package management
 
 import (
 	"context"
+	"strconv"
 
 	"github.com/cmsplatform/cms/pkg/auth"
 	"github.com/cmsplatform/cms/pkg/content"
@@ -9,6 +10,21 @@ import (
 	"google.golang.org/protobuf/types/known/emptypb"
 	"google.golang.org/protobuf/types/known/timestamppb"
 )
+
+// Comment permissions (inferred: NovaDB declares 403 on every comment
+// operation without saying when). A comment lives on a branch, and the
+// branch's read permission governs it, like the objects it is attached to:
+//
+//   - reading a comment or listing comments needs read on the comment's
+//     branch; a list filtered by branchRef needs read on that branch (else
+//     403), an unfiltered list silently keeps the readable branches only;
+//   - creating a comment needs read on the branch: commenting is how
+//     reviewers with read-only access give feedback, and it changes no
+//     content (write is not required);
+//   - updating or deleting needs read on the comment's branch and being its
+//     author (pkg/content); an administrator may do all of it.
+//
+// An unknown branch or comment stays 404.
 
 // commentActor is the caller as the comment domain sees it: the user writes are
 // recorded under (X-CmsApi-Username for internal callers) and whether the
@@ -26,6 +42,13 @@ func (s *service) CreateComment(ctx context.Context, req *managementv1.CreateCom
 	if s.content == nil {
 		return s.UnimplementedManagementServiceServer.CreateComment(ctx, req)
 	}
+	if req.GetBranchId() > 0 {
+		if err := s.allow(ctx, auth.AccessRead, strconv.Itoa(int(req.GetBranchId())), false); err != nil {
+			return nil, err
+		}
+	} else if _, err := s.principal(ctx); err != nil {
+		return nil, err
+	}
 	c, err := s.content.CreateComment(ctx, commentActor(ctx), int64(req.GetBranchId()), int64(req.GetObjectRef()), req.GetBody())
 	if err != nil {
 		return nil, s.toStatus(ctx, err)
@@ -42,9 +65,28 @@ func (s *service) GetComments(ctx context.Context, req *managementv1.GetComments
 	q := content.CommentQuery{
 		User: req.GetUser(), Deleted: req.IsDeleted, Take: int(req.GetTake()), Continue: req.GetContinue(),
 	}
+	p, err := s.principal(ctx)
+	if err != nil {
+		return nil, err
+	}
 	if req.BranchRef != nil {
 		b := int64(req.GetBranchRef())
 		q.Branch = &b
+		if b > 0 {
+			if err := s.allow(ctx, auth.AccessRead, strconv.FormatInt(b, 10), false); err != nil {
+				return nil, err
+			}
+		}
+	}
+	if !p.Admin {
+		chains, err := s.content.AllBranchChains(ctx)
+		if err != nil {
+			return nil, s.toStatus(ctx, err)
+		}
+		q.Visible = func(branch int64) bool {
+			chain, ok := chains[branch]
+			return ok && p.Allowed(auth.AccessRead, chain)
+		}
 	}
 	if req.ObjectRef != nil {
 		o := int64(req.GetObjectRef())
@@ -72,9 +114,9 @@ func (s *service) GetComment(ctx context.Context, req *managementv1.GetCommentRe
 	if s.content == nil {
 		return s.UnimplementedManagementServiceServer.GetComment(ctx, req)
 	}
-	c, err := s.content.GetComment(ctx, req.GetCommentId())
+	c, err := s.readableComment(ctx, req.GetCommentId())
 	if err != nil {
-		return nil, s.toStatus(ctx, err)
+		return nil, err
 	}
 	return conditional(ctx, commentToProto(c))
 }
@@ -84,6 +126,9 @@ func (s *service) GetComment(ctx context.Context, req *managementv1.GetCommentRe
 func (s *service) UpdateComment(ctx context.Context, req *managementv1.UpdateCommentRequest) (*emptypb.Empty, error) {
 	if s.content == nil {
 		return s.UnimplementedManagementServiceServer.UpdateComment(ctx, req)
+	}
+	if _, err := s.readableComment(ctx, req.GetCommentId()); err != nil {
+		return nil, err
 	}
 	if err := s.content.UpdateComment(ctx, commentActor(ctx), req.GetCommentId(), req.GetBody()); err != nil {
 		return nil, s.toStatus(ctx, err)
@@ -96,10 +141,30 @@ func (s *service) DeleteComment(ctx context.Context, req *managementv1.DeleteCom
 	if s.content == nil {
 		return s.UnimplementedManagementServiceServer.DeleteComment(ctx, req)
 	}
+	if _, err := s.readableComment(ctx, req.GetCommentId()); err != nil {
+		return nil, err
+	}
 	if err := s.content.DeleteComment(ctx, commentActor(ctx), req.GetCommentId()); err != nil {
 		return nil, s.toStatus(ctx, err)
 	}
 	return &emptypb.Empty{}, nil
+}
+
+// readableComment reads comment id and checks read permission on its
+// branch (a comment's branch never changes, so checking before a write is
+// safe).
+func (s *service) readableComment(ctx context.Context, id int64) (content.Comment, error) {
+	if _, err := s.principal(ctx); err != nil {
+		return content.Comment{}, err
+	}
+	c, err := s.content.GetComment(ctx, id)
+	if err != nil {
+		return content.Comment{}, s.toStatus(ctx, err)
+	}
+	if err := s.allow(ctx, auth.AccessRead, strconv.FormatInt(c.Branch, 10), false); err != nil {
+		return content.Comment{}, err
+	}
+	return c, nil
 }
 
 func commentToProto(c content.Comment) *managementv1.CmsComment {

@@ -30,6 +30,8 @@ func runContract(t *testing.T, store app.Component) {
 	t.Run("Errors", func(t *testing.T) { contractErrors(t, cl) })
 	t.Run("Users", func(t *testing.T) { contractUsers(t, cl) })
 	t.Run("ClientShapes", func(t *testing.T) { contractClientShapes(t, cl) })
+	t.Run("Units", func(t *testing.T) { contractUnits(t, cl) })
+	t.Run("ChildLastTransaction", func(t *testing.T) { contractChildLastTransaction(t, cl) })
 	total := 0
 	for _, op := range implementedOps {
 		if cl.seen[op] == 0 {

@@ -91,10 +91,17 @@ func toObject(o content.Object) (*managementv1.CmsObject, error) {
 			return nil, err
 		}
 		sort := int32(v.SortReverse)
-		values = append(values, &managementv1.CmsValue{
+		pv := &managementv1.CmsValue{
 			Attribute: int32(v.Attribute), Language: int32(v.Language), Variant: int32(v.Variant),
 			Value: sv, SortReverse: &sort,
-		})
+		}
+		if v.UnitRef != nil {
+			// Unset stays unset: the wire then carries unitRef as the
+			// gateway writes absent optionals (null, as the OpenAPI allows).
+			u := int32(*v.UnitRef)
+			pv.UnitRef = &u
+		}
+		values = append(values, pv)
 	}
 	return &managementv1.CmsObject{Meta: meta, Values: values}, nil
 }

@@ -4,30 +4,52 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/base64"
+	"encoding/binary"
 	"strings"
 
+	"github.com/cmsplatform/cms/pkg/content"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/metadata"
 	"google.golang.org/protobuf/proto"
 )
 
 // etagOf is a strong validator of a response: the first 16 bytes of the
-// SHA-256 of its deterministic protobuf encoding, base64url (22 characters,
-// like Delivery's meta.etag), quoted. It changes whenever any returned field
-// changes, inherited values and paging tokens included.
-func etagOf(m proto.Message) string {
+// SHA-256 of its deterministic protobuf encoding followed by versions,
+// base64url (22 characters, like Delivery's meta.etag), quoted. It changes
+// whenever any returned field changes, inherited values and paging tokens
+// included, and whenever a version changes.
+//
+// Objects pass their content.Object.Version: meta.lastTransaction counts
+// local changes only, so on a child branch a change inherited from an
+// ancestor leaves it alone; the version moves with every change along the
+// chain, so the ETag does too (also for changes to values the projection
+// leaves out, a harmless extra miss).
+func etagOf(m proto.Message, versions ...int64) string {
 	b, err := proto.MarshalOptions{Deterministic: true}.Marshal(m)
 	if err != nil {
 		return ""
+	}
+	for _, v := range versions {
+		b = binary.BigEndian.AppendUint64(b, uint64(v))
 	}
 	sum := sha256.Sum256(b)
 	return `"` + base64.RawURLEncoding.EncodeToString(sum[:16]) + `"`
 }
 
-// conditional sets the ETag of resp and returns errNotModified when the
-// request's If-None-Match names it (or is "*"), else resp.
-func conditional[T proto.Message](ctx context.Context, resp T) (T, error) {
-	tag := etagOf(resp)
+// objectVersions returns the versions of objs for etagOf.
+func objectVersions(objs ...content.Object) []int64 {
+	out := make([]int64, len(objs))
+	for i, o := range objs {
+		out[i] = o.Version
+	}
+	return out
+}
+
+// conditional sets the ETag of resp (mixing in versions, see etagOf) and
+// returns errNotModified when the request's If-None-Match names it (or is
+// "*"), else resp.
+func conditional[T proto.Message](ctx context.Context, resp T, versions ...int64) (T, error) {
+	tag := etagOf(resp, versions...)
 	if tag == "" {
 		return resp, nil
 	}

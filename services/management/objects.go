@@ -27,7 +27,7 @@ func (s *service) GetObject(ctx context.Context, req *managementv1.GetObjectRequ
 	if err != nil {
 		return nil, s.toStatus(ctx, err)
 	}
-	return conditional(ctx, out)
+	return conditional(ctx, out, o.Version)
 }
 
 // GetObjects implements Cms_GetObjects (ids required, one page).
@@ -47,7 +47,7 @@ func (s *service) GetObjects(ctx context.Context, req *managementv1.GetObjectsRe
 	if err != nil {
 		return nil, s.toStatus(ctx, err)
 	}
-	return conditional(ctx, out)
+	return conditional(ctx, out, objectVersions(objs...)...)
 }
 
 // CreateObjects implements Cms_CreateObjects; success is 201.
@@ -132,5 +132,5 @@ func (s *service) GetTypedObjects(ctx context.Context, req *managementv1.GetType
 	if err != nil {
 		return nil, s.toStatus(ctx, err)
 	}
-	return conditional(ctx, out)
+	return conditional(ctx, out, objectVersions(page.Objects...)...)
 }

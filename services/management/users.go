@@ -27,7 +27,7 @@ func (s *service) GetUserDisplayName(ctx context.Context, req *managementv1.GetU
 	if err != nil {
 		return nil, s.toStatus(ctx, err)
 	}
-	return conditional(ctx, out)
+	return conditional(ctx, out, u.Version)
 }
 
 // Permissions (pkg/auth, pkg/content accounts.go): every operation needs an

@@ -67,7 +67,7 @@ func (r reader) ListValuesIn(ctx context.Context, branches, objectIDs []int64, f
 		return nil, nil
 	}
 	var b strings.Builder
-	b.WriteString(`SELECT object_id, branch, attribute_id, language, variant, sort_reverse, value::text, modified_tx
+	b.WriteString(`SELECT object_id, branch, attribute_id, language, variant, sort_reverse, value::text, unit_ref, modified_tx
 		FROM object_values WHERE branch = ANY($1) AND object_id = ANY($2)`)
 	args := []any{branches, objectIDs}
 	for _, c := range []struct {

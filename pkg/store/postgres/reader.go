@@ -154,7 +154,7 @@ func (r reader) ListValues(ctx context.Context, branch int64, objectIDs []int64,
 		return nil, nil
 	}
 	var b strings.Builder
-	b.WriteString(`SELECT object_id, branch, attribute_id, language, variant, sort_reverse, value::text, modified_tx FROM object_values`)
+	b.WriteString(`SELECT object_id, branch, attribute_id, language, variant, sort_reverse, value::text, unit_ref, modified_tx FROM object_values`)
 	args := valueWhere(&b, branch, objectIDs, f)
 	b.WriteString(` ORDER BY object_id, attribute_id, variant, language, sort_reverse`)
 	return r.queryValues(ctx, b.String(), args...)
@@ -168,7 +168,7 @@ func (r reader) queryValues(ctx context.Context, query string, args ...any) ([]s
 	out, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (store.Value, error) {
 		var v store.Value
 		var j string
-		err := row.Scan(&v.ObjectID, &v.Branch, &v.AttributeID, &v.Language, &v.Variant, &v.SortReverse, &j, &v.ModifiedTx)
+		err := row.Scan(&v.ObjectID, &v.Branch, &v.AttributeID, &v.Language, &v.Variant, &v.SortReverse, &j, &v.UnitRef, &v.ModifiedTx)
 		v.JSON = []byte(j)
 		return v, err
 	})

@@ -122,11 +122,11 @@ func (t *writeTx) PutValues(ctx context.Context, values ...store.Value) error {
 	b := &pgx.Batch{}
 	for i, v := range values {
 		b.Queue(`INSERT INTO object_values
-			(branch, object_id, attribute_id, variant, language, sort_reverse, value, modified_tx)
-			VALUES ($1, $2, $3, $4, $5, $6, $7::text::json, $8)
+			(branch, object_id, attribute_id, variant, language, sort_reverse, value, unit_ref, modified_tx)
+			VALUES ($1, $2, $3, $4, $5, $6, $7::text::json, $8, $9)
 			ON CONFLICT (branch, object_id, attribute_id, variant, language, sort_reverse)
-			DO UPDATE SET value = excluded.value, modified_tx = excluded.modified_tx`,
-			v.Branch, v.ObjectID, v.AttributeID, v.Variant, v.Language, v.SortReverse, string(js[i]), t.meta.ID)
+			DO UPDATE SET value = excluded.value, unit_ref = excluded.unit_ref, modified_tx = excluded.modified_tx`,
+			v.Branch, v.ObjectID, v.AttributeID, v.Variant, v.Language, v.SortReverse, string(js[i]), v.UnitRef, t.meta.ID)
 	}
 	if err := t.execBatch(ctx, b); err != nil {
 		return fmt.Errorf("postgres: put values: %w", err)

@@ -64,7 +64,7 @@ func (r reader) ListValuesIn(ctx context.Context, branches, objectIDs []int64, f
 		return nil, nil
 	}
 	var b strings.Builder
-	b.WriteString(`SELECT object_id, branch, attribute_id, language, variant, sort_reverse, value, modified_tx FROM object_values
+	b.WriteString(`SELECT object_id, branch, attribute_id, language, variant, sort_reverse, value, unit_ref, modified_tx FROM object_values
 		WHERE branch IN (SELECT value FROM json_each(?)) AND object_id IN (SELECT value FROM json_each(?))`)
 	args := []any{idList(branches), idList(objectIDs)}
 	for _, c := range []struct {

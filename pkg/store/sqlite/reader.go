@@ -169,7 +169,7 @@ func (r reader) ListValues(ctx context.Context, branch int64, objectIDs []int64,
 		return nil, nil
 	}
 	var b strings.Builder
-	b.WriteString(`SELECT object_id, branch, attribute_id, language, variant, sort_reverse, value, modified_tx FROM object_values`)
+	b.WriteString(`SELECT object_id, branch, attribute_id, language, variant, sort_reverse, value, unit_ref, modified_tx FROM object_values`)
 	args := valueWhere(&b, branch, objectIDs, f)
 	b.WriteString(` ORDER BY object_id, attribute_id, variant, language, sort_reverse`)
 	return r.queryValues(ctx, b.String(), args...)
@@ -185,10 +185,14 @@ func (r reader) queryValues(ctx context.Context, query string, args ...any) ([]s
 	for rows.Next() {
 		var v store.Value
 		var j string
-		if err := rows.Scan(&v.ObjectID, &v.Branch, &v.AttributeID, &v.Language, &v.Variant, &v.SortReverse, &j, &v.ModifiedTx); err != nil {
+		var unit sql.NullInt64
+		if err := rows.Scan(&v.ObjectID, &v.Branch, &v.AttributeID, &v.Language, &v.Variant, &v.SortReverse, &j, &unit, &v.ModifiedTx); err != nil {
 			return nil, fmt.Errorf("sqlite: scan value: %w", err)
 		}
 		v.JSON = []byte(j)
+		if unit.Valid {
+			v.UnitRef = &unit.Int64
+		}
 		out = append(out, v)
 	}
 	if err := rows.Err(); err != nil {

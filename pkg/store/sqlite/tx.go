@@ -113,11 +113,11 @@ func (t *writeTx) PutValues(ctx context.Context, values ...store.Value) error {
 	}
 	for i, v := range values {
 		_, err := t.q.ExecContext(ctx, `INSERT INTO object_values
-			(branch, object_id, attribute_id, variant, language, sort_reverse, value, modified_tx)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+			(branch, object_id, attribute_id, variant, language, sort_reverse, value, unit_ref, modified_tx)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
 			ON CONFLICT (branch, object_id, attribute_id, variant, language, sort_reverse)
-			DO UPDATE SET value = excluded.value, modified_tx = excluded.modified_tx`,
-			v.Branch, v.ObjectID, v.AttributeID, v.Variant, v.Language, v.SortReverse, string(js[i]), t.meta.ID)
+			DO UPDATE SET value = excluded.value, unit_ref = excluded.unit_ref, modified_tx = excluded.modified_tx`,
+			v.Branch, v.ObjectID, v.AttributeID, v.Variant, v.Language, v.SortReverse, string(js[i]), v.UnitRef, t.meta.ID)
 		if err != nil {
 			return fmt.Errorf("sqlite: put value of object %d: %w", v.ObjectID, mapErr(err))
 		}

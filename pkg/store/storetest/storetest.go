@@ -35,6 +35,7 @@ func Run(t *testing.T, newStore Factory) {
 		{"FindAndListObjects", testFindAndListObjects},
 		{"ValuesRoundTrip", testValuesRoundTrip},
 		{"DeleteValues", testDeleteValues},
+		{"ValueUnits", testValueUnits},
 		{"SoftDelete", testSoftDelete},
 		{"ChainReads", testChainReads},
 		{"Purge", testPurge},

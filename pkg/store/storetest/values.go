@@ -13,7 +13,11 @@ func val(obj, branch, attr, lang, variant, sort int64, j string) store.Value {
 
 // key renders a value without ModifiedTx for comparisons.
 func key(v store.Value) string {
-	return fmt.Sprintf("o%d/b%d/a%d/v%d/l%d/s%d=%s", v.ObjectID, v.Branch, v.AttributeID, v.Variant, v.Language, v.SortReverse, v.JSON)
+	unit := "-"
+	if v.UnitRef != nil {
+		unit = fmt.Sprint(*v.UnitRef)
+	}
+	return fmt.Sprintf("o%d/b%d/a%d/v%d/l%d/s%d/u%s=%s", v.ObjectID, v.Branch, v.AttributeID, v.Variant, v.Language, v.SortReverse, unit, v.JSON)
 }
 
 func eqValues(t *testing.T, what string, got []store.Value, want ...store.Value) {
