@@ -40,12 +40,16 @@ type List struct {
 	Skip, Count int
 	More        bool
 	Objs, Refs  []Object
+	// Tags are the cache tags of the response (see ModelTag).
+	Tags []string
 }
 
 // Single is one object with its resolved references.
 type Single struct {
 	Obj  Object
 	Refs []Object
+	// Tags are the cache tags of the response (see ModelTag).
+	Tags []string
 }
 
 // scope is a request resolved against the index.
@@ -172,8 +176,14 @@ func (s *Service) List(ctx context.Context, r Request) (List, error) {
 		out.Objs = append(out.Objs, sc.view.render(src))
 	}
 	out.Count = len(out.Objs)
-	out.Refs, err = s.resolve(ctx, sc, srcs, r)
-	return out, err
+	if out.Refs, _, err = s.resolve(ctx, sc, srcs, r); err != nil {
+		return List{}, err
+	}
+	out.Tags = []string{ModelTag(sc.branch), ListTag(sc.branch)}
+	if sc.typ != nil && strings.TrimSpace(r.Resolve) == "" {
+		out.Tags = []string{ModelTag(sc.branch), TypeListTag(sc.branch, sc.typ.id), AnyTypeListTag(sc.branch)}
+	}
+	return out, nil
 }
 
 // Count counts the objects List would page through.
@@ -204,8 +214,12 @@ func (s *Service) Get(ctx context.Context, r Request, id string) (Single, error)
 		return Single{}, err
 	}
 	out := Single{Obj: sc.view.render(src)}
-	out.Refs, err = s.resolve(ctx, sc, []indexing.Source{src}, r)
-	return out, err
+	var asked []int64
+	if out.Refs, asked, err = s.resolve(ctx, sc, []indexing.Source{src}, r); err != nil {
+		return Single{}, err
+	}
+	out.Tags = singleTags(sc.branch, id, src.ID, asked)
+	return out, nil
 }
 
 func (s *Service) find(ctx context.Context, sc *scope, id string, deleted bool) (indexing.Source, error) {

@@ -14,21 +14,21 @@ import (
 // r.Resolve, transitively up to the resolve depth: one multi-get per
 // level. Refs are flat, de-duplicated, in discovery order, never repeat a
 // root, skip targets that are not published (not in the index) and stop at
-// MaxRefs.
-func (s *Service) resolve(ctx context.Context, sc *scope, roots []indexing.Source, r Request) ([]Object, error) {
+// MaxRefs. asked are the ids it looked up, published or not (a single
+// object's response depends on exactly these).
+func (s *Service) resolve(ctx context.Context, sc *scope, roots []indexing.Source, r Request) (refs []Object, asked []int64, err error) {
 	attrs := sc.resolveAttrs(r.Resolve)
 	depth := DefaultResolveDepth
 	if r.ResolveDepth != nil {
 		depth = int(*r.ResolveDepth)
 	}
 	if len(attrs) == 0 || depth <= 0 || len(roots) == 0 {
-		return nil, nil
+		return nil, nil, nil
 	}
 	seen := make(map[int64]bool, len(roots))
 	for _, src := range roots {
 		seen[src.ID] = true
 	}
-	var refs []Object
 	level := roots
 	for d := 0; d < depth && len(level) > 0 && len(refs) < MaxRefs; d++ {
 		var ids []string
@@ -36,6 +36,7 @@ func (s *Service) resolve(ctx context.Context, sc *scope, roots []indexing.Sourc
 			for _, id := range sc.view.refTargets(src, attrs) {
 				if !seen[id] && len(refs)+len(ids) < MaxRefs {
 					seen[id] = true
+					asked = append(asked, id)
 					ids = append(ids, indexing.DocID(sc.branch, id))
 				}
 			}
@@ -45,7 +46,7 @@ func (s *Service) resolve(ctx context.Context, sc *scope, roots []indexing.Sourc
 		}
 		next, err := s.multiGet(ctx, sc, ids, r.Deleted)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		for _, src := range next {
 			refs = append(refs, sc.view.render(src))
@@ -55,7 +56,7 @@ func (s *Service) resolve(ctx context.Context, sc *scope, roots []indexing.Sourc
 	if len(refs) >= MaxRefs {
 		s.log.Warn("delivery: refs capped", "branch", sc.branch, "max", MaxRefs)
 	}
-	return refs, nil
+	return refs, asked, nil
 }
 
 // resolveAttrs maps the resolve parameter to reference attributes;
@@ -79,11 +80,9 @@ func (sc *scope) resolveAttrs(param string) []int64 {
 // multiGet reads the documents ids (of one branch) in one search, keeping
 // the order of ids and dropping what is not visible.
 func (s *Service) multiGet(ctx context.Context, sc *scope, ids []string, deleted bool) ([]indexing.Source, error) {
-	q := search.And{search.IDs(ids), search.Not{Query: search.Term{Field: indexing.FieldTypeRef, Value: content.TypeUser}}}
-	if !deleted {
-		q = append(q, search.Not{Query: search.Term{Field: indexing.FieldDeleted, Value: true}})
-	}
-	res, err := s.eng.Search(ctx, search.SearchRequest{Index: s.objects, Query: q, Size: len(ids)})
+	// Only the ids query goes to the engine (negations make engines walk
+	// every document); users and deleted objects are dropped here.
+	res, err := s.eng.Search(ctx, search.SearchRequest{Index: s.objects, Query: search.IDs(ids), Size: len(ids)})
 	if err != nil {
 		return nil, s.searchErr(err)
 	}
@@ -92,6 +91,9 @@ func (s *Service) multiGet(ctx context.Context, sc *scope, ids []string, deleted
 		src, err := indexing.DecodeSource(h.Fields)
 		if err != nil {
 			return nil, fmt.Errorf("delivery: %s: %w", h.ID, err)
+		}
+		if src.TypeRef == content.TypeUser || src.Deleted && !deleted {
+			continue
 		}
 		byID[h.ID] = src
 	}

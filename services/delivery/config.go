@@ -3,57 +3,71 @@ package delivery
 import (
 	"context"
 
+	"github.com/cmsplatform/cms/pkg/content"
+	"github.com/cmsplatform/cms/pkg/delivery"
 	deliveryv1 "github.com/cmsplatform/cms/proto/gen/go/cms/delivery/v1"
 	"google.golang.org/protobuf/types/known/timestamppb"
 )
 
 // GetBranches implements Delivery_GetBranches.
 func (s *service) GetBranches(ctx context.Context, in *deliveryv1.GetBranchesRequest) (*deliveryv1.BranchList, error) {
-	return serve(ctx, s, "GetBranches", in, "", func() (*deliveryv1.BranchList, error) {
+	return serve(ctx, s, "GetBranches", in, func() (*deliveryv1.BranchList, []string, error) {
 		objs, err := s.dom.Branches(ctx)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		out, err := toObjects(objs)
-		return &deliveryv1.BranchList{Branches: out}, err
+		return &deliveryv1.BranchList{Branches: out}, []string{delivery.ModelTag(content.BranchDefault), delivery.BranchesTag}, err
 	})
 }
 
 // GetLanguages implements Delivery_GetLanguages.
 func (s *service) GetLanguages(ctx context.Context, in *deliveryv1.GetLanguagesRequest) (*deliveryv1.LanguageList, error) {
-	return serve(ctx, s, "GetLanguages", in, in.Branch, func() (*deliveryv1.LanguageList, error) {
+	return serve(ctx, s, "GetLanguages", in, func() (*deliveryv1.LanguageList, []string, error) {
 		objs, err := s.dom.Languages(ctx, in.Branch)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		out, err := toObjects(objs)
-		return &deliveryv1.LanguageList{Languages: out}, err
+		if err != nil {
+			return nil, nil, err
+		}
+		tags, err := s.dom.ConfigTags(ctx, in.Branch)
+		return &deliveryv1.LanguageList{Languages: out}, tags, err
 	})
 }
 
 // GetTypes implements Delivery_GetTypes.
 func (s *service) GetTypes(ctx context.Context, in *deliveryv1.GetTypesRequest) (*deliveryv1.TypeList, error) {
-	return serve(ctx, s, "GetTypes", in, in.Branch, func() (*deliveryv1.TypeList, error) {
+	return serve(ctx, s, "GetTypes", in, func() (*deliveryv1.TypeList, []string, error) {
 		objs, err := s.dom.Types(ctx, in.Branch)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		out, err := toObjects(objs)
-		return &deliveryv1.TypeList{Types: out}, err
+		if err != nil {
+			return nil, nil, err
+		}
+		tags, err := s.dom.ConfigTags(ctx, in.Branch)
+		return &deliveryv1.TypeList{Types: out}, tags, err
 	})
 }
 
 // GetUpdateInfo implements Delivery_GetUpdateInfo.
 func (s *service) GetUpdateInfo(ctx context.Context, in *deliveryv1.GetUpdateInfoRequest) (*deliveryv1.UpdateInfo, error) {
-	return serve(ctx, s, "GetUpdateInfo", in, in.Branch, func() (*deliveryv1.UpdateInfo, error) {
+	return serve(ctx, s, "GetUpdateInfo", in, func() (*deliveryv1.UpdateInfo, []string, error) {
 		ui, err := s.dom.UpdateInfo(ctx, in.Branch)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
+		}
+		tags, err := s.dom.QueryTags(ctx, delivery.Request{Branch: in.Branch})
+		if err != nil {
+			return nil, nil, err
 		}
 		out := &deliveryv1.UpdateInfo{LastTransaction: ui.LastTransaction}
 		if !ui.LastModified.IsZero() {
 			out.LastModified = timestamppb.New(ui.LastModified)
 		}
-		return out, nil
+		return out, tags, nil
 	})
 }

@@ -2,6 +2,16 @@
 // the published, indexed view of a branch. It translates gRPC calls to the
 // domain in pkg/delivery and back; operations not built yet answer 501
 // naming the operation.
+//
+// Caching (etag.go): answers are cached under the normalized query with
+// the tags pkg/delivery names (objects rendered and resolved, lists per
+// branch and type, the branch's meta-model) and evicted by the change
+// events that touch them (Invalidator), fenced by the index version so a
+// rendering from older data is never stored after its eviction; HTTPCache
+// serves hits in front of the gateway. Every answer has a strong ETag
+// (304 on If-None-Match) and Cache-Control "public, max-age=0,
+// must-revalidate". Read-your-writes: X-Cms-Min-Version / X-Cms-Max-Wait.
+// Access (access.go): read grants on the branch or an ancestor.
 package delivery
 
 import (
@@ -79,9 +89,10 @@ func (g *Group) RegisterGateway(ctx context.Context, mux *runtime.ServeMux, conn
 // to the generated stub (Unimplemented → 501 naming the operation).
 type service struct {
 	deliveryv1.UnimplementedDeliveryServiceServer
-	dom   *delivery.Service
-	cache cache.Cache
-	log   *slog.Logger
+	dom    *delivery.Service
+	cache  cache.Cache
+	log    *slog.Logger
+	chains chainCache
 }
 
 // binaries implements DeliveryBinaryService.

@@ -14,13 +14,16 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/cmsplatform/cms/pkg/auth"
 	"github.com/cmsplatform/cms/pkg/cache/memory"
 	"github.com/cmsplatform/cms/pkg/content"
 	"github.com/cmsplatform/cms/pkg/delivery/deliverytest"
+	"github.com/cmsplatform/cms/pkg/events"
 	"github.com/cmsplatform/cms/pkg/indexing"
 	"github.com/cmsplatform/cms/pkg/search"
 	deliveryv1 "github.com/cmsplatform/cms/proto/gen/go/cms/delivery/v1"
 	"github.com/cmsplatform/cms/services/internal/gateway"
+	"github.com/cmsplatform/cms/services/internal/interceptors"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/credentials/insecure"
@@ -33,9 +36,34 @@ type harness struct {
 	site   *deliverytest.Site
 	client deliveryv1.DeliveryServiceClient
 	url    string
+	cache  *memory.Cache
+	inv    *Invalidator
+	group  *Group
 }
 
-func newHarness(t *testing.T) *harness {
+func (h *harness) api() *service { return h.group.api }
+
+// publish applies the pending changes to the index and hands each event
+// to the cache invalidator, as the event stream does in production.
+func (h *harness) publish(t *testing.T) {
+	t.Helper()
+	h.site.PublishThen(t, func(payload []byte) {
+		if err := h.inv.Handle(context.Background(), events.Msg{Data: payload}); err != nil {
+			t.Fatalf("invalidate: %v", err)
+		}
+	})
+}
+
+func newHarness(t testing.TB) *harness { t.Helper(); return newHarnessWith(t, nil) }
+
+// newHarnessWith serves the group like the app does when authn is set:
+// the auth interceptor on gRPC and the HTTP cache in front of the gateway.
+func newHarnessWith(t testing.TB, authn auth.Authenticator) *harness {
+	t.Helper()
+	return newHarnessOpts(t, authn, true)
+}
+
+func newHarnessOpts(t testing.TB, authn auth.Authenticator, httpCache bool) *harness {
 	t.Helper()
 	site := deliverytest.NewSite(t)
 	c := memory.New(memory.Options{})
@@ -45,7 +73,11 @@ func newHarness(t *testing.T) *harness {
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv := grpc.NewServer()
+	var sopts []grpc.ServerOption
+	if authn != nil {
+		sopts = append(sopts, grpc.UnaryInterceptor(interceptors.Auth{Authenticator: authn}.Unary))
+	}
+	srv := grpc.NewServer(sopts...)
 	g.RegisterGRPC(srv)
 	go func() { _ = srv.Serve(ln) }()
 	t.Cleanup(srv.Stop)
@@ -58,9 +90,14 @@ func newHarness(t *testing.T) *harness {
 	if err := g.RegisterGateway(context.Background(), mux, conn); err != nil {
 		t.Fatal(err)
 	}
-	hs := httptest.NewServer(mux)
+	var handler http.Handler = mux
+	if authn != nil && httpCache {
+		handler = g.HTTPCache(authn)(mux)
+	}
+	hs := httptest.NewServer(handler)
 	t.Cleanup(hs.Close)
-	return &harness{site: site, client: deliveryv1.NewDeliveryServiceClient(conn), url: hs.URL + BasePath}
+	return &harness{site: site, client: deliveryv1.NewDeliveryServiceClient(conn), url: hs.URL + BasePath,
+		cache: c, inv: g.Invalidator(nil, "test"), group: g}
 }
 
 type response struct {
@@ -261,7 +298,7 @@ func TestSingleShapeAndETag(t *testing.T) {
 		[]content.ObjectInput{{ID: h.site.Home, Values: []content.ValueInput{{Attribute: h.site.NavTitle, Language: 201, JSON: b}}}}); err != nil {
 		t.Fatal(err)
 	}
-	h.site.Publish(t)
+	h.publish(t)
 	r2 := h.get(t, 200, "/branches/4/objects/home", "If-None-Match", tag)
 	if r2.header.Get("ETag") == tag || !strings.Contains(string(r2.body), `"navigationTitle":"Changed"`) {
 		t.Fatalf("after a change: ETag %s, body %s", r2.header.Get("ETag"), r2.body)

@@ -11,7 +11,7 @@ import (
 // Occurrences implements Delivery_Occurrences.
 func (s *service) Occurrences(ctx context.Context, in *deliveryv1.OccurrencesRequest) (*deliveryv1.OccurrencesResult, error) {
 	r := delivery.Request{Branch: in.Branch, Lang: in.Lang, Variants: in.Variants, Filter: in.Filter, Deleted: in.GetDeleted()}
-	return serve(ctx, s, "Occurrences", in, in.Branch, func() (*deliveryv1.OccurrencesResult, error) {
+	return serve(ctx, s, "Occurrences", in, func() (*deliveryv1.OccurrencesResult, []string, error) {
 		return s.occurrences(ctx, r, in.Fields, in.GetTake())
 	})
 }
@@ -22,15 +22,15 @@ func (s *service) OccurrencesTyped(ctx context.Context, in *deliveryv1.Occurrenc
 	if r.Type == "" {
 		return nil, s.toStatus(ctx, delivery.ErrNotFound)
 	}
-	return serve(ctx, s, "OccurrencesTyped", in, in.Branch, func() (*deliveryv1.OccurrencesResult, error) {
+	return serve(ctx, s, "OccurrencesTyped", in, func() (*deliveryv1.OccurrencesResult, []string, error) {
 		return s.occurrences(ctx, r, in.Fields, in.GetTake())
 	})
 }
 
-func (s *service) occurrences(ctx context.Context, r delivery.Request, fields string, take int32) (*deliveryv1.OccurrencesResult, error) {
+func (s *service) occurrences(ctx context.Context, r delivery.Request, fields string, take int32) (*deliveryv1.OccurrencesResult, []string, error) {
 	occ, err := s.dom.Occurrences(ctx, r, fields, take)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	out := &deliveryv1.OccurrencesResult{Occurrences: map[string]*deliveryv1.FieldOccurrences{}}
 	for name, o := range occ {
@@ -39,13 +39,14 @@ func (s *service) occurrences(ctx context.Context, r delivery.Request, fields st
 		for _, v := range o.Values {
 			pv, err := structpb.NewValue(v.Value)
 			if err != nil {
-				return nil, err
+				return nil, nil, err
 			}
 			f.ValueOccurrences = append(f.ValueOccurrences, &deliveryv1.ValueOccurrence{Value: pv, Count: int32(v.Count)})
 		}
 		out.Occurrences[name] = f
 	}
-	return out, nil
+	tags, err := s.dom.QueryTags(ctx, r)
+	return out, tags, err
 }
 
 // Suggestions implements Delivery_Suggestions.
@@ -53,7 +54,7 @@ func (s *service) Suggestions(ctx context.Context, in *deliveryv1.SuggestionsReq
 	r := delivery.Request{Branch: in.Branch, Lang: in.Lang, Variants: in.Variants, Filter: in.Filter, Deleted: in.GetDeleted()}
 	o := delivery.SuggestOptions{Pattern: in.Pattern, Fields: in.Fields, Take: in.GetTake(), SortByValue: in.GetSortByValue(),
 		Analyze: in.Analyze, Fuzzy: in.GetFuzzy()}
-	return serve(ctx, s, "Suggestions", in, in.Branch, func() (*deliveryv1.SuggestionsResult, error) { return s.suggestions(ctx, r, o) })
+	return serve(ctx, s, "Suggestions", in, func() (*deliveryv1.SuggestionsResult, []string, error) { return s.suggestions(ctx, r, o) })
 }
 
 // SuggestionsTyped implements Delivery_SuggestionsTyped.
@@ -64,17 +65,18 @@ func (s *service) SuggestionsTyped(ctx context.Context, in *deliveryv1.Suggestio
 	}
 	o := delivery.SuggestOptions{Pattern: in.Pattern, Fields: in.Fields, Take: in.GetTake(), SortByValue: in.GetSortByValue(),
 		Analyze: in.Analyze, Fuzzy: in.GetFuzzy()}
-	return serve(ctx, s, "SuggestionsTyped", in, in.Branch, func() (*deliveryv1.SuggestionsResult, error) { return s.suggestions(ctx, r, o) })
+	return serve(ctx, s, "SuggestionsTyped", in, func() (*deliveryv1.SuggestionsResult, []string, error) { return s.suggestions(ctx, r, o) })
 }
 
-func (s *service) suggestions(ctx context.Context, r delivery.Request, o delivery.SuggestOptions) (*deliveryv1.SuggestionsResult, error) {
+func (s *service) suggestions(ctx context.Context, r delivery.Request, o delivery.SuggestOptions) (*deliveryv1.SuggestionsResult, []string, error) {
 	sug, err := s.dom.Suggestions(ctx, r, o)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	out := &deliveryv1.SuggestionsResult{Suggestions: make([]*deliveryv1.Suggestion, 0, len(sug))}
 	for _, x := range sug {
 		out.Suggestions = append(out.Suggestions, &deliveryv1.Suggestion{Value: x.Value, Count: int32(x.Count), Length: int32(x.Length)})
 	}
-	return out, nil
+	tags, err := s.dom.QueryTags(ctx, r)
+	return out, tags, err
 }

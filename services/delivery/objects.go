@@ -14,7 +14,7 @@ func (s *service) List(ctx context.Context, in *deliveryv1.ListRequest) (*delive
 	r := delivery.Request{Branch: in.Branch, Lang: in.Lang, Variants: in.Variants, Resolve: in.Resolve,
 		ResolveDepth: in.ResolveDepth, ResolveReverse: in.ResolveReverse, ResolveUnits: in.GetResolveUnits(), Filter: in.Filter, Sort: in.Sort, Deleted: in.GetDeleted(), Props: in.GetProps(),
 		Skip: int64(in.GetSkip()), Take: int64(in.GetTake())}
-	return serve(ctx, s, "List", in, in.Branch, func() (*deliveryv1.ObjectList, error) { return s.list(ctx, r) })
+	return serve(ctx, s, "List", in, func() (*deliveryv1.ObjectList, []string, error) { return s.list(ctx, r) })
 }
 
 // ListTyped implements Delivery_ListTyped.
@@ -25,27 +25,27 @@ func (s *service) ListTyped(ctx context.Context, in *deliveryv1.ListTypedRequest
 	if r.Type == "" {
 		return nil, s.toStatus(ctx, delivery.ErrNotFound)
 	}
-	return serve(ctx, s, "ListTyped", in, in.Branch, func() (*deliveryv1.ObjectList, error) { return s.list(ctx, r) })
+	return serve(ctx, s, "ListTyped", in, func() (*deliveryv1.ObjectList, []string, error) { return s.list(ctx, r) })
 }
 
-func (s *service) list(ctx context.Context, r delivery.Request) (*deliveryv1.ObjectList, error) {
+func (s *service) list(ctx context.Context, r delivery.Request) (*deliveryv1.ObjectList, []string, error) {
 	l, err := s.dom.List(ctx, r)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	out := &deliveryv1.ObjectList{Skip: int32(l.Skip), Count: int32(l.Count), More: l.More}
 	if out.Objs, err = toObjects(l.Objs); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	out.Refs, err = toObjects(l.Refs)
-	return out, err
+	return out, l.Tags, err
 }
 
 // Get implements Delivery_Get.
 func (s *service) Get(ctx context.Context, in *deliveryv1.GetRequest) (*deliveryv1.ObjectResult, error) {
 	r := delivery.Request{Branch: in.Branch, Lang: in.Lang, Variants: in.Variants, Resolve: in.Resolve,
 		ResolveDepth: in.ResolveDepth, ResolveReverse: in.ResolveReverse, ResolveUnits: in.GetResolveUnits(), Deleted: in.GetDeleted(), Props: in.GetProps()}
-	return serve(ctx, s, "Get", in, in.Branch, func() (*deliveryv1.ObjectResult, error) { return s.get(ctx, r, in.Id) })
+	return serve(ctx, s, "Get", in, func() (*deliveryv1.ObjectResult, []string, error) { return s.get(ctx, r, in.Id) })
 }
 
 // GetTyped implements Delivery_GetTyped.
@@ -55,26 +55,26 @@ func (s *service) GetTyped(ctx context.Context, in *deliveryv1.GetTypedRequest) 
 	if r.Type == "" {
 		return nil, s.toStatus(ctx, delivery.ErrNotFound)
 	}
-	return serve(ctx, s, "GetTyped", in, in.Branch, func() (*deliveryv1.ObjectResult, error) { return s.get(ctx, r, in.Id) })
+	return serve(ctx, s, "GetTyped", in, func() (*deliveryv1.ObjectResult, []string, error) { return s.get(ctx, r, in.Id) })
 }
 
-func (s *service) get(ctx context.Context, r delivery.Request, id string) (*deliveryv1.ObjectResult, error) {
+func (s *service) get(ctx context.Context, r delivery.Request, id string) (*deliveryv1.ObjectResult, []string, error) {
 	one, err := s.dom.Get(ctx, r, id)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	out := &deliveryv1.ObjectResult{}
 	if out.Obj, err = toObject(one.Obj); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	out.Refs, err = toObjects(one.Refs)
-	return out, err
+	return out, one.Tags, err
 }
 
 // Count implements Delivery_Count.
 func (s *service) Count(ctx context.Context, in *deliveryv1.CountRequest) (*deliveryv1.CountResult, error) {
 	r := delivery.Request{Branch: in.Branch, Lang: in.Lang, Variants: in.Variants, Filter: in.Filter, Deleted: in.GetDeleted()}
-	return serve(ctx, s, "Count", in, in.Branch, func() (*deliveryv1.CountResult, error) { return s.count(ctx, r) })
+	return serve(ctx, s, "Count", in, func() (*deliveryv1.CountResult, []string, error) { return s.count(ctx, r) })
 }
 
 // CountTyped implements Delivery_CountTyped.
@@ -83,15 +83,16 @@ func (s *service) CountTyped(ctx context.Context, in *deliveryv1.CountTypedReque
 	if r.Type == "" {
 		return nil, s.toStatus(ctx, delivery.ErrNotFound)
 	}
-	return serve(ctx, s, "CountTyped", in, in.Branch, func() (*deliveryv1.CountResult, error) { return s.count(ctx, r) })
+	return serve(ctx, s, "CountTyped", in, func() (*deliveryv1.CountResult, []string, error) { return s.count(ctx, r) })
 }
 
-func (s *service) count(ctx context.Context, r delivery.Request) (*deliveryv1.CountResult, error) {
+func (s *service) count(ctx context.Context, r delivery.Request) (*deliveryv1.CountResult, []string, error) {
 	n, err := s.dom.Count(ctx, r)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	return &deliveryv1.CountResult{Count: int32(min(n, 1<<31-1))}, nil
+	tags, err := s.dom.QueryTags(ctx, r)
+	return &deliveryv1.CountResult{Count: int32(min(n, 1<<31-1))}, tags, err
 }
 
 // toObjects converts rendered objects; nil stays nil (refs omitted).

@@ -47,9 +47,12 @@ type Cache struct {
 	tags   map[string]map[string]struct{}
 	bytes  int64
 	closed bool
+
+	fences map[string]int64 // tag → highest InvalidateTagsAt version
+	floor  int64            // fences forgotten: nothing older may be set
 }
 
-var _ cache.Cache = (*Cache)(nil)
+var _ cache.Fenced = (*Cache)(nil)
 
 // New returns an empty cache.
 func New(opts Options) *Cache {
@@ -62,7 +65,7 @@ func New(opts Options) *Cache {
 	if opts.Now == nil {
 		opts.Now = time.Now
 	}
-	return &Cache{opts: opts, lru: list.New(), items: map[string]*list.Element{}, tags: map[string]map[string]struct{}{}}
+	return &Cache{opts: opts, lru: list.New(), items: map[string]*list.Element{}, tags: map[string]map[string]struct{}{}, fences: map[string]int64{}}
 }
 
 // Get implements cache.Cache. The returned Value is shared with the cache and
@@ -98,6 +101,13 @@ func (c *Cache) Set(_ context.Context, key string, e cache.Entry, tags []string,
 	if c.closed {
 		return cache.ErrClosed
 	}
+	c.setLocked(it, ttl)
+	return nil
+}
+
+// setLocked stores it; c.mu must be held.
+func (c *Cache) setLocked(it *item, ttl time.Duration) {
+	key := it.key
 	if ttl > 0 {
 		it.expires = c.opts.Now().Add(ttl)
 	}
@@ -105,7 +115,7 @@ func (c *Cache) Set(_ context.Context, key string, e cache.Entry, tags []string,
 		c.remove(el)
 	}
 	if it.size > c.opts.MaxBytes {
-		return nil // too big to cache; the old entry is gone, which is safe
+		return // too big to cache; the old entry is gone, which is safe
 	}
 	c.items[key] = c.lru.PushFront(it)
 	c.bytes += it.size
@@ -120,7 +130,6 @@ func (c *Cache) Set(_ context.Context, key string, e cache.Entry, tags []string,
 	for c.lru.Len() > c.opts.MaxEntries || c.bytes > c.opts.MaxBytes {
 		c.remove(c.lru.Back())
 	}
-	return nil
 }
 
 // InvalidateTags implements cache.Cache.
@@ -130,6 +139,12 @@ func (c *Cache) InvalidateTags(_ context.Context, tags ...string) error {
 	if c.closed {
 		return cache.ErrClosed
 	}
+	c.invalidateLocked(tags)
+	return nil
+}
+
+// invalidateLocked removes the entries of tags; c.mu must be held.
+func (c *Cache) invalidateLocked(tags []string) {
 	for _, t := range tags {
 		for key := range c.tags[t] {
 			if el, ok := c.items[key]; ok {
@@ -138,7 +153,6 @@ func (c *Cache) InvalidateTags(_ context.Context, tags ...string) error {
 		}
 		delete(c.tags, t)
 	}
-	return nil
 }
 
 // Len returns the number of entries (expired ones included until touched).
@@ -157,7 +171,7 @@ func (c *Cache) Close() error {
 	}
 	c.closed = true
 	c.lru.Init()
-	c.items, c.tags, c.bytes = nil, nil, 0
+	c.items, c.tags, c.bytes, c.fences = nil, nil, 0, nil
 	return nil
 }
 

@@ -37,7 +37,7 @@ type Cache struct {
 	closed    atomic.Bool
 }
 
-var _ cache.Cache = (*Cache)(nil)
+var _ cache.Fenced = (*Cache)(nil)
 
 // New returns a cache using rdb with every key under prefix. Close does not
 // close rdb.

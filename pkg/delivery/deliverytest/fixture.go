@@ -178,7 +178,11 @@ func NewSiteOn(t testing.TB, e Engine) *Site {
 }
 
 // Publish applies every pending outbox event to the index.
-func (s *Site) Publish(t testing.TB) {
+func (s *Site) Publish(t testing.TB) { t.Helper(); s.PublishThen(t, nil) }
+
+// PublishThen is Publish that calls after with each payload once it is
+// applied (e.g. a cache invalidator's handler).
+func (s *Site) PublishThen(t testing.TB, after func(payload []byte)) {
 	t.Helper()
 	ctx := context.Background()
 	evs, err := s.Store.ClaimOutbox(ctx, 10000)
@@ -188,6 +192,9 @@ func (s *Site) Publish(t testing.TB) {
 	for _, e := range evs {
 		if _, err := s.Index.ApplyPayload(ctx, e.Payload); err != nil {
 			t.Fatal(fmt.Errorf("apply %s: %w", e.Payload, err))
+		}
+		if after != nil {
+			after(e.Payload)
 		}
 	}
 	if len(evs) > 0 {

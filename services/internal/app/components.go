@@ -48,10 +48,12 @@ type namedPing struct {
 // needs says which components each target uses.
 var needs = map[string][]string{
 	TargetManagement: {"store", "events", "blobs"},
-	TargetDelivery:   {"search", "cache", "events", "blobs"},
-	TargetRendering:  {"search", "cache", "blobs", "events"},
-	TargetIndex:      {"search", "store"},
-	TargetIndexer:    {"store", "events", "search"},
+	// Delivery reads the index; the store only authenticates users (a
+	// read-only role or a replica is enough).
+	TargetDelivery:  {"search", "cache", "events", "blobs", "store"},
+	TargetRendering: {"search", "cache", "blobs", "events"},
+	TargetIndex:     {"search", "store"},
+	TargetIndexer:   {"store", "events", "search"},
 }
 
 // OpenComponents opens what the configured targets need, in dependency

@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/cmsplatform/cms/pkg/auth"
 	"github.com/cmsplatform/cms/services/internal/gateway"
 	"github.com/cmsplatform/cms/services/internal/interceptors"
 	"github.com/grpc-ecosystem/grpc-gateway/v2/runtime"
@@ -47,6 +48,7 @@ type Server struct {
 	httpLn    net.Listener
 	httpSrv   *http.Server
 	readyOnce chan struct{}
+	authn     *auth.Cached
 }
 
 // Complete validates cfg, opens the components the targets need and builds
@@ -67,6 +69,7 @@ func Complete(ctx context.Context, cfg Config, log *slog.Logger) (*Server, error
 		comps.Close()
 		return nil, err
 	}
+	s.authn = authn
 	if s.groups, s.workers, err = buildTargets(ctx, cfg, comps, log, authn.Flush); err != nil {
 		comps.Close()
 		return nil, err
@@ -189,7 +192,17 @@ func (s *Server) httpHandler(ctx context.Context, conn *grpc.ClientConn) (http.H
 	})
 	root.HandleFunc("GET /readyz", s.readyz)
 	root.Handle("GET /metrics", promhttp.HandlerFor(s.registry, promhttp.HandlerOpts{Registry: s.registry}))
-	root.Handle("/", gateway.CORS(gateway.CORSConfig{AllowedOrigins: s.cfg.CORSOrigins}, mux))
+	// A group may serve cached answers in front of the gateway (Delivery
+	// does, authenticating and authorizing with the same authenticator).
+	var api http.Handler = mux
+	for _, g := range s.groups {
+		if hc, ok := g.(interface {
+			HTTPCache(auth.Authenticator) func(http.Handler) http.Handler
+		}); ok {
+			api = hc.HTTPCache(s.authn)(api)
+		}
+	}
+	root.Handle("/", gateway.CORS(gateway.CORSConfig{AllowedOrigins: s.cfg.CORSOrigins}, api))
 	return root, nil
 }
 

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"os"
+	"strings"
 	"time"
 
 	"github.com/cmsplatform/cms/pkg/auth"
@@ -78,8 +80,11 @@ func buildTargets(ctx context.Context, cfg Config, comps *Components, log *slog.
 				MaxUploadBytes: cfg.MaxUploadBytes, Content: svc, Logger: log,
 			}))
 		case TargetDelivery:
-			groups = append(groups, delivery.New(delivery.Options{Search: comps.Search, Cache: comps.Cache,
-				Indexing: cfg.indexing(log), Logger: log.With("group", "delivery")}))
+			g := delivery.New(delivery.Options{Search: comps.Search, Cache: comps.Cache,
+				Indexing: cfg.indexing(log), Logger: log.With("group", "delivery")})
+			groups = append(groups, g)
+			// Change events evict exactly the cached answers they touch.
+			workers = append(workers, g.Invalidator(comps.Events, invalidatorDurable(cfg)).Run)
 		case TargetRendering:
 			groups = append(groups, rendering.New())
 		case TargetIndex:
@@ -102,4 +107,24 @@ func buildTargets(ctx context.Context, cfg Config, comps *Components, log *slog.
 // writes with it and the read services (Index, Delivery) read with it.
 func (c Config) indexing(log *slog.Logger) indexing.Options {
 	return indexing.Options{Logger: log.With("component", "indexing")}
+}
+
+// invalidatorDurable names the Delivery cache invalidator's JetStream
+// consumer. A shared cache (Redis) needs each event once across replicas,
+// so they share one durable; a per-process memory cache needs every event
+// in every process, so the name is per host.
+func invalidatorDurable(cfg Config) string {
+	if cfg.Cache.Engine == EngineRedis {
+		return "delivery-invalidator"
+	}
+	host, err := os.Hostname()
+	if err != nil || host == "" {
+		host = "local"
+	}
+	return "delivery-invalidator-" + strings.Map(func(r rune) rune {
+		if r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '-' || r == '_' {
+			return r
+		}
+		return '-'
+	}, host)
 }

@@ -65,7 +65,7 @@ func CORS(cfg CORSConfig, h http.Handler) http.Handler {
 		if r.Method == http.MethodOptions && r.Header.Get("Access-Control-Request-Method") != "" {
 			hd.Set("Access-Control-Allow-Methods", "GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS")
 			hd.Set("Access-Control-Allow-Headers",
-				"Authorization, Content-Type, If-None-Match, If-Match, Range, X-CmsApi-Username, X-Request-Id")
+				"Authorization, Content-Type, If-None-Match, If-Match, Range, X-CmsApi-Username, X-Request-Id, X-Cms-Min-Version, X-Cms-Max-Wait")
 			hd.Set("Access-Control-Max-Age", "600")
 			w.WriteHeader(http.StatusNoContent)
 			return

@@ -26,6 +26,9 @@ var incomingHeaders = map[string]bool{
 	"x-cmsapi-username": true,
 	"x-request-id":      true,
 	"accept-language":   true,
+	// Delivery read-your-writes: wait until this change version is indexed.
+	"x-cms-min-version": true,
+	"x-cms-max-wait":    true,
 }
 
 // Response metadata written back as real HTTP headers, without grpc-gateway's

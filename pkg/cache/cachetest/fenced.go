@@ -1,0 +1,66 @@
+package cachetest
+
+import (
+	"testing"
+
+	"github.com/cmsplatform/cms/pkg/cache"
+)
+
+// FencedFactory returns a fresh, empty cache.Fenced for one test.
+type FencedFactory func(t *testing.T) cache.Fenced
+
+// RunFenced runs the suite of cache.Fenced (after Run for the plain
+// contract).
+func RunFenced(t *testing.T, factory FencedFactory) {
+	t.Run("SetAtStoresWithoutFence", func(t *testing.T) {
+		c := factory(t)
+		setAt(t, c, "k", "v1", 5, true, "a", "b")
+		wantHit(t, c, "k", "v1")
+	})
+	t.Run("InvalidateAtEvictsAndFences", func(t *testing.T) {
+		c := factory(t)
+		setAt(t, c, "k", "v1", 5, true, "a", "b")
+		setAt(t, c, "other", "o", 5, true, "c")
+		if err := c.InvalidateTagsAt(ctx, 7, "b"); err != nil {
+			t.Fatal(err)
+		}
+		wantMiss(t, c, "k")
+		wantHit(t, c, "other", "o")
+		// Built before the invalidation's version: refused, on any of its tags.
+		setAt(t, c, "k", "stale", 6, false, "a", "b")
+		wantMiss(t, c, "k")
+		// Built at or after it: stored.
+		setAt(t, c, "k", "fresh", 7, true, "a", "b")
+		wantHit(t, c, "k", "fresh")
+		// Untouched tags are not fenced.
+		setAt(t, c, "k2", "x", 1, true, "a", "c")
+		wantHit(t, c, "k2", "x")
+	})
+	t.Run("FenceNeverLowers", func(t *testing.T) {
+		c := factory(t)
+		for _, v := range []int64{9, 3} {
+			if err := c.InvalidateTagsAt(ctx, v, "a"); err != nil {
+				t.Fatal(err)
+			}
+		}
+		setAt(t, c, "k", "v", 8, false, "a")
+		setAt(t, c, "k", "v", 9, true, "a")
+		wantHit(t, c, "k", "v")
+	})
+	t.Run("PlainInvalidateStillWorks", func(t *testing.T) {
+		c := factory(t)
+		setAt(t, c, "k", "v", 1, true, "a")
+		if err := c.InvalidateTags(ctx, "a"); err != nil {
+			t.Fatal(err)
+		}
+		wantMiss(t, c, "k")
+	})
+}
+
+func setAt(t *testing.T, c cache.Fenced, key, val string, builtAt int64, want bool, tags ...string) {
+	t.Helper()
+	ok, err := c.SetAt(ctx, key, cache.Entry{Value: []byte(val), ETag: `"` + val + `"`}, tags, 0, builtAt)
+	if err != nil || ok != want {
+		t.Fatalf("SetAt %s at %d = %v, %v; want stored=%v", key, builtAt, ok, err, want)
+	}
+}
