@@ -61,13 +61,8 @@ var needs = map[string][]string{
 // error everything opened so far is closed again.
 func OpenComponents(ctx context.Context, cfg Config, log *slog.Logger) (_ *Components, err error) {
 	want := map[string]bool{}
-	for _, t := range cfg.Targets() {
-		for _, n := range needs[t] {
-			want[n] = true
-		}
-	}
-	if want["blobs"] && cfg.Blobs.Engine == EngineNATSObjects {
-		want["events"] = true
+	for _, n := range []string{"store", "events", "search", "cache", "blobs"} {
+		want[n] = cfg.uses(n)
 	}
 	if cfg.Store.Engine == EngineSQLite || cfg.Events.Engine == EngineEmbeddedNATS ||
 		cfg.Search.Engine == EngineBleve || cfg.Blobs.Engine == EngineFS {

@@ -136,6 +136,9 @@ func (c Config) Validate() error {
 		errs = append(errs, errors.New("adminPassword is empty: set CMS_ADMIN_PASSWORD"))
 	}
 	check := func(name string, comp Component, embedded, distributed string, needsURL bool) {
+		if !c.uses(name) {
+			return // e.g. serve --target=management needs no search URL
+		}
 		switch comp.Engine {
 		case embedded:
 		case distributed:
@@ -157,4 +160,17 @@ func (c Config) Validate() error {
 // path returns a path under the data directory.
 func (c Config) path(elem ...string) string {
 	return filepath.Join(append([]string{c.DataDir}, elem...)...)
+}
+
+// uses reports whether a component is opened for the configured targets.
+func (c Config) uses(component string) bool {
+	for _, t := range c.Targets() {
+		for _, n := range needs[t] {
+			if n == component {
+				return true
+			}
+		}
+	}
+	// Blobs in the NATS object store need the events connection.
+	return component == "events" && c.uses("blobs") && c.Blobs.Engine == EngineNATSObjects
 }
