@@ -57,8 +57,18 @@ func (ix *Indexer) Apply(ctx context.Context, ev content.ChangeEvent) (ApplyResu
 	if err := ix.EnsureIndexes(ctx); err != nil {
 		return res, err
 	}
+	// While `cms reindex` builds a new index, write to it as well
+	// (reindex.go): the marker is read after the event's commit.
+	ctx, err := ix.withReindexTarget(ctx)
+	if err != nil {
+		return res, err
+	}
 	t, err := loadTree(ctx, ix.st)
 	if err != nil {
+		return res, err
+	}
+	// Comment events go to the comments index only (comments.go).
+	if done, err := ix.applyComments(ctx, t, ev, &res); done || err != nil {
 		return res, err
 	}
 	v := ev.Transaction
@@ -95,8 +105,8 @@ func (ix *Indexer) Apply(ctx context.Context, ev content.ChangeEvent) (ApplyResu
 			}
 		}
 	}
-	if err := ix.eng.Refresh(ctx, ix.objects); err != nil {
-		return res, fmt.Errorf("indexing: refresh: %w", err)
+	if err := ix.refresh(ctx); err != nil {
+		return res, err
 	}
 	if err := ix.recordVersion(ctx, v); err != nil {
 		return res, err
@@ -130,10 +140,16 @@ func (ix *Indexer) IndexBranch(ctx context.Context, branch, version int64) (Appl
 	if err := ix.indexBranch(ctx, t, branch, version, &res); err != nil {
 		return res, err
 	}
-	return res, ix.eng.Refresh(ctx, ix.objects)
+	return res, ix.refresh(ctx)
 }
 
 func (ix *Indexer) indexBranch(ctx context.Context, t tree, branch, version int64, res *ApplyResult) error {
+	return ix.indexBranchProgress(ctx, t, branch, version, res, nil)
+}
+
+// indexBranchProgress is indexBranch calling report (if not nil) after
+// every batch.
+func (ix *Indexer) indexBranchProgress(ctx context.Context, t tree, branch, version int64, res *ApplyResult, report func(*ApplyResult)) error {
 	chain := t.chain(branch)
 	if chain == nil {
 		return nil
@@ -160,6 +176,9 @@ func (ix *Indexer) indexBranch(ctx context.Context, t tree, branch, version int6
 		if err := ix.write(ctx, ops, res); err != nil {
 			return err
 		}
+		if report != nil {
+			report(res)
+		}
 		if len(ids) < ix.opts.Batch {
 			return nil
 		}
@@ -169,9 +188,19 @@ func (ix *Indexer) indexBranch(ctx context.Context, t tree, branch, version int6
 
 // purgeBranch deletes every document of a deleted branch, paging by id.
 func (ix *Indexer) purgeBranch(ctx context.Context, branch, version int64, res *ApplyResult) error {
+	for i, index := range ix.targets(ctx) {
+		err := ix.purgeBranchIn(withTargets(ctx, []string{index}), index, branch, version, res)
+		if err != nil && (i == 0 || !errors.Is(err, search.ErrIndexNotFound)) {
+			return err
+		}
+	}
+	return nil
+}
+
+func (ix *Indexer) purgeBranchIn(ctx context.Context, index string, branch, version int64, res *ApplyResult) error {
 	var after int64 = -1
 	for {
-		r, err := ix.eng.Search(ctx, search.SearchRequest{Index: ix.objects,
+		r, err := ix.eng.Search(ctx, search.SearchRequest{Index: index,
 			Query: search.And{search.Term{Field: FieldBranch, Value: branch}, search.Range{Field: FieldID, Gt: after}},
 			Sort:  []search.SortField{{Field: FieldID}}, Size: ix.opts.Batch})
 		if err != nil {
@@ -196,16 +225,36 @@ func (ix *Indexer) purgeBranch(ctx context.Context, branch, version int64, res *
 	}
 }
 
-// write sends ops in chunks of Options.Batch.
+// write sends ops in chunks of Options.Batch to every target index of ctx
+// (the objects index, see targets); res counts the first target only. A
+// secondary target that no longer exists (an aborted reindex) is skipped.
 func (ix *Indexer) write(ctx context.Context, ops []search.Op, res *ApplyResult) error {
-	for chunk := range slices.Chunk(ops, ix.opts.Batch) {
-		r, err := ix.eng.Bulk(ctx, ix.objects, chunk)
-		if err != nil {
-			return fmt.Errorf("indexing: bulk: %w", err)
+	for i, index := range ix.targets(ctx) {
+		for chunk := range slices.Chunk(ops, ix.opts.Batch) {
+			r, err := ix.eng.Bulk(ctx, index, chunk)
+			if i > 0 && errors.Is(err, search.ErrIndexNotFound) {
+				break
+			}
+			if err != nil {
+				return fmt.Errorf("indexing: bulk %s: %w", index, err)
+			}
+			if i == 0 {
+				res.Ops += len(chunk)
+				res.Applied += r.Applied
+				res.Stale += r.Stale
+			}
 		}
-		res.Ops += len(chunk)
-		res.Applied += r.Applied
-		res.Stale += r.Stale
+	}
+	return nil
+}
+
+// refresh refreshes every target index of ctx.
+func (ix *Indexer) refresh(ctx context.Context) error {
+	for i, index := range ix.targets(ctx) {
+		err := ix.eng.Refresh(ctx, index)
+		if err != nil && (i == 0 || !errors.Is(err, search.ErrIndexNotFound)) {
+			return fmt.Errorf("indexing: refresh %s: %w", index, err)
+		}
 	}
 	return nil
 }

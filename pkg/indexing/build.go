@@ -260,6 +260,9 @@ func (ix *Indexer) document(branch, version int64, o *resolved, types map[int64]
 		switch x := val.(type) {
 		case string:
 			if strings.HasPrefix(dt, "XmlRef") {
+				for _, id := range XMLLinks(x) {
+					f.add(FieldXMLLinks, id)
+				}
 				text := stripTags(x)
 				f.add(FieldFullText, text)
 				addWords(f, key, text)

@@ -46,6 +46,7 @@ const (
 	FieldWords           = "words"           // keyword: "<attr>:<lang>:<variant>=<lower-case token>"
 	FieldRefs            = "refs"            // long: targets of object references (ObjRef, BinRef)
 	FieldFullText        = "fullText"        // text: every string, XHTML text and display name (OBJECT_FULL_TEXT)
+	FieldXMLLinks        = "xmlLinks"        // long: object ids linked from XmlRef values (XMLLinks)
 )
 
 // Per-language display-name fields, for the languages in Options.Languages:
@@ -70,7 +71,7 @@ func Mapping(languages []int64) search.Mapping {
 		FieldHasLocalValues: search.Bool, FieldHasDisplayName: search.Bool, FieldName: search.Keyword,
 		FieldKeys: search.Keyword, FieldValues: search.Keyword, FieldValuesLower: search.Keyword,
 		FieldOrdered: search.Keyword, FieldWords: search.Keyword, FieldRefs: search.Long,
-		FieldFullText: search.Text, FieldSource: search.Stored,
+		FieldFullText: search.Text, FieldSource: search.Stored, FieldXMLLinks: search.Long,
 	}
 	for _, l := range languages {
 		f[NameField(l)] = search.Keyword

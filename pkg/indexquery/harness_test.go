@@ -72,6 +72,13 @@ func newEnv(t *testing.T, eng search.Engine, opts indexing.Options) *env {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = st.Close() })
+	return newEnvStore(t, eng, opts, st)
+}
+
+// newEnvStore is newEnv on a given (empty) store.
+func newEnvStore(t *testing.T, eng search.Engine, opts indexing.Options, st store.Store) *env {
+	t.Helper()
+	ctx := context.Background()
 	if err := content.Bootstrap(ctx, st); err != nil {
 		t.Fatal(err)
 	}

@@ -1,12 +1,14 @@
-// Package indexquery answers the Index group's object questions (search,
-// count, occurrences, suggestions, work items, matchStrings) from the
-// objects index that pkg/indexing writes. It translates the NovaDB request
+// Package indexquery answers the Index group's questions from the indexes
+// that pkg/indexing writes: objects (search, count, occurrences,
+// suggestions, work items, XML link count, matchStrings) and comments
+// (search, count, occurrences; comments.go). It translates the NovaDB request
 // records into search.Query/SearchRequest values built with pkg/indexing's
 // encoding helpers, so that writer and reader agree, and runs them on any
 // search.Engine (Bleve or Elasticsearch). It has no transport imports:
 // services/index maps its records to and from the protos.
 //
-// Every answer carries the change-tracking version it reflects. A request
+// Every object answer carries the change-tracking version it reflects
+// (comment answers: the comment index's change-tracking timestamp). A request
 // with MinVersion waits (at most MaxWait) for the indexer to reach it; on
 // timeout it answers with the older version, like NovaDB. A branch that has
 // no documents (unknown, or not indexed yet) gives empty results, not an

@@ -241,22 +241,3 @@ func wildcardPlain(p, s string) bool {
 	}
 	return i == len(pr)
 }
-
-// XMLLinkCountRequest is ObjectXmlLinkCountRequest.
-type XMLLinkCountRequest struct {
-	Branch    int64
-	ObjectIDs []int64
-	Freshness
-}
-
-// XMLLinkCount would count the objects whose XML values link to one of
-// ObjectIDs. The index has no field for XML link targets yet (pkg/indexing
-// strips the markup), so it returns ErrUnsupported after validation.
-func (s *Service) XMLLinkCount(ctx context.Context, r XMLLinkCountRequest) (CountResult, error) {
-	if r.Freshness.MaxWait != "" {
-		if _, err := ParseDuration(r.Freshness.MaxWait); err != nil {
-			return CountResult{}, invalid("maxWaitTime: %v", err)
-		}
-	}
-	return CountResult{}, fmt.Errorf("%w: objectXmlLinkCount: the object index does not record XML link targets yet", ErrUnsupported)
-}

@@ -1,7 +1,7 @@
 // Package index is the transport of the Index group (/apis/index/v1): POST
 // search, count and occurrences over objects, suggestions, work items and
-// matchStrings, translated to and from pkg/indexquery. The comment
-// operations and objectXmlLinkCount answer 501 naming what is missing.
+// matchStrings, objectXmlLinkCount, and the comment search, count and
+// occurrences, translated to and from pkg/indexquery.
 package index
 
 import (
@@ -72,8 +72,8 @@ func (g *Group) RegisterGateway(ctx context.Context, mux *runtime.ServeMux, conn
 	return gateway.ServeOpenAPI(mux, BasePath, openapi.Index)
 }
 
-// service implements IndexService; the comment operations fall through to
-// the generated stub (Unimplemented → 501 naming the operation).
+// service implements IndexService; an operation without a method here
+// falls through to the generated stub (Unimplemented → 501).
 type service struct {
 	indexv1.UnimplementedIndexServiceServer
 	q   *indexquery.Service

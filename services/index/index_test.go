@@ -210,14 +210,17 @@ func TestBadRequestsAreProblemDetails(t *testing.T) {
 		{"/branches/4/suggestions", `{"pattern":"a","fuzzy":true,"fuzzyMinSimilarity":1.5}`, "fuzzyMinSimilarity"},
 		{"/utilities/matchStrings", `{"query":"(test","strings":["a"]}`, "query"},
 		{"/utilities/matchStrings", `{"strings":["a"]}`, "query"},
+		{"/branches/4/comments", `{"sort":{"field":6}}`, "sort.field"},
+		{"/branches/4/comments", `{"page":{"skip":-1}}`, "skip"},
+		{"/branches/4/commentCount", `{"minChangeTrackingTimestamp":"2020-01-01T00:00:00Z","maxWaitTime":"soon"}`, "maxWaitTime"},
+		{"/branches/4/commentOccurrences", `{"getUserOccurrences":true,"page":{"skip":-2}}`, "skip"},
+		{"/branches/4/objectXmlLinkCount", `{"objectIds":[1],"minChangeTrackingVersion":1,"maxWaitTime":"x"}`, "maxWaitTime"},
 	} {
 		m := h.post(t, 400, c.path, c.body)
 		if d, _ := m["detail"].(string); !strings.Contains(d, c.detail) || m["status"] != float64(400) {
 			t.Errorf("%s %s: problem %v, want detail mentioning %q", c.path, c.body, m, c.detail)
 		}
 	}
-	h.post(t, 501, "/branches/4/comments", `{}`)
-	h.post(t, 501, "/branches/4/objectXmlLinkCount", `{"objectIds":[1]}`)
 }
 
 func TestMinChangeTrackingVersion(t *testing.T) {

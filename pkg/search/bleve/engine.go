@@ -27,6 +27,7 @@ type Engine struct {
 
 	mu      sync.Mutex
 	indexes map[string]*index
+	aliases map[string]string // alias → index (alias.go)
 	closed  bool
 }
 
@@ -50,6 +51,10 @@ func New(dir string, opts ...Option) (*Engine, error) {
 			return nil, fmt.Errorf("bleve: %w", err)
 		}
 	}
+	var err error
+	if e.aliases, err = loadAliases(dir); err != nil {
+		return nil, err
+	}
 	return e, nil
 }
 
@@ -65,6 +70,9 @@ func (e *Engine) lookup(name string) (*index, error) {
 func (e *Engine) lookupLocked(name string) (*index, error) {
 	if e.closed {
 		return nil, search.ErrClosed
+	}
+	if target, ok := e.aliases[name]; ok {
+		name = target
 	}
 	if ix, ok := e.indexes[name]; ok {
 		return ix, nil
@@ -120,8 +128,14 @@ func (e *Engine) EnsureIndex(_ context.Context, name string, m search.Mapping) e
 func (e *Engine) DeleteIndex(_ context.Context, name string) error {
 	e.mu.Lock()
 	defer e.mu.Unlock()
+	if _, isAlias := e.aliases[name]; isAlias {
+		return fmt.Errorf("%w: %q is an alias", search.ErrIndexNotFound, name)
+	}
 	ix, err := e.lookupLocked(name)
 	if err != nil {
+		return err
+	}
+	if err := e.dropAliasesLocked(name); err != nil {
 		return err
 	}
 	delete(e.indexes, name)

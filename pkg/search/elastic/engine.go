@@ -188,6 +188,12 @@ func (e *Engine) mapping(ctx context.Context, name string) (search.Mapping, erro
 		return search.Mapping{}, notFound(err, name)
 	}
 	got, ok := res[full]
+	if !ok && len(res) == 1 {
+		// full is an alias: the answer is keyed by the index it points at.
+		for _, v := range res {
+			got, ok = v, true
+		}
+	}
 	if !ok || got.Mappings.Meta[metaMapping] == "" {
 		return search.Mapping{}, fmt.Errorf("elastic: index %q has no cms mapping in _meta", full)
 	}
@@ -218,8 +224,15 @@ func (e *Engine) EnsureIndex(ctx context.Context, name string, m search.Mapping)
 	case err == nil:
 		e.log.Info("search index created", "index", e.full(name))
 		return nil
-	case !isType(err, "resource_already_exists_exception"):
+	case !isType(err, "resource_already_exists_exception") && !isType(err, "invalid_index_name_exception"):
 		return err
+	}
+	// The index exists, or name is an alias (invalid_index_name_exception:
+	// "already exists as alias"): compare with the mapping it reads.
+	if isType(err, "invalid_index_name_exception") {
+		if _, aerr := e.ResolveAlias(ctx, name); aerr != nil {
+			return err
+		}
 	}
 	have, err := e.mapping(ctx, name)
 	if err != nil {
@@ -240,6 +253,9 @@ func (e *Engine) DeleteIndex(ctx context.Context, name string) error {
 	delete(e.mappings, e.full(name))
 	e.mu.Unlock()
 	if err := e.doJSON(ctx, http.MethodDelete, "/"+e.full(name), nil, nil); err != nil {
+		if _, aerr := e.ResolveAlias(ctx, name); aerr == nil {
+			return fmt.Errorf("%w: %q is an alias", search.ErrIndexNotFound, name)
+		}
 		return notFound(err, name)
 	}
 	e.log.Info("search index deleted", "index", e.full(name))

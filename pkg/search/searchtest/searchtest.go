@@ -41,6 +41,7 @@ func Run(t *testing.T, factory Factory) {
 		{"RefreshReadYourWrites", testRefresh},
 		{"DeleteIndex", testDeleteIndex},
 		{"Stored", testStored},
+		{"Aliases", testAliases},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) { tc.fn(t, factory(t)) })

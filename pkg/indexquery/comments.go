@@ -1,0 +1,331 @@
+package indexquery
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"strings"
+	"time"
+
+	"github.com/cmsplatform/cms/pkg/indexing"
+	"github.com/cmsplatform/cms/pkg/search"
+	"github.com/cmsplatform/cms/pkg/store"
+)
+
+// Comment questions (CommentIndex_*), answered from the comments index of
+// pkg/indexing. A search covers the comments of exactly the requested
+// branch (comments belong to one branch; a child branch does not see its
+// parent's), never soft-deleted ones. Users compare without regard to case.
+
+// Comment sort fields (NovaDB CommentField).
+const (
+	CommentFieldID = iota
+	CommentFieldUser
+	CommentFieldCreated
+	CommentFieldModified
+	CommentFieldObjectID
+	CommentFieldObjectType
+)
+
+// CommentFilter is CommentFilterCondition; nil and empty do not filter.
+type CommentFilter struct {
+	// SearchPhrase: every word must occur in the text; a word ending in
+	// "*" matches as a prefix.
+	SearchPhrase *string
+	User         *string
+	Mentioned    *string
+	ObjectTypes  []int64
+}
+
+// CommentFreshness is the read-your-writes part of a comment request.
+type CommentFreshness struct {
+	// MinTimestamp, when set, is the comment index time to wait for.
+	MinTimestamp *time.Time
+	// MaxWait is the wire duration ("00:00:05", "PT5S"); empty = default.
+	MaxWait string
+}
+
+// CommentSort is CommentSortBy.
+type CommentSort struct {
+	Field   int
+	Reverse bool
+}
+
+// CommentSearchRequest is CommentSearchRequest. Without Sort comments come
+// newest (highest id) first.
+type CommentSearchRequest struct {
+	Branch int64
+	Filter CommentFilter
+	Sort   *CommentSort
+	Page   Page
+	CommentFreshness
+}
+
+// CommentItem is CommentItem.
+type CommentItem struct {
+	ID                    int64
+	User                  string
+	Created, Modified     time.Time
+	ObjectRef, ObjectType int64
+	Summary               string
+	MentionedUsers        []string
+}
+
+// CommentSearchResult is CommentSearchResult. Timestamp is nil before
+// the first comment was indexed.
+type CommentSearchResult struct {
+	Timestamp *time.Time
+	More      bool
+	Items     []CommentItem
+}
+
+// CommentSearch runs a comment search.
+func (s *Service) CommentSearch(ctx context.Context, r CommentSearchRequest) (CommentSearchResult, error) {
+	if err := validPage(r.Page); err != nil {
+		return CommentSearchResult{}, err
+	}
+	sort := []search.SortField{{Field: indexing.FieldCommentID, Desc: true}}
+	if r.Sort != nil {
+		f, ok := commentSortField(r.Sort.Field)
+		if !ok {
+			return CommentSearchResult{}, invalid("sort.field %d (want 0..5)", r.Sort.Field)
+		}
+		sort = []search.SortField{{Field: f, Desc: r.Sort.Reverse}}
+		if f != indexing.FieldCommentID {
+			sort = append(sort, search.SortField{Field: indexing.FieldCommentID})
+		}
+	}
+	ts, err := s.waitComments(ctx, r.CommentFreshness)
+	if err != nil {
+		return CommentSearchResult{}, err
+	}
+	size := search.MaxResultWindow - r.Page.Skip
+	if r.Page.Take > 0 {
+		size = min(size, r.Page.Take)
+	}
+	res, err := s.runComments(ctx, search.SearchRequest{Query: commentQuery(r.Branch, r.Filter),
+		Sort: sort, From: r.Page.Skip, Size: size})
+	if err != nil {
+		return CommentSearchResult{}, err
+	}
+	out := CommentSearchResult{Timestamp: ts, More: int64(r.Page.Skip+len(res.Hits)) < res.Total,
+		Items: make([]CommentItem, 0, len(res.Hits))}
+	for _, h := range res.Hits {
+		out.Items = append(out.Items, commentItem(h.Fields))
+	}
+	return out, nil
+}
+
+func commentSortField(f int) (string, bool) {
+	switch f {
+	case CommentFieldID:
+		return indexing.FieldCommentID, true
+	case CommentFieldUser:
+		return indexing.FieldCommentUserKey, true
+	case CommentFieldCreated:
+		return indexing.FieldCommentCreated, true
+	case CommentFieldModified:
+		return indexing.FieldCommentModified, true
+	case CommentFieldObjectID:
+		return indexing.FieldCommentObjectRef, true
+	case CommentFieldObjectType:
+		return indexing.FieldCommentObjectType, true
+	}
+	return "", false
+}
+
+func commentItem(f map[string]any) CommentItem {
+	it := CommentItem{ID: int64Of(f[indexing.FieldCommentID]), ObjectRef: int64Of(f[indexing.FieldCommentObjectRef]),
+		ObjectType: int64Of(f[indexing.FieldCommentObjectType]),
+		Created:    time.UnixMicro(int64Of(f[indexing.FieldCommentCreated])).UTC(),
+		Modified:   time.UnixMicro(int64Of(f[indexing.FieldCommentModified])).UTC()}
+	it.User, _ = f[indexing.FieldCommentUser].(string)
+	it.Summary, _ = f[indexing.FieldCommentSummary].(string)
+	it.MentionedUsers = strs(f[indexing.FieldCommentMentioned])
+	return it
+}
+
+// CommentCountRequest is CommentCountRequest.
+type CommentCountRequest struct {
+	Branch int64
+	Filter CommentFilter
+	CommentFreshness
+}
+
+// CommentCountResult is CommentCountResult.
+type CommentCountResult struct {
+	Timestamp *time.Time
+	Count     int64
+}
+
+// CommentCount counts the comments matching the filter.
+func (s *Service) CommentCount(ctx context.Context, r CommentCountRequest) (CommentCountResult, error) {
+	ts, err := s.waitComments(ctx, r.CommentFreshness)
+	if err != nil {
+		return CommentCountResult{}, err
+	}
+	n, err := s.eng.Count(ctx, s.ix.CommentsIndex(), commentQuery(r.Branch, r.Filter))
+	if errors.Is(err, search.ErrIndexNotFound) {
+		n, err = 0, nil
+	}
+	return CommentCountResult{Timestamp: ts, Count: n}, err
+}
+
+// CommentOccurrencesRequest is CommentOccurrencesRequest.
+type CommentOccurrencesRequest struct {
+	Branch int64
+	Filter CommentFilter
+	Page   Page
+	CommentFreshness
+	User, MentionedUsers, ObjectType bool
+}
+
+// CommentOccurrencesResult is CommentOccurrencesResult; unrequested
+// records are nil.
+type CommentOccurrencesResult struct {
+	Timestamp                        *time.Time
+	User, MentionedUsers, ObjectType *Occurrences
+}
+
+// CommentOccurrences counts the authors, mentioned users and object types
+// of the matching comments (values sorted, cut by Page like Occurrences).
+// Authors and mentioned users are counted as written.
+func (s *Service) CommentOccurrences(ctx context.Context, r CommentOccurrencesRequest) (CommentOccurrencesResult, error) {
+	if err := validPage(r.Page); err != nil {
+		return CommentOccurrencesResult{}, err
+	}
+	ts, err := s.waitComments(ctx, r.CommentFreshness)
+	if err != nil {
+		return CommentOccurrencesResult{}, err
+	}
+	out := CommentOccurrencesResult{Timestamp: ts}
+	type want struct {
+		on    bool
+		field string
+		typ   string
+		dst   **Occurrences
+	}
+	wants := []want{
+		{r.User, indexing.FieldCommentUser, "string", &out.User},
+		{r.MentionedUsers, indexing.FieldCommentMentioned, "string", &out.MentionedUsers},
+		{r.ObjectType, indexing.FieldCommentObjectType, "number", &out.ObjectType},
+	}
+	req := search.SearchRequest{Query: commentQuery(r.Branch, r.Filter)}
+	for _, w := range wants {
+		if w.on {
+			req.Aggs = append(req.Aggs, search.TermsAgg{Field: w.field, Size: search.MaxResultWindow})
+		}
+	}
+	if len(req.Aggs) == 0 {
+		return out, nil
+	}
+	res, err := s.runComments(ctx, req)
+	if err != nil {
+		return out, err
+	}
+	for _, w := range wants {
+		if w.on {
+			o := occurrences(res.Aggs[w.field], res.Total, w.typ, r.Page)
+			*w.dst = &o
+		}
+	}
+	return out, nil
+}
+
+// commentQuery selects the live comments of branch matching f.
+func commentQuery(branch int64, f CommentFilter) search.Query {
+	q := search.And{
+		search.Term{Field: indexing.FieldCommentBranch, Value: branch},
+		search.Not{Query: search.Term{Field: indexing.FieldCommentDeleted, Value: true}},
+	}
+	if f.User != nil && strings.TrimSpace(*f.User) != "" {
+		q = append(q, search.Term{Field: indexing.FieldCommentUserKey, Value: store.CommentUserKey(strings.TrimSpace(*f.User))})
+	}
+	if f.Mentioned != nil && strings.TrimSpace(*f.Mentioned) != "" {
+		q = append(q, search.Term{Field: indexing.FieldCommentMentionKey, Value: store.CommentUserKey(strings.TrimSpace(*f.Mentioned))})
+	}
+	if len(f.ObjectTypes) > 0 {
+		q = append(q, search.Terms{Field: indexing.FieldCommentObjectType, Values: anys(f.ObjectTypes)})
+	}
+	if f.SearchPhrase != nil {
+		for _, w := range strings.Fields(*f.SearchPhrase) {
+			if p, ok := strings.CutSuffix(w, "*"); ok {
+				if p = strings.Trim(p, "*"); p != "" {
+					q = append(q, search.Prefix{Field: indexing.FieldCommentText, Value: strings.ToLower(p)})
+				}
+				continue
+			}
+			q = append(q, search.Match{Field: indexing.FieldCommentText, Text: w, All: true})
+		}
+	}
+	return q
+}
+
+// runComments searches the comments index; a missing one has no comments.
+func (s *Service) runComments(ctx context.Context, req search.SearchRequest) (search.SearchResult, error) {
+	req.Index = s.ix.CommentsIndex()
+	res, err := s.eng.Search(ctx, req)
+	if errors.Is(err, search.ErrIndexNotFound) {
+		res, err = search.SearchResult{Aggs: map[string]search.AggResult{}}, nil
+		for _, a := range req.Aggs {
+			res.Aggs[a.Key()] = search.AggResult{}
+		}
+	}
+	return res, err
+}
+
+// waitComments honours f and returns the comment timestamp the answer
+// reflects (nil before the first comment event).
+func (s *Service) waitComments(ctx context.Context, f CommentFreshness) (*time.Time, error) {
+	d := DefaultMaxWait
+	if f.MaxWait != "" {
+		var err error
+		if d, err = ParseDuration(f.MaxWait); err != nil {
+			return nil, invalid("maxWaitTime: %v", err)
+		}
+	}
+	d = min(d, s.maxWait)
+	var ts time.Time
+	var ok bool
+	var err error
+	if f.MinTimestamp == nil {
+		ts, ok, err = s.ix.CommentTimestamp(ctx)
+	} else {
+		ts, ok, err = s.ix.WaitForCommentTimestamp(ctx, *f.MinTimestamp, d)
+		if errors.Is(err, indexing.ErrWaitTimeout) {
+			s.log.LogAttrs(ctx, slog.LevelDebug, "indexquery: comment timestamp not reached",
+				slog.Time("want", *f.MinTimestamp), slog.Time("have", ts))
+			err = nil
+		}
+	}
+	if err != nil || !ok {
+		return nil, err
+	}
+	return &ts, nil
+}
+
+// XMLLinkCountRequest is ObjectXmlLinkCountRequest.
+type XMLLinkCountRequest struct {
+	Branch    int64
+	ObjectIDs []int64
+	Freshness
+}
+
+// XMLLinkCount counts the live objects of the branch whose XML values link
+// to one of ObjectIDs (indexing.XMLLinks). No ids count nothing.
+func (s *Service) XMLLinkCount(ctx context.Context, r XMLLinkCountRequest) (CountResult, error) {
+	v, err := s.wait(ctx, r.Freshness)
+	if err != nil {
+		return CountResult{}, err
+	}
+	if len(r.ObjectIDs) == 0 {
+		return CountResult{Version: v}, nil
+	}
+	q := search.And{
+		search.Term{Field: indexing.FieldBranch, Value: r.Branch},
+		search.Terms{Field: indexing.FieldXMLLinks, Values: anys(r.ObjectIDs)},
+		search.Not{Query: search.Term{Field: indexing.FieldDeleted, Value: true}},
+	}
+	n, err := s.count(ctx, q)
+	return CountResult{Version: v, Count: n}, err
+}
