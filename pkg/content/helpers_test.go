@@ -2,17 +2,11 @@ package content
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
-	"net/url"
 	"path/filepath"
 	"strconv"
 	"testing"
-	"time"
-
-	"github.com/jackc/pgx/v5"
 
 	"github.com/cmsplatform/cms/pkg/store"
 	"github.com/cmsplatform/cms/pkg/store/postgres"
@@ -54,39 +48,7 @@ func boot(t *testing.T, st store.Store) *Service {
 // dropped at cleanup, and returns its URL.
 func freshDatabase(t *testing.T) string {
 	t.Helper()
-	serverURL := testenv.URL(t, testenv.PostgresURL)
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	admin, err := pgx.Connect(ctx, serverURL)
-	if err != nil {
-		t.Fatalf("connect: %v", err)
-	}
-	defer admin.Close(ctx)
-	buf := make([]byte, 6)
-	_, _ = rand.Read(buf)
-	name := "cms_content_" + hex.EncodeToString(buf)
-	if _, err := admin.Exec(ctx, "CREATE DATABASE "+name); err != nil {
-		t.Fatalf("create database: %v", err)
-	}
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-		defer cancel()
-		c, err := pgx.Connect(ctx, serverURL)
-		if err != nil {
-			t.Errorf("drop database %s: %v", name, err)
-			return
-		}
-		defer c.Close(ctx)
-		if _, err := c.Exec(ctx, "DROP DATABASE IF EXISTS "+name+" WITH (FORCE)"); err != nil {
-			t.Errorf("drop database %s: %v", name, err)
-		}
-	})
-	u, err := url.Parse(serverURL)
-	if err != nil {
-		t.Fatal(err)
-	}
-	u.Path = "/" + name
-	return u.String()
+	return testenv.PostgresDatabase(t)
 }
 
 var ctxBG = context.Background()

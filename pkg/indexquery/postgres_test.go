@@ -4,14 +4,11 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
-	"net/url"
 	"testing"
-	"time"
 
 	"github.com/cmsplatform/cms/pkg/search/elastic"
 	"github.com/cmsplatform/cms/pkg/store/postgres"
 	"github.com/cmsplatform/cms/pkg/testenv"
-	"github.com/jackc/pgx/v5"
 )
 
 // TestCommentsPostgresElasticsearch runs the comment scenario on the
@@ -48,35 +45,5 @@ func randHex(n int) string {
 // after the test, and returns its URL.
 func freshDatabase(t *testing.T) string {
 	t.Helper()
-	serverURL := testenv.URL(t, testenv.PostgresURL)
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	admin, err := pgx.Connect(ctx, serverURL)
-	if err != nil {
-		t.Fatalf("connect: %v", err)
-	}
-	defer admin.Close(ctx)
-	name := "cms_iq_" + randHex(6)
-	if _, err := admin.Exec(ctx, "CREATE DATABASE "+name); err != nil {
-		t.Fatalf("create database: %v", err)
-	}
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-		defer cancel()
-		c, err := pgx.Connect(ctx, serverURL)
-		if err != nil {
-			t.Errorf("drop database %s: %v", name, err)
-			return
-		}
-		defer c.Close(ctx)
-		if _, err := c.Exec(ctx, "DROP DATABASE IF EXISTS "+name+" WITH (FORCE)"); err != nil {
-			t.Errorf("drop database %s: %v", name, err)
-		}
-	})
-	u, err := url.Parse(serverURL)
-	if err != nil {
-		t.Fatal(err)
-	}
-	u.Path = "/" + name
-	return u.String()
+	return testenv.PostgresDatabase(t)
 }

@@ -9,14 +9,12 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"net/url"
 	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
-	"github.com/jackc/pgx/v5"
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 
@@ -180,37 +178,7 @@ func (e *env) doc(t testing.TB, branch, id int64) map[string]any {
 
 func freshDatabase(t testing.TB) string {
 	t.Helper()
-	serverURL := testenv.URL(t, testenv.PostgresURL)
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	admin, err := pgx.Connect(ctx, serverURL)
-	if err != nil {
-		t.Fatalf("connect: %v", err)
-	}
-	defer admin.Close(ctx)
-	name := "cms_indexer_" + uniq()
-	if _, err := admin.Exec(ctx, "CREATE DATABASE "+name); err != nil {
-		t.Fatalf("create database: %v", err)
-	}
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-		defer cancel()
-		c, err := pgx.Connect(ctx, serverURL)
-		if err != nil {
-			t.Errorf("drop database %s: %v", name, err)
-			return
-		}
-		defer c.Close(ctx)
-		if _, err := c.Exec(ctx, "DROP DATABASE IF EXISTS "+name+" WITH (FORCE)"); err != nil {
-			t.Errorf("drop database %s: %v", name, err)
-		}
-	})
-	u, err := url.Parse(serverURL)
-	if err != nil {
-		t.Fatal(err)
-	}
-	u.Path = "/" + name
-	return u.String()
+	return testenv.PostgresDatabase(t)
 }
 
 func deleteStream(t testing.TB, natsURL, name string) {

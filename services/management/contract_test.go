@@ -3,13 +3,10 @@ package management_test
 import (
 	"bytes"
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"encoding/json"
 	"io"
 	"log/slog"
 	"net/http"
-	"net/url"
 	"os"
 	"regexp"
 	"slices"
@@ -17,8 +14,6 @@ import (
 	"sync"
 	"testing"
 	"time"
-
-	"github.com/jackc/pgx/v5"
 
 	"github.com/cmsplatform/cms/pkg/openapitest"
 	"github.com/cmsplatform/cms/pkg/testenv"
@@ -130,39 +125,7 @@ func startSystem(t testing.TB, store app.Component) (string, string) {
 // dropped at cleanup, and returns its URL (skips locally without the URL).
 func freshPostgres(t testing.TB) string {
 	t.Helper()
-	serverURL := testenv.URL(t, testenv.PostgresURL)
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	admin, err := pgx.Connect(ctx, serverURL)
-	if err != nil {
-		t.Fatalf("connect %s: %v", testenv.PostgresURL, err)
-	}
-	defer admin.Close(ctx)
-	buf := make([]byte, 6)
-	_, _ = rand.Read(buf)
-	name := "cms_contract_" + hex.EncodeToString(buf)
-	if _, err := admin.Exec(ctx, "CREATE DATABASE "+name); err != nil {
-		t.Fatalf("create database: %v", err)
-	}
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-		defer cancel()
-		c, err := pgx.Connect(ctx, serverURL)
-		if err != nil {
-			t.Errorf("drop database %s: %v", name, err)
-			return
-		}
-		defer c.Close(ctx)
-		if _, err := c.Exec(ctx, "DROP DATABASE IF EXISTS "+name+" WITH (FORCE)"); err != nil {
-			t.Errorf("drop database %s: %v", name, err)
-		}
-	})
-	u, err := url.Parse(serverURL)
-	if err != nil {
-		t.Fatal(err)
-	}
-	u.Path = "/" + name
-	return u.String()
+	return testenv.PostgresDatabase(t)
 }
 
 // client sends requests and checks each exchange against the document.

@@ -2,13 +2,8 @@ package postgres_test
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
-	"net/url"
 	"testing"
 	"time"
-
-	"github.com/jackc/pgx/v5"
 
 	"github.com/cmsplatform/cms/pkg/store"
 	"github.com/cmsplatform/cms/pkg/store/postgres"
@@ -20,39 +15,7 @@ import (
 // CMS_POSTGRES_URL, drops it at cleanup, and returns its URL.
 func freshDatabase(t testing.TB) string {
 	t.Helper()
-	serverURL := testenv.URL(t, testenv.PostgresURL)
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	admin, err := pgx.Connect(ctx, serverURL)
-	if err != nil {
-		t.Fatalf("connect %s: %v", testenv.PostgresURL, err)
-	}
-	defer admin.Close(ctx)
-	buf := make([]byte, 6)
-	_, _ = rand.Read(buf)
-	name := "cms_test_" + hex.EncodeToString(buf)
-	if _, err := admin.Exec(ctx, "CREATE DATABASE "+name); err != nil {
-		t.Fatalf("create database: %v", err)
-	}
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-		defer cancel()
-		c, err := pgx.Connect(ctx, serverURL)
-		if err != nil {
-			t.Errorf("drop database %s: %v", name, err)
-			return
-		}
-		defer c.Close(ctx)
-		if _, err := c.Exec(ctx, "DROP DATABASE IF EXISTS "+name+" WITH (FORCE)"); err != nil {
-			t.Errorf("drop database %s: %v", name, err)
-		}
-	})
-	u, err := url.Parse(serverURL)
-	if err != nil {
-		t.Fatalf("%s is not a URL: %v", testenv.PostgresURL, err)
-	}
-	u.Path = "/" + name
-	return u.String()
+	return testenv.PostgresDatabase(t)
 }
 
 func open(t testing.TB, dbURL string, opts ...store.Option) *postgres.Store {

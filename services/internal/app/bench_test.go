@@ -4,19 +4,15 @@ import (
 	"bytes"
 	"context"
 	"crypto/rand"
-	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"io"
 	"log/slog"
 	"net/http"
-	"net/url"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/jackc/pgx/v5"
 
 	"github.com/cmsplatform/cms/pkg/store"
 	"github.com/cmsplatform/cms/pkg/store/postgres"
@@ -238,32 +234,5 @@ func benchDirect(b *testing.B, ctx context.Context, st store.Store, iter int) {
 // dropped at cleanup (the benchmark is skipped locally without the URL).
 func benchPostgres(b *testing.B) string {
 	b.Helper()
-	serverURL := testenv.URL(b, testenv.PostgresURL)
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	admin, err := pgx.Connect(ctx, serverURL)
-	if err != nil {
-		b.Fatalf("connect %s: %v", testenv.PostgresURL, err)
-	}
-	defer admin.Close(ctx)
-	buf := make([]byte, 6)
-	_, _ = rand.Read(buf)
-	name := "cms_bench_" + hex.EncodeToString(buf)
-	if _, err := admin.Exec(ctx, "CREATE DATABASE "+name); err != nil {
-		b.Fatalf("create database: %v", err)
-	}
-	b.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-		defer cancel()
-		if c, err := pgx.Connect(ctx, serverURL); err == nil {
-			_, _ = c.Exec(ctx, "DROP DATABASE IF EXISTS "+name+" WITH (FORCE)")
-			_ = c.Close(ctx)
-		}
-	})
-	u, err := url.Parse(serverURL)
-	if err != nil {
-		b.Fatal(err)
-	}
-	u.Path = "/" + name
-	return u.String()
+	return testenv.PostgresDatabase(b)
 }
