@@ -65,6 +65,7 @@ type RebuildResult struct {
 	Version   int64  // the store's newest transaction when the build began (v0)
 	Documents int64  // ops written (upserts and tombstones)
 	Branches  int
+	Comments  int64 // comment documents written by Rebuild (IndexAllComments)
 }
 
 type targetsKey struct{}
@@ -123,7 +124,7 @@ type Head func(context.Context) (int64, error)
 
 // Rebuild rebuilds every branch from the store into a new index and
 // switches the objects alias to it (see the comment at the top of this
-// file). progress, if not nil, is called after every batch. Run one
+// file), and reindexes every comment in place (IndexAllComments). progress, if not nil, is called after every batch. Run one
 // rebuild at a time; the indexer may keep running. On error the new index
 // and the marker are removed again and the alias is left alone.
 func (ix *Indexer) Rebuild(ctx context.Context, head Head, progress func(Progress)) (res RebuildResult, err error) {
@@ -162,6 +163,14 @@ func (ix *Indexer) Rebuild(ctx context.Context, head Head, progress func(Progres
 	if err := ix.buildAll(withTargets(ctx, []string{res.Index}), t, branches, max(res.Version, 1), &res, progress); err != nil {
 		return res, err
 	}
+	// Comments are rebuilt in place (their index has no alias) with the
+	// same version v0: comment events after v0 carry higher versions that
+	// these writes cannot overwrite.
+	cres, err := ix.IndexAllComments(ctx, max(res.Version, 1))
+	if err != nil {
+		return res, err
+	}
+	res.Comments = int64(cres.Ops)
 	if err := ix.eng.Refresh(ctx, res.Index); err != nil {
 		return res, fmt.Errorf("indexing: refresh %s: %w", res.Index, err)
 	}
@@ -178,7 +187,7 @@ func (ix *Indexer) Rebuild(ctx context.Context, head Head, progress func(Progres
 		}
 	}
 	ix.log.Info("reindex done", "index", res.Index, "previous", res.Previous, "version", res.Version,
-		"documents", res.Documents, "branches", res.Branches)
+		"documents", res.Documents, "branches", res.Branches, "comments", res.Comments)
 	return res, nil
 }
 

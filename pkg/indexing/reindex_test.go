@@ -137,6 +137,23 @@ func testRebuild(t *testing.T, eng search.Engine) {
 	drain(t, st, ix)
 	al := eng.(search.Aliaser)
 
+	// A comment whose event is lost (claimed and acked, never applied):
+	// only Rebuild can bring it into the comments index.
+	com, err := s.CreateComment(ctx, content.Actor{User: "ann"}, 4, ids[1], "<div>Lost <b>event</b></div>")
+	if err != nil {
+		t.Fatal(err)
+	}
+	lostEvs, err := st.ClaimOutbox(ctx, 100)
+	if err != nil || len(lostEvs) != 1 {
+		t.Fatalf("claim the comment event: %d events, %v", len(lostEvs), err)
+	}
+	if err := st.AckOutbox(ctx, []int64{lostEvs[0].ID}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := eng.Get(ctx, ix.CommentsIndex(), indexing.CommentDocID(com.ID)); err == nil {
+		t.Fatalf("comment %d indexed before the rebuild", com.ID)
+	}
+
 	// Writes while the new index is built go through Apply as usual.
 	var calls int
 	var last indexing.Progress
@@ -175,6 +192,16 @@ func testRebuild(t *testing.T, eng search.Engine) {
 	}
 	if _, err := eng.Get(ctx, "indexer-reindex", "target"); !errors.Is(err, search.ErrNotFound) {
 		t.Errorf("reindex marker left behind: %v", err)
+	}
+	if res.Comments != 1 {
+		t.Errorf("Rebuild wrote %d comment documents, want 1", res.Comments)
+	}
+	cdoc, err := eng.Get(ctx, ix.CommentsIndex(), indexing.CommentDocID(com.ID))
+	if err != nil {
+		t.Fatalf("comment %d not indexed by Rebuild: %v", com.ID, err)
+	}
+	if cdoc.Fields[indexing.FieldCommentObjectRef] != ids[1] || cdoc.Fields[indexing.FieldCommentObjectType] != content.TypeLanguage {
+		t.Errorf("rebuilt comment document: %v", cdoc.Fields)
 	}
 	want := reference(t, st)
 	got := sources(t, eng, ix.ObjectsIndex())
@@ -239,7 +266,7 @@ func reference(t *testing.T, st store.Store) map[string]string {
 }
 
 // deletePrefix deletes every index named prefix*, one by one.
-func deletePrefix(t *testing.T, url, prefix string) {
+func deletePrefix(t testing.TB, url, prefix string) {
 	base := strings.TrimRight(url, "/")
 	res, err := http.Get(base + "/_cat/indices/" + prefix + "*?h=index&expand_wildcards=all")
 	if err != nil {
