@@ -63,6 +63,7 @@ type Service struct {
 	objects string
 	state   string
 	langs   map[int64]bool // languages with display-name fields
+	sources *sourceCache   // decoded FieldSource by (id, version)
 
 	mu     sync.Mutex
 	models map[int64]*model // per branch, for one index version
@@ -83,7 +84,7 @@ func New(opts Options) (*Service, error) {
 	s := &Service{eng: opts.Search, log: opts.Logger,
 		objects: opts.Indexing.IndexPrefix + indexing.ObjectsIndex,
 		state:   opts.Indexing.IndexPrefix + indexing.StateIndex,
-		langs:   map[int64]bool{}, models: map[int64]*model{}}
+		langs:   map[int64]bool{}, models: map[int64]*model{}, sources: newSourceCache()}
 	for _, l := range langs {
 		s.langs[l] = true
 	}

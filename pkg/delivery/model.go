@@ -313,6 +313,9 @@ func containsID(ids []int64, id int64) bool {
 
 // refOf reads a JSON number as an object id.
 func refOf(raw json.RawMessage) (int64, bool) {
+	if id, ok := plainInt(raw); ok {
+		return id, true
+	}
 	var n json.Number
 	if json.Unmarshal(raw, &n) != nil {
 		return 0, false

@@ -168,7 +168,7 @@ func (s *Service) List(ctx context.Context, r Request) (List, error) {
 	out := List{Skip: skip, More: int64(skip+len(res.Hits)) < res.Total}
 	srcs := make([]indexing.Source, 0, len(res.Hits))
 	for _, h := range res.Hits {
-		src, err := indexing.DecodeSource(h.Fields)
+		src, err := s.hitSource(h)
 		if err != nil {
 			return List{}, fmt.Errorf("delivery: %s: %w", h.ID, err)
 		}
@@ -236,7 +236,7 @@ func (s *Service) find(ctx context.Context, sc *scope, id string, deleted bool) 
 	case 0:
 		return indexing.Source{}, notFoundf("object %q on branch %d", id, sc.branch)
 	case 1:
-		return indexing.DecodeSource(res.Hits[0].Fields)
+		return s.hitSource(res.Hits[0])
 	}
 	return indexing.Source{}, fmt.Errorf("%w: %q", ErrAmbiguous, id)
 }

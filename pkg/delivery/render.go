@@ -167,7 +167,12 @@ func encodeValues(a *attribute, vals []indexing.SourceValue) (any, bool) {
 
 func encodeValue(dt string, raw json.RawMessage) (any, bool) {
 	var v any
-	if err := json.Unmarshal(raw, &v); err != nil || v == nil {
+	if id, ok := plainInt(raw); ok {
+		return id, true // as the float64 case below: refOf reads it as an id
+	}
+	if s, ok := plainString(raw); ok {
+		v = s
+	} else if err := json.Unmarshal(raw, &v); err != nil || v == nil {
 		return nil, false
 	}
 	switch x := v.(type) {

@@ -88,7 +88,7 @@ func (s *Service) multiGet(ctx context.Context, sc *scope, ids []string, deleted
 	}
 	byID := make(map[string]indexing.Source, len(res.Hits))
 	for _, h := range res.Hits {
-		src, err := indexing.DecodeSource(h.Fields)
+		src, err := s.hitSource(h)
 		if err != nil {
 			return nil, fmt.Errorf("delivery: %s: %w", h.ID, err)
 		}

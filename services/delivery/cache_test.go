@@ -145,7 +145,11 @@ func TestReadYourWrites(t *testing.T) {
 	}
 	// The waiting request blocks until the index shows tx.
 	tx = h.rename(t, h.site.Home, "Home v3")
-	go func() { time.Sleep(100 * time.Millisecond); h.publish(t) }()
+	// The publisher must finish (indexing, then acking the outbox) before
+	// the test ends and its cleanup closes the store.
+	done := make(chan struct{})
+	go func() { defer close(done); time.Sleep(100 * time.Millisecond); h.publish(t) }()
+	defer func() { <-done }()
 	if got, err := h.client.Get(withMin("5000"), req); err != nil || got.Obj.DisplayName != "Home v3" {
 		t.Fatalf("waiting request: %v %v", got.GetObj().GetDisplayName(), err)
 	}

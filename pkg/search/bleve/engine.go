@@ -6,6 +6,14 @@
 // recognised even after its document was deleted. Tombstones are kept until
 // the index is deleted. Writes are visible to Get and Search as soon as Bulk
 // returns; Refresh is therefore a no-op.
+//
+// In-memory indexes use Scorch without a path (segments in memory, no
+// persister and no merger, so every Bulk adds a segment: fine for tests
+// and short-lived engines, which is what the in-memory mode is for).
+// Hits and Get read a document's version from the internal key space and
+// its fields from a per-index cache of decoded sources keyed by (id,
+// version), decoding the stored source only on a miss (doccache.go,
+// load.go); a bare IDs query is answered by those lookups, not a search.
 package bleve
 
 import (

@@ -13,8 +13,8 @@ import (
 	"github.com/blevesearch/bleve/v2/analysis/analyzer/keyword"
 	"github.com/blevesearch/bleve/v2/analysis/token/lowercase"
 	"github.com/blevesearch/bleve/v2/analysis/tokenizer/unicode"
+	"github.com/blevesearch/bleve/v2/index/scorch"
 	"github.com/blevesearch/bleve/v2/mapping"
-	bleveindex "github.com/blevesearch/bleve_index_api"
 
 	"github.com/cmsplatform/cms/pkg/search"
 )
@@ -39,6 +39,7 @@ type index struct {
 	bi      blevesearch.Index
 	mapping search.Mapping
 	wmu     sync.Mutex // serialises version checks with writes
+	docs    *docCache  // decoded sources (doccache.go)
 }
 
 func indexMapping(m search.Mapping) (*mapping.IndexMappingImpl, error) {
@@ -105,7 +106,9 @@ func createIndex(path string, m search.Mapping) (*index, error) {
 	}
 	var bi blevesearch.Index
 	if path == "" {
-		bi, err = blevesearch.NewMemOnly(im)
+		// Scorch without a path keeps its segments in memory; Bleve's
+		// MemOnly (upsidedown over a treap) is an order of magnitude slower.
+		bi, err = blevesearch.NewUsing("", im, scorch.Name, scorch.Name, nil)
 	} else {
 		bi, err = blevesearch.New(path, im)
 	}
@@ -120,7 +123,7 @@ func createIndex(path string, m search.Mapping) (*index, error) {
 		_ = bi.Close()
 		return nil, fmt.Errorf("bleve: store mapping: %w", err)
 	}
-	return &index{bi: bi, mapping: m}, nil
+	return &index{bi: bi, mapping: m, docs: newDocCache()}, nil
 }
 
 func openIndex(path string) (*index, error) {
@@ -138,7 +141,7 @@ func openIndex(path string) (*index, error) {
 		_ = bi.Close()
 		return nil, err
 	}
-	return &index{bi: bi, mapping: m}, nil
+	return &index{bi: bi, mapping: m, docs: newDocCache()}, nil
 }
 
 func (ix *index) close() error { return ix.bi.Close() }
@@ -263,33 +266,17 @@ func (ix *index) toBleve(doc search.Document) (map[string]any, error) {
 }
 
 func (ix *index) get(id string) (search.Document, error) {
-	d, err := ix.bi.Document(id)
-	if err != nil {
-		return search.Document{}, fmt.Errorf("bleve: get %q: %w", id, err)
-	}
-	if d == nil {
-		return search.Document{}, fmt.Errorf("%w: %q", search.ErrNotFound, id)
-	}
-	var src, ver string
-	d.VisitFields(func(f bleveindex.Field) {
-		switch f.Name() {
-		case fieldSource:
-			src = string(f.Value())
-		case fieldVersion:
-			ver = string(f.Value())
-		}
-	})
-	return ix.decode(id, src, ver)
-}
-
-func (ix *index) decode(id, src, ver string) (search.Document, error) {
-	v, err := strconv.ParseInt(ver, 10, 64)
-	if err != nil {
-		return search.Document{}, fmt.Errorf("bleve: document %q has no version: %w", id, err)
-	}
-	fields, err := ix.mapping.DecodeSource([]byte(src))
+	r, err := ix.reader()
 	if err != nil {
 		return search.Document{}, err
 	}
-	return search.Document{ID: id, Version: v, Fields: fields}, nil
+	defer r.Close()
+	d, ok, err := ix.load(r, id)
+	if err != nil {
+		return search.Document{}, err
+	}
+	if !ok {
+		return search.Document{}, fmt.Errorf("%w: %q", search.ErrNotFound, id)
+	}
+	return d, nil
 }

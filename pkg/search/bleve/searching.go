@@ -16,12 +16,16 @@ func (ix *index) search(ctx context.Context, req search.SearchRequest) (search.S
 	if err != nil {
 		return search.SearchResult{}, err
 	}
+	if ids, ok := req.Query.(search.IDs); ok && len(req.Sort) == 0 && len(req.Aggs) == 0 {
+		return ix.searchIDs(ids, req.From, req.Size)
+	}
 	q, err := ix.translate(req.Query)
 	if err != nil {
 		return search.SearchResult{}, err
 	}
 	br := blevesearch.NewSearchRequestOptions(q, req.Size, req.From, false)
-	br.Fields = []string{fieldSource, fieldVersion}
+	// No stored fields: hits are loaded by id below, mostly from the
+	// decoded-document cache.
 	br.SortByCustom(ix.sortOrder(req.Sort))
 	for i, a := range req.Aggs {
 		field := a.Field
@@ -44,14 +48,25 @@ func (ix *index) search(ctx context.Context, req search.SearchRequest) (search.S
 		return search.SearchResult{}, fmt.Errorf("bleve: search: %w", err)
 	}
 	out := search.SearchResult{Total: int64(res.Total), Hits: make([]search.Hit, 0, len(res.Hits))}
-	for _, h := range res.Hits {
-		src, _ := h.Fields[fieldSource].(string)
-		ver, _ := h.Fields[fieldVersion].(string)
-		d, err := ix.decode(h.ID, src, ver)
+	if len(res.Hits) > 0 {
+		r, err := ix.reader()
 		if err != nil {
 			return search.SearchResult{}, err
 		}
-		out.Hits = append(out.Hits, search.Hit{ID: d.ID, Version: d.Version, Score: h.Score, Fields: d.Fields})
+		defer r.Close()
+		for _, h := range res.Hits {
+			d, ok, err := ix.load(r, h.ID)
+			if err != nil {
+				return search.SearchResult{}, err
+			}
+			if !ok {
+				// Deleted since the search matched it (the reader is a
+				// newer snapshot than the search's).
+				out.Total--
+				continue
+			}
+			out.Hits = append(out.Hits, search.Hit{ID: d.ID, Version: d.Version, Score: h.Score, Fields: d.Fields})
+		}
 	}
 	if len(req.Aggs) > 0 {
 		out.Aggs = make(map[string]search.AggResult, len(req.Aggs))

@@ -1,0 +1,120 @@
+package bleve
+
+import (
+	"encoding/binary"
+	"fmt"
+	"slices"
+
+	bleveindex "github.com/blevesearch/bleve_index_api"
+
+	"github.com/cmsplatform/cms/pkg/search"
+)
+
+// reader opens a point-in-time reader of the index; the caller closes it.
+func (ix *index) reader() (bleveindex.IndexReader, error) {
+	adv, err := ix.bi.Advanced()
+	if err != nil {
+		return nil, fmt.Errorf("bleve: reader: %w", err)
+	}
+	r, err := adv.Reader()
+	if err != nil {
+		return nil, fmt.Errorf("bleve: reader: %w", err)
+	}
+	return r, nil
+}
+
+// load reads document id through r: its version from the internal key
+// space (a map lookup), its fields from the decoded-document cache or, on
+// a miss, from the stored source. ok is false when the document does not
+// exist (never written, or deleted).
+func (ix *index) load(r bleveindex.IndexReader, id string) (doc search.Document, ok bool, err error) {
+	rec, err := r.GetInternal(versionKey(id))
+	if err != nil {
+		return search.Document{}, false, fmt.Errorf("bleve: read version of %q: %w", id, err)
+	}
+	if len(rec) != 9 || rec[8] == 1 {
+		return search.Document{}, false, nil // unknown or tombstone
+	}
+	ver := int64(binary.BigEndian.Uint64(rec))
+	if fields, hit := ix.docs.get(id, ver); hit {
+		return search.Document{ID: id, Version: ver, Fields: fields}, true, nil
+	}
+	d, err := r.Document(id)
+	if err != nil {
+		return search.Document{}, false, fmt.Errorf("bleve: get %q: %w", id, err)
+	}
+	if d == nil {
+		return search.Document{}, false, nil
+	}
+	var src []byte
+	stored := int64(-1)
+	d.VisitFields(func(f bleveindex.Field) {
+		switch f.Name() {
+		case fieldSource:
+			src = f.Value()
+		case fieldVersion:
+			stored = parseVersion(f.Value())
+		}
+	})
+	if stored < 0 {
+		return search.Document{}, false, fmt.Errorf("bleve: document %q has no version", id)
+	}
+	fields, err := ix.mapping.DecodeSource(src)
+	if err != nil {
+		return search.Document{}, false, err
+	}
+	ix.docs.put(id, stored, fields)
+	return search.Document{ID: id, Version: stored, Fields: fields}, true, nil
+}
+
+func parseVersion(b []byte) int64 {
+	if len(b) == 0 {
+		return -1
+	}
+	var v int64
+	for _, c := range b {
+		if c < '0' || c > '9' {
+			return -1
+		}
+		v = v*10 + int64(c-'0')
+	}
+	return v
+}
+
+// searchIDs answers a bare ids query (default order, no aggregations) by
+// direct lookups instead of a search: hits by id ascending, score 1.
+func (ix *index) searchIDs(ids search.IDs, from, size int) (search.SearchResult, error) {
+	sorted := slices.Clone([]string(ids))
+	slices.Sort(sorted)
+	sorted = slices.Compact(sorted)
+	r, err := ix.reader()
+	if err != nil {
+		return search.SearchResult{}, err
+	}
+	defer r.Close()
+	var out search.SearchResult
+	for _, id := range sorted {
+		// Only the requested page is decoded; the rest is only counted.
+		inPage := out.Total >= int64(from) && out.Total < int64(from+size)
+		if !inPage {
+			rec, err := r.GetInternal(versionKey(id))
+			if err != nil {
+				return search.SearchResult{}, fmt.Errorf("bleve: read version of %q: %w", id, err)
+			}
+			if len(rec) == 9 && rec[8] == 0 {
+				out.Total++
+			}
+			continue
+		}
+		d, ok, err := ix.load(r, id)
+		if err != nil {
+			return search.SearchResult{}, err
+		}
+		if !ok {
+			continue
+		}
+		out.Total++
+		out.Hits = append(out.Hits, search.Hit{ID: d.ID, Version: d.Version, Score: 1, Fields: d.Fields})
+	}
+	return out, nil
+}
