@@ -20,6 +20,7 @@ test:
 	$(GO) vet ./...
 	set -o pipefail; $(GO) test -count=1 -timeout 20m -v ./... 2>&1 | \
 	  grep -E --line-buffered '^(--- |ok |FAIL|panic:|\?)|^ +--- (FAIL|SKIP)|_test\.go:[0-9]+:|\.go:[0-9]+:[0-9]+: |^#'
+	cd deploy && $(GO) vet ./... && $(GO) test -count=1 ./...
 
 ## proto: format, lint and regenerate proto/gen (committed); CI fails on drift
 proto:

@@ -38,6 +38,9 @@ var (
 	ErrInvalidQuery = errors.New("search: invalid query")
 	// ErrClosed: the engine has been closed.
 	ErrClosed = errors.New("search: engine closed")
+	// ErrUnavailable: the engine cannot answer right now (Elasticsearch
+	// shards still starting, for example); retrying later may succeed.
+	ErrUnavailable = errors.New("search: temporarily unavailable")
 )
 
 // MaxResultWindow is the largest From+Size a search may ask for. It matches

@@ -90,6 +90,12 @@ func (err *esError) Error() string {
 	return fmt.Sprintf("elastic: status %d: %s: %s", err.Status, err.Type, err.Reason)
 }
 
+// Is makes a 503 (e.g. "all shards failed" while a new index's shards
+// start) match search.ErrUnavailable, so callers answer 503, not 500.
+func (err *esError) Is(target error) bool {
+	return target == search.ErrUnavailable && err.Status == http.StatusServiceUnavailable
+}
+
 // do sends one request and decodes a 2xx JSON answer into out (if not nil).
 // Other statuses become *esError.
 func (e *Engine) do(ctx context.Context, method, path string, body []byte, contentType string, out any) error {
