@@ -1,12 +1,9 @@
 package indexquery
 
 import (
-	"cmp"
 	"context"
-	"fmt"
 	"slices"
 	"strings"
-	"time"
 
 	"github.com/cmsplatform/cms/pkg/content"
 	"github.com/cmsplatform/cms/pkg/indexing"
@@ -101,7 +98,7 @@ func occurrences(a search.AggResult, total int64, typ string, p Page) Occurrence
 	for _, b := range a.Buckets {
 		o.Values = append(o.Values, Occurrence{Value: b.Key, Count: b.Count})
 	}
-	slices.SortFunc(o.Values, func(x, y Occurrence) int { return compareValues(x.Value, y.Value) })
+	slices.SortFunc(o.Values, func(x, y Occurrence) int { return search.CompareValues(x.Value, y.Value) })
 	if p.Skip > 0 {
 		o.Values = o.Values[min(p.Skip, len(o.Values)):]
 	}
@@ -112,30 +109,6 @@ func occurrences(a search.AggResult, total int64, typ string, p Page) Occurrence
 		o.Values = []Occurrence{}
 	}
 	return o
-}
-
-func compareValues(a, b any) int {
-	switch x := a.(type) {
-	case int64:
-		y, _ := b.(int64)
-		return cmp.Compare(x, y)
-	case string:
-		y, _ := b.(string)
-		return strings.Compare(x, y)
-	case bool:
-		y, _ := b.(bool)
-		switch {
-		case x == y:
-			return 0
-		case !x:
-			return -1
-		}
-		return 1
-	case time.Time:
-		y, _ := b.(time.Time)
-		return x.Compare(y)
-	}
-	return strings.Compare(fmt.Sprint(a), fmt.Sprint(b))
 }
 
 // WorkItemRequest is WorkItemOccurrencesRequest.
