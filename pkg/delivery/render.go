@@ -1,8 +1,6 @@
 package delivery
 
 import (
-	"crypto/sha256"
-	"encoding/base64"
 	"encoding/json"
 	"strconv"
 	"strings"
@@ -20,6 +18,10 @@ type Object struct {
 	DisplayIcon *int64
 	Meta        Meta
 	Props       map[string]any
+	// Reverse holds, when resolveReverse asked for it, attribute
+	// ApiIdentifier -> ids of the objects referring to this one through
+	// that attribute; nil = omitted.
+	Reverse map[string][]int64
 }
 
 // Meta is an object's "meta" record.
@@ -209,15 +211,4 @@ func displayString(x indexing.SourceValue) string {
 		return strconv.FormatBool(t)
 	}
 	return ""
-}
-
-// etagOf hashes the rendered object (its ETag left empty).
-func etagOf(o Object) string {
-	o.Meta.ETag = ""
-	b, err := json.Marshal(o)
-	if err != nil {
-		return ""
-	}
-	sum := sha256.Sum256(b)
-	return base64.RawURLEncoding.EncodeToString(sum[:16])
 }

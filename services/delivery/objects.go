@@ -125,6 +125,19 @@ func toObject(o delivery.Object) (*deliveryv1.Object, error) {
 		m.LastModified = timestamppb.New(o.Meta.LastModified)
 	}
 	out := &deliveryv1.Object{DisplayName: o.DisplayName, Meta: m, Props: props}
+	if o.Reverse != nil {
+		rev := make(map[string]any, len(o.Reverse))
+		for api, ids := range o.Reverse {
+			list := make([]any, len(ids))
+			for i, id := range ids {
+				list[i] = id
+			}
+			rev[api] = list
+		}
+		if out.Reverse, err = structpb.NewStruct(rev); err != nil {
+			return nil, err
+		}
+	}
 	if o.DisplayIcon != nil {
 		icon := int32(*o.DisplayIcon)
 		out.DisplayIcon = &icon
