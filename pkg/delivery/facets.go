@@ -4,7 +4,6 @@ import (
 	"cmp"
 	"context"
 	"errors"
-	"fmt"
 	"slices"
 	"strconv"
 	"strings"
@@ -14,8 +13,7 @@ import (
 	"github.com/cmsplatform/cms/pkg/search"
 )
 
-// ErrUnsupported: a valid option this implementation does not provide
-// (fuzzy suggestions).
+// ErrUnsupported: a valid option this implementation does not provide.
 var ErrUnsupported = errors.New("delivery: not supported")
 
 // Default and maximum number of values per field or suggestions.
@@ -23,6 +21,10 @@ const (
 	DefaultFacetTake = 100
 	MaxFacetTake     = 1000
 )
+
+// maxKeysPerAttr bounds the (language, variant) keys of one attribute that
+// chainSteps looks for; with more, no key is skipped.
+const maxKeysPerAttr = 1000
 
 // Occurrences are the values of one field among the matching objects.
 type Occurrences struct {
@@ -39,22 +41,91 @@ type ValueCount struct {
 	Count int64
 }
 
-// fieldKey is the value key counted for a field: the request's language
-// for language-dependent attributes, else language-independent; variant
-// of the request (first) or none.
-func (sc *scope) fieldKey(name string) (*attribute, string, error) {
+// valueChain returns the value keys of a field (attribute ApiIdentifier,
+// or displayName) in the order rendering picks them (view.selected): each
+// variant of the request, within it each language of the fallback chain,
+// ending with language-independent values. For displayName of a typed
+// request whose type names its objects by another attribute, that
+// attribute's keys come first, then the object name's, as render does; an
+// untyped request counts the object name only. The attribute returned
+// gives the value type.
+func (sc *scope) valueChain(name string) (*attribute, []string, error) {
+	var attrs []int64
 	a := sc.m.attribute(name)
 	if strings.EqualFold(name, "displayName") {
 		a = sc.m.attrs[content.AttrName]
+		if sc.typ != nil && sc.typ.nameAttr != 0 && sc.typ.nameAttr != content.AttrName {
+			attrs = append(attrs, sc.typ.nameAttr)
+		}
+		attrs = append(attrs, content.AttrName)
+	} else if a != nil {
+		attrs = append(attrs, a.id)
 	}
 	if a == nil {
-		return nil, "", invalidf("unknown field %q", name)
+		return nil, nil, invalidf("unknown field %q", name)
 	}
-	var lang int64
-	if a.langDep || a.id == content.AttrName {
-		lang = sc.view.langs[0]
+	var keys []string
+	for _, id := range attrs {
+		for _, va := range sc.view.variants {
+			for _, l := range sc.view.langs {
+				keys = append(keys, indexing.Key(id, l, va))
+			}
+		}
 	}
-	return a, indexing.Key(a.id, lang, sc.view.variants[0]), nil
+	return a, keys, nil
+}
+
+// step is one key of a value chain with the query selecting the objects
+// whose rendered value has that key.
+type step struct {
+	key   string
+	query search.Query
+}
+
+// chainSteps partitions the objects q matches by the key of the value
+// rendering shows for them, keeping the work in the search engine: step k
+// selects q AND has(key k) AND NOT has(any earlier key of the chain), so
+// an aggregation per step counts every object once, under the value of
+// the first key it has - the same choice as view.selected. Keys that no
+// matching object has are left out (no step, no exclusion); one search
+// with a FieldKeys aggregation per attribute finds them and also counts
+// the objects q matches (the first result).
+func (s *Service) chainSteps(ctx context.Context, q search.Query, chain []string) (int64, []step, error) {
+	req := search.SearchRequest{Index: s.objects, Query: q}
+	seen := map[string]bool{}
+	for _, k := range chain {
+		if attr, _, _ := strings.Cut(k, ":"); !seen[attr] {
+			seen[attr] = true
+			req.Aggs = append(req.Aggs, search.TermsAgg{Name: "keys" + attr, Field: indexing.FieldKeys,
+				Size: maxKeysPerAttr, Prefix: attr + ":"})
+		}
+	}
+	res, err := s.eng.Search(ctx, req)
+	if err != nil {
+		return 0, nil, s.searchErr(err)
+	}
+	present, all := map[string]bool{}, false
+	for _, agg := range res.Aggs {
+		all = all || agg.Other > 0
+		for _, b := range agg.Buckets {
+			k, _ := b.Key.(string)
+			present[k] = true
+		}
+	}
+	var steps []step
+	var earlier []any
+	for _, k := range chain {
+		if !all && !present[k] {
+			continue
+		}
+		sq := search.And{q, search.Term{Field: indexing.FieldKeys, Value: k}}
+		if len(earlier) > 0 {
+			sq = append(sq, search.Not{Query: search.Terms{Field: indexing.FieldKeys, Values: slices.Clone(earlier)}})
+		}
+		steps = append(steps, step{key: k, query: sq})
+		earlier = append(earlier, k)
+	}
+	return res.Total, steps, nil
 }
 
 func facetTake(take int32) (int, error) {
@@ -78,7 +149,14 @@ func splitFields(fields string) []string {
 }
 
 // Occurrences counts the values of fields (attribute ApiIdentifiers, or
-// displayName) over the objects the filter matches.
+// displayName) over the objects the filter matches. An object counts
+// under the values rendering shows for it: those of the first (variant,
+// language) of the request's chains it has values for (see valueChain and
+// chainSteps); NotNull counts the objects with such values, Null the
+// others. Values are the take most frequent, sorted by value; More tells
+// that some were left out. With one step the engine picks them; with
+// several, each step aggregates up to search.MaxResultWindow values and
+// the sums are cut here (exact unless a step has more distinct values).
 func (s *Service) Occurrences(ctx context.Context, r Request, fields string, take int32) (map[string]Occurrences, error) {
 	sc, err := s.scope(ctx, r)
 	if err != nil {
@@ -98,30 +176,57 @@ func (s *Service) Occurrences(ctx context.Context, r Request, fields string, tak
 	}
 	out := map[string]Occurrences{}
 	for _, name := range names {
-		a, key, err := sc.fieldKey(name)
+		a, chain, err := sc.valueChain(name)
 		if err != nil {
 			return nil, err
 		}
-		res, err := s.eng.Search(ctx, search.SearchRequest{Index: s.objects,
-			Query: search.And{q, search.Term{Field: indexing.FieldKeys, Value: key}},
-			Aggs:  []search.TermsAgg{{Field: indexing.FieldValues, Size: size, Prefix: key + "="}}})
-		if err != nil {
-			return nil, s.searchErr(err)
+		if out[name], err = s.occurrences(ctx, q, a, chain, size); err != nil {
+			return nil, err
 		}
-		total, err := s.eng.Count(ctx, s.objects, q)
-		if err != nil {
-			return nil, s.searchErr(err)
-		}
-		agg := res.Aggs[indexing.FieldValues]
-		o := Occurrences{NotNull: res.Total, Null: total - res.Total, ValueType: valueType(a.dataType), More: agg.Other > 0}
-		for _, b := range agg.Buckets {
-			raw, _ := b.Key.(string)
-			o.Values = append(o.Values, ValueCount{Value: typedValue(o.ValueType, strings.TrimPrefix(raw, key+"=")), Count: b.Count})
-		}
-		slices.SortFunc(o.Values, func(x, y ValueCount) int { return compareValues(x.Value, y.Value) })
-		out[name] = o
 	}
 	return out, nil
+}
+
+func (s *Service) occurrences(ctx context.Context, q search.Query, a *attribute, chain []string, size int) (Occurrences, error) {
+	total, steps, err := s.chainSteps(ctx, q, chain)
+	if err != nil {
+		return Occurrences{}, err
+	}
+	o := Occurrences{ValueType: valueType(a.dataType)}
+	aggSize := size
+	if len(steps) > 1 {
+		aggSize = search.MaxResultWindow
+	}
+	counts := map[string]int64{}
+	for _, st := range steps {
+		res, err := s.eng.Search(ctx, search.SearchRequest{Index: s.objects, Query: st.query,
+			Aggs: []search.TermsAgg{{Field: indexing.FieldValues, Size: aggSize, Prefix: st.key + "="}}})
+		if err != nil {
+			return Occurrences{}, s.searchErr(err)
+		}
+		o.NotNull += res.Total
+		agg := res.Aggs[indexing.FieldValues]
+		o.More = o.More || agg.Other > 0
+		for _, b := range agg.Buckets {
+			raw, _ := b.Key.(string)
+			counts[strings.TrimPrefix(raw, st.key+"=")] += b.Count
+		}
+	}
+	o.Null = total - o.NotNull
+	for raw, n := range counts {
+		o.Values = append(o.Values, ValueCount{Value: typedValue(o.ValueType, raw), Count: n})
+	}
+	if len(o.Values) > size {
+		slices.SortFunc(o.Values, func(x, y ValueCount) int {
+			if c := cmp.Compare(y.Count, x.Count); c != 0 {
+				return c
+			}
+			return compareValues(x.Value, y.Value)
+		})
+		o.Values, o.More = o.Values[:size], true
+	}
+	slices.SortFunc(o.Values, func(x, y ValueCount) int { return compareValues(x.Value, y.Value) })
+	return o, nil
 }
 
 func valueType(dt string) string {
@@ -151,122 +256,20 @@ func typedValue(kind, s string) any {
 	return s
 }
 
+// compareValues orders occurrence values with search.CompareValues, an
+// int64 against a float64 compared as float64s: typedValue gives a number
+// field both (Decimal 20 and 19.5), and search.CompareValues orders values
+// of one kind only.
 func compareValues(a, b any) int {
-	toF := func(v any) (float64, bool) {
-		switch x := v.(type) {
-		case int64:
-			return float64(x), true
-		case float64:
-			return x, true
-		}
-		return 0, false
-	}
-	if fa, ok := toF(a); ok {
-		if fb, ok := toF(b); ok {
-			return cmp.Compare(fa, fb)
+	if x, ok := a.(int64); ok {
+		if y, ok := b.(float64); ok {
+			return search.CompareValues(float64(x), y)
 		}
 	}
-	if ba, ok := a.(bool); ok {
-		if bb, ok := b.(bool); ok {
-			return cmp.Compare(strconv.FormatBool(ba), strconv.FormatBool(bb))
+	if x, ok := a.(float64); ok {
+		if y, ok := b.(int64); ok {
+			return search.CompareValues(x, float64(y))
 		}
 	}
-	sa, _ := a.(string)
-	sb, _ := b.(string)
-	return strings.Compare(sa, sb)
-}
-
-// SuggestOptions are the suggestion parameters beyond Request.
-type SuggestOptions struct {
-	Pattern, Fields string
-	Take            int32
-	SortByValue     bool
-	// Analyze (default true) completes the last word of the pattern, the
-	// others having to occur too; false completes whole values.
-	Analyze *bool
-	Fuzzy   bool
-}
-
-// Suggestion is one completion.
-type Suggestion struct {
-	Value  string // lower case
-	Count  int64
-	Length int // length of the completing suffix
-}
-
-// Suggestions completes pattern from the words (or, with Analyze false,
-// the whole values) of fields over the objects the filter matches.
-func (s *Service) Suggestions(ctx context.Context, r Request, o SuggestOptions) ([]Suggestion, error) {
-	if o.Fuzzy {
-		return nil, fmt.Errorf("%w: fuzzy suggestions", ErrUnsupported)
-	}
-	sc, err := s.scope(ctx, r)
-	if err != nil {
-		return nil, err
-	}
-	size, err := facetTake(o.Take)
-	if err != nil {
-		return nil, err
-	}
-	names := splitFields(o.Fields)
-	if len(names) == 0 {
-		return nil, invalidf("fields is required")
-	}
-	q, err := sc.filterQuery(r.Filter, r.Deleted)
-	if err != nil {
-		return nil, err
-	}
-	analyze := o.Analyze == nil || *o.Analyze
-	words := indexing.Words(o.Pattern)
-	pattern := strings.ToLower(strings.TrimSpace(o.Pattern))
-	if pattern == "" {
-		return nil, invalidf("pattern is required")
-	}
-	counts := map[string]int64{}
-	for _, name := range names {
-		_, key, err := sc.fieldKey(name)
-		if err != nil {
-			return nil, err
-		}
-		fq := search.And{q}
-		field, prefix := indexing.FieldValuesLower, key+"="+pattern
-		if analyze {
-			if len(words) == 0 {
-				return nil, invalidf("pattern %q has no words", o.Pattern)
-			}
-			for _, w := range words[:len(words)-1] {
-				fq = append(fq, search.Term{Field: indexing.FieldWords, Value: key + "=" + w})
-			}
-			field, prefix = indexing.FieldWords, key+"="+words[len(words)-1]
-		}
-		res, err := s.eng.Search(ctx, search.SearchRequest{Index: s.objects, Query: fq,
-			Aggs: []search.TermsAgg{{Field: field, Size: size, Prefix: prefix}}})
-		if err != nil {
-			return nil, s.searchErr(err)
-		}
-		for _, b := range res.Aggs[field].Buckets {
-			v, _ := b.Key.(string)
-			counts[strings.TrimPrefix(v, key+"=")] += b.Count
-		}
-	}
-	typed := pattern
-	if analyze {
-		typed = words[len(words)-1]
-	}
-	out := make([]Suggestion, 0, len(counts))
-	for v, n := range counts {
-		out = append(out, Suggestion{Value: v, Count: n, Length: len([]rune(v)) - len([]rune(typed))})
-	}
-	slices.SortFunc(out, func(a, b Suggestion) int {
-		if !o.SortByValue {
-			if c := cmp.Compare(b.Count, a.Count); c != 0 {
-				return c
-			}
-		}
-		return strings.Compare(a.Value, b.Value)
-	})
-	if len(out) > size {
-		out = out[:size]
-	}
-	return out, nil
+	return search.CompareValues(a, b)
 }

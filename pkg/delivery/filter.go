@@ -11,26 +11,55 @@ import (
 	"github.com/cmsplatform/cms/pkg/search"
 )
 
-// filterQuery translates the filter parameter into a query over the
-// scope. An attribute condition holds when any (language, variant) of the
-// request's chains satisfies it.
+// filterQuery translates the filter parameter of Occurrences and
+// Suggestions, which accept only conditions joined with &&: a || is
+// refused naming its position.
 func (sc *scope) filterQuery(expr string, deleted bool) (search.Query, error) {
+	return sc.translateFilter(expr, deleted, false)
+}
+
+// listFilterQuery translates the filter parameter of List and Count
+// (typed or not), whose conditions may be joined with && and ||.
+func (sc *scope) listFilterQuery(expr string, deleted bool) (search.Query, error) {
+	return sc.translateFilter(expr, deleted, true)
+}
+
+// translateFilter translates a filter into a query over the scope: the
+// alternatives become a search.Or of search.Ands. An attribute condition
+// holds when any (language, variant) of the request's chains satisfies
+// it.
+func (sc *scope) translateFilter(expr string, deleted, allowOr bool) (search.Query, error) {
 	f, err := query.ParseFilter(expr)
 	if err != nil {
 		return nil, invalidf("%v", err)
 	}
+	if pos, ok := f.HasOr(); ok && !allowOr {
+		return nil, invalidf("filter: || is not allowed here (at position %d): occurrences and suggestions accept only conditions joined with &&", pos+1)
+	}
 	q := sc.baseQuery(deleted)
-	for _, c := range f.Conds {
-		var cq search.Query
-		if c.Meta {
-			cq, err = sc.metaCond(c)
-		} else {
-			cq, err = sc.attrCond(c)
+	alts := make(search.Or, 0, len(f.Or))
+	for _, conj := range f.Or {
+		and := make(search.And, 0, len(conj.Conds))
+		for _, c := range conj.Conds {
+			var cq search.Query
+			if c.Meta {
+				cq, err = sc.metaCond(c)
+			} else {
+				cq, err = sc.attrCond(c)
+			}
+			if err != nil {
+				return nil, err
+			}
+			and = append(and, cq)
 		}
-		if err != nil {
-			return nil, err
-		}
-		q = append(q, cq)
+		alts = append(alts, and)
+	}
+	switch len(alts) {
+	case 0:
+	case 1:
+		q = append(q, alts[0].(search.And)...)
+	default:
+		q = append(q, alts)
 	}
 	return q, nil
 }
@@ -211,41 +240,4 @@ func orderedValue(dt string, c query.Cond) (byte, string, error) {
 		return 'd', indexing.EncodeDate(t.In(time.UTC)), nil
 	}
 	return 0, "", invalidf("filter at %d: %s %s: only numbers and dates can be compared", c.Pos+1, c.Field, c.Op)
-}
-
-// sortFields translates the sort parameter. Attribute values live in
-// shared multi-valued fields, so only the display name (per indexed
-// language) and metadata can be sorted on; ties go by id.
-func (sc *scope) sortFields(param string, indexed map[int64]bool) ([]search.SortField, error) {
-	keys, err := query.ParseSort(param)
-	if err != nil {
-		return nil, invalidf("%v", err)
-	}
-	var out []search.SortField
-	for _, k := range keys {
-		name := strings.ToLower(strings.TrimPrefix(k.Field, "meta."))
-		field := metaFields[name]
-		switch name {
-		case "$score":
-			field = search.ScoreField
-		case "displayname", "attributename", "1000", "name":
-			field = ""
-			for _, l := range sc.view.langs {
-				if indexed[l] {
-					field = indexing.NameSortField(l)
-					break
-				}
-			}
-			if field == "" {
-				return nil, invalidf("sort: display names of language %d are not sortable (not an indexed language)", sc.view.langs[0])
-			}
-		case "deleted":
-			field = ""
-		}
-		if field == "" {
-			return nil, invalidf("sort: sorting by %q is not supported (display name and meta fields only)", k.Field)
-		}
-		out = append(out, search.SortField{Field: field, Desc: k.Desc})
-	}
-	return append(out, search.SortField{Field: indexing.FieldID}), nil
 }

@@ -41,6 +41,7 @@ type model struct {
 	sources  map[int64]indexing.Source
 	typeList []int64 // type ids in id order
 	langList []int64 // language ids in id order
+	variants *variantCache
 }
 
 type attribute struct {
@@ -98,7 +99,7 @@ func (s *Service) loadModel(ctx context.Context, branch, version int64) (*model,
 	m := &model{version: version, branch: branch, attrs: map[int64]*attribute{}, attrAPI: map[string]*attribute{},
 		attrLow: map[string]*attribute{}, types: map[int64]*objType{}, typeLow: map[string]*objType{},
 		langs: map[int64]*language{}, langKey: map[string]*language{}, forms: map[int64][]int64{},
-		sources: map[int64]indexing.Source{}}
+		sources: map[int64]indexing.Source{}, variants: newVariantCache()}
 	q := search.And{search.Term{Field: indexing.FieldBranch, Value: branch},
 		search.Terms{Field: indexing.FieldTypeRef, Values: []any{typeRoot, content.TypeAttribute, content.TypeLanguage, content.TypeForm}}}
 	err := s.scan(ctx, q, func(src indexing.Source) {
@@ -281,25 +282,6 @@ func (m *model) langChain(param string) ([]int64, error) {
 		id = l.fallback
 	}
 	return append(chain, 0), nil
-}
-
-// variantChain parses the variants parameter (ids) and appends 0.
-func variantChain(param string) ([]int64, error) {
-	var out []int64
-	for p := range strings.SplitSeq(param, ",") {
-		p = strings.TrimSpace(p)
-		if p == "" {
-			continue
-		}
-		id, err := strconv.ParseInt(p, 10, 64)
-		if err != nil || id < 0 {
-			return nil, invalidf("variant %q: only numeric variant ids are supported", p)
-		}
-		if id != 0 && !containsID(out, id) {
-			out = append(out, id)
-		}
-	}
-	return append(out, 0), nil
 }
 
 func containsID(ids []int64, id int64) bool {

@@ -24,8 +24,10 @@ type Request struct {
 	// whose targets go into refs; unknown names are ignored.
 	Resolve      string
 	ResolveDepth *int32
-	// ResolveReverse and ResolveUnits are not supported: set, they make
-	// the request fail with ErrUnsupported rather than answer without.
+	// ResolveReverse names reference attributes (ApiIdentifiers, comma
+	// separated) resolved in reverse, up to ResolveReverseDepth levels;
+	// ResolveUnits renders values' units and resolves the unit objects.
+	// See resolve.go, reverse.go and units.go.
 	ResolveReverse string
 	ResolveUnits   bool
 	Filter         string
@@ -33,6 +35,13 @@ type Request struct {
 	Deleted        bool
 	Props          int32
 	Skip, Take     int64
+
+	// ResolveReverseDepth bounds the levels of ResolveReverse (nil =
+	// DefaultResolveDepth).
+	ResolveReverseDepth *int32
+
+	// sortCap overrides MaxSortMatches (tests only; 0 = MaxSortMatches).
+	sortCap int
 }
 
 // List is a page of objects with their resolved references.
@@ -61,12 +70,6 @@ type scope struct {
 }
 
 func (s *Service) scope(ctx context.Context, r Request) (*scope, error) {
-	if strings.TrimSpace(r.ResolveReverse) != "" {
-		return nil, fmt.Errorf("%w: resolveReverse", ErrUnsupported)
-	}
-	if r.ResolveUnits {
-		return nil, fmt.Errorf("%w: resolveUnits", ErrUnsupported)
-	}
 	b, err := s.branchID(ctx, r.Branch)
 	if err != nil {
 		return nil, err
@@ -84,11 +87,11 @@ func (s *Service) scope(ctx context.Context, r Request) (*scope, error) {
 	if r.Props < PropsType || r.Props > PropsNone {
 		return nil, invalidf("props must be 0, 1 or 2, got %d", r.Props)
 	}
-	sc.view = view{m: m, props: r.Props}
+	sc.view = view{m: m, props: r.Props, units: r.ResolveUnits}
 	if sc.view.langs, err = m.langChain(r.Lang); err != nil {
 		return nil, err
 	}
-	if sc.view.variants, err = variantChain(r.Variants); err != nil {
+	if sc.view.variants, err = s.variantChain(ctx, m, r.Variants); err != nil {
 		return nil, err
 	}
 	return sc, nil
@@ -153,17 +156,20 @@ func (s *Service) List(ctx context.Context, r Request) (List, error) {
 	if skip+take > search.MaxResultWindow {
 		return List{}, invalidf("skip+take must not exceed %d", search.MaxResultWindow)
 	}
-	q, err := sc.filterQuery(r.Filter, r.Deleted)
+	q, err := sc.listFilterQuery(r.Filter, r.Deleted)
 	if err != nil {
 		return List{}, err
 	}
-	sort, err := sc.sortFields(r.Sort, s.langs)
+	plan, err := sc.sortPlan(r.Sort, s.langs)
 	if err != nil {
 		return List{}, err
 	}
-	res, err := s.eng.Search(ctx, search.SearchRequest{Index: s.objects, Query: q, Sort: sort, From: skip, Size: take})
+	if r.sortCap > 0 {
+		plan.maxMatches = r.sortCap
+	}
+	res, err := s.search(ctx, q, plan, skip, take)
 	if err != nil {
-		return List{}, s.searchErr(err)
+		return List{}, err
 	}
 	out := List{Skip: skip, More: int64(skip+len(res.Hits)) < res.Total}
 	srcs := make([]indexing.Source, 0, len(res.Hits))
@@ -176,14 +182,48 @@ func (s *Service) List(ctx context.Context, r Request) (List, error) {
 		out.Objs = append(out.Objs, sc.view.render(src))
 	}
 	out.Count = len(out.Objs)
-	if out.Refs, _, err = s.resolve(ctx, sc, srcs, r); err != nil {
+	if out.Refs, _, err = s.resolve(ctx, sc, srcs, out.Objs, r); err != nil {
 		return List{}, err
 	}
 	out.Tags = []string{ModelTag(sc.branch), ListTag(sc.branch)}
-	if sc.typ != nil && strings.TrimSpace(r.Resolve) == "" {
+	if sc.typ != nil && !r.resolves() {
 		out.Tags = []string{ModelTag(sc.branch), TypeListTag(sc.branch, sc.typ.id), AnyTypeListTag(sc.branch)}
 	}
 	return out, nil
+}
+
+// search returns the page [skip, skip+take) of the matches of q in the
+// plan's order. A plan the engine cannot order (a sort by attribute)
+// fetches every match, at most plan.maxMatches, and sorts in memory.
+func (s *Service) search(ctx context.Context, q search.Query, plan sortPlan, skip, take int) (search.SearchResult, error) {
+	if !plan.inMemory {
+		res, err := s.eng.Search(ctx, search.SearchRequest{Index: s.objects, Query: q, Sort: plan.engineSort(), From: skip, Size: take})
+		if err != nil {
+			return res, s.searchErr(err)
+		}
+		return res, nil
+	}
+	n, err := s.eng.Count(ctx, s.objects, q)
+	if err != nil {
+		return search.SearchResult{}, s.searchErr(err)
+	}
+	if n > int64(plan.maxMatches) {
+		return search.SearchResult{}, tooManyToSort(plan.maxMatches, n)
+	}
+	res, err := s.eng.Search(ctx, search.SearchRequest{Index: s.objects, Query: q, Size: int(min(n+1, int64(plan.maxMatches)))})
+	if err != nil {
+		return res, s.searchErr(err)
+	}
+	if res.Total > int64(plan.maxMatches) { // grew since the count
+		return search.SearchResult{}, tooManyToSort(plan.maxMatches, res.Total)
+	}
+	plan.sortHits(res.Hits)
+	res.Hits = res.Hits[min(skip, len(res.Hits)):min(skip+take, len(res.Hits))]
+	return res, nil
+}
+
+func tooManyToSort(limit int, n int64) error {
+	return invalidf("sort: sorting by an attribute orders at most %d objects and the filter matches %d: narrow the filter, or sort by $score, displayName or meta fields only", limit, n)
 }
 
 // Count counts the objects List would page through.
@@ -192,7 +232,7 @@ func (s *Service) Count(ctx context.Context, r Request) (int64, error) {
 	if err != nil {
 		return 0, err
 	}
-	q, err := sc.filterQuery(r.Filter, r.Deleted)
+	q, err := sc.listFilterQuery(r.Filter, r.Deleted)
 	if err != nil {
 		return 0, err
 	}
@@ -215,10 +255,12 @@ func (s *Service) Get(ctx context.Context, r Request, id string) (Single, error)
 	}
 	out := Single{Obj: sc.view.render(src)}
 	var asked []int64
-	if out.Refs, asked, err = s.resolve(ctx, sc, []indexing.Source{src}, r); err != nil {
+	roots := []Object{out.Obj}
+	if out.Refs, asked, err = s.resolve(ctx, sc, []indexing.Source{src}, roots, r); err != nil {
 		return Single{}, err
 	}
-	out.Tags = singleTags(sc.branch, id, src.ID, asked)
+	out.Obj = roots[0]
+	out.Tags = singleTags(sc.branch, id, src.ID, asked, r)
 	return out, nil
 }
 

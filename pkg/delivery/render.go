@@ -52,6 +52,9 @@ type view struct {
 	langs    []int64
 	variants []int64
 	props    int32
+	// units renders values that carry a unit as {"value", "unitRef"}
+	// (resolveUnits; see units.go).
+	units bool
 }
 
 // selected returns the values of attr chosen for the view: the first
@@ -75,8 +78,11 @@ func (v view) selected(values []indexing.SourceValue, attr int64) []indexing.Sou
 }
 
 // render renders src.
-func (v view) render(src indexing.Source) Object {
-	o := Object{Meta: Meta{ID: src.ID, GUID: src.GUID, APIIdentifier: src.APIIdentifier, TypeRef: src.TypeRef,
+func (v view) render(src indexing.Source) Object { return v.renderWith(src, nil) }
+
+// renderWith renders src with its reverse relations (nil = none asked).
+func (v view) renderWith(src indexing.Source, reverse map[string][]int64) Object {
+	o := Object{Reverse: reverse, Meta: Meta{ID: src.ID, GUID: src.GUID, APIIdentifier: src.APIIdentifier, TypeRef: src.TypeRef,
 		LastTransaction: src.LastTransaction, LastModified: src.Modified, Deleted: src.Deleted}, Props: map[string]any{}}
 	t := v.m.types[src.TypeRef]
 	if t != nil {
@@ -120,7 +126,7 @@ func (v view) render(src indexing.Source) Object {
 			if v.props == PropsType && t != nil && t.apiAttrs != nil && !t.apiAttrs[a.id] {
 				continue
 			}
-			if val, ok := encodeValues(a, v.selected(src.Values, a.id)); ok {
+			if val, ok := encodeValues(a, v.selected(src.Values, a.id), v.units); ok {
 				o.Props[a.api] = val
 			}
 		}
@@ -143,8 +149,9 @@ func (v view) refTargets(src indexing.Source, attrs []int64) []int64 {
 	return out
 }
 
-// encodeValues encodes the selected values of one attribute.
-func encodeValues(a *attribute, vals []indexing.SourceValue) (any, bool) {
+// encodeValues encodes the selected values of one attribute; with units,
+// a value that has a unit becomes {"value": …, "unitRef": …}.
+func encodeValues(a *attribute, vals []indexing.SourceValue, units bool) (any, bool) {
 	if len(vals) == 0 {
 		return nil, false
 	}
@@ -155,6 +162,9 @@ func encodeValues(a *attribute, vals []indexing.SourceValue) (any, bool) {
 	out := make([]any, 0, len(vals))
 	for _, x := range vals {
 		if e, ok := encodeValue(dt, x.Value); ok {
+			if units && x.Unit != 0 {
+				e = withUnit(e, x.Unit)
+			}
 			out = append(out, e)
 		}
 	}

@@ -10,24 +10,61 @@ import (
 	"github.com/cmsplatform/cms/pkg/search"
 )
 
-// resolve loads the targets of the reference attributes named in
-// r.Resolve, transitively up to the resolve depth: one multi-get per
-// level. Refs are flat, de-duplicated, in discovery order, never repeat a
-// root, skip targets that are not published (not in the index) and stop at
-// MaxRefs. asked are the ids it looked up, published or not (a single
-// object's response depends on exactly these).
-func (s *Service) resolve(ctx context.Context, sc *scope, roots []indexing.Source, r Request) (refs []Object, asked []int64, err error) {
-	attrs := sc.resolveAttrs(r.Resolve)
-	depth := DefaultResolveDepth
-	if r.ResolveDepth != nil {
-		depth = int(*r.ResolveDepth)
-	}
-	if len(attrs) == 0 || depth <= 0 || len(roots) == 0 {
+// resolve completes a response whose root objects are srcs, rendered (in
+// the same order) as objs, and returns its refs. It runs three steps, in
+// this order:
+//
+//  1. Forward (resolve, resolveDepth): the targets of the reference
+//     attributes named in r.Resolve, transitively, one multi-get per level.
+//  2. Reverse (resolveReverse, resolveReverseDepth; reverse.go): starting
+//     from the roots and every object step 1 added, the objects referring
+//     to them through the attributes named in r.ResolveReverse,
+//     transitively, one search per level. Objects found in reverse are not
+//     resolved forward. objs and the refs of step 1 get their Reverse
+//     filled in place.
+//  3. Units (resolveUnits; units.go): the unit objects of every value
+//     rendered with a unit, roots and refs of steps 1 and 2, one multi-get.
+//
+// Refs are flat, de-duplicated, in discovery order, never repeat a root,
+// skip targets that are not published (not in the index) or not visible
+// (users, deleted objects unless r.Deleted) and stop at MaxRefs. asked are
+// the ids of steps 1 and 3 it looked up, published or not (a single
+// object's response depends on exactly these; step 2 depends on the whole
+// branch, see singleTags).
+func (s *Service) resolve(ctx context.Context, sc *scope, roots []indexing.Source, objs []Object, r Request) (refs []Object, asked []int64, err error) {
+	if len(roots) == 0 {
 		return nil, nil, nil
 	}
 	seen := make(map[int64]bool, len(roots))
 	for _, src := range roots {
 		seen[src.ID] = true
+	}
+	if refs, asked, err = s.resolveForward(ctx, sc, roots, seen, r); err != nil {
+		return nil, nil, err
+	}
+	if refs, err = s.resolveReverse(ctx, sc, objs, refs, seen, r); err != nil {
+		return nil, nil, err
+	}
+	if refs, asked, err = s.resolveUnits(ctx, sc, objs, refs, asked, seen, r.Deleted); err != nil {
+		return nil, nil, err
+	}
+	if len(refs) >= MaxRefs {
+		s.log.Warn("delivery: refs capped", "branch", sc.branch, "max", MaxRefs)
+	}
+	return refs, asked, nil
+}
+
+// resolveForward loads the targets of the reference attributes named in
+// r.Resolve, transitively up to the resolve depth: one multi-get per
+// level. seen holds the roots and gets every id looked up.
+func (s *Service) resolveForward(ctx context.Context, sc *scope, roots []indexing.Source, seen map[int64]bool, r Request) (refs []Object, asked []int64, err error) {
+	attrs := sc.resolveAttrs(r.Resolve)
+	depth := DefaultResolveDepth
+	if r.ResolveDepth != nil {
+		depth = int(*r.ResolveDepth)
+	}
+	if len(attrs) == 0 || depth <= 0 {
+		return nil, nil, nil
 	}
 	level := roots
 	for d := 0; d < depth && len(level) > 0 && len(refs) < MaxRefs; d++ {
@@ -53,10 +90,14 @@ func (s *Service) resolve(ctx context.Context, sc *scope, roots []indexing.Sourc
 		}
 		level = next
 	}
-	if len(refs) >= MaxRefs {
-		s.log.Warn("delivery: refs capped", "branch", sc.branch, "max", MaxRefs)
-	}
 	return refs, asked, nil
+}
+
+// resolves reports whether r asks for anything beyond its own objects
+// (refs or reverse relations): such a response depends on objects of any
+// type.
+func (r Request) resolves() bool {
+	return strings.TrimSpace(r.Resolve) != "" || strings.TrimSpace(r.ResolveReverse) != "" || r.ResolveUnits
 }
 
 // resolveAttrs maps the resolve parameter to reference attributes;
@@ -80,6 +121,9 @@ func (sc *scope) resolveAttrs(param string) []int64 {
 // multiGet reads the documents ids (of one branch) in one search, keeping
 // the order of ids and dropping what is not visible.
 func (s *Service) multiGet(ctx context.Context, sc *scope, ids []string, deleted bool) ([]indexing.Source, error) {
+	if len(ids) == 0 {
+		return nil, nil
+	}
 	// Only the ids query goes to the engine (negations make engines walk
 	// every document); users and deleted objects are dropped here.
 	res, err := s.eng.Search(ctx, search.SearchRequest{Index: s.objects, Query: search.IDs(ids), Size: len(ids)})
@@ -92,7 +136,7 @@ func (s *Service) multiGet(ctx context.Context, sc *scope, ids []string, deleted
 		if err != nil {
 			return nil, fmt.Errorf("delivery: %s: %w", h.ID, err)
 		}
-		if src.TypeRef == content.TypeUser || src.Deleted && !deleted {
+		if !visible(src, deleted) {
 			continue
 		}
 		byID[h.ID] = src
@@ -104,4 +148,10 @@ func (s *Service) multiGet(ctx context.Context, sc *scope, ids []string, deleted
 		}
 	}
 	return out, nil
+}
+
+// visible reports whether a resolved object may appear in a response:
+// never a user, a deleted object only when deleted ones are asked for.
+func visible(src indexing.Source, deleted bool) bool {
+	return src.TypeRef != content.TypeUser && (!src.Deleted || deleted)
 }

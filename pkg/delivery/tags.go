@@ -29,9 +29,11 @@ import (
 //     its descendants.
 //   - ListTag(b) is on query-shaped responses (lists, counts, facets,
 //     update info): any change of the branch evicts them, except typed
-//     lists without resolve, which carry TypeListTag(b, type) and
-//     AnyTypeListTag(b) instead and are evicted only by changes to objects
-//     of that type (or of an unknown type).
+//     lists without resolve, resolveReverse and resolveUnits, which carry
+//     TypeListTag(b, type) and AnyTypeListTag(b) instead and are evicted
+//     only by changes to objects of that type (or of an unknown type).
+//     A single-object response with resolveReverse carries ListTag(b) as
+//     well: any object of the branch may start (or stop) referring to it.
 func ModelTag(branch int64) string   { return "model:" + strconv.FormatInt(branch, 10) }
 func ObjTag(branch, id int64) string { return fmt.Sprintf("obj:%d:%d", branch, id) }
 func APITag(branch int64, api string) string {
@@ -56,7 +58,7 @@ func (s *Service) QueryTags(ctx context.Context, r Request) ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
-	if r.Type == "" || strings.TrimSpace(r.Resolve) != "" {
+	if r.Type == "" || r.resolves() {
 		return []string{ModelTag(b), ListTag(b)}, nil
 	}
 	m, err := s.model(ctx, b)
@@ -80,11 +82,15 @@ func (s *Service) ConfigTags(ctx context.Context, branch string) ([]string, erro
 	return []string{ModelTag(b)}, nil
 }
 
-// singleTags are the tags of a Get: the object, what it asked to resolve,
-// and the identifier it was looked up by.
-func singleTags(branch int64, param string, root int64, asked []int64) []string {
-	tags := make([]string, 0, len(asked)+3)
+// singleTags are the tags of a Get: the object, what it asked to resolve
+// (forward targets and units), the identifier it was looked up by, and
+// with resolveReverse the branch's ListTag.
+func singleTags(branch int64, param string, root int64, asked []int64, r Request) []string {
+	tags := make([]string, 0, len(asked)+4)
 	tags = append(tags, ModelTag(branch), ObjTag(branch, root))
+	if strings.TrimSpace(r.ResolveReverse) != "" {
+		tags = append(tags, ListTag(branch))
+	}
 	if _, err := strconv.ParseInt(strings.TrimSpace(param), 10, 64); err != nil {
 		tags = append(tags, APITag(branch, strings.TrimSpace(param)))
 	}

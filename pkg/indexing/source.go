@@ -39,6 +39,9 @@ type SourceValue struct {
 	SortReverse int64 `json:"s,omitempty"`
 	// DataType is the attribute's data type (attribute 1001) when known.
 	DataType string `json:"t,omitempty"`
+	// Unit is the value's unit (CmsValue.unitRef, an object of type 30);
+	// 0 = none. Documents indexed before it existed lack it (reindex).
+	Unit int64 `json:"u,omitempty"`
 	// Value is the stored JSON value (a scalar: string, number or bool).
 	Value json.RawMessage `json:"x"`
 }
@@ -58,8 +61,12 @@ func buildSource(o *resolved, last int64, modified time.Time, types map[int64]st
 		if err := json.Compact(&c, v.JSON); err != nil {
 			continue
 		}
-		src.Values = append(src.Values, SourceValue{Attr: v.AttributeID, Lang: v.Language, Variant: v.Variant,
-			SortReverse: v.SortReverse, DataType: types[v.AttributeID], Value: c.Bytes()})
+		sv := SourceValue{Attr: v.AttributeID, Lang: v.Language, Variant: v.Variant,
+			SortReverse: v.SortReverse, DataType: types[v.AttributeID], Value: c.Bytes()}
+		if v.UnitRef != nil {
+			sv.Unit = *v.UnitRef
+		}
+		src.Values = append(src.Values, sv)
 	}
 	slices.SortStableFunc(src.Values, func(a, b SourceValue) int {
 		for _, d := range [...]int64{a.Attr - b.Attr, a.Lang - b.Lang, a.Variant - b.Variant, a.SortReverse - b.SortReverse} {

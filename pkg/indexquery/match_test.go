@@ -52,10 +52,4 @@ func TestWildcardAndSimilarity(t *testing.T) {
 			t.Errorf("wildcardPlain(%q, %q) != %v", c.p, c.s, c.ok)
 		}
 	}
-	if s := similarity("hello", "helo", 0); s != 0.75 {
-		t.Errorf("similarity(hello, helo) = %v, want 0.75", s)
-	}
-	if s := similarity("abc", "xyz", 0); s != 0 {
-		t.Errorf("similarity(abc, xyz) = %v", s)
-	}
 }

@@ -155,82 +155,45 @@ func (s *Service) sortLang(lang int64) int64 {
 	return DefaultLanguage
 }
 
-// sortHits sorts in memory (attribute sorts). Missing values sort last in
-// both directions, like the engines do; ties end in object id order.
+// sortHits sorts in memory (attribute sorts) with the search package's
+// helpers: missing values sort last in both directions, like the engines
+// do; ties end in object id order.
 func (s *Service) sortHits(hits []search.Hit, sorts []SortBy, lang int64) {
-	type keyed struct {
-		h    search.Hit
-		keys []sortKey
+	desc := make([]bool, len(sorts))
+	for i, sb := range sorts {
+		desc[i] = sb.Reverse != (sb.Kind == SortScore)
 	}
-	ks := make([]keyed, len(hits))
-	for i, h := range hits {
-		ks[i].h = h
-		for _, sb := range sorts {
-			ks[i].keys = append(ks[i].keys, s.hitKey(h, sb, lang))
-		}
-	}
-	slices.SortStableFunc(ks, func(a, b keyed) int {
+	search.SortByKeys(hits, func(h search.Hit) []any {
+		keys := make([]any, len(sorts))
 		for i, sb := range sorts {
-			if c := compareKeys(a.keys[i], b.keys[i], sb.Reverse != (sb.Kind == SortScore)); c != 0 {
-				return c
-			}
+			keys[i] = s.hitKey(h, sb, lang)
 		}
-		return cmp.Compare(int64Of(a.h.Fields[indexing.FieldID]), int64Of(b.h.Fields[indexing.FieldID]))
+		return keys
+	}, desc, func(a, b search.Hit) int {
+		return cmp.Compare(int64Of(a.Fields[indexing.FieldID]), int64Of(b.Fields[indexing.FieldID]))
 	})
-	for i := range ks {
-		hits[i] = ks[i].h
-	}
 }
 
-// sortKey is a comparable value: a number or a string; ok=false = missing.
-type sortKey struct {
-	num float64
-	str string
-	isS bool
-	ok  bool
-}
-
-func compareKeys(a, b sortKey, desc bool) int {
-	switch {
-	case !a.ok && !b.ok:
-		return 0
-	case !a.ok:
-		return 1
-	case !b.ok:
-		return -1
-	}
-	c := cmp.Compare(a.num, b.num)
-	if a.isS || b.isS {
-		c = strings.Compare(a.str, b.str)
-	}
-	if desc {
-		return -c
-	}
-	return c
-}
-
-func (s *Service) hitKey(h search.Hit, sb SortBy, lang int64) sortKey {
+// hitKey is the sort value of one key on a hit: int64, float64,
+// time.Time or string; nil = missing.
+func (s *Service) hitKey(h search.Hit, sb SortBy, lang int64) any {
 	f := h.Fields
-	num := func(v any) sortKey {
-		switch x := v.(type) {
-		case int64:
-			return sortKey{num: float64(x), ok: true}
-		case float64:
-			return sortKey{num: x, ok: true}
-		case time.Time:
-			return sortKey{num: float64(x.UnixMilli()), ok: true}
+	num := func(v any) any {
+		switch v.(type) {
+		case int64, float64, time.Time:
+			return v
 		}
-		return sortKey{}
+		return nil
 	}
-	str := func(v any) sortKey {
+	str := func(v any) any {
 		if x, ok := v.(string); ok {
-			return sortKey{str: x, isS: true, ok: true}
+			return x
 		}
-		return sortKey{}
+		return nil
 	}
 	switch sb.Kind {
 	case SortScore:
-		return sortKey{num: h.Score, ok: true}
+		return h.Score
 	case SortObjID:
 		return num(f[indexing.FieldID])
 	case SortTypeRef:
@@ -249,29 +212,21 @@ func (s *Service) hitKey(h search.Hit, sb SortBy, lang int64) sortKey {
 // encoding when it has one, else the lower-cased string, else the raw
 // term (booleans, references). Multi-valued: the smallest (largest when
 // descending), like the engines' sort modes.
-func attrKey(f map[string]any, k AttrKey, desc bool) sortKey {
+func attrKey(f map[string]any, k AttrKey, desc bool) any {
 	key := indexing.Key(k.Attr, k.Lang, k.Variant)
-	pick := func(field, prefix string) (string, bool) {
-		var best string
-		found := false
-		for _, e := range strs(f[field]) {
-			if rest, ok := strings.CutPrefix(e, prefix); ok {
-				if !found || (rest < best) != desc {
-					best, found = rest, true
-				}
-			}
-		}
-		return best, found
-	}
 	for _, src := range [][2]string{
 		{indexing.FieldOrdered, "n:" + key + "="}, {indexing.FieldOrdered, "d:" + key + "="},
 		{indexing.FieldValuesLower, key + "="}, {indexing.FieldValues, key + "="},
 	} {
-		if v, ok := pick(src[0], src[1]); ok {
-			return sortKey{str: v, isS: true, ok: true}
+		if vals := search.KeyedValues(f[src[0]], src[1]); len(vals) > 0 {
+			anys := make([]any, len(vals))
+			for i, v := range vals {
+				anys[i] = v
+			}
+			return search.SortValue(anys, desc)
 		}
 	}
-	return sortKey{}
+	return nil
 }
 
 func int64Of(v any) int64 {

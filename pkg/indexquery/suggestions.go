@@ -12,13 +12,14 @@ import (
 	"github.com/cmsplatform/cms/pkg/content"
 	"github.com/cmsplatform/cms/pkg/indexing"
 	"github.com/cmsplatform/cms/pkg/search"
+	"github.com/cmsplatform/cms/pkg/textmatch"
 )
 
 // Suggestion defaults and limits (NovaDB SuggestionsRequest).
 const (
 	DefaultSuggestTake         = 10
 	MaxSuggestTake             = 1000
-	DefaultFuzzyMinSimilarity  = 0.5
+	DefaultFuzzyMinSimilarity  = textmatch.DefaultMinSimilarity
 	defaultSuggestAnalyze      = true
 	suggestFullTextBucketLimit = search.MaxResultWindow
 )
@@ -75,12 +76,9 @@ func (s *Service) Suggestions(ctx context.Context, r SuggestionsRequest) (Sugges
 	minSim := DefaultFuzzyMinSimilarity
 	if r.FuzzyMinSimilarity != nil {
 		minSim = *r.FuzzyMinSimilarity
-		if minSim < 0 || minSim >= 1 {
-			return SuggestionsResult{}, invalid("fuzzyMinSimilarity %v (want 0 <= x < 1)", minSim)
-		}
 	}
-	if r.FuzzyPrefixLength < 0 {
-		return SuggestionsResult{}, invalid("fuzzyPrefixLength %d is negative", r.FuzzyPrefixLength)
+	if err := textmatch.CheckFuzzy(minSim, r.FuzzyPrefixLength); err != nil {
+		return SuggestionsResult{}, invalid("%v", err)
 	}
 	analyze := defaultSuggestAnalyze
 	if r.Analyze != nil {
@@ -114,10 +112,8 @@ func (s *Service) Suggestions(ctx context.Context, r SuggestionsRequest) (Sugges
 		field = indexing.FieldValuesLower
 		r.Fuzzy = false
 	}
-	stem := last
-	if r.Fuzzy {
-		stem = string([]rune(last)[:min(r.FuzzyPrefixLength, utf8.RuneCountInString(last))])
-	}
+	match := textmatch.Completion{Typed: last, Fuzzy: r.Fuzzy, MinSimilarity: minSim, PrefixLength: r.FuzzyPrefixLength}
+	stem := match.Stem()
 	req := search.SearchRequest{Query: q}
 	var prefixes []string
 	for i, k := range keys {
@@ -134,14 +130,9 @@ func (s *Service) Suggestions(ctx context.Context, r SuggestionsRequest) (Sugges
 	}
 	counts := map[string]int64{}
 	consider := func(word string, n int64) {
-		if r.Fuzzy {
-			if !strings.HasPrefix(word, stem) || similarity(last, word, len([]rune(stem))) <= minSim {
-				return
-			}
-		} else if !strings.HasPrefix(word, last) {
-			return
+		if match.Match(word) {
+			counts[word] += n
 		}
-		counts[word] += n
 	}
 	for i := range keys {
 		for _, b := range res.Aggs["k"+itoa(i)].Buckets {
@@ -157,8 +148,7 @@ func (s *Service) Suggestions(ctx context.Context, r SuggestionsRequest) (Sugges
 	}
 	out := SuggestionsResult{Version: v, Suggestions: []Suggestion{}}
 	for w, n := range counts {
-		out.Suggestions = append(out.Suggestions, Suggestion{Value: w,
-			Count: n, Length: max(0, utf8.RuneCountInString(w)-utf8.RuneCountInString(last))})
+		out.Suggestions = append(out.Suggestions, Suggestion{Value: w, Count: n, Length: match.Length(w)})
 	}
 	slices.SortFunc(out.Suggestions, func(a, b Suggestion) int {
 		if !r.SortByValue {
@@ -195,39 +185,5 @@ func wordFilters(keys []AttrKey, fullText bool, words []string) []search.Query {
 	return out
 }
 
-// similarity is Lucene 3's FuzzyQuery measure: 1 - edits / (prefix +
-// shorter suffix length), over runes.
-func similarity(a, b string, prefix int) float64 {
-	ra, rb := []rune(a), []rune(b)
-	la, lb := len(ra)-min(prefix, len(ra)), len(rb)-min(prefix, len(rb))
-	n := prefix + min(la, lb)
-	if n == 0 {
-		if la == lb {
-			return 1
-		}
-		return 0
-	}
-	return 1 - float64(levenshtein(ra[min(prefix, len(ra)):], rb[min(prefix, len(rb)):]))/float64(n)
-}
-
-func levenshtein(a, b []rune) int {
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			c := 1
-			if a[i-1] == b[j-1] {
-				c = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+c)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
-}
-
+// similarity is textmatch.Similarity (kept for match_test.go).
 func itoa(i int) string { return strconv.Itoa(i) }

@@ -258,3 +258,101 @@ func SortBuckets(bs []Bucket) {
 		return CompareValues(a.Key, b.Key)
 	})
 }
+
+// In-memory sorting. Some orders have no engine sort field (a value
+// picked from a keyed multi-valued field, say); readers then fetch the
+// matches and sort them with these helpers, which follow the engines'
+// rules so both paths agree: a multi-valued field sorts by its smallest
+// value ascending and its largest descending, documents without a value
+// sort last in both directions.
+
+// KeyedValues returns the values of a keyword field as Hit.Fields holds
+// it (a string or a []any of strings) that start with prefix, with the
+// prefix cut: the entries of one key of a keyed multi-valued field.
+func KeyedValues(field any, prefix string) []string {
+	var out []string
+	add := func(v any) {
+		if s, ok := v.(string); ok {
+			if rest, ok := strings.CutPrefix(s, prefix); ok {
+				out = append(out, rest)
+			}
+		}
+	}
+	if vs, ok := field.([]any); ok {
+		for _, v := range vs {
+			add(v)
+		}
+	} else {
+		add(field)
+	}
+	return out
+}
+
+// SortValue returns the value a sort uses for a field with values vals
+// (canonical values of one kind): the smallest, or the largest when desc;
+// nil (missing) when vals is empty.
+func SortValue(vals []any, desc bool) any {
+	var best any
+	for _, v := range vals {
+		if v == nil {
+			continue
+		}
+		if best == nil {
+			best = v
+			continue
+		}
+		if c := CompareValues(v, best); (desc && c > 0) || (!desc && c < 0) {
+			best = v
+		}
+	}
+	return best
+}
+
+// CompareSortValues compares two sort values (canonical values of one
+// kind, nil = missing) for a sort in one direction: present values by
+// CompareValues, reversed when desc; missing values after every present
+// one, in both directions.
+func CompareSortValues(a, b any, desc bool) int {
+	switch {
+	case a == nil && b == nil:
+		return 0
+	case a == nil:
+		return 1
+	case b == nil:
+		return -1
+	}
+	c := CompareValues(a, b)
+	if desc {
+		return -c
+	}
+	return c
+}
+
+// SortByKeys sorts items stably by their sort values: key returns one
+// value per sort key (nil = missing), computed once per item; key i sorts
+// descending when desc[i]; items equal on every key are ordered by tie.
+func SortByKeys[T any](items []T, key func(T) []any, desc []bool, tie func(a, b T) int) {
+	type keyed struct {
+		item T
+		keys []any
+	}
+	ks := make([]keyed, len(items))
+	for i, it := range items {
+		ks[i] = keyed{item: it, keys: key(it)}
+	}
+	slices.SortStableFunc(ks, func(a, b keyed) int {
+		for i := range min(len(a.keys), len(b.keys)) {
+			d := i < len(desc) && desc[i]
+			if c := CompareSortValues(a.keys[i], b.keys[i], d); c != 0 {
+				return c
+			}
+		}
+		if tie == nil {
+			return 0
+		}
+		return tie(a.item, b.item)
+	})
+	for i := range ks {
+		items[i] = ks[i].item
+	}
+}

@@ -2,6 +2,7 @@ package delivery
 
 import (
 	"context"
+	"strconv"
 
 	"github.com/cmsplatform/cms/pkg/delivery"
 	deliveryv1 "github.com/cmsplatform/cms/proto/gen/go/cms/delivery/v1"
@@ -52,8 +53,7 @@ func (s *service) occurrences(ctx context.Context, r delivery.Request, fields st
 // Suggestions implements Delivery_Suggestions.
 func (s *service) Suggestions(ctx context.Context, in *deliveryv1.SuggestionsRequest) (*deliveryv1.SuggestionsResult, error) {
 	r := delivery.Request{Branch: in.Branch, Lang: in.Lang, Variants: in.Variants, Filter: in.Filter, Deleted: in.GetDeleted()}
-	o := delivery.SuggestOptions{Pattern: in.Pattern, Fields: in.Fields, Take: in.GetTake(), SortByValue: in.GetSortByValue(),
-		Analyze: in.Analyze, Fuzzy: in.GetFuzzy()}
+	o := suggestOptions(in.Pattern, in.Fields, in.Take, in.SortByValue, in.Analyze, in.Fuzzy, in.FuzzyMinSimilarity, in.FuzzyPrefixLength)
 	return serve(ctx, s, "Suggestions", in, func() (*deliveryv1.SuggestionsResult, []string, error) { return s.suggestions(ctx, r, o) })
 }
 
@@ -63,9 +63,29 @@ func (s *service) SuggestionsTyped(ctx context.Context, in *deliveryv1.Suggestio
 	if r.Type == "" {
 		return nil, s.toStatus(ctx, delivery.ErrNotFound)
 	}
-	o := delivery.SuggestOptions{Pattern: in.Pattern, Fields: in.Fields, Take: in.GetTake(), SortByValue: in.GetSortByValue(),
-		Analyze: in.Analyze, Fuzzy: in.GetFuzzy()}
+	o := suggestOptions(in.Pattern, in.Fields, in.Take, in.SortByValue, in.Analyze, in.Fuzzy, in.FuzzyMinSimilarity, in.FuzzyPrefixLength)
 	return serve(ctx, s, "SuggestionsTyped", in, func() (*deliveryv1.SuggestionsResult, []string, error) { return s.suggestions(ctx, r, o) })
+}
+
+// suggestOptions maps the parameters both suggestion requests share
+// (nil = not sent).
+func suggestOptions(pattern, fields string, take *int32, sortByValue, analyze, fuzzy *bool, minSim *float32, prefixLen *int32) delivery.SuggestOptions {
+	o := delivery.SuggestOptions{Pattern: pattern, Fields: fields, Analyze: analyze}
+	if take != nil {
+		o.Take = *take
+	}
+	o.SortByValue = sortByValue != nil && *sortByValue
+	o.Fuzzy = fuzzy != nil && *fuzzy
+	if minSim != nil {
+		// The proto field is a float; its nearest float64 keeps e.g. 0.7
+		// from becoming 0.69999998807907104.
+		v, _ := strconv.ParseFloat(strconv.FormatFloat(float64(*minSim), 'g', -1, 32), 64)
+		o.FuzzyMinSimilarity = &v
+	}
+	if prefixLen != nil {
+		o.FuzzyPrefixLength = int(*prefixLen)
+	}
+	return o
 }
 
 func (s *service) suggestions(ctx context.Context, r delivery.Request, o delivery.SuggestOptions) (*deliveryv1.SuggestionsResult, []string, error) {

@@ -12,7 +12,7 @@ import (
 // List implements Delivery_List.
 func (s *service) List(ctx context.Context, in *deliveryv1.ListRequest) (*deliveryv1.ObjectList, error) {
 	r := delivery.Request{Branch: in.Branch, Lang: in.Lang, Variants: in.Variants, Resolve: in.Resolve,
-		ResolveDepth: in.ResolveDepth, ResolveReverse: in.ResolveReverse, ResolveUnits: in.GetResolveUnits(), Filter: in.Filter, Sort: in.Sort, Deleted: in.GetDeleted(), Props: in.GetProps(),
+		ResolveDepth: in.ResolveDepth, ResolveReverse: in.ResolveReverse, ResolveReverseDepth: in.ResolveReverseDepth, ResolveUnits: in.GetResolveUnits(), Filter: in.Filter, Sort: in.Sort, Deleted: in.GetDeleted(), Props: in.GetProps(),
 		Skip: int64(in.GetSkip()), Take: int64(in.GetTake())}
 	return serve(ctx, s, "List", in, func() (*deliveryv1.ObjectList, []string, error) { return s.list(ctx, r) })
 }
@@ -20,7 +20,7 @@ func (s *service) List(ctx context.Context, in *deliveryv1.ListRequest) (*delive
 // ListTyped implements Delivery_ListTyped.
 func (s *service) ListTyped(ctx context.Context, in *deliveryv1.ListTypedRequest) (*deliveryv1.ObjectList, error) {
 	r := delivery.Request{Branch: in.Branch, Type: in.Type, Lang: in.Lang, Variants: in.Variants, Resolve: in.Resolve,
-		ResolveDepth: in.ResolveDepth, ResolveReverse: in.ResolveReverse, ResolveUnits: in.GetResolveUnits(), Filter: in.Filter, Sort: in.Sort, Deleted: in.GetDeleted(), Props: in.GetProps(),
+		ResolveDepth: in.ResolveDepth, ResolveReverse: in.ResolveReverse, ResolveReverseDepth: in.ResolveReverseDepth, ResolveUnits: in.GetResolveUnits(), Filter: in.Filter, Sort: in.Sort, Deleted: in.GetDeleted(), Props: in.GetProps(),
 		Skip: int64(in.GetSkip()), Take: int64(in.GetTake())}
 	if r.Type == "" {
 		return nil, s.toStatus(ctx, delivery.ErrNotFound)
@@ -44,14 +44,14 @@ func (s *service) list(ctx context.Context, r delivery.Request) (*deliveryv1.Obj
 // Get implements Delivery_Get.
 func (s *service) Get(ctx context.Context, in *deliveryv1.GetRequest) (*deliveryv1.ObjectResult, error) {
 	r := delivery.Request{Branch: in.Branch, Lang: in.Lang, Variants: in.Variants, Resolve: in.Resolve,
-		ResolveDepth: in.ResolveDepth, ResolveReverse: in.ResolveReverse, ResolveUnits: in.GetResolveUnits(), Deleted: in.GetDeleted(), Props: in.GetProps()}
+		ResolveDepth: in.ResolveDepth, ResolveReverse: in.ResolveReverse, ResolveReverseDepth: in.ResolveReverseDepth, ResolveUnits: in.GetResolveUnits(), Deleted: in.GetDeleted(), Props: in.GetProps()}
 	return serve(ctx, s, "Get", in, func() (*deliveryv1.ObjectResult, []string, error) { return s.get(ctx, r, in.Id) })
 }
 
 // GetTyped implements Delivery_GetTyped.
 func (s *service) GetTyped(ctx context.Context, in *deliveryv1.GetTypedRequest) (*deliveryv1.ObjectResult, error) {
 	r := delivery.Request{Branch: in.Branch, Type: in.Type, Lang: in.Lang, Variants: in.Variants, Resolve: in.Resolve,
-		ResolveDepth: in.ResolveDepth, ResolveReverse: in.ResolveReverse, ResolveUnits: in.GetResolveUnits(), Deleted: in.GetDeleted(), Props: in.GetProps()}
+		ResolveDepth: in.ResolveDepth, ResolveReverse: in.ResolveReverse, ResolveReverseDepth: in.ResolveReverseDepth, ResolveUnits: in.GetResolveUnits(), Deleted: in.GetDeleted(), Props: in.GetProps()}
 	if r.Type == "" {
 		return nil, s.toStatus(ctx, delivery.ErrNotFound)
 	}

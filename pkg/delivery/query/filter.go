@@ -1,5 +1,6 @@
 // Package query parses the Delivery group's query language: the `filter`
-// expression (conditions joined by &&), the `sort` list and paging bounds.
+// expression (conditions joined by && and ||), the `sort` list and paging
+// bounds.
 // It produces syntax trees only; translating them to the search engine is
 // the Delivery domain's job. Errors carry the byte position of the fault so
 // the API can answer 400 naming it.
@@ -42,9 +43,72 @@ type Cond struct {
 	Pos int
 }
 
-// Filter is a conjunction of conditions. An empty filter matches everything.
+// Filter is the syntax tree of a filter expression. && binds tighter
+// than || and the language has no parentheses, so the tree has two
+// levels, which is the whole grammar:
+//
+//	filter = [ conj { "||" conj } ]
+//	conj   = cond { "&&" cond }
+//	cond   = field op value
+//
+// An empty filter (no Or) matches everything.
 type Filter struct {
+	// Or are the alternatives joined with ||; a filter without || has one.
+	Or []Conj
+}
+
+// Conj is one alternative: conditions joined with &&.
+type Conj struct {
 	Conds []Cond
+	// OrPos is the byte offset of the || before this alternative; -1 for
+	// the first one.
+	OrPos int
+}
+
+// Conds returns every condition of f in written order.
+func (f Filter) Conds() []Cond {
+	var out []Cond
+	for _, c := range f.Or {
+		out = append(out, c.Conds...)
+	}
+	return out
+}
+
+// HasOr reports whether f joins alternatives with ||; the position is
+// the byte offset of the first ||.
+func (f Filter) HasOr() (int, bool) {
+	if len(f.Or) > 1 {
+		return f.Or[1].OrPos, true
+	}
+	return 0, false
+}
+
+// String renders f in canonical form (values always quoted); parsing it
+// again yields the same tree up to positions and Quoted.
+func (f Filter) String() string {
+	var b strings.Builder
+	for i, conj := range f.Or {
+		if i > 0 {
+			b.WriteString(" || ")
+		}
+		for j, c := range conj.Conds {
+			if j > 0 {
+				b.WriteString(" && ")
+			}
+			b.WriteString(c.String())
+		}
+	}
+	return b.String()
+}
+
+// String renders c as <field><op>"<value>".
+func (c Cond) String() string {
+	field := c.Field
+	if c.Meta {
+		field = "meta." + field
+	}
+	v := strings.ReplaceAll(strings.ReplaceAll(c.Value, `\`, `\\`), `"`, `\"`)
+	return field + string(c.Op) + `"` + v + `"`
 }
 
 // SyntaxError is a parse error at a byte offset.
@@ -66,9 +130,10 @@ func (e *SyntaxError) Is(target error) bool { return target == ErrSyntax }
 // MaxFilterLen bounds the expression so parsing cost stays trivial.
 const MaxFilterLen = 4096
 
-// ParseFilter parses `a=1 && meta.type="page" && title:"x y"`. Whitespace
-// around tokens is ignored. A bare (unquoted) value runs to the next && (or
-// ||) or the end and is trimmed; inside double quotes \" and \\ are escapes.
+// ParseFilter parses `a=1 && meta.type="page" || title:"x y"`. Whitespace
+// around tokens is ignored. A bare (unquoted) value runs to the next && or
+// || or the end and is trimmed; inside double quotes \" and \\ are
+// escapes, and && and || are plain text.
 func ParseFilter(s string) (Filter, error) {
 	if len(s) > MaxFilterLen {
 		return Filter{}, &SyntaxError{Pos: MaxFilterLen, Msg: fmt.Sprintf("expression longer than %d bytes", MaxFilterLen)}
@@ -82,27 +147,33 @@ func ParseFilter(s string) (Filter, error) {
 	if p.eof() {
 		return f, nil
 	}
+	conj := Conj{OrPos: -1}
 	for {
 		c, err := p.cond()
 		if err != nil {
 			return Filter{}, err
 		}
-		f.Conds = append(f.Conds, c)
+		conj.Conds = append(conj.Conds, c)
 		p.space()
 		if p.eof() {
+			f.Or = append(f.Or, conj)
 			return f, nil
 		}
+		var op string
 		switch {
 		case strings.HasPrefix(p.s[p.i:], "&&"):
-			p.i += 2
+			op = "&&"
 		case strings.HasPrefix(p.s[p.i:], "||"):
-			return Filter{}, p.errf("|| is not supported: conditions can only be joined with &&")
+			op = "||"
+			f.Or = append(f.Or, conj)
+			conj = Conj{OrPos: p.i}
 		default:
-			return Filter{}, p.errf("expected && between conditions, found %q", p.peekRune())
+			return Filter{}, p.errf("expected && or || between conditions, found %q", p.peekRune())
 		}
+		p.i += 2
 		p.space()
 		if p.eof() {
-			return Filter{}, p.errf("condition expected after &&")
+			return Filter{}, p.errf("condition expected after %s", op)
 		}
 	}
 }
@@ -198,11 +269,11 @@ func (p *parser) op() (Op, error) {
 }
 
 func (p *parser) value() (string, bool, error) {
-	if p.eof() || strings.HasPrefix(p.s[p.i:], "&&") {
+	if p.eof() || strings.HasPrefix(p.s[p.i:], "&&") || strings.HasPrefix(p.s[p.i:], "||") {
 		return "", false, p.errf("value expected")
 	}
 	if p.s[p.i] != '"' {
-		// A bare value runs to the next && (or ||, which is then refused).
+		// A bare value runs to the next && or ||.
 		start := p.i
 		end := len(p.s) - p.i
 		for _, sep := range []string{"&&", "||"} {

@@ -7,13 +7,19 @@ import (
 
 // SortKey is one key of the `sort` parameter.
 type SortKey struct {
-	// Field is an attribute id or ApiIdentifier, or a metadata name.
+	// Field is an attribute id or ApiIdentifier, displayName, a metadata
+	// name (meta.<name>) or ScoreKey.
 	Field string
 	Desc  bool
 }
 
+// ScoreKey is the sort key that orders by relevance score.
+const ScoreKey = "$score"
+
 // ParseSort parses `displayName, price desc, 1000 asc`: comma-separated
-// keys, each optionally followed by asc or desc (case-insensitive).
+// keys, each optionally followed by asc or desc (case-insensitive). Keys
+// sort ascending by default, except $score, which sorts best first
+// (descending) unless asc is given.
 func ParseSort(s string) ([]SortKey, error) {
 	if strings.TrimSpace(s) == "" {
 		return nil, nil
@@ -27,10 +33,11 @@ func ParseSort(s string) ([]SortKey, error) {
 		case len(fields) > 2:
 			return nil, fmt.Errorf("sort: key %d %q: want <field> [asc|desc]", i+1, strings.TrimSpace(part))
 		}
-		k := SortKey{Field: fields[0]}
+		k := SortKey{Field: fields[0], Desc: strings.EqualFold(fields[0], ScoreKey)}
 		if len(fields) == 2 {
 			switch strings.ToLower(fields[1]) {
 			case "asc":
+				k.Desc = false
 			case "desc":
 				k.Desc = true
 			default:

@@ -32,6 +32,7 @@ func Run(t *testing.T, factory Factory) {
 		{"Queries", testQueries},
 		{"InvalidQueries", testInvalidQueries},
 		{"Sort", testSort},
+		{"InMemorySort", testInMemorySort},
 		{"Paging", testPaging},
 		{"Count", testCount},
 		{"TermsAggregations", testAggs},

@@ -1,0 +1,8 @@
+package delivery
+
+// WithSortCap returns r with the cap of in-memory sorts lowered to n, so
+// tests can reach it with a few objects.
+func WithSortCap(r Request, n int) Request {
+	r.sortCap = n
+	return r
+}

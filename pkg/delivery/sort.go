@@ -1,0 +1,219 @@
+package delivery
+
+import (
+	"cmp"
+	"strconv"
+	"strings"
+
+	"github.com/cmsplatform/cms/pkg/delivery/query"
+	"github.com/cmsplatform/cms/pkg/indexing"
+	"github.com/cmsplatform/cms/pkg/search"
+)
+
+// MaxSortMatches caps the objects a sort by attribute may order. Attribute
+// values live in shared multi-valued keyed fields (see pkg/indexing), so
+// no engine sort field orders them: such a sort fetches every match and
+// orders it in memory. Beyond the cap the request is refused rather than
+// answered with a wrongly ordered page.
+const MaxSortMatches = search.MaxResultWindow
+
+// sortPlan is the translated sort parameter: one key per sort key, then
+// the object id.
+type sortPlan struct {
+	keys []sortKey
+	// inMemory: some key is an attribute, so the matches are sorted here
+	// (sortHits) instead of by the engine (engineSort).
+	inMemory bool
+	// maxMatches caps an in-memory sort (MaxSortMatches).
+	maxMatches int
+}
+
+// sortKey is one key: an engine field (metadata, display name, score)
+// or an attribute whose value the view's chains select.
+type sortKey struct {
+	field string // engine field; "" for an attribute
+	attr  *attribute
+	// cands are the value keys of attr in chain order (variants outer,
+	// languages inner, as view.selected walks them).
+	cands []string
+	desc  bool
+}
+
+// sortPlan translates the sort parameter. Each key is $score, displayName
+// (the display-name sort field of the first indexed language of the
+// chain), meta.<name> (or a bare metadata name no attribute has), or an
+// attribute id or ApiIdentifier.
+func (sc *scope) sortPlan(param string, indexed map[int64]bool) (sortPlan, error) {
+	keys, err := query.ParseSort(param)
+	if err != nil {
+		return sortPlan{}, invalidf("%v", err)
+	}
+	p := sortPlan{maxMatches: MaxSortMatches}
+	for _, k := range keys {
+		sk, err := sc.sortKey(k, indexed)
+		if err != nil {
+			return sortPlan{}, err
+		}
+		p.inMemory = p.inMemory || sk.attr != nil
+		p.keys = append(p.keys, sk)
+	}
+	return p, nil
+}
+
+func (sc *scope) sortKey(k query.SortKey, indexed map[int64]bool) (sortKey, error) {
+	low := strings.ToLower(k.Field)
+	sk := sortKey{desc: k.Desc}
+	switch {
+	case low == query.ScoreKey:
+		sk.field = search.ScoreField
+		return sk, nil
+	case low == "displayname" || low == "attributename" || low == "name" || low == "1000":
+		for _, l := range sc.view.langs {
+			if indexed[l] {
+				sk.field = indexing.NameSortField(l)
+				return sk, nil
+			}
+		}
+		return sk, invalidf("sort: display names of language %d are not sortable (not an indexed language)", sc.view.langs[0])
+	}
+	name, isMeta := strings.CutPrefix(low, "meta.")
+	if !isMeta {
+		if a := sc.m.attribute(k.Field); a != nil {
+			if strings.HasPrefix(a.dataType, "XmlRef") {
+				return sk, invalidf("sort: %q is markup (%s) and cannot be sorted", k.Field, a.dataType)
+			}
+			sk.attr = a
+			for _, v := range sc.view.variants {
+				for _, l := range sc.view.langs {
+					sk.cands = append(sk.cands, indexing.Key(a.id, l, v))
+				}
+			}
+			return sk, nil
+		}
+	}
+	if name != "deleted" {
+		sk.field = metaFields[name]
+	}
+	if sk.field == "" {
+		return sk, invalidf("sort: unknown sort key %q (want $score, displayName, meta.<field> or an attribute id or ApiIdentifier)", k.Field)
+	}
+	return sk, nil
+}
+
+// engineSort is the plan as engine sort fields (not in memory), ending in
+// the object id.
+func (p sortPlan) engineSort() []search.SortField {
+	out := make([]search.SortField, 0, len(p.keys)+1)
+	for _, k := range p.keys {
+		out = append(out, search.SortField{Field: k.field, Desc: k.desc})
+	}
+	return append(out, search.SortField{Field: indexing.FieldID})
+}
+
+// sortHits orders hits by the plan in memory, as the engine would for
+// its fields: missing values last in both directions, ties by object id.
+func (p sortPlan) sortHits(hits []search.Hit) {
+	desc := make([]bool, len(p.keys))
+	for i, k := range p.keys {
+		desc[i] = k.desc
+	}
+	search.SortByKeys(hits, func(h search.Hit) []any {
+		vals := make([]any, len(p.keys))
+		for i, k := range p.keys {
+			vals[i] = k.value(h)
+		}
+		return vals
+	}, desc, func(a, b search.Hit) int {
+		return cmp.Compare(hitID(a), hitID(b))
+	})
+}
+
+func hitID(h search.Hit) int64 {
+	id, _ := h.Fields[indexing.FieldID].(int64)
+	return id
+}
+
+// value is the sort value of k on h (nil = missing).
+func (k sortKey) value(h search.Hit) any {
+	switch {
+	case k.field == search.ScoreField:
+		return h.Score
+	case k.attr == nil:
+		switch v := h.Fields[k.field].(type) {
+		case []any: // not expected for the metadata fields; as the engines' min/max
+			return search.SortValue(v, k.desc)
+		default:
+			return v
+		}
+	}
+	key, ok := k.selectedKey(h.Fields[indexing.FieldKeys])
+	if !ok {
+		return nil
+	}
+	kind := sortKind(k.attr.dataType)
+	field := indexing.FieldValues
+	if kind == sortString {
+		field = indexing.FieldValuesLower
+	}
+	raw := search.KeyedValues(h.Fields[field], key+"=")
+	vals := make([]any, 0, len(raw))
+	for _, r := range raw {
+		if v, ok := kind.parse(r); ok {
+			vals = append(vals, v)
+		}
+	}
+	return search.SortValue(vals, k.desc)
+}
+
+// selectedKey is the first candidate key the document has values for
+// (FieldKeys lists the key of every value): the one rendering selects.
+func (k sortKey) selectedKey(keys any) (string, bool) {
+	have := search.KeyedValues(keys, "")
+	for _, c := range k.cands {
+		for _, h := range have {
+			if h == c {
+				return c, true
+			}
+		}
+	}
+	return "", false
+}
+
+// sortValueKind says how a data type's indexed values compare.
+type sortValueKind int
+
+const (
+	sortString sortValueKind = iota // lower-cased (case-insensitive); "" = no value, as rendering omits it
+	sortNumber                      // numerically; references by target id
+	sortDate                        // chronologically
+	sortBool                        // false < true
+)
+
+func sortKind(dt string) sortValueKind {
+	switch {
+	case dt == "Integer" || dt == "Decimal" || dt == "Float" || dt == "ObjRef" || strings.HasPrefix(dt, "BinRef"):
+		return sortNumber
+	case dt == "DateTime" || dt == "DateTime.Date":
+		return sortDate
+	case dt == "Boolean":
+		return sortBool
+	}
+	return sortString
+}
+
+// parse reads one indexed value (the part of a FieldValues or
+// FieldValuesLower entry after "<key>=") as a canonical sort value.
+func (k sortValueKind) parse(s string) (any, bool) {
+	switch k {
+	case sortNumber:
+		f, err := strconv.ParseFloat(s, 64)
+		return f, err == nil
+	case sortDate:
+		t, ok := indexing.ParseDate(s)
+		return t.UTC(), ok
+	case sortBool:
+		b, err := strconv.ParseBool(s)
+		return b, err == nil
+	}
+	return s, s != ""
+}
