@@ -229,14 +229,19 @@ func (s *Service) WaitForVersion(ctx context.Context, minVersion int64, maxWait 
 	deadline := time.Now().Add(maxWait)
 	for {
 		v, err := s.Version(ctx)
-		if err != nil {
+		// While the index is being created its shards may not answer yet:
+		// that is "not visible yet", not a failure, until the deadline.
+		if err != nil && !errors.Is(err, search.ErrUnavailable) {
 			return 0, err
 		}
-		if v >= minVersion {
+		if err == nil && v >= minVersion {
 			return v, nil
 		}
 		left := time.Until(deadline)
 		if left <= 0 {
+			if err != nil {
+				return 0, err
+			}
 			return v, fmt.Errorf("%w: want %d, index at %d", ErrVersionTimeout, minVersion, v)
 		}
 		select {

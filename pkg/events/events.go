@@ -1,7 +1,9 @@
 // Package events defines how change events leave the CMS and how consumers
 // read them back: a Publisher that stores each event at most once per MsgID
 // (so an outbox relay may republish a row after a crash without duplicating
-// it) and a Consumer that reads a durable, explicitly acknowledged stream.
+// it) and a Consumer that reads the stream through durable, explicitly
+// acknowledged consumers or, for per-process readers, through ephemeral
+// consumers the server forgets when the process goes away (WithEphemeral).
 //
 // The package holds only the contract. natsjs implements it over NATS
 // JetStream, either on an embedded in-process server or on an external one;
@@ -83,8 +85,16 @@ type Consumer interface {
 	// left off: acknowledged messages are not delivered again. Messages on
 	// one subject reach h in publish order; with the default MaxInFlight of
 	// 1 that also holds across retries (a failing message is retried before
-	// any later one is delivered).
+	// any later one is delivered). With WithEphemeral the consumer is this
+	// call's own instead and durable only names it (see WithEphemeral).
 	Consume(ctx context.Context, durable, subjectFilter string, h Handler, opts ...ConsumeOption) error
+}
+
+// ConsumerLister is implemented by buses that can list the consumers the
+// server keeps on their stream (for operators and tests: ephemeral
+// consumers must disappear with their process).
+type ConsumerLister interface {
+	ConsumerNames(ctx context.Context) ([]string, error)
 }
 
 // Bus is a Publisher and Consumer on one stream.
@@ -103,6 +113,12 @@ type StreamConfig struct {
 	DuplicateWindow time.Duration // default DefaultDuplicateWindow
 	Replicas        int           // default 1
 	MaxAge          time.Duration // 0: keep forever
+	// Namespace, when set, isolates installations (or test runs) sharing
+	// one server: the server's stream is Namespace+"_"+Name and stores
+	// every subject under Namespace+"."; publishers, consumer filters and
+	// delivered messages keep using the plain subjects, and consumer names
+	// are per stream. Letters, digits, - and _ only.
+	Namespace string
 }
 
 // WithDefaults returns c with empty fields set to the defaults.

@@ -7,6 +7,9 @@ const (
 	DefaultRetryDelay  = time.Second
 	DefaultAckWait     = 30 * time.Second
 	DefaultMaxInFlight = 1
+	// DefaultInactiveThreshold is how long the server keeps an ephemeral
+	// consumer whose process went away without removing it.
+	DefaultInactiveThreshold = time.Minute
 )
 
 // ConsumeOptions tune a durable consumer. Build them with ConsumeOption
@@ -25,6 +28,17 @@ type ConsumeOptions struct {
 	// MaxInFlight bounds unacknowledged messages. 1 gives strict order
 	// even across retries at the cost of throughput.
 	MaxInFlight int
+
+	// Ephemeral makes the consumer belong to this Consume call only (see
+	// WithEphemeral). The fields below apply to ephemeral consumers.
+	Ephemeral bool
+	// StartTime: the ephemeral consumer first delivers the events stored at
+	// or after it. Zero: only events stored after the consumer exists.
+	StartTime time.Time
+	// InactiveThreshold is how long the server keeps an ephemeral consumer
+	// nobody reads (its process crashed or lost the connection) before it
+	// deletes it.
+	InactiveThreshold time.Duration
 }
 
 // ConsumeOption changes ConsumeOptions.
@@ -50,12 +64,51 @@ func WithMaxInFlight(n int) ConsumeOption {
 	return func(o *ConsumeOptions) { o.MaxInFlight = n }
 }
 
+// WithEphemeral makes Consume use a consumer of its own instead of the
+// durable one: per-process readers such as the invalidator of an in-memory
+// cache, which need every event in every process but no position across
+// restarts. Its semantics:
+//
+//   - The durable argument of Consume is only a name prefix shown by the
+//     server; a random suffix makes the consumer unique, so processes
+//     passing the same name each get every event.
+//   - It starts with the events stored since StartTime (WithStartTime), or,
+//     without one, with the events stored after the consumer was created:
+//     events stored between the process start and that moment are not
+//     delivered. A reader whose state was empty at process start closes
+//     that gap by passing its start time (replays are then harmless when
+//     handling is idempotent).
+//   - When ctx ends or the bus is closed, Consume deletes the consumer. If
+//     the process dies instead, the server deletes it after
+//     InactiveThreshold. After a connection loss it is recreated at the
+//     next undelivered event, so nothing is skipped while the stream keeps
+//     the events.
+//   - A handler error retries the same message in this process after
+//     RetryDelay, before any later one (NumDelivered counts the attempts
+//     of this process); MaxDeliver, if set, bounds the attempts, after
+//     which the message is skipped. AckWait and MaxInFlight do not apply.
+func WithEphemeral() ConsumeOption {
+	return func(o *ConsumeOptions) { o.Ephemeral = true }
+}
+
+// WithStartTime sets ConsumeOptions.StartTime (ephemeral consumers only).
+func WithStartTime(t time.Time) ConsumeOption {
+	return func(o *ConsumeOptions) { o.StartTime = t }
+}
+
+// WithInactiveThreshold sets ConsumeOptions.InactiveThreshold.
+func WithInactiveThreshold(d time.Duration) ConsumeOption {
+	return func(o *ConsumeOptions) { o.InactiveThreshold = d }
+}
+
 // NewConsumeOptions applies opts over the defaults.
 func NewConsumeOptions(opts ...ConsumeOption) ConsumeOptions {
 	o := ConsumeOptions{
 		RetryDelay:  DefaultRetryDelay,
 		AckWait:     DefaultAckWait,
 		MaxInFlight: DefaultMaxInFlight,
+
+		InactiveThreshold: DefaultInactiveThreshold,
 	}
 	for _, opt := range opts {
 		opt(&o)
@@ -68,6 +121,9 @@ func NewConsumeOptions(opts ...ConsumeOption) ConsumeOptions {
 	}
 	if o.MaxInFlight <= 0 {
 		o.MaxInFlight = DefaultMaxInFlight
+	}
+	if o.InactiveThreshold <= 0 {
+		o.InactiveThreshold = DefaultInactiveThreshold
 	}
 	return o
 }

@@ -57,12 +57,14 @@ func serve[T proto.Message](ctx context.Context, s *service, op string, req prot
 	if s.dom == nil {
 		return zero, errNoEngine
 	}
-	if err := s.authorize(ctx, branchOf(req)); err != nil {
-		return zero, err
-	}
+	// Wait for the asked version first: the branch the read grant is
+	// checked against may itself only appear with it.
 	md, _ := metadata.FromIncomingContext(ctx)
 	minV, err := s.readYourWrites(ctx, md)
 	if err != nil {
+		return zero, err
+	}
+	if err := s.authorize(ctx, branchOf(req)); err != nil {
 		return zero, err
 	}
 	key := cacheKey(op, req)

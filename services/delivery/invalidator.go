@@ -19,6 +19,9 @@ const (
 	// DefaultIndexWait bounds the wait for the indexer per event before the
 	// event is retried.
 	DefaultIndexWait = 30 * time.Second
+	// ClockSkewMargin is subtracted from a per-process invalidator's start
+	// time: the stream stamps events with the NATS server's clock.
+	ClockSkewMargin = 30 * time.Second
 )
 
 // Invalidator evicts cached Delivery responses when a change event makes
@@ -28,10 +31,12 @@ const (
 // invalidates them fenced at the transaction (cache.Fenced), so a response
 // rendered from older index data cannot be stored afterwards.
 //
-// Each Delivery replica with its own memory cache needs its own consumer:
-// give every replica a distinct durable name (e.g. "delivery-" + pod
-// name). Replicas sharing a Redis cache may each run one too; the
-// invalidations are idempotent.
+// Replicas sharing a cache (Redis) share one durable consumer: each event
+// is handled once across them, and a restarted replica continues where the
+// consumer left off. Each replica with its own memory cache needs every
+// event instead: PerProcess makes it read through an ephemeral consumer of
+// its own, which the server forgets when the process goes away (a durable
+// per pod would be left behind on the NATS server by every restart).
 type Invalidator struct {
 	bus     events.Consumer
 	dom     *delivery.Service
@@ -39,14 +44,34 @@ type Invalidator struct {
 	durable string
 	log     *slog.Logger
 	wait    time.Duration
+	// since is set for a per-process invalidator (PerProcess).
+	since time.Time
 }
 
 // Invalidator returns the cache invalidator of the group, consuming with
-// the durable consumer durable. Run it as a worker of the delivery target.
+// the durable consumer durable (see PerProcess for a per-process cache).
+// Run it as a worker of the delivery target.
 // With no cache or no search engine configured, Run returns at once.
 func (g *Group) Invalidator(bus events.Consumer, durable string) *Invalidator {
 	return &Invalidator{bus: bus, dom: g.api.dom, cache: g.api.cache, durable: durable,
 		log: g.api.log.With("worker", "delivery-invalidator"), wait: DefaultIndexWait}
+}
+
+// PerProcess makes iv consume through an ephemeral consumer of this process
+// (events.WithEphemeral; the durable name becomes its name prefix)
+// starting with the events stored since cacheStart minus ClockSkewMargin.
+// cacheStart is when the process's cache was empty, before it served
+// anything: every event that can make a cached answer stale is stored
+// after it, so no event is missed between the start and the subscription;
+// the few replayed ones only evict what is not cached yet. It returns iv.
+//
+// The remaining gap: an answer cached after the start but rendered from an
+// index that had not yet applied an event stored before cacheStart minus
+// the margin (an indexer lagging more than ClockSkewMargin at startup)
+// stays stale until its TTL or the next change to the same tags.
+func (iv *Invalidator) PerProcess(cacheStart time.Time) *Invalidator {
+	iv.since = cacheStart.Add(-ClockSkewMargin)
+	return iv
 }
 
 // Run consumes change events until ctx ends, then returns nil.
@@ -59,8 +84,14 @@ func (iv *Invalidator) Run(ctx context.Context) error {
 	if iv.durable == "" {
 		return fmt.Errorf("delivery: the invalidator needs a durable consumer name")
 	}
-	iv.log.Info("delivery invalidator consuming", "durable", iv.durable)
-	return iv.bus.Consume(ctx, iv.durable, DefaultInvalidatorSubject, iv.Handle, events.WithRetryDelay(time.Second))
+	opts := []events.ConsumeOption{events.WithRetryDelay(time.Second)}
+	if !iv.since.IsZero() {
+		opts = append(opts, events.WithEphemeral(), events.WithStartTime(iv.since))
+		iv.log.Info("delivery invalidator consuming (ephemeral, per process)", "name", iv.durable, "since", iv.since)
+	} else {
+		iv.log.Info("delivery invalidator consuming", "durable", iv.durable)
+	}
+	return iv.bus.Consume(ctx, iv.durable, DefaultInvalidatorSubject, iv.Handle, opts...)
 }
 
 // Handle processes one change event: nil acks it, an error retries it.

@@ -310,3 +310,57 @@ func testClose(t *testing.T, s *suite) {
 		t.Errorf("second Close = %v, want ErrClosed", err)
 	}
 }
+
+// testNamespace: two buses on the same stream name and subjects but
+// different namespaces do not see each other's events, consumers of the
+// same name or duplicates, and both speak plain subjects.
+func testNamespace(t *testing.T, s *suite) {
+	cfg := s.cfg
+	cfg.Namespace = "ns" + s.suffix
+	other := s.factory(t, cfg)
+	ctx := t.Context()
+	subj := s.subject("objects.1")
+	if err := other.Publish(ctx, events.Event{Subject: subj, MsgID: "same", Data: []byte("other")}); err != nil {
+		t.Fatalf("Publish in a namespace: %v", err)
+	}
+	s.publish(subj, "same", "plain") // the same MsgID is no duplicate across namespaces
+	s.publish(subj, "plain2", "plain")
+
+	c := s.consume("reader", "", nil)
+	if g := ids(c.nextN(t, 2)); g != "same#1 plain2#1" {
+		t.Fatalf("plain bus deliveries = %s, want same#1 plain2#1", g)
+	}
+	got := make(chan events.Msg, 10)
+	cctx, cancel := context.WithCancel(ctx)
+	done := make(chan error, 1)
+	go func() {
+		done <- other.Consume(cctx, "reader", s.subject("objects.*"), func(_ context.Context, m events.Msg) error {
+			got <- m
+			return nil
+		})
+	}()
+	select {
+	case m := <-got:
+		if m.Subject != subj || m.MsgID != "same" || string(m.Data) != "other" {
+			t.Fatalf("namespaced delivery = {%s %s %q}, want {%s same \"other\"}", m.Subject, m.MsgID, m.Data, subj)
+		}
+	case <-time.After(waitTimeout):
+		t.Fatal("no delivery in the namespace")
+	}
+	select {
+	case m := <-got:
+		t.Fatalf("namespaced consumer got an event of the plain bus: %s %s", m.MsgID, m.Data)
+	case m := <-c.msgs:
+		t.Fatalf("plain consumer got more: %s %s", m.MsgID, m.Data)
+	case <-time.After(300 * time.Millisecond):
+	}
+	cancel()
+	if err := <-done; err != nil {
+		t.Fatalf("namespaced Consume = %v", err)
+	}
+	if l, ok := other.(events.ConsumerLister); ok {
+		if names, err := l.ConsumerNames(ctx); err != nil || fmt.Sprint(names) != "[reader]" {
+			t.Errorf("namespaced consumers = %v, %v; want [reader]", names, err)
+		}
+	}
+}

@@ -20,8 +20,9 @@ import (
 )
 
 // Factory returns a Bus on the given stream, which the factory must create.
-// It registers its own cleanup (closing the bus, deleting the stream);
-// the suite may have closed the bus already.
+// It registers its own cleanup (closing the bus, deleting the stream, whose
+// server name is Namespace+"_"+Name when a Namespace is set); the suite
+// may have closed the bus already.
 type Factory func(t *testing.T, stream events.StreamConfig) events.Bus
 
 // waitTimeout bounds every wait for a delivery.
@@ -43,6 +44,12 @@ func Run(t *testing.T, factory Factory) {
 		{"CancelStopsPromptly", testCancel},
 		{"InvalidInput", testInvalid},
 		{"Close", testClose},
+		{"EphemeralNewEventsOnlyPerConsumer", testEphemeralNewOnly},
+		{"EphemeralStartTime", testEphemeralStartTime},
+		{"EphemeralGoneAfterStop", testEphemeralGoneAfterStop},
+		{"EphemeralHandlerErrorRetries", testEphemeralRetry},
+		{"EphemeralInvalidName", testEphemeralInvalid},
+		{"NamespaceIsolates", testNamespace},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -51,7 +58,7 @@ func Run(t *testing.T, factory Factory) {
 				Name:     "T_" + strings.ToUpper(suffix),
 				Subjects: []string{"t" + suffix + ".>"},
 			}
-			s := &suite{t: t, bus: factory(t, cfg), prefix: "t" + suffix + "."}
+			s := &suite{t: t, bus: factory(t, cfg), prefix: "t" + suffix + ".", factory: factory, cfg: cfg, suffix: suffix}
 			tc.fn(t, s)
 		})
 	}
@@ -61,6 +68,11 @@ type suite struct {
 	t      *testing.T
 	bus    events.Bus
 	prefix string // subject prefix covered by the stream
+
+	// For cases that need a second bus.
+	factory Factory
+	cfg     events.StreamConfig
+	suffix  string
 }
 
 func (s *suite) subject(tail string) string { return s.prefix + tail }

@@ -24,7 +24,8 @@ const (
 // is handled, so a restarted consumer does not see acknowledged messages
 // again. When ctx ends, messages already buffered but not handled are
 // nak'ed without delay, so the next consumer with the same durable name gets
-// them at once instead of after AckWait.
+// them at once instead of after AckWait. With events.WithEphemeral it uses
+// an ordered consumer of its own instead (ephemeral.go).
 func (b *Bus) Consume(ctx context.Context, durable, subjectFilter string, h events.Handler, opts ...events.ConsumeOption) error {
 	if durable == "" || h == nil {
 		return fmt.Errorf("%w: durable name and handler are required", events.ErrInvalidConsumer)
@@ -39,9 +40,12 @@ func (b *Bus) Consume(ctx context.Context, durable, subjectFilter string, h even
 	defer b.consumers.Done()
 
 	o := events.NewConsumeOptions(opts...)
+	if o.Ephemeral {
+		return b.consumeEphemeral(ctx, durable, subjectFilter, h, o)
+	}
 	cfg := jetstream.ConsumerConfig{
 		Durable:       durable,
-		FilterSubject: subjectFilter,
+		FilterSubject: b.wire(subjectFilter),
 		AckPolicy:     jetstream.AckExplicitPolicy,
 		AckWait:       o.AckWait,
 		MaxDeliver:    o.MaxDeliver,
@@ -51,7 +55,7 @@ func (b *Bus) Consume(ctx context.Context, durable, subjectFilter string, h even
 	if cfg.MaxDeliver <= 0 {
 		cfg.MaxDeliver = -1
 	}
-	cons, err := b.js.CreateOrUpdateConsumer(ctx, b.stream.Name, cfg)
+	cons, err := b.js.CreateOrUpdateConsumer(ctx, b.jsName, cfg)
 	if err != nil {
 		if ctx.Err() != nil {
 			return nil
@@ -59,7 +63,7 @@ func (b *Bus) Consume(ctx context.Context, durable, subjectFilter string, h even
 		if errors.Is(err, jetstream.ErrInvalidConsumerName) || errors.Is(err, jetstream.ErrInvalidSubject) {
 			return fmt.Errorf("%w: %s: %w", events.ErrInvalidConsumer, durable, err)
 		}
-		return fmt.Errorf("natsjs: consumer %s on %s: %w", durable, b.stream.Name, err)
+		return fmt.Errorf("natsjs: consumer %s on %s: %w", durable, b.jsName, err)
 	}
 	it, err := cons.Messages(jetstream.PullMaxMessages(o.MaxInFlight))
 	if err != nil {
@@ -75,7 +79,7 @@ func (b *Bus) Consume(ctx context.Context, durable, subjectFilter string, h even
 	defer unlink()
 	defer it.Stop()
 
-	log := b.log.With("stream", b.stream.Name, "consumer", durable)
+	log := b.log.With("stream", b.jsName, "consumer", durable)
 	for {
 		jm, err := it.Next()
 		if err != nil {
@@ -116,7 +120,7 @@ func (b *Bus) handle(ctx context.Context, log interface {
 	Warn(string, ...any)
 	Error(string, ...any)
 }, jm jetstream.Msg, h events.Handler, o events.ConsumeOptions) {
-	m := toMsg(jm)
+	m := b.toMsg(jm)
 	if err := h(ctx, m); err != nil {
 		delay := o.RetryDelay
 		if ctx.Err() != nil {
@@ -137,8 +141,8 @@ func (b *Bus) handle(ctx context.Context, log interface {
 	}
 }
 
-func toMsg(jm jetstream.Msg) events.Msg {
-	m := events.Msg{Subject: jm.Subject(), Data: jm.Data()}
+func (b *Bus) toMsg(jm jetstream.Msg) events.Msg {
+	m := events.Msg{Subject: b.unwire(jm.Subject()), Data: jm.Data()}
 	for k, v := range jm.Headers() {
 		if k == jetstream.MsgIDHeader {
 			if len(v) > 0 {

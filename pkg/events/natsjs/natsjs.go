@@ -7,6 +7,12 @@
 // on start with file storage and a duplicate window, so the Nats-Msg-Id
 // header deduplicates republished outbox rows.
 //
+// Durable consumers are pull consumers with explicit acks (consume.go);
+// ephemeral ones (events.WithEphemeral) are JetStream ordered consumers
+// (ephemeral.go). A StreamConfig.Namespace maps the stream and all its
+// subjects under a prefix on the server, so installations or test runs can
+// share one NATS server without seeing each other's events or consumers.
+//
 // The connection and JetStream context are exposed (Conn, JetStream) so other
 // components, such as the blob object store, can share them.
 package natsjs
@@ -48,6 +54,7 @@ type Bus struct {
 	nc     *nats.Conn
 	js     jetstream.JetStream
 	stream events.StreamConfig
+	jsName string // the JetStream stream: stream.Name, namespaced
 	log    *slog.Logger
 	srv    *server.Server // nil unless embedded
 	closed chan struct{}  // closed when the connection is closed
@@ -83,6 +90,10 @@ func newBus(log *slog.Logger, stream events.StreamConfig, name string) (*Bus, []
 		name = "cms"
 	}
 	b := &Bus{stream: stream.WithDefaults(), log: log, closed: make(chan struct{})}
+	b.jsName = b.stream.Name
+	if ns := b.stream.Namespace; ns != "" {
+		b.jsName = ns + "_" + b.stream.Name
+	}
 	b.stopCtx, b.stopAll = context.WithCancel(context.Background())
 	opts := []nats.Option{
 		nats.Name(name),
@@ -98,6 +109,9 @@ func newBus(log *slog.Logger, stream events.StreamConfig, name string) (*Bus, []
 }
 
 func (b *Bus) start(ctx context.Context, nc *nats.Conn) error {
+	if ns := b.stream.Namespace; ns != "" && !validNamespace(ns) {
+		return fmt.Errorf("natsjs: namespace %q: want letters, digits, - and _ only", ns)
+	}
 	js, err := jetstream.New(nc)
 	if err != nil {
 		return fmt.Errorf("natsjs: jetstream: %w", err)
@@ -109,9 +123,13 @@ func (b *Bus) start(ctx context.Context, nc *nats.Conn) error {
 // ensureStream creates the stream or updates it to the configured subjects,
 // duplicate window and age; it is safe to run on every start.
 func (b *Bus) ensureStream(ctx context.Context) error {
+	subjects := make([]string, len(b.stream.Subjects))
+	for i, s := range b.stream.Subjects {
+		subjects[i] = b.wire(s)
+	}
 	cfg := jetstream.StreamConfig{
-		Name:       b.stream.Name,
-		Subjects:   b.stream.Subjects,
+		Name:       b.jsName,
+		Subjects:   subjects,
 		Storage:    jetstream.FileStorage,
 		Retention:  jetstream.LimitsPolicy,
 		Duplicates: b.stream.DuplicateWindow,
@@ -133,6 +151,36 @@ func (b *Bus) JetStream() jetstream.JetStream { return b.js }
 // Stream returns the effective stream configuration.
 func (b *Bus) Stream() events.StreamConfig { return b.stream }
 
+// JetStreamName is the name of the stream on the server: Stream().Name,
+// prefixed with the namespace and "_" when there is one.
+func (b *Bus) JetStreamName() string { return b.jsName }
+
+// wire maps a subject (or filter) of the events API to the server's: under
+// the namespace, when there is one.
+func (b *Bus) wire(subject string) string {
+	if b.stream.Namespace == "" || subject == "" {
+		return subject
+	}
+	return b.stream.Namespace + "." + subject
+}
+
+// unwire is the inverse of wire for delivered subjects.
+func (b *Bus) unwire(subject string) string {
+	if b.stream.Namespace == "" {
+		return subject
+	}
+	return strings.TrimPrefix(subject, b.stream.Namespace+".")
+}
+
+func validNamespace(ns string) bool {
+	for _, r := range ns {
+		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '-' || r == '_') {
+			return false
+		}
+	}
+	return true
+}
+
 // Server returns the embedded server, or nil when connected to an external one.
 func (b *Bus) Server() *server.Server { return b.srv }
 
@@ -146,7 +194,7 @@ func (b *Bus) Publish(ctx context.Context, e events.Event) error {
 	if !b.covers(e.Subject) {
 		return fmt.Errorf("%w: subject %q is not in stream %s %v", events.ErrInvalidEvent, e.Subject, b.stream.Name, b.stream.Subjects)
 	}
-	msg := nats.NewMsg(e.Subject)
+	msg := nats.NewMsg(b.wire(e.Subject))
 	msg.Data = e.Data
 	for k, v := range e.Headers {
 		if strings.EqualFold(k, jetstream.MsgIDHeader) {
@@ -154,7 +202,7 @@ func (b *Bus) Publish(ctx context.Context, e events.Event) error {
 		}
 		msg.Header.Set(k, v)
 	}
-	popts := []jetstream.PublishOpt{jetstream.WithExpectStream(b.stream.Name)}
+	popts := []jetstream.PublishOpt{jetstream.WithExpectStream(b.jsName)}
 	if e.MsgID != "" {
 		popts = append(popts, jetstream.WithMsgID(e.MsgID))
 	}

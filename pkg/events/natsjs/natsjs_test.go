@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net"
 	"testing"
 	"time"
 
@@ -36,7 +37,7 @@ func TestExternal(t *testing.T) {
 		}
 		t.Cleanup(func() {
 			_ = b.Close()
-			deleteStream(t, url, stream.Name)
+			deleteStream(t, url, b.JetStreamName())
 		})
 		return b
 	})
@@ -152,5 +153,153 @@ func TestEmbeddedListen(t *testing.T) {
 	})
 	if got != "1" {
 		t.Fatalf("embedded consumer got %q from TCP publisher", got)
+	}
+}
+
+// TestEphemeralAbandonedIsDeleted: a process that dies without removing its
+// ephemeral consumer (here: its connection is cut, so the delete on return
+// fails) leaves nothing behind: the server deletes the consumer after its
+// inactive threshold.
+func TestEphemeralAbandonedIsDeleted(t *testing.T) {
+	srv, err := natsjs.NewEmbedded(t.Context(), natsjs.EmbeddedConfig{Dir: t.TempDir(), Listen: "127.0.0.1:0"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+	proc, err := natsjs.Connect(t.Context(), srv.ClientURL(), natsjs.Options{Name: "doomed"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer proc.Close()
+	const threshold = time.Second
+	done := make(chan error, 1)
+	go func() {
+		done <- proc.Consume(t.Context(), "cache", "", func(context.Context, events.Msg) error { return nil },
+			events.WithEphemeral(), events.WithInactiveThreshold(threshold))
+	}()
+	names := func() []string {
+		n, err := srv.ConsumerNames(t.Context())
+		if err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for len(names()) != 1 {
+		if time.Now().After(deadline) {
+			t.Fatalf("ephemeral consumer not created: %v", names())
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	proc.Conn().Close() // the process "dies"
+	select {
+	case err := <-done:
+		if err == nil {
+			t.Fatal("Consume on a cut connection returned nil")
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("Consume did not return after its connection was cut")
+	}
+	if n := names(); len(n) != 1 {
+		t.Fatalf("consumers right after the crash = %v, want the abandoned one still there", n)
+	}
+	cut := time.Now()
+	for len(names()) != 0 {
+		if time.Since(cut) > threshold+10*time.Second {
+			t.Fatalf("abandoned consumer still there after %v: %v", time.Since(cut), names())
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	t.Logf("abandoned ephemeral consumer deleted by the server %v after the crash (threshold %v)", time.Since(cut).Round(time.Millisecond), threshold)
+}
+
+// TestEphemeralSurvivesServerRestart: an ephemeral consumer lives in the
+// server's memory; when the server restarts, the client recreates it at the
+// next undelivered event, so events published meanwhile are not lost.
+func TestEphemeralSurvivesServerRestart(t *testing.T) {
+	dir := t.TempDir()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	ln.Close()
+	start := func() *natsjs.Bus {
+		b, err := natsjs.NewEmbedded(t.Context(), natsjs.EmbeddedConfig{Dir: dir, Listen: addr})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return b
+	}
+	srv := start()
+	proc, err := natsjs.Connect(t.Context(), srv.ClientURL(), natsjs.Options{Name: "reader",
+		NATSOptions: []nats.Option{nats.ReconnectWait(50 * time.Millisecond)}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer proc.Close()
+	got := make(chan string, 10)
+	go func() {
+		_ = proc.Consume(t.Context(), "cache", "", func(_ context.Context, m events.Msg) error {
+			got <- m.MsgID
+			return nil
+		}, events.WithEphemeral())
+	}()
+	waitNames := func(b *natsjs.Bus, n int) {
+		deadline := time.Now().Add(20 * time.Second)
+		for {
+			names, err := b.ConsumerNames(t.Context())
+			if err == nil && len(names) == n {
+				return
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("consumers = %v (%v), want %d", names, err, n)
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
+	}
+	waitNames(srv, 1)
+	expect := func(want string) {
+		t.Helper()
+		select {
+		case id := <-got:
+			if id != want {
+				t.Fatalf("got %s, want %s", id, want)
+			}
+		case <-time.After(30 * time.Second):
+			t.Fatalf("%s not delivered", want)
+		}
+	}
+	if err := srv.Publish(t.Context(), events.Event{Subject: "cms.changes.4", MsgID: "1"}); err != nil {
+		t.Fatal(err)
+	}
+	expect("1")
+	if err := srv.Close(); err != nil {
+		t.Fatal(err)
+	}
+	srv = start()
+	defer srv.Close()
+	// Published before the reader is back: still delivered.
+	if err := srv.Publish(t.Context(), events.Event{Subject: "cms.changes.4", MsgID: "2"}); err != nil {
+		t.Fatal(err)
+	}
+	began := time.Now()
+	expect("2")
+	t.Logf("recovered %v after the restart", time.Since(began).Round(time.Millisecond))
+	if err := srv.Publish(t.Context(), events.Event{Subject: "cms.changes.4", MsgID: "3"}); err != nil {
+		t.Fatal(err)
+	}
+	expect("3")
+	// The reader goes first, so it can delete its consumer.
+	if err := proc.Close(); err != nil {
+		t.Fatal(err)
+	}
+	waitNames(srv, 0)
+}
+
+func TestInvalidNamespace(t *testing.T) {
+	_, err := natsjs.NewEmbedded(t.Context(), natsjs.EmbeddedConfig{Dir: t.TempDir(), Stream: events.StreamConfig{Namespace: "a.b"}})
+	if err == nil {
+		t.Fatal("namespace with a dot accepted")
 	}
 }

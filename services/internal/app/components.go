@@ -13,6 +13,7 @@ import (
 	"github.com/cmsplatform/cms/pkg/cache"
 	cachememory "github.com/cmsplatform/cms/pkg/cache/memory"
 	cacheredis "github.com/cmsplatform/cms/pkg/cache/redis"
+	"github.com/cmsplatform/cms/pkg/events"
 	"github.com/cmsplatform/cms/pkg/events/natsjs"
 	"github.com/cmsplatform/cms/pkg/search"
 	searchbleve "github.com/cmsplatform/cms/pkg/search/bleve"
@@ -127,7 +128,8 @@ func (c *Components) openEvents(ctx context.Context, cfg Config, log *slog.Logge
 	case EngineEmbeddedNATS:
 		c.Events, err = natsjs.NewEmbedded(ctx, natsjs.EmbeddedConfig{Dir: cfg.path("nats"), Logger: log})
 	case EngineNATS:
-		c.Events, err = natsjs.Connect(ctx, cfg.Events.URL, natsjs.Options{Logger: log, Name: "cms-" + cfg.Target})
+		c.Events, err = natsjs.Connect(ctx, cfg.Events.URL, natsjs.Options{Logger: log, Name: "cms-" + cfg.Target,
+			Stream: events.StreamConfig{Namespace: cfg.Events.Prefix}})
 	}
 	if err != nil {
 		return err

@@ -66,8 +66,9 @@ type Component struct {
 	Engine string `yaml:"engine"`
 	// URL of the external server (distributed engines only).
 	URL string `yaml:"url"`
-	// Prefix isolates index names or cache keys of several installations
-	// sharing one Elasticsearch or Redis.
+	// Prefix isolates index names, cache keys or the change stream of
+	// several installations sharing one Elasticsearch, Redis or NATS (for
+	// NATS: letters, digits, - and _; empty = the plain stream).
 	Prefix string `yaml:"prefix"`
 }
 

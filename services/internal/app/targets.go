@@ -83,8 +83,17 @@ func buildTargets(ctx context.Context, cfg Config, comps *Components, log *slog.
 			g := delivery.New(delivery.Options{Search: comps.Search, Cache: comps.Cache,
 				Indexing: cfg.indexing(log), Logger: log.With("group", "delivery")})
 			groups = append(groups, g)
-			// Change events evict exactly the cached answers they touch.
-			workers = append(workers, g.Invalidator(comps.Events, invalidatorDurable(cfg)).Run)
+			// Change events evict exactly the cached answers they touch. A
+			// shared cache (Redis) is invalidated through one durable
+			// consumer for all replicas; a memory cache is per process, so
+			// each process reads through an ephemeral consumer of its own
+			// from now on (its cache is empty), which the NATS server
+			// deletes when the process goes away.
+			iv := g.Invalidator(comps.Events, invalidatorDurable(cfg))
+			if cfg.Cache.Engine != EngineRedis {
+				iv = iv.PerProcess(time.Now())
+			}
+			workers = append(workers, iv.Run)
 		case TargetRendering:
 			groups = append(groups, rendering.New())
 		case TargetIndex:
@@ -112,7 +121,8 @@ func (c Config) indexing(log *slog.Logger) indexing.Options {
 // invalidatorDurable names the Delivery cache invalidator's JetStream
 // consumer. A shared cache (Redis) needs each event once across replicas,
 // so they share one durable; a per-process memory cache needs every event
-// in every process, so the name is per host.
+// in every process: its consumer is ephemeral, and the host name only
+// prefixes its name (the bus adds a random suffix) for operators.
 func invalidatorDurable(cfg Config) string {
 	if cfg.Cache.Engine == EngineRedis {
 		return "delivery-invalidator"
