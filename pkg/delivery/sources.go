@@ -60,3 +60,8 @@ func (c *sourceCache) decode(id string, version int64, fields map[string]any) (i
 func (s *Service) hitSource(h search.Hit) (indexing.Source, error) {
 	return s.sources.decode(h.ID, h.Version, h.Fields)
 }
+
+// sourceOnly is the field selection (search.SearchRequest.Fields) for
+// searches whose hits are only read through hitSource: the engine then
+// returns the stored source alone instead of copying every field.
+func sourceOnly() []string { return []string{indexing.FieldSource} }

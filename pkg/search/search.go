@@ -169,6 +169,12 @@ type SearchRequest struct {
 	// and Aggs). From+Size must not exceed MaxResultWindow.
 	From, Size int
 	Aggs       []TermsAgg
+	// Fields, when not nil, limits the fields of each hit to these names
+	// (those the document has; names not mapped are ignored; no wildcards:
+	// Elasticsearch would read them as source filter patterns): callers
+	// that need one stored field skip copying the rest. nil returns every
+	// field, an empty non-nil slice none.
+	Fields []string
 }
 
 // Hit is one search result.

@@ -2,6 +2,9 @@ package delivery
 
 import (
 	"context"
+	"fmt"
+	"time"
+	"unicode/utf8"
 
 	"github.com/cmsplatform/cms/pkg/delivery"
 	deliveryv1 "github.com/cmsplatform/cms/proto/gen/go/cms/delivery/v1"
@@ -100,47 +103,198 @@ func toObjects(objs []delivery.Object) ([]*deliveryv1.Object, error) {
 	if len(objs) == 0 {
 		return nil, nil
 	}
-	out := make([]*deliveryv1.Object, 0, len(objs))
-	for _, o := range objs {
-		p, err := toObject(o)
-		if err != nil {
+	// One allocation for all records and metas of the page, and values in
+	// chunks: a page holds thousands of them, all freed together.
+	recs := make([]deliveryv1.Object, len(objs))
+	metas := make([]deliveryv1.ObjectMeta, len(objs))
+	var a valueAlloc
+	out := make([]*deliveryv1.Object, len(objs))
+	for i := range objs {
+		if err := a.fillObject(&recs[i], &metas[i], &objs[i]); err != nil {
 			return nil, err
 		}
-		out = append(out, p)
+		out[i] = &recs[i]
 	}
 	return out, nil
 }
 
 func toObject(o delivery.Object) (*deliveryv1.Object, error) {
-	props, err := structpb.NewStruct(o.Props)
-	if err != nil {
+	var a valueAlloc
+	out := &deliveryv1.Object{}
+	if err := a.fillObject(out, &deliveryv1.ObjectMeta{}, &o); err != nil {
 		return nil, err
 	}
-	m := &deliveryv1.ObjectMeta{Id: int32(o.Meta.ID), Guid: o.Meta.GUID, TypeRef: int32(o.Meta.TypeRef), Type: o.Meta.Type,
-		LastTransaction: o.Meta.LastTransaction, Deleted: o.Meta.Deleted, Etag: o.Meta.ETag}
+	return out, nil
+}
+
+// fillObject converts o into out, with m as its meta. Props become a
+// google.protobuf.Struct as structpb.NewStruct would build it (int64 as a
+// number, the same UTF-8 errors); Reverse ids become lists of numbers.
+func (a *valueAlloc) fillObject(out *deliveryv1.Object, m *deliveryv1.ObjectMeta, o *delivery.Object) error {
+	props, err := a.structOf(o.Props)
+	if err != nil {
+		return err
+	}
+	m.Id, m.Guid, m.TypeRef, m.Type = int32(o.Meta.ID), o.Meta.GUID, int32(o.Meta.TypeRef), o.Meta.Type
+	m.LastTransaction, m.Deleted, m.Etag = o.Meta.LastTransaction, o.Meta.Deleted, o.Meta.ETag
 	if o.Meta.APIIdentifier != "" {
-		m.ApiIdentifier = &o.Meta.APIIdentifier
+		api := o.Meta.APIIdentifier // not a pointer into the caller's objects
+		m.ApiIdentifier = &api
 	}
 	if !o.Meta.LastModified.IsZero() {
-		m.LastModified = timestamppb.New(o.Meta.LastModified)
+		m.LastModified = a.timestamp(o.Meta.LastModified)
 	}
-	out := &deliveryv1.Object{DisplayName: o.DisplayName, Meta: m, Props: props}
+	out.DisplayName, out.Meta, out.Props = o.DisplayName, m, props
 	if o.Reverse != nil {
-		rev := make(map[string]any, len(o.Reverse))
+		rev := a.newStruct(len(o.Reverse))
 		for api, ids := range o.Reverse {
-			list := make([]any, len(ids))
-			for i, id := range ids {
-				list[i] = id
+			if !utf8.ValidString(api) {
+				return fmt.Errorf("invalid UTF-8 in string: %q", api)
 			}
-			rev[api] = list
+			list := a.newList(len(ids))
+			for i, id := range ids {
+				list.Values[i] = a.number(float64(id))
+			}
+			v := a.value()
+			v.Kind = &structpb.Value_ListValue{ListValue: list}
+			rev.Fields[api] = v
 		}
-		if out.Reverse, err = structpb.NewStruct(rev); err != nil {
-			return nil, err
-		}
+		out.Reverse = rev
 	}
 	if o.DisplayIcon != nil {
 		icon := int32(*o.DisplayIcon)
 		out.DisplayIcon = &icon
 	}
+	return nil
+}
+
+// valueAlloc hands out structpb values from chunks, which saves two
+// allocations per value (the Value and its kind) on large pages.
+type valueAlloc struct {
+	vals    []structpb.Value
+	nums    []structpb.Value_NumberValue
+	strs    []structpb.Value_StringValue
+	lists   []structpb.ListValue
+	structs []structpb.Struct
+	times   []timestamppb.Timestamp
+}
+
+const valueChunk = 256
+
+// value returns a new, empty Value.
+func (a *valueAlloc) value() *structpb.Value {
+	if len(a.vals) == 0 {
+		a.vals = make([]structpb.Value, valueChunk)
+	}
+	v := &a.vals[0]
+	a.vals = a.vals[1:]
+	return v
+}
+
+func (a *valueAlloc) newStruct(n int) *structpb.Struct {
+	if len(a.structs) == 0 {
+		a.structs = make([]structpb.Struct, valueChunk/4)
+	}
+	s := &a.structs[0]
+	a.structs = a.structs[1:]
+	s.Fields = make(map[string]*structpb.Value, n)
+	return s
+}
+
+func (a *valueAlloc) newList(n int) *structpb.ListValue {
+	if len(a.lists) == 0 {
+		a.lists = make([]structpb.ListValue, valueChunk/4)
+	}
+	l := &a.lists[0]
+	a.lists = a.lists[1:]
+	l.Values = make([]*structpb.Value, n)
+	return l
+}
+
+// timestamp is timestamppb.New(t).
+func (a *valueAlloc) timestamp(t time.Time) *timestamppb.Timestamp {
+	if len(a.times) == 0 {
+		a.times = make([]timestamppb.Timestamp, valueChunk/4)
+	}
+	ts := &a.times[0]
+	a.times = a.times[1:]
+	ts.Seconds, ts.Nanos = t.Unix(), int32(t.Nanosecond())
+	return ts
+}
+
+func (a *valueAlloc) number(f float64) *structpb.Value {
+	if len(a.nums) == 0 {
+		a.nums = make([]structpb.Value_NumberValue, valueChunk)
+	}
+	k := &a.nums[0]
+	a.nums = a.nums[1:]
+	k.NumberValue = f
+	v := a.value()
+	v.Kind = k
+	return v
+}
+
+func (a *valueAlloc) str(s string) *structpb.Value {
+	if len(a.strs) == 0 {
+		a.strs = make([]structpb.Value_StringValue, valueChunk)
+	}
+	k := &a.strs[0]
+	a.strs = a.strs[1:]
+	k.StringValue = s
+	v := a.value()
+	v.Kind = k
+	return v
+}
+
+// structOf is structpb.NewStruct(m) with values from a.
+func (a *valueAlloc) structOf(m map[string]any) (*structpb.Struct, error) {
+	out := a.newStruct(len(m))
+	for k, v := range m {
+		if !utf8.ValidString(k) {
+			return nil, fmt.Errorf("invalid UTF-8 in string: %q", k)
+		}
+		pv, err := a.valueOf(v)
+		if err != nil {
+			return nil, err
+		}
+		out.Fields[k] = pv
+	}
 	return out, nil
+}
+
+// valueOf is structpb.NewValue(v) with values from a for the types render
+// produces; other types go to structpb.NewValue itself.
+func (a *valueAlloc) valueOf(v any) (*structpb.Value, error) {
+	switch x := v.(type) {
+	case string:
+		if !utf8.ValidString(x) {
+			return nil, fmt.Errorf("invalid UTF-8 in string: %q", x)
+		}
+		return a.str(x), nil
+	case int64:
+		return a.number(float64(x)), nil
+	case float64:
+		return a.number(x), nil
+	case []any:
+		list := a.newList(len(x))
+		for i, e := range x {
+			pv, err := a.valueOf(e)
+			if err != nil {
+				return nil, err
+			}
+			list.Values[i] = pv
+		}
+		pv := a.value()
+		pv.Kind = &structpb.Value_ListValue{ListValue: list}
+		return pv, nil
+	case map[string]any:
+		st, err := a.structOf(x)
+		if err != nil {
+			return nil, err
+		}
+		pv := a.value()
+		pv.Kind = &structpb.Value_StructValue{StructValue: st}
+		return pv, nil
+	}
+	return structpb.NewValue(v)
 }

@@ -28,6 +28,12 @@ func (ix *index) reader() (bleveindex.IndexReader, error) {
 // a miss, from the stored source. ok is false when the document does not
 // exist (never written, or deleted).
 func (ix *index) load(r bleveindex.IndexReader, id string) (doc search.Document, ok bool, err error) {
+	return ix.loadFields(r, id, nil)
+}
+
+// loadFields is load returning only the fields named in names (all of
+// them when names is nil). The cache always keeps the whole document.
+func (ix *index) loadFields(r bleveindex.IndexReader, id string, names []string) (doc search.Document, ok bool, err error) {
 	rec, err := r.GetInternal(versionKey(id))
 	if err != nil {
 		return search.Document{}, false, fmt.Errorf("bleve: read version of %q: %w", id, err)
@@ -36,7 +42,7 @@ func (ix *index) load(r bleveindex.IndexReader, id string) (doc search.Document,
 		return search.Document{}, false, nil // unknown or tombstone
 	}
 	ver := int64(binary.BigEndian.Uint64(rec))
-	if fields, hit := ix.docs.get(id, ver); hit {
+	if fields, hit := ix.docs.get(id, ver, names); hit {
 		return search.Document{ID: id, Version: ver, Fields: fields}, true, nil
 	}
 	d, err := r.Document(id)
@@ -64,6 +70,9 @@ func (ix *index) load(r bleveindex.IndexReader, id string) (doc search.Document,
 		return search.Document{}, false, err
 	}
 	ix.docs.put(id, stored, fields)
+	if names != nil {
+		fields = selectFields(fields, names)
+	}
 	return search.Document{ID: id, Version: stored, Fields: fields}, true, nil
 }
 
@@ -83,7 +92,7 @@ func parseVersion(b []byte) int64 {
 
 // searchIDs answers a bare ids query (default order, no aggregations) by
 // direct lookups instead of a search: hits by id ascending, score 1.
-func (ix *index) searchIDs(ids search.IDs, from, size int) (search.SearchResult, error) {
+func (ix *index) searchIDs(ids search.IDs, from, size int, names []string) (search.SearchResult, error) {
 	sorted := slices.Clone([]string(ids))
 	slices.Sort(sorted)
 	sorted = slices.Compact(sorted)
@@ -93,6 +102,9 @@ func (ix *index) searchIDs(ids search.IDs, from, size int) (search.SearchResult,
 	}
 	defer r.Close()
 	var out search.SearchResult
+	if n := min(size, len(sorted)-from); n > 0 {
+		out.Hits = make([]search.Hit, 0, n)
+	}
 	for _, id := range sorted {
 		// Only the requested page is decoded; the rest is only counted.
 		inPage := out.Total >= int64(from) && out.Total < int64(from+size)
@@ -106,7 +118,7 @@ func (ix *index) searchIDs(ids search.IDs, from, size int) (search.SearchResult,
 			}
 			continue
 		}
-		d, ok, err := ix.load(r, id)
+		d, ok, err := ix.loadFields(r, id, names)
 		if err != nil {
 			return search.SearchResult{}, err
 		}

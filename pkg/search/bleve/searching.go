@@ -17,7 +17,7 @@ func (ix *index) search(ctx context.Context, req search.SearchRequest) (search.S
 		return search.SearchResult{}, err
 	}
 	if ids, ok := req.Query.(search.IDs); ok && len(req.Sort) == 0 && len(req.Aggs) == 0 {
-		return ix.searchIDs(ids, req.From, req.Size)
+		return ix.searchIDs(ids, req.From, req.Size, req.Fields)
 	}
 	q, err := ix.translate(req.Query)
 	if err != nil {
@@ -55,7 +55,7 @@ func (ix *index) search(ctx context.Context, req search.SearchRequest) (search.S
 		}
 		defer r.Close()
 		for _, h := range res.Hits {
-			d, ok, err := ix.load(r, h.ID)
+			d, ok, err := ix.loadFields(r, h.ID, req.Fields)
 			if err != nil {
 				return search.SearchResult{}, err
 			}

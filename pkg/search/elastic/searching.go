@@ -56,6 +56,13 @@ func (e *Engine) Search(ctx context.Context, req search.SearchRequest) (search.S
 		"track_scores":     true,
 		"version":          true,
 	}
+	switch {
+	case req.Fields == nil:
+	case len(req.Fields) == 0:
+		body["_source"] = false
+	default:
+		body["_source"] = obj{"includes": req.Fields}
+	}
 	if len(req.Aggs) > 0 {
 		aggs := obj{}
 		for i, a := range req.Aggs {
@@ -74,9 +81,11 @@ func (e *Engine) Search(ctx context.Context, req search.SearchRequest) (search.S
 	}
 	out := search.SearchResult{Total: res.Hits.Total.Value, Hits: make([]search.Hit, 0, len(res.Hits.Hits))}
 	for _, h := range res.Hits.Hits {
-		fields, err := m.DecodeSource(h.Source)
-		if err != nil {
-			return search.SearchResult{}, err
+		fields := map[string]any{}
+		if req.Fields == nil || len(req.Fields) > 0 { // absent with "_source": false
+			if fields, err = m.DecodeSource(h.Source); err != nil {
+				return search.SearchResult{}, err
+			}
 		}
 		hit := search.Hit{ID: h.ID, Version: h.Version, Fields: fields}
 		if h.Score != nil {

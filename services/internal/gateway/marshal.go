@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"reflect"
+	"sync"
 
 	"github.com/grpc-ecosystem/grpc-gateway/v2/runtime"
 	"google.golang.org/genproto/googleapis/api/httpbody"
@@ -46,12 +47,31 @@ func (WireJSON) Marshal(v any) ([]byte, error) {
 	if st, ok := asStreamError(v); ok {
 		return json.Marshal(problemFromStatus(status.FromProto(st), "", nil))
 	}
-	var buf bytes.Buffer
-	if err := marshalValue(&buf, v); err != nil {
+	buf := encodeBuffers.Get().(*bytes.Buffer)
+	defer func() {
+		if buf.Cap() <= maxPooledBuffer {
+			buf.Reset()
+			encodeBuffers.Put(buf)
+		}
+	}()
+	if err := marshalValue(buf, v); err != nil {
 		return nil, err
 	}
-	return buf.Bytes(), nil
+	if buf.Len() == 0 {
+		return nil, nil
+	}
+	// One exact allocation instead of the doublings of a fresh buffer.
+	return bytes.Clone(buf.Bytes()), nil
 }
+
+// encodeBuffers keeps the buffers responses are written into: large
+// responses (a Delivery page of objects and refs is ~0.5 MB) would
+// otherwise grow a new buffer through a dozen doublings each time.
+var encodeBuffers = sync.Pool{New: func() any { return new(bytes.Buffer) }}
+
+// maxPooledBuffer bounds the buffers kept, so one huge response does not
+// pin its memory.
+const maxPooledBuffer = 4 << 20
 
 func marshalValue(buf *bytes.Buffer, v any) error {
 	switch m := v.(type) {

@@ -4,17 +4,22 @@ import (
 	"bytes"
 	"encoding/base64"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 	"strconv"
+	"sync"
 	"time"
+	"unicode/utf8"
 
 	optionsv1 "github.com/cmsplatform/cms/proto/gen/go/cms/options/v1"
 	"google.golang.org/protobuf/encoding/protojson"
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/reflect/protoreflect"
 	"google.golang.org/protobuf/types/descriptorpb"
+	"google.golang.org/protobuf/types/known/structpb"
 )
 
 // dotNetTime is the .NET round-trip ("o") format NovaDB writes, with up to
@@ -24,13 +29,20 @@ const dotNetTime = "2006-01-02T15:04:05.0000000Z"
 // FormatTime writes t in NovaDB's wire form: UTC, up to 7 fractional digits,
 // trailing zeros (and a bare dot) dropped: "2024-05-01T10:00:00.1234567Z".
 func FormatTime(t time.Time) string {
-	s := t.UTC().Format(dotNetTime)
-	frac := s[20 : len(s)-1] // the seven digits between "." and "Z"
-	trimmed := bytes.TrimRight([]byte(frac), "0")
+	var b [len(dotNetTime)]byte
+	return string(appendTime(b[:0], t))
+}
+
+// appendTime appends FormatTime(t) to b.
+func appendTime(b []byte, t time.Time) []byte {
+	start := len(b)
+	b = t.UTC().AppendFormat(b, dotNetTime)
+	frac := b[start+20 : len(b)-1] // the seven digits between "." and "Z"
+	trimmed := bytes.TrimRight(frac, "0")
 	if len(trimmed) == 0 {
-		return s[:19] + "Z"
+		return append(b[:start+19], 'Z') // no dot either
 	}
-	return s[:20] + string(trimmed) + "Z"
+	return append(b[:start+20+len(trimmed)], 'Z')
 }
 
 // encodeMessage appends the NovaDB JSON form of m to buf. Unlike protojson it
@@ -42,25 +54,39 @@ func encodeMessage(buf *bytes.Buffer, m protoreflect.Message) error {
 		return err
 	}
 	buf.WriteByte('{')
-	fields := m.Descriptor().Fields()
 	first := true
-	for i := 0; i < fields.Len(); i++ {
-		fd := fields.Get(i)
-		write, asNull := fieldPresence(m, fd)
-		if !write {
-			continue
+	for _, f := range planOf(m.Descriptor()).fields {
+		fd := f.fd
+		var v protoreflect.Value
+		asNull := false
+		switch {
+		case f.repeated:
+			v = m.Get(fd)
+			if f.omitEmpty && ((fd.IsList() && v.List().Len() == 0) || (fd.IsMap() && v.Map().Len() == 0)) {
+				continue
+			}
+		case f.presence:
+			if !m.Has(fd) {
+				if !f.emitNull {
+					continue
+				}
+				asNull = true
+			} else {
+				v = m.Get(fd)
+			}
+		default:
+			v = m.Get(fd)
 		}
 		if !first {
 			buf.WriteByte(',')
 		}
 		first = false
-		writeString(buf, fd.JSONName())
-		buf.WriteByte(':')
+		buf.Write(f.name)
 		if asNull {
 			buf.WriteString("null")
 			continue
 		}
-		if err := encodeField(buf, fd, m.Get(fd)); err != nil {
+		if err := encodeField(buf, fd, v); err != nil {
 			return fmt.Errorf("%s: %w", fd.FullName(), err)
 		}
 	}
@@ -68,30 +94,50 @@ func encodeMessage(buf *bytes.Buffer, m protoreflect.Message) error {
 	return nil
 }
 
-// fieldPresence reports whether fd is written and whether it is written as null.
-func fieldPresence(m protoreflect.Message, fd protoreflect.FieldDescriptor) (write, asNull bool) {
-	opts, _ := fd.Options().(*descriptorpb.FieldOptions)
-	switch {
-	case fd.IsList() || fd.IsMap():
-		empty := (fd.IsList() && m.Get(fd).List().Len() == 0) || (fd.IsMap() && m.Get(fd).Map().Len() == 0)
-		if empty && opts != nil && proto.GetExtension(opts, optionsv1.E_OmitEmpty).(bool) {
-			return false, false
-		}
-		return true, false
-	case fd.HasPresence():
-		if m.Has(fd) {
-			return true, false
-		}
-		if fd.ContainingOneof() != nil && !fd.ContainingOneof().IsSynthetic() {
-			return false, false
-		}
-		if opts != nil && proto.GetExtension(opts, optionsv1.E_EmitNull).(bool) {
-			return true, true
-		}
-		return false, false
-	default:
-		return true, false
+// messagePlan is what encodeMessage needs of a message type, worked out
+// once per type: options are read through extensions and names escaped
+// only the first time.
+type messagePlan struct {
+	fields []fieldPlan
+}
+
+type fieldPlan struct {
+	fd       protoreflect.FieldDescriptor
+	name     []byte // `"jsonName":`
+	repeated bool   // list or map: written ([] or {}) unless omitEmpty and empty
+	// presence: written when set; unset is omitted, or null with emitNull
+	// (never for a member of a real oneof).
+	presence  bool
+	omitEmpty bool
+	emitNull  bool
+}
+
+// plans caches a *messagePlan per message descriptor.
+var plans sync.Map
+
+func planOf(md protoreflect.MessageDescriptor) *messagePlan {
+	if p, ok := plans.Load(md); ok {
+		return p.(*messagePlan)
 	}
+	fields := md.Fields()
+	p := &messagePlan{fields: make([]fieldPlan, fields.Len())}
+	for i := range p.fields {
+		fd := fields.Get(i)
+		opts, _ := fd.Options().(*descriptorpb.FieldOptions)
+		f := fieldPlan{fd: fd, name: append(appendWireString(nil, fd.JSONName()), ':')}
+		switch {
+		case fd.IsList() || fd.IsMap():
+			f.repeated = true
+			f.omitEmpty = opts != nil && proto.GetExtension(opts, optionsv1.E_OmitEmpty).(bool)
+		case fd.HasPresence():
+			f.presence = true
+			inOneof := fd.ContainingOneof() != nil && !fd.ContainingOneof().IsSynthetic()
+			f.emitNull = !inOneof && opts != nil && proto.GetExtension(opts, optionsv1.E_EmitNull).(bool)
+		}
+		p.fields[i] = f
+	}
+	actual, _ := plans.LoadOrStore(md, p)
+	return actual.(*messagePlan)
 }
 
 func encodeField(buf *bytes.Buffer, fd protoreflect.FieldDescriptor, v protoreflect.Value) error {
@@ -142,14 +188,14 @@ func encodeMap(buf *bytes.Buffer, fd protoreflect.FieldDescriptor, mp protorefle
 func encodeSingular(buf *bytes.Buffer, fd protoreflect.FieldDescriptor, v protoreflect.Value) error {
 	switch fd.Kind() {
 	case protoreflect.BoolKind:
-		buf.WriteString(strconv.FormatBool(v.Bool()))
+		buf.Write(strconv.AppendBool(buf.AvailableBuffer(), v.Bool()))
 	case protoreflect.Int32Kind, protoreflect.Sint32Kind, protoreflect.Sfixed32Kind,
 		protoreflect.Int64Kind, protoreflect.Sint64Kind, protoreflect.Sfixed64Kind:
-		buf.WriteString(strconv.FormatInt(v.Int(), 10))
+		buf.Write(strconv.AppendInt(buf.AvailableBuffer(), v.Int(), 10))
 	case protoreflect.Uint32Kind, protoreflect.Fixed32Kind, protoreflect.Uint64Kind, protoreflect.Fixed64Kind:
-		buf.WriteString(strconv.FormatUint(v.Uint(), 10))
+		buf.Write(strconv.AppendUint(buf.AvailableBuffer(), v.Uint(), 10))
 	case protoreflect.EnumKind:
-		buf.WriteString(strconv.FormatInt(int64(v.Enum()), 10))
+		buf.Write(strconv.AppendInt(buf.AvailableBuffer(), int64(v.Enum()), 10))
 	case protoreflect.FloatKind:
 		writeFloat(buf, v.Float(), 32)
 	case protoreflect.DoubleKind:
@@ -176,13 +222,81 @@ func writeFloat(buf *bytes.Buffer, f float64, bits int) {
 	buf.WriteString(strconv.FormatFloat(f, 'g', -1, bits))
 }
 
+// writeString writes s as a JSON string escaped as encoding/json does
+// (control characters, '"', '\\', U+2028, U+2029; invalid UTF-8 becomes
+// \ufffd) but without its HTML escaping: NovaDB (Newtonsoft) writes <, >
+// and & as they are.
 func writeString(buf *bytes.Buffer, s string) {
-	b, _ := json.Marshal(s) // a string always marshals
-	// encoding/json escapes <, > and & for HTML; NovaDB (Newtonsoft) does not.
-	b = bytes.ReplaceAll(b, []byte(`\u003c`), []byte("<"))
-	b = bytes.ReplaceAll(b, []byte(`\u003e`), []byte(">"))
-	b = bytes.ReplaceAll(b, []byte(`\u0026`), []byte("&"))
-	buf.Write(b)
+	buf.Grow(len(s) + 2) // appending past the buffer's capacity would copy twice
+	buf.Write(appendWireString(buf.AvailableBuffer(), s))
+}
+
+// appendWireString appends s in writeString's form. Runs of bytes that need
+// no escaping are copied in bulk.
+func appendWireString(b []byte, s string) []byte {
+	b = append(b, '"')
+	start := 0
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			if jsonSafe[c] {
+				i++
+				continue
+			}
+			b = append(b, s[start:i]...)
+			b = appendEscapedASCII(b, c)
+			i++
+			start = i
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		switch {
+		case r == utf8.RuneError && size == 1:
+			b = append(b, s[start:i]...)
+			b = append(b, `\ufffd`...)
+		case r == '\u2028' || r == '\u2029':
+			b = append(b, s[start:i]...)
+			b = append(b, '\\', 'u', '2', '0', '2', hexDigits[r&0xF])
+		default:
+			i += size
+			continue
+		}
+		i += size
+		start = i
+	}
+	b = append(b, s[start:]...)
+	return append(b, '"')
+}
+
+const hexDigits = "0123456789abcdef"
+
+// jsonSafe marks the ASCII bytes written as they are: everything but
+// control characters, '"' and '\\'.
+var jsonSafe = func() (t [utf8.RuneSelf]bool) {
+	for c := ' '; c < utf8.RuneSelf; c++ {
+		t[c] = c != '"' && c != '\\'
+	}
+	return t
+}()
+
+// appendEscapedASCII escapes a control character, '"' or '\\' as both
+// encoding/json and protojson do.
+func appendEscapedASCII(b []byte, c byte) []byte {
+	switch c {
+	case '\\', '"':
+		return append(b, '\\', c)
+	case '\b':
+		return append(b, '\\', 'b')
+	case '\f':
+		return append(b, '\\', 'f')
+	case '\n':
+		return append(b, '\\', 'n')
+	case '\r':
+		return append(b, '\\', 'r')
+	case '\t':
+		return append(b, '\\', 't')
+	}
+	return append(b, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xF])
 }
 
 // encodeWellKnown writes the well-known types whose JSON form is not an
@@ -194,20 +308,25 @@ func encodeWellKnown(buf *bytes.Buffer, m protoreflect.Message) (bool, error) {
 		fields := m.Descriptor().Fields()
 		secs := m.Get(fields.ByName("seconds")).Int()
 		nanos := m.Get(fields.ByName("nanos")).Int()
-		writeString(buf, FormatTime(time.Unix(secs, nanos)))
+		buf.Grow(32)
+		b := append(buf.AvailableBuffer(), '"')
+		b = appendTime(b, time.Unix(secs, nanos))
+		buf.Write(append(b, '"'))
 		return true, nil
-	case "google.protobuf.Value", "google.protobuf.Struct", "google.protobuf.ListValue",
-		"google.protobuf.Duration", "google.protobuf.FieldMask", "google.protobuf.Any",
+	case "google.protobuf.Value", "google.protobuf.Struct", "google.protobuf.ListValue":
+		if b, ok, err := appendJSONValue(buf.AvailableBuffer(), m.Interface()); ok {
+			if err != nil {
+				return true, err
+			}
+			buf.Write(b)
+			return true, nil
+		}
+		return true, encodeWithProtoJSON(buf, m) // a dynamic message
+	case "google.protobuf.Duration", "google.protobuf.FieldMask", "google.protobuf.Any",
 		"google.protobuf.StringValue", "google.protobuf.BoolValue", "google.protobuf.DoubleValue",
 		"google.protobuf.FloatValue", "google.protobuf.Int32Value", "google.protobuf.UInt32Value",
 		"google.protobuf.BytesValue":
-		b, err := protojson.Marshal(m.Interface())
-		if err != nil {
-			return true, err
-		}
-		// protojson adds random whitespace on purpose; compact it so the
-		// output is stable (ETags are hashes of it).
-		return true, json.Compact(buf, b)
+		return true, encodeWithProtoJSON(buf, m)
 	case "google.protobuf.Int64Value", "google.protobuf.UInt64Value":
 		// protojson quotes 64-bit wrappers; NovaDB numbers are never strings.
 		v := m.Get(m.Descriptor().Fields().ByName("value"))
@@ -219,4 +338,152 @@ func encodeWellKnown(buf *bytes.Buffer, m protoreflect.Message) (bool, error) {
 		return true, nil
 	}
 	return false, nil
+}
+
+// encodeWithProtoJSON writes m with protojson, compacted: protojson adds
+// random whitespace on purpose, and the output must be stable (ETags are
+// hashes of it).
+func encodeWithProtoJSON(buf *bytes.Buffer, m protoreflect.Message) error {
+	b, err := protojson.Marshal(m.Interface())
+	if err != nil {
+		return err
+	}
+	return json.Compact(buf, b)
+}
+
+// appendJSONValue appends the JSON form of a google.protobuf.Struct, Value
+// or ListValue, byte for byte what protojson writes (compacted): object keys
+// sorted, numbers as numbers in encoding/json's float format, strings
+// escaped as protojson does (no HTML or U+2028/U+2029 escaping; invalid
+// UTF-8 is an error), and the same errors for a Value without a kind or a
+// non-finite number. ok is false for messages of other Go types (dynamic
+// messages), which the caller encodes with protojson.
+func appendJSONValue(b []byte, m proto.Message) (out []byte, ok bool, err error) {
+	switch v := m.(type) {
+	case *structpb.Struct:
+		out, err = appendStruct(b, v)
+	case *structpb.Value:
+		out, err = appendValue(b, v)
+	case *structpb.ListValue:
+		out, err = appendList(b, v)
+	default:
+		return b, false, nil
+	}
+	return out, true, err
+}
+
+var (
+	errNoKind      = errors.New("google.protobuf.Value: none of the oneof fields is set")
+	errInvalidUTF8 = errors.New("invalid UTF-8 in string")
+)
+
+func appendStruct(b []byte, s *structpb.Struct) ([]byte, error) {
+	fields := s.GetFields()
+	var small [16]string
+	keys := small[:0]
+	for k := range fields {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	b = append(b, '{')
+	var err error
+	for i, k := range keys {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		if b, err = appendProtoString(b, k); err != nil {
+			return b, err
+		}
+		b = append(b, ':')
+		if b, err = appendValue(b, fields[k]); err != nil {
+			return b, err
+		}
+	}
+	return append(b, '}'), nil
+}
+
+func appendList(b []byte, l *structpb.ListValue) ([]byte, error) {
+	b = append(b, '[')
+	var err error
+	for i, v := range l.GetValues() {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		if b, err = appendValue(b, v); err != nil {
+			return b, err
+		}
+	}
+	return append(b, ']'), nil
+}
+
+func appendValue(b []byte, v *structpb.Value) ([]byte, error) {
+	switch k := v.GetKind().(type) {
+	case *structpb.Value_NullValue:
+		return append(b, "null"...), nil
+	case *structpb.Value_NumberValue:
+		f := k.NumberValue
+		if math.IsNaN(f) || math.IsInf(f, 0) {
+			return b, fmt.Errorf("google.protobuf.Value.number_value: invalid %v value", f)
+		}
+		return appendJSONFloat(b, f), nil
+	case *structpb.Value_StringValue:
+		return appendProtoString(b, k.StringValue)
+	case *structpb.Value_BoolValue:
+		return strconv.AppendBool(b, k.BoolValue), nil
+	case *structpb.Value_StructValue:
+		return appendStruct(b, k.StructValue)
+	case *structpb.Value_ListValue:
+		return appendList(b, k.ListValue)
+	}
+	return b, errNoKind
+}
+
+// appendJSONFloat formats a finite float64 as encoding/json and protojson
+// do: %f, or %e for very small and very large magnitudes with a two-digit
+// exponent trimmed ("1e-07" → "1e-7").
+func appendJSONFloat(b []byte, f float64) []byte {
+	if f != 0 && f == math.Trunc(f) && math.Abs(f) < 1<<53 {
+		// An integer (ids, counts) is exact and its shortest form is its
+		// digits; -0 is left to strconv ("-0").
+		return strconv.AppendInt(b, int64(f), 10)
+	}
+	format := byte('f')
+	if abs := math.Abs(f); abs != 0 && (abs < 1e-6 || abs >= 1e21) {
+		format = 'e'
+	}
+	b = strconv.AppendFloat(b, f, format, -1, 64)
+	if format == 'e' {
+		n := len(b)
+		if n >= 4 && b[n-4] == 'e' && b[n-3] == '-' && b[n-2] == '0' {
+			b[n-2] = b[n-1]
+			b = b[:n-1]
+		}
+	}
+	return b
+}
+
+// appendProtoString escapes s as protojson does: like appendWireString but
+// U+2028 and U+2029 are written as they are and invalid UTF-8 is an error.
+func appendProtoString(b []byte, s string) ([]byte, error) {
+	b = append(b, '"')
+	start := 0
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			if !jsonSafe[c] {
+				b = append(b, s[start:i]...)
+				b = appendEscapedASCII(b, c)
+				start = i + 1
+			}
+			i++
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && size == 1 {
+			return b, errInvalidUTF8
+		}
+		i += size
+	}
+	b = append(b, s[start:]...)
+	return append(b, '"'), nil
 }
