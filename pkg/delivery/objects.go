@@ -197,7 +197,7 @@ func (s *Service) List(ctx context.Context, r Request) (List, error) {
 // fetches every match, at most plan.maxMatches, and sorts in memory.
 func (s *Service) search(ctx context.Context, q search.Query, plan sortPlan, skip, take int) (search.SearchResult, error) {
 	if !plan.inMemory {
-		res, err := s.eng.Search(ctx, search.SearchRequest{Index: s.objects, Query: q, Sort: plan.engineSort(), From: skip, Size: take})
+		res, err := s.eng.Search(ctx, search.SearchRequest{Index: s.objects, Query: q, Sort: plan.engineSort(), From: skip, Size: take, Fields: sourceOnly()})
 		if err != nil {
 			return res, s.searchErr(err)
 		}
@@ -270,7 +270,7 @@ func (s *Service) find(ctx context.Context, sc *scope, id string, deleted bool) 
 	if n, err := strconv.ParseInt(id, 10, 64); err == nil {
 		q = search.Term{Field: indexing.FieldID, Value: n}
 	}
-	res, err := s.eng.Search(ctx, search.SearchRequest{Index: s.objects, Query: append(sc.baseQuery(deleted), q), Size: 2})
+	res, err := s.eng.Search(ctx, search.SearchRequest{Index: s.objects, Query: append(sc.baseQuery(deleted), q), Size: 2, Fields: sourceOnly()})
 	if err != nil {
 		return indexing.Source{}, s.searchErr(err)
 	}

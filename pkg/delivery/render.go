@@ -63,18 +63,43 @@ type view struct {
 func (v view) selected(values []indexing.SourceValue, attr int64) []indexing.SourceValue {
 	for _, va := range v.variants {
 		for _, l := range v.langs {
-			var out []indexing.SourceValue
-			for _, x := range values {
-				if x.Attr == attr && x.Lang == l && x.Variant == va {
-					out = append(out, x)
-				}
-			}
-			if len(out) > 0 {
+			if out := matching(values, attr, l, va); len(out) > 0 {
 				return out
 			}
 		}
 	}
 	return nil
+}
+
+// matching returns the values of (attr, lang, variant) in their order.
+// Sources keep one key's values together, so this is usually a capacity-
+// capped sub-slice of values (read-only, no allocation); otherwise a copy.
+func matching(values []indexing.SourceValue, attr, lang, variant int64) []indexing.SourceValue {
+	is := func(x *indexing.SourceValue) bool { return x.Attr == attr && x.Lang == lang && x.Variant == variant }
+	i := 0
+	for i < len(values) && !is(&values[i]) {
+		i++
+	}
+	j := i
+	for j < len(values) && is(&values[j]) {
+		j++
+	}
+	n := j - i
+	for k := j; k < len(values); k++ {
+		if is(&values[k]) {
+			n++
+		}
+	}
+	if n == j-i {
+		return values[i:j:j]
+	}
+	out := make([]indexing.SourceValue, 0, n)
+	for k := i; k < len(values); k++ {
+		if is(&values[k]) {
+			out = append(out, values[k])
+		}
+	}
+	return out
 }
 
 // render renders src.

@@ -126,7 +126,7 @@ func (s *Service) multiGet(ctx context.Context, sc *scope, ids []string, deleted
 	}
 	// Only the ids query goes to the engine (negations make engines walk
 	// every document); users and deleted objects are dropped here.
-	res, err := s.eng.Search(ctx, search.SearchRequest{Index: s.objects, Query: search.IDs(ids), Size: len(ids)})
+	res, err := s.eng.Search(ctx, search.SearchRequest{Index: s.objects, Query: search.IDs(ids), Size: len(ids), Fields: sourceOnly()})
 	if err != nil {
 		return nil, s.searchErr(err)
 	}

@@ -149,7 +149,7 @@ func (s *Service) referrers(ctx context.Context, sc *scope, ids []int64, attrs [
 		if len(terms) == 0 {
 			return nil
 		}
-		res, err := s.eng.Search(ctx, search.SearchRequest{Index: s.objects, Size: search.MaxResultWindow,
+		res, err := s.eng.Search(ctx, search.SearchRequest{Index: s.objects, Size: search.MaxResultWindow, Fields: sourceOnly(),
 			Sort: []search.SortField{{Field: indexing.FieldID}},
 			Query: search.And{search.Term{Field: indexing.FieldBranch, Value: sc.branch},
 				search.Terms{Field: indexing.FieldValues, Values: terms}}})

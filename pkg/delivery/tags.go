@@ -127,7 +127,7 @@ func (s *Service) ChangeTags(ctx context.Context, ev content.ChangeEvent) ([]str
 		for i, id := range ids {
 			docIDs[i] = indexing.DocID(ev.Branch, id)
 		}
-		res, err := s.eng.Search(ctx, search.SearchRequest{Index: s.objects, Query: search.IDs(docIDs), Size: len(docIDs)})
+		res, err := s.eng.Search(ctx, search.SearchRequest{Index: s.objects, Query: search.IDs(docIDs), Size: len(docIDs), Fields: sourceOnly()})
 		if err != nil && !errors.Is(err, search.ErrIndexNotFound) {
 			return nil, fmt.Errorf("delivery: read changed objects: %w", err)
 		}
