@@ -32,24 +32,13 @@ func jsonOf(v any) string {
 // TestDomain runs every case on each engine: Bleve always, Elasticsearch
 // when CMS_ELASTICSEARCH_URL is set. Each case gets a fresh site.
 func TestDomain(t *testing.T) {
-	cases := []struct {
-		name string
-		fn   func(*testing.T, *deliverytest.Site)
-	}{
-		{"GetRendersObject", testGetRendersObject},
-		{"Resolve", testResolve},
-		{"ListFilterSortPaging", testListFilterSortPaging},
-		{"NotFoundAndAmbiguity", testNotFoundAndAmbiguity},
-		{"ChangesAndConfig", testChangesAndConfig},
-		{"OccurrencesAndSuggestions", testOccurrencesAndSuggestions},
-	}
-	for _, e := range deliverytest.Engines() {
-		t.Run(e.Name, func(t *testing.T) {
-			for _, c := range cases {
-				t.Run(c.name, func(t *testing.T) { c.fn(t, deliverytest.NewSiteOn(t, e)) })
-			}
-		})
-	}
+	deliverytest.Run(t,
+		deliverytest.Case{Name: "GetRendersObject", Fn: testGetRendersObject},
+		deliverytest.Case{Name: "Resolve", Fn: testResolve},
+		deliverytest.Case{Name: "ListFilterSortPaging", Fn: testListFilterSortPaging},
+		deliverytest.Case{Name: "NotFoundAndAmbiguity", Fn: testNotFoundAndAmbiguity},
+		deliverytest.Case{Name: "ChangesAndConfig", Fn: testChangesAndConfig},
+		deliverytest.Case{Name: "OccurrencesAndSuggestions", Fn: testOccurrencesAndSuggestions})
 }
 
 func testGetRendersObject(t *testing.T, s *deliverytest.Site) {

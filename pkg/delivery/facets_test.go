@@ -14,21 +14,10 @@ import (
 // TestFacets runs the fallback and fuzzy cases on each engine (Bleve;
 // Elasticsearch when CMS_ELASTICSEARCH_URL is set).
 func TestFacets(t *testing.T) {
-	cases := []struct {
-		name string
-		fn   func(*testing.T, *deliverytest.Site)
-	}{
-		{"OccurrencesFollowLanguageFallback", testOccurrencesFallback},
-		{"SuggestionsFollowLanguageFallback", testSuggestionsFallback},
-		{"FuzzySuggestions", testFuzzySuggestions},
-	}
-	for _, e := range deliverytest.Engines() {
-		t.Run(e.Name, func(t *testing.T) {
-			for _, c := range cases {
-				t.Run(c.name, func(t *testing.T) { c.fn(t, deliverytest.NewSiteOn(t, e)) })
-			}
-		})
-	}
+	deliverytest.Run(t,
+		deliverytest.Case{Name: "OccurrencesFollowLanguageFallback", Fn: testOccurrencesFallback},
+		deliverytest.Case{Name: "SuggestionsFollowLanguageFallback", Fn: testSuggestionsFallback},
+		deliverytest.Case{Name: "FuzzySuggestions", Fn: testFuzzySuggestions})
 }
 
 const (

@@ -16,25 +16,14 @@ import (
 // parameters on each engine (Bleve always, Elasticsearch when
 // CMS_ELASTICSEARCH_URL is set).
 func TestQueryParams(t *testing.T) {
-	cases := []struct {
-		name string
-		fn   func(*testing.T, *deliverytest.Site, extra)
-	}{
-		{"FilterOr", testFilterOr},
-		{"SortByAttribute", testSortByAttribute},
-		{"SortCap", testSortCap},
-		{"Variants", testVariants},
+	withExtra := func(fn func(*testing.T, *deliverytest.Site, extra)) func(*testing.T, *deliverytest.Site) {
+		return func(t *testing.T, s *deliverytest.Site) { fn(t, s, addExtra(t, s)) }
 	}
-	for _, e := range deliverytest.Engines() {
-		t.Run(e.Name, func(t *testing.T) {
-			for _, c := range cases {
-				t.Run(c.name, func(t *testing.T) {
-					s := deliverytest.NewSiteOn(t, e)
-					c.fn(t, s, addExtra(t, s))
-				})
-			}
-		})
-	}
+	deliverytest.Run(t,
+		deliverytest.Case{Name: "FilterOr", Fn: withExtra(testFilterOr)},
+		deliverytest.Case{Name: "SortByAttribute", Fn: withExtra(testSortByAttribute)},
+		deliverytest.Case{Name: "SortCap", Fn: withExtra(testSortCap)},
+		deliverytest.Case{Name: "Variants", Fn: withExtra(testVariants)})
 }
 
 // extra is what addExtra adds to the site: two pages for sorting and a

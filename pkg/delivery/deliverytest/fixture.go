@@ -211,3 +211,21 @@ func outboxIDs(evs []store.OutboxEvent) []int64 {
 	}
 	return out
 }
+
+// Case is one test, run on a fresh site.
+type Case struct {
+	Name string
+	Fn   func(*testing.T, *Site)
+}
+
+// Run runs every case on a fresh site of each engine: Bleve always,
+// Elasticsearch when CMS_ELASTICSEARCH_URL is set.
+func Run(t *testing.T, cases ...Case) {
+	for _, e := range Engines() {
+		t.Run(e.Name, func(t *testing.T) {
+			for _, c := range cases {
+				t.Run(c.Name, func(t *testing.T) { c.Fn(t, NewSiteOn(t, e)) })
+			}
+		})
+	}
+}

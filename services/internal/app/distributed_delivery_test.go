@@ -36,23 +36,9 @@ import (
 // installations sharing one NATS would run.
 func TestDeliveryEndToEndDistributed(t *testing.T) {
 	start := time.Now()
-	pgURL := testenv.PostgresDatabase(t)
-	esURL := testenv.URL(t, testenv.ElasticsearchURL)
-	redisURL := testenv.URL(t, testenv.RedisURL)
-	prefix := fmt.Sprintf("e2e%d", time.Now().UnixNano())
-	nats, natsSrv := sharedNATS(t, prefix)
-	cleanupRedis(t, redisURL, prefix)
-
-	serve := func(target string) string {
-		cfg := DistributedConfig()
-		cfg.Target = target
-		cfg.Store.URL, cfg.Events.URL, cfg.Search.URL, cfg.Cache.URL = pgURL, nats, esURL, redisURL
-		cfg.Search.Prefix, cfg.Cache.Prefix, cfg.Events.Prefix = prefix, prefix, prefix
-		cfg.DataDir = t.TempDir()
-		cfg.HTTPAddr, cfg.GRPCAddr = "127.0.0.1:0", "127.0.0.1:0"
-		cfg.AdminPassword = "test-password"
-		return "http://" + startConfigured(t, cfg).HTTPAddr()
-	}
+	config, natsSrv := isolatedDistributed(t, "e2e")
+	redisURL, prefix := config("").Cache.URL, config("").Cache.Prefix
+	serve := func(target string) string { return "http://" + startConfigured(t, config(target)).HTTPAddr() }
 	// Management first: it bootstraps the system model and the admin.
 	mgmt := serve(TargetManagement)
 	serve(TargetIndexer)
@@ -83,22 +69,7 @@ func TestDeliveryEndToEndDistributed(t *testing.T) {
 // and the administrator 503 while the indexer created the state index
 // (the first read error ended the wait).
 func TestDeliveryReadYourWritesBeforeIndexing(t *testing.T) {
-	pgURL := testenv.PostgresDatabase(t)
-	esURL := testenv.URL(t, testenv.ElasticsearchURL)
-	redisURL := testenv.URL(t, testenv.RedisURL)
-	prefix := fmt.Sprintf("ryw%d", time.Now().UnixNano())
-	nats, _ := sharedNATS(t, prefix)
-	cleanupRedis(t, redisURL, prefix)
-	config := func(target string) Config {
-		cfg := DistributedConfig()
-		cfg.Target = target
-		cfg.Store.URL, cfg.Events.URL, cfg.Search.URL, cfg.Cache.URL = pgURL, nats, esURL, redisURL
-		cfg.Search.Prefix, cfg.Cache.Prefix, cfg.Events.Prefix = prefix, prefix, prefix
-		cfg.DataDir = t.TempDir()
-		cfg.HTTPAddr, cfg.GRPCAddr = "127.0.0.1:0", "127.0.0.1:0"
-		cfg.AdminPassword = "test-password"
-		return cfg
-	}
+	config, _ := isolatedDistributed(t, "ryw")
 	mgmt := "http://" + startConfigured(t, config(TargetManagement)).HTTPAddr()
 	deliv := "http://" + startConfigured(t, config(TargetDelivery)).HTTPAddr()
 	admin := httpClient{t, mgmt, "admin", "test-password"}
@@ -206,6 +177,31 @@ func (s *syncBuffer) String() string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.b.String()
+}
+
+// isolatedDistributed returns the configuration of one target of an
+// installation of its own on the real servers: a fresh PostgreSQL
+// database and a unique prefix (name + time) for the Elasticsearch
+// indexes, the Redis keys (deleted afterwards) and the NATS stream; and a
+// bus on that stream.
+func isolatedDistributed(t *testing.T, name string) (func(target string) Config, *natsjs.Bus) {
+	t.Helper()
+	pgURL := testenv.PostgresDatabase(t)
+	esURL := testenv.URL(t, testenv.ElasticsearchURL)
+	redisURL := testenv.URL(t, testenv.RedisURL)
+	prefix := fmt.Sprintf("%s%d", name, time.Now().UnixNano())
+	natsURL, bus := sharedNATS(t, prefix)
+	cleanupRedis(t, redisURL, prefix)
+	return func(target string) Config {
+		cfg := DistributedConfig()
+		cfg.Target = target
+		cfg.Store.URL, cfg.Events.URL, cfg.Search.URL, cfg.Cache.URL = pgURL, natsURL, esURL, redisURL
+		cfg.Search.Prefix, cfg.Cache.Prefix, cfg.Events.Prefix = prefix, prefix, prefix
+		cfg.DataDir = t.TempDir()
+		cfg.HTTPAddr, cfg.GRPCAddr = "127.0.0.1:0", "127.0.0.1:0"
+		cfg.AdminPassword = "test-password"
+		return cfg
+	}, bus
 }
 
 // sharedNATS returns the URL of the NATS of CMS_NATS_URL and a bus on it
