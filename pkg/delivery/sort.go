@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/cmsplatform/cms/pkg/content"
 	"github.com/cmsplatform/cms/pkg/delivery/query"
 	"github.com/cmsplatform/cms/pkg/indexing"
 	"github.com/cmsplatform/cms/pkg/search"
@@ -40,9 +41,8 @@ type sortKey struct {
 }
 
 // sortPlan translates the sort parameter. Each key is $score, displayName
-// (the display-name sort field of the first indexed language of the
-// chain), meta.<name> (or a bare metadata name no attribute has), or an
-// attribute id or ApiIdentifier.
+// (displayNameKey), meta.<name> (or a bare metadata name no attribute
+// has), or an attribute id or ApiIdentifier.
 func (sc *scope) sortPlan(param string, indexed map[int64]bool) (sortPlan, error) {
 	keys, err := query.ParseSort(param)
 	if err != nil {
@@ -68,13 +68,7 @@ func (sc *scope) sortKey(k query.SortKey, indexed map[int64]bool) (sortKey, erro
 		sk.field = search.ScoreField
 		return sk, nil
 	case low == "displayname" || low == "attributename" || low == "name" || low == "1000":
-		for _, l := range sc.view.langs {
-			if indexed[l] {
-				sk.field = indexing.NameSortField(l)
-				return sk, nil
-			}
-		}
-		return sk, invalidf("sort: display names of language %d are not sortable (not an indexed language)", sc.view.langs[0])
+		return sc.displayNameKey(sk, low == "displayname", indexed)
 	}
 	name, isMeta := strings.CutPrefix(low, "meta.")
 	if !isMeta {
@@ -96,6 +90,45 @@ func (sc *scope) sortKey(k query.SortKey, indexed map[int64]bool) (sortKey, erro
 	}
 	if sk.field == "" {
 		return sk, invalidf("sort: unknown sort key %q (want $score, displayName, meta.<field> or an attribute id or ApiIdentifier)", k.Field)
+	}
+	return sk, nil
+}
+
+// displayNameKey orders by the display name rendering shows (render.go):
+// the type's display-name attribute (5005) when typeAttr and the list has
+// a type, else attribute 1000, each along the variant and language
+// chains. pkg/indexing fills NameSortField(l) with the attribute-1000,
+// variant-0 name that l's fallback chain selects, so the engine sorts
+// when that is the rendered name: attribute 1000, the request's language
+// indexed, no variant asked. Otherwise (a language without name fields,
+// variants, a type naming its objects with another String attribute) the
+// matches are sorted in memory on the chains' values, capped like an
+// attribute sort. A display-name attribute that is not a plain string
+// (numbers, markup) is not used for sorting: attribute 1000 is.
+func (sc *scope) displayNameKey(sk sortKey, typeAttr bool, indexed map[int64]bool) (sortKey, error) {
+	var attrs []int64
+	if t := sc.typ; typeAttr && t != nil && t.nameAttr != 0 && t.nameAttr != content.AttrName {
+		if a := sc.m.attrs[t.nameAttr]; a != nil && sortKind(a.dataType) == sortString && !strings.HasPrefix(a.dataType, "XmlRef") {
+			attrs = append(attrs, a.id)
+		}
+	}
+	first := sc.view.langs[0]
+	vs := sc.view.variants
+	if len(attrs) == 0 && indexed[first] && (len(vs) == 0 || len(vs) == 1 && vs[0] == 0) {
+		sk.field = indexing.NameSortField(first)
+		return sk, nil
+	}
+	name := sc.m.attrs[content.AttrName]
+	if name == nil {
+		return sk, invalidf("sort: display names are not sortable (attribute %d is not indexed)", content.AttrName)
+	}
+	sk.attr = name
+	for _, a := range append(attrs, content.AttrName) {
+		for _, v := range vs {
+			for _, l := range sc.view.langs {
+				sk.cands = append(sk.cands, indexing.Key(a, l, v))
+			}
+		}
 	}
 	return sk, nil
 }

@@ -53,6 +53,18 @@ type ApplyResult struct {
 // versioned with ev.Transaction). An error leaves the version unrecorded,
 // so the caller retries.
 func (ix *Indexer) Apply(ctx context.Context, ev content.ChangeEvent) (ApplyResult, error) {
+	for attempt := 1; ; attempt++ {
+		res, err := ix.apply(ctx, ev)
+		// A language changed while the event was applied (fallback.go):
+		// start over with the new state, which rebuilds what it affects.
+		if !errors.Is(err, errLanguagesChanged) || attempt == 3 {
+			return res, err
+		}
+		ix.log.Info("language objects changed while applying: starting over", "tx", ev.Transaction, "err", err)
+	}
+}
+
+func (ix *Indexer) apply(ctx context.Context, ev content.ChangeEvent) (ApplyResult, error) {
 	var res ApplyResult
 	if err := ix.EnsureIndexes(ctx); err != nil {
 		return res, err
@@ -67,6 +79,7 @@ func (ix *Indexer) Apply(ctx context.Context, ev content.ChangeEvent) (ApplyResu
 	if err != nil {
 		return res, err
 	}
+	t.langs.strict = true
 	// Comment events go to the comments index only (comments.go).
 	if done, err := ix.applyComments(ctx, t, ev, &res); done || err != nil {
 		return res, err
@@ -78,6 +91,13 @@ func (ix *Indexer) Apply(ctx context.Context, ev content.ChangeEvent) (ApplyResu
 		// The branch object left branch 4: every branch loses its document.
 		targets = t.subtree(content.BranchDefault)
 		if err := ix.purgeBranch(ctx, ev.Branch, v, &res); err != nil {
+			return res, err
+		}
+	}
+	if ev.Kind != kindBranchDeleted {
+		// A changed language fallback changes the display-name fields of
+		// every document of the branches it reaches (fallback.go).
+		if err := ix.refreshFallbacks(ctx, t, ids, targets, v, &res); err != nil {
 			return res, err
 		}
 	}
@@ -150,6 +170,11 @@ func (ix *Indexer) indexBranch(ctx context.Context, t tree, branch, version int6
 // indexBranchProgress is indexBranch calling report (if not nil) after
 // every batch.
 func (ix *Indexer) indexBranchProgress(ctx context.Context, t tree, branch, version int64, res *ApplyResult, report func(*ApplyResult)) error {
+	return ix.indexBranchSkip(ctx, t, branch, version, res, report, nil)
+}
+
+// indexBranchSkip is indexBranchProgress leaving out the objects in skip.
+func (ix *Indexer) indexBranchSkip(ctx context.Context, t tree, branch, version int64, res *ApplyResult, report func(*ApplyResult), skip map[int64]bool) error {
 	chain := t.chain(branch)
 	if chain == nil {
 		return nil
@@ -160,21 +185,26 @@ func (ix *Indexer) indexBranchProgress(ctx context.Context, t tree, branch, vers
 		if err != nil {
 			return fmt.Errorf("indexing: list objects of branch %d: %w", branch, err)
 		}
-		var ids []int64
+		var ids, build []int64
 		for _, r := range rows {
 			if len(ids) == 0 || ids[len(ids)-1] != r.ID {
 				ids = append(ids, r.ID)
+				if !skip[r.ID] {
+					build = append(build, r.ID)
+				}
 			}
 		}
 		if len(ids) == 0 {
 			return nil
 		}
-		ops, err := ix.build(ctx, t, branch, version, ids)
-		if err != nil {
-			return err
-		}
-		if err := ix.write(ctx, ops, res); err != nil {
-			return err
+		if len(build) > 0 {
+			ops, err := ix.build(ctx, t, branch, version, build)
+			if err != nil {
+				return err
+			}
+			if err := ix.write(ctx, ops, res); err != nil {
+				return err
+			}
 		}
 		if report != nil {
 			report(res)

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"math/rand/v2"
-	"path/filepath"
 	"reflect"
 	"testing"
 
@@ -14,7 +13,6 @@ import (
 	"github.com/cmsplatform/cms/pkg/search"
 	"github.com/cmsplatform/cms/pkg/search/bleve"
 	"github.com/cmsplatform/cms/pkg/store"
-	"github.com/cmsplatform/cms/pkg/store/sqlite"
 )
 
 func vin(attr, lang int64, v any) content.ValueInput {
@@ -31,14 +29,7 @@ var editor = content.Change{User: "editor"}
 // same change-tracking version.
 func TestApplyOrderDoesNotMatter(t *testing.T) {
 	ctx := context.Background()
-	st, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "cms.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
-	if err := content.Bootstrap(ctx, st); err != nil {
-		t.Fatal(err)
-	}
+	st := bootstrappedStore(t)
 	s := content.New(st, nil)
 	must := func(err error) {
 		t.Helper()

@@ -72,13 +72,20 @@ func (ix *Indexer) build(ctx context.Context, t tree, branch, version int64, ids
 	if err != nil {
 		return nil, err
 	}
+	langs, err := ix.langsOn(ctx, t, branch)
+	if err != nil {
+		return nil, err
+	}
+	if err := t.langs.check(langs, objs); err != nil {
+		return nil, err
+	}
 	for _, id := range ids {
 		o, ok := objs[id]
 		if !ok || o.row.Deleted && !ix.opts.KeepDeleted {
 			ops = append(ops, search.Delete(DocID(branch, id), version))
 			continue
 		}
-		ops = append(ops, search.Upsert(ix.document(branch, version, o, types, txs)))
+		ops = append(ops, search.Upsert(ix.document(branch, version, o, types, txs, langs.chains)))
 	}
 	return ops, nil
 }
@@ -219,8 +226,9 @@ func (ix *Indexer) transactions(ctx context.Context, ids []int64) (map[int64]sto
 	return out, nil
 }
 
-// document renders one resolved object.
-func (ix *Indexer) document(branch, version int64, o *resolved, types map[int64]string, txs map[int64]store.Transaction) search.Document {
+// document renders one resolved object; chains are the display-name
+// fallback chains on branch (fallback.go).
+func (ix *Indexer) document(branch, version int64, o *resolved, types map[int64]string, txs map[int64]store.Transaction, chains langChains) search.Document {
 	f := fields{}
 	last := lastTransaction(o)
 	f.set(FieldBranch, branch)
@@ -247,6 +255,7 @@ func (ix *Indexer) document(branch, version int64, o *resolved, types map[int64]
 		ix.log.Error("cannot encode object source", "branch", branch, "id", o.row.ID, "err", err)
 	}
 	hasName := false
+	own := map[int64]string{} // the object's own display name per language
 	for _, v := range o.values {
 		key := Key(v.AttributeID, v.Language, v.Variant)
 		f.add(FieldKeys, key)
@@ -280,10 +289,8 @@ func (ix *Indexer) document(branch, version int64, o *resolved, types map[int64]
 			if v.AttributeID == content.AttrName && v.Variant == 0 {
 				hasName = true
 				f.add(FieldName, strconv.FormatInt(v.Language, 10)+"="+truncate(x))
-				if ix.langSet[v.Language] && f[NameField(v.Language)] == nil {
-					f.set(NameField(v.Language), truncate(x))
-					f.set(NameSortField(v.Language), truncate(strings.ToLower(x)))
-					f.set(NameTextField(v.Language), x)
+				if _, ok := own[v.Language]; !ok {
+					own[v.Language] = x
 				}
 			}
 		case json.Number:
@@ -303,6 +310,13 @@ func (ix *Indexer) document(branch, version int64, o *resolved, types map[int64]
 		}
 	}
 	f.set(FieldHasDisplayName, hasName)
+	// The per-language fields hold the name shown in the language: its
+	// fallback chain's first value (fallback.go).
+	for l, x := range displayNames(chains, own) {
+		f.set(NameField(l), truncate(x))
+		f.set(NameSortField(l), truncate(strings.ToLower(x)))
+		f.set(NameTextField(l), x)
+	}
 	return search.Document{ID: DocID(branch, o.row.ID), Version: version, Fields: f.done()}
 }
 

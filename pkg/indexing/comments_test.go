@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
-	"path/filepath"
 	"reflect"
 	"testing"
 	"time"
@@ -14,7 +13,6 @@ import (
 	"github.com/cmsplatform/cms/pkg/search"
 	"github.com/cmsplatform/cms/pkg/search/bleve"
 	"github.com/cmsplatform/cms/pkg/store"
-	"github.com/cmsplatform/cms/pkg/store/sqlite"
 )
 
 // TestCommentEventsOrderDoesNotMatter writes comments (create, update,
@@ -24,14 +22,7 @@ import (
 // on the fields.
 func TestCommentEventsOrderDoesNotMatter(t *testing.T) {
 	ctx := context.Background()
-	st, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "cms.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
-	if err := content.Bootstrap(ctx, st); err != nil {
-		t.Fatal(err)
-	}
+	st := bootstrappedStore(t)
 	s := content.New(st, nil)
 	must := func(err error) {
 		t.Helper()

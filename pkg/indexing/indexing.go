@@ -24,8 +24,9 @@
 // given attributes), FieldKeys (which keys have values), FieldRefs (the
 // referenced ids) and FieldFullText (OBJECT_FULL_TEXT). Display names get
 // real per-language fields (exact, sortable, analysed) for the languages in
-// Options.Languages; readers must build queries with the helpers of this
-// package so that both sides agree on the encoding.
+// Options.Languages, holding the name shown in the language: its own, else
+// along its fallback chain (fallback.go); readers must build queries with
+// the helpers of this package so that both sides agree on the encoding.
 //
 // # Versions
 //
@@ -71,7 +72,8 @@ type Options struct {
 	// IndexPrefix is put before ObjectsIndex and StateIndex (lower case,
 	// e.g. "cms-"); the engine may add its own prefix as well.
 	IndexPrefix string
-	// Languages get per-language display-name fields (DefaultLanguages).
+	// Languages get per-language display-name fields (DefaultLanguages),
+	// filled along each language's fallback chain (fallback.go).
 	Languages []int64
 	// KeepDeleted indexes soft-deleted objects with FieldDeleted = true
 	// (the Index API's deleted filter needs them); by default they are
@@ -101,7 +103,6 @@ type Indexer struct {
 	ensured  bool
 	changed  chan struct{} // closed and replaced when a version is recorded
 	txCache  map[int64]store.Transaction
-	langSet  map[int64]bool
 	maxCache int
 }
 
@@ -122,10 +123,7 @@ func New(st store.Reader, eng search.Engine, opts Options) (*Indexer, error) {
 	ix := &Indexer{st: st, eng: eng, log: opts.Logger, opts: opts,
 		objects: opts.IndexPrefix + ObjectsIndex, state: opts.IndexPrefix + StateIndex,
 		mapping: Mapping(opts.Languages), changed: make(chan struct{}),
-		txCache: map[int64]store.Transaction{}, langSet: map[int64]bool{}, maxCache: 10000}
-	for _, l := range opts.Languages {
-		ix.langSet[l] = true
-	}
+		txCache: map[int64]store.Transaction{}, maxCache: 10000}
 	for _, n := range []string{ix.objects, ix.state} {
 		if err := search.ValidIndexName(n); err != nil {
 			return nil, fmt.Errorf("indexing: %w", err)

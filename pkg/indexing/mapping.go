@@ -50,7 +50,10 @@ const (
 )
 
 // Per-language display-name fields, for the languages in Options.Languages:
-// exact (filter), lower-cased (sort) and analysed (search phrase).
+// exact (filter), lower-cased (sort) and analysed (search phrase). Each
+// holds the attribute-1000 name (variant 0) the language's fallback chain
+// selects: its own, else its fallback languages', else the
+// language-independent one (fallback.go); FieldName has the own names.
 func NameField(lang int64) string     { return "name_" + strconv.FormatInt(lang, 10) }
 func NameSortField(lang int64) string { return "nameSort_" + strconv.FormatInt(lang, 10) }
 func NameTextField(lang int64) string { return "nameText_" + strconv.FormatInt(lang, 10) }

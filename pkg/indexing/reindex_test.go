@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -17,7 +16,6 @@ import (
 	"github.com/cmsplatform/cms/pkg/search/bleve"
 	"github.com/cmsplatform/cms/pkg/search/elastic"
 	"github.com/cmsplatform/cms/pkg/store"
-	"github.com/cmsplatform/cms/pkg/store/sqlite"
 	"github.com/cmsplatform/cms/pkg/testenv"
 )
 
@@ -109,14 +107,7 @@ func TestRebuildElasticsearch(t *testing.T) {
 
 func testRebuild(t *testing.T, eng search.Engine) {
 	ctx := context.Background()
-	st, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "cms.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
-	if err := content.Bootstrap(ctx, st); err != nil {
-		t.Fatal(err)
-	}
+	st := bootstrappedStore(t)
 	s := content.New(st, nil)
 	ix, err := indexing.New(st, eng, indexing.Options{Batch: 7})
 	if err != nil {

@@ -17,14 +17,7 @@ import (
 // sortReverse.
 func TestSourceField(t *testing.T) {
 	ctx := context.Background()
-	st, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "cms.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
-	if err := content.Bootstrap(ctx, st); err != nil {
-		t.Fatal(err)
-	}
+	st := bootstrappedStore(t)
 	s := content.New(st, nil)
 	eng, err := bleve.New("")
 	if err != nil {
@@ -110,4 +103,20 @@ func must(b []byte, err error) []byte {
 		panic(err)
 	}
 	return b
+}
+
+// bootstrappedStore opens a fresh SQLite store with the system model,
+// closed when the test ends.
+func bootstrappedStore(t testing.TB) *sqlite.Store {
+	t.Helper()
+	ctx := context.Background()
+	st, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "cms.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = st.Close() })
+	if err := content.Bootstrap(ctx, st); err != nil {
+		t.Fatal(err)
+	}
+	return st
 }

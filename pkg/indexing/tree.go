@@ -16,6 +16,7 @@ import (
 type tree struct {
 	parent   map[int64]int64 // branch → parent (0 for the default branch)
 	children map[int64][]int64
+	langs    *languages // language fallbacks, read on first use (fallback.go)
 }
 
 // loadTree reads the branch tree in two queries.
@@ -24,7 +25,7 @@ func loadTree(ctx context.Context, r store.Reader) (tree, error) {
 	if err != nil {
 		return tree{}, fmt.Errorf("indexing: list branches: %w", err)
 	}
-	t := tree{parent: map[int64]int64{}, children: map[int64][]int64{}}
+	t := tree{parent: map[int64]int64{}, children: map[int64][]int64{}, langs: newLanguages()}
 	ids := make([]int64, 0, len(objs))
 	for _, o := range objs {
 		if !o.Deleted {
