@@ -10,6 +10,7 @@ import (
 	"context"
 	"errors"
 	"log/slog"
+	"sync/atomic"
 	"time"
 
 	"github.com/cmsplatform/cms/pkg/events"
@@ -28,6 +29,19 @@ type Relay struct {
 	// pending holds claimed events not yet published after a failure; they
 	// are retried before anything newer is claimed, keeping commit order.
 	pending []store.OutboxEvent
+	// published and failures count events published and failed publish
+	// attempts (Stats).
+	published, failures atomic.Int64
+}
+
+// Stats are a relay's counters since it was built.
+type Stats struct {
+	Published, PublishFailures int64
+}
+
+// Stats returns the counters; safe to call concurrently with Run.
+func (r *Relay) Stats() Stats {
+	return Stats{Published: r.published.Load(), PublishFailures: r.failures.Load()}
 }
 
 // Options tune a Relay; zero values get defaults.
@@ -124,9 +138,11 @@ func (r *Relay) RelayOnce(ctx context.Context) (int, error) {
 			// by MsgID.
 			pubErr = err
 			r.pending = evs[i:]
+			r.failures.Add(1)
 			break
 		}
 		acked = append(acked, e.ID)
+		r.published.Add(1)
 	}
 	if len(acked) > 0 {
 		if err := r.store.AckOutbox(ctx, acked); err != nil {

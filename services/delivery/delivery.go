@@ -93,6 +93,7 @@ type service struct {
 	cache  cache.Cache
 	log    *slog.Logger
 	chains chainCache
+	stats  counters
 }
 
 // binaries implements DeliveryBinaryService.

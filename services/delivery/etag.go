@@ -76,6 +76,7 @@ func serve[T proto.Message](ctx context.Context, s *service, op string, req prot
 				}
 				out := zero.ProtoReflect().New().Interface().(T)
 				if proto.Unmarshal(e.Value[8:], out) == nil {
+					s.stats.hits.Add(1)
 					return out, nil
 				}
 			}
@@ -83,6 +84,7 @@ func serve[T proto.Message](ctx context.Context, s *service, op string, req prot
 			s.log.WarnContext(ctx, "delivery: cache get", "error", err)
 		}
 	}
+	s.stats.misses.Add(1)
 	builtAt, err := s.dom.Version(ctx)
 	if err != nil {
 		return zero, s.toStatus(ctx, err)

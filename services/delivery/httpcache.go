@@ -56,14 +56,17 @@ func (g *Group) HTTPCache(authn auth.Authenticator) func(http.Handler) http.Hand
 					h.Set("ETag", e.ETag)
 					h.Set("Cache-Control", CacheControl)
 					if etagMatches(r.Header.Get("If-None-Match"), e.ETag) && r.Header.Get("If-None-Match") != "" {
+						s.stats.httpNotModified.Add(1)
 						w.WriteHeader(http.StatusNotModified)
 						return
 					}
+					s.stats.httpHits.Add(1)
 					h.Set("Content-Type", string(e.Value[9:9+ctLen]))
 					_, _ = w.Write(e.Value[9+ctLen:])
 					return
 				}
 			}
+			s.stats.httpMisses.Add(1)
 			rec := &recorder{ResponseWriter: w, status: http.StatusOK}
 			next.ServeHTTP(rec, r)
 			etag := w.Header().Get("ETag")

@@ -46,6 +46,7 @@ type Invalidator struct {
 	wait    time.Duration
 	// since is set for a per-process invalidator (PerProcess).
 	since time.Time
+	stats *counters
 }
 
 // Invalidator returns the cache invalidator of the group, consuming with
@@ -54,7 +55,7 @@ type Invalidator struct {
 // With no cache or no search engine configured, Run returns at once.
 func (g *Group) Invalidator(bus events.Consumer, durable string) *Invalidator {
 	return &Invalidator{bus: bus, dom: g.api.dom, cache: g.api.cache, durable: durable,
-		log: g.api.log.With("worker", "delivery-invalidator"), wait: DefaultIndexWait}
+		log: g.api.log.With("worker", "delivery-invalidator"), wait: DefaultIndexWait, stats: &g.api.stats}
 }
 
 // PerProcess makes iv consume through an ephemeral consumer of this process
@@ -116,6 +117,8 @@ func (iv *Invalidator) Handle(ctx context.Context, m events.Msg) error {
 	if err != nil && !errors.Is(err, cache.ErrClosed) {
 		return fmt.Errorf("delivery: invalidate: %w", err)
 	}
+	iv.stats.invalidations.Add(1)
+	iv.stats.evictedTags.Add(int64(len(tags)))
 	iv.log.Debug("delivery: invalidated", "tx", ev.Transaction, "branch", ev.Branch, "tags", len(tags))
 	return nil
 }

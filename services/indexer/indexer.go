@@ -15,6 +15,7 @@ import (
 	"context"
 	"errors"
 	"log/slog"
+	"sync/atomic"
 	"time"
 
 	"github.com/cmsplatform/cms/pkg/events"
@@ -53,6 +54,23 @@ type Service struct {
 	err  error // from indexing.New, reported by Run
 	log  *slog.Logger
 	opts Options
+	// counters for Stats
+	applied, failed, dropped atomic.Int64
+	applyNanos               atomic.Int64
+}
+
+// Stats are the indexer's counters since start: events applied, failed
+// (retried later) and dropped (malformed), and the total time spent
+// applying them.
+type Stats struct {
+	Applied, Failed, Dropped int64
+	ApplySeconds             float64
+}
+
+// Stats returns the counters; safe to call concurrently with Run.
+func (s *Service) Stats() Stats {
+	return Stats{Applied: s.applied.Load(), Failed: s.failed.Load(), Dropped: s.dropped.Load(),
+		ApplySeconds: float64(s.applyNanos.Load()) / 1e9}
 }
 
 // New returns the indexer service. Wire it as a worker of the "indexer"
@@ -120,17 +138,21 @@ func (s *Service) Run(ctx context.Context) error {
 func (s *Service) handle(ctx context.Context, m events.Msg) error {
 	start := time.Now()
 	res, err := s.ix.ApplyPayload(ctx, m.Data)
+	s.applyNanos.Add(int64(time.Since(start)))
 	switch {
 	case errors.Is(err, indexing.ErrBadEvent):
+		s.dropped.Add(1)
 		s.log.Error("indexer: dropping malformed event", "subject", m.Subject, "msgId", m.MsgID, "err", err)
 		return nil
 	case err != nil:
+		s.failed.Add(1)
 		if ctx.Err() == nil {
 			s.log.Warn("indexer: apply failed, will retry", "subject", m.Subject, "msgId", m.MsgID,
 				"delivery", m.NumDelivered, "err", err)
 		}
 		return err
 	}
+	s.applied.Add(1)
 	s.log.Debug("indexer: applied", "subject", m.Subject, "msgId", m.MsgID, "ops", res.Ops,
 		"stale", res.Stale, "branches", res.Branches, "took", time.Since(start))
 	return nil

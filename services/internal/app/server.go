@@ -70,7 +70,7 @@ func Complete(ctx context.Context, cfg Config, log *slog.Logger) (*Server, error
 		return nil, err
 	}
 	s.authn = authn
-	if s.groups, s.workers, err = buildTargets(ctx, cfg, comps, log, authn.Flush); err != nil {
+	if s.groups, s.workers, err = buildTargets(ctx, cfg, comps, log, s.registry, authn.Flush); err != nil {
 		comps.Close()
 		return nil, err
 	}

@@ -18,6 +18,7 @@ import (
 	"github.com/cmsplatform/cms/services/indexer"
 	"github.com/cmsplatform/cms/services/management"
 	"github.com/cmsplatform/cms/services/rendering"
+	"github.com/prometheus/client_golang/prometheus"
 )
 
 // newAuthenticator returns the process's authenticator behind a one-minute
@@ -59,7 +60,7 @@ func newAuthenticator(ctx context.Context, cfg Config, comps *Components, log *s
 // usersChanged is called after writes that change users (it flushes the
 // authentication cache of this process; other processes see the change
 // within the cache TTL).
-func buildTargets(ctx context.Context, cfg Config, comps *Components, log *slog.Logger, usersChanged func()) ([]Group, []func(context.Context) error, error) {
+func buildTargets(ctx context.Context, cfg Config, comps *Components, log *slog.Logger, reg prometheus.Registerer, usersChanged func()) ([]Group, []func(context.Context) error, error) {
 	var groups []Group
 	var workers []func(context.Context) error
 	for _, t := range cfg.Targets() {
@@ -69,6 +70,7 @@ func buildTargets(ctx context.Context, cfg Config, comps *Components, log *slog.
 			// replicas may run it: claims are leased (SKIP LOCKED).
 			relay := outbox.New(comps.Store, comps.Events, outbox.Options{Logger: log.With("worker", "outbox")})
 			workers = append(workers, relay.Run)
+			registerRelayMetrics(reg, relay)
 			// The system model (types, attributes, languages, branch 4) is
 			// written once, idempotently, in one transaction.
 			if err := content.Bootstrap(ctx, comps.Store); err != nil {
@@ -83,6 +85,7 @@ func buildTargets(ctx context.Context, cfg Config, comps *Components, log *slog.
 			g := delivery.New(delivery.Options{Search: comps.Search, Cache: comps.Cache,
 				Indexing: cfg.indexing(log), Logger: log.With("group", "delivery")})
 			groups = append(groups, g)
+			registerDeliveryMetrics(reg, g)
 			// Change events evict exactly the cached answers they touch. A
 			// shared cache (Redis) is invalidated through one durable
 			// consumer for all replicas; a memory cache is per process, so
@@ -107,6 +110,7 @@ func buildTargets(ctx context.Context, cfg Config, comps *Components, log *slog.
 			ix := indexer.New(comps.Events, comps.Store, comps.Search, log.With("worker", "indexer"),
 				indexer.Options{Indexing: cfg.indexing(log)})
 			workers = append(workers, ix.Run)
+			registerIndexerMetrics(reg, ix)
 		}
 	}
 	return groups, workers, nil

@@ -1,0 +1,53 @@
+package app
+
+import (
+	"github.com/cmsplatform/cms/pkg/outbox"
+	"github.com/cmsplatform/cms/services/delivery"
+	"github.com/cmsplatform/cms/services/indexer"
+	"github.com/prometheus/client_golang/prometheus"
+)
+
+// The pipeline's Prometheus metrics, besides the per-call gRPC metrics of
+// the interceptors: the outbox relay, the indexer and the Delivery caches
+// of the targets this process runs. Each reads the component's own
+// counters at scrape time.
+
+func registerRelayMetrics(reg prometheus.Registerer, r *outbox.Relay) {
+	reg.MustRegister(
+		counterFunc("cms_outbox_published_total", "Change events the outbox relay published.", func() int64 { return r.Stats().Published }),
+		counterFunc("cms_outbox_publish_failures_total", "Failed publish attempts of the outbox relay (retried).", func() int64 { return r.Stats().PublishFailures }))
+}
+
+func registerIndexerMetrics(reg prometheus.Registerer, ix *indexer.Service) {
+	events := func(result string, f func(indexer.Stats) int64) prometheus.Collector {
+		return prometheus.NewCounterFunc(prometheus.CounterOpts{Name: "cms_indexer_events_total",
+			Help:        "Change events the indexer handled, by result (applied, failed and retried, dropped as malformed).",
+			ConstLabels: prometheus.Labels{"result": result}}, func() float64 { return float64(f(ix.Stats())) })
+	}
+	reg.MustRegister(
+		events("applied", func(s indexer.Stats) int64 { return s.Applied }),
+		events("failed", func(s indexer.Stats) int64 { return s.Failed }),
+		events("dropped", func(s indexer.Stats) int64 { return s.Dropped }),
+		prometheus.NewCounterFunc(prometheus.CounterOpts{Name: "cms_indexer_apply_seconds_total",
+			Help: "Time the indexer spent applying change events."}, func() float64 { return ix.Stats().ApplySeconds }))
+}
+
+func registerDeliveryMetrics(reg prometheus.Registerer, g *delivery.Group) {
+	answers := func(layer, result string, f func(delivery.Stats) int64) prometheus.Collector {
+		return prometheus.NewCounterFunc(prometheus.CounterOpts{Name: "cms_delivery_cache_requests_total",
+			Help:        "Delivery requests by cache layer (http in front of the gateway, grpc behind it) and result.",
+			ConstLabels: prometheus.Labels{"layer": layer, "result": result}}, func() float64 { return float64(f(g.Stats())) })
+	}
+	reg.MustRegister(
+		answers("http", "hit", func(s delivery.Stats) int64 { return s.HTTPHits }),
+		answers("http", "not_modified", func(s delivery.Stats) int64 { return s.HTTPNotModified }),
+		answers("http", "miss", func(s delivery.Stats) int64 { return s.HTTPMisses }),
+		answers("grpc", "hit", func(s delivery.Stats) int64 { return s.Hits }),
+		answers("grpc", "miss", func(s delivery.Stats) int64 { return s.Misses }),
+		counterFunc("cms_delivery_invalidations_total", "Change events applied to the Delivery cache.", func() int64 { return g.Stats().Invalidations }),
+		counterFunc("cms_delivery_evicted_tags_total", "Cache tags evicted by change events.", func() int64 { return g.Stats().EvictedTags }))
+}
+
+func counterFunc(name, help string, f func() int64) prometheus.Collector {
+	return prometheus.NewCounterFunc(prometheus.CounterOpts{Name: name, Help: help}, func() float64 { return float64(f()) })
+}
