@@ -181,53 +181,41 @@ type valueAlloc struct {
 
 const valueChunk = 256
 
-// value returns a new, empty Value.
-func (a *valueAlloc) value() *structpb.Value {
-	if len(a.vals) == 0 {
-		a.vals = make([]structpb.Value, valueChunk)
+// next hands out the next element of *chunk, allocating n new ones when
+// it is used up.
+func next[T any](chunk *[]T, n int) *T {
+	if len(*chunk) == 0 {
+		*chunk = make([]T, n)
 	}
-	v := &a.vals[0]
-	a.vals = a.vals[1:]
-	return v
+	p := &(*chunk)[0]
+	*chunk = (*chunk)[1:]
+	return p
 }
 
+// value returns a new, empty Value.
+func (a *valueAlloc) value() *structpb.Value { return next(&a.vals, valueChunk) }
+
 func (a *valueAlloc) newStruct(n int) *structpb.Struct {
-	if len(a.structs) == 0 {
-		a.structs = make([]structpb.Struct, valueChunk/4)
-	}
-	s := &a.structs[0]
-	a.structs = a.structs[1:]
+	s := next(&a.structs, valueChunk/4)
 	s.Fields = make(map[string]*structpb.Value, n)
 	return s
 }
 
 func (a *valueAlloc) newList(n int) *structpb.ListValue {
-	if len(a.lists) == 0 {
-		a.lists = make([]structpb.ListValue, valueChunk/4)
-	}
-	l := &a.lists[0]
-	a.lists = a.lists[1:]
+	l := next(&a.lists, valueChunk/4)
 	l.Values = make([]*structpb.Value, n)
 	return l
 }
 
 // timestamp is timestamppb.New(t).
 func (a *valueAlloc) timestamp(t time.Time) *timestamppb.Timestamp {
-	if len(a.times) == 0 {
-		a.times = make([]timestamppb.Timestamp, valueChunk/4)
-	}
-	ts := &a.times[0]
-	a.times = a.times[1:]
+	ts := next(&a.times, valueChunk/4)
 	ts.Seconds, ts.Nanos = t.Unix(), int32(t.Nanosecond())
 	return ts
 }
 
 func (a *valueAlloc) number(f float64) *structpb.Value {
-	if len(a.nums) == 0 {
-		a.nums = make([]structpb.Value_NumberValue, valueChunk)
-	}
-	k := &a.nums[0]
-	a.nums = a.nums[1:]
+	k := next(&a.nums, valueChunk)
 	k.NumberValue = f
 	v := a.value()
 	v.Kind = k
@@ -235,11 +223,7 @@ func (a *valueAlloc) number(f float64) *structpb.Value {
 }
 
 func (a *valueAlloc) str(s string) *structpb.Value {
-	if len(a.strs) == 0 {
-		a.strs = make([]structpb.Value_StringValue, valueChunk)
-	}
-	k := &a.strs[0]
-	a.strs = a.strs[1:]
+	k := next(&a.strs, valueChunk)
 	k.StringValue = s
 	v := a.value()
 	v.Kind = k
