@@ -20,7 +20,7 @@ func newRootCommand() *cobra.Command {
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
-	root.AddCommand(newRunCommand(), newServeCommand(), newReindexCommand(), newVersionCommand())
+	root.AddCommand(newRunCommand(), newServeCommand(), newReindexCommand(), newLoadCommand(), newVersionCommand())
 	return root
 }
 
