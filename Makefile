@@ -34,8 +34,9 @@ proto-check: proto
 	  echo "make proto changed these files; run make proto and commit:"; echo "$$out"; git diff --stat -- proto; exit 1; fi
 
 ## bench: benchmarks and load harness; prints ratios against baselines measured in the same run
+## (-p 1: one package at a time, so benchmarks do not compete for the cores)
 bench:
-	$(GO) test -run '^$$' -bench . -benchmem ./...
+	$(GO) test -p 1 -run '^$$' -bench . -benchmem ./...
 
 ## fuzz: every fuzz target for FUZZTIME (default 15s) each
 fuzz:
