@@ -436,7 +436,8 @@ type ListRequest struct {
 	ResolveReverse string `protobuf:"bytes,6,opt,name=resolve_reverse,json=resolveReverse,proto3" json:"resolve_reverse,omitempty"`
 	// Maximum depth for reverse references (default 100).
 	ResolveReverseDepth *int32 `protobuf:"varint,7,opt,name=resolve_reverse_depth,json=resolveReverseDepth,proto3,oneof" json:"resolve_reverse_depth,omitempty"`
-	// Resolve units of measure (default false).
+	// Resolve units of measure (default false): a value with a unit becomes
+	// {"value": v, "unitRef": id} and the unit objects go into refs.
 	ResolveUnits *bool `protobuf:"varint,8,opt,name=resolve_units,json=resolveUnits,proto3,oneof" json:"resolve_units,omitempty"`
 	// Filter expression: conditions joined by && or ||.
 	Filter string `protobuf:"bytes,9,opt,name=filter,proto3" json:"filter,omitempty"`
@@ -607,7 +608,8 @@ type ListTypedRequest struct {
 	Filter string `protobuf:"bytes,9,opt,name=filter,proto3" json:"filter,omitempty"`
 	// Sort keys as in ListRequest.sort.
 	Sort string `protobuf:"bytes,10,opt,name=sort,proto3" json:"sort,omitempty"`
-	// Resolve units of measure (default false).
+	// Resolve units of measure (default false): a value with a unit becomes
+	// {"value": v, "unitRef": id} and the unit objects go into refs.
 	ResolveUnits *bool `protobuf:"varint,11,opt,name=resolve_units,json=resolveUnits,proto3,oneof" json:"resolve_units,omitempty"`
 	// Include deleted objects.
 	Deleted *bool `protobuf:"varint,12,opt,name=deleted,proto3,oneof" json:"deleted,omitempty"`
@@ -775,7 +777,8 @@ type GetRequest struct {
 	ResolveReverse string `protobuf:"bytes,7,opt,name=resolve_reverse,json=resolveReverse,proto3" json:"resolve_reverse,omitempty"`
 	// Maximum depth for reverse references (default 100).
 	ResolveReverseDepth *int32 `protobuf:"varint,8,opt,name=resolve_reverse_depth,json=resolveReverseDepth,proto3,oneof" json:"resolve_reverse_depth,omitempty"`
-	// Resolve units of measure (default false).
+	// Resolve units of measure (default false): a value with a unit becomes
+	// {"value": v, "unitRef": id} and the unit objects go into refs.
 	ResolveUnits *bool `protobuf:"varint,9,opt,name=resolve_units,json=resolveUnits,proto3,oneof" json:"resolve_units,omitempty"`
 	// Include deleted objects.
 	Deleted *bool `protobuf:"varint,10,opt,name=deleted,proto3,oneof" json:"deleted,omitempty"`
@@ -913,7 +916,8 @@ type GetTypedRequest struct {
 	ResolveReverse string `protobuf:"bytes,8,opt,name=resolve_reverse,json=resolveReverse,proto3" json:"resolve_reverse,omitempty"`
 	// Maximum depth for reverse references (default 100).
 	ResolveReverseDepth *int32 `protobuf:"varint,9,opt,name=resolve_reverse_depth,json=resolveReverseDepth,proto3,oneof" json:"resolve_reverse_depth,omitempty"`
-	// Resolve units of measure (default false).
+	// Resolve units of measure (default false): a value with a unit becomes
+	// {"value": v, "unitRef": id} and the unit objects go into refs.
 	ResolveUnits *bool `protobuf:"varint,10,opt,name=resolve_units,json=resolveUnits,proto3,oneof" json:"resolve_units,omitempty"`
 	// Include deleted objects.
 	Deleted *bool `protobuf:"varint,11,opt,name=deleted,proto3,oneof" json:"deleted,omitempty"`

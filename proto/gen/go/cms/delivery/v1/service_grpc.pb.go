@@ -44,7 +44,10 @@ const (
 // Branch, type and object path segments accept an ID or an ApiIdentifier.
 // Responses honour If-None-Match (304); 400 means a bad parameter. The 4
 // operations returning raw bytes are in DeliveryBinaryService
-// (binaries.proto).
+// (binaries.proto). Read-your-writes: the header X-Cms-Min-Version: <a
+// Management transaction id> makes a request wait until the index shows
+// that transaction, for at most X-Cms-Max-Wait ("2s" or milliseconds;
+// default 5 s, at most 30 s), else 503.
 type DeliveryServiceClient interface {
 	// GetBranches returns the indexed branches.
 	GetBranches(ctx context.Context, in *GetBranchesRequest, opts ...grpc.CallOption) (*BranchList, error)
@@ -241,7 +244,10 @@ func (c *deliveryServiceClient) SuggestionsTyped(ctx context.Context, in *Sugges
 // Branch, type and object path segments accept an ID or an ApiIdentifier.
 // Responses honour If-None-Match (304); 400 means a bad parameter. The 4
 // operations returning raw bytes are in DeliveryBinaryService
-// (binaries.proto).
+// (binaries.proto). Read-your-writes: the header X-Cms-Min-Version: <a
+// Management transaction id> makes a request wait until the index shows
+// that transaction, for at most X-Cms-Max-Wait ("2s" or milliseconds;
+// default 5 s, at most 30 s), else 503.
 type DeliveryServiceServer interface {
 	// GetBranches returns the indexed branches.
 	GetBranches(context.Context, *GetBranchesRequest) (*BranchList, error)
