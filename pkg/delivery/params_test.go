@@ -237,18 +237,23 @@ func testSortByAttribute(t *testing.T, s *deliverytest.Site, x extra) {
 }
 
 func testSortCap(t *testing.T, s *deliverytest.Site, x extra) {
-	// Five pages match: a cap of 4 refuses, naming it; a narrower filter
-	// passes; engine-sorted keys are not capped.
-	r := delivery.WithSortCap(delivery.Request{Branch: "4", Type: "webPage", Sort: "price"}, 4)
+	// Five pages match: a cap of 4 refuses an in-memory sort (a variant
+	// is asked, so price is not sorted by the engine), naming it; a
+	// narrower filter passes; engine-sorted keys are not capped.
+	r := delivery.WithSortCap(delivery.Request{Branch: "4", Type: "webPage", Sort: "price", Variants: x.winterAPI}, 4)
 	_, err := s.Svc.List(ctx, r)
 	wantInvalid(t, "above the cap", err, "at most 4 objects", "matches 5", "narrow the filter")
 	r.Filter = "price>0"
 	if l, err := s.Svc.List(ctx, r); err != nil || !reflect.DeepEqual(ids(l.Objs), []int64{x.P9, s.Home, x.P100}) {
 		t.Errorf("under the cap: %v, %v", l.Objs, err)
 	}
-	r.Filter, r.Sort = "", "displayName"
+	r.Filter, r.Sort, r.Variants = "", "displayName", ""
 	if _, err := s.Svc.List(ctx, r); err != nil {
 		t.Errorf("engine sort capped: %v", err)
+	}
+	r.Sort = "price" // no variant: the engine sorts on the sort-key field
+	if l, err := s.Svc.List(ctx, r); err != nil || !reflect.DeepEqual(ids(l.Objs), []int64{s.About, x.P9, s.Home, x.P100, s.DeOnly}) {
+		t.Errorf("engine attribute sort capped: %v, %v", l.Objs, err)
 	}
 }
 

@@ -11,11 +11,13 @@ import (
 	"github.com/cmsplatform/cms/pkg/search"
 )
 
-// MaxSortMatches caps the objects a sort by attribute may order. Attribute
-// values live in shared multi-valued keyed fields (see pkg/indexing), so
-// no engine sort field orders them: such a sort fetches every match and
-// orders it in memory. Beyond the cap the request is refused rather than
-// answered with a wrongly ordered page.
+// MaxSortMatches caps the objects an in-memory sort may order. Attribute
+// values live in shared multi-valued keyed fields (see pkg/indexing); the
+// engine sorts by an attribute's sort-key field (attrSortField) only for
+// a request language with indexed name fields and no variants. Other
+// attribute sorts fetch every match and order it in memory; beyond the
+// cap the request is refused rather than answered with a wrongly ordered
+// page.
 const MaxSortMatches = search.MaxResultWindow
 
 // sortPlan is the translated sort parameter: one key per sort key, then
@@ -76,6 +78,10 @@ func (sc *scope) sortKey(k query.SortKey, indexed map[int64]bool) (sortKey, erro
 			if strings.HasPrefix(a.dataType, "XmlRef") {
 				return sk, invalidf("sort: %q is markup (%s) and cannot be sorted", k.Field, a.dataType)
 			}
+			if f, ok := sc.attrSortField(a, indexed); ok {
+				sk.field = f
+				return sk, nil
+			}
 			sk.attr = a
 			for _, v := range sc.view.variants {
 				for _, l := range sc.view.langs {
@@ -131,6 +137,22 @@ func (sc *scope) displayNameKey(sk sortKey, typeAttr bool, indexed map[int64]boo
 		}
 	}
 	return sk, nil
+}
+
+// attrSortField is the engine field that orders by attribute a as
+// rendering shows it, if any: pkg/indexing fills SortKeyField(a, l) with
+// the variant-0 values l's fallback chain selects, encoded to order like
+// sortHits (pkg/indexing/sortkeys.go). So, as for displayName, the engine
+// sorts (no cap, paging by the engine) when the request's language has
+// indexed name fields and no variant is asked; otherwise the matches are
+// sorted in memory. Indexes built before sort keys existed have another
+// mapping and need `cms reindex`.
+func (sc *scope) attrSortField(a *attribute, indexed map[int64]bool) (string, bool) {
+	vs := sc.view.variants
+	if !indexed[sc.view.langs[0]] || len(vs) > 1 || len(vs) == 1 && vs[0] != 0 || !indexing.Sortable(a.dataType) {
+		return "", false
+	}
+	return indexing.SortKeyField(a.id, sc.view.langs[0]), true
 }
 
 // engineSort is the plan as engine sort fields (not in memory), ending in
@@ -216,23 +238,15 @@ func (k sortKey) selectedKey(keys any) (string, bool) {
 type sortValueKind int
 
 const (
-	sortString sortValueKind = iota // lower-cased (case-insensitive); "" = no value, as rendering omits it
-	sortNumber                      // numerically; references by target id
-	sortDate                        // chronologically
-	sortBool                        // false < true
+	// The kinds of indexing.SortKindOf, which writes the engine's sort
+	// keys: both paths must order alike.
+	sortString = sortValueKind(indexing.SortString) // lower-cased (case-insensitive); "" = no value, as rendering omits it
+	sortNumber = sortValueKind(indexing.SortNumber) // numerically; references by target id
+	sortDate   = sortValueKind(indexing.SortDate)   // chronologically
+	sortBool   = sortValueKind(indexing.SortBool)   // false < true
 )
 
-func sortKind(dt string) sortValueKind {
-	switch {
-	case dt == "Integer" || dt == "Decimal" || dt == "Float" || dt == "ObjRef" || strings.HasPrefix(dt, "BinRef"):
-		return sortNumber
-	case dt == "DateTime" || dt == "DateTime.Date":
-		return sortDate
-	case dt == "Boolean":
-		return sortBool
-	}
-	return sortString
-}
+func sortKind(dt string) sortValueKind { return sortValueKind(indexing.SortKindOf(dt)) }
 
 // parse reads one indexed value (the part of a FieldValues or
 // FieldValuesLower entry after "<key>=") as a canonical sort value.

@@ -310,6 +310,7 @@ func (ix *Indexer) document(branch, version int64, o *resolved, types map[int64]
 		}
 	}
 	f.set(FieldHasDisplayName, hasName)
+	addSortKeys(f, o, types, chains)
 	// The per-language fields hold the name shown in the language: its
 	// fallback chain's first value (fallback.go).
 	for l, x := range displayNames(chains, own) {

@@ -81,7 +81,9 @@ func Mapping(languages []int64) search.Mapping {
 		f[NameSortField(l)] = search.Keyword
 		f[NameTextField(l)] = search.Text
 	}
-	return search.Mapping{Fields: f}
+	// SortKeyField fields (sortkeys.go). Changing the mapping asks for
+	// `cms reindex` of existing indexes (ErrMappingConflict).
+	return search.Mapping{Fields: f, KeywordPrefixes: []string{SortKeyPrefix}}
 }
 
 // StateMapping is the mapping of StateIndex.

@@ -6,6 +6,7 @@ import (
 	"maps"
 	"regexp"
 	"slices"
+	"strings"
 )
 
 // Kind is the kind of a mapped field. The set is deliberately small so that
@@ -44,6 +45,45 @@ func (k Kind) Valid() bool { return slices.Contains(kinds, k) }
 // fields; any field may be absent or multi-valued.
 type Mapping struct {
 	Fields map[string]Kind `json:"fields"`
+	// KeywordPrefixes maps, as Keyword, every field whose name starts
+	// with one of these prefixes and that Fields does not declare: for
+	// dynamic families of fields (e.g. one sort key per attribute and
+	// language). Elasticsearch indexes them through a dynamic template,
+	// Bleve through its dynamic mapping with the keyword analyzer.
+	// Elasticsearch counts every such field against the index's field
+	// limit, which implementations raise to MaxDynamicFields.
+	KeywordPrefixes []string `json:"keywordPrefixes,omitempty"`
+}
+
+// MaxDynamicFields bounds the fields an index may hold, KeywordPrefixes
+// fields included (Elasticsearch's index.mapping.total_fields.limit,
+// 1000 by default, is raised to it).
+const MaxDynamicFields = 20000
+
+// Field returns the kind of field: declared in Fields, or Keyword when it
+// starts with one of KeywordPrefixes.
+func (m Mapping) Field(name string) (Kind, bool) {
+	if k, ok := m.Fields[name]; ok {
+		return k, true
+	}
+	if m.Prefixed(name) {
+		return Keyword, true
+	}
+	return "", false
+}
+
+// Prefixed reports whether name is a KeywordPrefixes field Fields does
+// not declare.
+func (m Mapping) Prefixed(name string) bool {
+	if _, ok := m.Fields[name]; ok {
+		return false
+	}
+	for _, p := range m.KeywordPrefixes {
+		if strings.HasPrefix(name, p) && fieldName.MatchString(name) {
+			return true
+		}
+	}
+	return false
 }
 
 // fieldName: no dots (Elasticsearch would read them as object paths), no
@@ -63,13 +103,20 @@ func (m Mapping) Validate() error {
 			return fmt.Errorf("%w: field %q has unknown kind %q", ErrInvalidMapping, name, k)
 		}
 	}
+	for _, p := range m.KeywordPrefixes {
+		if !fieldName.MatchString(p) {
+			return fmt.Errorf("%w: keyword prefix %q", ErrInvalidMapping, p)
+		}
+	}
 	return nil
 }
 
 // Equal reports whether m and o declare the same fields with the same kinds.
-func (m Mapping) Equal(o Mapping) bool { return maps.Equal(m.Fields, o.Fields) }
+func (m Mapping) Equal(o Mapping) bool {
+	return maps.Equal(m.Fields, o.Fields) && slices.Equal(m.KeywordPrefixes, o.KeywordPrefixes)
+}
 
-// Names returns the mapped field names in sorted order.
+// Names returns the declared field names (Fields) in sorted order.
 func (m Mapping) Names() []string { return slices.Sorted(maps.Keys(m.Fields)) }
 
 // TextFields returns the text field names in sorted order.
@@ -86,7 +133,7 @@ func (m Mapping) TextFields() []string {
 // Kind returns the kind of field, or an ErrInvalidQuery error if it is not
 // mapped.
 func (m Mapping) Kind(field string) (Kind, error) {
-	k, ok := m.Fields[field]
+	k, ok := m.Field(field)
 	if !ok {
 		return "", fmt.Errorf("%w: field %q is not mapped", ErrInvalidQuery, field)
 	}

@@ -29,7 +29,7 @@ func (m Mapping) Normalize(doc Document) (map[string]any, error) {
 	}
 	out := make(map[string]any, len(doc.Fields))
 	for name, v := range doc.Fields {
-		k, ok := m.Fields[name]
+		k, ok := m.Field(name)
 		if !ok {
 			return nil, fmt.Errorf("%w: %q: field %q is not mapped", ErrInvalidDocument, doc.ID, name)
 		}
@@ -166,7 +166,7 @@ func (m Mapping) DecodeSource(raw []byte) (map[string]any, error) {
 	}
 	out := make(map[string]any, len(src))
 	for name, v := range src {
-		k, ok := m.Fields[name]
+		k, ok := m.Field(name)
 		if !ok {
 			continue
 		}

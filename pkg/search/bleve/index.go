@@ -11,6 +11,7 @@ import (
 	blevesearch "github.com/blevesearch/bleve/v2"
 	"github.com/blevesearch/bleve/v2/analysis/analyzer/custom"
 	"github.com/blevesearch/bleve/v2/analysis/analyzer/keyword"
+	"github.com/blevesearch/bleve/v2/analysis/datetime/flexible"
 	"github.com/blevesearch/bleve/v2/analysis/token/lowercase"
 	"github.com/blevesearch/bleve/v2/analysis/tokenizer/unicode"
 	"github.com/blevesearch/bleve/v2/index/scorch"
@@ -26,6 +27,7 @@ const (
 	fieldPresent = "@f"   // names of the fields a document has (Exists)
 	shadowPrefix = "@s:"  // keyword copy of non-keyword values (aggregations)
 	analyzerText = "cms_standard"
+	noDates      = "cms_no_dates" // date parser of dynamic fields (dynamicKeywords)
 	keyMapping   = "cms:mapping"
 )
 
@@ -94,8 +96,39 @@ func indexMapping(m search.Mapping) (*mapping.IndexMappingImpl, error) {
 			dm.AddFieldMappingsAt(shadowPrefix+name, kw())
 		}
 	}
+	if len(m.KeywordPrefixes) > 0 {
+		if err := dynamicKeywords(im, dm); err != nil {
+			return nil, err
+		}
+	}
 	im.DefaultMapping = dm
 	return im, im.Validate()
+}
+
+// dynamicKeywords indexes the fields of search.Mapping.KeywordPrefixes:
+// Bleve maps no field by name prefix, so the document mapping becomes
+// dynamic, and unmapped strings (Normalize lets only prefixed keyword
+// fields through) are indexed whole (keyword analyzer) with doc values
+// for sorting. Dynamic strings that parse as dates would be indexed as
+// dates: the default date parser is one that parses nothing (explicit
+// Date fields get time.Time values and never parse strings).
+func dynamicKeywords(im *mapping.IndexMappingImpl, dm *mapping.DocumentMapping) error {
+	if err := im.AddCustomDateTimeParser(noDates, map[string]any{
+		"type": flexible.Name, "layouts": []any{"\x00cms:no-date\x00"},
+	}); err != nil {
+		return fmt.Errorf("bleve: date parser: %w", err)
+	}
+	im.DefaultDateTimeParser = noDates
+	im.IndexDynamic, im.DocValuesDynamic, im.StoreDynamic = true, true, false
+	dm.Dynamic = true
+	dm.DefaultAnalyzer = keyword.Name
+	return nil
+}
+
+// kind is the kind of a field of the index's mapping ("" if unmapped).
+func (ix *index) kind(name string) search.Kind {
+	k, _ := ix.mapping.Field(name)
+	return k
 }
 
 // createIndex creates an index at path ("" = in memory).
@@ -240,12 +273,12 @@ func (ix *index) toBleve(doc search.Document) (map[string]any, error) {
 	out := make(map[string]any, 2*len(fields)+3)
 	present := make([]string, 0, len(fields))
 	for name, v := range fields {
-		if ix.mapping.Fields[name] == search.Stored {
+		if ix.kind(name) == search.Stored {
 			continue // returned from fieldSource, never indexed
 		}
 		out[name] = v
 		present = append(present, name)
-		if !shadowed(ix.mapping.Fields[name]) {
+		if !shadowed(ix.kind(name)) {
 			continue
 		}
 		if vals, ok := v.([]any); ok {

@@ -128,7 +128,7 @@ func (ix *index) rangeQuery(r search.Range) (query.Query, error) {
 	if r.Lte != nil {
 		hi, hiIncl = r.Lte, true
 	}
-	switch ix.mapping.Fields[r.Field] {
+	switch ix.kind(r.Field) {
 	case search.Keyword:
 		s := func(v any) string {
 			if v == nil {

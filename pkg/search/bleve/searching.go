@@ -29,7 +29,7 @@ func (ix *index) search(ctx context.Context, req search.SearchRequest) (search.S
 	br.SortByCustom(ix.sortOrder(req.Sort))
 	for i, a := range req.Aggs {
 		field := a.Field
-		if shadowed(ix.mapping.Fields[field]) {
+		if shadowed(ix.kind(field)) {
 			field = shadowPrefix + field
 		}
 		// Ask for every term: Bleve breaks count ties by term bytes, which
@@ -97,7 +97,7 @@ func (ix *index) sortOrder(fields []search.SortField) bsearch.SortOrder {
 		if s.Desc {
 			sf.Mode = bsearch.SortFieldMax // like Elasticsearch on multi-valued fields
 		}
-		switch ix.mapping.Fields[s.Field] {
+		switch ix.kind(s.Field) {
 		case search.Long, search.Double:
 			sf.Type = bsearch.SortFieldAsNumber
 		case search.Date:
@@ -116,7 +116,7 @@ func (ix *index) aggResult(a search.TermsAgg, fr *bsearch.FacetResult) (search.A
 		return out, fmt.Errorf("bleve: facet for %q missing from result", a.Key())
 	}
 	out.Missing = int64(fr.Missing)
-	kind := ix.mapping.Fields[a.Field]
+	kind := ix.kind(a.Field)
 	var buckets []search.Bucket
 	if fr.Terms != nil {
 		for _, t := range fr.Terms.Terms() {

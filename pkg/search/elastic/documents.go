@@ -53,13 +53,30 @@ func (e *Engine) createBody(m search.Mapping) (map[string]any, error) {
 	if e.gcDeletes > 0 {
 		settings["gc_deletes"] = strconv.FormatInt(e.gcDeletes.Milliseconds(), 10) + "ms"
 	}
+	mappings := map[string]any{
+		"dynamic":    "strict",
+		"_meta":      map[string]any{metaMapping: string(raw)},
+		"properties": props,
+	}
+	if len(m.KeywordPrefixes) > 0 {
+		// Prefixed keyword fields come through dynamic templates; Normalize
+		// keeps every other unmapped field out, as "strict" would.
+		var templates []any
+		for i, p := range m.KeywordPrefixes {
+			templates = append(templates, map[string]any{"cms_prefix_" + strconv.Itoa(i): map[string]any{
+				"match":              p + "*",
+				"match_mapping_type": "string",
+				"mapping":            map[string]any{"type": "keyword"},
+			}})
+		}
+		mappings["dynamic"] = true
+		mappings["date_detection"] = false // "2024" stays a string (keyword)
+		mappings["dynamic_templates"] = templates
+		settings["mapping.total_fields.limit"] = search.MaxDynamicFields
+	}
 	return map[string]any{
 		"settings": map[string]any{"index": settings},
-		"mappings": map[string]any{
-			"dynamic":    "strict",
-			"_meta":      map[string]any{metaMapping: string(raw)},
-			"properties": props,
-		},
+		"mappings": mappings,
 	}, nil
 }
 

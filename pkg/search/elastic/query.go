@@ -83,7 +83,7 @@ func translateAll(qs []search.Query, m search.Mapping) ([]obj, error) {
 }
 
 // sortClause orders by the requested fields, then by id.
-func sortClause(fields []search.SortField) []obj {
+func sortClause(fields []search.SortField, m search.Mapping) []obj {
 	out := make([]obj, 0, len(fields)+1)
 	for _, s := range fields {
 		order, mode := "asc", "min"
@@ -94,7 +94,12 @@ func sortClause(fields []search.SortField) []obj {
 			out = append(out, obj{"_score": obj{"order": order}})
 			continue
 		}
-		out = append(out, obj{s.Field: obj{"order": order, "missing": "_last", "mode": mode}})
+		o := obj{"order": order, "missing": "_last", "mode": mode}
+		if m.Prefixed(s.Field) {
+			// No document may have the field yet: it is then unmapped.
+			o["unmapped_type"] = "keyword"
+		}
+		out = append(out, obj{s.Field: o})
 	}
 	return append(out, obj{fieldID: obj{"order": "asc"}})
 }

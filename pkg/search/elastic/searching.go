@@ -51,7 +51,7 @@ func (e *Engine) Search(ctx context.Context, req search.SearchRequest) (search.S
 		"query":            q,
 		"from":             req.From,
 		"size":             req.Size,
-		"sort":             sortClause(req.Sort),
+		"sort":             sortClause(req.Sort, m),
 		"track_total_hits": true,
 		"track_scores":     true,
 		"version":          true,
@@ -101,7 +101,7 @@ func (e *Engine) Search(ctx context.Context, req search.SearchRequest) (search.S
 		if !ok {
 			return search.SearchResult{}, fmt.Errorf("elastic: aggregation %q missing from response", a.Key())
 		}
-		kind := m.Fields[a.Field]
+		kind, _ := m.Field(a.Field)
 		ar := search.AggResult{Other: t.SumOther, Missing: res.Aggregations[aggName(i, "m")].DocCount}
 		for _, b := range t.Buckets {
 			key, err := bucketKey(kind, b.Key, b.KeyAsString)

@@ -43,6 +43,7 @@ func Run(t *testing.T, factory Factory) {
 		{"DeleteIndex", testDeleteIndex},
 		{"Stored", testStored},
 		{"Aliases", testAliases},
+		{"KeywordPrefixes", testKeywordPrefixes},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) { tc.fn(t, factory(t)) })

@@ -1,0 +1,105 @@
+package indexing
+
+import (
+	"encoding/json"
+	"reflect"
+	"testing"
+	"time"
+
+	"github.com/cmsplatform/cms/pkg/store"
+)
+
+func TestAddSortKeys(t *testing.T) {
+	const (
+		en, de, fr          = 201, 202, 203
+		aStr, aNum, aDate   = 10, 11, 12
+		aBool, aRef, aMulti = 13, 14, 15
+		aXML, aEmpty, aVar  = 16, 17, 18
+		aUnknown, aNumStr   = 19, 20
+	)
+	val := func(attr, lang, variant int64, j string) store.Value {
+		return store.Value{AttributeID: attr, Language: lang, Variant: variant, JSON: json.RawMessage(j)}
+	}
+	o := &resolved{values: []store.Value{
+		val(aStr, de, 0, `"Zebra"`), val(aStr, 0, 0, `"neutral"`), // en falls back to 0, fr to de
+		val(aNum, 0, 0, `-12.5`), val(aNum, 0, 1, `99`), // variant 1 ignored
+		val(aDate, 0, 0, `"2024-03-01T10:00:00+02:00"`),
+		val(aBool, 0, 0, `false`),
+		val(aRef, 0, 0, `42`),
+		val(aMulti, en, 0, `"b"`), val(aMulti, en, 0, `"A"`), val(aMulti, en, 0, `"b"`),
+		val(aXML, 0, 0, `"<p>x</p>"`),
+		val(aEmpty, en, 0, `""`), val(aEmpty, 0, 0, `"shown only without en"`), // en selects "" = no value
+		val(aVar, en, 2, `"variant only"`),
+		val(aUnknown, 0, 0, `"Unknown"`),
+		val(aNumStr, 0, 0, `"7"`), val(aNumStr, fr, 0, `true`), // a bool is no number
+	}}
+	types := map[int64]string{aStr: "String", aNum: "Decimal", aDate: "DateTime", aBool: "Boolean", aRef: "ObjRef",
+		aMulti: "String", aXML: "XmlRef", aEmpty: "String", aVar: "String", aNumStr: "Integer"}
+	chains := langChains{en: {en, 0}, de: {de, 0}, fr: {fr, de, 0}}
+	f := fields{}
+	addSortKeys(f, o, types, chains)
+
+	date := EncodeDate(time.Date(2024, 3, 1, 8, 0, 0, 0, time.UTC))
+	want := fields{
+		SortKeyField(aStr, en): []any{"neutral"}, SortKeyField(aStr, de): []any{"zebra"}, SortKeyField(aStr, fr): []any{"zebra"},
+		SortKeyField(aNum, en): []any{EncodeNumber(-12.5)}, SortKeyField(aNum, de): []any{EncodeNumber(-12.5)}, SortKeyField(aNum, fr): []any{EncodeNumber(-12.5)},
+		SortKeyField(aDate, en): []any{date}, SortKeyField(aDate, de): []any{date}, SortKeyField(aDate, fr): []any{date},
+		SortKeyField(aBool, en): []any{"false"}, SortKeyField(aBool, de): []any{"false"}, SortKeyField(aBool, fr): []any{"false"},
+		SortKeyField(aRef, en): []any{EncodeNumber(42)}, SortKeyField(aRef, de): []any{EncodeNumber(42)}, SortKeyField(aRef, fr): []any{EncodeNumber(42)},
+		SortKeyField(aMulti, en): []any{"b", "a"},
+		SortKeyField(aEmpty, de): []any{"shown only without en"}, SortKeyField(aEmpty, fr): []any{"shown only without en"},
+		SortKeyField(aUnknown, en): []any{"unknown"}, SortKeyField(aUnknown, de): []any{"unknown"}, SortKeyField(aUnknown, fr): []any{"unknown"},
+		SortKeyField(aNumStr, en): []any{EncodeNumber(7)}, SortKeyField(aNumStr, de): []any{EncodeNumber(7)},
+	}
+	if !reflect.DeepEqual(f, want) {
+		for k, v := range f {
+			if !reflect.DeepEqual(v, want[k]) {
+				t.Errorf("%s = %v, want %v", k, v, want[k])
+			}
+		}
+		for k, v := range want {
+			if _, ok := f[k]; !ok {
+				t.Errorf("%s missing, want %v", k, v)
+			}
+		}
+	}
+	if got := SortKeyField(5, 201); got != "sortkey_5_201" {
+		t.Errorf("SortKeyField = %q", got)
+	}
+}
+
+// TestSortKeyValueOrder: encoded keys order byte-wise like the values.
+func TestSortKeyValueOrder(t *testing.T) {
+	for _, tc := range []struct {
+		kind SortKind
+		asc  []string // raw values in ascending order
+	}{
+		{SortNumber, []string{"-1e9", "-12.5", "-1", "-0.25", "0", "0.25", "3", "12.5", "100", "1e12"}},
+		{SortDate, []string{"1999-12-31", "2024-03-01T09:59:59Z", "2024-03-01T10:00:00+00:00", "2024-03-01T10:00:00.5Z", "2030-01-01"}},
+		{SortBool, []string{"false", "true"}},
+		{SortString, []string{"Apple", "banana", "Cherry", "ärger"}},
+	} {
+		prev := ""
+		for i, r := range tc.asc {
+			s, ok := SortKeyValue(tc.kind, r)
+			if !ok {
+				t.Fatalf("kind %d: %q is no value", tc.kind, r)
+			}
+			if i > 0 && !(prev < s) {
+				t.Errorf("kind %d: key of %q (%q) not after the previous (%q)", tc.kind, r, s, prev)
+			}
+			prev = s
+		}
+	}
+	if a, _ := SortKeyValue(SortNumber, "-0"); a != EncodeNumber(0) {
+		t.Errorf("-0 = %q, want the key of 0", a)
+	}
+	for _, tc := range []struct {
+		kind SortKind
+		raw  string
+	}{{SortString, ""}, {SortNumber, "x"}, {SortDate, "yesterday"}, {SortBool, "maybe"}} {
+		if s, ok := SortKeyValue(tc.kind, tc.raw); ok {
+			t.Errorf("kind %d: %q = %q, want no value", tc.kind, tc.raw, s)
+		}
+	}
+}
