@@ -40,6 +40,17 @@ func TestEmbedded(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(nc.Close)
+	// nats-server removes an account's streams directory asynchronously
+	// when its last stream is deleted, racing with the next bucket's
+	// mkdir ("could not create storage directory"): keep one stream for
+	// the whole test, as a real installation always has (CMS_CHANGES).
+	js, err := jetstream.New(nc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := js.CreateStream(t.Context(), jetstream.StreamConfig{Name: "ANCHOR", Subjects: []string{"anchor"}}); err != nil {
+		t.Fatal(err)
+	}
 	run(t, nc)
 }
 
