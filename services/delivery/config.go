@@ -24,15 +24,7 @@ func (s *service) GetBranches(ctx context.Context, in *deliveryv1.GetBranchesReq
 // GetLanguages implements Delivery_GetLanguages.
 func (s *service) GetLanguages(ctx context.Context, in *deliveryv1.GetLanguagesRequest) (*deliveryv1.LanguageList, error) {
 	return serve(ctx, s, "GetLanguages", in, func() (*deliveryv1.LanguageList, []string, error) {
-		objs, err := s.dom.Languages(ctx, in.Branch)
-		if err != nil {
-			return nil, nil, err
-		}
-		out, err := toObjects(objs)
-		if err != nil {
-			return nil, nil, err
-		}
-		tags, err := s.dom.ConfigTags(ctx, in.Branch)
+		out, tags, err := s.configObjects(ctx, in.Branch, s.dom.Languages)
 		return &deliveryv1.LanguageList{Languages: out}, tags, err
 	})
 }
@@ -40,17 +32,24 @@ func (s *service) GetLanguages(ctx context.Context, in *deliveryv1.GetLanguagesR
 // GetTypes implements Delivery_GetTypes.
 func (s *service) GetTypes(ctx context.Context, in *deliveryv1.GetTypesRequest) (*deliveryv1.TypeList, error) {
 	return serve(ctx, s, "GetTypes", in, func() (*deliveryv1.TypeList, []string, error) {
-		objs, err := s.dom.Types(ctx, in.Branch)
-		if err != nil {
-			return nil, nil, err
-		}
-		out, err := toObjects(objs)
-		if err != nil {
-			return nil, nil, err
-		}
-		tags, err := s.dom.ConfigTags(ctx, in.Branch)
+		out, tags, err := s.configObjects(ctx, in.Branch, s.dom.Types)
 		return &deliveryv1.TypeList{Types: out}, tags, err
 	})
+}
+
+// configObjects loads a branch's configuration objects (languages, types)
+// with load and returns them with their cache tags.
+func (s *service) configObjects(ctx context.Context, branch string, load func(context.Context, string) ([]delivery.Object, error)) ([]*deliveryv1.Object, []string, error) {
+	objs, err := load(ctx, branch)
+	if err != nil {
+		return nil, nil, err
+	}
+	out, err := toObjects(objs)
+	if err != nil {
+		return nil, nil, err
+	}
+	tags, err := s.dom.ConfigTags(ctx, branch)
+	return out, tags, err
 }
 
 // GetUpdateInfo implements Delivery_GetUpdateInfo.
