@@ -25,24 +25,7 @@ for i = n + 2, 2 * n + 1 do
   local f = redis.call('GET', KEYS[i])
   if f and tonumber(f) > built then return 0 end
 end
-redis.call('DEL', KEYS[1])
-redis.call('HSET', KEYS[1], 'v', ARGV[1], 'e', ARGV[2])
-local ttl = tonumber(ARGV[3])
-if ttl > 0 then redis.call('PEXPIRE', KEYS[1], ttl) end
-for i = 2, n + 1 do
-  local existed = redis.call('EXISTS', KEYS[i])
-  redis.call('SADD', KEYS[i], KEYS[1])
-  if ttl <= 0 then
-    redis.call('PERSIST', KEYS[i])
-  elseif existed == 0 then
-    redis.call('PEXPIRE', KEYS[i], ttl)
-  else
-    local cur = redis.call('PTTL', KEYS[i])
-    if cur >= 0 and cur < ttl then redis.call('PEXPIRE', KEYS[i], ttl) end
-  end
-end
-return 1
-`)
+local last = n + 1` + storeLua)
 
 var invalidateAtScript = goredis.NewScript(`
 local n = tonumber(ARGV[2])

@@ -65,12 +65,15 @@ func Open(ctx context.Context, url, prefix string) (*Cache, error) {
 func (c *Cache) entryKey(key string) string { return c.prefix + "k:" + key }
 func (c *Cache) tagKey(tag string) string   { return c.prefix + "t:" + tag }
 
-var setScript = goredis.NewScript(`
+// storeLua stores an entry (KEYS[1]: value ARGV[1], ETag ARGV[2], TTL
+// ARGV[3] ms) and adds it to the tag sets KEYS[2..last]; a tag set lives
+// as long as its longest-lived entry. The script that runs it sets last.
+const storeLua = `
 redis.call('DEL', KEYS[1])
 redis.call('HSET', KEYS[1], 'v', ARGV[1], 'e', ARGV[2])
 local ttl = tonumber(ARGV[3])
 if ttl > 0 then redis.call('PEXPIRE', KEYS[1], ttl) end
-for i = 2, #KEYS do
+for i = 2, last do
   local existed = redis.call('EXISTS', KEYS[i])
   redis.call('SADD', KEYS[i], KEYS[1])
   if ttl <= 0 then
@@ -83,7 +86,9 @@ for i = 2, #KEYS do
   end
 end
 return 1
-`)
+`
+
+var setScript = goredis.NewScript("local last = #KEYS" + storeLua)
 
 var invalidateScript = goredis.NewScript(`
 local n = 0
