@@ -199,37 +199,12 @@ func (s *Service) CommentOccurrences(ctx context.Context, r CommentOccurrencesRe
 		return CommentOccurrencesResult{}, err
 	}
 	out := CommentOccurrencesResult{Timestamp: ts}
-	type want struct {
-		on    bool
-		field string
-		typ   string
-		dst   **Occurrences
-	}
-	wants := []want{
+	err = countFields(ctx, s.runComments, search.SearchRequest{Query: commentQuery(r.Branch, r.Filter)}, r.Page, []occurrenceField{
 		{r.User, indexing.FieldCommentUser, "string", &out.User},
 		{r.MentionedUsers, indexing.FieldCommentMentioned, "string", &out.MentionedUsers},
 		{r.ObjectType, indexing.FieldCommentObjectType, "number", &out.ObjectType},
-	}
-	req := search.SearchRequest{Query: commentQuery(r.Branch, r.Filter)}
-	for _, w := range wants {
-		if w.on {
-			req.Aggs = append(req.Aggs, search.TermsAgg{Field: w.field, Size: search.MaxResultWindow})
-		}
-	}
-	if len(req.Aggs) == 0 {
-		return out, nil
-	}
-	res, err := s.runComments(ctx, req)
-	if err != nil {
-		return out, err
-	}
-	for _, w := range wants {
-		if w.on {
-			o := occurrences(res.Aggs[w.field], res.Total, w.typ, r.Page)
-			*w.dst = &o
-		}
-	}
-	return out, nil
+	})
+	return out, err
 }
 
 // commentQuery selects the live comments of branch matching f.

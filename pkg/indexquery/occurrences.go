@@ -62,34 +62,47 @@ func (s *Service) Occurrences(ctx context.Context, r OccurrencesRequest) (Occurr
 	if err != nil {
 		return out, err
 	}
-	type want struct {
-		on    bool
-		field string
-		typ   string
-		dst   **Occurrences
-	}
-	wants := []want{
+	err = countFields(ctx, s.run, search.SearchRequest{Query: q}, r.Page, []occurrenceField{
 		{r.ModifiedBy, indexing.FieldModifiedBy, "string", &out.ModifiedBy},
 		{r.Type, indexing.FieldTypeRef, "number", &out.Type},
 		{r.Deleted, indexing.FieldDeleted, "boolean", &out.Deleted},
-	}
-	req := search.SearchRequest{Query: q}
-	for _, w := range wants {
-		if w.on {
-			req.Aggs = append(req.Aggs, search.TermsAgg{Field: w.field, Size: search.MaxResultWindow})
+	})
+	return out, err
+}
+
+// occurrenceField is one record an occurrences request may ask for: the
+// field counted, its value type and where the record goes.
+type occurrenceField struct {
+	on    bool
+	field string
+	typ   string
+	dst   **Occurrences
+}
+
+// countFields runs req (with run) with a terms aggregation per requested
+// field and fills their records, cut by p; with none requested it runs
+// nothing.
+func countFields(ctx context.Context, run func(context.Context, search.SearchRequest) (search.SearchResult, error),
+	req search.SearchRequest, p Page, fields []occurrenceField) error {
+	for _, f := range fields {
+		if f.on {
+			req.Aggs = append(req.Aggs, search.TermsAgg{Field: f.field, Size: search.MaxResultWindow})
 		}
 	}
-	res, err := s.run(ctx, req)
+	if len(req.Aggs) == 0 {
+		return nil
+	}
+	res, err := run(ctx, req)
 	if err != nil {
-		return out, err
+		return err
 	}
-	for _, w := range wants {
-		if w.on {
-			o := occurrences(res.Aggs[w.field], res.Total, w.typ, r.Page)
-			*w.dst = &o
+	for _, f := range fields {
+		if f.on {
+			o := occurrences(res.Aggs[f.field], res.Total, f.typ, p)
+			*f.dst = &o
 		}
 	}
-	return out, nil
+	return nil
 }
 
 // occurrences turns one aggregation into an Occurrences record.
