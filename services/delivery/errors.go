@@ -3,14 +3,10 @@ package delivery
 import (
 	"context"
 	"errors"
-	"log/slog"
 
 	"github.com/cmsplatform/cms/pkg/delivery"
-	"github.com/cmsplatform/cms/pkg/search"
 	"github.com/cmsplatform/cms/services/internal/gateway"
-	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
-	"google.golang.org/grpc/metadata"
 	"google.golang.org/grpc/status"
 )
 
@@ -32,23 +28,9 @@ func (s *service) toStatus(ctx context.Context, err error) error {
 		return status.Error(codes.InvalidArgument, err.Error())
 	case errors.Is(err, delivery.ErrUnsupported):
 		return status.Error(codes.Unimplemented, err.Error()) // 501
-	case errors.Is(err, search.ErrUnavailable):
-		// The index is starting (e.g. new shards); clients may retry.
-		_ = grpc.SetHeader(ctx, metadata.Pairs("retry-after", "1"))
-		return status.Error(codes.Unavailable, "the search index is not ready yet; retry shortly") // 503
-	case errors.Is(err, context.Canceled):
-		return status.Error(codes.Canceled, "request canceled")
-	case errors.Is(err, context.DeadlineExceeded):
-		return status.Error(codes.DeadlineExceeded, "deadline exceeded")
 	}
-	if _, ok := status.FromError(err); ok && status.Code(err) != codes.Unknown {
-		return err // already a status (e.g. NOT_MODIFIED)
+	if st := gateway.SearchUnavailable(ctx, err); st != nil {
+		return st
 	}
-	s.log.LogAttrs(ctx, slog.LevelError, "delivery: internal error", slog.String("error", err.Error()))
-	return status.Error(codes.Internal, "internal error")
-}
-
-// errNotModified answers a matching If-None-Match with 304.
-func errNotModified() error {
-	return gateway.WithReason(codes.FailedPrecondition, gateway.ReasonNotModified, "not modified", nil)
+	return gateway.OtherStatus(ctx, s.log, "delivery", err)
 }

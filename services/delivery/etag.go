@@ -12,6 +12,7 @@ import (
 
 	"github.com/cmsplatform/cms/pkg/cache"
 	"github.com/cmsplatform/cms/pkg/delivery"
+	"github.com/cmsplatform/cms/services/internal/gateway"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/metadata"
@@ -139,7 +140,7 @@ func answerHeaders(ctx context.Context, md metadata.MD, tag string) error {
 	_ = grpc.SetHeader(ctx, metadata.Pairs("etag", tag, "cache-control", CacheControl))
 	for _, h := range md.Get("if-none-match") {
 		if etagMatches(h, tag) {
-			return errNotModified()
+			return gateway.NotModified()
 		}
 	}
 	return nil

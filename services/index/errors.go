@@ -3,13 +3,11 @@ package index
 import (
 	"context"
 	"errors"
-	"log/slog"
 
 	"github.com/cmsplatform/cms/pkg/indexquery"
 	"github.com/cmsplatform/cms/pkg/search"
-	"google.golang.org/grpc"
+	"github.com/cmsplatform/cms/services/internal/gateway"
 	"google.golang.org/grpc/codes"
-	"google.golang.org/grpc/metadata"
 	"google.golang.org/grpc/status"
 )
 
@@ -24,15 +22,9 @@ func (s *service) toStatus(ctx context.Context, err error) error {
 		return status.Error(codes.InvalidArgument, err.Error()) // 400
 	case errors.Is(err, indexquery.ErrUnsupported):
 		return status.Error(codes.Unimplemented, err.Error()) // 501
-	case errors.Is(err, search.ErrUnavailable):
-		// The index is starting (e.g. new shards); clients may retry.
-		_ = grpc.SetHeader(ctx, metadata.Pairs("retry-after", "1"))
-		return status.Error(codes.Unavailable, "the search index is not ready yet; retry shortly") // 503
-	case errors.Is(err, context.Canceled):
-		return status.Error(codes.Canceled, "request canceled")
-	case errors.Is(err, context.DeadlineExceeded):
-		return status.Error(codes.DeadlineExceeded, "deadline exceeded")
 	}
-	s.log.LogAttrs(ctx, slog.LevelError, "index: internal error", slog.String("error", err.Error()))
-	return status.Error(codes.Internal, "internal error")
+	if st := gateway.SearchUnavailable(ctx, err); st != nil {
+		return st
+	}
+	return gateway.OtherStatus(ctx, s.log, "index", err)
 }

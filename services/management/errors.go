@@ -3,7 +3,6 @@ package management
 import (
 	"context"
 	"errors"
-	"log/slog"
 
 	"github.com/cmsplatform/cms/pkg/content"
 	"github.com/cmsplatform/cms/services/internal/gateway"
@@ -26,19 +25,6 @@ func (s *service) toStatus(ctx context.Context, err error) error {
 		return status.Error(codes.InvalidArgument, err.Error()) // 400
 	case errors.Is(err, content.ErrForbidden):
 		return status.Error(codes.PermissionDenied, err.Error()) // 403
-	case errors.Is(err, context.Canceled):
-		return status.Error(codes.Canceled, "request canceled")
-	case errors.Is(err, context.DeadlineExceeded):
-		return status.Error(codes.DeadlineExceeded, "deadline exceeded")
 	}
-	if _, ok := status.FromError(err); ok && status.Code(err) != codes.Unknown {
-		return err // already a status (e.g. NOT_MODIFIED)
-	}
-	s.log.LogAttrs(ctx, slog.LevelError, "management: internal error", slog.String("error", err.Error()))
-	return status.Error(codes.Internal, "internal error")
-}
-
-// errNotModified answers a matching If-None-Match with 304.
-func errNotModified() error {
-	return gateway.WithReason(codes.FailedPrecondition, gateway.ReasonNotModified, "not modified", nil)
+	return gateway.OtherStatus(ctx, s.log, "management", err)
 }

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/cmsplatform/cms/pkg/content"
+	"github.com/cmsplatform/cms/services/internal/gateway"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/metadata"
 	"google.golang.org/protobuf/proto"
@@ -46,7 +47,7 @@ func objectVersions(objs ...content.Object) []int64 {
 }
 
 // conditional sets the ETag of resp (mixing in versions, see etagOf) and
-// returns errNotModified when the request's If-None-Match names it (or is
+// returns gateway.NotModified when the request's If-None-Match names it (or is
 // "*"), else resp.
 func conditional[T proto.Message](ctx context.Context, resp T, versions ...int64) (T, error) {
 	tag := etagOf(resp, versions...)
@@ -58,7 +59,7 @@ func conditional[T proto.Message](ctx context.Context, resp T, versions ...int64
 	for _, h := range md.Get("if-none-match") {
 		if etagMatches(h, tag) {
 			var zero T
-			return zero, errNotModified()
+			return zero, gateway.NotModified()
 		}
 	}
 	return resp, nil
