@@ -17,24 +17,16 @@ func configView(m *model) view {
 
 // Languages returns the languages of a branch (type 20 objects), by id.
 func (s *Service) Languages(ctx context.Context, branch string) ([]Object, error) {
-	b, err := s.branchID(ctx, branch)
-	if err != nil {
-		return nil, err
-	}
-	m, err := s.model(ctx, b)
-	if err != nil {
-		return nil, err
-	}
-	v := configView(m)
-	out := make([]Object, 0, len(m.langList))
-	for _, id := range m.langList {
-		out = append(out, v.render(m.sources[id]))
-	}
-	return out, nil
+	return s.modelObjects(ctx, branch, func(m *model) []int64 { return m.langList })
 }
 
 // Types returns the object types of a branch, by id.
 func (s *Service) Types(ctx context.Context, branch string) ([]Object, error) {
+	return s.modelObjects(ctx, branch, func(m *model) []int64 { return m.typeList })
+}
+
+// modelObjects renders the objects of the branch's model that ids lists.
+func (s *Service) modelObjects(ctx context.Context, branch string, ids func(*model) []int64) ([]Object, error) {
 	b, err := s.branchID(ctx, branch)
 	if err != nil {
 		return nil, err
@@ -44,8 +36,9 @@ func (s *Service) Types(ctx context.Context, branch string) ([]Object, error) {
 		return nil, err
 	}
 	v := configView(m)
-	out := make([]Object, 0, len(m.typeList))
-	for _, id := range m.typeList {
+	list := ids(m)
+	out := make([]Object, 0, len(list))
+	for _, id := range list {
 		out = append(out, v.render(m.sources[id]))
 	}
 	return out, nil
