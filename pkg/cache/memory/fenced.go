@@ -14,11 +14,7 @@ const maxFences = 100_000
 
 // SetAt implements cache.Fenced.
 func (c *Cache) SetAt(_ context.Context, key string, e cache.Entry, tags []string, ttl time.Duration, builtAt int64) (bool, error) {
-	it := &item{key: key, entry: cache.Entry{Value: append([]byte(nil), e.Value...), ETag: e.ETag}, tags: append([]string(nil), tags...)}
-	it.size = int64(len(key) + len(e.Value) + len(e.ETag))
-	for _, t := range tags {
-		it.size += int64(len(t))
-	}
+	it := newItem(key, e, tags)
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.closed {

@@ -89,13 +89,19 @@ func (c *Cache) Get(_ context.Context, key string) (cache.Entry, bool, error) {
 	return it.entry, true, nil
 }
 
-// Set implements cache.Cache. The value is copied.
-func (c *Cache) Set(_ context.Context, key string, e cache.Entry, tags []string, ttl time.Duration) error {
+// newItem is an entry ready to store: value and tags copied, size counted.
+func newItem(key string, e cache.Entry, tags []string) *item {
 	it := &item{key: key, entry: cache.Entry{Value: append([]byte(nil), e.Value...), ETag: e.ETag}, tags: append([]string(nil), tags...)}
 	it.size = int64(len(key) + len(e.Value) + len(e.ETag))
 	for _, t := range tags {
 		it.size += int64(len(t))
 	}
+	return it
+}
+
+// Set implements cache.Cache. The value is copied.
+func (c *Cache) Set(_ context.Context, key string, e cache.Entry, tags []string, ttl time.Duration) error {
+	it := newItem(key, e, tags)
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.closed {
