@@ -17,30 +17,9 @@ import (
 // Management REST → store + outbox → relay → JetStream → indexer → Bleve.
 func TestWriteIsIndexed(t *testing.T) {
 	srv := startServer(t)
-	body := `{"comment":"pipeline","objects":[{"meta":{"typeRef":0,"apiIdentifier":"pipelineType"},` +
-		`"values":[{"attribute":1000,"language":201,"variant":0,"value":"Pipeline type"}]}]}`
-	req, _ := http.NewRequest(http.MethodPost, "http://"+srv.HTTPAddr()+"/apis/cms/v1/branches/4/objects", strings.NewReader(body))
-	req.SetBasicAuth("admin", "test-password")
-	req.Header.Set("Content-Type", "application/json")
+	admin := httpClient{t, "http://" + srv.HTTPAddr(), "admin", "test-password"}
 	start := time.Now()
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	raw, _ := io.ReadAll(resp.Body)
-	resp.Body.Close()
-	if resp.StatusCode != http.StatusCreated {
-		t.Fatalf("create: %d %s", resp.StatusCode, raw)
-	}
-	var created struct {
-		Transaction struct {
-			ID int64 `json:"id"`
-		} `json:"transaction"`
-		CreatedObjectIDs []int64 `json:"createdObjectIds"`
-	}
-	if err := json.Unmarshal(raw, &created); err != nil || len(created.CreatedObjectIDs) != 1 {
-		t.Fatalf("create response %s: %v", raw, err)
-	}
+	created := admin.create(obj(0, "pipelineType", v(1000, 201, "Pipeline type")))
 	ix, err := indexing.New(srv.comps.Store, srv.comps.Search, srv.cfg.indexing(srv.log))
 	if err != nil {
 		t.Fatal(err)
@@ -120,30 +99,8 @@ func assertWriteFoundByIndex(t *testing.T, base, apiID string) {
 // that neither the password nor its hash is in any field of its document.
 func TestPasswordsNeverReachTheIndex(t *testing.T) {
 	srv := startServer(t)
-	body := `{"objects":[{"meta":{"typeRef":110},"values":[` +
-		`{"attribute":1100,"language":0,"variant":0,"value":"carol"},` +
-		`{"attribute":1101,"language":0,"variant":0,"value":"s3cret-Pa55"}]}]}`
-	req, _ := http.NewRequest(http.MethodPost, "http://"+srv.HTTPAddr()+"/apis/cms/v1/branches/4/objects", strings.NewReader(body))
-	req.SetBasicAuth("admin", "test-password")
-	req.Header.Set("Content-Type", "application/json")
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	raw, _ := io.ReadAll(resp.Body)
-	resp.Body.Close()
-	if resp.StatusCode != http.StatusCreated {
-		t.Fatalf("create user: %d %s", resp.StatusCode, raw)
-	}
-	var created struct {
-		Transaction struct {
-			ID int64 `json:"id"`
-		} `json:"transaction"`
-		CreatedObjectIDs []int64 `json:"createdObjectIds"`
-	}
-	if err := json.Unmarshal(raw, &created); err != nil {
-		t.Fatal(err)
-	}
+	admin := httpClient{t, "http://" + srv.HTTPAddr(), "admin", "test-password"}
+	created := admin.create(obj(110, "", v(1100, 0, "carol"), v(1101, 0, "s3cret-Pa55")))
 	ix, err := indexing.New(srv.comps.Store, srv.comps.Search, srv.cfg.indexing(srv.log))
 	if err != nil {
 		t.Fatal(err)
