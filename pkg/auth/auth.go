@@ -188,3 +188,27 @@ func FromContext(ctx context.Context) (Principal, bool) {
 	p, ok := ctx.Value(principalKey{}).(Principal)
 	return p, ok
 }
+
+// CanRead returns the read check of p over the given branch chains
+// (branch id → chain, e.g. every live branch): a branch without a chain is
+// readable by administrators only. It is the one filter for lists that
+// span branches (branch lists, comments, work items).
+func (p Principal) CanRead(chains map[int64][]int64) func(branch int64) bool {
+	return func(branch int64) bool {
+		chain, ok := chains[branch]
+		return p.Admin || (ok && p.Allowed(AccessRead, chain))
+	}
+}
+
+// ReadableBranches returns the branches of chains p may read, ascending.
+func (p Principal) ReadableBranches(chains map[int64][]int64) []int64 {
+	can := p.CanRead(chains)
+	out := make([]int64, 0, len(chains))
+	for b := range chains {
+		if can(b) {
+			out = append(out, b)
+		}
+	}
+	slices.Sort(out)
+	return out
+}

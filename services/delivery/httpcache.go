@@ -44,7 +44,7 @@ func (g *Group) HTTPCache(authn auth.Authenticator) func(http.Handler) http.Hand
 				return
 			}
 			ctx := auth.WithPrincipal(r.Context(), p)
-			if err := s.authorize(ctx, branch); err != nil {
+			if err := s.mayRead(ctx, branch); err != nil {
 				next.ServeHTTP(w, r)
 				return
 			}
@@ -95,7 +95,8 @@ func (g *Group) HTTPCache(authn auth.Authenticator) func(http.Handler) http.Hand
 }
 
 // cacheablePath reports whether r may be answered from the HTTP cache and
-// returns its branch parameter ("" for the branch list).
+// returns its branch parameter. The branch list is not: it depends on the
+// caller's grants, which the URL does not name.
 func cacheablePath(r *http.Request) (string, bool) {
 	if r.Method != http.MethodGet || r.Header.Get(HeaderMinVersion) != "" || r.Header.Get("X-CmsApi-Username") != "" {
 		return "", false
@@ -103,9 +104,6 @@ func cacheablePath(r *http.Request) (string, bool) {
 	rest, ok := strings.CutPrefix(r.URL.Path, BasePath+"/branches")
 	if !ok {
 		return "", false
-	}
-	if rest == "" {
-		return "", true
 	}
 	rest, ok = strings.CutPrefix(rest, "/")
 	if !ok || rest == "" {

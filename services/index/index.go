@@ -16,6 +16,8 @@ import (
 	indexv1 "github.com/cmsplatform/cms/proto/gen/go/cms/index/v1"
 	"github.com/cmsplatform/cms/proto/gen/openapi"
 	"github.com/cmsplatform/cms/services/internal/gateway"
+	"github.com/cmsplatform/cms/services/internal/indexbranches"
+	"github.com/cmsplatform/cms/services/internal/interceptors"
 	"github.com/grpc-ecosystem/grpc-gateway/v2/runtime"
 	"google.golang.org/grpc"
 )
@@ -55,7 +57,18 @@ func New(opts Options) (*Group, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Group{api: &service{q: q, log: log}}, nil
+	br, err := indexbranches.New(opts.Search, opts.Indexing, log)
+	if err != nil {
+		return nil, err
+	}
+	return &Group{api: &service{q: q, branches: br, log: log}}, nil
+}
+
+// BranchResolvers implements app.BranchResolving: every Index operation
+// on a branch declares a read grant on it (cms.options.v1.access), checked
+// against chains read from the index.
+func (g *Group) BranchResolvers() map[string]interceptors.BranchResolver {
+	return map[string]interceptors.BranchResolver{indexv1.IndexService_ServiceDesc.ServiceName: g.api.branches}
 }
 
 // Name implements app.Group.
@@ -76,6 +89,7 @@ func (g *Group) RegisterGateway(ctx context.Context, mux *runtime.ServeMux, conn
 // falls through to the generated stub (Unimplemented → 501).
 type service struct {
 	indexv1.UnimplementedIndexServiceServer
-	q   *indexquery.Service
-	log *slog.Logger
+	q        *indexquery.Service
+	branches *indexbranches.Resolver
+	log      *slog.Logger
 }

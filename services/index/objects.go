@@ -2,6 +2,7 @@ package index
 
 import (
 	"context"
+	"github.com/cmsplatform/cms/pkg/auth"
 
 	"github.com/cmsplatform/cms/pkg/indexquery"
 	indexv1 "github.com/cmsplatform/cms/proto/gen/go/cms/index/v1"
@@ -50,8 +51,16 @@ func (s *service) ObjectOccurrences(ctx context.Context, req *indexv1.ObjectOccu
 }
 
 func (s *service) WorkItemOccurrences(ctx context.Context, req *indexv1.WorkItemOccurrencesRequest) (*indexv1.WorkItemOccurrencesResult, error) {
-	res, err := s.q.WorkItemOccurrences(ctx, indexquery.WorkItemRequest{Page: page(req.GetPage()),
-		Freshness: freshness(req.MinChangeTrackingVersion, req.MaxWaitTime)})
+	r := indexquery.WorkItemRequest{Page: page(req.GetPage()), Freshness: freshness(req.MinChangeTrackingVersion, req.MaxWaitTime)}
+	// Only the branches the caller may read are counted.
+	if p, _ := auth.FromContext(ctx); !p.Admin {
+		chains, err := s.branches.AllBranchChains(ctx)
+		if err != nil {
+			return nil, err
+		}
+		r.Readable = p.ReadableBranches(chains)
+	}
+	res, err := s.q.WorkItemOccurrences(ctx, r)
 	if err != nil {
 		return nil, s.toStatus(ctx, err)
 	}
