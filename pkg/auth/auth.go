@@ -57,6 +57,16 @@ type Principal struct {
 	// Read and Write are the ids of the branches granted for reading and
 	// writing (each with its descendants; Write implies Read).
 	Read, Write []int64
+	// UserID is the id of the caller's own user object (0 when it has
+	// none, e.g. the configured bootstrap administrator without a store).
+	UserID int64
+}
+
+// ReadsUser reports whether p may read the user object id (login name,
+// flags, grants): administrators read every user, others only their own.
+// Everybody may look display names up (Identity_GetUserDisplayName).
+func (p Principal) ReadsUser(id int64) bool {
+	return p.Admin || (p.UserID != 0 && p.UserID == id)
 }
 
 // Access is what an operation does to a branch.

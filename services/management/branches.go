@@ -15,7 +15,7 @@ func (s *service) GetBranches(ctx context.Context, req *managementv1.GetBranches
 		return s.UnimplementedManagementServiceServer.GetBranches(ctx, req)
 	}
 	page, err := s.content.GetBranches(ctx, content.ListQuery{
-		ReadOptions: readOptions(true, req.GetAttributes(), req.GetLanguages(), req.GetVariants()),
+		ReadOptions: readOptions(ctx, true, req.GetAttributes(), req.GetLanguages(), req.GetVariants()),
 		Take:        int(req.GetTake()),
 		Continue:    req.GetContinue(),
 	})
@@ -56,7 +56,7 @@ func (s *service) GetBranch(ctx context.Context, req *managementv1.GetBranchRequ
 	if s.content == nil {
 		return s.UnimplementedManagementServiceServer.GetBranch(ctx, req)
 	}
-	b, err := s.content.GetBranch(ctx, req.GetId(), readOptions(true, req.GetAttributes(), req.GetLanguages(), req.GetVariants()))
+	b, err := s.content.GetBranch(ctx, req.GetId(), readOptions(ctx, true, req.GetAttributes(), req.GetLanguages(), req.GetVariants()))
 	if err != nil {
 		return nil, s.toStatus(ctx, err)
 	}

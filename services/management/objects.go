@@ -15,7 +15,7 @@ func (s *service) GetObject(ctx context.Context, req *managementv1.GetObjectRequ
 		return s.UnimplementedManagementServiceServer.GetObject(ctx, req)
 	}
 	o, err := s.content.GetObject(ctx, req.GetBranch(), req.GetId(),
-		readOptions(req.GetInherited(), req.GetAttributes(), req.GetLanguages(), req.GetVariants()))
+		readOptions(ctx, req.GetInherited(), req.GetAttributes(), req.GetLanguages(), req.GetVariants()))
 	if err != nil {
 		return nil, s.toStatus(ctx, err)
 	}
@@ -32,7 +32,7 @@ func (s *service) GetObjects(ctx context.Context, req *managementv1.GetObjectsRe
 		return s.UnimplementedManagementServiceServer.GetObjects(ctx, req)
 	}
 	objs, err := s.content.GetObjects(ctx, req.GetBranch(), content.SplitIdents(req.GetIds()),
-		readOptions(req.GetInherited(), req.GetAttributes(), req.GetLanguages(), req.GetVariants()))
+		readOptions(ctx, req.GetInherited(), req.GetAttributes(), req.GetLanguages(), req.GetVariants()))
 	if err != nil {
 		return nil, s.toStatus(ctx, err)
 	}
@@ -101,7 +101,7 @@ func (s *service) GetTypedObjects(ctx context.Context, req *managementv1.GetType
 		return s.UnimplementedManagementServiceServer.GetTypedObjects(ctx, req)
 	}
 	page, err := s.content.GetTypedObjects(ctx, req.GetBranch(), req.GetType(), content.ListQuery{
-		ReadOptions: readOptions(req.GetInherited(), req.GetAttributes(), req.GetLanguages(), req.GetVariants()),
+		ReadOptions: readOptions(ctx, req.GetInherited(), req.GetAttributes(), req.GetLanguages(), req.GetVariants()),
 		Deleted:     req.Deleted,
 		Take:        int(req.GetTake()),
 		Continue:    req.GetContinue(),
