@@ -1,8 +1,8 @@
 package content
 
 import (
-	"github.com/cmsplatform/cms/pkg/auth"
 	"encoding/json"
+	"github.com/cmsplatform/cms/pkg/auth"
 	"time"
 )
 

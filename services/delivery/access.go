@@ -11,6 +11,7 @@ import (
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/metadata"
 	"google.golang.org/grpc/status"
+	"google.golang.org/protobuf/proto"
 )
 
 // Read access. Delivery is read-only for everybody: every branch-scoped
@@ -45,13 +46,17 @@ func (g *Group) BranchResolvers() map[string]interceptors.BranchResolver {
 	}
 }
 
-// BranchChain implements interceptors.BranchResolver from the index. It
-// first honours X-Cms-Min-Version: the branch may only appear with it.
-func (s *service) BranchChain(ctx context.Context, branch string) ([]int64, error) {
+// ReadYourWrites implements interceptors.ReadYourWritesResolver: it
+// honours X-Cms-Min-Version before the branch is resolved (the branch may
+// only appear with it).
+func (s *service) ReadYourWrites(ctx context.Context, _ proto.Message) error {
 	md, _ := metadata.FromIncomingContext(ctx)
-	if _, err := s.readYourWrites(ctx, md); err != nil {
-		return nil, err
-	}
+	_, err := s.readYourWrites(ctx, md)
+	return err
+}
+
+// BranchChain implements interceptors.BranchResolver from the index.
+func (s *service) BranchChain(ctx context.Context, branch string) ([]int64, error) {
 	s.chains.mu.Lock()
 	e, hit := s.chains.m[branch]
 	s.chains.mu.Unlock()

@@ -3,8 +3,8 @@ package delivery
 import (
 	"context"
 	"encoding/json"
-	"strconv"
 	"slices"
+	"strconv"
 	"testing"
 
 	"github.com/cmsplatform/cms/pkg/auth"

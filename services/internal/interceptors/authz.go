@@ -33,6 +33,14 @@ type NewBranchParentResolver interface {
 	NewBranchParent(req proto.Message) string
 }
 
+// ReadYourWritesResolver is implemented by resolvers of groups whose
+// requests may ask for a minimum index version (the index lags the store):
+// the interceptor calls it before resolving, so that a branch created by
+// the write the caller waits for is found.
+type ReadYourWritesResolver interface {
+	ReadYourWrites(ctx context.Context, req proto.Message) error
+}
+
 // Authz enforces the permission every RPC declares with the method option
 // (cms.options.v1.access), after Auth put the principal in the context and
 // before the handler runs:
@@ -145,6 +153,11 @@ func (a *Authz) check(ctx context.Context, fullMethod string, req any) error {
 		branch = pr.NewBranchParent(msg)
 	} else if branch = fieldString(msg, acc.GetBranchField()); branch == "" {
 		return nil
+	}
+	if rw, ok := res.(ReadYourWritesResolver); ok && msg != nil {
+		if err := rw.ReadYourWrites(ctx, msg); err != nil {
+			return err
+		}
 	}
 	chain, err := res.BranchChain(ctx, branch)
 	if err != nil {
