@@ -13,18 +13,51 @@ import (
 // branch, a confidential object on each, and the user "reader" with a read
 // grant on A only.
 type grantsWorld struct {
-	admin, reader httpClient
-	a, b          int64
+	admin, reader   httpClient // Management
+	adminI, readerI httpClient // Index
+	adminD, readerD httpClient // Delivery
+	a, b            int64
 	readerID      int64
 	otherUserID   int64 // a user the reader may not see
 	version       int64 // the last write's transaction
 }
 
-func newGrantsWorld(t *testing.T) grantsWorld {
+// grantsSystems runs the system to test: the whole system in one process
+// on embedded components, or (with the real components configured) each
+// group as its own service on PostgreSQL, NATS, Elasticsearch and Redis,
+// where Index and Delivery check grants without the store.
+var grantsSystems = []struct {
+	name  string
+	start func(t *testing.T) (mgmt, index, deliv string)
+}{
+	{"embedded", func(t *testing.T) (string, string, string) {
+		base := "http://" + startServer(t).HTTPAddr()
+		return base, base, base
+	}},
+	{"distributed", func(t *testing.T) (string, string, string) {
+		config, _ := isolatedDistributed(t, "grants")
+		serve := func(target string) string { return "http://" + startConfigured(t, config(target)).HTTPAddr() }
+		mgmt := serve(TargetManagement)
+		serve(TargetIndexer)
+		return mgmt, serve(TargetIndex), serve(TargetDelivery)
+	}},
+}
+
+// eachGrantsSystem runs test on every system of grantsSystems.
+func eachGrantsSystem(t *testing.T, test func(t *testing.T, w grantsWorld)) {
+	for _, sys := range grantsSystems {
+		t.Run(sys.name, func(t *testing.T) { test(t, newGrantsWorld(t, sys.start)) })
+	}
+}
+
+func newGrantsWorld(t *testing.T, start func(t *testing.T) (string, string, string)) grantsWorld {
 	t.Helper()
-	srv := startServer(t)
-	base := "http://" + srv.HTTPAddr()
-	w := grantsWorld{admin: httpClient{t, base, "admin", "test-password"}, reader: httpClient{t, base, "reader", "reader-pw"}}
+	mgmt, index, deliv := start(t)
+	w := grantsWorld{
+		admin: httpClient{t, mgmt, "admin", "test-password"}, reader: httpClient{t, mgmt, "reader", "reader-pw"},
+		adminI: httpClient{t, index, "admin", "test-password"}, readerI: httpClient{t, index, "reader", "reader-pw"},
+		adminD: httpClient{t, deliv, "admin", "test-password"}, readerD: httpClient{t, deliv, "reader", "reader-pw"},
+	}
 	branch := func(name string) int64 {
 		r := w.admin.must(http.StatusOK, http.MethodPost, "/apis/cms/v1/branches",
 			`{"comment":"branch","values":[`+v(1000, 201, name)+`,`+v(4000, 0, 4)+`]}`)
@@ -73,8 +106,9 @@ func (w grantsWorld) fresh() string {
 // TestIndexNeedsReadGrants: every Index operation on a branch needs a read
 // grant on it (403 otherwise, also for the default branch above the
 // grant), and workItemOccurrences counts only the readable branches.
-func TestIndexNeedsReadGrants(t *testing.T) {
-	w := newGrantsWorld(t)
+func TestIndexNeedsReadGrants(t *testing.T) { eachGrantsSystem(t, testIndexNeedsReadGrants) }
+
+func testIndexNeedsReadGrants(t *testing.T, w grantsWorld) {
 	ops := []struct{ path, body string }{
 		{"objects", `{"filter":{"fullText":"confidential"},` + w.fresh() + `}`},
 		{"objectCount", `{"filter":{"searchPhrase":"confidential"},` + w.fresh() + `}`},
@@ -88,13 +122,13 @@ func TestIndexNeedsReadGrants(t *testing.T) {
 	for _, op := range ops {
 		for _, b := range []int64{w.b, 4} {
 			path := fmt.Sprintf("/apis/index/v1/branches/%d/%s", b, op.path)
-			if r := w.reader.do(http.MethodPost, path, op.body); r.code != http.StatusForbidden {
+			if r := w.readerI.do(http.MethodPost, path, op.body); r.code != http.StatusForbidden {
 				t.Errorf("reader %s = %d, want 403: %s", path, r.code, r.body)
 			}
 		}
 	}
 	// On its branch the reader finds its object, not the other branch's.
-	r := w.reader.must(http.StatusOK, http.MethodPost, fmt.Sprintf("/apis/index/v1/branches/%d/objects", w.a),
+	r := w.readerI.must(http.StatusOK, http.MethodPost, fmt.Sprintf("/apis/index/v1/branches/%d/objects", w.a),
 		`{"filter":{"fullText":"confidential"},`+w.fresh()+`}`)
 	if names := itemNames(t, r); !slices.Equal(names, []string{"Alpha confidential"}) {
 		t.Errorf("reader search on A: %v", names)
@@ -119,10 +153,10 @@ func TestIndexNeedsReadGrants(t *testing.T) {
 		slices.Sort(branches)
 		return branches
 	}
-	if got := work(w.admin); !slices.Equal(got, []int64{w.a, w.b}) {
+	if got := work(w.adminI); !slices.Equal(got, []int64{w.a, w.b}) {
 		t.Errorf("admin work items on %v, want %v", got, []int64{w.a, w.b})
 	}
-	if got := work(w.reader); !slices.Equal(got, []int64{w.a}) {
+	if got := work(w.readerI); !slices.Equal(got, []int64{w.a}) {
 		t.Errorf("reader work items on %v, want only %d", got, w.a)
 	}
 }
@@ -148,8 +182,9 @@ func itemNames(t *testing.T, r httpResult) []string {
 // TestUserObjectsAreAdminOnly: user objects (login names, flags, grants)
 // are read by administrators and the user itself only, through
 // Management, Index and Delivery alike; counts exclude them.
-func TestUserObjectsAreAdminOnly(t *testing.T) {
-	w := newGrantsWorld(t)
+func TestUserObjectsAreAdminOnly(t *testing.T) { eachGrantsSystem(t, testUserObjectsAreAdminOnly) }
+
+func testUserObjectsAreAdminOnly(t *testing.T, w grantsWorld) {
 	a := strconv.FormatInt(w.a, 10)
 	other, self := strconv.FormatInt(w.otherUserID, 10), strconv.FormatInt(w.readerID, 10)
 	// Management: another user is 404 (inherited into A, where the reader
@@ -195,27 +230,28 @@ func TestUserObjectsAreAdminOnly(t *testing.T) {
 		}
 		return out.Count
 	}
-	if n := count(w.reader); n != 1 {
+	if n := count(w.readerI); n != 1 {
 		t.Errorf("reader counts %d users on A, want 1 (itself)", n)
 	}
-	if n := count(w.admin); n < 3 {
+	if n := count(w.adminI); n < 3 {
 		t.Errorf("admin counts %d users on A, want at least 3", n)
 	}
-	r := w.reader.must(http.StatusOK, http.MethodPost, "/apis/index/v1/branches/"+a+"/objects",
+	r := w.readerI.must(http.StatusOK, http.MethodPost, "/apis/index/v1/branches/"+a+"/objects",
 		`{"filter":{"objectTypeIds":[110]},`+w.fresh()+`}`)
 	if names := itemNames(t, r); !slices.Equal(names, []string{"Reader"}) {
 		t.Errorf("reader's user search on A: %v, want only itself", names)
 	}
 	// Delivery never shows user objects.
 	minV := strconv.FormatInt(w.version, 10)
-	w.reader.must(http.StatusNotFound, http.MethodGet, "/delivery/api/branches/"+a+"/objects/"+other, "", "X-Cms-Min-Version", minV)
-	w.admin.must(http.StatusNotFound, http.MethodGet, "/delivery/api/branches/"+a+"/objects/"+other, "", "X-Cms-Min-Version", minV)
+	w.readerD.must(http.StatusNotFound, http.MethodGet, "/delivery/api/branches/"+a+"/objects/"+other, "", "X-Cms-Min-Version", minV)
+	w.adminD.must(http.StatusNotFound, http.MethodGet, "/delivery/api/branches/"+a+"/objects/"+other, "", "X-Cms-Min-Version", minV)
 }
 
 // TestDeliveryBranchListIsFiltered: Delivery's branch list answers every
 // user with the branches it may read (403 before for non-admins).
-func TestDeliveryBranchListIsFiltered(t *testing.T) {
-	w := newGrantsWorld(t)
+func TestDeliveryBranchListIsFiltered(t *testing.T) { eachGrantsSystem(t, testDeliveryBranchListIsFiltered) }
+
+func testDeliveryBranchListIsFiltered(t *testing.T, w grantsWorld) {
 	ids := func(c httpClient) []int64 {
 		r := c.must(http.StatusOK, http.MethodGet, "/delivery/api/branches", "", "X-Cms-Min-Version", strconv.FormatInt(w.version, 10))
 		var list []struct {
@@ -233,14 +269,14 @@ func TestDeliveryBranchListIsFiltered(t *testing.T) {
 		slices.Sort(out)
 		return out
 	}
-	if got := ids(w.reader); !slices.Equal(got, []int64{w.a}) {
+	if got := ids(w.readerD); !slices.Equal(got, []int64{w.a}) {
 		t.Errorf("reader's branches %v, want [%d]", got, w.a)
 	}
-	if got := ids(w.admin); !slices.Equal(got, []int64{4, w.a, w.b}) {
+	if got := ids(w.adminD); !slices.Equal(got, []int64{4, w.a, w.b}) {
 		t.Errorf("admin's branches %v, want [4 %d %d]", got, w.a, w.b)
 	}
 	// Twice: the second answer comes from the caches and stays per user.
-	if got := ids(w.reader); !slices.Equal(got, []int64{w.a}) {
+	if got := ids(w.readerD); !slices.Equal(got, []int64{w.a}) {
 		t.Errorf("reader's branches (cached) %v, want [%d]", got, w.a)
 	}
 }
