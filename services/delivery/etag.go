@@ -106,15 +106,6 @@ func serve[T proto.Message](ctx context.Context, s *service, op string, req prot
 	return out, nil
 }
 
-// branchOf is the branch parameter of a Delivery request ("" for
-// GetBranches).
-func branchOf(req proto.Message) string {
-	if r, ok := req.(interface{ GetBranch() string }); ok {
-		return r.GetBranch()
-	}
-	return ""
-}
-
 // store caches a rendering; failures only cost a later miss.
 func (s *service) store(ctx context.Context, key string, body []byte, tag string, tags []string, builtAt int64) {
 	v := make([]byte, 8, 8+len(body))

@@ -119,13 +119,7 @@ func authzRequest(t *testing.T, base string, d declared) *http.Request {
 	contentType := ""
 	switch {
 	case d.multipart:
-		var buf bytes.Buffer
-		mw := multipart.NewWriter(&buf)
-		_ = mw.WriteField("Extension", ".txt")
-		fw, _ := mw.CreateFormFile("File", "hello.txt")
-		_, _ = fw.Write([]byte("hello"))
-		_ = mw.Close()
-		rdr, contentType = &buf, mw.FormDataContentType()
+		rdr, contentType = sampleUpload()
 	case d.rule.GetBody() != "":
 		b, _ := json.Marshal(body)
 		rdr, contentType = bytes.NewReader(b), "application/json"
@@ -138,6 +132,18 @@ func authzRequest(t *testing.T, base string, d declared) *http.Request {
 		req.Header.Set("Content-Type", contentType)
 	}
 	return req
+}
+
+// sampleUpload is a multipart upload body (Extension and File) and its
+// content type.
+func sampleUpload() (io.Reader, string) {
+	var buf bytes.Buffer
+	mw := multipart.NewWriter(&buf)
+	_ = mw.WriteField("Extension", ".txt")
+	fw, _ := mw.CreateFormFile("File", "hello.txt")
+	_, _ = fw.Write([]byte("hello"))
+	_ = mw.Close()
+	return &buf, mw.FormDataContentType()
 }
 
 func authzDo(t *testing.T, req *http.Request) (int, gateway.Problem, string) {
