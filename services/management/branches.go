@@ -22,11 +22,6 @@ func (s *service) GetBranches(ctx context.Context, req *managementv1.GetBranches
 	if err != nil {
 		return nil, s.toStatus(ctx, err)
 	}
-	// Only readable branches are listed; a page may hold fewer than take,
-	// the continuation token stays valid.
-	if page.Objects, err = s.readableBranches(ctx, caller(ctx), page.Objects); err != nil {
-		return nil, s.toStatus(ctx, err)
-	}
 	out, err := toObjectList(page.Objects, page.Continue)
 	if err != nil {
 		return nil, s.toStatus(ctx, err)

@@ -2,7 +2,6 @@ package management
 
 import (
 	"context"
-	"slices"
 
 	"github.com/cmsplatform/cms/pkg/auth"
 	"github.com/cmsplatform/cms/pkg/content"
@@ -69,21 +68,4 @@ func writeChange(ctx context.Context, comment string) content.Change {
 	p, _ := auth.FromContext(ctx)
 	ch.Admin = p.Admin
 	return ch
-}
-
-// readableBranches keeps the branch objects of objs that p may read.
-func (s *service) readableBranches(ctx context.Context, p auth.Principal, objs []content.Object) ([]content.Object, error) {
-	if p.Admin {
-		return objs, nil
-	}
-	ids := make([]int64, len(objs))
-	for i, o := range objs {
-		ids[i] = o.ID
-	}
-	chains, err := s.content.BranchChains(ctx, ids)
-	if err != nil {
-		return nil, err
-	}
-	can := p.CanRead(chains)
-	return slices.DeleteFunc(objs, func(o content.Object) bool { return !can(o.ID) }), nil
 }
