@@ -10,6 +10,8 @@ import (
 
 	"github.com/cmsplatform/cms/pkg/auth"
 	"github.com/cmsplatform/cms/pkg/cache"
+	deliveryv1 "github.com/cmsplatform/cms/proto/gen/go/cms/delivery/v1"
+	"github.com/cmsplatform/cms/services/internal/interceptors"
 )
 
 // HTTPCache returns middleware for the HTTP server that answers cached
@@ -32,6 +34,9 @@ func (g *Group) HTTPCache(authn auth.Authenticator) func(http.Handler) http.Hand
 			return next
 		}
 		f, fenced := s.cache.(cache.Fenced)
+		// Every cacheable path is a branch-scoped Delivery read: the
+		// declared access of List (READ on its branch) is theirs.
+		az := &interceptors.Authz{Resolvers: g.BranchResolvers()}
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			branch, ok := cacheablePath(r)
 			if !ok {
@@ -44,7 +49,7 @@ func (g *Group) HTTPCache(authn auth.Authenticator) func(http.Handler) http.Hand
 				return
 			}
 			ctx := auth.WithPrincipal(r.Context(), p)
-			if err := s.mayRead(ctx, branch); err != nil {
+			if err := az.Check(ctx, deliveryv1.DeliveryService_List_FullMethodName, &deliveryv1.ListRequest{Branch: branch}); err != nil {
 				next.ServeHTTP(w, r)
 				return
 			}

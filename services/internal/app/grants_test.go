@@ -17,9 +17,9 @@ type grantsWorld struct {
 	adminI, readerI httpClient // Index
 	adminD, readerD httpClient // Delivery
 	a, b            int64
-	readerID      int64
-	otherUserID   int64 // a user the reader may not see
-	version       int64 // the last write's transaction
+	readerID        int64
+	otherUserID     int64 // a user the reader may not see
+	version         int64 // the last write's transaction
 }
 
 // grantsSystems runs the system to test: the whole system in one process
@@ -249,7 +249,9 @@ func testUserObjectsAreAdminOnly(t *testing.T, w grantsWorld) {
 
 // TestDeliveryBranchListIsFiltered: Delivery's branch list answers every
 // user with the branches it may read (403 before for non-admins).
-func TestDeliveryBranchListIsFiltered(t *testing.T) { eachGrantsSystem(t, testDeliveryBranchListIsFiltered) }
+func TestDeliveryBranchListIsFiltered(t *testing.T) {
+	eachGrantsSystem(t, testDeliveryBranchListIsFiltered)
+}
 
 func testDeliveryBranchListIsFiltered(t *testing.T, w grantsWorld) {
 	ids := func(c httpClient) []int64 {

@@ -8,6 +8,8 @@ import (
 	"context"
 	"errors"
 	"log/slog"
+	"sync"
+	"time"
 
 	"github.com/cmsplatform/cms/pkg/delivery"
 	"github.com/cmsplatform/cms/pkg/indexing"
@@ -17,11 +19,26 @@ import (
 	"google.golang.org/grpc/status"
 )
 
+// ChainTTL is how long a resolved chain is kept (like users in
+// pkg/auth.Cached): a moved branch is seen within it. At most
+// maxCachedChains are kept.
+const (
+	ChainTTL        = 30 * time.Second
+	maxCachedChains = 10_000
+)
+
 // Resolver implements interceptors.BranchResolver over the index. It is
 // safe for concurrent use.
 type Resolver struct {
 	dom *delivery.Service
 	log *slog.Logger
+	mu  sync.Mutex
+	m   map[string]entry
+}
+
+type entry struct {
+	chain []int64
+	at    time.Time
 }
 
 // New returns a Resolver reading the index an indexer with opts writes.
@@ -33,16 +50,36 @@ func New(eng search.Engine, opts indexing.Options, log *slog.Logger) (*Resolver,
 	if err != nil {
 		return nil, err
 	}
-	return &Resolver{dom: dom, log: log}, nil
+	return FromDelivery(dom, log), nil
+}
+
+// FromDelivery returns a Resolver reading through dom.
+func FromDelivery(dom *delivery.Service, log *slog.Logger) *Resolver {
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	return &Resolver{dom: dom, log: log, m: map[string]entry{}}
 }
 
 // BranchChain returns the chain of branch (id or ApiIdentifier); an
 // unknown branch is NotFound.
 func (r *Resolver) BranchChain(ctx context.Context, branch string) ([]int64, error) {
+	r.mu.Lock()
+	e, hit := r.m[branch]
+	r.mu.Unlock()
+	if hit && time.Since(e.at) <= ChainTTL {
+		return e.chain, nil
+	}
 	chain, err := r.dom.BranchChain(ctx, branch)
 	if err != nil {
 		return nil, r.status(ctx, err)
 	}
+	r.mu.Lock()
+	if len(r.m) >= maxCachedChains {
+		clear(r.m)
+	}
+	r.m[branch] = entry{chain: chain, at: time.Now()}
+	r.mu.Unlock()
 	return chain, nil
 }
 
