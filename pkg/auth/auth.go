@@ -57,6 +57,16 @@ type Principal struct {
 	// Read and Write are the ids of the branches granted for reading and
 	// writing (each with its descendants; Write implies Read).
 	Read, Write []int64
+	// UserID is the id of the caller's own user object (0 when it has
+	// none, e.g. the configured bootstrap administrator without a store).
+	UserID int64
+}
+
+// ReadsUser reports whether p may read the user object id (login name,
+// flags, grants): administrators read every user, others only their own.
+// Everybody may look display names up (Identity_GetUserDisplayName).
+func (p Principal) ReadsUser(id int64) bool {
+	return p.Admin || (p.UserID != 0 && p.UserID == id)
 }
 
 // Access is what an operation does to a branch.
@@ -187,4 +197,28 @@ func WithPrincipal(ctx context.Context, p Principal) context.Context {
 func FromContext(ctx context.Context) (Principal, bool) {
 	p, ok := ctx.Value(principalKey{}).(Principal)
 	return p, ok
+}
+
+// CanRead returns the read check of p over the given branch chains
+// (branch id → chain, e.g. every live branch): a branch without a chain is
+// readable by administrators only. It is the one filter for lists that
+// span branches (branch lists, comments, work items).
+func (p Principal) CanRead(chains map[int64][]int64) func(branch int64) bool {
+	return func(branch int64) bool {
+		chain, ok := chains[branch]
+		return p.Admin || (ok && p.Allowed(AccessRead, chain))
+	}
+}
+
+// ReadableBranches returns the branches of chains p may read, ascending.
+func (p Principal) ReadableBranches(chains map[int64][]int64) []int64 {
+	can := p.CanRead(chains)
+	out := make([]int64, 0, len(chains))
+	for b := range chains {
+		if can(b) {
+			out = append(out, b)
+		}
+	}
+	slices.Sort(out)
+	return out
 }

@@ -168,7 +168,7 @@ func (s *Service) Authenticate(ctx context.Context, user, password string) (auth
 	if bcrypt.CompareHashAndPassword([]byte(hash), []byte(password)) != nil || a.hash == "" {
 		return auth.Principal{}, auth.ErrBadCredentials
 	}
-	return auth.Principal{Name: hits[0].name, Admin: a.admin, Internal: a.internal, Read: a.read, Write: a.write}, nil
+	return auth.Principal{Name: hits[0].name, Admin: a.admin, Internal: a.internal, Read: a.read, Write: a.write, UserID: hits[0].id}, nil
 }
 
 // UserSpec is a user for EnsureUser.

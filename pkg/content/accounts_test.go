@@ -181,16 +181,19 @@ func TestAuthenticate(t *testing.T) {
 	backends(t, func(t *testing.T, s *Service, st store.Store) {
 		a := branch(t, s, "A", BranchDefault)
 		b := branch(t, s, "B", BranchDefault)
-		must2(t)(s.CreateObjects(ctxBG, "4", adminCh, []ObjectInput{
+		_, users, err := s.CreateObjects(ctxBG, "4", adminCh, []ObjectInput{
 			userInput("Alice", "pw-alice", vin(AttrUserReadBranches, 0, a), vin(AttrUserWriteBranches, 0, b)),
 			userInput("root", "pw-root", vin(AttrUserAdmin, 0, true), vin(AttrUserInternal, 0, true)),
 			userInput("nopass", ""),
-		}))
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
 		p, err := s.Authenticate(ctxBG, "alice", "pw-alice")
 		if err != nil {
 			t.Fatal(err)
 		}
-		want := auth.Principal{Name: "Alice", Read: []int64{a}, Write: []int64{b}}
+		want := auth.Principal{Name: "Alice", Read: []int64{a}, Write: []int64{b}, UserID: users[0]}
 		if fmt.Sprint(p) != fmt.Sprint(want) {
 			t.Fatalf("principal %+v, want %+v", p, want)
 		}

@@ -12,10 +12,28 @@ import (
 // parent is attribute 4000. Branch 4 is the root of the tree and has none.
 
 // GetBranches pages through all branches in id order.
+//
+// With q.Caller set, only the branches it may read are listed
+// (auth.Principal.CanRead); a page may then hold fewer than take, and the
+// continuation token stays valid.
 func (s *Service) GetBranches(ctx context.Context, q ListQuery) (Page, error) {
 	q.Inherited = true
 	q.Deleted = nil // branch deletion is permanent: there are no tombstones
-	return defaultView(s.st).list(ctx, "branches", TypeBranch, q)
+	page, err := defaultView(s.st).list(ctx, "branches", TypeBranch, q)
+	if err != nil || q.Caller == nil || q.Caller.Admin {
+		return page, err
+	}
+	ids := make([]int64, len(page.Objects))
+	for i, o := range page.Objects {
+		ids[i] = o.ID
+	}
+	chains, err := s.BranchChains(ctx, ids)
+	if err != nil {
+		return Page{}, err
+	}
+	can := q.Caller.CanRead(chains)
+	page.Objects = slices.DeleteFunc(page.Objects, func(o Object) bool { return !can(o.ID) })
+	return page, nil
 }
 
 // GetBranch reads one branch object by ID, GUID or ApiIdentifier.

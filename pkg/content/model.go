@@ -2,6 +2,7 @@ package content
 
 import (
 	"encoding/json"
+	"github.com/cmsplatform/cms/pkg/auth"
 	"time"
 )
 
@@ -79,6 +80,17 @@ type ReadOptions struct {
 	Attributes []string
 	Languages  []string
 	Variants   []string
+	// Caller is who reads. User objects (TypeUser: login names, flags,
+	// grants) are read by administrators and by the user itself only
+	// (auth.Principal.ReadsUser); to others they do not exist (ErrNotFound,
+	// absent from lists). Nil is a trusted internal read without the rule;
+	// every API read sets it.
+	Caller *auth.Principal
+}
+
+// hidesUser reports whether o keeps user object id from its caller.
+func (o ReadOptions) hidesUser(id int64) bool {
+	return o.Caller != nil && !o.Caller.ReadsUser(id)
 }
 
 // ListQuery pages a list.

@@ -130,6 +130,17 @@ func (s *Service) GetObjects(ctx context.Context, branch string, ids []string, o
 	if err != nil {
 		return nil, err
 	}
+	if o.Caller != nil && !o.Caller.Admin {
+		rows, err := v.objects(ctx, resolved)
+		if err != nil {
+			return nil, err
+		}
+		for i, id := range resolved {
+			if rows[id].TypeID == TypeUser && o.hidesUser(id) {
+				return nil, notFoundf("object %q", ids[i])
+			}
+		}
+	}
 	return v.build(ctx, resolved, p)
 }
 
@@ -151,7 +162,36 @@ func (s *Service) GetTypedObjects(ctx context.Context, branch, typ string, q Lis
 	if t[ids[0]].TypeID != RootID {
 		return Page{}, invalidf("%q is not an object type", typ)
 	}
+	if ids[0] == TypeUser && q.Caller != nil && !q.Caller.Admin {
+		return s.ownUser(ctx, v, q)
+	}
 	return v.list(ctx, "typed", ids[0], q)
+}
+
+// ownUser is the user list of a caller who is no administrator: one page
+// with at most its own user object.
+func (s *Service) ownUser(ctx context.Context, v view, q ListQuery) (Page, error) {
+	if _, err := takeOf(q.Take); err != nil {
+		return Page{}, err
+	}
+	self := q.Caller.UserID
+	if self == 0 || q.Continue != "" {
+		return Page{Objects: []Object{}}, nil
+	}
+	rows, err := v.objects(ctx, []int64{self})
+	if err != nil {
+		return Page{}, err
+	}
+	row, ok := rows[self]
+	if !ok || row.TypeID != TypeUser || (q.Deleted != nil && row.Deleted != *q.Deleted) {
+		return Page{Objects: []Object{}}, nil
+	}
+	p, err := v.project(ctx, q.ReadOptions)
+	if err != nil {
+		return Page{}, err
+	}
+	objs, err := v.build(ctx, []int64{self}, p)
+	return Page{Objects: objs}, err
 }
 
 // list pages through the objects of type typ on v.

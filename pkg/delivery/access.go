@@ -35,12 +35,7 @@ func (s *Service) BranchChain(ctx context.Context, param string) ([]int64, error
 		if err != nil {
 			return nil, err
 		}
-		parent := int64(0)
-		for _, v := range src.Values {
-			if v.Attr == content.AttrBranchParent {
-				parent, _ = refOf(v.Value)
-			}
-		}
+		parent := parentOf(src)
 		if parent == 0 || containsID(chain, parent) {
 			return chain, nil
 		}

@@ -2,8 +2,11 @@ package delivery
 
 import (
 	"context"
+	"errors"
+	"slices"
 	"time"
 
+	"github.com/cmsplatform/cms/pkg/auth"
 	"github.com/cmsplatform/cms/pkg/content"
 	"github.com/cmsplatform/cms/pkg/indexing"
 	"github.com/cmsplatform/cms/pkg/search"
@@ -44,19 +47,75 @@ func (s *Service) modelObjects(ctx context.Context, branch string, ids func(*mod
 	return out, nil
 }
 
-// Branches returns the indexed branches: the type 40 objects of branch 4.
-func (s *Service) Branches(ctx context.Context) ([]Object, error) {
+// Branches returns the indexed branches the caller who may read: the type
+// 40 objects of branch 4 whose chain (pkg/auth.Principal.CanRead) grants
+// who read access.
+func (s *Service) Branches(ctx context.Context, who auth.Principal) ([]Object, error) {
 	m, err := s.model(ctx, content.BranchDefault)
 	if err != nil {
 		return nil, err
 	}
 	v := configView(m)
 	var out []Object
-	err = s.scan(ctx, search.And{search.Term{Field: indexing.FieldBranch, Value: content.BranchDefault},
+	parents := map[int64]int64{}
+	err = s.scanBranches(ctx, func(src indexing.Source) {
+		parents[src.ID] = parentOf(src)
+		out = append(out, v.render(src))
+	})
+	if err != nil || who.Admin {
+		return out, err
+	}
+	can := who.CanRead(chainsOf(parents))
+	return slices.DeleteFunc(out, func(o Object) bool { return !can(o.Meta.ID) }), nil
+}
+
+// AllBranchChains returns the chain (the branch, then its ancestors) of
+// every live indexed branch, for filters that span branches.
+func (s *Service) AllBranchChains(ctx context.Context) (map[int64][]int64, error) {
+	parents := map[int64]int64{}
+	err := s.scanBranches(ctx, func(src indexing.Source) { parents[src.ID] = parentOf(src) })
+	if errors.Is(err, search.ErrIndexNotFound) {
+		return map[int64][]int64{}, nil
+	}
+	return chainsOf(parents), err
+}
+
+// scanBranches calls fn with every live branch object of the index.
+func (s *Service) scanBranches(ctx context.Context, fn func(indexing.Source)) error {
+	return s.scan(ctx, search.And{search.Term{Field: indexing.FieldBranch, Value: content.BranchDefault},
 		search.Term{Field: indexing.FieldTypeRef, Value: content.TypeBranch},
-		search.Not{Query: search.Term{Field: indexing.FieldDeleted, Value: true}}},
-		func(src indexing.Source) { out = append(out, v.render(src)) })
-	return out, err
+		search.Not{Query: search.Term{Field: indexing.FieldDeleted, Value: true}}}, fn)
+}
+
+// parentOf is the parent (attribute 4000) of an indexed branch object, 0
+// when none.
+func parentOf(src indexing.Source) int64 {
+	for _, v := range src.Values {
+		if v.Attr == content.AttrBranchParent {
+			p, _ := refOf(v.Value)
+			return p
+		}
+	}
+	return 0
+}
+
+// chainsOf walks parents into chains, at most maxChainDepth long (a cycle
+// in broken data ends a chain).
+func chainsOf(parents map[int64]int64) map[int64][]int64 {
+	out := make(map[int64][]int64, len(parents))
+	for b := range parents {
+		chain := []int64{b}
+		for cur := b; cur != content.BranchDefault && len(chain) < maxChainDepth; {
+			p := parents[cur]
+			if p == 0 || containsID(chain, p) {
+				break
+			}
+			chain = append(chain, p)
+			cur = p
+		}
+		out[b] = chain
+	}
+	return out
 }
 
 // UpdateInfo says when the published view of a branch last changed.

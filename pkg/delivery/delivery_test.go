@@ -7,6 +7,7 @@ import (
 	"reflect"
 	"testing"
 
+	"github.com/cmsplatform/cms/pkg/auth"
 	"github.com/cmsplatform/cms/pkg/content"
 	"github.com/cmsplatform/cms/pkg/delivery"
 	"github.com/cmsplatform/cms/pkg/delivery/deliverytest"
@@ -233,7 +234,7 @@ func testChangesAndConfig(t *testing.T, s *deliverytest.Site) {
 	if err != nil || !found {
 		t.Fatalf("types = %v, %v", ids(types), err)
 	}
-	branches, err := s.Svc.Branches(ctx)
+	branches, err := s.Svc.Branches(ctx, auth.Principal{Admin: true})
 	if err != nil || len(branches) != 1 || branches[0].Meta.ID != 4 || branches[0].Meta.Type != "typeBranch" {
 		t.Fatalf("branches = %s, %v", jsonOf(branches), err)
 	}

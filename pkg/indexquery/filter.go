@@ -2,6 +2,7 @@ package indexquery
 
 import (
 	"context"
+	"github.com/cmsplatform/cms/pkg/auth"
 	"strconv"
 	"strings"
 	"time"
@@ -36,6 +37,11 @@ type ValueFilter struct {
 
 // Filter is NovaDB's ObjectFilterCondition.
 type Filter struct {
+	// Caller is who asks: user objects (content.TypeUser) match only for
+	// administrators and the user itself (auth.Principal.ReadsUser). The
+	// rule is part of the engine query, so totals, facets and paging stay
+	// right. Nil is a trusted internal query without the rule.
+	Caller          *auth.Principal
 	UILanguage      int64
 	HasLocalValues  bool
 	HasDisplayName  *bool
@@ -57,6 +63,13 @@ type Filter struct {
 // expanded against the indexed values), hence ctx.
 func (s *Service) query(ctx context.Context, branch int64, f Filter) (search.Query, error) {
 	q := search.And{search.Term{Field: indexing.FieldBranch, Value: branch}}
+	if c := f.Caller; c != nil && !c.Admin {
+		users := search.And{search.Term{Field: indexing.FieldTypeRef, Value: content.TypeUser}}
+		if c.UserID != 0 {
+			users = append(users, search.Not{Query: search.Term{Field: indexing.FieldID, Value: c.UserID}})
+		}
+		q = append(q, search.Not{Query: users})
+	}
 	if f.HasLocalValues {
 		q = append(q, search.Term{Field: indexing.FieldHasLocalValues, Value: true})
 	}

@@ -111,6 +111,11 @@ func (s *Service) wait(ctx context.Context, f Freshness) (int64, error) {
 	return v, err
 }
 
+// Wait honours f (waits at most its MaxWait for its MinVersion) and
+// returns the version the index has reached; like every query, it does
+// not fail when the version is not reached in time.
+func (s *Service) Wait(ctx context.Context, f Freshness) (int64, error) { return s.wait(ctx, f) }
+
 // hasLang reports whether lang has its own display-name fields.
 func (s *Service) hasLang(lang int64) bool { return slices.Contains(s.langs, lang) }
 

@@ -128,6 +128,11 @@ func occurrences(a search.AggResult, total int64, typ string, p Page) Occurrence
 type WorkItemRequest struct {
 	Page Page
 	Freshness
+	// Readable, when not nil, restricts the count to these branches (the
+	// ones the caller may read; pkg/auth.Principal.ReadableBranches). It
+	// is part of the engine query, so totals and paging stay correct.
+	// Nil counts every branch (administrators).
+	Readable []int64
 }
 
 // WorkItemResult is WorkItemOccurrencesResult.
@@ -150,6 +155,13 @@ func (s *Service) WorkItemOccurrences(ctx context.Context, r WorkItemRequest) (W
 	q := search.And{
 		search.Term{Field: indexing.FieldHasLocalValues, Value: true},
 		search.Not{Query: search.Term{Field: indexing.FieldBranch, Value: int64(content.BranchDefault)}},
+	}
+	if r.Readable != nil {
+		branches := make([]any, len(r.Readable))
+		for i, b := range r.Readable {
+			branches[i] = b
+		}
+		q = append(q, search.Terms{Field: indexing.FieldBranch, Values: branches})
 	}
 	res, err := s.run(ctx, search.SearchRequest{Query: q, Aggs: []search.TermsAgg{{Field: indexing.FieldBranch, Size: search.MaxResultWindow}}})
 	if err != nil {

@@ -2,63 +2,43 @@ package delivery
 
 import (
 	"context"
-	"sync"
-	"time"
 
-	"github.com/cmsplatform/cms/pkg/auth"
-	"google.golang.org/grpc/codes"
-	"google.golang.org/grpc/status"
+	deliveryv1 "github.com/cmsplatform/cms/proto/gen/go/cms/delivery/v1"
+	"github.com/cmsplatform/cms/services/internal/interceptors"
+	"google.golang.org/grpc/metadata"
+	"google.golang.org/protobuf/proto"
 )
 
-// Read access. Delivery is read-only for everybody: a user needs a read
-// (or write) grant on the requested branch or one of its ancestors
-// (content attributes 1104/1105, pkg/auth.Principal.Allowed); admins read
-// everything. A "delivery user" is therefore simply a user with read
-// grants only: Delivery answers, Management refuses its writes. The group
-// runs behind the auth interceptor, which rejects unauthenticated calls;
-// without a principal in the context (tests, or a deployment that turns
-// authentication off) no check is made. Branch chains come from the index
-// and are kept chainTTL, like users in pkg/auth.Cached.
-const chainTTL = 30 * time.Second
+// Read access. Delivery is read-only for everybody: every branch-scoped
+// RPC declares PERMISSION_READ on its branch (proto option
+// cms.options.v1.access), which the authorization interceptor enforces
+// with the chains resolved from the index (indexbranches, no store
+// needed); admins read everything. A "delivery user" is therefore simply a
+// user with read grants only: Delivery answers, Management refuses its
+// writes. The branch list is open to every authenticated user and lists
+// the branches the caller may read.
 
-type chainCache struct {
-	mu sync.Mutex
-	m  map[string]chainEntry
-}
-
-type chainEntry struct {
-	chain []int64
-	at    time.Time
-}
-
-// authorize checks that the caller may read branch; "" is the branch list
-// (the branch objects live on the default branch).
-func (s *service) authorize(ctx context.Context, branch string) error {
-	p, ok := auth.FromContext(ctx)
-	if !ok || p.Admin {
+// BranchResolvers implements app.BranchResolving.
+func (g *Group) BranchResolvers() map[string]interceptors.BranchResolver {
+	if g.api.dom == nil {
 		return nil
 	}
-	if branch == "" {
-		branch = "4"
+	return map[string]interceptors.BranchResolver{
+		deliveryv1.DeliveryService_ServiceDesc.ServiceName:       g.api,
+		deliveryv1.DeliveryBinaryService_ServiceDesc.ServiceName: g.api,
 	}
-	s.chains.mu.Lock()
-	e, hit := s.chains.m[branch]
-	s.chains.mu.Unlock()
-	if !hit || time.Since(e.at) > chainTTL {
-		chain, err := s.dom.BranchChain(ctx, branch)
-		if err != nil {
-			return s.toStatus(ctx, err)
-		}
-		e = chainEntry{chain: chain, at: time.Now()}
-		s.chains.mu.Lock()
-		if s.chains.m == nil || len(s.chains.m) > 10_000 {
-			s.chains.m = map[string]chainEntry{}
-		}
-		s.chains.m[branch] = e
-		s.chains.mu.Unlock()
-	}
-	if !p.Allowed(auth.AccessRead, e.chain) {
-		return status.Errorf(codes.PermissionDenied, "user %q may not read branch %s", p.Name, branch)
-	}
-	return nil
+}
+
+// ReadYourWrites implements interceptors.ReadYourWritesResolver: it
+// honours X-Cms-Min-Version before the branch is resolved (the branch may
+// only appear with it).
+func (s *service) ReadYourWrites(ctx context.Context, _ proto.Message) error {
+	md, _ := metadata.FromIncomingContext(ctx)
+	_, err := s.readYourWrites(ctx, md)
+	return err
+}
+
+// BranchChain implements interceptors.BranchResolver from the index.
+func (s *service) BranchChain(ctx context.Context, branch string) ([]int64, error) {
+	return s.chains.BranchChain(ctx, branch)
 }

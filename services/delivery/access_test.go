@@ -3,12 +3,14 @@ package delivery
 import (
 	"context"
 	"encoding/json"
+	"slices"
 	"strconv"
 	"testing"
 
 	"github.com/cmsplatform/cms/pkg/auth"
 	"github.com/cmsplatform/cms/pkg/content"
 	deliveryv1 "github.com/cmsplatform/cms/proto/gen/go/cms/delivery/v1"
+	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 )
@@ -47,12 +49,37 @@ func TestReadGrants(t *testing.T) {
 		{auth.Principal{Name: "admin", Admin: true}, cb, codes.OK},
 	}
 	for _, c := range cases {
-		_, err := h.api().Get(as(c.who), &deliveryv1.GetRequest{Branch: c.branch, Id: "home"})
+		req := &deliveryv1.GetRequest{Branch: c.branch, Id: "home"}
+		_, err := h.authz.Unary(as(c.who), req, &grpc.UnaryServerInfo{FullMethod: deliveryv1.DeliveryService_Get_FullMethodName},
+			func(ctx context.Context, _ any) (any, error) { return h.api().Get(ctx, req) })
 		if status.Code(err) != c.want {
 			t.Errorf("%s on branch %s: %v, want %v", c.who.Name, c.branch, err, c.want)
 		}
 	}
-	if _, err := h.api().GetBranches(as(auth.Principal{Name: "nobody"}), &deliveryv1.GetBranchesRequest{}); status.Code(err) != codes.PermissionDenied {
-		t.Errorf("branch list without grants: %v", err)
+	// The branch list is open to every user and lists the readable
+	// branches (issue: it was 403 for every non-admin).
+	lists := []struct {
+		who  auth.Principal
+		want []int64
+	}{
+		{auth.Principal{Name: "nobody"}, nil},
+		{auth.Principal{Name: "childReader", Read: []int64{child.ID}}, []int64{child.ID}},
+		{auth.Principal{Name: "reader", Read: []int64{4}}, []int64{4, child.ID}},
+		{auth.Principal{Name: "admin", Admin: true}, []int64{4, child.ID}},
+	}
+	for _, l := range lists {
+		req := &deliveryv1.GetBranchesRequest{}
+		out, err := h.authz.Unary(as(l.who), req, &grpc.UnaryServerInfo{FullMethod: deliveryv1.DeliveryService_GetBranches_FullMethodName},
+			func(ctx context.Context, _ any) (any, error) { return h.api().GetBranches(ctx, req) })
+		if err != nil {
+			t.Fatalf("%s: branch list: %v", l.who.Name, err)
+		}
+		var got []int64
+		for _, b := range out.(*deliveryv1.BranchList).GetBranches() {
+			got = append(got, int64(b.GetMeta().GetId()))
+		}
+		if !slices.Equal(got, l.want) {
+			t.Errorf("%s: branch list %v, want %v", l.who.Name, got, l.want)
+		}
 	}
 }

@@ -2,17 +2,26 @@ package delivery
 
 import (
 	"context"
+	"fmt"
 
+	"github.com/cmsplatform/cms/pkg/auth"
 	"github.com/cmsplatform/cms/pkg/content"
 	"github.com/cmsplatform/cms/pkg/delivery"
 	deliveryv1 "github.com/cmsplatform/cms/proto/gen/go/cms/delivery/v1"
 	"google.golang.org/protobuf/types/known/timestamppb"
 )
 
-// GetBranches implements Delivery_GetBranches.
+// GetBranches implements Delivery_GetBranches: the branches the caller may
+// read. The answer depends on the caller's grants, so they are part of the
+// cache key (and so of the ETag).
 func (s *service) GetBranches(ctx context.Context, in *deliveryv1.GetBranchesRequest) (*deliveryv1.BranchList, error) {
-	return serve(ctx, s, "GetBranches", in, func() (*deliveryv1.BranchList, []string, error) {
-		objs, err := s.dom.Branches(ctx)
+	p, _ := auth.FromContext(ctx)
+	op := "GetBranches"
+	if !p.Admin {
+		op = fmt.Sprintf("GetBranches:r%v:w%v", p.Read, p.Write)
+	}
+	return serve(ctx, s, op, in, func() (*deliveryv1.BranchList, []string, error) {
+		objs, err := s.dom.Branches(ctx, p)
 		if err != nil {
 			return nil, nil, err
 		}

@@ -25,6 +25,7 @@ import (
 	deliveryv1 "github.com/cmsplatform/cms/proto/gen/go/cms/delivery/v1"
 	"github.com/cmsplatform/cms/proto/gen/openapi"
 	"github.com/cmsplatform/cms/services/internal/gateway"
+	"github.com/cmsplatform/cms/services/internal/indexbranches"
 	"github.com/grpc-ecosystem/grpc-gateway/v2/runtime"
 	"google.golang.org/grpc"
 )
@@ -61,6 +62,7 @@ func New(opts Options) *Group {
 	if opts.Search != nil {
 		// New fails only without an engine.
 		s.dom, _ = delivery.New(delivery.Options{Search: opts.Search, Indexing: opts.Indexing, Logger: opts.Logger})
+		s.chains = indexbranches.FromDelivery(s.dom, opts.Logger)
 	}
 	return &Group{api: s, bin: &binaries{}}
 }
@@ -92,7 +94,7 @@ type service struct {
 	dom    *delivery.Service
 	cache  cache.Cache
 	log    *slog.Logger
-	chains chainCache
+	chains *indexbranches.Resolver
 	stats  counters
 }
 

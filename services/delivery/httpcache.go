@@ -10,6 +10,8 @@ import (
 
 	"github.com/cmsplatform/cms/pkg/auth"
 	"github.com/cmsplatform/cms/pkg/cache"
+	deliveryv1 "github.com/cmsplatform/cms/proto/gen/go/cms/delivery/v1"
+	"github.com/cmsplatform/cms/services/internal/interceptors"
 )
 
 // HTTPCache returns middleware for the HTTP server that answers cached
@@ -32,6 +34,9 @@ func (g *Group) HTTPCache(authn auth.Authenticator) func(http.Handler) http.Hand
 			return next
 		}
 		f, fenced := s.cache.(cache.Fenced)
+		// Every cacheable path is a branch-scoped Delivery read: the
+		// declared access of List (READ on its branch) is theirs.
+		az := &interceptors.Authz{Resolvers: g.BranchResolvers()}
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			branch, ok := cacheablePath(r)
 			if !ok {
@@ -44,7 +49,7 @@ func (g *Group) HTTPCache(authn auth.Authenticator) func(http.Handler) http.Hand
 				return
 			}
 			ctx := auth.WithPrincipal(r.Context(), p)
-			if err := s.authorize(ctx, branch); err != nil {
+			if err := az.Check(ctx, deliveryv1.DeliveryService_List_FullMethodName, &deliveryv1.ListRequest{Branch: branch}); err != nil {
 				next.ServeHTTP(w, r)
 				return
 			}
@@ -95,7 +100,8 @@ func (g *Group) HTTPCache(authn auth.Authenticator) func(http.Handler) http.Hand
 }
 
 // cacheablePath reports whether r may be answered from the HTTP cache and
-// returns its branch parameter ("" for the branch list).
+// returns its branch parameter. The branch list is not: it depends on the
+// caller's grants, which the URL does not name.
 func cacheablePath(r *http.Request) (string, bool) {
 	if r.Method != http.MethodGet || r.Header.Get(HeaderMinVersion) != "" || r.Header.Get("X-CmsApi-Username") != "" {
 		return "", false
@@ -103,9 +109,6 @@ func cacheablePath(r *http.Request) (string, bool) {
 	rest, ok := strings.CutPrefix(r.URL.Path, BasePath+"/branches")
 	if !ok {
 		return "", false
-	}
-	if rest == "" {
-		return "", true
 	}
 	rest, ok = strings.CutPrefix(rest, "/")
 	if !ok || rest == "" {

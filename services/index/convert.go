@@ -1,6 +1,8 @@
 package index
 
 import (
+	"context"
+	"github.com/cmsplatform/cms/pkg/auth"
 	"strconv"
 
 	"github.com/cmsplatform/cms/pkg/indexquery"
@@ -29,6 +31,15 @@ func ids64(in []int32) []int64 {
 	for i, v := range in {
 		out[i] = int64(v)
 	}
+	return out
+}
+
+// filterFor is the filter of a request by the caller in ctx (the domain
+// hides user objects from callers who are no administrators).
+func filterFor(ctx context.Context, f *indexv1.ObjectFilterCondition) indexquery.Filter {
+	out := filter(f)
+	p, _ := auth.FromContext(ctx)
+	out.Caller = &p
 	return out
 }
 

@@ -16,8 +16,11 @@ import (
 	indexv1 "github.com/cmsplatform/cms/proto/gen/go/cms/index/v1"
 	"github.com/cmsplatform/cms/proto/gen/openapi"
 	"github.com/cmsplatform/cms/services/internal/gateway"
+	"github.com/cmsplatform/cms/services/internal/indexbranches"
+	"github.com/cmsplatform/cms/services/internal/interceptors"
 	"github.com/grpc-ecosystem/grpc-gateway/v2/runtime"
 	"google.golang.org/grpc"
+	"google.golang.org/protobuf/proto"
 )
 
 // BasePath is the group's HTTP base path.
@@ -55,7 +58,46 @@ func New(opts Options) (*Group, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Group{api: &service{q: q, log: log}}, nil
+	br, err := indexbranches.New(opts.Search, opts.Indexing, log)
+	if err != nil {
+		return nil, err
+	}
+	return &Group{api: &service{q: q, branches: br, log: log}}, nil
+}
+
+// BranchResolvers implements app.BranchResolving: every Index operation
+// on a branch declares a read grant on it (cms.options.v1.access), checked
+// against chains read from the index.
+func (g *Group) BranchResolvers() map[string]interceptors.BranchResolver {
+	return map[string]interceptors.BranchResolver{indexv1.IndexService_ServiceDesc.ServiceName: branchResolver{g.api}}
+}
+
+// branchResolver resolves Index branches from the index after the
+// request's minChangeTrackingVersion is reached.
+type branchResolver struct{ s *service }
+
+func (r branchResolver) BranchChain(ctx context.Context, branch string) ([]int64, error) {
+	return r.s.branches.BranchChain(ctx, branch)
+}
+
+// ReadYourWrites implements interceptors.ReadYourWritesResolver with the
+// request's fields min_change_tracking_version and max_wait_time.
+func (r branchResolver) ReadYourWrites(ctx context.Context, req proto.Message) error {
+	m := req.ProtoReflect()
+	fields := m.Descriptor().Fields()
+	minV, wait := fields.ByName("min_change_tracking_version"), fields.ByName("max_wait_time")
+	if minV == nil || !m.Has(minV) {
+		return nil
+	}
+	v := m.Get(minV).Int()
+	f := indexquery.Freshness{MinVersion: &v}
+	if wait != nil && m.Has(wait) {
+		f.MaxWait = m.Get(wait).String()
+	}
+	if _, err := r.s.q.Wait(ctx, f); err != nil {
+		return r.s.toStatus(ctx, err)
+	}
+	return nil
 }
 
 // Name implements app.Group.
@@ -76,6 +118,7 @@ func (g *Group) RegisterGateway(ctx context.Context, mux *runtime.ServeMux, conn
 // falls through to the generated stub (Unimplemented → 501).
 type service struct {
 	indexv1.UnimplementedIndexServiceServer
-	q   *indexquery.Service
-	log *slog.Logger
+	q        *indexquery.Service
+	branches *indexbranches.Resolver
+	log      *slog.Logger
 }

@@ -2,13 +2,14 @@ package index
 
 import (
 	"context"
+	"github.com/cmsplatform/cms/pkg/auth"
 
 	"github.com/cmsplatform/cms/pkg/indexquery"
 	indexv1 "github.com/cmsplatform/cms/proto/gen/go/cms/index/v1"
 )
 
 func (s *service) ObjectSearch(ctx context.Context, req *indexv1.ObjectSearchRequest) (*indexv1.ObjectSearchResult, error) {
-	res, err := s.q.Search(ctx, indexquery.SearchRequest{Branch: int64(req.GetBranch()), Filter: filter(req.GetFilter()),
+	res, err := s.q.Search(ctx, indexquery.SearchRequest{Branch: int64(req.GetBranch()), Filter: filterFor(ctx, req.GetFilter()),
 		Sort: sorts(req.GetSortBy()), Page: page(req.GetPage()), Freshness: freshness(req.MinChangeTrackingVersion, req.MaxWaitTime)})
 	if err != nil {
 		return nil, s.toStatus(ctx, err)
@@ -21,7 +22,7 @@ func (s *service) ObjectSearch(ctx context.Context, req *indexv1.ObjectSearchReq
 }
 
 func (s *service) ObjectCount(ctx context.Context, req *indexv1.ObjectCountRequest) (*indexv1.ObjectCountResult, error) {
-	res, err := s.q.Count(ctx, indexquery.CountRequest{Branch: int64(req.GetBranch()), Filter: filter(req.GetFilter()),
+	res, err := s.q.Count(ctx, indexquery.CountRequest{Branch: int64(req.GetBranch()), Filter: filterFor(ctx, req.GetFilter()),
 		Freshness: freshness(req.MinChangeTrackingVersion, req.MaxWaitTime)})
 	if err != nil {
 		return nil, s.toStatus(ctx, err)
@@ -39,7 +40,7 @@ func (s *service) ObjectXmlLinkCount(ctx context.Context, req *indexv1.ObjectXml
 }
 
 func (s *service) ObjectOccurrences(ctx context.Context, req *indexv1.ObjectOccurrencesRequest) (*indexv1.ObjectOccurrencesResult, error) {
-	res, err := s.q.Occurrences(ctx, indexquery.OccurrencesRequest{Branch: int64(req.GetBranch()), Filter: filter(req.GetFilter()),
+	res, err := s.q.Occurrences(ctx, indexquery.OccurrencesRequest{Branch: int64(req.GetBranch()), Filter: filterFor(ctx, req.GetFilter()),
 		Page: page(req.GetPage()), Freshness: freshness(req.MinChangeTrackingVersion, req.MaxWaitTime),
 		ModifiedBy: req.GetGetModifiedByOccurrences(), Type: req.GetGetTypeOccurrences(), Deleted: req.GetGetDeletedOccurrences()})
 	if err != nil {
@@ -50,8 +51,16 @@ func (s *service) ObjectOccurrences(ctx context.Context, req *indexv1.ObjectOccu
 }
 
 func (s *service) WorkItemOccurrences(ctx context.Context, req *indexv1.WorkItemOccurrencesRequest) (*indexv1.WorkItemOccurrencesResult, error) {
-	res, err := s.q.WorkItemOccurrences(ctx, indexquery.WorkItemRequest{Page: page(req.GetPage()),
-		Freshness: freshness(req.MinChangeTrackingVersion, req.MaxWaitTime)})
+	r := indexquery.WorkItemRequest{Page: page(req.GetPage()), Freshness: freshness(req.MinChangeTrackingVersion, req.MaxWaitTime)}
+	// Only the branches the caller may read are counted.
+	if p, _ := auth.FromContext(ctx); !p.Admin {
+		chains, err := s.branches.AllBranchChains(ctx)
+		if err != nil {
+			return nil, err
+		}
+		r.Readable = p.ReadableBranches(chains)
+	}
+	res, err := s.q.WorkItemOccurrences(ctx, r)
 	if err != nil {
 		return nil, s.toStatus(ctx, err)
 	}
@@ -60,7 +69,7 @@ func (s *service) WorkItemOccurrences(ctx context.Context, req *indexv1.WorkItem
 
 func (s *service) Suggestions(ctx context.Context, req *indexv1.SuggestionsRequest) (*indexv1.SuggestionsResult, error) {
 	r := indexquery.SuggestionsRequest{Branch: int64(req.GetBranch()), Pattern: req.Pattern, DisplayName: req.GetSuggestDisplayName(),
-		FullText: req.GetSuggestFullText(), Filter: filter(req.GetFilter()), SortByValue: req.GetSortByValue(), Analyze: req.Analyze,
+		FullText: req.GetSuggestFullText(), Filter: filterFor(ctx, req.GetFilter()), SortByValue: req.GetSortByValue(), Analyze: req.Analyze,
 		Fuzzy: req.GetFuzzy(), FuzzyPrefixLength: int(req.GetFuzzyPrefixLength()),
 		Freshness: freshness(req.MinChangeTrackingVersion, req.MaxWaitTime)}
 	for _, k := range req.GetSuggestAttributes() {

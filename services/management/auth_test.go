@@ -22,6 +22,7 @@ import (
 	"github.com/cmsplatform/cms/pkg/store/sqlite"
 	managementv1 "github.com/cmsplatform/cms/proto/gen/go/cms/management/v1"
 	"github.com/cmsplatform/cms/services/internal/app"
+	"github.com/cmsplatform/cms/services/internal/interceptors"
 	"github.com/cmsplatform/cms/services/management"
 )
 
@@ -37,9 +38,10 @@ func TestAuthPostgres(t *testing.T) {
 	runAuth(t, app.Component{Engine: app.EnginePostgres, URL: freshPostgres(t)})
 }
 
-// TestNoPrincipalIsForbidden: served without the Auth interceptor (a
-// wiring mistake), every content operation fails closed with 403.
-func TestNoPrincipalIsForbidden(t *testing.T) {
+// TestNoPrincipalIsRefused: served without the Auth interceptor (a wiring
+// mistake), the authorization interceptor fails every operation closed
+// with 401 before the handler runs (403 when handlers checked by hand).
+func TestNoPrincipalIsRefused(t *testing.T) {
 	ctx := context.Background()
 	st, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "cms.db"))
 	if err != nil {
@@ -49,8 +51,10 @@ func TestNoPrincipalIsForbidden(t *testing.T) {
 	if err := content.Bootstrap(ctx, st); err != nil {
 		t.Fatal(err)
 	}
-	srv := grpc.NewServer()
-	management.New(management.Options{Content: content.New(st, nil)}).RegisterGRPC(srv)
+	g := management.New(management.Options{Content: content.New(st, nil)})
+	az := &interceptors.Authz{Resolvers: g.BranchResolvers()}
+	srv := grpc.NewServer(grpc.UnaryInterceptor(az.Unary))
+	g.RegisterGRPC(srv)
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -81,8 +85,8 @@ func TestNoPrincipalIsForbidden(t *testing.T) {
 		},
 	}
 	for name, call := range calls {
-		if err := call(); status.Code(err) != codes.PermissionDenied {
-			t.Errorf("%s without a principal: %v, want PermissionDenied", name, err)
+		if err := call(); status.Code(err) != codes.Unauthenticated {
+			t.Errorf("%s without a principal: %v, want Unauthenticated", name, err)
 		}
 	}
 }

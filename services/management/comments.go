@@ -2,7 +2,7 @@ package management
 
 import (
 	"context"
-	"strconv"
+	"fmt"
 
 	"github.com/cmsplatform/cms/pkg/auth"
 	"github.com/cmsplatform/cms/pkg/content"
@@ -42,13 +42,6 @@ func (s *service) CreateComment(ctx context.Context, req *managementv1.CreateCom
 	if s.content == nil {
 		return s.UnimplementedManagementServiceServer.CreateComment(ctx, req)
 	}
-	if req.GetBranchId() > 0 {
-		if err := s.allow(ctx, auth.AccessRead, strconv.Itoa(int(req.GetBranchId())), false); err != nil {
-			return nil, err
-		}
-	} else if _, err := s.principal(ctx); err != nil {
-		return nil, err
-	}
 	c, err := s.content.CreateComment(ctx, commentActor(ctx), int64(req.GetBranchId()), int64(req.GetObjectRef()), req.GetBody())
 	if err != nil {
 		return nil, s.toStatus(ctx, err)
@@ -65,28 +58,16 @@ func (s *service) GetComments(ctx context.Context, req *managementv1.GetComments
 	q := content.CommentQuery{
 		User: req.GetUser(), Deleted: req.IsDeleted, Take: int(req.GetTake()), Continue: req.GetContinue(),
 	}
-	p, err := s.principal(ctx)
-	if err != nil {
-		return nil, err
-	}
 	if req.BranchRef != nil {
 		b := int64(req.GetBranchRef())
 		q.Branch = &b
-		if b > 0 {
-			if err := s.allow(ctx, auth.AccessRead, strconv.FormatInt(b, 10), false); err != nil {
-				return nil, err
-			}
-		}
 	}
-	if !p.Admin {
+	if p := caller(ctx); !p.Admin {
 		chains, err := s.content.AllBranchChains(ctx)
 		if err != nil {
 			return nil, s.toStatus(ctx, err)
 		}
-		q.Visible = func(branch int64) bool {
-			chain, ok := chains[branch]
-			return ok && p.Allowed(auth.AccessRead, chain)
-		}
+		q.Visible = p.CanRead(chains)
 	}
 	if req.ObjectRef != nil {
 		o := int64(req.GetObjectRef())
@@ -154,15 +135,20 @@ func (s *service) DeleteComment(ctx context.Context, req *managementv1.DeleteCom
 // branch (a comment's branch never changes, so checking before a write is
 // safe).
 func (s *service) readableComment(ctx context.Context, id int64) (content.Comment, error) {
-	if _, err := s.principal(ctx); err != nil {
-		return content.Comment{}, err
-	}
 	c, err := s.content.GetComment(ctx, id)
 	if err != nil {
 		return content.Comment{}, s.toStatus(ctx, err)
 	}
-	if err := s.allow(ctx, auth.AccessRead, strconv.FormatInt(c.Branch, 10), false); err != nil {
-		return content.Comment{}, err
+	p := caller(ctx)
+	if p.Admin {
+		return c, nil
+	}
+	chains, err := s.content.BranchChains(ctx, []int64{c.Branch})
+	if err != nil {
+		return content.Comment{}, s.toStatus(ctx, err)
+	}
+	if !p.CanRead(chains)(c.Branch) {
+		return content.Comment{}, s.toStatus(ctx, fmt.Errorf("%w: user %q has no read permission on branch %d", content.ErrForbidden, p.Name, c.Branch))
 	}
 	return c, nil
 }

@@ -23,8 +23,10 @@ func change(ctx context.Context, comment string) content.Change {
 	return c
 }
 
-func readOptions(inherited bool, attributes, languages, variants string) content.ReadOptions {
+func readOptions(ctx context.Context, inherited bool, attributes, languages, variants string) content.ReadOptions {
+	p := caller(ctx)
 	return content.ReadOptions{
+		Caller:     &p,
 		Inherited:  inherited,
 		Attributes: content.SplitIdents(attributes),
 		Languages:  content.SplitIdents(languages),

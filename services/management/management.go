@@ -13,6 +13,7 @@ import (
 	managementv1 "github.com/cmsplatform/cms/proto/gen/go/cms/management/v1"
 	"github.com/cmsplatform/cms/proto/gen/openapi"
 	"github.com/cmsplatform/cms/services/internal/gateway"
+	"github.com/cmsplatform/cms/services/internal/interceptors"
 	"github.com/grpc-ecosystem/grpc-gateway/v2/runtime"
 	"google.golang.org/grpc"
 )
@@ -82,4 +83,17 @@ type service struct {
 // binaries implements ManagementBinaryService.
 type binaries struct {
 	managementv1.UnimplementedManagementBinaryServiceServer
+}
+
+// BranchResolvers implements app.BranchResolving: Management resolves
+// branches from the store (none without the content domain: its
+// branch-scoped operations are then open to administrators only).
+func (g *Group) BranchResolvers() map[string]interceptors.BranchResolver {
+	if g.api.content == nil {
+		return nil
+	}
+	return map[string]interceptors.BranchResolver{
+		managementv1.ManagementService_ServiceDesc.ServiceName:       g.api,
+		managementv1.ManagementBinaryService_ServiceDesc.ServiceName: g.api,
+	}
 }

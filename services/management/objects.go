@@ -4,7 +4,6 @@ import (
 	"context"
 	"net/http"
 
-	"github.com/cmsplatform/cms/pkg/auth"
 	"github.com/cmsplatform/cms/pkg/content"
 	managementv1 "github.com/cmsplatform/cms/proto/gen/go/cms/management/v1"
 	"github.com/cmsplatform/cms/services/internal/gateway"
@@ -15,11 +14,8 @@ func (s *service) GetObject(ctx context.Context, req *managementv1.GetObjectRequ
 	if s.content == nil {
 		return s.UnimplementedManagementServiceServer.GetObject(ctx, req)
 	}
-	if err := s.allow(ctx, auth.AccessRead, req.GetBranch(), false); err != nil {
-		return nil, err
-	}
 	o, err := s.content.GetObject(ctx, req.GetBranch(), req.GetId(),
-		readOptions(req.GetInherited(), req.GetAttributes(), req.GetLanguages(), req.GetVariants()))
+		readOptions(ctx, req.GetInherited(), req.GetAttributes(), req.GetLanguages(), req.GetVariants()))
 	if err != nil {
 		return nil, s.toStatus(ctx, err)
 	}
@@ -35,11 +31,8 @@ func (s *service) GetObjects(ctx context.Context, req *managementv1.GetObjectsRe
 	if s.content == nil {
 		return s.UnimplementedManagementServiceServer.GetObjects(ctx, req)
 	}
-	if err := s.allow(ctx, auth.AccessRead, req.GetBranch(), false); err != nil {
-		return nil, err
-	}
 	objs, err := s.content.GetObjects(ctx, req.GetBranch(), content.SplitIdents(req.GetIds()),
-		readOptions(req.GetInherited(), req.GetAttributes(), req.GetLanguages(), req.GetVariants()))
+		readOptions(ctx, req.GetInherited(), req.GetAttributes(), req.GetLanguages(), req.GetVariants()))
 	if err != nil {
 		return nil, s.toStatus(ctx, err)
 	}
@@ -54,9 +47,6 @@ func (s *service) GetObjects(ctx context.Context, req *managementv1.GetObjectsRe
 func (s *service) CreateObjects(ctx context.Context, req *managementv1.CreateObjectsRequest) (*managementv1.CreateObjectsResponse, error) {
 	if s.content == nil {
 		return s.UnimplementedManagementServiceServer.CreateObjects(ctx, req)
-	}
-	if err := s.allow(ctx, auth.AccessWrite, req.GetBranch(), false); err != nil {
-		return nil, err
 	}
 	in, err := objectInputs(req.GetObjects())
 	if err != nil {
@@ -79,9 +69,6 @@ func (s *service) UpdateObjects(ctx context.Context, req *managementv1.UpdateObj
 	if s.content == nil {
 		return s.UnimplementedManagementServiceServer.UpdateObjects(ctx, req)
 	}
-	if err := s.allow(ctx, auth.AccessWrite, req.GetBranch(), false); err != nil {
-		return nil, err
-	}
 	in, err := objectInputs(req.GetObjects())
 	if err != nil {
 		return nil, s.toStatus(ctx, err)
@@ -101,9 +88,6 @@ func (s *service) DeleteObjects(ctx context.Context, req *managementv1.DeleteObj
 	if s.content == nil {
 		return s.UnimplementedManagementServiceServer.DeleteObjects(ctx, req)
 	}
-	if err := s.allow(ctx, auth.AccessWrite, req.GetBranch(), false); err != nil {
-		return nil, err
-	}
 	n, t, err := s.content.DeleteObjects(ctx, req.GetBranch(), writeChange(ctx, req.GetComment()), req.GetObjectIds())
 	if err != nil {
 		return nil, s.toStatus(ctx, err)
@@ -116,11 +100,8 @@ func (s *service) GetTypedObjects(ctx context.Context, req *managementv1.GetType
 	if s.content == nil {
 		return s.UnimplementedManagementServiceServer.GetTypedObjects(ctx, req)
 	}
-	if err := s.allow(ctx, auth.AccessRead, req.GetBranch(), false); err != nil {
-		return nil, err
-	}
 	page, err := s.content.GetTypedObjects(ctx, req.GetBranch(), req.GetType(), content.ListQuery{
-		ReadOptions: readOptions(req.GetInherited(), req.GetAttributes(), req.GetLanguages(), req.GetVariants()),
+		ReadOptions: readOptions(ctx, req.GetInherited(), req.GetAttributes(), req.GetLanguages(), req.GetVariants()),
 		Deleted:     req.Deleted,
 		Take:        int(req.GetTake()),
 		Continue:    req.GetContinue(),

@@ -6,6 +6,7 @@ package rendering
 
 import (
 	"context"
+	"github.com/cmsplatform/cms/services/internal/interceptors"
 
 	renderingv1 "github.com/cmsplatform/cms/proto/gen/go/cms/rendering/v1"
 	"github.com/cmsplatform/cms/proto/gen/openapi"
@@ -18,10 +19,29 @@ import (
 const BasePath = "/apis/rendering/v1"
 
 // Group serves RenderingService.
-type Group struct{ api *service }
+type Group struct {
+	api      *service
+	branches interceptors.BranchResolver
+}
 
 // New returns the Rendering group.
 func New() *Group { return &Group{api: &service{}} }
+
+// WithBranches sets the resolver the authorization interceptor checks the
+// read grant of the branch-scoped operations with (from the index); without
+// one they are open to administrators only.
+func (g *Group) WithBranches(r interceptors.BranchResolver) *Group {
+	g.branches = r
+	return g
+}
+
+// BranchResolvers implements app.BranchResolving.
+func (g *Group) BranchResolvers() map[string]interceptors.BranchResolver {
+	if g.branches == nil {
+		return nil
+	}
+	return map[string]interceptors.BranchResolver{renderingv1.RenderingService_ServiceDesc.ServiceName: g.branches}
+}
 
 // Name implements app.Group.
 func (g *Group) Name() string { return "rendering" }

@@ -1,12 +1,10 @@
 package app
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"io"
 	"log/slog"
-	"mime/multipart"
 	"net/http"
 	"regexp"
 	"strings"
@@ -142,13 +140,7 @@ func request(t *testing.T, base string, rt route, withAuth bool) (*http.Response
 	contentType := ""
 	switch {
 	case rt.multipart:
-		var buf bytes.Buffer
-		mw := multipart.NewWriter(&buf)
-		_ = mw.WriteField("Extension", ".txt")
-		fw, _ := mw.CreateFormFile("File", "hello.txt")
-		_, _ = fw.Write([]byte("hello"))
-		_ = mw.Close()
-		body, contentType = &buf, mw.FormDataContentType()
+		body, contentType = sampleUpload()
 	case rt.method != http.MethodGet:
 		body, contentType = strings.NewReader("{}"), "application/json"
 	}

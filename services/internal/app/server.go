@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"maps"
 	"net"
 	"net/http"
 	"time"
@@ -77,10 +78,12 @@ func Complete(ctx context.Context, cfg Config, log *slog.Logger) (*Server, error
 	metrics := interceptors.NewMetrics(s.registry)
 	obs := interceptors.Observer{Log: log, Metrics: metrics}
 	rec := interceptors.Recovery{Log: log}
-	au := interceptors.Auth{Authenticator: authn, Public: []string{"/grpc.health.v1.", "/grpc.reflection."}}
+	public := []string{"/grpc.health.v1.", "/grpc.reflection."}
+	au := interceptors.Auth{Authenticator: authn, Public: public}
+	az := &interceptors.Authz{Resolvers: branchResolvers(s.groups), Public: public}
 	s.grpc = grpc.NewServer(
-		grpc.ChainUnaryInterceptor(rec.Unary, obs.Unary, au.Unary, interceptors.UnaryNotImplemented),
-		grpc.ChainStreamInterceptor(rec.Stream, obs.Stream, au.Stream, interceptors.StreamNotImplemented),
+		grpc.ChainUnaryInterceptor(rec.Unary, obs.Unary, au.Unary, az.Unary, interceptors.UnaryNotImplemented),
+		grpc.ChainStreamInterceptor(rec.Stream, obs.Stream, au.Stream, az.Stream, interceptors.StreamNotImplemented),
 		grpc.MaxRecvMsgSize(16<<20),
 	)
 	s.health = health.NewServer()
@@ -94,6 +97,24 @@ func Complete(ctx context.Context, cfg Config, log *slog.Logger) (*Server, error
 		return nil, err
 	}
 	return s, nil
+}
+
+// BranchResolving is a Group whose services declare branch permissions:
+// it resolves their branches for the authorization interceptor.
+type BranchResolving interface {
+	// BranchResolvers maps each service's full name to its resolver.
+	BranchResolvers() map[string]interceptors.BranchResolver
+}
+
+// branchResolvers collects the resolvers of the groups.
+func branchResolvers(groups []Group) map[string]interceptors.BranchResolver {
+	out := map[string]interceptors.BranchResolver{}
+	for _, g := range groups {
+		if r, ok := g.(BranchResolving); ok {
+			maps.Copy(out, r.BranchResolvers())
+		}
+	}
+	return out
 }
 
 func (s *Server) listen(ctx context.Context) error {

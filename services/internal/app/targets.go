@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/cmsplatform/cms/services/internal/indexbranches"
 	"log/slog"
 	"os"
 	"strings"
@@ -98,7 +99,15 @@ func buildTargets(ctx context.Context, cfg Config, comps *Components, log *slog.
 			}
 			workers = append(workers, iv.Run)
 		case TargetRendering:
-			groups = append(groups, rendering.New())
+			g := rendering.New()
+			if comps.Search != nil {
+				br, err := indexbranches.New(comps.Search, cfg.indexing(log), log.With("group", "rendering"))
+				if err != nil {
+					return nil, nil, fmt.Errorf("rendering: %w", err)
+				}
+				g.WithBranches(br)
+			}
+			groups = append(groups, g)
 		case TargetIndex:
 			g, err := index.New(index.Options{Search: comps.Search, Store: comps.Store,
 				Indexing: cfg.indexing(log), Logger: log.With("group", "index")})

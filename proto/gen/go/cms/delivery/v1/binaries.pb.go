@@ -241,12 +241,14 @@ const file_cms_delivery_v1_binaries_proto_rawDesc = "" +
 	"\x02id\x18\x02 \x01(\tR\x02id\"@\n" +
 	"\x16GetBpoThumbnailRequest\x12\x16\n" +
 	"\x06branch\x18\x01 \x01(\tR\x06branch\x12\x0e\n" +
-	"\x02id\x18\x02 \x01(\tR\x02id2\x94\x05\n" +
-	"\x15DeliveryBinaryService\x12\x81\x01\n" +
-	"\tGetBinary\x12!.cms.delivery.v1.GetBinaryRequest\x1a\x14.google.api.HttpBody\"9\xea\xf9\x18\x12Delivery_GetBinary\x82\xd3\xe4\x93\x02\x1d\x12\x1b/delivery/api/binaries/{id}0\x01\x12\x98\x01\n" +
-	"\x11GetExternalBinary\x12).cms.delivery.v1.GetExternalBinaryRequest\x1a\x14.google.api.HttpBody\"@\xea\xf9\x18\x1aDelivery_GetExternalBinary\x82\xd3\xe4\x93\x02\x1c\x12\x1a/delivery/api/files/{name}0\x01\x12\xb1\x01\n" +
-	"\x14GetBpoExternalBinary\x12,.cms.delivery.v1.GetBpoExternalBinaryRequest\x1a\x14.google.api.HttpBody\"S\xea\xf9\x18\x1dDelivery_GetBpoExternalBinary\x82\xd3\xe4\x93\x02,\x12*/delivery/api/branches/{branch}/files/{id}0\x01\x12\xa7\x01\n" +
-	"\x0fGetBpoThumbnail\x12'.cms.delivery.v1.GetBpoThumbnailRequest\x1a\x14.google.api.HttpBody\"S\xea\xf9\x18\x18Delivery_GetBpoThumbnail\x82\xd3\xe4\x93\x021\x12//delivery/api/branches/{branch}/thumbnails/{id}0\x01BDZBgithub.com/cmsplatform/cms/proto/gen/go/cms/delivery/v1;deliveryv1b\x06proto3"
+	"\x02id\x18\x02 \x01(\tR\x02id2\xbc\x05\n" +
+	"\x15DeliveryBinaryService\x12\x87\x01\n" +
+	"\tGetBinary\x12!.cms.delivery.v1.GetBinaryRequest\x1a\x14.google.api.HttpBody\"?\xea\xf9\x18\x12Delivery_GetBinary\xfa\xf9\x18\x02\b\x01\x82\xd3\xe4\x93\x02\x1d\x12\x1b/delivery/api/binaries/{id}0\x01\x12\x9e\x01\n" +
+	"\x11GetExternalBinary\x12).cms.delivery.v1.GetExternalBinaryRequest\x1a\x14.google.api.HttpBody\"F\xea\xf9\x18\x1aDelivery_GetExternalBinary\xfa\xf9\x18\x02\b\x01\x82\xd3\xe4\x93\x02\x1c\x12\x1a/delivery/api/files/{name}0\x01\x12\xbf\x01\n" +
+	"\x14GetBpoExternalBinary\x12,.cms.delivery.v1.GetBpoExternalBinaryRequest\x1a\x14.google.api.HttpBody\"a\xea\xf9\x18\x1dDelivery_GetBpoExternalBinary\xfa\xf9\x18\n" +
+	"\b\x02\x12\x06branch\x82\xd3\xe4\x93\x02,\x12*/delivery/api/branches/{branch}/files/{id}0\x01\x12\xb5\x01\n" +
+	"\x0fGetBpoThumbnail\x12'.cms.delivery.v1.GetBpoThumbnailRequest\x1a\x14.google.api.HttpBody\"a\xea\xf9\x18\x18Delivery_GetBpoThumbnail\xfa\xf9\x18\n" +
+	"\b\x02\x12\x06branch\x82\xd3\xe4\x93\x021\x12//delivery/api/branches/{branch}/thumbnails/{id}0\x01BDZBgithub.com/cmsplatform/cms/proto/gen/go/cms/delivery/v1;deliveryv1b\x06proto3"
 
 var (
 	file_cms_delivery_v1_binaries_proto_rawDescOnce sync.Once

@@ -27,50 +27,59 @@ var File_cms_management_v1_service_proto protoreflect.FileDescriptor
 
 const file_cms_management_v1_service_proto_rawDesc = "" +
 	"\n" +
-	"\x1fcms/management/v1/service.proto\x12\x11cms.management.v1\x1a cms/management/v1/branches.proto\x1a\x1fcms/management/v1/codegen.proto\x1a cms/management/v1/comments.proto\x1a\x1ecms/management/v1/common.proto\x1a\x1ccms/management/v1/jobs.proto\x1a\x1fcms/management/v1/objects.proto\x1a%cms/management/v1/typed_objects.proto\x1a\x1fcms/management/v1/uploads.proto\x1a\x1dcms/management/v1/users.proto\x1a\x1ccms/options/v1/options.proto\x1a\x1cgoogle/api/annotations.proto\x1a\x1bgoogle/protobuf/empty.proto2\xd2)\n" +
-	"\x11ManagementService\x12\x88\x01\n" +
-	"\vGetBranches\x12%.cms.management.v1.GetBranchesRequest\x1a .cms.management.v1.CmsObjectList\"0\xea\xf9\x18\x0fCms_GetBranches\x82\xd3\xe4\x93\x02\x17\x12\x15/apis/cms/v1/branches\x12\x8a\x01\n" +
-	"\fCreateBranch\x12&.cms.management.v1.CreateBranchRequest\x1a\x1c.cms.management.v1.CmsObject\"4\xea\xf9\x18\x10Cms_CreateBranch\x82\xd3\xe4\x93\x02\x1a:\x01*\"\x15/apis/cms/v1/branches\x12\x83\x01\n" +
-	"\tGetBranch\x12#.cms.management.v1.GetBranchRequest\x1a\x1c.cms.management.v1.CmsObject\"3\xea\xf9\x18\rCms_GetBranch\x82\xd3\xe4\x93\x02\x1c\x12\x1a/apis/cms/v1/branches/{id}\x12\x9a\x01\n" +
-	"\fUpdateBranch\x12&.cms.management.v1.UpdateBranchRequest\x1a'.cms.management.v1.UpdateBranchResponse\"9\xea\xf9\x18\x10Cms_UpdateBranch\x82\xd3\xe4\x93\x02\x1f:\x01*2\x1a/apis/cms/v1/branches/{id}\x12\x9a\x01\n" +
-	"\fDeleteBranch\x12&.cms.management.v1.DeleteBranchRequest\x1a'.cms.management.v1.DeleteBranchResponse\"9\xea\xf9\x18\x10Cms_DeleteBranch\x82\xd3\xe4\x93\x02\x1f:\x01**\x1a/apis/cms/v1/branches/{id}\x12\xce\x01\n" +
-	"\x10GetCSharpClasses\x12*.cms.management.v1.GetCSharpClassesRequest\x1a .cms.management.v1.GeneratedCode\"l\xea\xf9\x18\x1eCodeGenerator_GetCSharpClasses\x82\xd3\xe4\x93\x02Db\x06source\x12:/apis/cms/v1/branches/{branch}/generators/{language}/types\x12\xcf\x01\n" +
-	"\x0eGetCSharpClass\x12(.cms.management.v1.GetCSharpClassRequest\x1a .cms.management.v1.GeneratedCode\"q\xea\xf9\x18\x1cCodeGenerator_GetCSharpClass\x82\xd3\xe4\x93\x02Kb\x06source\x12A/apis/cms/v1/branches/{branch}/generators/{language}/types/{type}\x12\xa2\x01\n" +
-	"\x12GetUserDisplayName\x12,.cms.management.v1.GetUserDisplayNameRequest\x1a\x1c.cms.management.v1.CmsObject\"@\xea\xf9\x18\x1bIdentity_GetUserDisplayName\x82\xd3\xe4\x93\x02\x1b\x12\x19/apis/cms/v1/users/{name}\x12\x92\x01\n" +
-	"\rCreateComment\x12'.cms.management.v1.CreateCommentRequest\x1a\x1d.cms.management.v1.CmsComment\"9\xea\xf9\x18\x15Comment_CreateComment\x82\xd3\xe4\x93\x02\x1a:\x01*\"\x15/apis/cms/v1/comments\x12\x8d\x01\n" +
-	"\vGetComments\x12%.cms.management.v1.GetCommentsRequest\x1a!.cms.management.v1.CmsCommentList\"4\xea\xf9\x18\x13Comment_GetComments\x82\xd3\xe4\x93\x02\x17\x12\x15/apis/cms/v1/comments\x12\x93\x01\n" +
+	"\x1fcms/management/v1/service.proto\x12\x11cms.management.v1\x1a cms/management/v1/branches.proto\x1a\x1fcms/management/v1/codegen.proto\x1a cms/management/v1/comments.proto\x1a\x1ecms/management/v1/common.proto\x1a\x1ccms/management/v1/jobs.proto\x1a\x1fcms/management/v1/objects.proto\x1a%cms/management/v1/typed_objects.proto\x1a\x1fcms/management/v1/uploads.proto\x1a\x1dcms/management/v1/users.proto\x1a\x1ccms/options/v1/options.proto\x1a\x1cgoogle/api/annotations.proto\x1a\x1bgoogle/protobuf/empty.proto2\x9e,\n" +
+	"\x11ManagementService\x12\x8e\x01\n" +
+	"\vGetBranches\x12%.cms.management.v1.GetBranchesRequest\x1a .cms.management.v1.CmsObjectList\"6\xea\xf9\x18\x0fCms_GetBranches\xfa\xf9\x18\x02\b\x01\x82\xd3\xe4\x93\x02\x17\x12\x15/apis/cms/v1/branches\x12\x92\x01\n" +
+	"\fCreateBranch\x12&.cms.management.v1.CreateBranchRequest\x1a\x1c.cms.management.v1.CmsObject\"<\xea\xf9\x18\x10Cms_CreateBranch\xfa\xf9\x18\x04\b\x03 \x01\x82\xd3\xe4\x93\x02\x1a:\x01*\"\x15/apis/cms/v1/branches\x12\x8d\x01\n" +
+	"\tGetBranch\x12#.cms.management.v1.GetBranchRequest\x1a\x1c.cms.management.v1.CmsObject\"=\xea\xf9\x18\rCms_GetBranch\xfa\xf9\x18\x06\b\x02\x12\x02id\x82\xd3\xe4\x93\x02\x1c\x12\x1a/apis/cms/v1/branches/{id}\x12\xa4\x01\n" +
+	"\fUpdateBranch\x12&.cms.management.v1.UpdateBranchRequest\x1a'.cms.management.v1.UpdateBranchResponse\"C\xea\xf9\x18\x10Cms_UpdateBranch\xfa\xf9\x18\x06\b\x03\x12\x02id\x82\xd3\xe4\x93\x02\x1f:\x01*2\x1a/apis/cms/v1/branches/{id}\x12\xa6\x01\n" +
+	"\fDeleteBranch\x12&.cms.management.v1.DeleteBranchRequest\x1a'.cms.management.v1.DeleteBranchResponse\"E\xea\xf9\x18\x10Cms_DeleteBranch\xfa\xf9\x18\b\b\x03\x12\x02id\x18\x01\x82\xd3\xe4\x93\x02\x1f:\x01**\x1a/apis/cms/v1/branches/{id}\x12\xdc\x01\n" +
+	"\x10GetCSharpClasses\x12*.cms.management.v1.GetCSharpClassesRequest\x1a .cms.management.v1.GeneratedCode\"z\xea\xf9\x18\x1eCodeGenerator_GetCSharpClasses\xfa\xf9\x18\n" +
+	"\b\x02\x12\x06branch\x82\xd3\xe4\x93\x02Db\x06source\x12:/apis/cms/v1/branches/{branch}/generators/{language}/types\x12\xdd\x01\n" +
+	"\x0eGetCSharpClass\x12(.cms.management.v1.GetCSharpClassRequest\x1a .cms.management.v1.GeneratedCode\"\x7f\xea\xf9\x18\x1cCodeGenerator_GetCSharpClass\xfa\xf9\x18\n" +
+	"\b\x02\x12\x06branch\x82\xd3\xe4\x93\x02Kb\x06source\x12A/apis/cms/v1/branches/{branch}/generators/{language}/types/{type}\x12\xa8\x01\n" +
+	"\x12GetUserDisplayName\x12,.cms.management.v1.GetUserDisplayNameRequest\x1a\x1c.cms.management.v1.CmsObject\"F\xea\xf9\x18\x1bIdentity_GetUserDisplayName\xfa\xf9\x18\x02\b\x01\x82\xd3\xe4\x93\x02\x1b\x12\x19/apis/cms/v1/users/{name}\x12\xa3\x01\n" +
+	"\rCreateComment\x12'.cms.management.v1.CreateCommentRequest\x1a\x1d.cms.management.v1.CmsComment\"J\xea\xf9\x18\x15Comment_CreateComment\xfa\xf9\x18\r\b\x02\x12\tbranch_id\x82\xd3\xe4\x93\x02\x1a:\x01*\"\x15/apis/cms/v1/comments\x12\x9f\x01\n" +
+	"\vGetComments\x12%.cms.management.v1.GetCommentsRequest\x1a!.cms.management.v1.CmsCommentList\"F\xea\xf9\x18\x13Comment_GetComments\xfa\xf9\x18\x0e\b\x02\x12\n" +
+	"branch_ref\x82\xd3\xe4\x93\x02\x17\x12\x15/apis/cms/v1/comments\x12\x99\x01\n" +
 	"\n" +
-	"GetComment\x12$.cms.management.v1.GetCommentRequest\x1a\x1d.cms.management.v1.CmsComment\"@\xea\xf9\x18\x12Comment_GetComment\x82\xd3\xe4\x93\x02$\x12\"/apis/cms/v1/comments/{comment_id}\x12\x95\x01\n" +
-	"\rDeleteComment\x12'.cms.management.v1.DeleteCommentRequest\x1a\x16.google.protobuf.Empty\"C\xea\xf9\x18\x15Comment_DeleteComment\x82\xd3\xe4\x93\x02$*\"/apis/cms/v1/comments/{comment_id}\x12\x98\x01\n" +
-	"\rUpdateComment\x12'.cms.management.v1.UpdateCommentRequest\x1a\x16.google.protobuf.Empty\"F\xea\xf9\x18\x15Comment_UpdateComment\x82\xd3\xe4\x93\x02':\x01*2\"/apis/cms/v1/comments/{comment_id}\x12\x95\x01\n" +
-	"\vStartUpload\x12%.cms.management.v1.StartUploadRequest\x1a#.cms.management.v1.FileUploadResult\"8\xea\xf9\x18\x11Files_StartUpload\xf2\xf9\x18\x1f\n" +
-	"\x04POST\x12\x17/apis/cms/v1/fileUpload(\x01\x12\xa5\x01\n" +
-	"\x0eContinueUpload\x12(.cms.management.v1.ContinueUploadRequest\x1a#.cms.management.v1.FileUploadResult\"B\xea\xf9\x18\x14Files_ContinueUpload\xf2\xf9\x18&\n" +
-	"\x03PUT\x12\x1f/apis/cms/v1/fileUpload/{token}(\x01\x12\x93\x01\n" +
-	"\x0eDeleteTempFile\x12(.cms.management.v1.DeleteTempFileRequest\x1a\x16.google.protobuf.Empty\"?\xea\xf9\x18\x14Files_DeleteTempFile\x82\xd3\xe4\x93\x02!*\x1f/apis/cms/v1/fileUpload/{token}\x12z\n" +
-	"\tCreateJob\x12#.cms.management.v1.CreateJobRequest\x1a\x19.cms.management.v1.CmsJob\"-\xea\xf9\x18\rJob_CreateJob\x82\xd3\xe4\x93\x02\x16:\x01*\"\x11/apis/cms/v1/jobs\x12u\n" +
-	"\aGetJobs\x12!.cms.management.v1.GetJobsRequest\x1a\x1d.cms.management.v1.CmsJobList\"(\xea\xf9\x18\vJob_GetJobs\x82\xd3\xe4\x93\x02\x13\x12\x11/apis/cms/v1/jobs\x12w\n" +
-	"\x06GetJob\x12 .cms.management.v1.GetJobRequest\x1a\x19.cms.management.v1.CmsJob\"0\xea\xf9\x18\n" +
-	"Job_GetJob\x82\xd3\xe4\x93\x02\x1c\x12\x1a/apis/cms/v1/jobs/{job_id}\x12\x80\x01\n" +
-	"\tUpdateJob\x12#.cms.management.v1.UpdateJobRequest\x1a\x16.google.protobuf.Empty\"6\xea\xf9\x18\rJob_UpdateJob\x82\xd3\xe4\x93\x02\x1f:\x01*2\x1a/apis/cms/v1/jobs/{job_id}\x12}\n" +
-	"\tDeleteJob\x12#.cms.management.v1.DeleteJobRequest\x1a\x16.google.protobuf.Empty\"3\xea\xf9\x18\rJob_DeleteJob\x82\xd3\xe4\x93\x02\x1c*\x1a/apis/cms/v1/jobs/{job_id}\x12\xa3\x01\n" +
-	"\rGetJobMetrics\x12'.cms.management.v1.GetJobMetricsRequest\x1a!.cms.management.v1.JobMetricsList\"F\xea\xf9\x18\x11Job_GetJobMetrics\x82\xd3\xe4\x93\x02+b\x05items\x12\"/apis/cms/v1/jobs/{job_id}/metrics\x12\x9d\x01\n" +
-	"\x0eGetJobProgress\x12(.cms.management.v1.GetJobProgressRequest\x1a\x1e.cms.management.v1.JobProgress\"A\xea\xf9\x18\x12Job_GetJobProgress\x82\xd3\xe4\x93\x02%\x12#/apis/cms/v1/jobs/{job_id}/progress\x12\xae\x01\n" +
-	"\x0fGetJobObjectIds\x12).cms.management.v1.GetJobObjectIdsRequest\x1a\x1f.cms.management.v1.JobObjectIds\"O\xea\xf9\x18\x13Job_GetJobObjectIds\x82\xd3\xe4\x93\x022b\n" +
-	"object_ids\x12$/apis/cms/v1/jobs/{job_id}/objectIds\x12\xa5\x01\n" +
-	"\x0fGetJobArtifacts\x12).cms.management.v1.GetJobArtifactsRequest\x1a\".cms.management.v1.JobArtifactList\"C\xea\xf9\x18\x13Job_GetJobArtifacts\x82\xd3\xe4\x93\x02&\x12$/apis/cms/v1/jobs/{job_id}/artifacts\x12\x9e\x01\n" +
-	"\x0eJobInputUpload\x12(.cms.management.v1.JobInputUploadRequest\x1a'.cms.management.v1.JobInputUploadResult\"7\xea\xf9\x18\x12Job_JobInputUpload\xf2\xf9\x18\x1d\n" +
-	"\x04POST\x12\x15/apis/cms/v1/jobInput(\x01\x12\xac\x01\n" +
-	"\x10JobInputContinue\x12*.cms.management.v1.JobInputContinueRequest\x1a'.cms.management.v1.JobInputUploadResult\"A\xea\xf9\x18\x14Job_JobInputContinue\xf2\xf9\x18%\n" +
-	"\x04POST\x12\x1d/apis/cms/v1/jobInput/{token}(\x01\x12\x8f\x01\n" +
-	"\x0eJobInputCancel\x12(.cms.management.v1.JobInputCancelRequest\x1a\x16.google.protobuf.Empty\";\xea\xf9\x18\x12Job_JobInputCancel\x82\xd3\xe4\x93\x02\x1f*\x1d/apis/cms/v1/jobInput/{token}\x12\x94\x01\n" +
-	"\tGetObject\x12#.cms.management.v1.GetObjectRequest\x1a\x1c.cms.management.v1.CmsObject\"D\xea\xf9\x18\rCms_GetObject\x82\xd3\xe4\x93\x02-\x12+/apis/cms/v1/branches/{branch}/objects/{id}\x12\x96\x01\n" +
+	"GetComment\x12$.cms.management.v1.GetCommentRequest\x1a\x1d.cms.management.v1.CmsComment\"F\xea\xf9\x18\x12Comment_GetComment\xfa\xf9\x18\x02\b\x01\x82\xd3\xe4\x93\x02$\x12\"/apis/cms/v1/comments/{comment_id}\x12\x9b\x01\n" +
+	"\rDeleteComment\x12'.cms.management.v1.DeleteCommentRequest\x1a\x16.google.protobuf.Empty\"I\xea\xf9\x18\x15Comment_DeleteComment\xfa\xf9\x18\x02\b\x01\x82\xd3\xe4\x93\x02$*\"/apis/cms/v1/comments/{comment_id}\x12\x9e\x01\n" +
+	"\rUpdateComment\x12'.cms.management.v1.UpdateCommentRequest\x1a\x16.google.protobuf.Empty\"L\xea\xf9\x18\x15Comment_UpdateComment\xfa\xf9\x18\x02\b\x01\x82\xd3\xe4\x93\x02':\x01*2\"/apis/cms/v1/comments/{comment_id}\x12\x9b\x01\n" +
+	"\vStartUpload\x12%.cms.management.v1.StartUploadRequest\x1a#.cms.management.v1.FileUploadResult\">\xea\xf9\x18\x11Files_StartUpload\xf2\xf9\x18\x1f\n" +
+	"\x04POST\x12\x17/apis/cms/v1/fileUpload\xfa\xf9\x18\x02\b\x01(\x01\x12\xab\x01\n" +
+	"\x0eContinueUpload\x12(.cms.management.v1.ContinueUploadRequest\x1a#.cms.management.v1.FileUploadResult\"H\xea\xf9\x18\x14Files_ContinueUpload\xf2\xf9\x18&\n" +
+	"\x03PUT\x12\x1f/apis/cms/v1/fileUpload/{token}\xfa\xf9\x18\x02\b\x01(\x01\x12\x99\x01\n" +
+	"\x0eDeleteTempFile\x12(.cms.management.v1.DeleteTempFileRequest\x1a\x16.google.protobuf.Empty\"E\xea\xf9\x18\x14Files_DeleteTempFile\xfa\xf9\x18\x02\b\x01\x82\xd3\xe4\x93\x02!*\x1f/apis/cms/v1/fileUpload/{token}\x12\x8b\x01\n" +
+	"\tCreateJob\x12#.cms.management.v1.CreateJobRequest\x1a\x19.cms.management.v1.CmsJob\">\xea\xf9\x18\rJob_CreateJob\xfa\xf9\x18\r\b\x03\x12\tbranch_id\x82\xd3\xe4\x93\x02\x16:\x01*\"\x11/apis/cms/v1/jobs\x12\x86\x01\n" +
+	"\aGetJobs\x12!.cms.management.v1.GetJobsRequest\x1a\x1d.cms.management.v1.CmsJobList\"9\xea\xf9\x18\vJob_GetJobs\xfa\xf9\x18\r\b\x02\x12\tbranch_id\x82\xd3\xe4\x93\x02\x13\x12\x11/apis/cms/v1/jobs\x12}\n" +
+	"\x06GetJob\x12 .cms.management.v1.GetJobRequest\x1a\x19.cms.management.v1.CmsJob\"6\xea\xf9\x18\n" +
+	"Job_GetJob\xfa\xf9\x18\x02\b\x01\x82\xd3\xe4\x93\x02\x1c\x12\x1a/apis/cms/v1/jobs/{job_id}\x12\x86\x01\n" +
+	"\tUpdateJob\x12#.cms.management.v1.UpdateJobRequest\x1a\x16.google.protobuf.Empty\"<\xea\xf9\x18\rJob_UpdateJob\xfa\xf9\x18\x02\b\x01\x82\xd3\xe4\x93\x02\x1f:\x01*2\x1a/apis/cms/v1/jobs/{job_id}\x12\x83\x01\n" +
+	"\tDeleteJob\x12#.cms.management.v1.DeleteJobRequest\x1a\x16.google.protobuf.Empty\"9\xea\xf9\x18\rJob_DeleteJob\xfa\xf9\x18\x02\b\x01\x82\xd3\xe4\x93\x02\x1c*\x1a/apis/cms/v1/jobs/{job_id}\x12\xa9\x01\n" +
+	"\rGetJobMetrics\x12'.cms.management.v1.GetJobMetricsRequest\x1a!.cms.management.v1.JobMetricsList\"L\xea\xf9\x18\x11Job_GetJobMetrics\xfa\xf9\x18\x02\b\x01\x82\xd3\xe4\x93\x02+b\x05items\x12\"/apis/cms/v1/jobs/{job_id}/metrics\x12\xa3\x01\n" +
+	"\x0eGetJobProgress\x12(.cms.management.v1.GetJobProgressRequest\x1a\x1e.cms.management.v1.JobProgress\"G\xea\xf9\x18\x12Job_GetJobProgress\xfa\xf9\x18\x02\b\x01\x82\xd3\xe4\x93\x02%\x12#/apis/cms/v1/jobs/{job_id}/progress\x12\xb4\x01\n" +
+	"\x0fGetJobObjectIds\x12).cms.management.v1.GetJobObjectIdsRequest\x1a\x1f.cms.management.v1.JobObjectIds\"U\xea\xf9\x18\x13Job_GetJobObjectIds\xfa\xf9\x18\x02\b\x01\x82\xd3\xe4\x93\x022b\n" +
+	"object_ids\x12$/apis/cms/v1/jobs/{job_id}/objectIds\x12\xab\x01\n" +
+	"\x0fGetJobArtifacts\x12).cms.management.v1.GetJobArtifactsRequest\x1a\".cms.management.v1.JobArtifactList\"I\xea\xf9\x18\x13Job_GetJobArtifacts\xfa\xf9\x18\x02\b\x01\x82\xd3\xe4\x93\x02&\x12$/apis/cms/v1/jobs/{job_id}/artifacts\x12\xa4\x01\n" +
+	"\x0eJobInputUpload\x12(.cms.management.v1.JobInputUploadRequest\x1a'.cms.management.v1.JobInputUploadResult\"=\xea\xf9\x18\x12Job_JobInputUpload\xf2\xf9\x18\x1d\n" +
+	"\x04POST\x12\x15/apis/cms/v1/jobInput\xfa\xf9\x18\x02\b\x01(\x01\x12\xb2\x01\n" +
+	"\x10JobInputContinue\x12*.cms.management.v1.JobInputContinueRequest\x1a'.cms.management.v1.JobInputUploadResult\"G\xea\xf9\x18\x14Job_JobInputContinue\xf2\xf9\x18%\n" +
+	"\x04POST\x12\x1d/apis/cms/v1/jobInput/{token}\xfa\xf9\x18\x02\b\x01(\x01\x12\x95\x01\n" +
+	"\x0eJobInputCancel\x12(.cms.management.v1.JobInputCancelRequest\x1a\x16.google.protobuf.Empty\"A\xea\xf9\x18\x12Job_JobInputCancel\xfa\xf9\x18\x02\b\x01\x82\xd3\xe4\x93\x02\x1f*\x1d/apis/cms/v1/jobInput/{token}\x12\xa2\x01\n" +
+	"\tGetObject\x12#.cms.management.v1.GetObjectRequest\x1a\x1c.cms.management.v1.CmsObject\"R\xea\xf9\x18\rCms_GetObject\xfa\xf9\x18\n" +
+	"\b\x02\x12\x06branch\x82\xd3\xe4\x93\x02-\x12+/apis/cms/v1/branches/{branch}/objects/{id}\x12\xa4\x01\n" +
 	"\n" +
-	"GetObjects\x12$.cms.management.v1.GetObjectsRequest\x1a .cms.management.v1.CmsObjectList\"@\xea\xf9\x18\x0eCms_GetObjects\x82\xd3\xe4\x93\x02(\x12&/apis/cms/v1/branches/{branch}/objects\x12\xaa\x01\n" +
-	"\rCreateObjects\x12'.cms.management.v1.CreateObjectsRequest\x1a(.cms.management.v1.CreateObjectsResponse\"F\xea\xf9\x18\x11Cms_CreateObjects\x82\xd3\xe4\x93\x02+:\x01*\"&/apis/cms/v1/branches/{branch}/objects\x12\xaa\x01\n" +
-	"\rUpdateObjects\x12'.cms.management.v1.UpdateObjectsRequest\x1a(.cms.management.v1.UpdateObjectsResponse\"F\xea\xf9\x18\x11Cms_UpdateObjects\x82\xd3\xe4\x93\x02+:\x01*2&/apis/cms/v1/branches/{branch}/objects\x12\xaa\x01\n" +
-	"\rDeleteObjects\x12'.cms.management.v1.DeleteObjectsRequest\x1a(.cms.management.v1.DeleteObjectsResponse\"F\xea\xf9\x18\x11Cms_DeleteObjects\x82\xd3\xe4\x93\x02+:\x01**&/apis/cms/v1/branches/{branch}/objects\x12\xb2\x01\n" +
-	"\x0fGetTypedObjects\x12).cms.management.v1.GetTypedObjectsRequest\x1a .cms.management.v1.CmsObjectList\"R\xea\xf9\x18\x13Cms_GetTypedObjects\x82\xd3\xe4\x93\x025\x123/apis/cms/v1/branches/{branch}/types/{type}/objectsBHZFgithub.com/cmsplatform/cms/proto/gen/go/cms/management/v1;managementv1b\x06proto3"
+	"GetObjects\x12$.cms.management.v1.GetObjectsRequest\x1a .cms.management.v1.CmsObjectList\"N\xea\xf9\x18\x0eCms_GetObjects\xfa\xf9\x18\n" +
+	"\b\x02\x12\x06branch\x82\xd3\xe4\x93\x02(\x12&/apis/cms/v1/branches/{branch}/objects\x12\xb8\x01\n" +
+	"\rCreateObjects\x12'.cms.management.v1.CreateObjectsRequest\x1a(.cms.management.v1.CreateObjectsResponse\"T\xea\xf9\x18\x11Cms_CreateObjects\xfa\xf9\x18\n" +
+	"\b\x03\x12\x06branch\x82\xd3\xe4\x93\x02+:\x01*\"&/apis/cms/v1/branches/{branch}/objects\x12\xb8\x01\n" +
+	"\rUpdateObjects\x12'.cms.management.v1.UpdateObjectsRequest\x1a(.cms.management.v1.UpdateObjectsResponse\"T\xea\xf9\x18\x11Cms_UpdateObjects\xfa\xf9\x18\n" +
+	"\b\x03\x12\x06branch\x82\xd3\xe4\x93\x02+:\x01*2&/apis/cms/v1/branches/{branch}/objects\x12\xb8\x01\n" +
+	"\rDeleteObjects\x12'.cms.management.v1.DeleteObjectsRequest\x1a(.cms.management.v1.DeleteObjectsResponse\"T\xea\xf9\x18\x11Cms_DeleteObjects\xfa\xf9\x18\n" +
+	"\b\x03\x12\x06branch\x82\xd3\xe4\x93\x02+:\x01**&/apis/cms/v1/branches/{branch}/objects\x12\xc0\x01\n" +
+	"\x0fGetTypedObjects\x12).cms.management.v1.GetTypedObjectsRequest\x1a .cms.management.v1.CmsObjectList\"`\xea\xf9\x18\x13Cms_GetTypedObjects\xfa\xf9\x18\n" +
+	"\b\x02\x12\x06branch\x82\xd3\xe4\x93\x025\x123/apis/cms/v1/branches/{branch}/types/{type}/objectsBHZFgithub.com/cmsplatform/cms/proto/gen/go/cms/management/v1;managementv1b\x06proto3"
 
 var file_cms_management_v1_service_proto_goTypes = []any{
 	(*GetBranchesRequest)(nil),        // 0: cms.management.v1.GetBranchesRequest

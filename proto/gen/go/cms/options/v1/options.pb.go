@@ -22,6 +22,71 @@ const (
 	_ = protoimpl.EnforceVersion(protoimpl.MaxVersion - 20)
 )
 
+// Permission is what a caller needs to call an RPC.
+type Permission int32
+
+const (
+	// PERMISSION_UNSPECIFIED is refused: every RPC states its permission.
+	Permission_PERMISSION_UNSPECIFIED Permission = 0
+	// PERMISSION_AUTHENTICATED: any authenticated user; the handler filters
+	// what it answers to what the caller may read (branch lists, comments
+	// and jobs addressed by id, work items).
+	Permission_PERMISSION_AUTHENTICATED Permission = 1
+	// PERMISSION_READ: a read (or write) grant on the branch named by
+	// branch_field or one of its ancestors.
+	Permission_PERMISSION_READ Permission = 2
+	// PERMISSION_WRITE: a write grant on the branch named by branch_field
+	// or one of its ancestors.
+	Permission_PERMISSION_WRITE Permission = 3
+	// PERMISSION_ADMIN: administrators only.
+	Permission_PERMISSION_ADMIN Permission = 4
+)
+
+// Enum value maps for Permission.
+var (
+	Permission_name = map[int32]string{
+		0: "PERMISSION_UNSPECIFIED",
+		1: "PERMISSION_AUTHENTICATED",
+		2: "PERMISSION_READ",
+		3: "PERMISSION_WRITE",
+		4: "PERMISSION_ADMIN",
+	}
+	Permission_value = map[string]int32{
+		"PERMISSION_UNSPECIFIED":   0,
+		"PERMISSION_AUTHENTICATED": 1,
+		"PERMISSION_READ":          2,
+		"PERMISSION_WRITE":         3,
+		"PERMISSION_ADMIN":         4,
+	}
+)
+
+func (x Permission) Enum() *Permission {
+	p := new(Permission)
+	*p = x
+	return p
+}
+
+func (x Permission) String() string {
+	return protoimpl.X.EnumStringOf(x.Descriptor(), protoreflect.EnumNumber(x))
+}
+
+func (Permission) Descriptor() protoreflect.EnumDescriptor {
+	return file_cms_options_v1_options_proto_enumTypes[0].Descriptor()
+}
+
+func (Permission) Type() protoreflect.EnumType {
+	return &file_cms_options_v1_options_proto_enumTypes[0]
+}
+
+func (x Permission) Number() protoreflect.EnumNumber {
+	return protoreflect.EnumNumber(x)
+}
+
+// Deprecated: Use Permission.Descriptor instead.
+func (Permission) EnumDescriptor() ([]byte, []int) {
+	return file_cms_options_v1_options_proto_rawDescGZIP(), []int{0}
+}
+
 // MultipartRoute is an HTTP route served by the gateway itself for
 // multipart/form-data uploads; the gateway streams the form parts into the
 // annotated client-streaming RPC on the same gRPC connection, so auth, limits
@@ -81,6 +146,86 @@ func (x *MultipartRoute) GetPath() string {
 	return ""
 }
 
+// Access declares an RPC's permission and where its branch is.
+type Access struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// permission the caller needs.
+	Permission Permission `protobuf:"varint,1,opt,name=permission,proto3,enum=cms.options.v1.Permission" json:"permission,omitempty"`
+	// branch_field is the name of the request field (proto name, top level,
+	// string id/ApiIdentifier or integer id) that names the branch READ and
+	// WRITE are checked on. When the field is unset, empty or 0 only
+	// authentication is checked and the handler filters (an optional branch
+	// filter) or the domain rejects the request.
+	BranchField string `protobuf:"bytes,2,opt,name=branch_field,json=branchField,proto3" json:"branch_field,omitempty"`
+	// ancestors_only checks the branch's ancestors, not the branch itself
+	// (deleting a branch is a write on its parent).
+	AncestorsOnly bool `protobuf:"varint,3,opt,name=ancestors_only,json=ancestorsOnly,proto3" json:"ancestors_only,omitempty"`
+	// new_branch_parent checks the parent named in the values of a branch
+	// being created (attribute 4000; the default branch when absent),
+	// extracted by the group's resolver.
+	NewBranchParent bool `protobuf:"varint,4,opt,name=new_branch_parent,json=newBranchParent,proto3" json:"new_branch_parent,omitempty"`
+	unknownFields   protoimpl.UnknownFields
+	sizeCache       protoimpl.SizeCache
+}
+
+func (x *Access) Reset() {
+	*x = Access{}
+	mi := &file_cms_options_v1_options_proto_msgTypes[1]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *Access) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*Access) ProtoMessage() {}
+
+func (x *Access) ProtoReflect() protoreflect.Message {
+	mi := &file_cms_options_v1_options_proto_msgTypes[1]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use Access.ProtoReflect.Descriptor instead.
+func (*Access) Descriptor() ([]byte, []int) {
+	return file_cms_options_v1_options_proto_rawDescGZIP(), []int{1}
+}
+
+func (x *Access) GetPermission() Permission {
+	if x != nil {
+		return x.Permission
+	}
+	return Permission_PERMISSION_UNSPECIFIED
+}
+
+func (x *Access) GetBranchField() string {
+	if x != nil {
+		return x.BranchField
+	}
+	return ""
+}
+
+func (x *Access) GetAncestorsOnly() bool {
+	if x != nil {
+		return x.AncestorsOnly
+	}
+	return false
+}
+
+func (x *Access) GetNewBranchParent() bool {
+	if x != nil {
+		return x.NewBranchParent
+	}
+	return false
+}
+
 var file_cms_options_v1_options_proto_extTypes = []protoimpl.ExtensionInfo{
 	{
 		ExtendedType:  (*descriptorpb.FieldOptions)(nil),
@@ -114,6 +259,14 @@ var file_cms_options_v1_options_proto_extTypes = []protoimpl.ExtensionInfo{
 		Tag:           "bytes,51102,opt,name=multipart",
 		Filename:      "cms/options/v1/options.proto",
 	},
+	{
+		ExtendedType:  (*descriptorpb.MethodOptions)(nil),
+		ExtensionType: (*Access)(nil),
+		Field:         51103,
+		Name:          "cms.options.v1.access",
+		Tag:           "bytes,51103,opt,name=access",
+		Filename:      "cms/options/v1/options.proto",
+	},
 }
 
 // Extension fields to descriptorpb.FieldOptions.
@@ -144,6 +297,13 @@ var (
 	//
 	// optional cms.options.v1.MultipartRoute multipart = 51102;
 	E_Multipart = &file_cms_options_v1_options_proto_extTypes[3]
+	// access is the permission the RPC requires. Every RPC declares it (a
+	// test fails otherwise); one interceptor
+	// (services/internal/interceptors/authz.go) enforces it against the
+	// caller's grants before the handler runs.
+	//
+	// optional cms.options.v1.Access access = 51103;
+	E_Access = &file_cms_options_v1_options_proto_extTypes[4]
 )
 
 var File_cms_options_v1_options_proto protoreflect.FileDescriptor
@@ -153,12 +313,27 @@ const file_cms_options_v1_options_proto_rawDesc = "" +
 	"\x1ccms/options/v1/options.proto\x12\x0ecms.options.v1\x1a google/protobuf/descriptor.proto\"<\n" +
 	"\x0eMultipartRoute\x12\x16\n" +
 	"\x06method\x18\x01 \x01(\tR\x06method\x12\x12\n" +
-	"\x04path\x18\x02 \x01(\tR\x04path:>\n" +
+	"\x04path\x18\x02 \x01(\tR\x04path\"\xba\x01\n" +
+	"\x06Access\x12:\n" +
+	"\n" +
+	"permission\x18\x01 \x01(\x0e2\x1a.cms.options.v1.PermissionR\n" +
+	"permission\x12!\n" +
+	"\fbranch_field\x18\x02 \x01(\tR\vbranchField\x12%\n" +
+	"\x0eancestors_only\x18\x03 \x01(\bR\rancestorsOnly\x12*\n" +
+	"\x11new_branch_parent\x18\x04 \x01(\bR\x0fnewBranchParent*\x87\x01\n" +
+	"\n" +
+	"Permission\x12\x1a\n" +
+	"\x16PERMISSION_UNSPECIFIED\x10\x00\x12\x1c\n" +
+	"\x18PERMISSION_AUTHENTICATED\x10\x01\x12\x13\n" +
+	"\x0fPERMISSION_READ\x10\x02\x12\x14\n" +
+	"\x10PERMISSION_WRITE\x10\x03\x12\x14\n" +
+	"\x10PERMISSION_ADMIN\x10\x04:>\n" +
 	"\n" +
 	"omit_empty\x12\x1d.google.protobuf.FieldOptions\x18\xb9\x8e\x03 \x01(\bR\tomitEmpty:<\n" +
 	"\temit_null\x12\x1d.google.protobuf.FieldOptions\x18\xba\x8e\x03 \x01(\bR\bemitNull:C\n" +
 	"\foperation_id\x12\x1e.google.protobuf.MethodOptions\x18\x9d\x8f\x03 \x01(\tR\voperationId:^\n" +
-	"\tmultipart\x12\x1e.google.protobuf.MethodOptions\x18\x9e\x8f\x03 \x01(\v2\x1e.cms.options.v1.MultipartRouteR\tmultipartBBZ@github.com/cmsplatform/cms/proto/gen/go/cms/options/v1;optionsv1b\x06proto3"
+	"\tmultipart\x12\x1e.google.protobuf.MethodOptions\x18\x9e\x8f\x03 \x01(\v2\x1e.cms.options.v1.MultipartRouteR\tmultipart:P\n" +
+	"\x06access\x12\x1e.google.protobuf.MethodOptions\x18\x9f\x8f\x03 \x01(\v2\x16.cms.options.v1.AccessR\x06accessBBZ@github.com/cmsplatform/cms/proto/gen/go/cms/options/v1;optionsv1b\x06proto3"
 
 var (
 	file_cms_options_v1_options_proto_rawDescOnce sync.Once
@@ -172,23 +347,29 @@ func file_cms_options_v1_options_proto_rawDescGZIP() []byte {
 	return file_cms_options_v1_options_proto_rawDescData
 }
 
-var file_cms_options_v1_options_proto_msgTypes = make([]protoimpl.MessageInfo, 1)
+var file_cms_options_v1_options_proto_enumTypes = make([]protoimpl.EnumInfo, 1)
+var file_cms_options_v1_options_proto_msgTypes = make([]protoimpl.MessageInfo, 2)
 var file_cms_options_v1_options_proto_goTypes = []any{
-	(*MultipartRoute)(nil),             // 0: cms.options.v1.MultipartRoute
-	(*descriptorpb.FieldOptions)(nil),  // 1: google.protobuf.FieldOptions
-	(*descriptorpb.MethodOptions)(nil), // 2: google.protobuf.MethodOptions
+	(Permission)(0),                    // 0: cms.options.v1.Permission
+	(*MultipartRoute)(nil),             // 1: cms.options.v1.MultipartRoute
+	(*Access)(nil),                     // 2: cms.options.v1.Access
+	(*descriptorpb.FieldOptions)(nil),  // 3: google.protobuf.FieldOptions
+	(*descriptorpb.MethodOptions)(nil), // 4: google.protobuf.MethodOptions
 }
 var file_cms_options_v1_options_proto_depIdxs = []int32{
-	1, // 0: cms.options.v1.omit_empty:extendee -> google.protobuf.FieldOptions
-	1, // 1: cms.options.v1.emit_null:extendee -> google.protobuf.FieldOptions
-	2, // 2: cms.options.v1.operation_id:extendee -> google.protobuf.MethodOptions
-	2, // 3: cms.options.v1.multipart:extendee -> google.protobuf.MethodOptions
-	0, // 4: cms.options.v1.multipart:type_name -> cms.options.v1.MultipartRoute
-	5, // [5:5] is the sub-list for method output_type
-	5, // [5:5] is the sub-list for method input_type
-	4, // [4:5] is the sub-list for extension type_name
-	0, // [0:4] is the sub-list for extension extendee
-	0, // [0:0] is the sub-list for field type_name
+	0, // 0: cms.options.v1.Access.permission:type_name -> cms.options.v1.Permission
+	3, // 1: cms.options.v1.omit_empty:extendee -> google.protobuf.FieldOptions
+	3, // 2: cms.options.v1.emit_null:extendee -> google.protobuf.FieldOptions
+	4, // 3: cms.options.v1.operation_id:extendee -> google.protobuf.MethodOptions
+	4, // 4: cms.options.v1.multipart:extendee -> google.protobuf.MethodOptions
+	4, // 5: cms.options.v1.access:extendee -> google.protobuf.MethodOptions
+	1, // 6: cms.options.v1.multipart:type_name -> cms.options.v1.MultipartRoute
+	2, // 7: cms.options.v1.access:type_name -> cms.options.v1.Access
+	8, // [8:8] is the sub-list for method output_type
+	8, // [8:8] is the sub-list for method input_type
+	6, // [6:8] is the sub-list for extension type_name
+	1, // [1:6] is the sub-list for extension extendee
+	0, // [0:1] is the sub-list for field type_name
 }
 
 func init() { file_cms_options_v1_options_proto_init() }
@@ -201,13 +382,14 @@ func file_cms_options_v1_options_proto_init() {
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_cms_options_v1_options_proto_rawDesc), len(file_cms_options_v1_options_proto_rawDesc)),
-			NumEnums:      0,
-			NumMessages:   1,
-			NumExtensions: 4,
+			NumEnums:      1,
+			NumMessages:   2,
+			NumExtensions: 5,
 			NumServices:   0,
 		},
 		GoTypes:           file_cms_options_v1_options_proto_goTypes,
 		DependencyIndexes: file_cms_options_v1_options_proto_depIdxs,
+		EnumInfos:         file_cms_options_v1_options_proto_enumTypes,
 		MessageInfos:      file_cms_options_v1_options_proto_msgTypes,
 		ExtensionInfos:    file_cms_options_v1_options_proto_extTypes,
 	}.Build()

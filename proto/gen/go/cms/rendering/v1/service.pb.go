@@ -27,17 +27,17 @@ var File_cms_rendering_v1_service_proto protoreflect.FileDescriptor
 
 const file_cms_rendering_v1_service_proto_rawDesc = "" +
 	"\n" +
-	"\x1ecms/rendering/v1/service.proto\x12\x10cms.rendering.v1\x1a\x1ccms/options/v1/options.proto\x1a\x1fcms/rendering/v1/binaries.proto\x1a\x1cgoogle/api/annotations.proto\x1a\x19google/api/httpbody.proto2\xa7\f\n" +
-	"\x10RenderingService\x12\x84\x01\n" +
-	"\tGetBinary\x12\".cms.rendering.v1.GetBinaryRequest\x1a\x14.google.api.HttpBody\";\xea\xf9\x18\x0eGetBinaryAsync\x82\xd3\xe4\x93\x02#\x12!/apis/rendering/v1/binaries/{md5}0\x01\x12\xba\x01\n" +
-	"\x14GetBpoExternalBinary\x12-.cms.rendering.v1.GetBpoExternalBinaryRequest\x1a\x14.google.api.HttpBody\"[\xea\xf9\x18\x19GetBpoExternalBinaryAsync\x82\xd3\xe4\x93\x028\x126/apis/rendering/v1/branches/{branch_id}/files/{bpo_id}0\x01\x12\x9a\x01\n" +
-	"\x11GetExternalBinary\x12*.cms.rendering.v1.GetExternalBinaryRequest\x1a\x14.google.api.HttpBody\"A\xea\xf9\x18\x16GetExternalBinaryAsync\x82\xd3\xe4\x93\x02!\x12\x1f/apis/rendering/v1/files/{name}0\x01\x12\xbe\x01\n" +
-	"\x0eRenderTemplate\x12'.cms.rendering.v1.RenderTemplateRequest\x1a\x14.google.api.HttpBody\"k\xea\xf9\x18\x13RenderTemplateAsync\x82\xd3\xe4\x93\x02N:\x04body\"F/apis/rendering/v1/branches/{branch_id}/templates/{template_id}/render0\x01\x12\xc7\x01\n" +
-	"\x13GetRenderedTemplate\x12,.cms.rendering.v1.GetRenderedTemplateRequest\x1a\x14.google.api.HttpBody\"j\xea\xf9\x18\x18GetRenderedTemplateAsync\x82\xd3\xe4\x93\x02H\x12F/apis/rendering/v1/branches/{branch_id}/templates/{template_id}/render0\x01\x12\xa2\x01\n" +
-	"\vRenderBatch\x12$.cms.rendering.v1.RenderBatchRequest\x1a\x14.google.api.HttpBody\"U\xea\xf9\x18\x10RenderBatchAsync\x82\xd3\xe4\x93\x02;:\x04body\"3/apis/rendering/v1/branches/{branch_id}/renderBatch0\x01\x12\xa1\x01\n" +
-	"\rGetStylesheet\x12&.cms.rendering.v1.GetStylesheetRequest\x1a\x14.google.api.HttpBody\"P\xea\xf9\x18\x12GetStylesheetAsync\x82\xd3\xe4\x93\x024\x122/apis/rendering/v1/branches/{branch_id}/css/{file}0\x01\x12\xaf\x01\n" +
-	"\x0fGetAppStylesCss\x12(.cms.rendering.v1.GetAppStylesCssRequest\x1a\x14.google.api.HttpBody\"Z\xea\xf9\x18\x14GetAppStylesCssAsync\x82\xd3\xe4\x93\x02<\x12:/apis/rendering/v1/branches/{branch_id}/css/app-styles.css0\x01\x12\xab\x01\n" +
-	"\x0eGetAppFontsCss\x12'.cms.rendering.v1.GetAppFontsCssRequest\x1a\x14.google.api.HttpBody\"X\xea\xf9\x18\x13GetAppFontsCssAsync\x82\xd3\xe4\x93\x02;\x129/apis/rendering/v1/branches/{branch_id}/css/app-fonts.css0\x01BFZDgithub.com/cmsplatform/cms/proto/gen/go/cms/rendering/v1;renderingv1b\x06proto3"
+	"\x1ecms/rendering/v1/service.proto\x12\x10cms.rendering.v1\x1a\x1ccms/options/v1/options.proto\x1a\x1fcms/rendering/v1/binaries.proto\x1a\x1cgoogle/api/annotations.proto\x1a\x19google/api/httpbody.proto2\xaa\r\n" +
+	"\x10RenderingService\x12\x8a\x01\n" +
+	"\tGetBinary\x12\".cms.rendering.v1.GetBinaryRequest\x1a\x14.google.api.HttpBody\"A\xea\xf9\x18\x0eGetBinaryAsync\xfa\xf9\x18\x02\b\x01\x82\xd3\xe4\x93\x02#\x12!/apis/rendering/v1/binaries/{md5}0\x01\x12\xcb\x01\n" +
+	"\x14GetBpoExternalBinary\x12-.cms.rendering.v1.GetBpoExternalBinaryRequest\x1a\x14.google.api.HttpBody\"l\xea\xf9\x18\x19GetBpoExternalBinaryAsync\xfa\xf9\x18\r\b\x02\x12\tbranch_id\x82\xd3\xe4\x93\x028\x126/apis/rendering/v1/branches/{branch_id}/files/{bpo_id}0\x01\x12\xa0\x01\n" +
+	"\x11GetExternalBinary\x12*.cms.rendering.v1.GetExternalBinaryRequest\x1a\x14.google.api.HttpBody\"G\xea\xf9\x18\x16GetExternalBinaryAsync\xfa\xf9\x18\x02\b\x01\x82\xd3\xe4\x93\x02!\x12\x1f/apis/rendering/v1/files/{name}0\x01\x12\xcf\x01\n" +
+	"\x0eRenderTemplate\x12'.cms.rendering.v1.RenderTemplateRequest\x1a\x14.google.api.HttpBody\"|\xea\xf9\x18\x13RenderTemplateAsync\xfa\xf9\x18\r\b\x02\x12\tbranch_id\x82\xd3\xe4\x93\x02N:\x04body\"F/apis/rendering/v1/branches/{branch_id}/templates/{template_id}/render0\x01\x12\xd8\x01\n" +
+	"\x13GetRenderedTemplate\x12,.cms.rendering.v1.GetRenderedTemplateRequest\x1a\x14.google.api.HttpBody\"{\xea\xf9\x18\x18GetRenderedTemplateAsync\xfa\xf9\x18\r\b\x02\x12\tbranch_id\x82\xd3\xe4\x93\x02H\x12F/apis/rendering/v1/branches/{branch_id}/templates/{template_id}/render0\x01\x12\xb3\x01\n" +
+	"\vRenderBatch\x12$.cms.rendering.v1.RenderBatchRequest\x1a\x14.google.api.HttpBody\"f\xea\xf9\x18\x10RenderBatchAsync\xfa\xf9\x18\r\b\x02\x12\tbranch_id\x82\xd3\xe4\x93\x02;:\x04body\"3/apis/rendering/v1/branches/{branch_id}/renderBatch0\x01\x12\xb2\x01\n" +
+	"\rGetStylesheet\x12&.cms.rendering.v1.GetStylesheetRequest\x1a\x14.google.api.HttpBody\"a\xea\xf9\x18\x12GetStylesheetAsync\xfa\xf9\x18\r\b\x02\x12\tbranch_id\x82\xd3\xe4\x93\x024\x122/apis/rendering/v1/branches/{branch_id}/css/{file}0\x01\x12\xc0\x01\n" +
+	"\x0fGetAppStylesCss\x12(.cms.rendering.v1.GetAppStylesCssRequest\x1a\x14.google.api.HttpBody\"k\xea\xf9\x18\x14GetAppStylesCssAsync\xfa\xf9\x18\r\b\x02\x12\tbranch_id\x82\xd3\xe4\x93\x02<\x12:/apis/rendering/v1/branches/{branch_id}/css/app-styles.css0\x01\x12\xbc\x01\n" +
+	"\x0eGetAppFontsCss\x12'.cms.rendering.v1.GetAppFontsCssRequest\x1a\x14.google.api.HttpBody\"i\xea\xf9\x18\x13GetAppFontsCssAsync\xfa\xf9\x18\r\b\x02\x12\tbranch_id\x82\xd3\xe4\x93\x02;\x129/apis/rendering/v1/branches/{branch_id}/css/app-fonts.css0\x01BFZDgithub.com/cmsplatform/cms/proto/gen/go/cms/rendering/v1;renderingv1b\x06proto3"
 
 var file_cms_rendering_v1_service_proto_goTypes = []any{
 	(*GetBinaryRequest)(nil),            // 0: cms.rendering.v1.GetBinaryRequest

@@ -1,0 +1,103 @@
+// Package indexbranches resolves branch chains from the search index for
+// the authorization interceptor of the groups that read the index instead
+// of the store (Index, Rendering): the branch objects the indexer wrote
+// name each branch's parent, read through pkg/delivery.
+package indexbranches
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"sync"
+	"time"
+
+	"github.com/cmsplatform/cms/pkg/delivery"
+	"github.com/cmsplatform/cms/pkg/indexing"
+	"github.com/cmsplatform/cms/pkg/search"
+	"github.com/cmsplatform/cms/services/internal/gateway"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+)
+
+// ChainTTL is how long a resolved chain is kept (like users in
+// pkg/auth.Cached): a moved branch is seen within it. At most
+// maxCachedChains are kept.
+const (
+	ChainTTL        = 30 * time.Second
+	maxCachedChains = 10_000
+)
+
+// Resolver implements interceptors.BranchResolver over the index. It is
+// safe for concurrent use.
+type Resolver struct {
+	dom *delivery.Service
+	log *slog.Logger
+	mu  sync.Mutex
+	m   map[string]entry
+}
+
+type entry struct {
+	chain []int64
+	at    time.Time
+}
+
+// New returns a Resolver reading the index an indexer with opts writes.
+func New(eng search.Engine, opts indexing.Options, log *slog.Logger) (*Resolver, error) {
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	dom, err := delivery.New(delivery.Options{Search: eng, Indexing: opts, Logger: log})
+	if err != nil {
+		return nil, err
+	}
+	return FromDelivery(dom, log), nil
+}
+
+// FromDelivery returns a Resolver reading through dom.
+func FromDelivery(dom *delivery.Service, log *slog.Logger) *Resolver {
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	return &Resolver{dom: dom, log: log, m: map[string]entry{}}
+}
+
+// BranchChain returns the chain of branch (id or ApiIdentifier); an
+// unknown branch is NotFound.
+func (r *Resolver) BranchChain(ctx context.Context, branch string) ([]int64, error) {
+	r.mu.Lock()
+	e, hit := r.m[branch]
+	r.mu.Unlock()
+	if hit && time.Since(e.at) <= ChainTTL {
+		return e.chain, nil
+	}
+	chain, err := r.dom.BranchChain(ctx, branch)
+	if err != nil {
+		return nil, r.status(ctx, err)
+	}
+	r.mu.Lock()
+	if len(r.m) >= maxCachedChains {
+		clear(r.m)
+	}
+	r.m[branch] = entry{chain: chain, at: time.Now()}
+	r.mu.Unlock()
+	return chain, nil
+}
+
+// AllBranchChains returns the chain of every live indexed branch.
+func (r *Resolver) AllBranchChains(ctx context.Context) (map[int64][]int64, error) {
+	chains, err := r.dom.AllBranchChains(ctx)
+	if err != nil {
+		return nil, r.status(ctx, err)
+	}
+	return chains, nil
+}
+
+func (r *Resolver) status(ctx context.Context, err error) error {
+	if errors.Is(err, delivery.ErrNotFound) {
+		return status.Error(codes.NotFound, err.Error())
+	}
+	if st := gateway.SearchUnavailable(ctx, err); st != nil {
+		return st
+	}
+	return gateway.OtherStatus(ctx, r.log, "branches", err)
+}

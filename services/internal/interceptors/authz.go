@@ -1,0 +1,255 @@
+package interceptors
+
+import (
+	"context"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/cmsplatform/cms/pkg/auth"
+	optionsv1 "github.com/cmsplatform/cms/proto/gen/go/cms/options/v1"
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/reflect/protoreflect"
+	"google.golang.org/protobuf/reflect/protoregistry"
+)
+
+// BranchResolver resolves the branches of one API group for Authz.
+// Management resolves from the store; Delivery, Index and Rendering from
+// the index (they do not need the store).
+type BranchResolver interface {
+	// BranchChain returns the branch named by branch (id or
+	// ApiIdentifier) followed by its ancestors up to the default branch.
+	// Errors are gRPC status errors (an unknown branch is NotFound).
+	BranchChain(ctx context.Context, branch string) ([]int64, error)
+}
+
+// NewBranchParentResolver is implemented by resolvers of groups with an
+// RPC declaring new_branch_parent: it names the parent of the branch req
+// creates.
+type NewBranchParentResolver interface {
+	NewBranchParent(req proto.Message) string
+}
+
+// ReadYourWritesResolver is implemented by resolvers of groups whose
+// requests may ask for a minimum index version (the index lags the store):
+// the interceptor calls it before resolving, so that a branch created by
+// the write the caller waits for is found.
+type ReadYourWritesResolver interface {
+	ReadYourWrites(ctx context.Context, req proto.Message) error
+}
+
+// Authz enforces the permission every RPC declares with the method option
+// (cms.options.v1.access), after Auth put the principal in the context and
+// before the handler runs:
+//
+//   - no principal: 401 (fail closed);
+//   - a method without the option, or with PERMISSION_UNSPECIFIED: 403;
+//   - AUTHENTICATED: any principal; the handler filters;
+//   - ADMIN: administrators only, else 403;
+//   - READ/WRITE: administrators, or a grant (pkg/auth.Principal.Allowed)
+//     on the branch named by the request field branch_field (or the parent
+//     of a new branch) or an ancestor; an unknown branch is the resolver's
+//     404, a missing grant 403. An unset, empty or 0 field leaves the check
+//     to the handler (an optional branch filter).
+//
+// Methods whose full name starts with one of Public are not checked.
+// Resolvers maps a service's full name ("cms.index.v1.IndexService") to
+// its group's resolver; a READ/WRITE method of a service without one
+// answers 403 to everybody but administrators.
+type Authz struct {
+	Resolvers map[string]BranchResolver
+	Public    []string
+	methods   sync.Map // full method → *optionsv1.Access (nil: none)
+}
+
+// access returns the declared access of fullMethod ("/pkg.Service/Method").
+func (a *Authz) access(fullMethod string) (*optionsv1.Access, string) {
+	svc, method, _ := strings.Cut(strings.TrimPrefix(fullMethod, "/"), "/")
+	if v, ok := a.methods.Load(fullMethod); ok {
+		acc, _ := v.(*optionsv1.Access)
+		return acc, svc
+	}
+	var acc *optionsv1.Access
+	if d, err := protoregistry.GlobalFiles.FindDescriptorByName(protoreflect.FullName(svc)); err == nil {
+		if sd, ok := d.(protoreflect.ServiceDescriptor); ok {
+			if md := sd.Methods().ByName(protoreflect.Name(method)); md != nil {
+				acc = MethodAccess(md)
+			}
+		}
+	}
+	a.methods.Store(fullMethod, acc)
+	return acc, svc
+}
+
+// MethodAccess returns the access option declared on md, or nil.
+func MethodAccess(md protoreflect.MethodDescriptor) *optionsv1.Access {
+	acc, _ := proto.GetExtension(md.Options(), optionsv1.E_Access).(*optionsv1.Access)
+	if acc == nil || acc.GetPermission() == optionsv1.Permission_PERMISSION_UNSPECIFIED {
+		return nil
+	}
+	return acc
+}
+
+func (a *Authz) public(method string) bool {
+	for _, p := range a.Public {
+		if strings.HasPrefix(method, p) {
+			return true
+		}
+	}
+	return false
+}
+
+// needsRequest reports whether the check of fullMethod for the caller in
+// ctx reads the request message.
+func (a *Authz) needsRequest(ctx context.Context, fullMethod string) bool {
+	acc, _ := a.access(fullMethod)
+	p, ok := auth.FromContext(ctx)
+	if acc == nil || !ok || p.Admin {
+		return false
+	}
+	perm := acc.GetPermission()
+	return perm == optionsv1.Permission_PERMISSION_READ || perm == optionsv1.Permission_PERMISSION_WRITE
+}
+
+// check enforces fullMethod's access for the caller in ctx; req is the
+// request message (nil when needsRequest is false).
+func (a *Authz) check(ctx context.Context, fullMethod string, req any) error {
+	if a.public(fullMethod) {
+		return nil
+	}
+	p, ok := auth.FromContext(ctx)
+	if !ok {
+		return status.Error(codes.Unauthenticated, "this operation needs HTTP Basic credentials")
+	}
+	acc, svc := a.access(fullMethod)
+	if acc == nil {
+		return status.Errorf(codes.PermissionDenied, "%s declares no access: refused", fullMethod)
+	}
+	perm := acc.GetPermission()
+	switch {
+	case p.Admin, perm == optionsv1.Permission_PERMISSION_AUTHENTICATED:
+		return nil
+	case perm == optionsv1.Permission_PERMISSION_ADMIN:
+		return status.Errorf(codes.PermissionDenied, "user %q is no administrator", p.Name)
+	}
+	mode := auth.AccessRead
+	if perm == optionsv1.Permission_PERMISSION_WRITE {
+		mode = auth.AccessWrite
+	}
+	res := a.Resolvers[svc]
+	if res == nil {
+		return status.Errorf(codes.PermissionDenied, "user %q: branch permissions cannot be checked here", p.Name)
+	}
+	msg, _ := req.(proto.Message)
+	var branch string
+	if acc.GetNewBranchParent() {
+		pr, ok := res.(NewBranchParentResolver)
+		if !ok || msg == nil {
+			return status.Errorf(codes.PermissionDenied, "user %q: the parent branch cannot be checked here", p.Name)
+		}
+		branch = pr.NewBranchParent(msg)
+	} else if branch = fieldString(msg, acc.GetBranchField()); branch == "" {
+		return nil
+	}
+	if rw, ok := res.(ReadYourWritesResolver); ok && msg != nil {
+		if err := rw.ReadYourWrites(ctx, msg); err != nil {
+			return err
+		}
+	}
+	chain, err := res.BranchChain(ctx, branch)
+	if err != nil {
+		return err
+	}
+	what := "branch"
+	if acc.GetAncestorsOnly() {
+		chain, what = chain[min(1, len(chain)):], "the parent of branch"
+	}
+	if !p.Allowed(mode, chain) {
+		return status.Errorf(codes.PermissionDenied, "user %q has no %s permission on %s %s", p.Name, mode, what, branch)
+	}
+	return nil
+}
+
+// fieldString returns the top-level field name of msg as a branch
+// identifier: a string as is, an integer in decimal; "" when unset, empty
+// or 0.
+func fieldString(msg proto.Message, name string) string {
+	if msg == nil || name == "" {
+		return ""
+	}
+	m := msg.ProtoReflect()
+	fd := m.Descriptor().Fields().ByName(protoreflect.Name(name))
+	if fd == nil || fd.IsList() || fd.IsMap() || !m.Has(fd) {
+		return ""
+	}
+	v := m.Get(fd)
+	switch fd.Kind() {
+	case protoreflect.StringKind:
+		return strings.TrimSpace(v.String())
+	case protoreflect.Int32Kind, protoreflect.Int64Kind, protoreflect.Sint32Kind, protoreflect.Sint64Kind,
+		protoreflect.Sfixed32Kind, protoreflect.Sfixed64Kind:
+		if v.Int() != 0 {
+			return strconv.FormatInt(v.Int(), 10)
+		}
+	case protoreflect.Uint32Kind, protoreflect.Uint64Kind, protoreflect.Fixed32Kind, protoreflect.Fixed64Kind:
+		if v.Uint() != 0 {
+			return strconv.FormatUint(v.Uint(), 10)
+		}
+	}
+	return ""
+}
+
+// Check enforces the access fullMethod declares for the caller in ctx and
+// request req, for code that answers without the gRPC interceptors (the
+// Delivery HTTP cache).
+func (a *Authz) Check(ctx context.Context, fullMethod string, req proto.Message) error {
+	return a.check(ctx, fullMethod, req)
+}
+
+// Unary implements grpc.UnaryServerInterceptor.
+func (a *Authz) Unary(ctx context.Context, req any, info *grpc.UnaryServerInfo, h grpc.UnaryHandler) (any, error) {
+	if err := a.check(ctx, info.FullMethod, req); err != nil {
+		return nil, err
+	}
+	return h(ctx, req)
+}
+
+// Stream implements grpc.StreamServerInterceptor. When the check reads
+// the request, it runs on the first received message, before the handler
+// sees it.
+func (a *Authz) Stream(srv any, ss grpc.ServerStream, info *grpc.StreamServerInfo, h grpc.StreamHandler) error {
+	ctx := ss.Context()
+	if a.public(info.FullMethod) || !a.needsRequest(ctx, info.FullMethod) {
+		if err := a.check(ctx, info.FullMethod, nil); err != nil {
+			return err
+		}
+		return h(srv, ss)
+	}
+	return h(srv, &checkedStream{ServerStream: ss, check: func(m any) error { return a.check(ctx, info.FullMethod, m) }})
+}
+
+// checkedStream runs check on the first message received; a refusal is
+// returned by every later RecvMsg too.
+type checkedStream struct {
+	grpc.ServerStream
+	check   func(any) error
+	checked bool
+	err     error
+}
+
+func (s *checkedStream) RecvMsg(m any) error {
+	if s.err != nil {
+		return s.err
+	}
+	if err := s.ServerStream.RecvMsg(m); err != nil {
+		return err
+	}
+	if !s.checked {
+		s.checked = true
+		s.err = s.check(m)
+	}
+	return s.err
+}
