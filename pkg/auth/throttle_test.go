@@ -211,6 +211,8 @@ func (p plainPassword) Authenticate(_ context.Context, user, password string) (P
 
 type authFunc func(ctx context.Context, user, password string) (Principal, error)
 
-func (f authFunc) Authenticate(ctx context.Context, u, p string) (Principal, error) { return f(ctx, u, p) }
+func (f authFunc) Authenticate(ctx context.Context, u, p string) (Principal, error) {
+	return f(ctx, u, p)
+}
 
 func mustFail(_ Principal, err error) error { return err }
