@@ -9,7 +9,8 @@ import (
 	"github.com/cmsplatform/cms/services/internal/gateway"
 )
 
-// LogFaults logs every answer with a 5xx status at ERROR with the request
+// LogFaults logs every answer with a 5xx status (but 501, the expected
+// answer of operations not built yet) at ERROR with the request
 // id, method, path, status and, when the gateway produced the error, its
 // cause (gateway.Fault), so every "internal error" a client sees has a log
 // line under its requestId. A panic is logged with its stack and answered
@@ -32,7 +33,7 @@ func LogFaults(log *slog.Logger, next http.Handler) http.Handler {
 					problem(sw, r, http.StatusInternalServerError, "internal error; the server log has the cause under the requestId")
 				}
 			}
-			if sw.status >= 500 {
+			if sw.status >= 500 && sw.status != http.StatusNotImplemented {
 				log.LogAttrs(ctx, slog.LevelError, "http request failed",
 					slog.String("request_id", RequestIDFrom(ctx)), slog.String("method", r.Method),
 					slog.String("path", r.URL.Path), slog.Int("status", sw.status),
