@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -18,6 +19,12 @@ import (
 	"time"
 
 	"github.com/cmsplatform/cms/services/internal/gateway"
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/credentials/insecure"
+	"google.golang.org/grpc/metadata"
+	"google.golang.org/grpc/status"
+	"google.golang.org/protobuf/types/known/emptypb"
 )
 
 // startLogged runs cfg until the test ends and returns the server and its
@@ -60,6 +67,12 @@ func startLogged(t *testing.T, cfg Config) (*Server, *syncBuffer) {
 // configuration.
 func edgeServer(t *testing.T, mod func(*Config)) (string, *syncBuffer) {
 	t.Helper()
+	srv, logs := edgeServerGRPC(t, mod)
+	return "http://" + srv.HTTPAddr(), logs
+}
+
+func edgeServerGRPC(t *testing.T, mod func(*Config)) (*Server, *syncBuffer) {
+	t.Helper()
 	cfg := DefaultConfig()
 	cfg.DataDir = t.TempDir()
 	cfg.HTTPAddr, cfg.GRPCAddr = "127.0.0.1:0", "127.0.0.1:0"
@@ -67,8 +80,34 @@ func edgeServer(t *testing.T, mod func(*Config)) (string, *syncBuffer) {
 	if mod != nil {
 		mod(&cfg)
 	}
-	srv, logs := startLogged(t, cfg)
-	return "http://" + srv.HTTPAddr(), logs
+	return startLogged(t, cfg)
+}
+
+// TestLoginThrottlingOverGRPC: gRPC clients calling directly meet the same
+// guard: ResourceExhausted with a retry-after header.
+func TestLoginThrottlingOverGRPC(t *testing.T) {
+	srv, _ := edgeServerGRPC(t, func(c *Config) { c.Edge.LoginUserFailures, c.Edge.LoginBackoff = 2, time.Minute })
+	conn, err := grpc.NewClient(srv.GRPCAddr(), grpc.WithTransportCredentials(insecure.NewCredentials()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	call := func(password string) (codes.Code, metadata.MD) {
+		ctx := metadata.AppendToOutgoingContext(context.Background(), "authorization",
+			"Basic "+base64.StdEncoding.EncodeToString([]byte("admin:"+password)))
+		var hdr metadata.MD
+		err := conn.Invoke(ctx, "/cms.management.v1.ManagementService/GetBranches", &emptypb.Empty{}, &emptypb.Empty{}, grpc.Header(&hdr))
+		return status.Code(err), hdr
+	}
+	for range 2 {
+		if code, _ := call("wrong"); code != codes.Unauthenticated {
+			t.Fatalf("wrong password: %v", code)
+		}
+	}
+	code, hdr := call("test-password")
+	if code != codes.ResourceExhausted || len(hdr.Get("retry-after")) == 0 || hdr.Get("retry-after")[0] != "60" {
+		t.Fatalf("3rd attempt with the right password: %v %v", code, hdr)
+	}
 }
 
 type edgeCall struct {
