@@ -23,6 +23,7 @@ func setDefaults(v *viper.Viper, d app.Config) {
 	v.SetDefault("adminPassword", d.AdminPassword)
 	v.SetDefault("corsOrigins", d.CORSOrigins)
 	v.SetDefault("maxUploadBytes", d.MaxUploadBytes)
+	setEdgeDefaults(v, d.Edge)
 	for name, c := range map[string]app.Component{"store": d.Store, "events": d.Events, "search": d.Search,
 		"cache": d.Cache, "blobs": d.Blobs} {
 		v.SetDefault(name+".engine", c.Engine)
@@ -67,7 +68,7 @@ var componentURLEnv = map[string]string{
 func fromViper(v *viper.Viper, d app.Config) (app.Config, error) {
 	// viper's AutomaticEnv would look for CMS_HTTPADDR; bind the
 	// documented names explicitly.
-	for _, key := range configKeys {
+	for _, key := range append(configKeys[:len(configKeys):len(configKeys)], edgeKeys...) {
 		if err := v.BindEnv(key, envKey(key)); err != nil {
 			return d, err
 		}
@@ -84,6 +85,7 @@ func fromViper(v *viper.Viper, d app.Config) (app.Config, error) {
 	c.AdminPassword = v.GetString("adminPassword")
 	c.CORSOrigins = v.GetStringSlice("corsOrigins")
 	c.MaxUploadBytes = v.GetInt64("maxUploadBytes")
+	c.Edge = edgeFromViper(v)
 	comps := map[string]*app.Component{"store": &c.Store, "events": &c.Events, "search": &c.Search,
 		"cache": &c.Cache, "blobs": &c.Blobs}
 	for name, comp := range comps {

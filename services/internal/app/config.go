@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"slices"
+	"strings"
 	"time"
 )
 
@@ -54,11 +55,75 @@ type Config struct {
 	CORSOrigins     []string      `yaml:"corsOrigins"`
 	MaxUploadBytes  int64         `yaml:"maxUploadBytes"`
 
+	// HTTP edge: request body limits, HTTP server timeouts and login
+	// throttling (README "### HTTP edge"). Env vars CMS_EDGE_<KEY>, e.g.
+	// CMS_EDGE_MAX_BODY_BYTES.
+	Edge EdgeConfig `yaml:"edge"`
+
 	Store  Component `yaml:"store"`
 	Events Component `yaml:"events"`
 	Search Component `yaml:"search"`
 	Cache  Component `yaml:"cache"`
 	Blobs  Component `yaml:"blobs"`
+}
+
+// EdgeConfig bounds what the HTTP server accepts (README "### HTTP edge").
+type EdgeConfig struct {
+	// MaxBodyBytes caps a request body outside the multipart upload
+	// routes (those take MaxUploadBytes): 413 beyond it.
+	MaxBodyBytes int64 `yaml:"maxBodyBytes"`
+	// MaxJSONDepth caps the nesting of arrays and objects in a JSON body.
+	MaxJSONDepth int `yaml:"maxJsonDepth"`
+	// ReadHeaderTimeout bounds reading a request's headers, ReadTimeout
+	// the whole request with its body, UploadReadTimeout a multipart
+	// upload's, WriteTimeout writing an answer (streamed binaries
+	// included), IdleTimeout a keep-alive connection between requests.
+	ReadHeaderTimeout time.Duration `yaml:"readHeaderTimeout"`
+	ReadTimeout       time.Duration `yaml:"readTimeout"`
+	UploadReadTimeout time.Duration `yaml:"uploadReadTimeout"`
+	WriteTimeout      time.Duration `yaml:"writeTimeout"`
+	IdleTimeout       time.Duration `yaml:"idleTimeout"`
+	// Login throttling (auth.GuardConfig): wrong passwords per user name
+	// and per client address before a lock, the first lock window (each
+	// later one doubles) and its cap, how many names and addresses are
+	// tracked, how many password checks run at once (0: half the CPUs)
+	// and how long a check waits for a slot before 503.
+	LoginUserFailures int           `yaml:"loginUserFailures"`
+	LoginAddrFailures int           `yaml:"loginAddrFailures"`
+	LoginBackoff      time.Duration `yaml:"loginBackoff"`
+	LoginMaxBackoff   time.Duration `yaml:"loginMaxBackoff"`
+	LoginTracked      int           `yaml:"loginTracked"`
+	PasswordChecks    int           `yaml:"passwordChecks"`
+	PasswordCheckWait time.Duration `yaml:"passwordCheckWait"`
+}
+
+// DefaultEdgeConfig holds the documented edge defaults.
+func DefaultEdgeConfig() EdgeConfig {
+	return EdgeConfig{
+		MaxBodyBytes: 4 << 20, MaxJSONDepth: 64,
+		ReadHeaderTimeout: 10 * time.Second, ReadTimeout: 30 * time.Second, UploadReadTimeout: 10 * time.Minute,
+		WriteTimeout: 10 * time.Minute, IdleTimeout: 2 * time.Minute,
+		LoginUserFailures: 5, LoginAddrFailures: 20, LoginBackoff: time.Second, LoginMaxBackoff: 5 * time.Minute,
+		LoginTracked: 10000, PasswordCheckWait: 500 * time.Millisecond,
+	}
+}
+
+func (e EdgeConfig) validate() []error {
+	var errs []error
+	if e.MaxBodyBytes <= 0 || e.MaxJSONDepth <= 0 {
+		errs = append(errs, errors.New("edge: maxBodyBytes and maxJsonDepth must be positive"))
+	}
+	for name, d := range map[string]time.Duration{"readHeaderTimeout": e.ReadHeaderTimeout, "readTimeout": e.ReadTimeout,
+		"uploadReadTimeout": e.UploadReadTimeout, "writeTimeout": e.WriteTimeout, "idleTimeout": e.IdleTimeout,
+		"loginBackoff": e.LoginBackoff, "loginMaxBackoff": e.LoginMaxBackoff, "passwordCheckWait": e.PasswordCheckWait} {
+		if d <= 0 {
+			errs = append(errs, fmt.Errorf("edge: %s must be positive", name))
+		}
+	}
+	if e.LoginUserFailures <= 0 || e.LoginAddrFailures <= 0 || e.LoginTracked <= 0 || e.PasswordChecks < 0 {
+		errs = append(errs, errors.New("edge: loginUserFailures, loginAddrFailures and loginTracked must be positive, passwordChecks not negative"))
+	}
+	return errs
 }
 
 // Component selects an implementation and where it lives.
@@ -89,13 +154,14 @@ func DefaultConfig() Config {
 		ShutdownTimeout: 15 * time.Second,
 		AdminUser:       "admin",
 		AdminPassword:   DefaultAdminPassword,
-		CORSOrigins:     []string{"*"},
+		CORSOrigins:     nil, // no cross-origin access unless configured
 		MaxUploadBytes:  512 << 20,
 		Store:           Component{Engine: EngineSQLite},
 		Events:          Component{Engine: EngineEmbeddedNATS},
 		Search:          Component{Engine: EngineBleve, Prefix: "cms"},
 		Cache:           Component{Engine: EngineMemory, Prefix: "cms"},
 		Blobs:           Component{Engine: EngineFS},
+		Edge:            DefaultEdgeConfig(),
 	}
 }
 
@@ -135,6 +201,10 @@ func (c Config) Validate() error {
 	}
 	if c.AdminPassword == "" {
 		errs = append(errs, errors.New("adminPassword is empty: set CMS_ADMIN_PASSWORD"))
+	}
+	errs = append(errs, c.Edge.validate()...)
+	if slices.ContainsFunc(c.CORSOrigins, func(o string) bool { return strings.EqualFold(strings.TrimSpace(o), "null") }) {
+		errs = append(errs, errors.New(`corsOrigins: "null" is never allowed (any sandboxed page sends it)`))
 	}
 	check := func(name string, comp Component, embedded, distributed string, needsURL bool) {
 		if !c.uses(name) {

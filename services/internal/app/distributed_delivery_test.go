@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"log/slog"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -122,35 +121,7 @@ func TestDeliveryEndToEndEmbedded(t *testing.T) {
 // log is printed when the test fails.
 func startConfigured(t *testing.T, cfg Config) *Server {
 	t.Helper()
-	logs := &syncBuffer{}
-	log := slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelInfo}))
-	ctx, cancel := context.WithCancel(context.Background())
-	srv, err := Complete(ctx, cfg, log)
-	if err != nil {
-		cancel()
-		t.Fatalf("%s: %v", cfg.Target, err)
-	}
-	done := make(chan error, 1)
-	go func() { done <- srv.Run(ctx) }()
-	t.Cleanup(func() {
-		cancel()
-		select {
-		case err := <-done:
-			if err != nil {
-				t.Errorf("%s: Run: %v", cfg.Target, err)
-			}
-		case <-time.After(20 * time.Second):
-			t.Errorf("%s did not shut down within 20s", cfg.Target)
-		}
-		if t.Failed() {
-			t.Logf("log of %s:\n%s", cfg.Target, logs.String())
-		}
-	})
-	select {
-	case <-srv.Ready():
-	case err := <-done:
-		t.Fatalf("%s: Run ended early: %v", cfg.Target, err)
-	}
+	srv, _ := startLogged(t, cfg)
 	return srv
 }
 

@@ -4,12 +4,10 @@ import (
 	"context"
 	"encoding/json"
 	"io"
-	"log/slog"
 	"net/http"
 	"regexp"
 	"strings"
 	"testing"
-	"time"
 
 	optionsv1 "github.com/cmsplatform/cms/proto/gen/go/cms/options/v1"
 	"github.com/cmsplatform/cms/services/internal/gateway"
@@ -34,31 +32,7 @@ func startServer(t *testing.T) *Server {
 	cfg.DataDir = t.TempDir()
 	cfg.HTTPAddr, cfg.GRPCAddr = "127.0.0.1:0", "127.0.0.1:0"
 	cfg.AdminPassword = "test-password"
-	log := slog.New(slog.NewTextHandler(io.Discard, nil))
-	ctx, cancel := context.WithCancel(context.Background())
-	srv, err := Complete(ctx, cfg, log)
-	if err != nil {
-		cancel()
-		t.Fatal(err)
-	}
-	done := make(chan error, 1)
-	go func() { done <- srv.Run(ctx) }()
-	t.Cleanup(func() {
-		cancel()
-		select {
-		case err := <-done:
-			if err != nil {
-				t.Errorf("Run: %v", err)
-			}
-		case <-time.After(20 * time.Second):
-			t.Error("server did not shut down within 20s")
-		}
-	})
-	select {
-	case <-srv.Ready():
-	case err := <-done:
-		t.Fatalf("Run ended early: %v", err)
-	}
+	srv, _ := startLogged(t, cfg)
 	return srv
 }
 
@@ -230,8 +204,9 @@ func TestOperationalEndpoints(t *testing.T) {
 		"/apis/rendering/v1/openapi.json": `"swagger"`, "/apis/index/v1/openapi.json": `"swagger"`,
 	} {
 		if path == "/metrics" {
-			// a call first, so the per-call metric has a sample
-			_, _ = get("/apis/cms/v1/branches")
+			// an authenticated call first (anonymous ones stop at the
+			// HTTP edge), so the per-call metric has a sample
+			_, _ = request(t, base, route{method: http.MethodGet, path: "/apis/cms/v1/branches"}, true)
 		}
 		code, body := get(path)
 		if code != 200 || !strings.Contains(body, want) {

@@ -6,13 +6,19 @@ import (
 	"fmt"
 	"log/slog"
 	"maps"
+	"math"
 	"net"
 	"net/http"
 	"time"
 
 	"github.com/cmsplatform/cms/pkg/auth"
+	"github.com/cmsplatform/cms/services/delivery"
+	"github.com/cmsplatform/cms/services/index"
+	"github.com/cmsplatform/cms/services/internal/edge"
 	"github.com/cmsplatform/cms/services/internal/gateway"
 	"github.com/cmsplatform/cms/services/internal/interceptors"
+	"github.com/cmsplatform/cms/services/management"
+	"github.com/cmsplatform/cms/services/rendering"
 	"github.com/grpc-ecosystem/grpc-gateway/v2/runtime"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
@@ -140,7 +146,10 @@ func (s *Server) GRPCAddr() string { return s.grpcLn.Addr().String() }
 // configured timeout and closes the components in reverse order.
 func (s *Server) Run(ctx context.Context) error {
 	defer s.comps.Close()
-	conn, err := grpc.NewClient(loopback(s.GRPCAddr()), grpc.WithTransportCredentials(insecure.NewCredentials()))
+	// The gateway receives answers of any size from its own server, so a
+	// "message larger than max" status always means a too-large request.
+	conn, err := grpc.NewClient(loopback(s.GRPCAddr()), grpc.WithTransportCredentials(insecure.NewCredentials()),
+		grpc.WithDefaultCallOptions(grpc.MaxCallRecvMsgSize(math.MaxInt32)))
 	if err != nil {
 		return fmt.Errorf("gateway connection: %w", err)
 	}
@@ -149,7 +158,9 @@ func (s *Server) Run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	s.httpSrv = &http.Server{Handler: handler, ReadHeaderTimeout: 10 * time.Second}
+	e := s.cfg.Edge
+	s.httpSrv = &http.Server{Handler: handler, ReadHeaderTimeout: e.ReadHeaderTimeout, ReadTimeout: e.ReadTimeout,
+		WriteTimeout: e.WriteTimeout, IdleTimeout: e.IdleTimeout}
 
 	g, gctx := errgroup.WithContext(ctx)
 	g.Go(func() error { return s.grpc.Serve(s.grpcLn) })
@@ -223,8 +234,28 @@ func (s *Server) httpHandler(ctx context.Context, conn *grpc.ClientConn) (http.H
 			api = hc.HTTPCache(s.authn)(api)
 		}
 	}
-	root.Handle("/", gateway.CORS(gateway.CORSConfig{AllowedOrigins: s.cfg.CORSOrigins}, api))
-	return root, nil
+	root.Handle("/", api)
+	return edge.Handler(edge.Config{
+		Log: s.log, Authenticator: s.authn,
+		Protected: apiBasePaths,
+		Public:    openAPIPaths(),
+		Body: gateway.BodyLimits{MaxBytes: s.cfg.Edge.MaxBodyBytes, MaxDepth: s.cfg.Edge.MaxJSONDepth,
+			UploadReadTimeout: s.cfg.Edge.UploadReadTimeout},
+		CORS: gateway.CORSConfig{AllowedOrigins: s.cfg.CORSOrigins},
+	}, root), nil
+}
+
+// apiBasePaths are the four groups' base paths: every request under them
+// needs credentials, whichever groups this process serves.
+var apiBasePaths = []string{management.BasePath, delivery.BasePath, rendering.BasePath, index.BasePath}
+
+// openAPIPaths are the served OpenAPI documents, public.
+func openAPIPaths() []string {
+	paths := make([]string, len(apiBasePaths))
+	for i, b := range apiBasePaths {
+		paths[i] = gateway.OpenAPIPath(b)
+	}
+	return paths
 }
 
 // readyz answers 200 when every component this process uses answers a ping.

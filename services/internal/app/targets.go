@@ -35,7 +35,7 @@ func newAuthenticator(ctx context.Context, cfg Config, comps *Components, log *s
 		if err != nil {
 			return nil, err
 		}
-		return auth.NewCached(b, time.Minute, 10000), nil
+		return auth.NewCached(guarded(cfg.Edge, b), time.Minute, 10000), nil
 	}
 	if err := content.Bootstrap(ctx, comps.Store); err != nil {
 		return nil, fmt.Errorf("bootstrap the system model: %w", err)
@@ -53,7 +53,16 @@ func newAuthenticator(ctx context.Context, cfg Config, comps *Components, log *s
 	if wrote {
 		log.Info("bootstrap administrator written to the store", "user", cfg.AdminUser)
 	}
-	return auth.NewCached(users, time.Minute, 10000), nil
+	return auth.NewCached(guarded(cfg.Edge, users), time.Minute, 10000), nil
+}
+
+// guarded puts login throttling and the bound on concurrent password
+// checks under the cache: cached credentials never wait for them.
+func guarded(e EdgeConfig, a auth.Authenticator) *auth.Guarded {
+	return auth.NewGuarded(a, auth.GuardConfig{
+		UserFailures: e.LoginUserFailures, AddrFailures: e.LoginAddrFailures, Backoff: e.LoginBackoff,
+		MaxBackoff: e.LoginMaxBackoff, MaxTracked: e.LoginTracked, Concurrency: e.PasswordChecks, Wait: e.PasswordCheckWait,
+	}, nil)
 }
 
 // buildTargets returns the API groups and background workers of the

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"net/http"
 	"strings"
 
@@ -69,6 +70,9 @@ type Problem struct {
 	Operation string `json:"operation,omitempty"`
 	// Reason is the machine-readable cause from the service's ErrorInfo.
 	Reason string `json:"reason,omitempty"`
+	// RequestID is the request's X-Request-Id: the server log lines of the
+	// request carry it (an RFC 7807 extension member).
+	RequestID string `json:"requestId,omitempty"`
 }
 
 // HTTPStatus returns the HTTP status for a gRPC status: the reason table
@@ -79,7 +83,24 @@ func HTTPStatus(st *status.Status) int {
 			return code
 		}
 	}
+	if messageTooLarge(st) {
+		return http.StatusRequestEntityTooLarge
+	}
 	return runtime.HTTPStatusFromCode(st.Code())
+}
+
+// messageTooLarge recognises gRPC's own ResourceExhausted for a request
+// message over the server's MaxRecvMsgSize (or the client's send limit).
+// The gateway's connection receives without limit, so a "received message
+// larger than max" status always comes from the server and means the
+// request was too large (413), not that too many requests came (429).
+func messageTooLarge(st *status.Status) bool {
+	if st.Code() != codes.ResourceExhausted || errorInfo(st) != nil {
+		return false
+	}
+	m := st.Message()
+	return strings.HasPrefix(m, "grpc: received message larger than max") ||
+		strings.HasPrefix(m, "grpc: trying to send message larger than max")
 }
 
 func errorInfo(st *status.Status) *errdetails.ErrorInfo {
@@ -112,7 +133,11 @@ func problemFromStatus(st *status.Status, instance string, override *int) Proble
 	}
 	if code >= 500 && st.Code() != codes.Unimplemented && st.Code() != codes.Unavailable {
 		// Internal causes go to the log, never to the client.
-		p.Detail = "internal error; see the server log for the request"
+		p.Detail = "internal error; the server log has the cause under the requestId"
+	}
+	if messageTooLarge(st) {
+		p.Reason, p.Type = ReasonPayloadTooLarge, problemTypeBase+"payload-too-large"
+		p.Detail = "the request message exceeds the size the server accepts"
 	}
 	return p
 }
@@ -127,11 +152,20 @@ func ErrorHandler(ctx context.Context, mux *runtime.ServeMux, _ runtime.Marshale
 		override = &hse.HTTPStatus
 		err = hse.Err
 	}
+	if limit, over := BodyTooLarge(r); over {
+		// The decoder's read failed at the body limit; the generated code
+		// reports any decode error as InvalidArgument.
+		override, err = nil, WithReason(codes.ResourceExhausted, ReasonPayloadTooLarge,
+			fmt.Sprintf("the request body exceeds the limit of %d bytes", limit), nil)
+	}
 	st := status.Convert(err)
 	if md, ok := runtime.ServerMetadataFromContext(ctx); ok {
 		writeMetadataHeaders(w, md.HeaderMD)
 	}
 	p := problemFromStatus(st, r.URL.Path, override)
+	if p.Status >= 500 {
+		RecordFault(r.Context(), st.Code().String()+": "+st.Message())
+	}
 	if p.Status == http.StatusNotModified {
 		w.WriteHeader(http.StatusNotModified)
 		return
@@ -141,6 +175,9 @@ func ErrorHandler(ctx context.Context, mux *runtime.ServeMux, _ runtime.Marshale
 
 // WriteProblem writes p with its status.
 func WriteProblem(w http.ResponseWriter, p Problem) {
+	if p.RequestID == "" {
+		p.RequestID = w.Header().Get(HeaderRequestID)
+	}
 	body, err := json.Marshal(p)
 	if err != nil {
 		body, p.Status = []byte(fallbackProblemMarshalError), http.StatusInternalServerError
@@ -168,4 +205,28 @@ func RoutingErrorHandler(ctx context.Context, mux *runtime.ServeMux, m runtime.M
 		p.Detail = "the request path or query could not be parsed"
 	}
 	WriteProblem(w, p)
+}
+
+// HeaderRequestID names the request id header: honoured or generated at
+// the edge, forwarded to the services, written on every answer and carried
+// by every ProblemDetails as requestId.
+const HeaderRequestID = "X-Request-Id"
+
+// Fault is why the gateway answered a request with a 5xx; the edge logs it.
+type Fault struct{ Cause string }
+
+type faultKey struct{}
+
+// WithFault returns ctx carrying an empty Fault that the error handler
+// fills when it answers 5xx.
+func WithFault(ctx context.Context) (context.Context, *Fault) {
+	f := &Fault{}
+	return context.WithValue(ctx, faultKey{}, f), f
+}
+
+// RecordFault notes cause in ctx's Fault, if any.
+func RecordFault(ctx context.Context, cause string) {
+	if f, ok := ctx.Value(faultKey{}).(*Fault); ok {
+		f.Cause = cause
+	}
 }

@@ -30,53 +30,13 @@ func NewServeMux(extra ...runtime.ServeMuxOption) *runtime.ServeMux {
 	return runtime.NewServeMux(append(opts, extra...)...)
 }
 
-// CORSConfig says which browser origins may call the API.
-type CORSConfig struct {
-	// AllowedOrigins lists origins ("https://app.example.com") or "*".
-	// Empty disables CORS headers entirely.
-	AllowedOrigins []string
-}
+// OpenAPIPath is where ServeOpenAPI serves a group's document; it is
+// public (no credentials needed).
+func OpenAPIPath(basePath string) string { return strings.TrimRight(basePath, "/") + "/openapi.json" }
 
-// CORS wraps h with CORS handling: preflight requests are answered with 204
-// and the headers NovaDB clients send and read are allowed and exposed.
-func CORS(cfg CORSConfig, h http.Handler) http.Handler {
-	if len(cfg.AllowedOrigins) == 0 {
-		return h
-	}
-	allowAll := false
-	allowed := map[string]bool{}
-	for _, o := range cfg.AllowedOrigins {
-		if o == "*" {
-			allowAll = true
-		}
-		allowed[strings.TrimRight(o, "/")] = true
-	}
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		origin := r.Header.Get("Origin")
-		if origin == "" || (!allowAll && !allowed[origin]) {
-			h.ServeHTTP(w, r)
-			return
-		}
-		hd := w.Header()
-		hd.Add("Vary", "Origin")
-		hd.Set("Access-Control-Allow-Origin", origin)
-		hd.Set("Access-Control-Allow-Credentials", "true")
-		hd.Set("Access-Control-Expose-Headers", "ETag, Content-Range, Accept-Ranges, Location, Content-Disposition")
-		if r.Method == http.MethodOptions && r.Header.Get("Access-Control-Request-Method") != "" {
-			hd.Set("Access-Control-Allow-Methods", "GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS")
-			hd.Set("Access-Control-Allow-Headers",
-				"Authorization, Content-Type, If-None-Match, If-Match, Range, X-CmsApi-Username, X-Request-Id, X-Cms-Min-Version, X-Cms-Max-Wait")
-			hd.Set("Access-Control-Max-Age", "600")
-			w.WriteHeader(http.StatusNoContent)
-			return
-		}
-		h.ServeHTTP(w, r)
-	})
-}
-
-// ServeOpenAPI serves doc at <basePath>/openapi.json on mux.
+// ServeOpenAPI serves doc at OpenAPIPath(basePath) on mux.
 func ServeOpenAPI(mux *runtime.ServeMux, basePath string, doc []byte) error {
-	return mux.HandlePath(http.MethodGet, strings.TrimRight(basePath, "/")+"/openapi.json",
+	return mux.HandlePath(http.MethodGet, OpenAPIPath(basePath),
 		func(w http.ResponseWriter, _ *http.Request, _ map[string]string) {
 			w.Header().Set("Content-Type", ContentTypeJSON)
 			w.Header().Set("Cache-Control", "public, max-age=300")

@@ -241,7 +241,7 @@ func TestCORS(t *testing.T) {
 	}
 	resp.Body.Close()
 	if resp.StatusCode != 204 || resp.Header.Get("Access-Control-Allow-Origin") != "https://app.example" ||
-		!strings.Contains(resp.Header.Get("Access-Control-Allow-Headers"), "X-CmsApi-Username") {
+		!strings.Contains(strings.ToLower(resp.Header.Get("Access-Control-Allow-Headers")), "x-cmsapi-username") {
 		t.Fatalf("preflight: %d %v", resp.StatusCode, resp.Header)
 	}
 	r2, _ := h.get(t, "/apis/cms/v1/branches/ok", map[string]string{"Origin": "https://evil.example"})

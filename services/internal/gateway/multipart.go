@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"mime"
 	"mime/multipart"
 	"net/http"
@@ -138,7 +139,11 @@ func (u *upload) serve(mux *runtime.ServeMux, conn grpc.ClientConnInterface, lim
 			fail(tooLarge(limits.MaxRequestBytes))
 			return
 		}
-		r.Body = http.MaxBytesReader(w, r.Body, limits.MaxRequestBytes)
+		if !RaiseBodyLimit(w, r, limits.MaxRequestBytes) {
+			r.Body = http.MaxBytesReader(w, r.Body, limits.MaxRequestBytes)
+		}
+	} else {
+		RaiseBodyLimit(w, r, math.MaxInt64-1)
 	}
 	mediaType, mparams, err := mime.ParseMediaType(r.Header.Get("Content-Type"))
 	if err != nil || mediaType != "multipart/form-data" || mparams["boundary"] == "" {

@@ -3,12 +3,15 @@ package interceptors
 import (
 	"context"
 	"errors"
+	"net"
+	"strconv"
 	"strings"
 
 	"github.com/cmsplatform/cms/pkg/auth"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/metadata"
+	"google.golang.org/grpc/peer"
 	"google.golang.org/grpc/status"
 )
 
@@ -27,7 +30,14 @@ func (a Auth) authorize(ctx context.Context, method string) (context.Context, er
 		}
 	}
 	md, _ := metadata.FromIncomingContext(ctx)
-	p, err := auth.Authorize(ctx, a.Authenticator, first(md, "authorization"), first(md, "x-cmsapi-username"))
+	actx := ctx
+	if pr, ok := peer.FromContext(ctx); ok && pr.Addr != nil {
+		actx = auth.WithClientAddr(ctx, hostOf(pr.Addr.String())) // for login throttling
+	}
+	p, err := auth.Authorize(actx, a.Authenticator, first(md, "authorization"), first(md, "x-cmsapi-username"))
+	if rerr := retryStatus(ctx, err); rerr != nil {
+		return nil, rerr
+	}
 	switch {
 	case errors.Is(err, auth.ErrNoCredentials):
 		_ = grpc.SetHeader(ctx, metadata.Pairs("www-authenticate", `Basic realm="cms", charset="UTF-8"`))
@@ -41,6 +51,28 @@ func (a Auth) authorize(ctx context.Context, method string) (context.Context, er
 		return nil, status.Error(codes.Internal, "authentication failed")
 	}
 	return auth.WithPrincipal(ctx, p), nil
+}
+
+// retryStatus maps the login guard's refusals: throttled is
+// ResourceExhausted (429), saturated Unavailable (503), both with a
+// retry-after header.
+func retryStatus(ctx context.Context, err error) error {
+	var retry *auth.RetryError
+	if !errors.As(err, &retry) {
+		return nil
+	}
+	_ = grpc.SetHeader(ctx, metadata.Pairs("retry-after", strconv.Itoa(retry.RetryAfterSeconds())))
+	if errors.Is(err, auth.ErrThrottled) {
+		return status.Error(codes.ResourceExhausted, "too many failed logins for this user name or address")
+	}
+	return status.Error(codes.Unavailable, "too many logins are being checked; retry shortly")
+}
+
+func hostOf(addr string) string {
+	if host, _, err := net.SplitHostPort(addr); err == nil {
+		return host
+	}
+	return addr
 }
 
 func first(md metadata.MD, key string) string {

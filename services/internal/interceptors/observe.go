@@ -13,6 +13,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/metadata"
 	"google.golang.org/grpc/status"
 )
 
@@ -61,6 +62,11 @@ func (o Observer) done(ctx context.Context, method string, start time.Time, err 
 	}
 	attrs := []slog.Attr{slog.String("method", method), slog.String("code", code.String()),
 		slog.Duration("elapsed", elapsed)}
+	if md, ok := metadata.FromIncomingContext(ctx); ok && len(md.Get("x-request-id")) > 0 {
+		// Set by the HTTP edge (or a gRPC client): the ProblemDetails' requestId.
+		id := md.Get("x-request-id")[0]
+		attrs = append(attrs, slog.String("request_id", id[:min(len(id), 128)]))
+	}
 	if err != nil {
 		attrs = append(attrs, slog.String("error", status.Convert(err).Message()))
 	}
