@@ -86,6 +86,9 @@ type CommentPage struct {
 type Actor struct {
 	User  string
 	Admin bool
+	// IfMatch, when set, makes an update or delete conditional on the
+	// comment's current state (precondition.go).
+	IfMatch *Precondition[Comment]
 }
 
 // CreateComment validates body and adds a comment by actor to object on
@@ -252,6 +255,9 @@ func (s *Service) changeComment(ctx context.Context, actor Actor, id int64, acti
 	}
 	if !actor.Admin && (actor.User == "" || store.CommentUserKey(actor.User) != store.CommentUserKey(c.User)) {
 		return fmt.Errorf("%w: only the author or an administrator may change comment %d", ErrForbidden, id)
+	}
+	if err := actor.IfMatch.check(toComment(c), c.Deleted, fmt.Sprintf("comment %d", id)); err != nil {
+		return err
 	}
 	if err := write(tx); err != nil {
 		return err

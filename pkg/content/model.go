@@ -105,6 +105,9 @@ type Change struct {
 	// Admin: the writer is an administrator and may write users and the
 	// security attributes (security.go). The zero value may not.
 	Admin bool
+	// IfMatch, when set, makes an update or delete of one object or branch
+	// conditional on its current state (precondition.go); creates ignore it.
+	IfMatch *Precondition[Object]
 }
 
 // Transaction is a committed write.

@@ -51,6 +51,9 @@ func (s *service) CreateBranch(ctx context.Context, req *managementv1.CreateBran
 	if err := s.allow(ctx, auth.AccessWrite, parentOf(vals), false); err != nil {
 		return nil, err
 	}
+	if err := refuseIfMatch(ctx); err != nil {
+		return nil, err
+	}
 	b, _, err := s.content.CreateBranch(ctx, writeChange(ctx, req.GetComment()), vals)
 	if err != nil {
 		return nil, s.toStatus(ctx, err)
@@ -90,7 +93,7 @@ func (s *service) UpdateBranch(ctx context.Context, req *managementv1.UpdateBran
 	if err != nil {
 		return nil, s.toStatus(ctx, err)
 	}
-	n, t, err := s.content.UpdateBranch(ctx, req.GetId(), writeChange(ctx, req.GetComment()), vals)
+	n, t, err := s.content.UpdateBranch(ctx, req.GetId(), conditionalWrite(ctx, req.GetComment()), vals)
 	if err != nil {
 		return nil, s.toStatus(ctx, err)
 	}
@@ -105,7 +108,7 @@ func (s *service) DeleteBranch(ctx context.Context, req *managementv1.DeleteBran
 	if err := s.allow(ctx, auth.AccessWrite, req.GetId(), true); err != nil {
 		return nil, err
 	}
-	t, err := s.content.DeleteBranch(ctx, req.GetId(), writeChange(ctx, req.GetComment()))
+	t, err := s.content.DeleteBranch(ctx, req.GetId(), conditionalWrite(ctx, req.GetComment()))
 	if err != nil {
 		return nil, s.toStatus(ctx, err)
 	}

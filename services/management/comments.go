@@ -49,6 +49,9 @@ func (s *service) CreateComment(ctx context.Context, req *managementv1.CreateCom
 	} else if _, err := s.principal(ctx); err != nil {
 		return nil, err
 	}
+	if err := refuseIfMatch(ctx); err != nil {
+		return nil, err
+	}
 	c, err := s.content.CreateComment(ctx, commentActor(ctx), int64(req.GetBranchId()), int64(req.GetObjectRef()), req.GetBody())
 	if err != nil {
 		return nil, s.toStatus(ctx, err)
@@ -130,7 +133,7 @@ func (s *service) UpdateComment(ctx context.Context, req *managementv1.UpdateCom
 	if _, err := s.readableComment(ctx, req.GetCommentId()); err != nil {
 		return nil, err
 	}
-	if err := s.content.UpdateComment(ctx, commentActor(ctx), req.GetCommentId(), req.GetBody()); err != nil {
+	if err := s.content.UpdateComment(ctx, conditionalActor(ctx), req.GetCommentId(), req.GetBody()); err != nil {
 		return nil, s.toStatus(ctx, err)
 	}
 	return &emptypb.Empty{}, nil
@@ -144,7 +147,7 @@ func (s *service) DeleteComment(ctx context.Context, req *managementv1.DeleteCom
 	if _, err := s.readableComment(ctx, req.GetCommentId()); err != nil {
 		return nil, err
 	}
-	if err := s.content.DeleteComment(ctx, commentActor(ctx), req.GetCommentId()); err != nil {
+	if err := s.content.DeleteComment(ctx, conditionalActor(ctx), req.GetCommentId()); err != nil {
 		return nil, s.toStatus(ctx, err)
 	}
 	return &emptypb.Empty{}, nil

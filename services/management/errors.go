@@ -23,6 +23,8 @@ func (s *service) toStatus(ctx context.Context, err error) error {
 		return status.Error(codes.NotFound, err.Error()) // 404
 	case errors.Is(err, content.ErrInvalid):
 		return status.Error(codes.InvalidArgument, err.Error()) // 400
+	case errors.Is(err, content.ErrPreconditionFailed):
+		return gateway.WithReason(codes.FailedPrecondition, gateway.ReasonPreconditionFailed, err.Error(), nil) // 412
 	case errors.Is(err, content.ErrForbidden):
 		return status.Error(codes.PermissionDenied, err.Error()) // 403
 	}

@@ -58,6 +58,9 @@ func (s *service) CreateObjects(ctx context.Context, req *managementv1.CreateObj
 	if err := s.allow(ctx, auth.AccessWrite, req.GetBranch(), false); err != nil {
 		return nil, err
 	}
+	if err := refuseIfMatch(ctx); err != nil {
+		return nil, err
+	}
 	in, err := objectInputs(req.GetObjects())
 	if err != nil {
 		return nil, s.toStatus(ctx, err)
@@ -86,7 +89,7 @@ func (s *service) UpdateObjects(ctx context.Context, req *managementv1.UpdateObj
 	if err != nil {
 		return nil, s.toStatus(ctx, err)
 	}
-	res, err := s.content.UpdateObjects(ctx, req.GetBranch(), writeChange(ctx, req.GetComment()), in)
+	res, err := s.content.UpdateObjects(ctx, req.GetBranch(), conditionalWrite(ctx, req.GetComment()), in)
 	if err != nil {
 		return nil, s.toStatus(ctx, err)
 	}
@@ -104,7 +107,7 @@ func (s *service) DeleteObjects(ctx context.Context, req *managementv1.DeleteObj
 	if err := s.allow(ctx, auth.AccessWrite, req.GetBranch(), false); err != nil {
 		return nil, err
 	}
-	n, t, err := s.content.DeleteObjects(ctx, req.GetBranch(), writeChange(ctx, req.GetComment()), req.GetObjectIds())
+	n, t, err := s.content.DeleteObjects(ctx, req.GetBranch(), conditionalWrite(ctx, req.GetComment()), req.GetObjectIds())
 	if err != nil {
 		return nil, s.toStatus(ctx, err)
 	}
