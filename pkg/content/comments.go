@@ -64,7 +64,7 @@ type CommentQuery struct {
 	// User: only comments by this user (compared without case).
 	User    string
 	Deleted *bool
-	// Take: 0 = DefaultTake; capped at MaxTake; negative is ErrInvalid.
+	// Take: 0 = DefaultTake; 1..MaxTake, anything else is ErrInvalid.
 	Take int
 	// Continue is the token of the previous page ("" = first page).
 	Continue string
@@ -285,16 +285,8 @@ func commitComment(ctx context.Context, tx store.Tx, c store.Comment, action str
 	return tx.Commit(ctx)
 }
 
-func commentTake(take int) (int, error) {
-	switch {
-	case take < 0:
-		return 0, invalidf("take must not be negative")
-	case take == 0:
-		return DefaultTake, nil
-	default:
-		return min(take, MaxTake), nil
-	}
-}
+// commentTake reads take like every list (takeOf).
+func commentTake(take int) (int, error) { return takeOf(take) }
 
 // commentScope binds continuation tokens to the filters of the list.
 func commentScope(q CommentQuery) string {

@@ -86,7 +86,7 @@ type ListQuery struct {
 	ReadOptions
 	// Deleted: nil = deleted and live objects, else only those.
 	Deleted *bool
-	// Take: 0 = DefaultTake; capped at MaxTake; negative is ErrInvalid.
+	// Take: 0 = DefaultTake; 1..MaxTake, anything else is ErrInvalid.
 	Take int
 	// Continue is the opaque token of the previous page ("" = first page).
 	Continue string

@@ -19,9 +19,13 @@ func (s *service) GetBranches(ctx context.Context, req *managementv1.GetBranches
 	if err != nil {
 		return nil, err
 	}
+	take, err := sentTake(req.Take)
+	if err != nil {
+		return nil, s.toStatus(ctx, err)
+	}
 	page, err := s.content.GetBranches(ctx, content.ListQuery{
 		ReadOptions: readOptions(true, req.GetAttributes(), req.GetLanguages(), req.GetVariants()),
-		Take:        int(req.GetTake()),
+		Take:        take,
 		Continue:    req.GetContinue(),
 	})
 	if err != nil {

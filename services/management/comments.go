@@ -65,8 +65,12 @@ func (s *service) GetComments(ctx context.Context, req *managementv1.GetComments
 	if s.content == nil {
 		return s.UnimplementedManagementServiceServer.GetComments(ctx, req)
 	}
+	take, err := sentTake(req.Take)
+	if err != nil {
+		return nil, s.toStatus(ctx, err)
+	}
 	q := content.CommentQuery{
-		User: req.GetUser(), Deleted: req.IsDeleted, Take: int(req.GetTake()), Continue: req.GetContinue(),
+		User: req.GetUser(), Deleted: req.IsDeleted, Take: take, Continue: req.GetContinue(),
 	}
 	p, err := s.principal(ctx)
 	if err != nil {

@@ -122,10 +122,14 @@ func (s *service) GetTypedObjects(ctx context.Context, req *managementv1.GetType
 	if err := s.allow(ctx, auth.AccessRead, req.GetBranch(), false); err != nil {
 		return nil, err
 	}
+	take, err := sentTake(req.Take)
+	if err != nil {
+		return nil, s.toStatus(ctx, err)
+	}
 	page, err := s.content.GetTypedObjects(ctx, req.GetBranch(), req.GetType(), content.ListQuery{
 		ReadOptions: readOptions(req.GetInherited(), req.GetAttributes(), req.GetLanguages(), req.GetVariants()),
 		Deleted:     req.Deleted,
-		Take:        int(req.GetTake()),
+		Take:        take,
 		Continue:    req.GetContinue(),
 	})
 	if err != nil {

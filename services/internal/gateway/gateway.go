@@ -9,7 +9,10 @@ import (
 	"net/http"
 	"strings"
 
+	"github.com/cmsplatform/cms/pkg/params"
 	"github.com/grpc-ecosystem/grpc-gateway/v2/runtime"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
 )
 
 // NewServeMux returns a grpc-gateway mux configured for the NovaDB wire format.
@@ -26,8 +29,23 @@ func NewServeMux(extra ...runtime.ServeMuxOption) *runtime.ServeMux {
 		// {path=**} must not match an empty rest: /jobs/{id}/artifacts is its own route.
 		runtime.WithStrictDeepWildcardMatching(),
 		runtime.WithWriteContentLength(),
+		runtime.WithMiddlewares(checkPathIdentifiers),
 	}
 	return runtime.NewServeMux(append(opts, extra...)...)
+}
+
+// checkPathIdentifiers applies params.PathIdentifier to the identifier
+// path parameters before the generated handlers convert them.
+func checkPathIdentifiers(next runtime.HandlerFunc) runtime.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request, pathParams map[string]string) {
+		for _, name := range params.IdentifierPathParams {
+			if err := params.PathIdentifier(name, pathParams[name]); err != nil {
+				WriteProblem(w, problemFromStatus(status.New(codes.InvalidArgument, err.Error()), r.URL.Path, nil))
+				return
+			}
+		}
+		next(w, r, pathParams)
+	}
 }
 
 // CORSConfig says which browser origins may call the API.
