@@ -3,6 +3,7 @@ package content
 import (
 	"context"
 	"fmt"
+	"math"
 	"slices"
 
 	"github.com/cmsplatform/cms/pkg/params"
@@ -211,11 +212,9 @@ func (v view) list(ctx context.Context, kind string, typ int64, q ListQuery) (Pa
 // 0 = not sent (DefaultTake). Transports that know whether take was sent
 // call params.Take themselves, so a sent 0 is refused too.
 func takeOf(take int) (int, error) {
-	if take < 0 || take > MaxTake {
-		return 0, invalidf("take must be between 1 and %d, got %d", MaxTake, take)
-	}
 	var v *int32
-	if t := int32(take); t != 0 {
+	if take != 0 {
+		t := int32(min(max(take, math.MinInt32), math.MaxInt32))
 		v = &t
 	}
 	n, err := params.Take("take", v, DefaultTake, MaxTake)

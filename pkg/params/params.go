@@ -39,15 +39,7 @@ func errorf(format string, args ...any) error { return &Error{msg: fmt.Sprintf(f
 
 // Take is the rule for page sizes: absent (nil) means def; a given value
 // must lie within 1..max (0 is not "the default": it is refused).
-func Take(name string, v *int32, def, max int) (int, error) {
-	if v == nil {
-		return def, nil
-	}
-	if *v < 1 || int(*v) > max {
-		return 0, errorf("%s must be between 1 and %d, got %d", name, max, *v)
-	}
-	return int(*v), nil
-}
+func Take(name string, v *int32, def, max int) (int, error) { return within(name, v, def, 1, max) }
 
 // Skip is the rule for offsets: 0..max (max <= 0: no upper bound).
 func Skip(name string, v int64, max int) (int, error) {
@@ -62,12 +54,15 @@ func Skip(name string, v int64, max int) (int, error) {
 
 // Depth is the rule for resolve depths: absent (nil) means def; a given
 // value must lie within 0..max (0 resolves nothing).
-func Depth(name string, v *int32, def, max int) (int, error) {
+func Depth(name string, v *int32, def, max int) (int, error) { return within(name, v, def, 0, max) }
+
+// within returns def for an absent v, else *v when it lies within lo..hi.
+func within(name string, v *int32, def, lo, hi int) (int, error) {
 	if v == nil {
 		return def, nil
 	}
-	if *v < 0 || int(*v) > max {
-		return 0, errorf("%s must be between 0 and %d, got %d", name, max, *v)
+	if int(*v) < lo || int(*v) > hi {
+		return 0, errorf("%s must be between %d and %d, got %d", name, lo, hi, *v)
 	}
 	return int(*v), nil
 }

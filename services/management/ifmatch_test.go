@@ -16,19 +16,20 @@ import (
 // If-Match on the Management writes: unit cases over HTTP on the whole
 // system, and the read-modify-write race on SQLite and PostgreSQL.
 
-// ifMatchClient sends requests as the administrator; safe for concurrent use.
-type ifMatchClient struct{ base string }
+// adminClient sends requests as the administrator and checks that errors
+// are ProblemDetails; safe for concurrent use.
+type adminClient struct{ base string }
 
-type ifMatchReply struct {
+type adminReply struct {
 	status int
 	etag   string
 	body   []byte
 }
 
-func (c ifMatchClient) send(t *testing.T, method, path, body string, hdr ...string) (ifMatchReply, error) {
+func (c adminClient) send(t *testing.T, method, path, body string, hdr ...string) (adminReply, error) {
 	req, err := http.NewRequest(method, c.base+path, strings.NewReader(body))
 	if err != nil {
-		return ifMatchReply{}, err
+		return adminReply{}, err
 	}
 	if body != "" {
 		req.Header.Set("Content-Type", "application/json")
@@ -39,21 +40,21 @@ func (c ifMatchClient) send(t *testing.T, method, path, body string, hdr ...stri
 	}
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
-		return ifMatchReply{}, err
+		return adminReply{}, err
 	}
 	defer resp.Body.Close()
 	b, err := io.ReadAll(resp.Body)
 	if err != nil {
-		return ifMatchReply{}, err
+		return adminReply{}, err
 	}
 	if resp.StatusCode >= 400 && !strings.HasPrefix(resp.Header.Get("Content-Type"), "application/problem+json") {
-		return ifMatchReply{}, fmt.Errorf("%s %s: %d without ProblemDetails: %s", method, path, resp.StatusCode, b)
+		return adminReply{}, fmt.Errorf("%s %s: %d without ProblemDetails: %s", method, path, resp.StatusCode, b)
 	}
-	return ifMatchReply{status: resp.StatusCode, etag: resp.Header.Get("ETag"), body: b}, nil
+	return adminReply{status: resp.StatusCode, etag: resp.Header.Get("ETag"), body: b}, nil
 }
 
 // must sends and checks the status.
-func (c ifMatchClient) must(t *testing.T, want int, method, path, body string, hdr ...string) ifMatchReply {
+func (c adminClient) must(t *testing.T, want int, method, path, body string, hdr ...string) adminReply {
 	t.Helper()
 	r, err := c.send(t, method, path, body, hdr...)
 	if err != nil {
@@ -67,9 +68,9 @@ func (c ifMatchClient) must(t *testing.T, want int, method, path, body string, h
 
 // counterFixture creates an Integer attribute "counter" and a type and an
 // object with counter 0; it returns the attribute and object ids.
-func counterFixture(t *testing.T, c ifMatchClient) (attr, obj int) {
+func counterFixture(t *testing.T, c adminClient) (attr, obj int) {
 	t.Helper()
-	ids := func(r ifMatchReply) []int {
+	ids := func(r adminReply) []int {
 		var m struct{ CreatedObjectIds []int }
 		if err := json.Unmarshal(r.body, &m); err != nil || len(m.CreatedObjectIds) == 0 {
 			t.Fatalf("create: %s (%v)", r.body, err)
@@ -110,7 +111,7 @@ func setCounter(attr, obj, n int) string {
 
 func TestIfMatchObjectsBranchesComments(t *testing.T) {
 	base, _ := startSystem(t, app.Component{})
-	c := ifMatchClient{base: base}
+	c := adminClient{base: base}
 	attr, obj := counterFixture(t, c)
 	path := fmt.Sprintf("/branches/4/objects/%d", obj)
 
@@ -194,7 +195,7 @@ func TestIfMatchRacePostgres(t *testing.T) {
 // increment must survive: the counter ends at exactly 400.
 func runIfMatchRace(t *testing.T, st app.Component) {
 	base, _ := startSystem(t, st)
-	c := ifMatchClient{base: base}
+	c := adminClient{base: base}
 	attr, obj := counterFixture(t, c)
 	path := fmt.Sprintf("/branches/4/objects/%d", obj)
 	const clients, increments = 2, 200

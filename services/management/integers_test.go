@@ -15,9 +15,9 @@ import (
 // refused with 400 naming the attribute instead of being rounded.
 func TestLargeIntegers(t *testing.T) {
 	base, _ := startSystem(t, app.Component{})
-	c := ifMatchClient{base: base}
+	c := adminClient{base: base}
 	root := strings.TrimSuffix(base, "/apis/cms/v1")
-	created := func(r ifMatchReply) ([]int, int64) {
+	created := func(r adminReply) ([]int, int64) {
 		var m struct {
 			CreatedObjectIds []int
 			Transaction      struct{ ID int64 }
@@ -41,12 +41,12 @@ func TestLargeIntegers(t *testing.T) {
 		t.Errorf("Management read: %s", got.body)
 	}
 	minVersion := "X-Cms-Min-Version"
-	dc := ifMatchClient{base: root + "/delivery/api"}
+	dc := adminClient{base: root + "/delivery/api"}
 	d := dc.must(t, 200, "GET", fmt.Sprintf("/branches/4/objects/%d?props=1", obj), "", minVersion, strconv.FormatInt(tx, 10))
 	if !strings.Contains(string(d.body), `"big":`+maxExact) {
 		t.Errorf("Delivery read: %s", d.body)
 	}
-	ic := ifMatchClient{base: root + "/apis/index/v1"}
+	ic := adminClient{base: root + "/apis/index/v1"}
 	for value, want := range map[string]int{maxExact: 1, "9007199254740990": 0} {
 		r := ic.must(t, 200, "POST", "/branches/4/objects", fmt.Sprintf(`{"filter":{"objectTypeIds":[%d],"filters":[
 			{"attrId":%d,"langId":0,"variantId":0,"value":"%s","compareOperator":0}]},"minChangeTrackingVersion":%d,"maxWaitTime":"PT5S"}`,
