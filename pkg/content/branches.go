@@ -155,6 +155,9 @@ func (s *Service) DeleteBranch(ctx context.Context, id string, ch Change) (Trans
 	if bid == BranchDefault {
 		return Transaction{}, invalidf("the default branch cannot be deleted")
 	}
+	if err := defaultView(tx).checkObject(ctx, ch.IfMatch, bid, true); err != nil {
+		return Transaction{}, err
+	}
 	for child, b := range branches {
 		if b.parent == bid {
 			return Transaction{}, invalidf("branch %d has child branch %d: delete that first", bid, child)
