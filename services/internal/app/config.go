@@ -59,7 +59,35 @@ type Config struct {
 	Search Component `yaml:"search"`
 	Cache  Component `yaml:"cache"`
 	Blobs  Component `yaml:"blobs"`
+
+	// Resilience (issue 11 item 10): deadlines of component calls and the
+	// shutdown sequence. See "Deadlines, readiness and shutdown" in the
+	// README.
+	Timeouts   Timeouts      `yaml:"timeouts"`
+	DrainDelay time.Duration `yaml:"drainDelay"`
 }
+
+// Timeouts bound one call to each component; a call that takes longer
+// fails as unavailable (503 + Retry-After). 0 disables a deadline.
+type Timeouts struct {
+	Store  time.Duration `yaml:"store"`
+	Events time.Duration `yaml:"events"`
+	Search time.Duration `yaml:"search"`
+	Cache  time.Duration `yaml:"cache"`
+	Blobs  time.Duration `yaml:"blobs"`
+	// Ready bounds the component checks of one /readyz.
+	Ready time.Duration `yaml:"ready"`
+}
+
+// DefaultTimeouts are the documented defaults of Config.Timeouts.
+func DefaultTimeouts() Timeouts {
+	return Timeouts{Store: 15 * time.Second, Events: 10 * time.Second, Search: 10 * time.Second,
+		Cache: 250 * time.Millisecond, Blobs: 30 * time.Second, Ready: 2 * time.Second}
+}
+
+// DefaultDrainDelay is how long a stopping process keeps serving while it
+// reports not-ready, so load balancers stop sending it requests first.
+const DefaultDrainDelay = 5 * time.Second
 
 // Component selects an implementation and where it lives.
 type Component struct {
@@ -96,6 +124,9 @@ func DefaultConfig() Config {
 		Search:          Component{Engine: EngineBleve, Prefix: "cms"},
 		Cache:           Component{Engine: EngineMemory, Prefix: "cms"},
 		Blobs:           Component{Engine: EngineFS},
+		// Resilience block.
+		Timeouts:   DefaultTimeouts(),
+		DrainDelay: DefaultDrainDelay,
 	}
 }
 

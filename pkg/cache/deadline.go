@@ -1,0 +1,68 @@
+package cache
+
+import (
+	"context"
+	"time"
+
+	"github.com/cmsplatform/cms/pkg/component"
+)
+
+// WithDeadline bounds every call of c with g's deadline (a few hundred
+// milliseconds: a cache slower than that is worth less than no cache) and
+// reports an unreachable or slow cache as component.ErrUnavailable. The
+// Delivery group treats any cache error as a miss and serves uncached.
+// Fenced and Ping of c are kept.
+func WithDeadline(c Cache, g component.Guard) Cache {
+	d := &deadlineCache{c: c, g: g}
+	if f, ok := c.(Fenced); ok {
+		return &deadlineFenced{deadlineCache: d, f: f}
+	}
+	return d
+}
+
+type deadlineCache struct {
+	c Cache
+	g component.Guard
+}
+
+func (d *deadlineCache) Get(ctx context.Context, key string) (e Entry, ok bool, err error) {
+	err = d.g.Do(ctx, func(ctx context.Context) error { e, ok, err = d.c.Get(ctx, key); return err })
+	return e, ok, err
+}
+
+func (d *deadlineCache) Set(ctx context.Context, key string, e Entry, tags []string, ttl time.Duration) error {
+	return d.g.Do(ctx, func(ctx context.Context) error { return d.c.Set(ctx, key, e, tags, ttl) })
+}
+
+func (d *deadlineCache) InvalidateTags(ctx context.Context, tags ...string) error {
+	return d.g.Do(ctx, func(ctx context.Context) error { return d.c.InvalidateTags(ctx, tags...) })
+}
+
+func (d *deadlineCache) Close() error { return d.c.Close() }
+
+// Ping is the cache's Ping under the deadline (nil when it has none, as
+// the memory cache).
+func (d *deadlineCache) Ping(ctx context.Context) error {
+	p, ok := d.c.(interface{ Ping(context.Context) error })
+	if !ok {
+		return nil
+	}
+	return d.g.Do(ctx, p.Ping)
+}
+
+type deadlineFenced struct {
+	*deadlineCache
+	f Fenced
+}
+
+func (d *deadlineFenced) SetAt(ctx context.Context, key string, e Entry, tags []string, ttl time.Duration, builtAt int64) (stored bool, err error) {
+	err = d.g.Do(ctx, func(ctx context.Context) error {
+		stored, err = d.f.SetAt(ctx, key, e, tags, ttl, builtAt)
+		return err
+	})
+	return stored, err
+}
+
+func (d *deadlineFenced) InvalidateTagsAt(ctx context.Context, version int64, tags ...string) error {
+	return d.g.Do(ctx, func(ctx context.Context) error { return d.f.InvalidateTagsAt(ctx, version, tags...) })
+}
