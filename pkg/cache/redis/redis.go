@@ -52,6 +52,9 @@ func Open(ctx context.Context, url, prefix string) (*Cache, error) {
 	if err != nil {
 		return nil, fmt.Errorf("cache/redis: %w", err)
 	}
+	// Honour the caller's deadline (cache.WithDeadline): without this
+	// go-redis waits its own ReadTimeout (3 s) on a frozen server.
+	opts.ContextTimeoutEnabled = true
 	rdb := goredis.NewClient(opts)
 	if err := rdb.Ping(ctx).Err(); err != nil {
 		_ = rdb.Close()

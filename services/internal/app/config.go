@@ -85,8 +85,10 @@ func DefaultTimeouts() Timeouts {
 		Cache: 250 * time.Millisecond, Blobs: 30 * time.Second, Ready: 2 * time.Second}
 }
 
-// DefaultDrainDelay is how long a stopping process keeps serving while it
-// reports not-ready, so load balancers stop sending it requests first.
+// DefaultDrainDelay is how long a stopping `cms serve` process keeps
+// serving while it reports not-ready, so load balancers stop sending it
+// requests first. `cms run` (DefaultConfig, a laptop without a load
+// balancer) does not wait.
 const DefaultDrainDelay = 5 * time.Second
 
 // Component selects an implementation and where it lives.
@@ -125,8 +127,7 @@ func DefaultConfig() Config {
 		Cache:           Component{Engine: EngineMemory, Prefix: "cms"},
 		Blobs:           Component{Engine: EngineFS},
 		// Resilience block.
-		Timeouts:   DefaultTimeouts(),
-		DrainDelay: DefaultDrainDelay,
+		Timeouts: DefaultTimeouts(),
 	}
 }
 
@@ -141,6 +142,7 @@ func DistributedConfig() Config {
 	c.Search.Engine = EngineElasticsearch
 	c.Cache.Engine = EngineRedis
 	c.Blobs.Engine = EngineNATSObjects
+	c.DrainDelay = DefaultDrainDelay
 	return c
 }
 

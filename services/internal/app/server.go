@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"sync/atomic"
 	"time"
 
 	"github.com/cmsplatform/cms/pkg/auth"
@@ -49,6 +50,7 @@ type Server struct {
 	httpSrv   *http.Server
 	readyOnce chan struct{}
 	authn     *auth.Cached
+	draining  atomic.Bool // set when shutdown begins (readiness.go)
 }
 
 // Complete validates cfg, opens the components the targets need and builds
@@ -115,8 +117,10 @@ func (s *Server) HTTPAddr() string { return s.httpLn.Addr().String() }
 // GRPCAddr is the bound gRPC address.
 func (s *Server) GRPCAddr() string { return s.grpcLn.Addr().String() }
 
-// Run serves until ctx ends, then shuts down gracefully within the
-// configured timeout and closes the components in reverse order.
+// Run serves until ctx ends, then shuts down: it reports not-ready and
+// keeps serving for DrainDelay, closes the listeners and drains in-flight
+// requests within ShutdownTimeout, then stops the workers and closes the
+// components in reverse order.
 func (s *Server) Run(ctx context.Context) error {
 	defer s.comps.Close()
 	conn, err := grpc.NewClient(loopback(s.GRPCAddr()), grpc.WithTransportCredentials(insecure.NewCredentials()))
@@ -138,8 +142,12 @@ func (s *Server) Run(ctx context.Context) error {
 		}
 		return nil
 	})
+	// Workers (relay, indexer, invalidator) outlive the servers' drain:
+	// in-flight requests may wait for them (read-your-writes).
+	wctx, stopWorkers := context.WithCancel(context.WithoutCancel(ctx))
+	defer stopWorkers()
 	for _, w := range s.workers {
-		g.Go(func() error { return w(gctx) })
+		g.Go(func() error { return w(wctx) })
 	}
 	s.health.SetServingStatus("", healthpb.HealthCheckResponse_SERVING)
 	close(s.readyOnce)
@@ -149,6 +157,7 @@ func (s *Server) Run(ctx context.Context) error {
 	g.Go(func() error {
 		<-gctx.Done()
 		s.shutdown()
+		stopWorkers()
 		return nil
 	})
 	err = g.Wait()
@@ -159,7 +168,8 @@ func (s *Server) Run(ctx context.Context) error {
 }
 
 func (s *Server) shutdown() {
-	s.log.Info("shutting down", "timeout", s.cfg.ShutdownTimeout)
+	s.log.Info("shutting down", "drainDelay", s.cfg.DrainDelay, "timeout", s.cfg.ShutdownTimeout)
+	s.startDraining()
 	s.health.Shutdown()
 	ctx, cancel := context.WithTimeout(context.Background(), s.cfg.ShutdownTimeout)
 	defer cancel()
@@ -204,19 +214,6 @@ func (s *Server) httpHandler(ctx context.Context, conn *grpc.ClientConn) (http.H
 	}
 	root.Handle("/", gateway.CORS(gateway.CORSConfig{AllowedOrigins: s.cfg.CORSOrigins}, api))
 	return root, nil
-}
-
-// readyz answers 200 when every component this process uses answers a ping.
-func (s *Server) readyz(w http.ResponseWriter, r *http.Request) {
-	ctx, cancel := context.WithTimeout(r.Context(), 2*time.Second)
-	defer cancel()
-	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
-	if err := s.comps.Ping(ctx); err != nil {
-		w.WriteHeader(http.StatusServiceUnavailable)
-		_, _ = fmt.Fprintf(w, "not ready: %v\n", err)
-		return
-	}
-	_, _ = w.Write([]byte("ready"))
 }
 
 // loopback turns a listen address into one a client can dial.
