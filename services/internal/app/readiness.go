@@ -12,48 +12,64 @@ import (
 )
 
 // readyNeeds says which components a target cannot serve without, i.e.
-// what its /readyz checks. It is narrower than needs: a Delivery replica
-// still answers from its cache while the search engine is down (an
-// uncached read then answers 503 + Retry-After), so only its cache counts
-// (the memory cache is always reachable); Management writes to the store
-// (its outbox buffers the change events while NATS is away); the Index
-// group answers only from the search engine; the indexer moves events into
-// the search engine. Rendering has no component-backed operation yet.
-var readyNeeds = map[string][]string{
-	TargetManagement: {"store"},
-	TargetDelivery:   {"cache"},
+// what its /readyz checks: every group must have one reachable component
+// of its list. It is narrower than needs. A Delivery replica serves while
+// either its cache (cached answers; the memory cache is always reachable)
+// or the search engine (uncached answers) answers, so neither outage
+// alone takes every replica out of the load balancer. Management writes
+// to the store (its outbox buffers the change events while NATS is away);
+// the Index group answers only from the search engine; the indexer moves
+// events into the search engine. Rendering has no component-backed
+// operation yet.
+var readyNeeds = map[string][][]string{
+	TargetManagement: {{"store"}},
+	TargetDelivery:   {{"cache", "search"}},
 	TargetRendering:  {},
-	TargetIndex:      {"search"},
-	TargetIndexer:    {"events", "search"},
+	TargetIndex:      {{"search"}},
+	TargetIndexer:    {{"events"}, {"search"}},
 }
 
-// readyComponents are the components the configured targets need to be
-// ready, in opening order.
-func (c Config) readyComponents() []string {
-	var out []string
-	for _, n := range []string{"store", "events", "search", "cache", "blobs"} {
-		for _, t := range c.Targets() {
-			if slices.Contains(readyNeeds[t], n) && !slices.Contains(out, n) {
-				out = append(out, n)
+// readyGroups are the readiness groups of the configured targets.
+func (c Config) readyGroups() [][]string {
+	var out [][]string
+	for _, t := range c.Targets() {
+		for _, g := range readyNeeds[t] {
+			if !slices.ContainsFunc(out, func(o []string) bool { return slices.Equal(o, g) }) {
+				out = append(out, g)
 			}
 		}
 	}
 	return out
 }
 
-// PingOnly checks the named open components (others are skipped); the
-// error names the failing ones.
-func (c *Components) PingOnly(ctx context.Context, names []string) error {
-	var errs []error
+// PingAny checks the named open components in parallel and reports nil
+// as soon as one answers (or when none of them is open); otherwise the
+// error names every failure.
+func (c *Components) PingAny(ctx context.Context, names []string) error {
+	errs := make(chan error, len(names))
+	n := 0
 	for _, p := range c.pings {
 		if !slices.Contains(names, p.name) {
 			continue
 		}
-		if err := p.ping(ctx); err != nil {
-			errs = append(errs, fmt.Errorf("%s: %w", p.name, err))
-		}
+		n++
+		go func() {
+			if err := p.ping(ctx); err != nil {
+				errs <- fmt.Errorf("%s: %w", p.name, err)
+				return
+			}
+			errs <- nil
+		}()
 	}
-	return errors.Join(errs...)
+	var all []error
+	for range n {
+		err := <-errs
+		if err == nil {
+			return nil
+		}
+		all = append(all, err)
+	}
+	return errors.Join(all...)
 }
 
 // errDraining is the readiness answer of a process that is shutting down.
@@ -70,7 +86,13 @@ func (s *Server) ready(ctx context.Context) error {
 		ctx, cancel = context.WithTimeout(ctx, d)
 		defer cancel()
 	}
-	return s.comps.PingOnly(ctx, s.cfg.readyComponents())
+	var errs []error
+	for _, g := range s.cfg.readyGroups() {
+		if err := s.comps.PingAny(ctx, g); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	return errors.Join(errs...)
 }
 
 // readyz answers 200 when ready, else 503 with the reason. /healthz is
