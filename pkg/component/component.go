@@ -104,3 +104,14 @@ func Unreachable(err error) bool {
 	var oe *net.OpError
 	return errors.As(err, &oe)
 }
+
+// Call is Do for a function with a result.
+func Call[T any](ctx context.Context, g Guard, fn func(context.Context) (T, error)) (T, error) {
+	var out T
+	err := g.Do(ctx, func(ctx context.Context) error {
+		var err error
+		out, err = fn(ctx)
+		return err
+	})
+	return out, err
+}

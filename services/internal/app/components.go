@@ -119,6 +119,7 @@ func (c *Components) openStore(ctx context.Context, cfg Config, log *slog.Logger
 		c.Store = nil
 		return err
 	}
+	c.Store = store.WithDeadline(c.Store, component.Guard{Name: "store", Timeout: cfg.Timeouts.Store})
 	c.add("store", c.Store.Close, c.Store.Ping)
 	return nil
 }

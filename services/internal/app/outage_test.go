@@ -97,6 +97,26 @@ func TestComponentOutages(t *testing.T) {
 	pollUntil(t, 10*time.Second, "delivery read after recovery", func() bool {
 		return deliv.do(http.MethodGet, "/delivery/api/branches/4/objects/outage?lang=de-DE&redis=back", "").code == http.StatusOK
 	})
+
+	// PostgreSQL frozen under a Management process: its reads answer 503
+	// within the store deadline and it is not ready; then it recovers.
+	pgProxy := newFaultProxy(t, hostPort(t, base.Store.URL))
+	mcfg := config(TargetManagement)
+	pu, _ := url.Parse(mcfg.Store.URL)
+	pu.Host = pgProxy.addr
+	mcfg.Store.URL = pu.String()
+	mcfg.Timeouts.Store, mcfg.Timeouts.Ready = 300*time.Millisecond, 500*time.Millisecond
+	mgmt2 := serve(mcfg)
+	const read = "/apis/cms/v1/branches/4/objects/outage"
+	mgmt2.must(http.StatusOK, http.MethodGet, read, "") // also caches the login
+	pgProxy.set(proxyFrozen)
+	expectUnavailable(t, "frozen store: management read", func() httpResult { return mgmt2.do(http.MethodGet, read, "") })
+	timed(t, "frozen store: management readyz", func() httpResult { return mgmt2.do(http.MethodGet, "/readyz", "") },
+		http.StatusServiceUnavailable)
+	pgProxy.set(proxyForward)
+	pollUntil(t, 10*time.Second, "management read after recovery", func() bool {
+		return mgmt2.do(http.MethodGet, read, "").code == http.StatusOK
+	})
 }
 
 // expectUnavailable asserts a 503 ProblemDetails with Retry-After within
