@@ -12,7 +12,7 @@ import (
 // delay (CMS_TIMEOUTS_SEARCH, CMS_DRAIN_DELAY …), kept apart from
 // configKeys so both lists stay easy to merge.
 var resilienceKeys = []string{"drainDelay", "timeouts.store", "timeouts.events", "timeouts.search",
-	"timeouts.cache", "timeouts.blobs", "timeouts.ready"}
+	"timeouts.cache", "timeouts.ready"}
 
 func setResilienceDefaults(v *viper.Viper, d app.Config) {
 	v.SetDefault("drainDelay", d.DrainDelay)
@@ -42,5 +42,5 @@ func resilienceFromViper(v *viper.Viper, c *app.Config) error {
 
 func timeoutFields(t *app.Timeouts) map[string]*time.Duration {
 	return map[string]*time.Duration{"timeouts.store": &t.Store, "timeouts.events": &t.Events,
-		"timeouts.search": &t.Search, "timeouts.cache": &t.Cache, "timeouts.blobs": &t.Blobs, "timeouts.ready": &t.Ready}
+		"timeouts.search": &t.Search, "timeouts.cache": &t.Cache, "timeouts.ready": &t.Ready}
 }

@@ -74,7 +74,6 @@ type Timeouts struct {
 	Events time.Duration `yaml:"events"`
 	Search time.Duration `yaml:"search"`
 	Cache  time.Duration `yaml:"cache"`
-	Blobs  time.Duration `yaml:"blobs"`
 	// Ready bounds the component checks of one /readyz.
 	Ready time.Duration `yaml:"ready"`
 }
@@ -82,7 +81,7 @@ type Timeouts struct {
 // DefaultTimeouts are the documented defaults of Config.Timeouts.
 func DefaultTimeouts() Timeouts {
 	return Timeouts{Store: 15 * time.Second, Events: 10 * time.Second, Search: 10 * time.Second,
-		Cache: 250 * time.Millisecond, Blobs: 30 * time.Second, Ready: 2 * time.Second}
+		Cache: 250 * time.Millisecond, Ready: 2 * time.Second}
 }
 
 // DefaultDrainDelay is how long a stopping `cms serve` process keeps
