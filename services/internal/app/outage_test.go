@@ -111,6 +111,8 @@ func TestComponentOutages(t *testing.T) {
 	mgmt2.must(http.StatusOK, http.MethodGet, read, "") // also caches the login
 	pgProxy.set(proxyFrozen)
 	expectUnavailable(t, "frozen store: management read", func() httpResult { return mgmt2.do(http.MethodGet, read, "") })
+	stranger := httpClient{t: t, base: mgmt2.base, user: "admin", pass: "not-in-the-login-cache"}
+	expectUnavailable(t, "frozen store: login", func() httpResult { return stranger.do(http.MethodGet, read, "") })
 	timed(t, "frozen store: management readyz", func() httpResult { return mgmt2.do(http.MethodGet, "/readyz", "") },
 		http.StatusServiceUnavailable)
 	pgProxy.set(proxyForward)
