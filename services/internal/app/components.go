@@ -175,6 +175,11 @@ func (c *Components) openCache(ctx context.Context, cfg Config, log *slog.Logger
 	case EngineRedis:
 		var r *cacheredis.Cache
 		r, err = cacheredis.Open(ctx, cfg.Cache.URL, cfg.Cache.Prefix)
+		if err != nil && component.Unreachable(err) {
+			// Delivery serves uncached while Redis is away, from the start too.
+			log.Warn("redis unreachable; starting without the cache until it answers", "err", err)
+			r, err = cacheredis.Dial(cfg.Cache.URL, cfg.Cache.Prefix)
+		}
 		c.Cache = r
 	}
 	if err != nil {

@@ -27,13 +27,14 @@ func TestComponentOutages(t *testing.T) {
 	base := config("")
 	esProxy := newFaultProxy(t, hostPort(t, base.Search.URL))
 	redisProxy := newFaultProxy(t, hostPort(t, base.Cache.URL))
+	const cacheTimeout = 300 * time.Millisecond
 	viaProxies := func(target string) Config {
 		cfg := config(target)
 		cfg.Search.URL = "http://" + esProxy.addr
 		ru, _ := url.Parse(cfg.Cache.URL)
 		ru.Host = redisProxy.addr
 		cfg.Cache.URL = ru.String()
-		cfg.Timeouts.Search, cfg.Timeouts.Cache = 300*time.Millisecond, 100*time.Millisecond
+		cfg.Timeouts.Search, cfg.Timeouts.Cache = 300*time.Millisecond, cacheTimeout
 		cfg.Timeouts.Ready = 500 * time.Millisecond
 		return cfg
 	}
@@ -86,6 +87,13 @@ func TestComponentOutages(t *testing.T) {
 	timed(t, "frozen redis: delivery read", func() httpResult {
 		return deliv.do(http.MethodGet, "/delivery/api/branches/4/objects/outage?lang=de-DE&redis=frozen", "")
 	}, http.StatusOK)
+	// The cache failed a moment ago: the next read does not wait for it
+	// again (without the cooldown every cache call costs cacheTimeout).
+	if r := timed(t, "frozen redis: next delivery read", func() httpResult {
+		return deliv.do(http.MethodGet, "/delivery/api/branches/4/objects/outage?lang=de-DE&redis=frozen2", "")
+	}, http.StatusOK); r.took >= cacheTimeout {
+		t.Errorf("a read right after a cache failure took %v: it waited for the cache again", r.took)
+	}
 	timed(t, "frozen redis: delivery readyz", func() httpResult { return deliv.do(http.MethodGet, "/readyz", "") },
 		http.StatusOK)
 	// Both away: Delivery has nothing to serve from and says so.
@@ -97,6 +105,14 @@ func TestComponentOutages(t *testing.T) {
 	pollUntil(t, 10*time.Second, "delivery read after recovery", func() bool {
 		return deliv.do(http.MethodGet, "/delivery/api/branches/4/objects/outage?lang=de-DE&redis=back", "").code == http.StatusOK
 	})
+
+	// A Delivery replica starting while Redis is away serves uncached.
+	redisProxy.set(proxyRefusing)
+	late := serve(viaProxies(TargetDelivery))
+	timed(t, "redis down at start: delivery read", func() httpResult {
+		return late.do(http.MethodGet, "/delivery/api/branches/4/objects/outage?lang=de-DE&redis=down-at-start", "")
+	}, http.StatusOK)
+	redisProxy.set(proxyForward)
 
 	// PostgreSQL frozen under a Management process: its reads answer 503
 	// within the store deadline and it is not ready; then it recovers.
@@ -139,12 +155,18 @@ func expectUnavailable(t *testing.T, what string, call func() httpResult) {
 	}
 }
 
+// timedResult is a call's answer and how long it took.
+type timedResult struct {
+	httpResult
+	took time.Duration
+}
+
 // timed calls once and asserts the status and that it came within
 // outageBound.
-func timed(t *testing.T, what string, call func() httpResult, want int) httpResult {
+func timed(t *testing.T, what string, call func() httpResult, want int) timedResult {
 	t.Helper()
 	start := time.Now()
-	r := call()
+	r := timedResult{httpResult: call()}
 	took := time.Since(start)
 	if r.code != want {
 		t.Errorf("%s = %d, want %d: %s", what, r.code, want, r.body)
@@ -153,6 +175,7 @@ func timed(t *testing.T, what string, call func() httpResult, want int) httpResu
 		t.Errorf("%s took %v, want < %v", what, took.Round(time.Millisecond), outageBound)
 	}
 	t.Logf("%s: %d in %v", what, r.code, took.Round(time.Millisecond))
+	r.took = took
 	return r
 }
 
