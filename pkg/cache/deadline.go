@@ -66,13 +66,7 @@ func (d *deadlineCache) Close() error { return d.c.Close() }
 
 // Ping is the cache's Ping under the deadline (nil when it has none, as
 // the memory cache).
-func (d *deadlineCache) Ping(ctx context.Context) error {
-	p, ok := d.c.(interface{ Ping(context.Context) error })
-	if !ok {
-		return nil
-	}
-	return d.g.Do(ctx, p.Ping)
-}
+func (d *deadlineCache) Ping(ctx context.Context) error { return d.g.Ping(ctx, d.c) }
 
 type deadlineFenced struct {
 	*deadlineCache

@@ -115,3 +115,13 @@ func Call[T any](ctx context.Context, g Guard, fn func(context.Context) (T, erro
 	})
 	return out, err
 }
+
+// Ping calls v's Ping(ctx) under the guard's deadline; nil when v has no
+// Ping (an embedded component that is always there).
+func (g Guard) Ping(ctx context.Context, v any) error {
+	p, ok := v.(interface{ Ping(context.Context) error })
+	if !ok {
+		return nil
+	}
+	return g.Do(ctx, p.Ping)
+}

@@ -63,13 +63,7 @@ func (d *deadlineEngine) Refresh(ctx context.Context, index string) error {
 func (d *deadlineEngine) Close() error { return d.e.Close() }
 
 // Ping is the engine's Ping under the deadline (nil when it has none).
-func (d *deadlineEngine) Ping(ctx context.Context) error {
-	p, ok := d.e.(interface{ Ping(context.Context) error })
-	if !ok {
-		return nil
-	}
-	return d.g.Do(ctx, p.Ping)
-}
+func (d *deadlineEngine) Ping(ctx context.Context) error { return d.g.Ping(ctx, d.e) }
 
 type deadlineAliaser struct {
 	*deadlineEngine
