@@ -30,6 +30,7 @@ func setDefaults(v *viper.Viper, d app.Config) {
 		v.SetDefault(name+".url", c.URL)
 		v.SetDefault(name+".prefix", c.Prefix)
 	}
+	setResilienceDefaults(v, d)
 }
 
 // envKey is the environment variable of a config key: CMS_HTTP_ADDR for
@@ -98,6 +99,9 @@ func fromViper(v *viper.Viper, d app.Config) (app.Config, error) {
 	}
 	if c.ShutdownTimeout <= 0 {
 		return c, fmt.Errorf("shutdownTimeout must be positive")
+	}
+	if err := resilienceFromViper(v, &c); err != nil {
+		return c, err
 	}
 	return c, nil
 }

@@ -65,6 +65,12 @@ type Config struct {
 	Search Component `yaml:"search"`
 	Cache  Component `yaml:"cache"`
 	Blobs  Component `yaml:"blobs"`
+
+	// Resilience (issue 11 item 10): deadlines of component calls and the
+	// shutdown sequence. See "Deadlines, readiness and shutdown" in the
+	// README.
+	Timeouts   Timeouts      `yaml:"timeouts"`
+	DrainDelay time.Duration `yaml:"drainDelay"`
 }
 
 // EdgeConfig bounds what the HTTP server accepts (README "### HTTP edge").
@@ -126,6 +132,29 @@ func (e EdgeConfig) validate() []error {
 	return errs
 }
 
+// Timeouts bound one call to each component; a call that takes longer
+// fails as unavailable (503 + Retry-After). 0 disables a deadline.
+type Timeouts struct {
+	Store  time.Duration `yaml:"store"`
+	Events time.Duration `yaml:"events"`
+	Search time.Duration `yaml:"search"`
+	Cache  time.Duration `yaml:"cache"`
+	// Ready bounds the component checks of one /readyz.
+	Ready time.Duration `yaml:"ready"`
+}
+
+// DefaultTimeouts are the documented defaults of Config.Timeouts.
+func DefaultTimeouts() Timeouts {
+	return Timeouts{Store: 15 * time.Second, Events: 10 * time.Second, Search: 10 * time.Second,
+		Cache: 250 * time.Millisecond, Ready: 2 * time.Second}
+}
+
+// DefaultDrainDelay is how long a stopping `cms serve` process keeps
+// serving while it reports not-ready, so load balancers stop sending it
+// requests first. `cms run` (DefaultConfig, a laptop without a load
+// balancer) does not wait.
+const DefaultDrainDelay = 5 * time.Second
+
 // Component selects an implementation and where it lives.
 type Component struct {
 	Engine string `yaml:"engine"`
@@ -162,6 +191,8 @@ func DefaultConfig() Config {
 		Cache:           Component{Engine: EngineMemory, Prefix: "cms"},
 		Blobs:           Component{Engine: EngineFS},
 		Edge:            DefaultEdgeConfig(),
+		// Resilience block.
+		Timeouts: DefaultTimeouts(),
 	}
 }
 
@@ -176,6 +207,7 @@ func DistributedConfig() Config {
 	c.Search.Engine = EngineElasticsearch
 	c.Cache.Engine = EngineRedis
 	c.Blobs.Engine = EngineNATSObjects
+	c.DrainDelay = DefaultDrainDelay
 	return c
 }
 

@@ -11,7 +11,9 @@ import (
 	"time"
 
 	"github.com/cmsplatform/cms/pkg/auth"
+	"github.com/cmsplatform/cms/pkg/component"
 	"github.com/cmsplatform/cms/pkg/content"
+	"github.com/cmsplatform/cms/pkg/events"
 	"github.com/cmsplatform/cms/pkg/indexing"
 	"github.com/cmsplatform/cms/pkg/outbox"
 	"github.com/cmsplatform/cms/services/delivery"
@@ -78,7 +80,8 @@ func buildTargets(ctx context.Context, cfg Config, comps *Components, log *slog.
 		case TargetManagement:
 			// Management writes; its relay publishes the outbox. Several
 			// replicas may run it: claims are leased (SKIP LOCKED).
-			relay := outbox.New(comps.Store, comps.Events, outbox.Options{Logger: log.With("worker", "outbox")})
+			pub := events.PublisherWithDeadline(comps.Events, component.Guard{Name: "events", Timeout: cfg.Timeouts.Events})
+			relay := outbox.New(comps.Store, pub, outbox.Options{Logger: log.With("worker", "outbox")})
 			workers = append(workers, relay.Run)
 			registerRelayMetrics(reg, relay)
 			// The system model (types, attributes, languages, branch 4) is
