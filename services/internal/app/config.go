@@ -9,6 +9,9 @@ import (
 	"path/filepath"
 	"slices"
 	"time"
+
+	"github.com/cmsplatform/cms/pkg/content"
+	"github.com/cmsplatform/cms/pkg/indexing"
 )
 
 // Targets that `cms serve --target` accepts. "all" is what `cms run` serves.
@@ -54,6 +57,15 @@ type Config struct {
 	CORSOrigins     []string      `yaml:"corsOrigins"`
 	MaxUploadBytes  int64         `yaml:"maxUploadBytes"`
 
+	// Value sizes (README "Security and limits" / "Value sizes"): one
+	// value's JSON and all values of one write request (413 beyond), and
+	// the characters the indexer analyses per field (longer values are
+	// indexed by their beginning). CMS_MAX_VALUE_BYTES,
+	// CMS_MAX_REQUEST_VALUE_BYTES, CMS_MAX_INDEXED_CHARS.
+	MaxValueBytes        int `yaml:"maxValueBytes"`
+	MaxRequestValueBytes int `yaml:"maxRequestValueBytes"`
+	MaxIndexedChars      int `yaml:"maxIndexedChars"`
+
 	Store  Component `yaml:"store"`
 	Events Component `yaml:"events"`
 	Search Component `yaml:"search"`
@@ -91,11 +103,15 @@ func DefaultConfig() Config {
 		AdminPassword:   DefaultAdminPassword,
 		CORSOrigins:     []string{"*"},
 		MaxUploadBytes:  512 << 20,
-		Store:           Component{Engine: EngineSQLite},
-		Events:          Component{Engine: EngineEmbeddedNATS},
-		Search:          Component{Engine: EngineBleve, Prefix: "cms"},
-		Cache:           Component{Engine: EngineMemory, Prefix: "cms"},
-		Blobs:           Component{Engine: EngineFS},
+		// Value sizes.
+		MaxValueBytes:        content.DefaultMaxValueBytes,
+		MaxRequestValueBytes: content.DefaultMaxRequestValueBytes,
+		MaxIndexedChars:      indexing.DefaultMaxIndexedChars,
+		Store:                Component{Engine: EngineSQLite},
+		Events:               Component{Engine: EngineEmbeddedNATS},
+		Search:               Component{Engine: EngineBleve, Prefix: "cms"},
+		Cache:                Component{Engine: EngineMemory, Prefix: "cms"},
+		Blobs:                Component{Engine: EngineFS},
 	}
 }
 
