@@ -42,6 +42,10 @@ type env struct {
 	svc   *content.Service
 	ix    *indexing.Indexer
 	relay *outbox.Relay
+	// indexer is the running service; retry, when set before start, is
+	// its retry policy.
+	indexer *indexer.Service
+	retry   indexing.RetryPolicy
 	// subjectPrefix is put before "cms.changes.<branch>" (real NATS: a
 	// unique prefix per test so streams of parallel runs do not overlap).
 	subjectPrefix string
@@ -134,8 +138,9 @@ func start(t testing.TB, e *env, iopts indexing.Options) *env {
 	e.svc = content.New(e.st, nil)
 	e.relay = outbox.New(e.st, e.pub, outbox.Options{Idle: 5 * time.Millisecond, MaxIdle: 50 * time.Millisecond})
 	svc := indexer.New(e.bus, e.st, e.eng, nil, indexer.Options{
-		Subject: e.subjectPrefix + indexer.DefaultSubject, RetryDelay: 100 * time.Millisecond, Indexing: iopts})
-	e.ix = svc.Indexer()
+		Subject: e.subjectPrefix + indexer.DefaultSubject, RetryDelay: 100 * time.Millisecond, Indexing: iopts,
+		Retry: e.retry})
+	e.ix, e.indexer = svc.Indexer(), svc
 	var wg sync.WaitGroup
 	errs := make(chan error, 2)
 	for _, run := range []func(context.Context) error{e.relay.Run, svc.Run} {
