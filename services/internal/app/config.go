@@ -65,6 +65,10 @@ type Config struct {
 	MaxValueBytes        int `yaml:"maxValueBytes"`
 	MaxRequestValueBytes int `yaml:"maxRequestValueBytes"`
 	MaxIndexedChars      int `yaml:"maxIndexedChars"`
+	// IndexerMaxAttempts: applies of a failing change event before the
+	// indexer parks it (indexing.RetryPolicy; < 0 never parks).
+	// CMS_INDEXER_MAX_ATTEMPTS.
+	IndexerMaxAttempts int `yaml:"indexerMaxAttempts"`
 
 	Store  Component `yaml:"store"`
 	Events Component `yaml:"events"`
@@ -107,6 +111,7 @@ func DefaultConfig() Config {
 		MaxValueBytes:        content.DefaultMaxValueBytes,
 		MaxRequestValueBytes: content.DefaultMaxRequestValueBytes,
 		MaxIndexedChars:      indexing.DefaultMaxIndexedChars,
+		IndexerMaxAttempts:   indexing.DefaultMaxAttempts,
 		Store:                Component{Engine: EngineSQLite},
 		Events:               Component{Engine: EngineEmbeddedNATS},
 		Search:               Component{Engine: EngineBleve, Prefix: "cms"},

@@ -109,7 +109,7 @@ func buildTargets(ctx context.Context, cfg Config, comps *Components, log *slog.
 			groups = append(groups, g)
 		case TargetIndexer:
 			ix := indexer.New(comps.Events, comps.Store, comps.Search, log.With("worker", "indexer"),
-				indexer.Options{Indexing: cfg.indexing(log)})
+				indexer.Options{Indexing: cfg.indexing(log), Retry: indexing.RetryPolicy{MaxAttempts: cfg.IndexerMaxAttempts}})
 			workers = append(workers, ix.Run)
 			registerIndexerMetrics(reg, ix)
 		}
