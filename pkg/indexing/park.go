@@ -12,7 +12,7 @@ import (
 const (
 	DefaultMaxAttempts   = 5
 	DefaultRetryDelay    = time.Second
-	DefaultMaxRetryDelay = 30 * time.Second
+	DefaultMaxRetryDelay = 10 * time.Second
 )
 
 // RetryPolicy decides how a change event that fails to apply is retried
@@ -46,7 +46,7 @@ func (p RetryPolicy) WithDefaults() RetryPolicy {
 	return p
 }
 
-// Backoff is the delay after the failed attempt-th attempt (1-based).
+// Backoff is the delay after the attempt-th failed attempt (1-based).
 func (p RetryPolicy) Backoff(attempt int) time.Duration {
 	d := p.RetryDelay
 	for i := 1; i < attempt && d < p.MaxRetryDelay; i++ {

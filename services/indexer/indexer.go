@@ -85,7 +85,8 @@ type Service struct {
 
 // tries is what this process saw of one event's deliveries.
 type tries struct {
-	failures int // failed applies that were not Transient
+	failed   int // failed applies seen here (the backoff exponent)
+	failures int // of them, those that were not Transient
 	seen     int // the last delivery whose handling ended here
 }
 
@@ -210,6 +211,7 @@ func (s *Service) handle(ctx context.Context, m events.Msg) error {
 		return nil
 	case err != nil:
 		s.failed.Add(1)
+		tr.failed++
 		if !indexing.Transient(err) {
 			tr.failures++
 		}
@@ -220,7 +222,9 @@ func (s *Service) handle(ctx context.Context, m events.Msg) error {
 		s.mu.Lock()
 		s.tries[m.Sequence] = tr
 		s.mu.Unlock()
-		delay := s.retry.Backoff(delivered)
+		// Backoff by the failures seen, not by deliveries: redeliveries
+		// after lost acks (a NATS restart) are no reason to wait longer.
+		delay := s.retry.Backoff(tr.failed)
 		if ctx.Err() == nil {
 			s.log.Warn("indexer: apply failed, will retry", "subject", m.Subject, "msgId", m.MsgID,
 				"delivery", m.NumDelivered, "retry_in", delay, "err", err)
@@ -240,7 +244,7 @@ func (s *Service) park(ctx context.Context, m events.Msg, cause error) error {
 	tx, err := s.ix.Park(ctx, m.Data)
 	if err != nil && !errors.Is(err, indexing.ErrBadEvent) {
 		s.log.Warn("indexer: cannot park event, will retry", "subject", m.Subject, "msgId", m.MsgID, "err", err)
-		return events.RetryAfter(err, s.retry.Backoff(int(m.NumDelivered)))
+		return events.RetryAfter(err, s.retry.RetryDelay)
 	}
 	s.forget(m.Sequence)
 	s.parked.Add(1)
