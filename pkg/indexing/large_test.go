@@ -2,19 +2,14 @@ package indexing_test
 
 import (
 	"context"
-	"fmt"
 	"runtime"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/cmsplatform/cms/pkg/content"
 	"github.com/cmsplatform/cms/pkg/indexing"
 	"github.com/cmsplatform/cms/pkg/search"
-	"github.com/cmsplatform/cms/pkg/search/bleve"
-	"github.com/cmsplatform/cms/pkg/search/elastic"
 	"github.com/cmsplatform/cms/pkg/store"
-	"github.com/cmsplatform/cms/pkg/testenv"
 )
 
 // largeValue is a string of n bytes that starts with a recognisable word:
@@ -73,27 +68,8 @@ func applyLarge(t *testing.T, st store.Store, eng search.Engine, opts indexing.O
 // and the object is found by the value's first word.
 func TestLargeValue(t *testing.T) {
 	engines := map[string]func(t *testing.T) search.Engine{
-		"bleve": func(t *testing.T) search.Engine {
-			eng, err := bleve.New("")
-			if err != nil {
-				t.Fatal(err)
-			}
-			t.Cleanup(func() { _ = eng.Close() })
-			return eng
-		},
-		"elastic": func(t *testing.T) search.Engine {
-			url := testenv.URL(t, testenv.ElasticsearchURL)
-			prefix := fmt.Sprintf("cmslarge-%d-", time.Now().UnixNano())
-			eng, err := elastic.New(url, elastic.WithPrefix(prefix))
-			if err != nil {
-				t.Fatal(err)
-			}
-			t.Cleanup(func() {
-				_ = eng.Close()
-				deletePrefix(t, url, prefix)
-			})
-			return eng
-		},
+		"bleve":   func(t *testing.T) search.Engine { return openBleve(t, "") },
+		"elastic": func(t *testing.T) search.Engine { return openElastic(t) },
 	}
 	for engName, open := range engines {
 		for _, words := range []bool{false, true} {
@@ -128,11 +104,7 @@ func largeValueCase(t *testing.T, eng search.Engine, words bool) {
 // TestMaxIndexedChars: words beyond Options.MaxIndexedChars are not
 // indexed, the ones before are.
 func TestMaxIndexedChars(t *testing.T) {
-	eng, err := bleve.New("")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer eng.Close()
+	eng := openBleve(t, "")
 	ix, _, _ := applyLarge(t, bootstrappedStore(t), eng, indexing.Options{MaxIndexedChars: 12}, "früh äpfel late")
 	for word, want := range map[string]int{"äpfel": 1, "late": 0} {
 		for _, field := range []string{indexing.FieldFullText, indexing.NameTextField(content.LanguageEnUS)} {

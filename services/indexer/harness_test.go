@@ -71,6 +71,13 @@ func uniq() string {
 // embeddedEnv: SQLite, embedded NATS, in-memory Bleve.
 func embeddedEnv(t testing.TB) *env {
 	t.Helper()
+	return start(t, embeddedParts(t), indexing.Options{})
+}
+
+// embeddedParts opens the embedded components of an env, closed when the
+// test ends; the caller may wrap e.eng before start.
+func embeddedParts(t testing.TB) *env {
+	t.Helper()
 	ctx := context.Background()
 	st, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "cms.db"))
 	if err != nil {
@@ -87,7 +94,7 @@ func embeddedEnv(t testing.TB) *env {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = eng.Close() })
-	return start(t, &env{st: st, bus: bus, pub: bus, eng: eng}, indexing.Options{})
+	return &env{st: st, bus: bus, pub: bus, eng: eng}
 }
 
 // realEnv: PostgreSQL, NATS and Elasticsearch from CMS_*_URL, each with a

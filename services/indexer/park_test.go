@@ -4,18 +4,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"path/filepath"
 	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/cmsplatform/cms/pkg/content"
-	"github.com/cmsplatform/cms/pkg/events/natsjs"
 	"github.com/cmsplatform/cms/pkg/indexing"
 	"github.com/cmsplatform/cms/pkg/search"
-	"github.com/cmsplatform/cms/pkg/search/bleve"
-	"github.com/cmsplatform/cms/pkg/store/sqlite"
 )
 
 // poisonEngine is a real Bleve engine whose Bulk fails for any document
@@ -40,26 +36,12 @@ func (p *poisonEngine) Bulk(ctx context.Context, index string, ops []search.Op) 
 // read-your-writes wait for the parked transaction returns.
 func TestParkFailingEvent(t *testing.T) {
 	ctx := context.Background()
-	st, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "cms.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = st.Close() })
-	bus, err := natsjs.NewEmbedded(ctx, natsjs.EmbeddedConfig{Dir: t.TempDir()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = bus.Close() })
-	b, err := bleve.New("")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = b.Close() })
-	eng := &poisonEngine{Engine: b}
+	e := embeddedParts(t)
+	eng := &poisonEngine{Engine: e.eng}
+	e.eng = eng
 	const attempts = 3
-	e := start(t, &env{st: st, bus: bus, pub: bus, eng: eng,
-		retry: indexing.RetryPolicy{MaxAttempts: attempts, RetryDelay: 10 * time.Millisecond, MaxRetryDelay: 40 * time.Millisecond}},
-		indexing.Options{})
+	e.retry = indexing.RetryPolicy{MaxAttempts: attempts, RetryDelay: 10 * time.Millisecond, MaxRetryDelay: 40 * time.Millisecond}
+	start(t, e, indexing.Options{})
 
 	create := func(name string) (int64, int64) {
 		t.Helper()
