@@ -67,6 +67,9 @@ func (s *Service) CreateObjects(ctx context.Context, branch string, ch Change, i
 	if len(in) == 0 {
 		return Transaction{}, nil, invalidf("no objects given")
 	}
+	if err := s.limits.checkObjects(in); err != nil {
+		return Transaction{}, nil, err
+	}
 	tx, v, err := s.writeTx(ctx, branch, ch)
 	if err != nil {
 		return Transaction{}, nil, err
@@ -176,6 +179,9 @@ func (s *Service) UpdateObjects(ctx context.Context, branch string, ch Change, i
 		return UpdateResult{}, invalidf("no objects given")
 	}
 	if err := singleTarget(ch.IfMatch, len(in)); err != nil {
+		return UpdateResult{}, err
+	}
+	if err := s.limits.checkObjects(in); err != nil {
 		return UpdateResult{}, err
 	}
 	tx, v, err := s.writeTx(ctx, branch, ch)

@@ -22,6 +22,8 @@ func (s *service) toStatus(ctx context.Context, err error) error {
 		return gateway.WithReason(codes.InvalidArgument, gateway.ReasonUnprocessable, err.Error(), nil) // 422
 	case errors.Is(err, content.ErrNotFound):
 		return status.Error(codes.NotFound, err.Error()) // 404
+	case errors.Is(err, content.ErrTooLarge):
+		return gateway.WithReason(codes.ResourceExhausted, gateway.ReasonPayloadTooLarge, err.Error(), nil) // 413
 	case errors.Is(err, content.ErrInvalid), errors.Is(err, params.ErrInvalid):
 		return status.Error(codes.InvalidArgument, err.Error()) // 400
 	case errors.Is(err, content.ErrPreconditionFailed):

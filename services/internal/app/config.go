@@ -10,6 +10,9 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/cmsplatform/cms/pkg/content"
+	"github.com/cmsplatform/cms/pkg/indexing"
 )
 
 // Targets that `cms serve --target` accepts. "all" is what `cms run` serves.
@@ -59,6 +62,18 @@ type Config struct {
 	// throttling (README "### HTTP edge"). Env vars CMS_EDGE_<KEY>, e.g.
 	// CMS_EDGE_MAX_BODY_BYTES.
 	Edge EdgeConfig `yaml:"edge"`
+	// Value sizes (README "Security and limits" / "Value sizes"): one
+	// value's JSON and all values of one write request (413 beyond), and
+	// the characters the indexer analyses per field (longer values are
+	// indexed by their beginning). CMS_MAX_VALUE_BYTES,
+	// CMS_MAX_REQUEST_VALUE_BYTES, CMS_MAX_INDEXED_CHARS.
+	MaxValueBytes        int `yaml:"maxValueBytes"`
+	MaxRequestValueBytes int `yaml:"maxRequestValueBytes"`
+	MaxIndexedChars      int `yaml:"maxIndexedChars"`
+	// IndexerMaxAttempts: applies of a failing change event before the
+	// indexer parks it (indexing.RetryPolicy; < 0 never parks).
+	// CMS_INDEXER_MAX_ATTEMPTS.
+	IndexerMaxAttempts int `yaml:"indexerMaxAttempts"`
 
 	Store  Component `yaml:"store"`
 	Events Component `yaml:"events"`
@@ -185,12 +200,17 @@ func DefaultConfig() Config {
 		AdminPassword:   DefaultAdminPassword,
 		CORSOrigins:     nil, // no cross-origin access unless configured
 		MaxUploadBytes:  512 << 20,
-		Store:           Component{Engine: EngineSQLite},
-		Events:          Component{Engine: EngineEmbeddedNATS},
-		Search:          Component{Engine: EngineBleve, Prefix: "cms"},
-		Cache:           Component{Engine: EngineMemory, Prefix: "cms"},
-		Blobs:           Component{Engine: EngineFS},
-		Edge:            DefaultEdgeConfig(),
+		// Value sizes.
+		MaxValueBytes:        content.DefaultMaxValueBytes,
+		MaxRequestValueBytes: content.DefaultMaxRequestValueBytes,
+		MaxIndexedChars:      indexing.DefaultMaxIndexedChars,
+		IndexerMaxAttempts:   indexing.DefaultMaxAttempts,
+		Store:                Component{Engine: EngineSQLite},
+		Events:               Component{Engine: EngineEmbeddedNATS},
+		Search:               Component{Engine: EngineBleve, Prefix: "cms"},
+		Cache:                Component{Engine: EngineMemory, Prefix: "cms"},
+		Blobs:                Component{Engine: EngineFS},
+		Edge:                 DefaultEdgeConfig(),
 		// Resilience block.
 		Timeouts: DefaultTimeouts(),
 	}

@@ -90,7 +90,8 @@ func buildTargets(ctx context.Context, cfg Config, comps *Components, log *slog.
 				return nil, nil, fmt.Errorf("bootstrap the system model: %w", err)
 			}
 			st := notifyingStore{Store: comps.Store, notify: relay.Notify}
-			svc := content.New(st, log.With("component", "content"), content.WithUsersChanged(usersChanged))
+			svc := content.New(st, log.With("component", "content"), content.WithUsersChanged(usersChanged),
+				content.WithValueLimits(content.ValueLimits{MaxValueBytes: cfg.MaxValueBytes, MaxRequestValueBytes: cfg.MaxRequestValueBytes}))
 			groups = append(groups, management.New(management.Options{
 				MaxUploadBytes: cfg.MaxUploadBytes, Content: svc, Logger: log,
 			}))
@@ -129,7 +130,7 @@ func buildTargets(ctx context.Context, cfg Config, comps *Components, log *slog.
 			groups = append(groups, g)
 		case TargetIndexer:
 			ix := indexer.New(comps.Events, comps.Store, comps.Search, log.With("worker", "indexer"),
-				indexer.Options{Indexing: cfg.indexing(log)})
+				indexer.Options{Indexing: cfg.indexing(log), Retry: indexing.RetryPolicy{MaxAttempts: cfg.IndexerMaxAttempts}})
 			workers = append(workers, ix.Run)
 			registerIndexerMetrics(reg, ix)
 		}
@@ -140,7 +141,7 @@ func buildTargets(ctx context.Context, cfg Config, comps *Components, log *slog.
 // indexing is the one place the index layout is configured: the indexer
 // writes with it and the read services (Index, Delivery) read with it.
 func (c Config) indexing(log *slog.Logger) indexing.Options {
-	return indexing.Options{Logger: log.With("component", "indexing")}
+	return indexing.Options{Logger: log.With("component", "indexing"), MaxIndexedChars: c.MaxIndexedChars}
 }
 
 // invalidatorDurable names the Delivery cache invalidator's JetStream
