@@ -96,8 +96,5 @@ func (r *Resolver) status(ctx context.Context, err error) error {
 	if errors.Is(err, delivery.ErrNotFound) {
 		return status.Error(codes.NotFound, err.Error())
 	}
-	if st := gateway.SearchUnavailable(ctx, err); st != nil {
-		return st
-	}
 	return gateway.OtherStatus(ctx, r.log, "branches", err)
 }
