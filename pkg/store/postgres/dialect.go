@@ -113,11 +113,9 @@ func (c querier) QueryRow(ctx context.Context, query string, args ...any) sqlsto
 }
 
 // ExecBatch sends the statements in one round trip.
-func (c querier) ExecBatch(ctx context.Context, batch []sqlstore.Statement) error {
+func (c querier) ExecBatch(ctx context.Context, queue func(sqlstore.Batch)) error {
 	b := &pgx.Batch{}
-	for _, s := range batch {
-		b.Queue(s.SQL, s.Args...)
-	}
+	queue(batch{b})
 	br := c.q.SendBatch(ctx, b)
 	for range b.Len() {
 		if _, err := br.Exec(); err != nil {
@@ -127,6 +125,11 @@ func (c querier) ExecBatch(ctx context.Context, batch []sqlstore.Statement) erro
 	}
 	return br.Close()
 }
+
+// batch is sqlstore.Batch on a pgx.Batch.
+type batch struct{ b *pgx.Batch }
+
+func (b batch) Queue(query string, args ...any) { b.b.Queue(query, args...) }
 
 // txConn is sqlstore.TxConn over a pgx transaction.
 type txConn struct {

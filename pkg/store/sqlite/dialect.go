@@ -128,15 +128,26 @@ func (c querier) QueryRow(ctx context.Context, query string, args ...any) sqlsto
 	return c.q.QueryRowContext(ctx, query, args...)
 }
 
-// ExecBatch runs the statements one by one: SQLite is in process, so a
-// round trip costs nothing.
-func (c querier) ExecBatch(ctx context.Context, batch []sqlstore.Statement) error {
-	for _, s := range batch {
-		if _, err := c.q.ExecContext(ctx, s.SQL, s.Args...); err != nil {
-			return err
-		}
+// ExecBatch runs each statement as it is queued: SQLite is in process, so
+// a round trip costs nothing.
+func (c querier) ExecBatch(ctx context.Context, queue func(sqlstore.Batch)) error {
+	b := &execNow{ctx: ctx, q: c.q}
+	queue(b)
+	return b.err
+}
+
+// execNow is a sqlstore.Batch that executes each statement at once, until
+// one fails.
+type execNow struct {
+	ctx context.Context
+	q   sqlQuerier
+	err error
+}
+
+func (b *execNow) Queue(query string, args ...any) {
+	if b.err == nil {
+		_, b.err = b.q.ExecContext(b.ctx, query, args...)
 	}
-	return nil
 }
 
 // rowsCloser is *sql.Rows with the Close of sqlstore.Rows (its error is

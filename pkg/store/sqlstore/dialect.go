@@ -90,9 +90,16 @@ type Querier interface {
 	// QueryRow runs a statement that returns at most one row; its error,
 	// if any, is reported by Scan.
 	QueryRow(ctx context.Context, query string, args ...any) Row
-	// ExecBatch runs the statements in order and returns the first error.
-	// A driver may send them in one round trip.
-	ExecBatch(ctx context.Context, batch []Statement) error
+	// ExecBatch runs the statements that queue adds to the batch, in
+	// order, and returns the first error (the statements after it are not
+	// run). A driver may run each as it is added or send them all in one
+	// round trip when queue returns.
+	ExecBatch(ctx context.Context, queue func(Batch)) error
+}
+
+// Batch collects the statements of Querier.ExecBatch.
+type Batch interface {
+	Queue(query string, args ...any)
 }
 
 // Rows is the result of Querier.Query.
@@ -115,12 +122,6 @@ type TxConn interface {
 	// Rollback discards the transaction; ctx is not cancelled when the
 	// caller's context was.
 	Rollback(ctx context.Context) error
-}
-
-// Statement is one statement of a batch.
-type Statement struct {
-	SQL  string
-	Args []any
 }
 
 // mapErr turns driver errors into store sentinels where one applies.

@@ -57,17 +57,17 @@ func (t *writeTx) PutObjects(ctx context.Context, objs ...store.Object) error {
 	if err := store.CheckObjects(objs); err != nil {
 		return err
 	}
-	batch := make([]Statement, 0, len(objs)+1)
-	for _, o := range objs {
-		var api any // NULL for none
-		if o.APIIdentifier != "" {
-			api = o.APIIdentifier
+	err := t.tx.ExecBatch(ctx, func(b Batch) {
+		for _, o := range objs {
+			var api any // NULL for none
+			if o.APIIdentifier != "" {
+				api = o.APIIdentifier
+			}
+			b.Queue(t.st.putObject, o.Branch, o.ID, o.TypeID, o.GUID, api, o.Deleted, t.meta.ID, t.meta.ID)
 		}
-		batch = append(batch, Statement{t.st.putObject,
-			[]any{o.Branch, o.ID, o.TypeID, o.GUID, api, o.Deleted, t.meta.ID, t.meta.ID}})
-	}
-	batch = append(batch, Statement{t.st.raiseObjectCounter, []any{store.MaxID(objs)}})
-	if err := t.tx.ExecBatch(ctx, batch); err != nil {
+		b.Queue(t.st.raiseObjectCounter, store.MaxID(objs))
+	})
+	if err != nil {
 		return errorf(t.d, err, "put objects")
 	}
 	return nil
@@ -98,12 +98,13 @@ func (t *writeTx) PutValues(ctx context.Context, values ...store.Value) error {
 	if len(values) == 0 {
 		return nil
 	}
-	batch := make([]Statement, len(values))
-	for i, v := range values {
-		batch[i] = Statement{t.st.putValue, []any{
-			v.Branch, v.ObjectID, v.AttributeID, v.Variant, v.Language, v.SortReverse, string(js[i]), v.UnitRef, t.meta.ID}}
-	}
-	if err := t.tx.ExecBatch(ctx, batch); err != nil {
+	err = t.tx.ExecBatch(ctx, func(b Batch) {
+		for i, v := range values {
+			b.Queue(t.st.putValue,
+				v.Branch, v.ObjectID, v.AttributeID, v.Variant, v.Language, v.SortReverse, string(js[i]), v.UnitRef, t.meta.ID)
+		}
+	})
+	if err != nil {
 		return errorf(t.d, err, "put values")
 	}
 	return nil
@@ -135,18 +136,21 @@ func (t *writeTx) AppendOutbox(ctx context.Context, events ...store.OutboxEvent)
 	if len(events) == 0 {
 		return nil
 	}
-	batch := make([]Statement, len(events))
-	for i, e := range events {
+	for _, e := range events {
 		if e.Subject == "" {
 			return fmt.Errorf("%w: outbox event without subject", store.ErrInvalidArgument)
 		}
-		payload := e.Payload
-		if payload == nil {
-			payload = []byte{}
-		}
-		batch[i] = Statement{t.st.appendOutbox, []any{t.meta.ID, e.Subject, e.MsgID, payload}}
 	}
-	if err := t.tx.ExecBatch(ctx, batch); err != nil {
+	err := t.tx.ExecBatch(ctx, func(b Batch) {
+		for _, e := range events {
+			payload := e.Payload
+			if payload == nil {
+				payload = []byte{}
+			}
+			b.Queue(t.st.appendOutbox, t.meta.ID, e.Subject, e.MsgID, payload)
+		}
+	})
+	if err != nil {
 		return errorf(t.d, err, "append outbox")
 	}
 	return nil
