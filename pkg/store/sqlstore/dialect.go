@@ -19,7 +19,7 @@ import (
 )
 
 // Dialect is what the SQL of one database spells differently. The shared
-// code never writes a placeholder, a list condition, a JSON or time
+// code writes ? for parameters and never a list condition, a JSON or time
 // conversion or a lock clause itself; it asks the Dialect.
 type Dialect interface {
 	// Name prefixes error messages ("postgres", "sqlite").

@@ -11,6 +11,7 @@ import (
 
 // Config is what a backend hands New.
 type Config struct {
+	// Dialect spells the backend's SQL.
 	Dialect Dialect
 	// Read runs the reads of committed data.
 	Read Querier
@@ -18,7 +19,8 @@ type Config struct {
 	Write Querier
 	// Begin opens a driver transaction for a write transaction. The
 	// backend chooses its isolation and how it waits for the write lock.
-	Begin   func(ctx context.Context) (TxConn, error)
+	Begin func(ctx context.Context) (TxConn, error)
+	// Options are the store's options (clock, outbox lease …).
 	Options store.Options
 }
 
