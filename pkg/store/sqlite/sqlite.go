@@ -19,6 +19,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"log/slog"
 	"net/url"
 
 	"github.com/cmsplatform/cms/pkg/migrations"
@@ -85,6 +86,10 @@ func Open(ctx context.Context, path string, opts ...store.Option) (*Store, error
 			o.Logger.Info("applied migration", "dialect", "sqlite", "version", m.Version, "name", m.Name)
 		}
 	}
+	if err := releaseOutboxLeases(ctx, w, o.Logger); err != nil {
+		w.Close()
+		return nil, err
+	}
 	r, err := sql.Open("sqlite", dsn(path, true))
 	if err != nil {
 		w.Close()
@@ -109,6 +114,26 @@ func Open(ctx context.Context, path string, opts ...store.Option) (*Store, error
 		writer: w,
 		readDB: r,
 	}, nil
+}
+
+// releaseOutboxLeases makes every outbox event claimable again. A SQLite
+// file serves one process (`cms run`: its data dir is locked by the
+// embedded NATS and Bleve), so a lease found at open was taken by a relay
+// that is gone: killed between claiming and acking. Left alone it would
+// hide those events for the rest of the lease (30s) while the new relay
+// publishes newer ones first, out of commit order, so the indexer's
+// change-tracking version would pass transactions it has not applied and
+// read-your-writes would answer without them. Released, they are claimed
+// first again; the stream drops a re-published duplicate by MsgID.
+func releaseOutboxLeases(ctx context.Context, w *sql.DB, log *slog.Logger) error {
+	res, err := w.ExecContext(ctx, `UPDATE outbox SET leased_until = 0 WHERE leased_until > 0`)
+	if err != nil {
+		return fmt.Errorf("sqlite: release outbox leases: %w", err)
+	}
+	if n, _ := res.RowsAffected(); n > 0 {
+		log.Info("released outbox events claimed by a stopped process", "events", n)
+	}
+	return nil
 }
 
 // Ping implements store.Store.
