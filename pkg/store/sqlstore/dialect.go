@@ -71,12 +71,12 @@ type ErrorClass int
 const (
 	// ErrOther is any error without a store sentinel.
 	ErrOther ErrorClass = iota
-	// ErrTxFinished: the driver's transaction was already committed or
+	// ErrTxFinished means the driver's transaction was already committed or
 	// rolled back (store.ErrTxDone).
 	ErrTxFinished
-	// ErrNoRows: a single-row query found no row (store.ErrNotFound).
+	// ErrNoRows means a single-row query found no row (store.ErrNotFound).
 	ErrNoRows
-	// ErrUniqueViolation: a unique constraint or primary key was violated
+	// ErrUniqueViolation means a unique constraint or primary key was violated
 	// (store.ErrConflict).
 	ErrUniqueViolation
 )
