@@ -1,27 +1,28 @@
 package content
 
 import (
-	"errors"
 	"fmt"
+
+	"github.com/cmsplatform/cms/pkg/errkind"
 )
 
 // Sentinel errors. Every error the service returns for a client mistake
 // wraps one of them (test with errors.Is); anything else is a server fault.
 var (
 	// ErrNotFound: a branch, object, type or filter identifier does not exist.
-	ErrNotFound = errors.New("not found")
+	ErrNotFound = errkind.New(errkind.NotFound, "not found")
 	// ErrAmbiguous: an identifier matches more than one object.
-	ErrAmbiguous = errors.New("the object id is not unique")
+	ErrAmbiguous = errkind.New(errkind.Ambiguous, "the object id is not unique")
 	// ErrInvalid: the request data is malformed or violates the model
 	// (data type, language, multiplicity, references, protected objects,
 	// a GUID or ApiIdentifier already taken: NovaDB declares no 409).
-	ErrInvalid = errors.New("invalid request")
+	ErrInvalid = errkind.New(errkind.Invalid, "invalid request")
 	// ErrForbidden: the operation is not allowed, e.g. changing an
 	// ApiIdentifier once set.
-	ErrForbidden = errors.New("forbidden")
+	ErrForbidden = errkind.New(errkind.Forbidden, "forbidden")
 	// ErrPreconditionFailed: the current state of the resource a write
 	// changes does not satisfy the write's Precondition (If-Match).
-	ErrPreconditionFailed = errors.New("precondition failed")
+	ErrPreconditionFailed = errkind.New(errkind.PreconditionFailed, "precondition failed")
 )
 
 func invalidf(format string, args ...any) error {

@@ -1,14 +1,15 @@
 package content
 
 import (
-	"errors"
 	"fmt"
+
+	"github.com/cmsplatform/cms/pkg/errkind"
 )
 
 // ErrTooLarge means a value, or the values of one request together, exceed the
 // configured ValueLimits. Management answers 413 with the attribute and the
 // limit in the detail.
-var ErrTooLarge = errors.New("too large")
+var ErrTooLarge = errkind.New(errkind.TooLarge, "too large")
 
 // Defaults of ValueLimits.
 const (

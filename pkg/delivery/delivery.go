@@ -21,6 +21,7 @@ import (
 	"log/slog"
 	"sync"
 
+	"github.com/cmsplatform/cms/pkg/errkind"
 	"github.com/cmsplatform/cms/pkg/indexing"
 	"github.com/cmsplatform/cms/pkg/search"
 )
@@ -28,12 +29,12 @@ import (
 // Errors. Callers map them to transport codes with errors.Is.
 var (
 	// ErrNotFound: the branch, type or object does not exist in the index.
-	ErrNotFound = errors.New("delivery: not found")
+	ErrNotFound = errkind.New(errkind.NotFound, "delivery: not found")
 	// ErrInvalidArgument: a parameter is malformed (filter, sort, paging,
 	// language, variants).
-	ErrInvalidArgument = errors.New("delivery: invalid argument")
+	ErrInvalidArgument = errkind.New(errkind.Invalid, "delivery: invalid argument")
 	// ErrAmbiguous: an ApiIdentifier names more than one object.
-	ErrAmbiguous = errors.New("delivery: the object id is not unique")
+	ErrAmbiguous = errkind.New(errkind.Ambiguous, "delivery: the object id is not unique")
 )
 
 // Limits.

@@ -3,19 +3,19 @@ package delivery
 import (
 	"cmp"
 	"context"
-	"errors"
 	"slices"
 	"strconv"
 	"strings"
 
 	"github.com/cmsplatform/cms/pkg/content"
+	"github.com/cmsplatform/cms/pkg/errkind"
 	"github.com/cmsplatform/cms/pkg/indexing"
 	"github.com/cmsplatform/cms/pkg/params"
 	"github.com/cmsplatform/cms/pkg/search"
 )
 
 // ErrUnsupported: a valid option this implementation does not provide.
-var ErrUnsupported = errors.New("delivery: not supported")
+var ErrUnsupported = errkind.New(errkind.Unsupported, "delivery: not supported")
 
 // Default and maximum number of values per field or suggestions.
 const (

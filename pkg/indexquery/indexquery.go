@@ -23,6 +23,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/cmsplatform/cms/pkg/errkind"
 	"github.com/cmsplatform/cms/pkg/indexing"
 	"github.com/cmsplatform/cms/pkg/search"
 	"github.com/cmsplatform/cms/pkg/store"
@@ -31,10 +32,10 @@ import (
 // Errors. Both wrap a detail a client can act on.
 var (
 	// ErrInvalid: the request is malformed (HTTP 400).
-	ErrInvalid = errors.New("invalid request")
+	ErrInvalid = errkind.New(errkind.Invalid, "invalid request")
 	// ErrUnsupported: the request asks for something this implementation
 	// cannot answer yet (HTTP 501).
-	ErrUnsupported = errors.New("not supported")
+	ErrUnsupported = errkind.New(errkind.Unsupported, "not supported")
 )
 
 func invalid(format string, a ...any) error {

@@ -10,13 +10,14 @@
 package params
 
 import (
-	"errors"
 	"fmt"
 	"strings"
+
+	"github.com/cmsplatform/cms/pkg/errkind"
 )
 
 // ErrInvalid is wrapped by every error of this package.
-var ErrInvalid = errors.New("invalid parameter")
+var ErrInvalid = errkind.New(errkind.Invalid, "invalid parameter")
 
 // Limits shared by the groups.
 const (
@@ -32,8 +33,9 @@ type Error struct{ msg string }
 
 func (e *Error) Error() string { return e.msg }
 
-// Is makes errors.Is(err, ErrInvalid) hold.
-func (e *Error) Is(target error) bool { return target == ErrInvalid }
+// Is makes errors.Is(err, ErrInvalid) and errors.Is(err, errkind.Invalid)
+// hold.
+func (e *Error) Is(target error) bool { return target == ErrInvalid || target == errkind.Invalid }
 
 func errorf(format string, args ...any) error { return &Error{msg: fmt.Sprintf(format, args...)} }
 

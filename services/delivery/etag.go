@@ -185,4 +185,3 @@ func etagOf(op string, body []byte, tags []string) string {
 // metaKey names the entry that records, for one ETag, the cache tags and
 // the index version of a rendering (read by the HTTP fast path).
 func metaKey(etag string) string { return "delivery:meta:" + strings.Trim(etag, `"`) }
-

@@ -4,24 +4,18 @@ import (
 	"context"
 	"errors"
 
-	"github.com/cmsplatform/cms/pkg/indexquery"
 	"github.com/cmsplatform/cms/pkg/search"
 	"github.com/cmsplatform/cms/services/internal/gateway"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 )
 
-// toStatus is the one mapping of domain errors to gRPC status (and so to
-// HTTP status through the gateway). Unknown errors become Internal with a
-// generic message; the cause goes to the log.
+// toStatus maps domain errors with the one mapping of all groups
+// (gateway.DomainStatus). Index requests carry the client's query into the
+// engine, so a query the engine refuses is the client's mistake (400).
 func (s *service) toStatus(ctx context.Context, err error) error {
-	switch {
-	case err == nil:
-		return nil
-	case errors.Is(err, indexquery.ErrInvalid), errors.Is(err, search.ErrInvalidQuery):
-		return status.Error(codes.InvalidArgument, err.Error()) // 400
-	case errors.Is(err, indexquery.ErrUnsupported):
-		return status.Error(codes.Unimplemented, err.Error()) // 501
+	if errors.Is(err, search.ErrInvalidQuery) {
+		return status.Error(codes.InvalidArgument, err.Error())
 	}
-	return gateway.OtherStatus(ctx, s.log, "index", err)
+	return gateway.DomainStatus(ctx, s.log, "index", err)
 }

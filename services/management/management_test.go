@@ -311,4 +311,3 @@ func TestWithoutContent(t *testing.T) {
 	h.expect(t, 501, "GET", "/branches/4/objects/1", "")
 	h.expect(t, 501, "GET", "/branches", "")
 }
-

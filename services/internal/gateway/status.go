@@ -6,6 +6,7 @@ import (
 	"log/slog"
 
 	"github.com/cmsplatform/cms/pkg/component"
+	"github.com/cmsplatform/cms/pkg/errkind"
 	"github.com/cmsplatform/cms/pkg/search"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
@@ -48,6 +49,33 @@ func Unavailable(ctx context.Context, err error) error {
 //
 // Deprecated: OtherStatus maps unavailable components; call it.
 func SearchUnavailable(ctx context.Context, err error) error { return Unavailable(ctx, err) }
+
+// DomainStatus is the one mapping of domain errors to gRPC status (and,
+// through the reason table, HTTP status) for every API group: the error's
+// errkind decides (400, 404, 422, 413, 412, 403, 501); anything else goes
+// to OtherStatus, logged under group.
+func DomainStatus(ctx context.Context, log *slog.Logger, group string, err error) error {
+	if err == nil {
+		return nil
+	}
+	switch errkind.Of(err) {
+	case errkind.Invalid:
+		return status.Error(codes.InvalidArgument, err.Error())
+	case errkind.NotFound:
+		return status.Error(codes.NotFound, err.Error())
+	case errkind.Ambiguous:
+		return WithReason(codes.InvalidArgument, ReasonUnprocessable, err.Error(), nil)
+	case errkind.TooLarge:
+		return WithReason(codes.ResourceExhausted, ReasonPayloadTooLarge, err.Error(), nil)
+	case errkind.PreconditionFailed:
+		return WithReason(codes.FailedPrecondition, ReasonPreconditionFailed, err.Error(), nil)
+	case errkind.Forbidden:
+		return status.Error(codes.PermissionDenied, err.Error())
+	case errkind.Unsupported:
+		return status.Error(codes.Unimplemented, err.Error())
+	}
+	return OtherStatus(ctx, log, group, err)
+}
 
 // OtherStatus maps what no domain error matched: an unavailable component
 // (Unavailable: 503 + Retry-After), cancellation and deadlines, errors that already are a status (e.g. NotModified), and

@@ -1,0 +1,65 @@
+// Package errkind is the one set of domain error kinds. Domain packages
+// declare their sentinel errors with New, keeping their own messages, and
+// one mapping (services/internal/gateway.DomainStatus) turns an error of
+// any kind into the same status in every API group.
+package errkind
+
+import "errors"
+
+// Kind classifies a domain error. It is an error itself, so errors.Is(err,
+// errkind.NotFound) tells any sentinel declared with New by its kind.
+type Kind int
+
+// The kinds, with the HTTP status every group answers for them.
+const (
+	// Invalid is a request the domain refuses as malformed (400).
+	Invalid Kind = iota + 1
+	// NotFound is a resource that does not exist or is hidden (404).
+	NotFound
+	// Ambiguous is an identifier that names more than one object (422).
+	Ambiguous
+	// TooLarge is a value or request beyond a configured limit (413).
+	TooLarge
+	// PreconditionFailed is a stale If-Match (412).
+	PreconditionFailed
+	// Forbidden is a caller without the grant the operation needs (403).
+	Forbidden
+	// Unsupported is a valid request for something not implemented (501).
+	Unsupported
+)
+
+var names = map[Kind]string{Invalid: "invalid", NotFound: "not found", Ambiguous: "ambiguous",
+	TooLarge: "too large", PreconditionFailed: "precondition failed", Forbidden: "forbidden",
+	Unsupported: "unsupported"}
+
+func (k Kind) Error() string { return names[k] }
+
+// kinds lists every Kind for Of.
+var kinds = []Kind{Invalid, NotFound, Ambiguous, TooLarge, PreconditionFailed, Forbidden, Unsupported}
+
+// New returns a sentinel error with message msg that is of kind k.
+func New(k Kind, msg string) error { return &sentinel{kind: k, msg: msg} }
+
+type sentinel struct {
+	kind Kind
+	msg  string
+}
+
+func (e *sentinel) Error() string { return e.msg }
+
+// Is makes errors.Is(err, kind) true for the sentinel's kind.
+func (e *sentinel) Is(target error) bool {
+	k, ok := target.(Kind)
+	return ok && k == e.kind
+}
+
+// Of returns the kind of err (the first in its chain), or 0 when it has
+// none.
+func Of(err error) Kind {
+	for _, k := range kinds {
+		if errors.Is(err, k) {
+			return k
+		}
+	}
+	return 0
+}

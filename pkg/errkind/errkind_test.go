@@ -1,0 +1,25 @@
+package errkind
+
+import (
+	"errors"
+	"fmt"
+	"testing"
+)
+
+func TestKinds(t *testing.T) {
+	errMissing := New(NotFound, "thing: not found")
+	wrapped := fmt.Errorf("reading 5: %w", errMissing)
+	if !errors.Is(wrapped, errMissing) || !errors.Is(wrapped, NotFound) || errors.Is(wrapped, Invalid) {
+		t.Fatalf("errors.Is on %v: sentinel %v, NotFound %v, Invalid %v", wrapped,
+			errors.Is(wrapped, errMissing), errors.Is(wrapped, NotFound), errors.Is(wrapped, Invalid))
+	}
+	if got := Of(wrapped); got != NotFound {
+		t.Errorf("Of = %v, want NotFound", got)
+	}
+	if got := Of(errors.New("plain")); got != 0 {
+		t.Errorf("Of(plain) = %v, want 0", got)
+	}
+	if wrapped.Error() != "reading 5: thing: not found" {
+		t.Errorf("message = %q", wrapped.Error())
+	}
+}
