@@ -173,10 +173,10 @@ func (c hostileCase) request(w hostileWorld) (*http.Request, error) {
 // hostileWorld is one running system with the objects the catalogue
 // refers to.
 type hostileWorld struct {
-	base      func(path string) string
-	a, b      int64 // child branches of 4; "reader" may read A only
-	victim    int64 // a child branch of 4 that conditional deletes aim at
-	typ, attr int64 // a type and its Integer attribute
+	base       func(path string) string
+	a, b       int64 // child branches of 4; "reader" may read A only
+	victim     int64 // a child branch of 4 that conditional deletes aim at
+	typ, attr  int64 // a type and its Integer attribute
 	doc, spare int64 // objects of typ on branch 4; spare is for conditional deletes
 }
 
