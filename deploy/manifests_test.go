@@ -137,11 +137,12 @@ func TestManifestsRender(t *testing.T) {
 }
 
 // TestDistributedLayout checks the distributed overlay runs every target,
-// scales Delivery and ships an (example) component Secret.
+// scales Delivery and ships (example) Secrets, one per component.
 func TestDistributedLayout(t *testing.T) {
 	objs := renderObjects(t, "k8s/overlays/distributed")
 	byTarget := map[string]*appsv1.Deployment{}
-	var hpa, secret bool
+	var hpa bool
+	secrets := map[string]bool{}
 	for _, o := range objs {
 		switch o := o.(type) {
 		case *appsv1.Deployment:
@@ -149,7 +150,9 @@ func TestDistributedLayout(t *testing.T) {
 				byTarget[tg] = o
 			}
 		case *corev1.Secret:
-			secret = secret || strings.HasPrefix(o.Name, "cms-components")
+			if i := strings.LastIndex(o.Name, "-"); i > 0 {
+				secrets[o.Name[:i]] = true // generated: name-<hash>
+			}
 		default:
 			hpa = hpa || reflect.TypeOf(o).Elem().Name() == "HorizontalPodAutoscaler"
 		}
@@ -162,8 +165,13 @@ func TestDistributedLayout(t *testing.T) {
 	if d := byTarget["delivery"]; d != nil && (d.Spec.Replicas == nil || *d.Spec.Replicas != 3) {
 		t.Errorf("delivery replicas = %s, want 3", replicas(d.Spec.Replicas))
 	}
-	if !hpa || !secret {
-		t.Errorf("HorizontalPodAutoscaler present %v, cms-components Secret present %v", hpa, secret)
+	if !hpa {
+		t.Error("no HorizontalPodAutoscaler")
+	}
+	for _, s := range []string{"cms-postgres", "cms-nats", "cms-elasticsearch", "cms-redis", "cms-admin"} {
+		if !secrets[s] {
+			t.Errorf("no (example) Secret %s", s)
+		}
 	}
 }
 

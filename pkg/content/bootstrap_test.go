@@ -2,6 +2,7 @@ package content
 
 import (
 	"encoding/json"
+	"strconv"
 	"testing"
 
 	"github.com/cmsplatform/cms/pkg/store"
@@ -59,7 +60,7 @@ func TestIdentifierResolution(t *testing.T) {
 		_, ids := must2(t)(s.CreateObjects(ctxBG, "4", editor, []ObjectInput{
 			{TypeID: sc.article, GUID: "{A1B2C3D4-0000-4000-8000-00000000000A}", APIIdentifier: ptr("home")},
 		}))
-		for _, ident := range []string{id(ids[0]), guid, "A1B2C3D4000040008000-00000000000A"[:0] + "a1b2c3d4000040008000" + "00000000000a", "home", " home "} {
+		for _, ident := range []string{id(ids[0]), guid, "A1B2C3D4000040008000-00000000000A"[:0] + "a1b2c3d4000040008000" + "00000000000a", "home"} {
 			o, err := s.GetObject(ctxBG, "branchDefault", ident, ReadOptions{})
 			if err != nil || o.ID != ids[0] || o.GUID != guid {
 				t.Fatalf("GetObject(%q) = %+v, %v", ident, o, err)
@@ -71,6 +72,15 @@ func TestIdentifierResolution(t *testing.T) {
 		wantErr(t, err, ErrNotFound, "unknown id")
 		_, err = s.GetObject(ctxBG, "4", "not valid!", ReadOptions{})
 		wantErr(t, err, ErrInvalid, "malformed identifier")
+		// Ids are plain digits; no spaces or signs around any identifier.
+		for _, ident := range []string{" home ", "+" + id(ids[0]), " " + id(ids[0]), id(ids[0]) + " ", "-4"} {
+			_, err = s.GetObject(ctxBG, "4", ident, ReadOptions{})
+			wantErr(t, err, ErrInvalid, "identifier "+strconv.Quote(ident))
+		}
+		_, err = s.GetObject(ctxBG, "+4", "home", ReadOptions{})
+		wantErr(t, err, ErrInvalid, "branch +4")
+		_, err = s.GetObject(ctxBG, " 4", "home", ReadOptions{})
+		wantErr(t, err, ErrInvalid, "branch \" 4\"")
 		_, err = s.GetObject(ctxBG, "nobranch", "home", ReadOptions{})
 		wantErr(t, err, ErrNotFound, "unknown branch")
 		_, err = s.GetObject(ctxBG, id(sc.article), "home", ReadOptions{})

@@ -62,6 +62,9 @@ func (s *Service) GetBranch(ctx context.Context, id string, o ReadOptions) (Obje
 // CreateBranch creates a branch from its values (name 1000, parent 4000 …;
 // a missing 4000 means the default branch) and returns it as read back.
 func (s *Service) CreateBranch(ctx context.Context, ch Change, values []ValueInput) (Object, Transaction, error) {
+	if err := s.limits.check(values); err != nil {
+		return Object{}, Transaction{}, err
+	}
 	tx, err := s.st.Begin(ctx, store.TxMeta{User: ch.User, Comment: ch.Comment, Branch: BranchDefault})
 	if err != nil {
 		return Object{}, Transaction{}, err
@@ -109,6 +112,9 @@ func (s *Service) CreateBranch(ctx context.Context, ch Change, values []ValueInp
 // UpdateBranch changes values of a branch object like UpdateObjects. The
 // parent (4000) cannot change.
 func (s *Service) UpdateBranch(ctx context.Context, id string, ch Change, values []ValueInput) (int, Transaction, error) {
+	if err := s.limits.check(values); err != nil {
+		return 0, Transaction{}, err
+	}
 	branches, err := loadBranches(ctx, s.st)
 	if err != nil {
 		return 0, Transaction{}, err
@@ -154,6 +160,9 @@ func (s *Service) DeleteBranch(ctx context.Context, id string, ch Change) (Trans
 	}
 	if bid == BranchDefault {
 		return Transaction{}, invalidf("the default branch cannot be deleted")
+	}
+	if err := defaultView(tx).checkObject(ctx, ch.IfMatch, bid, true); err != nil {
+		return Transaction{}, err
 	}
 	for child, b := range branches {
 		if b.parent == bid {

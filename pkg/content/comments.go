@@ -64,7 +64,7 @@ type CommentQuery struct {
 	// User: only comments by this user (compared without case).
 	User    string
 	Deleted *bool
-	// Take: 0 = DefaultTake; capped at MaxTake; negative is ErrInvalid.
+	// Take: 0 = DefaultTake; 1..MaxTake, anything else is ErrInvalid.
 	Take int
 	// Continue is the token of the previous page ("" = first page).
 	Continue string
@@ -86,6 +86,9 @@ type CommentPage struct {
 type Actor struct {
 	User  string
 	Admin bool
+	// IfMatch, when set, makes an update or delete conditional on the
+	// comment's current state (precondition.go).
+	IfMatch *Precondition[Comment]
 }
 
 // CreateComment validates body and adds a comment by actor to object on
@@ -253,6 +256,9 @@ func (s *Service) changeComment(ctx context.Context, actor Actor, id int64, acti
 	if !actor.Admin && (actor.User == "" || store.CommentUserKey(actor.User) != store.CommentUserKey(c.User)) {
 		return fmt.Errorf("%w: only the author or an administrator may change comment %d", ErrForbidden, id)
 	}
+	if err := actor.IfMatch.check(toComment(c), c.Deleted, fmt.Sprintf("comment %d", id)); err != nil {
+		return err
+	}
 	if err := write(tx); err != nil {
 		return err
 	}
@@ -279,16 +285,8 @@ func commitComment(ctx context.Context, tx store.Tx, c store.Comment, action str
 	return tx.Commit(ctx)
 }
 
-func commentTake(take int) (int, error) {
-	switch {
-	case take < 0:
-		return 0, invalidf("take must not be negative")
-	case take == 0:
-		return DefaultTake, nil
-	default:
-		return min(take, MaxTake), nil
-	}
-}
+// commentTake reads take like every list (takeOf).
+func commentTake(take int) (int, error) { return takeOf(take) }
 
 // commentScope binds continuation tokens to the filters of the list.
 func commentScope(q CommentQuery) string {

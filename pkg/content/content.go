@@ -62,6 +62,7 @@ type Service struct {
 	st           store.Store
 	log          *slog.Logger
 	usersChanged func()
+	limits       ValueLimits
 }
 
 // New returns the service. A nil logger discards.

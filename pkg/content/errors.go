@@ -19,6 +19,9 @@ var (
 	// ErrForbidden: the operation is not allowed, e.g. changing an
 	// ApiIdentifier once set.
 	ErrForbidden = errors.New("forbidden")
+	// ErrPreconditionFailed: the current state of the resource a write
+	// changes does not satisfy the write's Precondition (If-Match).
+	ErrPreconditionFailed = errors.New("precondition failed")
 )
 
 func invalidf(format string, args ...any) error {

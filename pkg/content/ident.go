@@ -3,8 +3,9 @@ package content
 import (
 	"crypto/rand"
 	"fmt"
-	"strconv"
 	"strings"
+
+	"github.com/cmsplatform/cms/pkg/params"
 )
 
 // IdentKind tells how an identifier string is read.
@@ -34,28 +35,29 @@ type Ident struct {
 // maxIdentLen bounds identifiers (and ApiIdentifiers).
 const maxIdentLen = 256
 
-// ParseIdent reads "42", a GUID ("{…}" and upper case accepted) or an
-// ApiIdentifier. Surrounding spaces are trimmed. An empty string, a
-// negative or out-of-range number, or text that cannot be an ApiIdentifier
-// is ErrInvalid.
+// ParseIdent reads "42" (plain decimal digits, params.ID: no sign, no
+// spaces), a GUID ("{…}" and upper case accepted) or an ApiIdentifier. An
+// empty string, surrounding spaces ("4 " is not branch 4), a signed or
+// out-of-range number, or text that cannot be an ApiIdentifier is
+// ErrInvalid. Lists are split and trimmed by SplitIdents first.
 func ParseIdent(s string) (Ident, error) {
-	s = strings.TrimSpace(s)
 	if s == "" {
 		return Ident{}, invalidf("empty identifier")
 	}
 	if len(s) > maxIdentLen {
 		return Ident{}, invalidf("identifier longer than %d characters", maxIdentLen)
 	}
-	if c := s[0]; c == '-' || c == '+' || (c >= '0' && c <= '9') {
-		if id, err := strconv.ParseInt(s, 10, 32); err == nil && id >= 0 {
-			return Ident{Kind: IdentID, ID: id, Raw: s}, nil
-		}
+	if strings.TrimSpace(s) != s {
+		return Ident{}, invalidf("identifier %q has leading or trailing spaces: an id is plain digits, else a GUID or an ApiIdentifier", s)
+	}
+	if id, ok := params.ID(s); ok {
+		return Ident{Kind: IdentID, ID: id, Raw: s}, nil
 	}
 	if g, ok := normalizeGUID(s); ok {
 		return Ident{Kind: IdentGUID, GUID: g, Raw: s}, nil
 	}
 	if err := checkAPIIdentifier(s); err != nil {
-		return Ident{}, invalidf("%q is neither an id, a GUID nor an ApiIdentifier", s)
+		return Ident{}, invalidf("%q is neither an id (plain digits up to 2147483647), a GUID nor an ApiIdentifier", s)
 	}
 	return Ident{Kind: IdentAPI, Raw: s}, nil
 }

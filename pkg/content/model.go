@@ -98,7 +98,7 @@ type ListQuery struct {
 	ReadOptions
 	// Deleted: nil = deleted and live objects, else only those.
 	Deleted *bool
-	// Take: 0 = DefaultTake; capped at MaxTake; negative is ErrInvalid.
+	// Take: 0 = DefaultTake; 1..MaxTake, anything else is ErrInvalid.
 	Take int
 	// Continue is the opaque token of the previous page ("" = first page).
 	Continue string
@@ -117,6 +117,9 @@ type Change struct {
 	// Admin: the writer is an administrator and may write users and the
 	// security attributes (security.go). The zero value may not.
 	Admin bool
+	// IfMatch, when set, makes an update or delete of one object or branch
+	// conditional on its current state (precondition.go); creates ignore it.
+	IfMatch *Precondition[Object]
 }
 
 // Transaction is a committed write.

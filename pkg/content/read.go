@@ -2,8 +2,11 @@ package content
 
 import (
 	"context"
+	"fmt"
+	"math"
 	"slices"
 
+	"github.com/cmsplatform/cms/pkg/params"
 	"github.com/cmsplatform/cms/pkg/store"
 )
 
@@ -245,14 +248,18 @@ func (v view) list(ctx context.Context, kind string, typ int64, q ListQuery) (Pa
 	return page, nil
 }
 
+// takeOf reads a list's take by the shared rule (params.Take: 1..MaxTake);
+// 0 = not sent (DefaultTake). Transports that know whether take was sent
+// call params.Take themselves, so a sent 0 is refused too.
 func takeOf(take int) (int, error) {
-	switch {
-	case take < 0:
-		return 0, invalidf("take must not be negative")
-	case take == 0:
-		return DefaultTake, nil
-	case take > MaxTake:
-		return MaxTake, nil
+	var v *int32
+	if take != 0 {
+		t := int32(min(max(take, math.MinInt32), math.MaxInt32))
+		v = &t
 	}
-	return take, nil
+	n, err := params.Take("take", v, DefaultTake, MaxTake)
+	if err != nil {
+		return 0, fmt.Errorf("%w: %w", ErrInvalid, err)
+	}
+	return n, nil
 }

@@ -267,8 +267,13 @@ func checkScalar(d attrDef, raw json.RawMessage) ([]byte, int64, error) {
 			return nil, -1, bad("a data type name")
 		}
 	case kindInteger:
-		if _, err := strconv.ParseInt(string(num), 10, 64); !isNum || err != nil {
+		n, err := strconv.ParseInt(string(num), 10, 64)
+		if !isNum || err != nil {
 			return nil, -1, bad("an integer")
+		}
+		if n > MaxExactInteger || n < -MaxExactInteger {
+			return nil, -1, invalidf("attribute %d (%s): the value must lie within -%d..%d (2^53-1), the integers a JSON number carries exactly",
+				d.id, d.dataType, MaxExactInteger, MaxExactInteger)
 		}
 	case kindNumber:
 		if f, err := num.Float64(); !isNum || err != nil || math.IsInf(f, 0) {

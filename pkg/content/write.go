@@ -67,6 +67,9 @@ func (s *Service) CreateObjects(ctx context.Context, branch string, ch Change, i
 	if len(in) == 0 {
 		return Transaction{}, nil, invalidf("no objects given")
 	}
+	if err := s.limits.checkObjects(in); err != nil {
+		return Transaction{}, nil, err
+	}
 	tx, v, err := s.writeTx(ctx, branch, ch)
 	if err != nil {
 		return Transaction{}, nil, err
@@ -175,6 +178,12 @@ func (s *Service) UpdateObjects(ctx context.Context, branch string, ch Change, i
 	if len(in) == 0 {
 		return UpdateResult{}, invalidf("no objects given")
 	}
+	if err := singleTarget(ch.IfMatch, len(in)); err != nil {
+		return UpdateResult{}, err
+	}
+	if err := s.limits.checkObjects(in); err != nil {
+		return UpdateResult{}, err
+	}
 	tx, v, err := s.writeTx(ctx, branch, ch)
 	if err != nil {
 		return UpdateResult{}, err
@@ -252,6 +261,12 @@ func (v view) update(ctx context.Context, tx store.Tx, ch Change, in []ObjectInp
 		}
 		inputs[i] = o.Values
 	}
+	if err := singleTarget(ch.IfMatch, len(ids)); err != nil {
+		return 0, nil, false, err
+	}
+	if err := v.checkObject(ctx, ch.IfMatch, ids[0], allowBranch); err != nil {
+		return 0, nil, false, err
+	}
 	if len(apis) > 0 {
 		if err := checkUnique(ctx, tx, owners, nil, apis); err != nil {
 			return 0, nil, false, err
@@ -307,6 +322,9 @@ func (s *Service) DeleteObjects(ctx context.Context, branch string, ch Change, i
 	if len(idents) == 0 {
 		return 0, Transaction{}, invalidf("no objectIds given")
 	}
+	if err := singleTarget(ch.IfMatch, len(idents)); err != nil {
+		return 0, Transaction{}, err
+	}
 	tx, v, err := s.writeTx(ctx, branch, ch)
 	if err != nil {
 		return 0, Transaction{}, err
@@ -333,6 +351,9 @@ func (s *Service) DeleteObjects(ctx context.Context, branch string, ch Change, i
 			return 0, Transaction{}, invalidf("object %d is a branch: use DELETE /branches/%d", id, id)
 		}
 		if err := guardObject(ch, v.branch, id, cur.TypeID); err != nil {
+			return 0, Transaction{}, err
+		}
+		if err := v.checkObject(ctx, ch.IfMatch, id, false); err != nil {
 			return 0, Transaction{}, err
 		}
 		users = users || cur.TypeID == TypeUser

@@ -10,6 +10,7 @@ import (
 
 	"github.com/cmsplatform/cms/pkg/content"
 	"github.com/cmsplatform/cms/pkg/indexing"
+	"github.com/cmsplatform/cms/pkg/params"
 	"github.com/cmsplatform/cms/pkg/search"
 )
 
@@ -128,14 +129,17 @@ func (s *Service) chainSteps(ctx context.Context, q search.Query, chain []string
 	return res.Total, steps, nil
 }
 
+// facetTake reads take by the shared rule (params.Take); 0 = not sent.
 func facetTake(take int32) (int, error) {
-	if take == 0 {
-		return DefaultFacetTake, nil
+	var v *int32
+	if take != 0 {
+		v = &take
 	}
-	if take < 1 || take > MaxFacetTake {
-		return 0, invalidf("take must be between 1 and %d, got %d", MaxFacetTake, take)
+	n, err := params.Take("take", v, DefaultFacetTake, MaxFacetTake)
+	if err != nil {
+		return 0, invalidf("%v", err)
 	}
-	return int(take), nil
+	return n, nil
 }
 
 func splitFields(fields string) []string {

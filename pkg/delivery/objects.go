@@ -70,6 +70,12 @@ type scope struct {
 }
 
 func (s *Service) scope(ctx context.Context, r Request) (*scope, error) {
+	if _, err := resolveDepth(r.ResolveDepth, "resolveDepth"); err != nil {
+		return nil, err
+	}
+	if _, err := resolveDepth(r.ResolveReverseDepth, "resolveReverseDepth"); err != nil {
+		return nil, err
+	}
 	b, err := s.branchID(ctx, r.Branch)
 	if err != nil {
 		return nil, err
@@ -100,8 +106,11 @@ func (s *Service) scope(ctx context.Context, r Request) (*scope, error) {
 // branchID resolves a branch id or ApiIdentifier to an indexed branch:
 // branch objects live on branch 4.
 func (s *Service) branchID(ctx context.Context, param string) (int64, error) {
-	param = strings.TrimSpace(param)
-	if id, err := strconv.ParseInt(param, 10, 64); err == nil {
+	ident, err := content.ParseIdent(param)
+	if err != nil {
+		return 0, invalidf("branch: %v", strings.TrimPrefix(err.Error(), content.ErrInvalid.Error()+": "))
+	}
+	if id := ident.ID; ident.Kind == content.IdentID {
 		doc, err := s.eng.Get(ctx, s.objects, indexing.DocID(content.BranchDefault, id))
 		if err == nil && doc.Fields[indexing.FieldTypeRef] == content.TypeBranch {
 			return id, nil

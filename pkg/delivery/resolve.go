@@ -7,6 +7,7 @@ import (
 
 	"github.com/cmsplatform/cms/pkg/content"
 	"github.com/cmsplatform/cms/pkg/indexing"
+	"github.com/cmsplatform/cms/pkg/params"
 	"github.com/cmsplatform/cms/pkg/search"
 )
 
@@ -59,9 +60,9 @@ func (s *Service) resolve(ctx context.Context, sc *scope, roots []indexing.Sourc
 // level. seen holds the roots and gets every id looked up.
 func (s *Service) resolveForward(ctx context.Context, sc *scope, roots []indexing.Source, seen map[int64]bool, r Request) (refs []Object, asked []int64, err error) {
 	attrs := sc.resolveAttrs(r.Resolve)
-	depth := DefaultResolveDepth
-	if r.ResolveDepth != nil {
-		depth = int(*r.ResolveDepth)
+	depth, err := resolveDepth(r.ResolveDepth, "resolveDepth")
+	if err != nil {
+		return nil, nil, err
 	}
 	if len(attrs) == 0 || depth <= 0 {
 		return nil, nil, nil
@@ -154,4 +155,14 @@ func (s *Service) multiGet(ctx context.Context, sc *scope, ids []string, deleted
 // never a user, a deleted object only when deleted ones are asked for.
 func visible(src indexing.Source, deleted bool) bool {
 	return src.TypeRef != content.TypeUser && (!src.Deleted || deleted)
+}
+
+// resolveDepth reads a resolve depth parameter by the shared rule
+// (params.Depth: 0..params.MaxDepth, nil = DefaultResolveDepth).
+func resolveDepth(v *int32, name string) (int, error) {
+	d, err := params.Depth(name, v, DefaultResolveDepth, params.MaxDepth)
+	if err != nil {
+		return 0, invalidf("%v", err)
+	}
+	return d, nil
 }

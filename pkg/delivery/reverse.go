@@ -69,9 +69,9 @@ func (sc *scope) reverseAttrs(param string) []revAttr {
 // gets the new ones.
 func (s *Service) resolveReverse(ctx context.Context, sc *scope, objs, refs []Object, seen map[int64]bool, r Request) ([]Object, error) {
 	attrs := sc.reverseAttrs(r.ResolveReverse)
-	depth := DefaultResolveDepth
-	if r.ResolveReverseDepth != nil {
-		depth = int(*r.ResolveReverseDepth)
+	depth, err := resolveDepth(r.ResolveReverseDepth, "resolveReverseDepth")
+	if err != nil {
+		return nil, err
 	}
 	if len(attrs) == 0 || depth <= 0 {
 		return refs, nil

@@ -65,7 +65,8 @@ type Msg struct {
 
 // Handler processes one message. Returning nil acknowledges it (it is never
 // delivered again to the same durable consumer); returning an error asks for
-// a redelivery after the consumer's retry delay.
+// a redelivery after the consumer's retry delay (or the delay given to
+// RetryAfter).
 type Handler func(ctx context.Context, m Msg) error
 
 // Publisher stores events in the stream.

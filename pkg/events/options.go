@@ -1,6 +1,9 @@
 package events
 
-import "time"
+import (
+	"errors"
+	"time"
+)
 
 // Consume defaults.
 const (
@@ -126,4 +129,32 @@ func NewConsumeOptions(opts ...ConsumeOption) ConsumeOptions {
 		o.InactiveThreshold = DefaultInactiveThreshold
 	}
 	return o
+}
+
+// retryAfter is a handler error with its own redelivery delay.
+type retryAfter struct {
+	err   error
+	delay time.Duration
+}
+
+func (r retryAfter) Error() string { return r.err.Error() }
+func (r retryAfter) Unwrap() error { return r.err }
+
+// RetryAfter wraps a handler error so that the message is redelivered
+// after d instead of the consumer's RetryDelay (a handler's own backoff).
+func RetryAfter(err error, d time.Duration) error {
+	if err == nil {
+		return nil
+	}
+	return retryAfter{err: err, delay: d}
+}
+
+// RetryDelayOf is the redelivery delay for a handler error: the one given
+// to RetryAfter, else def.
+func RetryDelayOf(err error, def time.Duration) time.Duration {
+	var r retryAfter
+	if errors.As(err, &r) && r.delay >= 0 {
+		return r.delay
+	}
+	return def
 }

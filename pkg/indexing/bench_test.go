@@ -125,7 +125,7 @@ func BenchmarkBulkIndexing(b *testing.B) {
 	}{
 		{"bleve-memory", func(b *testing.B) search.Engine { return openBleve(b, "") }},
 		{"bleve-disk", func(b *testing.B) search.Engine { return openBleve(b, b.TempDir()) }},
-		{"elasticsearch", openElastic},
+		{"elasticsearch", func(b *testing.B) search.Engine { return openElastic(b) }},
 	}
 	modes := []struct {
 		name string
@@ -189,7 +189,7 @@ func BenchmarkBulkIndexing(b *testing.B) {
 	}
 }
 
-func openBleve(b *testing.B, dir string) search.Engine {
+func openBleve(b testing.TB, dir string) search.Engine {
 	b.Helper()
 	eng, err := bleve.New(dir)
 	if err != nil {
@@ -199,7 +199,7 @@ func openBleve(b *testing.B, dir string) search.Engine {
 	return eng
 }
 
-func openElastic(b *testing.B) search.Engine {
+func openElastic(b testing.TB) search.Engine {
 	b.Helper()
 	url := testenv.URL(b, testenv.ElasticsearchURL)
 	prefix := fmt.Sprintf("cmsbench-%d-", time.Now().UnixNano())

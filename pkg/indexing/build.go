@@ -272,15 +272,16 @@ func (ix *Indexer) document(branch, version int64, o *resolved, types map[int64]
 				for _, id := range XMLLinks(x) {
 					f.add(FieldXMLLinks, id)
 				}
-				text := stripTags(x)
+				text := ix.analysed(stripTags(x))
 				f.add(FieldFullText, text)
 				addWords(f, key, text)
 				continue
 			}
 			f.add(FieldValues, ValueTerm(v.AttributeID, v.Language, v.Variant, x))
 			f.add(FieldValuesLower, strings.ToLower(ValueTerm(v.AttributeID, v.Language, v.Variant, x)))
-			f.add(FieldFullText, x)
-			addWords(f, key, x)
+			text := ix.analysed(x)
+			f.add(FieldFullText, text)
+			addWords(f, key, text)
 			if dt == "DateTime" || dt == "DateTime.Date" {
 				if tm, ok := ParseDate(x); ok {
 					f.add(FieldOrdered, OrderedTerm('d', v.AttributeID, v.Language, v.Variant, EncodeDate(tm)))
@@ -316,9 +317,28 @@ func (ix *Indexer) document(branch, version int64, o *resolved, types map[int64]
 	for l, x := range displayNames(chains, own) {
 		f.set(NameField(l), truncate(x))
 		f.set(NameSortField(l), truncate(strings.ToLower(x)))
-		f.set(NameTextField(l), x)
+		f.set(NameTextField(l), ix.analysed(x))
 	}
 	return search.Document{ID: DocID(branch, o.row.ID), Version: version, Fields: f.done()}
+}
+
+// analysed is the beginning of s that text fields and FieldWords index: at
+// most Options.MaxIndexedChars runes, cut at a rune boundary. Stored
+// values (FieldSource) keep the whole value; keyword terms are cut at
+// MaxTermBytes.
+func (ix *Indexer) analysed(s string) string {
+	n := ix.opts.MaxIndexedChars
+	if len(s) <= n {
+		return s
+	}
+	i := 0
+	for pos := range s {
+		if i == n {
+			return s[:pos]
+		}
+		i++
+	}
+	return s
 }
 
 func isRef(dt string) bool { return dt == "ObjRef" || strings.HasPrefix(dt, "BinRef") }

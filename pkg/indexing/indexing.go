@@ -61,6 +61,8 @@ var ErrWaitTimeout = errors.New("indexing: change-tracking version not reached i
 const (
 	DefaultBatch        = 500
 	DefaultPollInterval = 20 * time.Millisecond
+	// DefaultMaxIndexedChars: 32768 characters analysed per value.
+	DefaultMaxIndexedChars = 32 << 10
 )
 
 // DefaultLanguages are the display-name languages with their own fields:
@@ -81,6 +83,11 @@ type Options struct {
 	KeepDeleted bool
 	// Batch is how many objects are read and written at once (DefaultBatch).
 	Batch int
+	// MaxIndexedChars caps the characters (runes) of one value that text
+	// fields and FieldWords analyse (DefaultMaxIndexedChars): a longer
+	// value is found by its beginning only, so indexing memory stays
+	// bounded whatever the size of stored values.
+	MaxIndexedChars int
 	// PollInterval is how often WaitForVersion reads the version.
 	PollInterval time.Duration
 	// Logger; nil discards.
@@ -113,6 +120,9 @@ func New(st store.Reader, eng search.Engine, opts Options) (*Indexer, error) {
 	}
 	if opts.Batch <= 0 {
 		opts.Batch = DefaultBatch
+	}
+	if opts.MaxIndexedChars <= 0 {
+		opts.MaxIndexedChars = DefaultMaxIndexedChars
 	}
 	if opts.PollInterval <= 0 {
 		opts.PollInterval = DefaultPollInterval

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/cmsplatform/cms/pkg/indexing"
+	"github.com/cmsplatform/cms/pkg/params"
 	"github.com/cmsplatform/cms/pkg/search"
 )
 
@@ -66,6 +67,9 @@ func (s *Service) Search(ctx context.Context, r SearchRequest) (SearchResult, er
 	if err := validPage(r.Page); err != nil {
 		return SearchResult{}, err
 	}
+	if err := params.Count("sortBy", len(r.Sort), params.MaxSortKeys); err != nil {
+		return SearchResult{}, invalid("%v", err)
+	}
 	for i, sb := range r.Sort {
 		if sb.Kind < SortScore || sb.Kind > SortAttribute {
 			return SearchResult{}, invalid("sortBy[%d].sortBy %d (want 0..6)", i, sb.Kind)
@@ -118,12 +122,12 @@ func (s *Service) Search(ctx context.Context, r SearchRequest) (SearchResult, er
 	return out, nil
 }
 
+// validPage checks page.skip by the shared rule (params.Skip); at most
+// search.MaxResultWindow objects can be paged through. Take <= 0 is
+// NovaDB's "all".
 func validPage(p Page) error {
-	if p.Skip < 0 {
-		return invalid("page.skip %d is negative", p.Skip)
-	}
-	if p.Skip >= search.MaxResultWindow {
-		return invalid("page.skip %d: at most %d objects can be paged through", p.Skip, search.MaxResultWindow-1)
+	if _, err := params.Skip("page.skip", int64(p.Skip), search.MaxResultWindow-1); err != nil {
+		return invalid("%v", err)
 	}
 	return nil
 }

@@ -3,6 +3,7 @@ package indexquery
 import (
 	"cmp"
 	"context"
+	"math"
 	"slices"
 	"strconv"
 	"strings"
@@ -11,6 +12,7 @@ import (
 
 	"github.com/cmsplatform/cms/pkg/content"
 	"github.com/cmsplatform/cms/pkg/indexing"
+	"github.com/cmsplatform/cms/pkg/params"
 	"github.com/cmsplatform/cms/pkg/search"
 	"github.com/cmsplatform/cms/pkg/textmatch"
 )
@@ -66,12 +68,14 @@ type SuggestionsResult struct {
 // (Lucene's 1 - edits / shorter length, after a common prefix of
 // FuzzyPrefixLength runes).
 func (s *Service) Suggestions(ctx context.Context, r SuggestionsRequest) (SuggestionsResult, error) {
-	take := DefaultSuggestTake
+	var sent *int32
 	if r.Take != nil {
-		if *r.Take < 1 || *r.Take > MaxSuggestTake {
-			return SuggestionsResult{}, invalid("take %d (want 1..%d)", *r.Take, MaxSuggestTake)
-		}
-		take = *r.Take
+		t := int32(max(min(*r.Take, math.MaxInt32), math.MinInt32))
+		sent = &t
+	}
+	take, err := params.Take("take", sent, DefaultSuggestTake, MaxSuggestTake)
+	if err != nil {
+		return SuggestionsResult{}, invalid("%v", err)
 	}
 	minSim := DefaultFuzzyMinSimilarity
 	if r.FuzzyMinSimilarity != nil {

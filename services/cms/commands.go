@@ -3,10 +3,12 @@ package main
 import (
 	"fmt"
 	"log/slog"
+	"math"
 	"os"
 	"runtime/debug"
 	"strings"
 
+	"github.com/cmsplatform/cms/pkg/memlimit"
 	"github.com/cmsplatform/cms/services/internal/app"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -75,6 +77,15 @@ func newVersionCommand() *cobra.Command {
 
 func serve(cmd *cobra.Command, cfg app.Config) error {
 	log := newLogger(cfg)
+	// The Go heap's soft limit: GOMEMLIMIT, else 90% of the container's
+	// cgroup memory limit (pkg/memlimit).
+	if l, err := memlimit.Set(); err != nil {
+		log.Warn("cannot read the cgroup memory limit; no soft memory limit set", "err", err)
+	} else if l.Bytes == math.MaxInt64 {
+		log.Info("no memory limit found (GOMEMLIMIT or cgroup); the Go heap is unbounded")
+	} else {
+		log.Info("Go soft memory limit", "bytes", l.Bytes, "source", l.Source)
+	}
 	if cfg.AdminPassword == app.DefaultAdminPassword {
 		log.Warn("the administrator uses the default password; set CMS_ADMIN_PASSWORD outside a laptop")
 	}

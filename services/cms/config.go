@@ -24,12 +24,17 @@ func setDefaults(v *viper.Viper, d app.Config) {
 	v.SetDefault("corsOrigins", d.CORSOrigins)
 	v.SetDefault("maxUploadBytes", d.MaxUploadBytes)
 	setEdgeDefaults(v, d.Edge)
+	v.SetDefault("maxValueBytes", d.MaxValueBytes)
+	v.SetDefault("maxRequestValueBytes", d.MaxRequestValueBytes)
+	v.SetDefault("maxIndexedChars", d.MaxIndexedChars)
+	v.SetDefault("indexerMaxAttempts", d.IndexerMaxAttempts)
 	for name, c := range map[string]app.Component{"store": d.Store, "events": d.Events, "search": d.Search,
 		"cache": d.Cache, "blobs": d.Blobs} {
 		v.SetDefault(name+".engine", c.Engine)
 		v.SetDefault(name+".url", c.URL)
 		v.SetDefault(name+".prefix", c.Prefix)
 	}
+	setResilienceDefaults(v, d)
 }
 
 // envKey is the environment variable of a config key: CMS_HTTP_ADDR for
@@ -54,6 +59,7 @@ func envKey(key string) string {
 // configKeys are every key of Config, in the file's (camelCase) spelling.
 var configKeys = []string{"target", "httpAddr", "grpcAddr", "dataDir", "logLevel", "logFormat",
 	"shutdownTimeout", "adminUser", "adminPassword", "corsOrigins", "maxUploadBytes",
+	"maxValueBytes", "maxRequestValueBytes", "maxIndexedChars", "indexerMaxAttempts",
 	"store.engine", "store.url", "store.prefix", "events.engine", "events.url", "events.prefix",
 	"search.engine", "search.url", "search.prefix", "cache.engine", "cache.url", "cache.prefix",
 	"blobs.engine", "blobs.url", "blobs.prefix"}
@@ -86,6 +92,10 @@ func fromViper(v *viper.Viper, d app.Config) (app.Config, error) {
 	c.CORSOrigins = v.GetStringSlice("corsOrigins")
 	c.MaxUploadBytes = v.GetInt64("maxUploadBytes")
 	c.Edge = edgeFromViper(v)
+	c.MaxValueBytes = v.GetInt("maxValueBytes")
+	c.MaxRequestValueBytes = v.GetInt("maxRequestValueBytes")
+	c.MaxIndexedChars = v.GetInt("maxIndexedChars")
+	c.IndexerMaxAttempts = v.GetInt("indexerMaxAttempts")
 	comps := map[string]*app.Component{"store": &c.Store, "events": &c.Events, "search": &c.Search,
 		"cache": &c.Cache, "blobs": &c.Blobs}
 	for name, comp := range comps {
@@ -98,6 +108,9 @@ func fromViper(v *viper.Viper, d app.Config) (app.Config, error) {
 	}
 	if c.ShutdownTimeout <= 0 {
 		return c, fmt.Errorf("shutdownTimeout must be positive")
+	}
+	if err := resilienceFromViper(v, &c); err != nil {
+		return c, err
 	}
 	return c, nil
 }

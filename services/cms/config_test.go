@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -80,6 +81,14 @@ func TestREADMEDocumentsTheDefaults(t *testing.T) {
 		"password `" + app.DefaultAdminPassword + "`", "user `" + d.AdminUser + "`"} {
 		if !strings.Contains(string(b), s) {
 			t.Errorf("README does not document %s", s)
+		}
+	}
+	// Value sizes and parked events (README "Security and limits").
+	for key, def := range map[string]int{"maxValueBytes": d.MaxValueBytes, "maxRequestValueBytes": d.MaxRequestValueBytes,
+		"maxIndexedChars": d.MaxIndexedChars, "indexerMaxAttempts": d.IndexerMaxAttempts} {
+		row := fmt.Sprintf("| `%s` (`%s`) | %d", key, envKey(key), def)
+		if !strings.Contains(string(b), row) {
+			t.Errorf("README does not document %s", row)
 		}
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 
 	"github.com/cmsplatform/cms/pkg/delivery"
+	"github.com/cmsplatform/cms/pkg/params"
 	"github.com/cmsplatform/cms/services/internal/gateway"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
@@ -24,13 +25,10 @@ func (s *service) toStatus(ctx context.Context, err error) error {
 		return gateway.WithReason(codes.InvalidArgument, gateway.ReasonUnprocessable, err.Error(), nil) // 422
 	case errors.Is(err, delivery.ErrNotFound):
 		return status.Error(codes.NotFound, err.Error())
-	case errors.Is(err, delivery.ErrInvalidArgument):
+	case errors.Is(err, delivery.ErrInvalidArgument), errors.Is(err, params.ErrInvalid):
 		return status.Error(codes.InvalidArgument, err.Error())
 	case errors.Is(err, delivery.ErrUnsupported):
 		return status.Error(codes.Unimplemented, err.Error()) // 501
-	}
-	if st := gateway.SearchUnavailable(ctx, err); st != nil {
-		return st
 	}
 	return gateway.OtherStatus(ctx, s.log, "delivery", err)
 }

@@ -5,6 +5,7 @@ import (
 	"strconv"
 
 	"github.com/cmsplatform/cms/pkg/delivery"
+	"github.com/cmsplatform/cms/pkg/params"
 	deliveryv1 "github.com/cmsplatform/cms/proto/gen/go/cms/delivery/v1"
 	"google.golang.org/protobuf/types/known/structpb"
 )
@@ -12,8 +13,12 @@ import (
 // Occurrences implements Delivery_Occurrences.
 func (s *service) Occurrences(ctx context.Context, in *deliveryv1.OccurrencesRequest) (*deliveryv1.OccurrencesResult, error) {
 	r := delivery.Request{Branch: in.Branch, Lang: in.Lang, Variants: in.Variants, Filter: in.Filter, Deleted: in.GetDeleted()}
+	take, err := sentFacetTake(in.Take)
+	if err != nil {
+		return nil, s.toStatus(ctx, err)
+	}
 	return serve(ctx, s, "Occurrences", in, func() (*deliveryv1.OccurrencesResult, []string, error) {
-		return s.occurrences(ctx, r, in.Fields, in.GetTake())
+		return s.occurrences(ctx, r, in.Fields, take)
 	})
 }
 
@@ -23,8 +28,12 @@ func (s *service) OccurrencesTyped(ctx context.Context, in *deliveryv1.Occurrenc
 	if r.Type == "" {
 		return nil, s.toStatus(ctx, delivery.ErrNotFound)
 	}
+	take, err := sentFacetTake(in.Take)
+	if err != nil {
+		return nil, s.toStatus(ctx, err)
+	}
 	return serve(ctx, s, "OccurrencesTyped", in, func() (*deliveryv1.OccurrencesResult, []string, error) {
-		return s.occurrences(ctx, r, in.Fields, in.GetTake())
+		return s.occurrences(ctx, r, in.Fields, take)
 	})
 }
 
@@ -53,7 +62,11 @@ func (s *service) occurrences(ctx context.Context, r delivery.Request, fields st
 // Suggestions implements Delivery_Suggestions.
 func (s *service) Suggestions(ctx context.Context, in *deliveryv1.SuggestionsRequest) (*deliveryv1.SuggestionsResult, error) {
 	r := delivery.Request{Branch: in.Branch, Lang: in.Lang, Variants: in.Variants, Filter: in.Filter, Deleted: in.GetDeleted()}
-	o := suggestOptions(in.Pattern, in.Fields, in.Take, in.SortByValue, in.Analyze, in.Fuzzy, in.FuzzyMinSimilarity, in.FuzzyPrefixLength)
+	take, err := sentFacetTake(in.Take)
+	if err != nil {
+		return nil, s.toStatus(ctx, err)
+	}
+	o := suggestOptions(in.Pattern, in.Fields, &take, in.SortByValue, in.Analyze, in.Fuzzy, in.FuzzyMinSimilarity, in.FuzzyPrefixLength)
 	return serve(ctx, s, "Suggestions", in, func() (*deliveryv1.SuggestionsResult, []string, error) { return s.suggestions(ctx, r, o) })
 }
 
@@ -63,8 +76,20 @@ func (s *service) SuggestionsTyped(ctx context.Context, in *deliveryv1.Suggestio
 	if r.Type == "" {
 		return nil, s.toStatus(ctx, delivery.ErrNotFound)
 	}
-	o := suggestOptions(in.Pattern, in.Fields, in.Take, in.SortByValue, in.Analyze, in.Fuzzy, in.FuzzyMinSimilarity, in.FuzzyPrefixLength)
+	take, err := sentFacetTake(in.Take)
+	if err != nil {
+		return nil, s.toStatus(ctx, err)
+	}
+	o := suggestOptions(in.Pattern, in.Fields, &take, in.SortByValue, in.Analyze, in.Fuzzy, in.FuzzyMinSimilarity, in.FuzzyPrefixLength)
 	return serve(ctx, s, "SuggestionsTyped", in, func() (*deliveryv1.SuggestionsResult, []string, error) { return s.suggestions(ctx, r, o) })
+}
+
+// sentFacetTake reads the take of occurrences and suggestions as sent:
+// absent is the default, a sent 0 is refused like any value outside
+// 1..MaxFacetTake.
+func sentFacetTake(take *int32) (int32, error) {
+	n, err := params.Take("take", take, delivery.DefaultFacetTake, delivery.MaxFacetTake)
+	return int32(n), err
 }
 
 // suggestOptions maps the parameters both suggestion requests share

@@ -7,6 +7,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/cmsplatform/cms/pkg/delivery"
+	"github.com/cmsplatform/cms/pkg/delivery/query"
+	"github.com/cmsplatform/cms/pkg/params"
 	deliveryv1 "github.com/cmsplatform/cms/proto/gen/go/cms/delivery/v1"
 	"google.golang.org/protobuf/types/known/structpb"
 	"google.golang.org/protobuf/types/known/timestamppb"
@@ -16,7 +18,10 @@ import (
 func (s *service) List(ctx context.Context, in *deliveryv1.ListRequest) (*deliveryv1.ObjectList, error) {
 	r := delivery.Request{Branch: in.Branch, Lang: in.Lang, Variants: in.Variants, Resolve: in.Resolve,
 		ResolveDepth: in.ResolveDepth, ResolveReverse: in.ResolveReverse, ResolveReverseDepth: in.ResolveReverseDepth, ResolveUnits: in.GetResolveUnits(), Filter: in.Filter, Sort: in.Sort, Deleted: in.GetDeleted(), Props: in.GetProps(),
-		Skip: int64(in.GetSkip()), Take: int64(in.GetTake())}
+		Skip: int64(in.GetSkip())}
+	if err := sentTake(&r, in.Take); err != nil {
+		return nil, s.toStatus(ctx, err)
+	}
 	return serve(ctx, s, "List", in, func() (*deliveryv1.ObjectList, []string, error) { return s.list(ctx, r) })
 }
 
@@ -24,11 +29,22 @@ func (s *service) List(ctx context.Context, in *deliveryv1.ListRequest) (*delive
 func (s *service) ListTyped(ctx context.Context, in *deliveryv1.ListTypedRequest) (*deliveryv1.ObjectList, error) {
 	r := delivery.Request{Branch: in.Branch, Type: in.Type, Lang: in.Lang, Variants: in.Variants, Resolve: in.Resolve,
 		ResolveDepth: in.ResolveDepth, ResolveReverse: in.ResolveReverse, ResolveReverseDepth: in.ResolveReverseDepth, ResolveUnits: in.GetResolveUnits(), Filter: in.Filter, Sort: in.Sort, Deleted: in.GetDeleted(), Props: in.GetProps(),
-		Skip: int64(in.GetSkip()), Take: int64(in.GetTake())}
+		Skip: int64(in.GetSkip())}
+	if err := sentTake(&r, in.Take); err != nil {
+		return nil, s.toStatus(ctx, err)
+	}
 	if r.Type == "" {
 		return nil, s.toStatus(ctx, delivery.ErrNotFound)
 	}
 	return serve(ctx, s, "ListTyped", in, func() (*deliveryv1.ObjectList, []string, error) { return s.list(ctx, r) })
+}
+
+// sentTake sets r.Take from the take parameter as sent: absent is the
+// default, a sent 0 is refused like any value outside 1..MaxTake.
+func sentTake(r *delivery.Request, take *int32) error {
+	n, err := params.Take("take", take, query.DefaultTake, query.MaxTake)
+	r.Take = int64(n)
+	return err
 }
 
 func (s *service) list(ctx context.Context, r delivery.Request) (*deliveryv1.ObjectList, []string, error) {

@@ -23,8 +23,5 @@ func (s *service) toStatus(ctx context.Context, err error) error {
 	case errors.Is(err, indexquery.ErrUnsupported):
 		return status.Error(codes.Unimplemented, err.Error()) // 501
 	}
-	if st := gateway.SearchUnavailable(ctx, err); st != nil {
-		return st
-	}
 	return gateway.OtherStatus(ctx, s.log, "index", err)
 }

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/nats-io/nats-server/v2/server"
+	"github.com/nats-io/nats.go"
 
 	"github.com/cmsplatform/cms/pkg/content"
 	"github.com/cmsplatform/cms/pkg/events"
@@ -25,16 +26,34 @@ import (
 	"github.com/cmsplatform/cms/services/indexer"
 )
 
-// Fault tests: 1,000 writes stream through pkg/content (PostgreSQL) →
+// Fault tests: faultWrites writes stream through pkg/content (PostgreSQL) →
 // outbox relay → NATS JetStream → indexer → Elasticsearch while a fault is
 // injected midway; after recovery the index must equal a rebuild from the
 // store (nothing missing, nothing stale, no deleted object back). Each is
 // bounded to two minutes.
 
+// The timing knobs: nothing in these tests waits for a fixed time except
+// the injected outage itself; what waits for the system is bounded by
+// these, chosen short because one Apply takes milliseconds here.
 const (
-	faultWrites  = 1000
+	// faultWrites: enough that the fault lands while events are pending
+	// on both sides of it (150 before, 150 after) with creates, updates on
+	// two branches and deletes mixed. The catch-up after the last write is
+	// bound by the indexer's throughput (one Apply with its index refresh
+	// per event, ~25 ms on a loaded CI machine), not by waiting: 1,000
+	// writes made each test spend 25-35 s there.
+	faultWrites  = 300
 	faultTimeout = 2 * time.Minute
-	faultAckWait = 3 * time.Second // how long a crashed consumer's message stays pending
+	// faultAckWait: how long a crashed consumer's in-flight message stays
+	// pending before JetStream redelivers it to the next indexer.
+	faultAckWait = time.Second
+	// faultRetryDelay: how long a failed event waits before redelivery.
+	faultRetryDelay = 50 * time.Millisecond
+	// faultReconnectWait: how long a client waits between reconnect
+	// attempts (nats.go's default is 2 s, per client, after a restart).
+	faultReconnectWait = 50 * time.Millisecond
+	// faultNATSDown: how long the restarted NATS server stays down.
+	faultNATSDown = 200 * time.Millisecond
 )
 
 // faultEnv is the pipeline without its indexer, which the test runs.
@@ -81,7 +100,8 @@ func newFaultEnv(t *testing.T, ctx context.Context, natsURL string) *faultEnv {
 // distributed deployment).
 func (f *faultEnv) connect(t *testing.T, ctx context.Context, name string) *natsjs.Bus {
 	t.Helper()
-	bus, err := natsjs.Connect(ctx, f.natsURL, natsjs.Options{Stream: f.stream, Name: name})
+	bus, err := natsjs.Connect(ctx, f.natsURL, natsjs.Options{Stream: f.stream, Name: name,
+		NATSOptions: []nats.Option{nats.ReconnectWait(faultReconnectWait), nats.ReconnectJitter(0, 0)}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -114,7 +134,7 @@ func (f *faultEnv) startIndexer(t *testing.T, ctx context.Context, name string) 
 	ictx, cancel := context.WithCancel(ctx)
 	r := &runningIndexer{bus: f.connect(t, ctx, name), cancel: cancel, done: make(chan error, 1)}
 	r.svc = indexer.New(r.bus, f.st, f.eng, nil, indexer.Options{Subject: f.prefix + indexer.DefaultSubject,
-		RetryDelay: 100 * time.Millisecond, AckWait: faultAckWait, Indexing: f.iopts})
+		RetryDelay: faultRetryDelay, AckWait: faultAckWait, Indexing: f.iopts})
 	go func() { r.done <- r.svc.Run(ictx) }()
 	return r
 }
@@ -284,6 +304,22 @@ func (f *faultEnv) docs(t *testing.T, ctx context.Context, index string) map[str
 	return out
 }
 
+// faultAfterApplied is how many events the indexer has applied when the
+// fault strikes: it is then consuming, with more events pending.
+const faultAfterApplied = 20
+
+// busy waits until the indexer is consuming (faultAfterApplied events
+// applied) and returns its version, so the fault lands mid-stream however
+// fast the writes are.
+func busy(t *testing.T, ctx context.Context, ix *indexing.Indexer) int64 {
+	t.Helper()
+	v, err := ix.WaitForVersion(ctx, faultAfterApplied, time.Until(deadline(ctx)))
+	if err != nil {
+		t.Fatalf("indexer did not start consuming: version %d: %v", v, err)
+	}
+	return v
+}
+
 func deadline(ctx context.Context) time.Time {
 	d, _ := ctx.Deadline()
 	return d
@@ -304,13 +340,14 @@ func TestFaultIndexerKilled(t *testing.T) {
 	var second *runningIndexer
 	start := time.Now()
 	l := f.write(t, ctx, func() {
-		v, _ := first.svc.Indexer().CurrentVersion(ctx)
+		v := busy(t, ctx, first.svc.Indexer())
 		first.crash(t)
 		t.Logf("indexer killed at version %d after %s", v, time.Since(start).Round(time.Millisecond))
 		second = f.startIndexer(t, ctx, "fault-indexer-2")
 	})
 	t.Logf("%d writes in %s", faultWrites, time.Since(start).Round(time.Millisecond))
 	f.verify(t, ctx, second.svc.Indexer(), l)
+	t.Logf("first indexer %+v, second %+v", first.svc.Stats(), second.svc.Stats())
 	second.stop(t)
 }
 
@@ -331,14 +368,15 @@ func TestFaultNATSRestart(t *testing.T) {
 	ix := f.startIndexer(t, ctx, "fault-indexer")
 	start := time.Now()
 	l := f.write(t, ctx, func() {
-		v, _ := ix.svc.Indexer().CurrentVersion(ctx)
+		v := busy(t, ctx, ix.svc.Indexer())
 		down := time.Now()
-		srv.restart(t, 500*time.Millisecond)
+		srv.restart(t, faultNATSDown)
 		t.Logf("NATS restarted at version %d after %s (down %s)", v, time.Since(start).Round(time.Millisecond),
 			time.Since(down).Round(time.Millisecond))
 	})
 	t.Logf("%d writes in %s", faultWrites, time.Since(start).Round(time.Millisecond))
 	f.verify(t, ctx, ix.svc.Indexer(), l)
+	t.Logf("indexer %+v", ix.svc.Stats())
 	ix.stop(t)
 }
 

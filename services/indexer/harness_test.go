@@ -42,6 +42,10 @@ type env struct {
 	svc   *content.Service
 	ix    *indexing.Indexer
 	relay *outbox.Relay
+	// indexer is the running service; retry, when set before start, is
+	// its retry policy.
+	indexer *indexer.Service
+	retry   indexing.RetryPolicy
 	// subjectPrefix is put before "cms.changes.<branch>" (real NATS: a
 	// unique prefix per test so streams of parallel runs do not overlap).
 	subjectPrefix string
@@ -67,6 +71,13 @@ func uniq() string {
 // embeddedEnv: SQLite, embedded NATS, in-memory Bleve.
 func embeddedEnv(t testing.TB) *env {
 	t.Helper()
+	return start(t, embeddedParts(t), indexing.Options{})
+}
+
+// embeddedParts opens the embedded components of an env, closed when the
+// test ends; the caller may wrap e.eng before start.
+func embeddedParts(t testing.TB) *env {
+	t.Helper()
 	ctx := context.Background()
 	st, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "cms.db"))
 	if err != nil {
@@ -83,7 +94,7 @@ func embeddedEnv(t testing.TB) *env {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = eng.Close() })
-	return start(t, &env{st: st, bus: bus, pub: bus, eng: eng}, indexing.Options{})
+	return &env{st: st, bus: bus, pub: bus, eng: eng}
 }
 
 // realEnv: PostgreSQL, NATS and Elasticsearch from CMS_*_URL, each with a
@@ -134,8 +145,9 @@ func start(t testing.TB, e *env, iopts indexing.Options) *env {
 	e.svc = content.New(e.st, nil)
 	e.relay = outbox.New(e.st, e.pub, outbox.Options{Idle: 5 * time.Millisecond, MaxIdle: 50 * time.Millisecond})
 	svc := indexer.New(e.bus, e.st, e.eng, nil, indexer.Options{
-		Subject: e.subjectPrefix + indexer.DefaultSubject, RetryDelay: 100 * time.Millisecond, Indexing: iopts})
-	e.ix = svc.Indexer()
+		Subject: e.subjectPrefix + indexer.DefaultSubject, RetryDelay: 100 * time.Millisecond, Indexing: iopts,
+		Retry: e.retry})
+	e.ix, e.indexer = svc.Indexer(), svc
 	var wg sync.WaitGroup
 	errs := make(chan error, 2)
 	for _, run := range []func(context.Context) error{e.relay.Run, svc.Run} {

@@ -9,12 +9,27 @@
 // or replayed events are harmless because documents carry external
 // versions. A payload that is not a change event is logged and acked:
 // retrying it cannot succeed and would block the stream.
+//
+// Retries back off exponentially and an event that keeps failing is parked
+// (indexing.RetryPolicy: after MaxAttempts failures that are not the
+// engine being unavailable, or after a crash loop) instead of blocking
+// every later event: it is logged at ERROR with its stream sequence, MsgID
+// and transaction, counted (Stats.Parked, the "parked" result of
+// cms_indexer_events_total), listed by Parked, and acknowledged. It stays
+// in the change stream at that sequence (the stream keeps events after
+// acknowledgement) for an operator to inspect; `cms reindex` rebuilds the
+// index with its changes. Parking records the event's transaction as the
+// change-tracking version (indexing.Indexer.Park), so read-your-writes
+// waiters for it return at once (without its changes) rather than waiting
+// out their deadline.
 package indexer
 
 import (
 	"context"
 	"errors"
+	"fmt"
 	"log/slog"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -37,8 +52,12 @@ type Options struct {
 	Durable string
 	// Subject filters the stream (DefaultSubject).
 	Subject string
-	// RetryDelay before a failed event is redelivered (DefaultRetryDelay).
+	// RetryDelay before a failed event is first redelivered
+	// (DefaultRetryDelay); it doubles per attempt up to Retry.MaxRetryDelay.
 	RetryDelay time.Duration
+	// Retry bounds the attempts before an event is parked; its RetryDelay
+	// is RetryDelay above (indexing.RetryPolicy for the defaults).
+	Retry indexing.RetryPolicy
 	// AckWait bounds one Apply before JetStream redelivers the event
 	// (events.DefaultAckWait). Indexing a new branch reads every object it
 	// inherits; raise this for large installations.
@@ -49,28 +68,61 @@ type Options struct {
 
 // Service consumes change events and applies them to the search index.
 type Service struct {
-	bus  events.Consumer
-	ix   *indexing.Indexer
-	err  error // from indexing.New, reported by Run
-	log  *slog.Logger
-	opts Options
+	bus   events.Consumer
+	ix    *indexing.Indexer
+	err   error // from indexing.New, reported by Run
+	log   *slog.Logger
+	opts  Options
+	retry indexing.RetryPolicy
 	// counters for Stats
-	applied, failed, dropped atomic.Int64
-	applyNanos               atomic.Int64
+	applied, failed, dropped, parked atomic.Int64
+	applyNanos                       atomic.Int64
+
+	mu         sync.Mutex
+	tries      map[uint64]tries // by stream sequence, until acked
+	parkedList []Parked         // the last maxParkedList parked events
+}
+
+// tries is what this process saw of one event's deliveries.
+type tries struct {
+	failed   int // failed applies seen here (the backoff exponent)
+	failures int // of them, those that were not Transient
+	seen     int // the last delivery whose handling ended here
+}
+
+// maxParkedList bounds Parked.
+const maxParkedList = 100
+
+// Parked is one parked event.
+type Parked struct {
+	Subject     string
+	MsgID       string
+	Sequence    uint64 // in the change stream
+	Transaction int64
+	Deliveries  uint64
+	Err         string
+	At          time.Time
 }
 
 // Stats are the indexer's counters since start: events applied, failed
-// (retried later) and dropped (malformed), and the total time spent
-// applying them.
+// (retried later), dropped (malformed) and parked (given up after
+// failures), and the total time spent applying them.
 type Stats struct {
-	Applied, Failed, Dropped int64
-	ApplySeconds             float64
+	Applied, Failed, Dropped, Parked int64
+	ApplySeconds                     float64
 }
 
 // Stats returns the counters; safe to call concurrently with Run.
 func (s *Service) Stats() Stats {
 	return Stats{Applied: s.applied.Load(), Failed: s.failed.Load(), Dropped: s.dropped.Load(),
-		ApplySeconds: float64(s.applyNanos.Load()) / 1e9}
+		Parked: s.parked.Load(), ApplySeconds: float64(s.applyNanos.Load()) / 1e9}
+}
+
+// Parked lists the last events parked since start, oldest first.
+func (s *Service) Parked() []Parked {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]Parked(nil), s.parkedList...)
 }
 
 // New returns the indexer service. Wire it as a worker of the "indexer"
@@ -96,8 +148,12 @@ func New(bus events.Consumer, st store.Reader, eng search.Engine, log *slog.Logg
 	if o.Indexing.Logger == nil {
 		o.Indexing.Logger = log
 	}
+	if o.Retry.RetryDelay <= 0 {
+		o.Retry.RetryDelay = o.RetryDelay
+	}
 	ix, err := indexing.New(st, eng, o.Indexing)
-	return &Service{bus: bus, ix: ix, err: err, log: log, opts: o}
+	return &Service{bus: bus, ix: ix, err: err, log: log, opts: o, retry: o.Retry.WithDefaults(),
+		tries: map[uint64]tries{}}
 }
 
 // Indexer is the underlying indexer (for WaitForVersion in tests and
@@ -134,26 +190,79 @@ func (s *Service) Run(ctx context.Context) error {
 	return s.bus.Consume(ctx, s.opts.Durable, s.opts.Subject, s.handle, copts...)
 }
 
-// handle applies one message: nil acks it, an error naks it for a retry.
+// handle applies one message: nil acks it, an error naks it for a retry
+// after the policy's backoff.
 func (s *Service) handle(ctx context.Context, m events.Msg) error {
+	delivered := int(m.NumDelivered)
+	s.mu.Lock()
+	tr := s.tries[m.Sequence]
+	s.mu.Unlock()
+	if tr.seen != delivered-1 && s.retry.ParkUnseen(delivered) {
+		return s.park(ctx, m, fmt.Errorf("delivered %d times without the handling ending: the process crashed or exceeded the ack wait while applying it", delivered))
+	}
 	start := time.Now()
 	res, err := s.ix.ApplyPayload(ctx, m.Data)
 	s.applyNanos.Add(int64(time.Since(start)))
 	switch {
 	case errors.Is(err, indexing.ErrBadEvent):
+		s.forget(m.Sequence)
 		s.dropped.Add(1)
 		s.log.Error("indexer: dropping malformed event", "subject", m.Subject, "msgId", m.MsgID, "err", err)
 		return nil
 	case err != nil:
 		s.failed.Add(1)
+		tr.failed++
+		if !indexing.Transient(err) {
+			tr.failures++
+		}
+		if s.retry.ParkAfterFailure(tr.failures, err) {
+			return s.park(ctx, m, err)
+		}
+		tr.seen = delivered
+		s.mu.Lock()
+		s.tries[m.Sequence] = tr
+		s.mu.Unlock()
+		// Backoff by the failures seen, not by deliveries: redeliveries
+		// after lost acks (a NATS restart) are no reason to wait longer.
+		delay := s.retry.Backoff(tr.failed)
 		if ctx.Err() == nil {
 			s.log.Warn("indexer: apply failed, will retry", "subject", m.Subject, "msgId", m.MsgID,
-				"delivery", m.NumDelivered, "err", err)
+				"delivery", m.NumDelivered, "retry_in", delay, "err", err)
 		}
-		return err
+		return events.RetryAfter(err, delay)
 	}
+	s.forget(m.Sequence)
 	s.applied.Add(1)
 	s.log.Debug("indexer: applied", "subject", m.Subject, "msgId", m.MsgID, "ops", res.Ops,
 		"stale", res.Stale, "branches", res.Branches, "took", time.Since(start))
 	return nil
+}
+
+// park gives up on m (see the package documentation). When even the
+// version cannot be recorded the event is retried like a failure.
+func (s *Service) park(ctx context.Context, m events.Msg, cause error) error {
+	tx, err := s.ix.Park(ctx, m.Data)
+	if err != nil && !errors.Is(err, indexing.ErrBadEvent) {
+		s.log.Warn("indexer: cannot park event, will retry", "subject", m.Subject, "msgId", m.MsgID, "err", err)
+		return events.RetryAfter(err, s.retry.RetryDelay)
+	}
+	s.forget(m.Sequence)
+	s.parked.Add(1)
+	p := Parked{Subject: m.Subject, MsgID: m.MsgID, Sequence: m.Sequence, Transaction: tx,
+		Deliveries: m.NumDelivered, Err: cause.Error(), At: time.Now()}
+	s.mu.Lock()
+	if len(s.parkedList) == maxParkedList {
+		s.parkedList = s.parkedList[1:]
+	}
+	s.parkedList = append(s.parkedList, p)
+	s.mu.Unlock()
+	s.log.Error("indexer: parked change event: its changes are missing from the index until a later change rebuilds the same objects or `cms reindex`",
+		"subject", m.Subject, "msgId", m.MsgID, "seq", m.Sequence, "tx", tx, "deliveries", m.NumDelivered, "err", cause)
+	return nil
+}
+
+func (s *Service) forget(seq uint64) {
+	s.mu.Lock()
+	delete(s.tries, seq)
+	s.mu.Unlock()
 }

@@ -14,9 +14,13 @@ func (s *service) GetBranches(ctx context.Context, req *managementv1.GetBranches
 	if s.content == nil {
 		return s.UnimplementedManagementServiceServer.GetBranches(ctx, req)
 	}
+	take, err := sentTake(req.Take)
+	if err != nil {
+		return nil, s.toStatus(ctx, err)
+	}
 	page, err := s.content.GetBranches(ctx, content.ListQuery{
 		ReadOptions: readOptions(ctx, true, req.GetAttributes(), req.GetLanguages(), req.GetVariants()),
-		Take:        int(req.GetTake()),
+		Take:        take,
 		Continue:    req.GetContinue(),
 	})
 	if err != nil {
@@ -37,6 +41,9 @@ func (s *service) CreateBranch(ctx context.Context, req *managementv1.CreateBran
 	vals, err := valueInputs(req.GetValues())
 	if err != nil {
 		return nil, s.toStatus(ctx, err)
+	}
+	if err := refuseIfMatch(ctx); err != nil {
+		return nil, err
 	}
 	b, _, err := s.content.CreateBranch(ctx, writeChange(ctx, req.GetComment()), vals)
 	if err != nil {
@@ -71,7 +78,7 @@ func (s *service) UpdateBranch(ctx context.Context, req *managementv1.UpdateBran
 	if err != nil {
 		return nil, s.toStatus(ctx, err)
 	}
-	n, t, err := s.content.UpdateBranch(ctx, req.GetId(), writeChange(ctx, req.GetComment()), vals)
+	n, t, err := s.content.UpdateBranch(ctx, req.GetId(), conditionalWrite(ctx, req.GetComment()), vals)
 	if err != nil {
 		return nil, s.toStatus(ctx, err)
 	}
@@ -83,7 +90,7 @@ func (s *service) DeleteBranch(ctx context.Context, req *managementv1.DeleteBran
 	if s.content == nil {
 		return s.UnimplementedManagementServiceServer.DeleteBranch(ctx, req)
 	}
-	t, err := s.content.DeleteBranch(ctx, req.GetId(), writeChange(ctx, req.GetComment()))
+	t, err := s.content.DeleteBranch(ctx, req.GetId(), conditionalWrite(ctx, req.GetComment()))
 	if err != nil {
 		return nil, s.toStatus(ctx, err)
 	}

@@ -42,6 +42,9 @@ func (s *service) CreateComment(ctx context.Context, req *managementv1.CreateCom
 	if s.content == nil {
 		return s.UnimplementedManagementServiceServer.CreateComment(ctx, req)
 	}
+	if err := refuseIfMatch(ctx); err != nil {
+		return nil, err
+	}
 	c, err := s.content.CreateComment(ctx, commentActor(ctx), int64(req.GetBranchId()), int64(req.GetObjectRef()), req.GetBody())
 	if err != nil {
 		return nil, s.toStatus(ctx, err)
@@ -55,8 +58,12 @@ func (s *service) GetComments(ctx context.Context, req *managementv1.GetComments
 	if s.content == nil {
 		return s.UnimplementedManagementServiceServer.GetComments(ctx, req)
 	}
+	take, err := sentTake(req.Take)
+	if err != nil {
+		return nil, s.toStatus(ctx, err)
+	}
 	q := content.CommentQuery{
-		User: req.GetUser(), Deleted: req.IsDeleted, Take: int(req.GetTake()), Continue: req.GetContinue(),
+		User: req.GetUser(), Deleted: req.IsDeleted, Take: take, Continue: req.GetContinue(),
 	}
 	if req.BranchRef != nil {
 		b := int64(req.GetBranchRef())
@@ -111,7 +118,7 @@ func (s *service) UpdateComment(ctx context.Context, req *managementv1.UpdateCom
 	if _, err := s.readableComment(ctx, req.GetCommentId()); err != nil {
 		return nil, err
 	}
-	if err := s.content.UpdateComment(ctx, commentActor(ctx), req.GetCommentId(), req.GetBody()); err != nil {
+	if err := s.content.UpdateComment(ctx, conditionalActor(ctx), req.GetCommentId(), req.GetBody()); err != nil {
 		return nil, s.toStatus(ctx, err)
 	}
 	return &emptypb.Empty{}, nil
@@ -125,7 +132,7 @@ func (s *service) DeleteComment(ctx context.Context, req *managementv1.DeleteCom
 	if _, err := s.readableComment(ctx, req.GetCommentId()); err != nil {
 		return nil, err
 	}
-	if err := s.content.DeleteComment(ctx, commentActor(ctx), req.GetCommentId()); err != nil {
+	if err := s.content.DeleteComment(ctx, conditionalActor(ctx), req.GetCommentId()); err != nil {
 		return nil, s.toStatus(ctx, err)
 	}
 	return &emptypb.Empty{}, nil

@@ -6,6 +6,7 @@ import (
 
 	"github.com/cmsplatform/cms/pkg/auth"
 	"github.com/cmsplatform/cms/pkg/content"
+	"github.com/cmsplatform/cms/pkg/params"
 	managementv1 "github.com/cmsplatform/cms/proto/gen/go/cms/management/v1"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
@@ -21,6 +22,12 @@ func change(ctx context.Context, comment string) content.Change {
 		c.User = p.User()
 	}
 	return c
+}
+
+// sentTake reads a list's take as sent: absent is content.DefaultTake, a
+// sent value must lie within 1..content.MaxTake (params.Take).
+func sentTake(take *int32) (int, error) {
+	return params.Take("take", take, content.DefaultTake, content.MaxTake)
 }
 
 func readOptions(ctx context.Context, inherited bool, attributes, languages, variants string) content.ReadOptions {

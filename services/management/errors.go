@@ -5,6 +5,7 @@ import (
 	"errors"
 
 	"github.com/cmsplatform/cms/pkg/content"
+	"github.com/cmsplatform/cms/pkg/params"
 	"github.com/cmsplatform/cms/services/internal/gateway"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
@@ -21,8 +22,12 @@ func (s *service) toStatus(ctx context.Context, err error) error {
 		return gateway.WithReason(codes.InvalidArgument, gateway.ReasonUnprocessable, err.Error(), nil) // 422
 	case errors.Is(err, content.ErrNotFound):
 		return status.Error(codes.NotFound, err.Error()) // 404
-	case errors.Is(err, content.ErrInvalid):
+	case errors.Is(err, content.ErrTooLarge):
+		return gateway.WithReason(codes.ResourceExhausted, gateway.ReasonPayloadTooLarge, err.Error(), nil) // 413
+	case errors.Is(err, content.ErrInvalid), errors.Is(err, params.ErrInvalid):
 		return status.Error(codes.InvalidArgument, err.Error()) // 400
+	case errors.Is(err, content.ErrPreconditionFailed):
+		return gateway.WithReason(codes.FailedPrecondition, gateway.ReasonPreconditionFailed, err.Error(), nil) // 412
 	case errors.Is(err, content.ErrForbidden):
 		return status.Error(codes.PermissionDenied, err.Error()) // 403
 	}

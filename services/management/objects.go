@@ -48,6 +48,9 @@ func (s *service) CreateObjects(ctx context.Context, req *managementv1.CreateObj
 	if s.content == nil {
 		return s.UnimplementedManagementServiceServer.CreateObjects(ctx, req)
 	}
+	if err := refuseIfMatch(ctx); err != nil {
+		return nil, err
+	}
 	in, err := objectInputs(req.GetObjects())
 	if err != nil {
 		return nil, s.toStatus(ctx, err)
@@ -73,7 +76,7 @@ func (s *service) UpdateObjects(ctx context.Context, req *managementv1.UpdateObj
 	if err != nil {
 		return nil, s.toStatus(ctx, err)
 	}
-	res, err := s.content.UpdateObjects(ctx, req.GetBranch(), writeChange(ctx, req.GetComment()), in)
+	res, err := s.content.UpdateObjects(ctx, req.GetBranch(), conditionalWrite(ctx, req.GetComment()), in)
 	if err != nil {
 		return nil, s.toStatus(ctx, err)
 	}
@@ -88,7 +91,7 @@ func (s *service) DeleteObjects(ctx context.Context, req *managementv1.DeleteObj
 	if s.content == nil {
 		return s.UnimplementedManagementServiceServer.DeleteObjects(ctx, req)
 	}
-	n, t, err := s.content.DeleteObjects(ctx, req.GetBranch(), writeChange(ctx, req.GetComment()), req.GetObjectIds())
+	n, t, err := s.content.DeleteObjects(ctx, req.GetBranch(), conditionalWrite(ctx, req.GetComment()), req.GetObjectIds())
 	if err != nil {
 		return nil, s.toStatus(ctx, err)
 	}
@@ -100,10 +103,14 @@ func (s *service) GetTypedObjects(ctx context.Context, req *managementv1.GetType
 	if s.content == nil {
 		return s.UnimplementedManagementServiceServer.GetTypedObjects(ctx, req)
 	}
+	take, err := sentTake(req.Take)
+	if err != nil {
+		return nil, s.toStatus(ctx, err)
+	}
 	page, err := s.content.GetTypedObjects(ctx, req.GetBranch(), req.GetType(), content.ListQuery{
 		ReadOptions: readOptions(ctx, req.GetInherited(), req.GetAttributes(), req.GetLanguages(), req.GetVariants()),
 		Deleted:     req.Deleted,
-		Take:        int(req.GetTake()),
+		Take:        take,
 		Continue:    req.GetContinue(),
 	})
 	if err != nil {

@@ -34,6 +34,7 @@ type Cache struct {
 	rdb       goredis.UniversalClient
 	prefix    string
 	ownClient bool
+	addr      string // host:port/db, for errors (Open, Dial)
 	closed    atomic.Bool
 }
 
@@ -48,17 +49,30 @@ func New(rdb goredis.UniversalClient, prefix string) *Cache {
 // Open connects to the Redis at url (redis://[user:pass@]host:port/db) and
 // checks it answers. Close closes the connection.
 func Open(ctx context.Context, url, prefix string) (*Cache, error) {
+	c, err := Dial(url, prefix)
+	if err != nil {
+		return nil, err
+	}
+	if err := c.rdb.Ping(ctx).Err(); err != nil {
+		_ = c.Close()
+		return nil, fmt.Errorf("cache/redis: ping %s: %w", c.addr, err)
+	}
+	return c, nil
+}
+
+// Dial is Open without the check: the client connects on first use, so a
+// process can start while Redis is away (its calls fail until it is back).
+func Dial(url, prefix string) (*Cache, error) {
 	opts, err := goredis.ParseURL(url)
 	if err != nil {
 		return nil, fmt.Errorf("cache/redis: %w", err)
 	}
-	rdb := goredis.NewClient(opts)
-	if err := rdb.Ping(ctx).Err(); err != nil {
-		_ = rdb.Close()
-		return nil, fmt.Errorf("cache/redis: ping %s:%d: %w", opts.Addr, opts.DB, err)
-	}
-	c := New(rdb, prefix)
+	// Honour the caller's deadline (cache.WithDeadline): without this
+	// go-redis waits its own ReadTimeout (3 s) on a frozen server.
+	opts.ContextTimeoutEnabled = true
+	c := New(goredis.NewClient(opts), prefix)
 	c.ownClient = true
+	c.addr = fmt.Sprintf("%s/%d", opts.Addr, opts.DB)
 	return c, nil
 }
 

@@ -2,7 +2,10 @@ package query
 
 import (
 	"fmt"
+	"math"
 	"strings"
+
+	"github.com/cmsplatform/cms/pkg/params"
 )
 
 // SortKey is one key of the `sort` parameter.
@@ -24,8 +27,12 @@ func ParseSort(s string) ([]SortKey, error) {
 	if strings.TrimSpace(s) == "" {
 		return nil, nil
 	}
+	parts := strings.Split(s, ",")
+	if err := params.Count("sort", len(parts), params.MaxSortKeys); err != nil {
+		return nil, err
+	}
 	var keys []SortKey
-	for i, part := range strings.Split(s, ",") {
+	for i, part := range parts {
 		fields := strings.Fields(part)
 		switch {
 		case len(fields) == 0:
@@ -55,16 +62,22 @@ const (
 	MaxTake     = 1000
 )
 
-// Page validates skip and take; take 0 means the default.
+// Page validates skip and take by the shared rules (params.Skip,
+// params.Take); take 0 means not sent (the default). Transports that know
+// whether take was sent call params.Take themselves, so an explicit 0 is
+// refused.
 func Page(skip, take int64) (int, int, error) {
-	if skip < 0 {
-		return 0, 0, fmt.Errorf("skip must not be negative, got %d", skip)
+	sk, err := params.Skip("skip", skip, 0)
+	if err != nil {
+		return 0, 0, err
 	}
-	if take == 0 {
-		take = DefaultTake
-	}
-	if take < 1 || take > MaxTake {
+	if take < math.MinInt32 || take > math.MaxInt32 {
 		return 0, 0, fmt.Errorf("take must be between 1 and %d, got %d", MaxTake, take)
 	}
-	return int(skip), int(take), nil
+	var v *int32
+	if t := int32(take); t != 0 {
+		v = &t
+	}
+	tk, err := params.Take("take", v, DefaultTake, MaxTake)
+	return sk, tk, err
 }

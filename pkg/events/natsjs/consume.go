@@ -122,7 +122,7 @@ func (b *Bus) handle(ctx context.Context, log interface {
 }, jm jetstream.Msg, h events.Handler, o events.ConsumeOptions) {
 	m := b.toMsg(jm)
 	if err := h(ctx, m); err != nil {
-		delay := o.RetryDelay
+		delay := events.RetryDelayOf(err, o.RetryDelay)
 		if ctx.Err() != nil {
 			delay = 0 // shutting down: let the next consumer have it now
 		}

@@ -90,7 +90,7 @@ func (b *Bus) consumeEphemeral(ctx context.Context, name, subjectFilter string, 
 }
 
 // handleInPlace runs h until it succeeds, ctx ends or MaxDeliver attempts
-// failed, waiting RetryDelay between attempts.
+// failed, waiting RetryDelay (or the handler's RetryAfter) between attempts.
 func handleInPlace(ctx context.Context, log *slog.Logger, m events.Msg, h events.Handler, o events.ConsumeOptions) {
 	for attempt := uint64(1); ; attempt++ {
 		m.NumDelivered = attempt
@@ -103,12 +103,13 @@ func handleInPlace(ctx context.Context, log *slog.Logger, m events.Msg, h events
 				"attempts", attempt, "err", err)
 			return
 		}
+		delay := events.RetryDelayOf(err, o.RetryDelay)
 		log.Warn("handler failed; retrying", "subject", m.Subject, "seq", m.Sequence,
-			"attempt", attempt, "retry_in", o.RetryDelay, "err", err)
+			"attempt", attempt, "retry_in", delay, "err", err)
 		select {
 		case <-ctx.Done():
 			return
-		case <-time.After(o.RetryDelay):
+		case <-time.After(delay):
 		}
 	}
 }

@@ -13,12 +13,17 @@ import (
 	"github.com/blevesearch/bleve/v2/analysis/analyzer/keyword"
 	"github.com/blevesearch/bleve/v2/analysis/datetime/flexible"
 	"github.com/blevesearch/bleve/v2/analysis/token/lowercase"
+	"github.com/blevesearch/bleve/v2/analysis/token/truncate"
 	"github.com/blevesearch/bleve/v2/analysis/tokenizer/unicode"
 	"github.com/blevesearch/bleve/v2/index/scorch"
 	"github.com/blevesearch/bleve/v2/mapping"
 
 	"github.com/cmsplatform/cms/pkg/search"
 )
+
+// MaxTokenRunes cuts each token of a text field, as Elasticsearch's
+// standard tokenizer splits tokens at its max_token_length of 255.
+const MaxTokenRunes = 255
 
 // Internal field names. User fields cannot start with '@'.
 const (
@@ -27,8 +32,10 @@ const (
 	fieldPresent = "@f"   // names of the fields a document has (Exists)
 	shadowPrefix = "@s:"  // keyword copy of non-keyword values (aggregations)
 	analyzerText = "cms_standard"
-	noDates      = "cms_no_dates" // date parser of dynamic fields (dynamicKeywords)
-	keyMapping   = "cms:mapping"
+	// filterTruncate cuts text tokens at MaxTokenRunes.
+	filterTruncate = "cms_truncate"
+	noDates        = "cms_no_dates" // date parser of dynamic fields (dynamicKeywords)
+	keyMapping     = "cms:mapping"
 )
 
 // shadowed reports whether aggregations on a field of kind k use a keyword
@@ -47,9 +54,17 @@ type index struct {
 func indexMapping(m search.Mapping) (*mapping.IndexMappingImpl, error) {
 	im := mapping.NewIndexMapping()
 	// Elasticsearch's standard analyzer: word boundaries and lower case, no
-	// stop words (Bleve's "standard" would drop English stop words).
+	// stop words (Bleve's "standard" would drop English stop words), tokens
+	// cut at MaxTokenRunes like its max_token_length: Bleve's dictionary
+	// (an FST) costs a few hundred bytes per byte of a term, so one
+	// unbroken multi-megabyte token would cost gigabytes.
+	if err := im.AddCustomTokenFilter(filterTruncate, map[string]any{
+		"type": truncate.Name, "length": float64(MaxTokenRunes),
+	}); err != nil {
+		return nil, fmt.Errorf("bleve: token filter: %w", err)
+	}
 	if err := im.AddCustomAnalyzer(analyzerText, map[string]any{
-		"type": custom.Name, "tokenizer": unicode.Name, "token_filters": []string{lowercase.Name},
+		"type": custom.Name, "tokenizer": unicode.Name, "token_filters": []string{lowercase.Name, filterTruncate},
 	}); err != nil {
 		return nil, fmt.Errorf("bleve: analyzer: %w", err)
 	}

@@ -13,6 +13,7 @@ import (
 	"github.com/cmsplatform/cms/pkg/cache"
 	cachememory "github.com/cmsplatform/cms/pkg/cache/memory"
 	cacheredis "github.com/cmsplatform/cms/pkg/cache/redis"
+	"github.com/cmsplatform/cms/pkg/component"
 	"github.com/cmsplatform/cms/pkg/events"
 	"github.com/cmsplatform/cms/pkg/events/natsjs"
 	"github.com/cmsplatform/cms/pkg/search"
@@ -118,6 +119,7 @@ func (c *Components) openStore(ctx context.Context, cfg Config, log *slog.Logger
 		c.Store = nil
 		return err
 	}
+	c.Store = store.WithDeadline(c.Store, component.Guard{Name: "store", Timeout: cfg.Timeouts.Store})
 	c.add("store", c.Store.Close, c.Store.Ping)
 	return nil
 }
@@ -160,11 +162,8 @@ func (c *Components) openSearch(ctx context.Context, cfg Config, log *slog.Logge
 		c.Search = nil
 		return err
 	}
-	var ping func(context.Context) error
-	if p, ok := c.Search.(interface{ Ping(context.Context) error }); ok {
-		ping = p.Ping
-	}
-	c.add("search", c.Search.Close, ping)
+	c.Search = search.WithDeadline(c.Search, component.Guard{Name: "search", Timeout: cfg.Timeouts.Search})
+	c.add("search", c.Search.Close, c.Search.(interface{ Ping(context.Context) error }).Ping)
 	return nil
 }
 
@@ -176,17 +175,19 @@ func (c *Components) openCache(ctx context.Context, cfg Config, log *slog.Logger
 	case EngineRedis:
 		var r *cacheredis.Cache
 		r, err = cacheredis.Open(ctx, cfg.Cache.URL, cfg.Cache.Prefix)
+		if err != nil && component.Unreachable(err) {
+			// Delivery serves uncached while Redis is away, from the start too.
+			log.Warn("redis unreachable; starting without the cache until it answers", "err", err)
+			r, err = cacheredis.Dial(cfg.Cache.URL, cfg.Cache.Prefix)
+		}
 		c.Cache = r
 	}
 	if err != nil {
 		c.Cache = nil
 		return err
 	}
-	var ping func(context.Context) error
-	if p, ok := c.Cache.(interface{ Ping(context.Context) error }); ok {
-		ping = p.Ping
-	}
-	c.add("cache", c.Cache.Close, ping)
+	c.Cache = cache.WithDeadline(c.Cache, component.Guard{Name: "cache", Timeout: cfg.Timeouts.Cache})
+	c.add("cache", c.Cache.Close, c.Cache.(interface{ Ping(context.Context) error }).Ping)
 	return nil
 }
 

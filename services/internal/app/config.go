@@ -10,6 +10,9 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/cmsplatform/cms/pkg/content"
+	"github.com/cmsplatform/cms/pkg/indexing"
 )
 
 // Targets that `cms serve --target` accepts. "all" is what `cms run` serves.
@@ -59,12 +62,30 @@ type Config struct {
 	// throttling (README "### HTTP edge"). Env vars CMS_EDGE_<KEY>, e.g.
 	// CMS_EDGE_MAX_BODY_BYTES.
 	Edge EdgeConfig `yaml:"edge"`
+	// Value sizes (README "Security and limits" / "Value sizes"): one
+	// value's JSON and all values of one write request (413 beyond), and
+	// the characters the indexer analyses per field (longer values are
+	// indexed by their beginning). CMS_MAX_VALUE_BYTES,
+	// CMS_MAX_REQUEST_VALUE_BYTES, CMS_MAX_INDEXED_CHARS.
+	MaxValueBytes        int `yaml:"maxValueBytes"`
+	MaxRequestValueBytes int `yaml:"maxRequestValueBytes"`
+	MaxIndexedChars      int `yaml:"maxIndexedChars"`
+	// IndexerMaxAttempts: applies of a failing change event before the
+	// indexer parks it (indexing.RetryPolicy; < 0 never parks).
+	// CMS_INDEXER_MAX_ATTEMPTS.
+	IndexerMaxAttempts int `yaml:"indexerMaxAttempts"`
 
 	Store  Component `yaml:"store"`
 	Events Component `yaml:"events"`
 	Search Component `yaml:"search"`
 	Cache  Component `yaml:"cache"`
 	Blobs  Component `yaml:"blobs"`
+
+	// Resilience (issue 11 item 10): deadlines of component calls and the
+	// shutdown sequence. See "Deadlines, readiness and shutdown" in the
+	// README.
+	Timeouts   Timeouts      `yaml:"timeouts"`
+	DrainDelay time.Duration `yaml:"drainDelay"`
 }
 
 // EdgeConfig bounds what the HTTP server accepts (README "### HTTP edge").
@@ -126,6 +147,29 @@ func (e EdgeConfig) validate() []error {
 	return errs
 }
 
+// Timeouts bound one call to each component; a call that takes longer
+// fails as unavailable (503 + Retry-After). 0 disables a deadline.
+type Timeouts struct {
+	Store  time.Duration `yaml:"store"`
+	Events time.Duration `yaml:"events"`
+	Search time.Duration `yaml:"search"`
+	Cache  time.Duration `yaml:"cache"`
+	// Ready bounds the component checks of one /readyz.
+	Ready time.Duration `yaml:"ready"`
+}
+
+// DefaultTimeouts are the documented defaults of Config.Timeouts.
+func DefaultTimeouts() Timeouts {
+	return Timeouts{Store: 15 * time.Second, Events: 10 * time.Second, Search: 10 * time.Second,
+		Cache: 250 * time.Millisecond, Ready: 2 * time.Second}
+}
+
+// DefaultDrainDelay is how long a stopping `cms serve` process keeps
+// serving while it reports not-ready, so load balancers stop sending it
+// requests first. `cms run` (DefaultConfig, a laptop without a load
+// balancer) does not wait.
+const DefaultDrainDelay = 5 * time.Second
+
 // Component selects an implementation and where it lives.
 type Component struct {
 	Engine string `yaml:"engine"`
@@ -156,12 +200,19 @@ func DefaultConfig() Config {
 		AdminPassword:   DefaultAdminPassword,
 		CORSOrigins:     nil, // no cross-origin access unless configured
 		MaxUploadBytes:  512 << 20,
-		Store:           Component{Engine: EngineSQLite},
-		Events:          Component{Engine: EngineEmbeddedNATS},
-		Search:          Component{Engine: EngineBleve, Prefix: "cms"},
-		Cache:           Component{Engine: EngineMemory, Prefix: "cms"},
-		Blobs:           Component{Engine: EngineFS},
-		Edge:            DefaultEdgeConfig(),
+		// Value sizes.
+		MaxValueBytes:        content.DefaultMaxValueBytes,
+		MaxRequestValueBytes: content.DefaultMaxRequestValueBytes,
+		MaxIndexedChars:      indexing.DefaultMaxIndexedChars,
+		IndexerMaxAttempts:   indexing.DefaultMaxAttempts,
+		Store:                Component{Engine: EngineSQLite},
+		Events:               Component{Engine: EngineEmbeddedNATS},
+		Search:               Component{Engine: EngineBleve, Prefix: "cms"},
+		Cache:                Component{Engine: EngineMemory, Prefix: "cms"},
+		Blobs:                Component{Engine: EngineFS},
+		Edge:                 DefaultEdgeConfig(),
+		// Resilience block.
+		Timeouts: DefaultTimeouts(),
 	}
 }
 
@@ -176,6 +227,7 @@ func DistributedConfig() Config {
 	c.Search.Engine = EngineElasticsearch
 	c.Cache.Engine = EngineRedis
 	c.Blobs.Engine = EngineNATSObjects
+	c.DrainDelay = DefaultDrainDelay
 	return c
 }
 

@@ -158,6 +158,7 @@ func isolatedDistributed(t *testing.T, name string) (func(target string) Config,
 	cleanupElasticsearch(t, esURL, prefix)
 	return func(target string) Config {
 		cfg := DistributedConfig()
+		cfg.DrainDelay = 0 // nothing balances load in front of a test
 		cfg.Target = target
 		cfg.Store.URL, cfg.Events.URL, cfg.Search.URL, cfg.Cache.URL = pgURL, natsURL, esURL, redisURL
 		cfg.Search.Prefix, cfg.Cache.Prefix, cfg.Events.Prefix = prefix, prefix, prefix

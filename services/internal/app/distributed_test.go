@@ -19,6 +19,7 @@ import (
 // answers /readyz and that the API is served.
 func TestServeAgainstRealComponents(t *testing.T) {
 	cfg := DistributedConfig()
+	cfg.DrainDelay = 0 // nothing balances load in front of a test
 	cfg.Store.URL = testenv.URL(t, testenv.PostgresURL)
 	cfg.Events.URL = testenv.URL(t, testenv.NATSURL)
 	cfg.Search.URL = testenv.URL(t, testenv.ElasticsearchURL)
@@ -91,6 +92,7 @@ func TestServeAgainstRealComponents(t *testing.T) {
 // parent not seeing it, update, delete, and 400/401/404 on the way.
 func TestServeManagementOnPostgres(t *testing.T) {
 	cfg := DistributedConfig()
+	cfg.DrainDelay = 0 // nothing balances load in front of a test
 	cfg.Target = TargetManagement
 	cfg.Store.URL = testenv.URL(t, testenv.PostgresURL)
 	cfg.Events.URL = testenv.URL(t, testenv.NATSURL)

@@ -21,13 +21,14 @@ func registerRelayMetrics(reg prometheus.Registerer, r *outbox.Relay) {
 func registerIndexerMetrics(reg prometheus.Registerer, ix *indexer.Service) {
 	events := func(result string, f func(indexer.Stats) int64) prometheus.Collector {
 		return prometheus.NewCounterFunc(prometheus.CounterOpts{Name: "cms_indexer_events_total",
-			Help:        "Change events the indexer handled, by result (applied, failed and retried, dropped as malformed).",
+			Help:        "Change events the indexer handled, by result (applied, failed and retried, dropped as malformed, parked after failed attempts).",
 			ConstLabels: prometheus.Labels{"result": result}}, func() float64 { return float64(f(ix.Stats())) })
 	}
 	reg.MustRegister(
 		events("applied", func(s indexer.Stats) int64 { return s.Applied }),
 		events("failed", func(s indexer.Stats) int64 { return s.Failed }),
 		events("dropped", func(s indexer.Stats) int64 { return s.Dropped }),
+		events("parked", func(s indexer.Stats) int64 { return s.Parked }),
 		prometheus.NewCounterFunc(prometheus.CounterOpts{Name: "cms_indexer_apply_seconds_total",
 			Help: "Time the indexer spent applying change events."}, func() float64 { return ix.Stats().ApplySeconds }))
 }

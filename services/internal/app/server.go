@@ -9,7 +9,7 @@ import (
 	"math"
 	"net"
 	"net/http"
-	"time"
+	"sync/atomic"
 
 	"github.com/cmsplatform/cms/pkg/auth"
 	"github.com/cmsplatform/cms/services/delivery"
@@ -56,6 +56,7 @@ type Server struct {
 	httpSrv   *http.Server
 	readyOnce chan struct{}
 	authn     *auth.Cached
+	draining  atomic.Bool // set when shutdown begins (readiness.go)
 }
 
 // Complete validates cfg, opens the components the targets need and builds
@@ -142,8 +143,10 @@ func (s *Server) HTTPAddr() string { return s.httpLn.Addr().String() }
 // GRPCAddr is the bound gRPC address.
 func (s *Server) GRPCAddr() string { return s.grpcLn.Addr().String() }
 
-// Run serves until ctx ends, then shuts down gracefully within the
-// configured timeout and closes the components in reverse order.
+// Run serves until ctx ends, then shuts down: it reports not-ready and
+// keeps serving for DrainDelay, closes the listeners and drains in-flight
+// requests within ShutdownTimeout, then stops the workers and closes the
+// components in reverse order.
 func (s *Server) Run(ctx context.Context) error {
 	defer s.comps.Close()
 	// The gateway receives answers of any size from its own server, so a
@@ -170,8 +173,12 @@ func (s *Server) Run(ctx context.Context) error {
 		}
 		return nil
 	})
+	// Workers (relay, indexer, invalidator) outlive the servers' drain:
+	// in-flight requests may wait for them (read-your-writes).
+	wctx, stopWorkers := context.WithCancel(context.WithoutCancel(ctx))
+	defer stopWorkers()
 	for _, w := range s.workers {
-		g.Go(func() error { return w(gctx) })
+		g.Go(func() error { return w(wctx) })
 	}
 	s.health.SetServingStatus("", healthpb.HealthCheckResponse_SERVING)
 	close(s.readyOnce)
@@ -181,6 +188,7 @@ func (s *Server) Run(ctx context.Context) error {
 	g.Go(func() error {
 		<-gctx.Done()
 		s.shutdown()
+		stopWorkers()
 		return nil
 	})
 	err = g.Wait()
@@ -191,7 +199,8 @@ func (s *Server) Run(ctx context.Context) error {
 }
 
 func (s *Server) shutdown() {
-	s.log.Info("shutting down", "timeout", s.cfg.ShutdownTimeout)
+	s.log.Info("shutting down", "drainDelay", s.cfg.DrainDelay, "timeout", s.cfg.ShutdownTimeout)
+	s.startDraining()
 	s.health.Shutdown()
 	ctx, cancel := context.WithTimeout(context.Background(), s.cfg.ShutdownTimeout)
 	defer cancel()
@@ -256,19 +265,6 @@ func openAPIPaths() []string {
 		paths[i] = gateway.OpenAPIPath(b)
 	}
 	return paths
-}
-
-// readyz answers 200 when every component this process uses answers a ping.
-func (s *Server) readyz(w http.ResponseWriter, r *http.Request) {
-	ctx, cancel := context.WithTimeout(r.Context(), 2*time.Second)
-	defer cancel()
-	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
-	if err := s.comps.Ping(ctx); err != nil {
-		w.WriteHeader(http.StatusServiceUnavailable)
-		_, _ = fmt.Fprintf(w, "not ready: %v\n", err)
-		return
-	}
-	_, _ = w.Write([]byte("ready"))
 }
 
 // loopback turns a listen address into one a client can dial.

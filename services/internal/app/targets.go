@@ -11,7 +11,9 @@ import (
 	"time"
 
 	"github.com/cmsplatform/cms/pkg/auth"
+	"github.com/cmsplatform/cms/pkg/component"
 	"github.com/cmsplatform/cms/pkg/content"
+	"github.com/cmsplatform/cms/pkg/events"
 	"github.com/cmsplatform/cms/pkg/indexing"
 	"github.com/cmsplatform/cms/pkg/outbox"
 	"github.com/cmsplatform/cms/services/delivery"
@@ -78,7 +80,8 @@ func buildTargets(ctx context.Context, cfg Config, comps *Components, log *slog.
 		case TargetManagement:
 			// Management writes; its relay publishes the outbox. Several
 			// replicas may run it: claims are leased (SKIP LOCKED).
-			relay := outbox.New(comps.Store, comps.Events, outbox.Options{Logger: log.With("worker", "outbox")})
+			pub := events.PublisherWithDeadline(comps.Events, component.Guard{Name: "events", Timeout: cfg.Timeouts.Events})
+			relay := outbox.New(comps.Store, pub, outbox.Options{Logger: log.With("worker", "outbox")})
 			workers = append(workers, relay.Run)
 			registerRelayMetrics(reg, relay)
 			// The system model (types, attributes, languages, branch 4) is
@@ -87,7 +90,8 @@ func buildTargets(ctx context.Context, cfg Config, comps *Components, log *slog.
 				return nil, nil, fmt.Errorf("bootstrap the system model: %w", err)
 			}
 			st := notifyingStore{Store: comps.Store, notify: relay.Notify}
-			svc := content.New(st, log.With("component", "content"), content.WithUsersChanged(usersChanged))
+			svc := content.New(st, log.With("component", "content"), content.WithUsersChanged(usersChanged),
+				content.WithValueLimits(content.ValueLimits{MaxValueBytes: cfg.MaxValueBytes, MaxRequestValueBytes: cfg.MaxRequestValueBytes}))
 			groups = append(groups, management.New(management.Options{
 				MaxUploadBytes: cfg.MaxUploadBytes, Content: svc, Logger: log,
 			}))
@@ -126,7 +130,7 @@ func buildTargets(ctx context.Context, cfg Config, comps *Components, log *slog.
 			groups = append(groups, g)
 		case TargetIndexer:
 			ix := indexer.New(comps.Events, comps.Store, comps.Search, log.With("worker", "indexer"),
-				indexer.Options{Indexing: cfg.indexing(log)})
+				indexer.Options{Indexing: cfg.indexing(log), Retry: indexing.RetryPolicy{MaxAttempts: cfg.IndexerMaxAttempts}})
 			workers = append(workers, ix.Run)
 			registerIndexerMetrics(reg, ix)
 		}
@@ -137,7 +141,7 @@ func buildTargets(ctx context.Context, cfg Config, comps *Components, log *slog.
 // indexing is the one place the index layout is configured: the indexer
 // writes with it and the read services (Index, Delivery) read with it.
 func (c Config) indexing(log *slog.Logger) indexing.Options {
-	return indexing.Options{Logger: log.With("component", "indexing")}
+	return indexing.Options{Logger: log.With("component", "indexing"), MaxIndexedChars: c.MaxIndexedChars}
 }
 
 // invalidatorDurable names the Delivery cache invalidator's JetStream

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/cmsplatform/cms/pkg/auth"
+	"github.com/cmsplatform/cms/pkg/component"
 	"github.com/cmsplatform/cms/services/internal/gateway"
 )
 
@@ -35,6 +36,7 @@ func Authenticate(authn auth.Authenticator, protected, public []string, next htt
 		ctx := auth.WithClientAddr(r.Context(), clientIP(r.RemoteAddr))
 		p, err := auth.Authorize(ctx, authn, r.Header.Get("Authorization"), r.Header.Get("X-CmsApi-Username"))
 		var retry *auth.RetryError
+		var down *component.UnavailableError
 		switch {
 		case err == nil:
 			next.ServeHTTP(w, r.WithContext(auth.WithPrincipal(ctx, p)))
@@ -53,6 +55,10 @@ func Authenticate(authn auth.Authenticator, protected, public []string, next htt
 		case errors.As(err, &retry):
 			w.Header().Set("Retry-After", strconv.Itoa(retry.RetryAfterSeconds()))
 			problem(w, r, http.StatusServiceUnavailable, "too many logins are being checked; retry shortly")
+		case errors.As(err, &down):
+			// The user store is down or slow: the client may retry.
+			w.Header().Set("Retry-After", gateway.RetryAfterSeconds)
+			problem(w, r, http.StatusServiceUnavailable, down.Component+" is unavailable; retry shortly")
 		case r.Context().Err() != nil:
 			// The client went away while waiting for a password check.
 			problem(w, r, http.StatusServiceUnavailable, "request canceled")

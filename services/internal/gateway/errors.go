@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"strings"
 
+	"github.com/cmsplatform/cms/pkg/params"
 	"github.com/grpc-ecosystem/grpc-gateway/v2/runtime"
 	"google.golang.org/genproto/googleapis/rpc/errdetails"
 	"google.golang.org/grpc/codes"
@@ -159,6 +160,10 @@ func ErrorHandler(ctx context.Context, mux *runtime.ServeMux, _ runtime.Marshale
 			fmt.Sprintf("the request body exceeds the limit of %d bytes", limit), nil)
 	}
 	st := status.Convert(err)
+	if plain, ok := params.Plain(st.Message()); ok && st.Code() == codes.InvalidArgument && len(st.Details()) == 0 {
+		// A query or path parameter the gateway could not convert.
+		st = status.New(codes.InvalidArgument, plain)
+	}
 	if md, ok := runtime.ServerMetadataFromContext(ctx); ok {
 		writeMetadataHeaders(w, md.HeaderMD)
 	}

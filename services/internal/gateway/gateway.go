@@ -9,7 +9,10 @@ import (
 	"net/http"
 	"strings"
 
+	"github.com/cmsplatform/cms/pkg/params"
 	"github.com/grpc-ecosystem/grpc-gateway/v2/runtime"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
 )
 
 // NewServeMux returns a grpc-gateway mux configured for the NovaDB wire format.
@@ -26,6 +29,7 @@ func NewServeMux(extra ...runtime.ServeMuxOption) *runtime.ServeMux {
 		// {path=**} must not match an empty rest: /jobs/{id}/artifacts is its own route.
 		runtime.WithStrictDeepWildcardMatching(),
 		runtime.WithWriteContentLength(),
+		runtime.WithMiddlewares(checkPathIdentifiers),
 	}
 	return runtime.NewServeMux(append(opts, extra...)...)
 }
@@ -33,6 +37,20 @@ func NewServeMux(extra ...runtime.ServeMuxOption) *runtime.ServeMux {
 // OpenAPIPath is where ServeOpenAPI serves a group's document; it is
 // public (no credentials needed).
 func OpenAPIPath(basePath string) string { return strings.TrimRight(basePath, "/") + "/openapi.json" }
+
+// checkPathIdentifiers applies params.PathIdentifier to the identifier
+// path parameters before the generated handlers convert them.
+func checkPathIdentifiers(next runtime.HandlerFunc) runtime.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request, pathParams map[string]string) {
+		for _, name := range params.IdentifierPathParams {
+			if err := params.PathIdentifier(name, pathParams[name]); err != nil {
+				WriteProblem(w, problemFromStatus(status.New(codes.InvalidArgument, err.Error()), r.URL.Path, nil))
+				return
+			}
+		}
+		next(w, r, pathParams)
+	}
+}
 
 // ServeOpenAPI serves doc at OpenAPIPath(basePath) on mux.
 func ServeOpenAPI(mux *runtime.ServeMux, basePath string, doc []byte) error {

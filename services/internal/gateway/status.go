@@ -5,6 +5,7 @@ import (
 	"errors"
 	"log/slog"
 
+	"github.com/cmsplatform/cms/pkg/component"
 	"github.com/cmsplatform/cms/pkg/search"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
@@ -20,21 +21,43 @@ func NotModified() error {
 	return WithReason(codes.FailedPrecondition, ReasonNotModified, "not modified", nil)
 }
 
-// SearchUnavailable answers 503 with Retry-After when err says the search
-// index cannot answer yet (e.g. new shards starting), else returns nil.
-func SearchUnavailable(ctx context.Context, err error) error {
-	if !errors.Is(err, search.ErrUnavailable) {
-		return nil
+// RetryAfterSeconds is the Retry-After of a 503 for a component that is
+// unavailable: long enough for a load balancer to pick another replica,
+// short enough that a client retries soon after the component returns.
+const RetryAfterSeconds = "1"
+
+// Unavailable answers 503 (gRPC Unavailable) with Retry-After when err
+// says a component cannot answer now: component.ErrUnavailable (down,
+// refusing or slower than its deadline) or search.ErrUnavailable (e.g.
+// new shards starting); else it returns nil. OtherStatus calls it, so
+// every group maps these errors here and nowhere else.
+func Unavailable(ctx context.Context, err error) error {
+	var ue *component.UnavailableError
+	switch {
+	case errors.As(err, &ue):
+		_ = grpc.SetHeader(ctx, metadata.Pairs("retry-after", RetryAfterSeconds))
+		return status.Error(codes.Unavailable, ue.Component+" is unavailable; retry shortly")
+	case errors.Is(err, search.ErrUnavailable):
+		_ = grpc.SetHeader(ctx, metadata.Pairs("retry-after", RetryAfterSeconds))
+		return status.Error(codes.Unavailable, "the search index is not ready yet; retry shortly")
 	}
-	_ = grpc.SetHeader(ctx, metadata.Pairs("retry-after", "1"))
-	return status.Error(codes.Unavailable, "the search index is not ready yet; retry shortly")
+	return nil
 }
 
-// OtherStatus maps what no domain error matched: cancellation and
-// deadlines, errors that already are a status (e.g. NotModified), and
+// SearchUnavailable is Unavailable.
+//
+// Deprecated: OtherStatus maps unavailable components; call it.
+func SearchUnavailable(ctx context.Context, err error) error { return Unavailable(ctx, err) }
+
+// OtherStatus maps what no domain error matched: an unavailable component
+// (Unavailable: 503 + Retry-After), cancellation and deadlines, errors that already are a status (e.g. NotModified), and
 // anything else as Internal with a generic message, the cause logged
 // under group.
 func OtherStatus(ctx context.Context, log *slog.Logger, group string, err error) error {
+	if st := Unavailable(ctx, err); st != nil {
+		log.LogAttrs(ctx, slog.LevelWarn, group+": component unavailable", slog.String("error", err.Error()))
+		return st
+	}
 	switch {
 	case errors.Is(err, context.Canceled):
 		return status.Error(codes.Canceled, "request canceled")

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/cmsplatform/cms/pkg/auth"
+	"github.com/cmsplatform/cms/services/internal/gateway"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/metadata"
@@ -48,6 +49,9 @@ func (a Auth) authorize(ctx context.Context, method string) (context.Context, er
 	case errors.Is(err, auth.ErrForbidden):
 		return nil, status.Error(codes.PermissionDenied, "only internal callers may act for another user (X-CmsApi-Username)")
 	case err != nil:
+		if st := gateway.Unavailable(ctx, err); st != nil {
+			return nil, st // the user store is down or slow: 503, not 500
+		}
 		return nil, status.Error(codes.Internal, "authentication failed")
 	}
 	return auth.WithPrincipal(ctx, p), nil

@@ -1,0 +1,68 @@
+package component_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/cmsplatform/cms/pkg/component"
+)
+
+var errNotFound = errors.New("not found")
+
+func TestClassify(t *testing.T) {
+	g := component.Guard{Name: "search", Unavailable: func(err error) bool { return errors.Is(err, errBusy) }}
+	for _, c := range []struct {
+		err  error
+		want bool
+	}{
+		{nil, false},
+		{errNotFound, false},
+		{fmt.Errorf("get: %w", context.DeadlineExceeded), true},
+		{&net.OpError{Op: "dial", Net: "tcp", Err: syscall.ECONNREFUSED}, true},
+		{fmt.Errorf("read: %w", syscall.ECONNRESET), true},
+		{fmt.Errorf("es: %w", errBusy), true},
+	} {
+		got := g.Classify(context.Background(), c.err)
+		if errors.Is(got, component.ErrUnavailable) != c.want {
+			t.Errorf("Classify(%v) = %v, unavailable want %v", c.err, got, c.want)
+		}
+		if c.err != nil && !errors.Is(got, c.err) {
+			t.Errorf("Classify(%v) lost the cause: %v", c.err, got)
+		}
+	}
+	// The caller's own cancellation is not the component's fault.
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if err := g.Classify(ctx, context.Canceled); errors.Is(err, component.ErrUnavailable) {
+		t.Errorf("canceled caller classified as unavailable: %v", err)
+	}
+}
+
+var errBusy = errors.New("busy")
+
+// TestDoDeadline: a call that ignores nothing but its context ends at the
+// guard's deadline as unavailable; a shorter caller deadline wins and
+// stays the caller's.
+func TestDoDeadline(t *testing.T) {
+	g := component.Guard{Name: "cache", Timeout: 50 * time.Millisecond}
+	block := func(ctx context.Context) error { <-ctx.Done(); return ctx.Err() }
+	start := time.Now()
+	err := g.Do(context.Background(), block)
+	if !errors.Is(err, component.ErrUnavailable) || time.Since(start) > time.Second {
+		t.Fatalf("Do = %v after %v", err, time.Since(start))
+	}
+	var ue *component.UnavailableError
+	if !errors.As(err, &ue) || ue.Component != "cache" {
+		t.Fatalf("error does not name the component: %v", err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Millisecond)
+	defer cancel()
+	if err := g.Do(ctx, block); errors.Is(err, component.ErrUnavailable) || !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("caller deadline: %v", err)
+	}
+}

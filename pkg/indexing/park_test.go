@@ -1,0 +1,45 @@
+package indexing_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/cmsplatform/cms/pkg/indexing"
+	"github.com/cmsplatform/cms/pkg/search"
+)
+
+func TestRetryPolicy(t *testing.T) {
+	p := indexing.RetryPolicy{RetryDelay: time.Second, MaxRetryDelay: 5 * time.Second}.WithDefaults()
+	if p.MaxAttempts != indexing.DefaultMaxAttempts {
+		t.Fatalf("MaxAttempts = %d", p.MaxAttempts)
+	}
+	for attempt, want := range map[int]time.Duration{1: time.Second, 2: 2 * time.Second, 3: 4 * time.Second, 4: 5 * time.Second, 50: 5 * time.Second} {
+		if got := p.Backoff(attempt); got != want {
+			t.Errorf("Backoff(%d) = %v, want %v", attempt, got, want)
+		}
+	}
+	hard := errors.New("bulk rejected")
+	unavailable := fmt.Errorf("write: %w", search.ErrUnavailable)
+	cases := []struct {
+		failures int
+		err      error
+		want     bool
+	}{
+		{4, hard, false}, {5, hard, true}, {9, unavailable, false}, {9, context.DeadlineExceeded, false},
+	}
+	for _, c := range cases {
+		if got := p.ParkAfterFailure(c.failures, c.err); got != c.want {
+			t.Errorf("ParkAfterFailure(%d, %v) = %v, want %v", c.failures, c.err, got, c.want)
+		}
+	}
+	if p.ParkUnseen(5) || !p.ParkUnseen(6) {
+		t.Error("ParkUnseen: an unseen delivery parks only beyond MaxAttempts")
+	}
+	never := indexing.RetryPolicy{MaxAttempts: -1}.WithDefaults()
+	if never.ParkAfterFailure(100, hard) || never.ParkUnseen(100) {
+		t.Error("MaxAttempts < 0 parks")
+	}
+}

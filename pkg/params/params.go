@@ -1,0 +1,114 @@
+// Package params holds the one rule per kind of request parameter that the
+// four API groups share: page sizes (take), offsets (skip), depths
+// (resolveDepth), list lengths (sort keys) and numeric ids. Domain packages
+// and transports call these instead of checking ranges themselves, so the
+// same parameter kind is accepted and refused the same way everywhere, and
+// every refusal names the parameter and the allowed range in plain words
+// (never a Go parser message).
+//
+// Errors wrap ErrInvalid; callers add their own sentinel (400).
+package params
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+)
+
+// ErrInvalid is wrapped by every error of this package.
+var ErrInvalid = errors.New("invalid parameter")
+
+// Limits shared by the groups.
+const (
+	// MaxDepth caps resolveDepth and resolveReverseDepth; it is also
+	// NovaDB's default for both.
+	MaxDepth = 100
+	// MaxSortKeys caps the number of sort keys of one request.
+	MaxSortKeys = 8
+)
+
+// Error is a refused parameter. Its message is meant for clients.
+type Error struct{ msg string }
+
+func (e *Error) Error() string { return e.msg }
+
+// Is makes errors.Is(err, ErrInvalid) hold.
+func (e *Error) Is(target error) bool { return target == ErrInvalid }
+
+func errorf(format string, args ...any) error { return &Error{msg: fmt.Sprintf(format, args...)} }
+
+// Take is the rule for page sizes: absent (nil) means def; a given value
+// must lie within 1..max (0 is not "the default": it is refused).
+func Take(name string, v *int32, def, max int) (int, error) { return within(name, v, def, 1, max) }
+
+// Skip is the rule for offsets: 0..max (max <= 0: no upper bound).
+func Skip(name string, v int64, max int) (int, error) {
+	if v < 0 {
+		return 0, errorf("%s must be 0 or more, got %d", name, v)
+	}
+	if max > 0 && v > int64(max) {
+		return 0, errorf("%s must be between 0 and %d, got %d", name, max, v)
+	}
+	return int(v), nil
+}
+
+// Depth is the rule for resolve depths: absent (nil) means def; a given
+// value must lie within 0..max (0 resolves nothing).
+func Depth(name string, v *int32, def, max int) (int, error) { return within(name, v, def, 0, max) }
+
+// within returns def for an absent v, else *v when it lies within lo..hi.
+func within(name string, v *int32, def, lo, hi int) (int, error) {
+	if v == nil {
+		return def, nil
+	}
+	if int(*v) < lo || int(*v) > hi {
+		return 0, errorf("%s must be between %d and %d, got %d", name, lo, hi, *v)
+	}
+	return int(*v), nil
+}
+
+// Count is the rule for list parameters: at most max items.
+func Count(name string, n, max int) error {
+	if n > max {
+		return errorf("%s takes at most %d entries, got %d", name, max, n)
+	}
+	return nil
+}
+
+// ID reads a numeric id: plain decimal digits only (no sign, no spaces, no
+// leading "+"), at most 2^31-1 (NovaDB ids are int32). ok is false for
+// anything else, which callers may then read as an ApiIdentifier or GUID.
+func ID(s string) (id int64, ok bool) {
+	if s == "" || len(s) > 10 {
+		return 0, false
+	}
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return 0, false
+		}
+		id = id*10 + int64(s[i]-'0')
+	}
+	if id > 1<<31-1 {
+		return 0, false
+	}
+	return id, true
+}
+
+// IdentifierPathParams are the path parameters that hold an id, GUID or
+// ApiIdentifier in some group (as integer fields they would otherwise go
+// through Go's number parser, which accepts "+4").
+var IdentifierPathParams = []string{"branch", "id", "type", "comment_id", "job_id"}
+
+// PathIdentifier is the rule for identifier path parameters, checked
+// before any conversion: no surrounding spaces and no sign, so "+4" and
+// " 4" are never branch 4 (ids are plain digits; GUIDs and ApiIdentifiers
+// never start with a sign or a space).
+func PathIdentifier(name, v string) error {
+	if v == "" {
+		return nil
+	}
+	if v != strings.TrimSpace(v) || v[0] == '+' || v[0] == '-' {
+		return errorf("parameter %s: %q is not an identifier: an id is plain digits, else a GUID or an ApiIdentifier", camel(name), v)
+	}
+	return nil
+}

@@ -1,0 +1,82 @@
+package indexer_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/cmsplatform/cms/pkg/content"
+	"github.com/cmsplatform/cms/pkg/indexing"
+	"github.com/cmsplatform/cms/pkg/search"
+)
+
+// poisonEngine is a real Bleve engine whose Bulk fails for any document
+// whose full text mentions "poison": an event that can never be applied.
+type poisonEngine struct {
+	search.Engine
+	rejected atomic.Int64
+}
+
+func (p *poisonEngine) Bulk(ctx context.Context, index string, ops []search.Op) (search.BulkResult, error) {
+	for _, op := range ops {
+		if strings.Contains(fmt.Sprint(op.Doc.Fields[indexing.FieldFullText]), "poison") {
+			p.rejected.Add(1)
+			return search.BulkResult{}, errors.New("poisoned document")
+		}
+	}
+	return p.Engine.Bulk(ctx, index, ops)
+}
+
+// TestParkFailingEvent: on embedded NATS, an event whose Apply always fails
+// is parked after MaxAttempts deliveries, the next event is applied, and a
+// read-your-writes wait for the parked transaction returns.
+func TestParkFailingEvent(t *testing.T) {
+	ctx := context.Background()
+	e := embeddedParts(t)
+	eng := &poisonEngine{Engine: e.eng}
+	e.eng = eng
+	const attempts = 3
+	e.retry = indexing.RetryPolicy{MaxAttempts: attempts, RetryDelay: 10 * time.Millisecond, MaxRetryDelay: 40 * time.Millisecond}
+	start(t, e, indexing.Options{})
+
+	create := func(name string) (int64, int64) {
+		t.Helper()
+		tr, ids, err := e.svc.CreateObjects(ctx, "4", content.Change{User: "editor"}, []content.ObjectInput{{
+			TypeID: content.TypeLanguage, Values: []content.ValueInput{{Attribute: content.AttrName,
+				Language: content.LanguageEnUS, JSON: []byte(`"` + name + `"`)}}}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return tr.ID, ids[0]
+	}
+	poisonTx, poisonID := create("poison pill")
+	healthyTx, healthyID := create("healthy")
+
+	// The parked transaction's waiters return (its version is recorded).
+	e.wait(t, poisonTx)
+	e.wait(t, healthyTx)
+	if e.doc(t, 4, healthyID) == nil {
+		t.Fatal("the event after the parked one was not applied")
+	}
+	if e.doc(t, 4, poisonID) != nil {
+		t.Fatal("the poisoned object was indexed")
+	}
+	st1 := e.indexer.Stats()
+	parked := e.indexer.Parked()
+	if st1.Parked != 1 || len(parked) != 1 {
+		t.Fatalf("stats %+v, parked %+v; want one parked event", st1, parked)
+	}
+	if p := parked[0]; p.Transaction != poisonTx || p.Deliveries != attempts || !strings.Contains(p.Err, "poisoned") || p.Sequence == 0 {
+		t.Fatalf("parked %+v; want tx %d after %d deliveries", p, poisonTx, attempts)
+	}
+	if n := eng.rejected.Load(); n != attempts {
+		t.Fatalf("the poisoned event was applied %d times, want %d", n, attempts)
+	}
+	if st1.Failed != attempts {
+		t.Fatalf("failed = %d, want %d", st1.Failed, attempts)
+	}
+}

@@ -1,0 +1,125 @@
+package app
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"slices"
+	"time"
+
+	healthpb "google.golang.org/grpc/health/grpc_health_v1"
+)
+
+// readyNeeds says which components a target cannot serve without, i.e.
+// what its /readyz checks: every group must have one reachable component
+// of its list. It is narrower than needs. A Delivery replica serves while
+// either its cache (cached answers; the memory cache is always reachable)
+// or the search engine (uncached answers) answers, so neither outage
+// alone takes every replica out of the load balancer. Management writes
+// to the store (its outbox buffers the change events while NATS is away);
+// the Index group answers only from the search engine; the indexer moves
+// events into the search engine. Rendering has no component-backed
+// operation yet.
+var readyNeeds = map[string][][]string{
+	TargetManagement: {{"store"}},
+	TargetDelivery:   {{"cache", "search"}},
+	TargetRendering:  {},
+	TargetIndex:      {{"search"}},
+	TargetIndexer:    {{"events"}, {"search"}},
+}
+
+// readyGroups are the readiness groups of the configured targets.
+func (c Config) readyGroups() [][]string {
+	var out [][]string
+	for _, t := range c.Targets() {
+		for _, g := range readyNeeds[t] {
+			if !slices.ContainsFunc(out, func(o []string) bool { return slices.Equal(o, g) }) {
+				out = append(out, g)
+			}
+		}
+	}
+	return out
+}
+
+// PingAny checks the named open components in parallel and reports nil
+// as soon as one answers (or when none of them is open); otherwise the
+// error names every failure.
+func (c *Components) PingAny(ctx context.Context, names []string) error {
+	errs := make(chan error, len(names))
+	n := 0
+	for _, p := range c.pings {
+		if !slices.Contains(names, p.name) {
+			continue
+		}
+		n++
+		go func() {
+			if err := p.ping(ctx); err != nil {
+				errs <- fmt.Errorf("%s: %w", p.name, err)
+				return
+			}
+			errs <- nil
+		}()
+	}
+	var all []error
+	for range n {
+		err := <-errs
+		if err == nil {
+			return nil
+		}
+		all = append(all, err)
+	}
+	return errors.Join(all...)
+}
+
+// errDraining is the readiness answer of a process that is shutting down.
+var errDraining = errors.New("shutting down")
+
+// ready reports whether this process should get traffic: not draining and
+// every component its targets need answers a ping within Timeouts.Ready.
+func (s *Server) ready(ctx context.Context) error {
+	if s.draining.Load() {
+		return errDraining
+	}
+	if d := s.cfg.Timeouts.Ready; d > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, d)
+		defer cancel()
+	}
+	var errs []error
+	for _, g := range s.cfg.readyGroups() {
+		if err := s.comps.PingAny(ctx, g); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// readyz answers 200 when ready, else 503 with the reason. /healthz is
+// liveness only: it answers 200 while the process runs.
+func (s *Server) readyz(w http.ResponseWriter, r *http.Request) {
+	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+	w.Header().Set("Cache-Control", "no-store")
+	if err := s.ready(r.Context()); err != nil {
+		w.WriteHeader(http.StatusServiceUnavailable)
+		_, _ = fmt.Fprintf(w, "not ready: %v\n", err)
+		return
+	}
+	_, _ = w.Write([]byte("ready"))
+}
+
+// startDraining is the first step of a shutdown: /readyz answers 503 and
+// the gRPC health service NOT_SERVING, while both servers keep serving
+// in-flight and new requests for DrainDelay, so load balancers notice and
+// stop sending traffic before the listeners close.
+func (s *Server) startDraining() {
+	s.draining.Store(true)
+	s.health.SetServingStatus("", healthpb.HealthCheckResponse_NOT_SERVING)
+	if s.cfg.DrainDelay <= 0 {
+		return
+	}
+	s.log.Info("draining: not ready, still serving", "delay", s.cfg.DrainDelay)
+	t := time.NewTimer(s.cfg.DrainDelay)
+	defer t.Stop()
+	<-t.C
+}
