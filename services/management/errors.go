@@ -6,6 +6,7 @@ import (
 
 	"github.com/cmsplatform/cms/pkg/content"
 	"github.com/cmsplatform/cms/pkg/params"
+	"github.com/cmsplatform/cms/pkg/store"
 	"github.com/cmsplatform/cms/services/internal/gateway"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
@@ -24,7 +25,7 @@ func (s *service) toStatus(ctx context.Context, err error) error {
 		return status.Error(codes.NotFound, err.Error()) // 404
 	case errors.Is(err, content.ErrTooLarge):
 		return gateway.WithReason(codes.ResourceExhausted, gateway.ReasonPayloadTooLarge, err.Error(), nil) // 413
-	case errors.Is(err, content.ErrInvalid), errors.Is(err, params.ErrInvalid):
+	case errors.Is(err, content.ErrInvalid), errors.Is(err, params.ErrInvalid), errors.Is(err, store.ErrInvalidArgument):
 		return status.Error(codes.InvalidArgument, err.Error()) // 400
 	case errors.Is(err, content.ErrPreconditionFailed):
 		return gateway.WithReason(codes.FailedPrecondition, gateway.ReasonPreconditionFailed, err.Error(), nil) // 412

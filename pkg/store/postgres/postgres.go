@@ -181,8 +181,13 @@ func mapErr(err error) error {
 		return fmt.Errorf("%w: %w", store.ErrNotFound, err)
 	}
 	var pe *pgconn.PgError
-	if errors.As(err, &pe) && pe.Code == "23505" { // unique_violation
-		return fmt.Errorf("%w: %w", store.ErrConflict, err)
+	if errors.As(err, &pe) {
+		switch pe.Code {
+		case "23505": // unique_violation
+			return fmt.Errorf("%w: %w", store.ErrConflict, err)
+		case "22021", "22P05": // character_not_in_repertoire (a NUL byte in text), untranslatable_character
+			return fmt.Errorf("%w: text PostgreSQL cannot store (a NUL character?): %w", store.ErrInvalidArgument, err)
+		}
 	}
 	return err
 }
