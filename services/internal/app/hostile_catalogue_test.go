@@ -114,7 +114,7 @@ func headerCases(d declared) []hostileCase {
 		{variant: "If-None-Match garbage", header: []string{"If-None-Match", `W/"x", *, "`}, want: acceptable()},
 		{variant: "X-Request-Id of 10 KiB", header: []string{"X-Request-Id", strings.Repeat("r", 10<<10)}, want: acceptable()},
 		{variant: "a 256 KiB header", header: []string{"X-Note", strings.Repeat("n", 256<<10)}, want: acceptable()},
-		{variant: "X-Cms-Min-Version 2^63", header: []string{"X-Cms-Min-Version", "9223372036854775807"}, want: retryLater()},
+		{variant: "X-Cms-Min-Version 2^63", header: []string{"X-Cms-Min-Version", "9223372036854775807", "X-Cms-Max-Wait", "300ms"}, want: retryLater()},
 		{variant: "X-Cms-Min-Version garbage", header: []string{"X-Cms-Min-Version", "-1e9x"}, want: acceptable()},
 	}
 	for i := range out {
