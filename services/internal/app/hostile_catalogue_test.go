@@ -180,7 +180,17 @@ func queryFields(d declared) []protoreflect.FieldDescriptor {
 
 // injections are filter and search texts aimed at SQL, the search engines'
 // query languages and the filter parser.
-var injections = []string{"' OR 1=1 --", `{"query":{"match_all":{}}}`, "*", "((a", "a))", `\`, "a:b:c", "🙂", "%00"}
+// and the number of clauses a query may have.
+var injections = []string{"' OR 1=1 --", `{"query":{"match_all":{}}}`, "*", "((a", "a))", `\`, "a:b:c", "🙂", "%00",
+	strings.Repeat("w ", 3000), strings.Repeat("p* ", 2000)}
+
+// label is s for a case name, shortened.
+func label(s string) string {
+	if len(s) > 24 {
+		return fmt.Sprintf("%.12q… (%d bytes)", s, len(s))
+	}
+	return strconv.Quote(s)
+}
 
 // queryCases: invalid encodings on every route, and per query field the
 // out-of-range, unconvertible, injected and unknown values.
@@ -212,7 +222,7 @@ func queryCases(d declared) []hostileCase {
 			q("20 sort keys", "sort="+strings.TrimSuffix(strings.Repeat("id,", 20), ","), bad)
 		case "filter", "pattern", "fields":
 			for _, s := range injections {
-				q(n+"="+s, n+"="+queryEscape(s), acceptable())
+				q(n+"="+label(s), n+"="+queryEscape(s), acceptable())
 			}
 			parens := acceptable()
 			if n == "filter" {

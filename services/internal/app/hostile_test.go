@@ -33,17 +33,18 @@ const (
 	hostileConcurrency = 8
 )
 
-// hostileSystems are the setups the catalogue runs against. base routes a
-// path to the process serving it.
+// hostileSystems are the setups the catalogue runs against. start returns
+// base, which routes a path to the process serving it, and the base URL of
+// the process running the indexer.
 var hostileSystems = []struct {
 	name  string
-	start func(t *testing.T) func(path string) string
+	start func(t *testing.T) (func(path string) string, string)
 }{
-	{"embedded", func(t *testing.T) func(string) string {
+	{"embedded", func(t *testing.T) (func(string) string, string) {
 		base, _ := edgeServer(t, hostileEdge)
-		return func(string) string { return base }
+		return func(string) string { return base }, base
 	}},
-	{"distributed", func(t *testing.T) func(string) string {
+	{"distributed", func(t *testing.T) (func(string) string, string) {
 		config, _ := isolatedDistributed(t, "hostile")
 		serve := func(target string) string {
 			cfg := config(target)
@@ -51,7 +52,7 @@ var hostileSystems = []struct {
 			return "http://" + startConfigured(t, cfg).HTTPAddr()
 		}
 		mgmt := serve(TargetManagement)
-		serve(TargetIndexer)
+		indexer := serve(TargetIndexer)
 		deliv, index, rend := serve(TargetDelivery), serve(TargetIndex), serve(TargetRendering)
 		return func(path string) string {
 			switch {
@@ -63,7 +64,7 @@ var hostileSystems = []struct {
 				return rend
 			}
 			return mgmt
-		}
+		}, indexer
 	}},
 }
 
@@ -79,7 +80,7 @@ func hostileEdge(c *Config) {
 func TestHostileInputs(t *testing.T) {
 	for _, sys := range hostileSystems {
 		t.Run(sys.name, func(t *testing.T) {
-			w := newHostileWorld(t, sys.start(t))
+			w := newHostileWorld(t, sys.start)
 			runHostile(t, w, hostileCatalogue(t, w))
 		})
 	}
@@ -174,15 +175,17 @@ func (c hostileCase) request(w hostileWorld) (*http.Request, error) {
 // refers to.
 type hostileWorld struct {
 	base       func(path string) string
+	indexer    string // base URL of the process running the indexer
 	a, b       int64 // child branches of 4; "reader" may read A only
 	victim     int64 // a child branch of 4 that conditional deletes aim at
 	typ, attr  int64 // a type and its Integer attribute
 	doc, spare int64 // objects of typ on branch 4; spare is for conditional deletes
 }
 
-func newHostileWorld(t *testing.T, base func(string) string) hostileWorld {
+func newHostileWorld(t *testing.T, start func(t *testing.T) (func(string) string, string)) hostileWorld {
 	t.Helper()
-	w := hostileWorld{base: base}
+	base, indexer := start(t)
+	w := hostileWorld{base: base, indexer: indexer}
 	admin := httpClient{t, base("/apis/cms/v1"), "admin", "test-password"}
 	branch := func(name string) int64 {
 		r := admin.must(http.StatusOK, http.MethodPost, "/apis/cms/v1/branches",
@@ -280,6 +283,7 @@ func runHostile(t *testing.T, w hostileWorld, cases []hostileCase) {
 	runtime.ReadMemStats(&after)
 
 	reportHostile(t, results, elapsed)
+	checkIndexed(t, w)
 	growth := int64(after.HeapInuse) - int64(before.HeapInuse)
 	t.Logf("heap in use: %d MiB before, %d MiB after (growth %d MiB), peak %d MiB; %d MiB allocated in total",
 		before.HeapInuse>>20, after.HeapInuse>>20, growth>>20, peak.Load()>>20, (after.TotalAlloc-before.TotalAlloc)>>20)
@@ -437,4 +441,33 @@ func retryLater() expect {
 	e := acceptable()
 	e.desc, e.retryLater = "2xx/304/4xx or 503 with Retry-After", true
 	return e
+}
+
+// checkIndexed: every write the catalogue got acknowledged reached the
+// index. A write after the catalogue becomes visible in Delivery (events
+// are applied in order, so none before it is stuck retrying) and the
+// indexer parked no event.
+func checkIndexed(t *testing.T, w hostileWorld) {
+	t.Helper()
+	admin := httpClient{t, w.base("/apis/cms/v1"), "admin", "test-password"}
+	last := admin.create(obj(w.typ, "", v(w.attr, 0, 1)))
+	// Each branch the catalogue created costs a copy of branch 4's
+	// documents: on a loaded machine the indexer may need a while.
+	start := time.Now()
+	var r httpResult
+	for range 3 {
+		r = httpClient{t, w.base("/delivery/api"), "admin", "test-password"}.do(http.MethodGet,
+			fmt.Sprintf("/delivery/api/branches/4/objects/%d", last.CreatedObjectIDs[0]), "",
+			"X-Cms-Min-Version", strconv.FormatInt(last.Transaction.ID, 10), "X-Cms-Max-Wait", "30s")
+		if r.code != http.StatusServiceUnavailable {
+			break
+		}
+	}
+	if r.code != http.StatusOK {
+		t.Errorf("a write after the catalogue did not reach Delivery within %s: %d %.300s", time.Since(start).Round(time.Second), r.code, r.body)
+	}
+	t.Logf("the index caught up with the catalogue's writes %s after it ended", time.Since(start).Round(time.Millisecond))
+	if parked := scrape(t, w.indexer)[`cms_indexer_events_total{result="parked"}`]; parked != 0 {
+		t.Errorf("the indexer parked %v change events of acknowledged writes", parked)
+	}
 }
