@@ -73,7 +73,7 @@ var hostileSystems = []struct {
 // checks queue instead of answering 503.
 func hostileEdge(c *Config) {
 	c.Edge.LoginUserFailures, c.Edge.LoginAddrFailures = 1<<20, 1<<20
-	c.Edge.PasswordCheckWait = time.Minute
+	c.Edge.PasswordCheckWait, c.Edge.PasswordChecks = time.Minute, 2
 }
 
 // TestHostileInputs replays the catalogue on every system.
