@@ -176,10 +176,10 @@ func (c hostileCase) request(w hostileWorld) (*http.Request, error) {
 type hostileWorld struct {
 	base       func(path string) string
 	indexer    string // base URL of the process running the indexer
-	a, b       int64 // child branches of 4; "reader" may read A only
-	victim     int64 // a child branch of 4 that conditional deletes aim at
-	typ, attr  int64 // a type and its Integer attribute
-	doc, spare int64 // objects of typ on branch 4; spare is for conditional deletes
+	a, b       int64  // child branches of 4; "reader" may read A only
+	victim     int64  // a child branch of 4 that conditional deletes aim at
+	typ, attr  int64  // a type and its Integer attribute
+	doc, spare int64  // objects of typ on branch 4; spare is for conditional deletes
 }
 
 func newHostileWorld(t *testing.T, start func(t *testing.T) (func(string) string, string)) hostileWorld {
@@ -230,7 +230,8 @@ type hostileResult struct {
 }
 
 // runHostile sends the catalogue with hostileConcurrency workers, checks
-// every answer, and bounds the heap growth over the whole run.
+// every answer, and bounds the heap growth over the whole run (the servers
+// run in the test process, so its heap is theirs).
 func runHostile(t *testing.T, w hostileWorld, cases []hostileCase) {
 	client := &http.Client{Timeout: hostileTimeout}
 	notImpl := baseline501(t, w, client)
