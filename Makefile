@@ -3,7 +3,7 @@ SHELL := /bin/bash
 GO    ?= go
 DATA  ?= ./data
 
-.PHONY: run test build proto proto-check bench fuzz ci-services clean
+.PHONY: run test build proto proto-check bench fuzz lint ci-services clean
 
 ## run: the whole system in one process on embedded defaults (SQLite, embedded NATS, Bleve, memory cache)
 run:
@@ -48,3 +48,7 @@ ci-services:
 
 clean:
 	rm -rf bin $(DATA)
+
+## lint: golangci-lint (version pinned in scripts/tools/go.mod) with .golangci.yml
+lint:
+	$(GO) tool golangci-lint run ./...

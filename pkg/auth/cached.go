@@ -32,10 +32,10 @@ type cachedPrincipal struct {
 }
 
 // NewCached wraps next with a cache of at most max entries living ttl.
-func NewCached(next Authenticator, ttl time.Duration, max int) *Cached {
+func NewCached(next Authenticator, ttl time.Duration, maxEntries int) *Cached {
 	key := make([]byte, 32)
 	_, _ = rand.Read(key) // crypto/rand never fails on supported platforms
-	return &Cached{next: next, ttl: ttl, now: time.Now, key: key, max: max, entries: map[[32]byte]cachedPrincipal{}}
+	return &Cached{next: next, ttl: ttl, now: time.Now, key: key, max: maxEntries, entries: map[[32]byte]cachedPrincipal{}}
 }
 
 // Authenticate implements Authenticator.

@@ -18,7 +18,7 @@ import (
 	"time"
 )
 
-// ErrUnavailable: a component cannot answer right now (unreachable,
+// ErrUnavailable means a component cannot answer right now (unreachable,
 // refusing, resetting connections or slower than its deadline). Retrying
 // later may succeed. Errors carrying it are *UnavailableError.
 var ErrUnavailable = errors.New("component unavailable")

@@ -5,7 +5,7 @@ import (
 	"fmt"
 )
 
-// ErrTooLarge: a value, or the values of one request together, exceed the
+// ErrTooLarge means a value, or the values of one request together, exceed the
 // configured ValueLimits. Management answers 413 with the attribute and the
 // limit in the detail.
 var ErrTooLarge = errors.New("too large")

@@ -140,7 +140,7 @@ func (s *Service) GetObjects(ctx context.Context, branch string, ids []string, o
 		}
 		for i, id := range resolved {
 			if rows[id].TypeID == TypeUser && o.hidesUser(id) {
-				return nil, notFoundf("object %q", ids[i])
+				return nil, notFoundf("object %q", ids[i]) //nolint:gosec // resolved has one entry per id
 			}
 		}
 	}

@@ -197,23 +197,23 @@ func commentScenario(t *testing.T, e *env) {
 		t.Fatal(err)
 	}
 	// Not applied yet: the wait times out and answers the old state.
-	min := upd.Modified
+	minTime := upd.Modified
 	r, err := q.CommentSearch(ctx, indexquery.CommentSearchRequest{Branch: 4,
-		CommentFreshness: indexquery.CommentFreshness{MinTimestamp: &min, MaxWait: "00:00:00.05"}})
-	if err != nil || len(r.Items) != 3 || r.Timestamp == nil || !r.Timestamp.Before(min) {
+		CommentFreshness: indexquery.CommentFreshness{MinTimestamp: &minTime, MaxWait: "00:00:00.05"}})
+	if err != nil || len(r.Items) != 3 || r.Timestamp == nil || !r.Timestamp.Before(minTime) {
 		t.Fatalf("stale read %+v %v", r, err)
 	}
 	done := make(chan indexquery.CommentSearchResult, 1)
 	go func() {
 		r, _ := q.CommentSearch(ctx, indexquery.CommentSearchRequest{Branch: 4, Filter: indexquery.CommentFilter{Mentioned: ptr("dave")},
-			CommentFreshness: indexquery.CommentFreshness{MinTimestamp: &min, MaxWait: "PT10S"}})
+			CommentFreshness: indexquery.CommentFreshness{MinTimestamp: &minTime, MaxWait: "PT10S"}})
 		done <- r
 	}()
 	time.Sleep(50 * time.Millisecond)
 	e.sync(t)
 	got := <-done
-	if ids := commentIDs(got.Items); !slices.Equal(ids, []int64{c1.ID}) || got.Timestamp == nil || got.Timestamp.Before(min) {
-		t.Errorf("read your writes: %+v, want c1 at >= %v", got, min)
+	if ids := commentIDs(got.Items); !slices.Equal(ids, []int64{c1.ID}) || got.Timestamp == nil || got.Timestamp.Before(minTime) {
+		t.Errorf("read your writes: %+v, want c1 at >= %v", got, minTime)
 	} else if it := got.Items[0]; it.Summary != "rewritten for Dave" || !it.Modified.Equal(upd.Modified) {
 		t.Errorf("updated item %+v", it)
 	}

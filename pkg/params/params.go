@@ -38,23 +38,23 @@ func (e *Error) Is(target error) bool { return target == ErrInvalid }
 func errorf(format string, args ...any) error { return &Error{msg: fmt.Sprintf(format, args...)} }
 
 // Take is the rule for page sizes: absent (nil) means def; a given value
-// must lie within 1..max (0 is not "the default": it is refused).
-func Take(name string, v *int32, def, max int) (int, error) { return within(name, v, def, 1, max) }
+// must lie within 1..upper (0 is not "the default": it is refused).
+func Take(name string, v *int32, def, upper int) (int, error) { return within(name, v, def, 1, upper) }
 
-// Skip is the rule for offsets: 0..max (max <= 0: no upper bound).
-func Skip(name string, v int64, max int) (int, error) {
+// Skip is the rule for offsets: 0..upper (upper <= 0: no upper bound).
+func Skip(name string, v int64, upper int) (int, error) {
 	if v < 0 {
 		return 0, errorf("%s must be 0 or more, got %d", name, v)
 	}
-	if max > 0 && v > int64(max) {
-		return 0, errorf("%s must be between 0 and %d, got %d", name, max, v)
+	if upper > 0 && v > int64(upper) {
+		return 0, errorf("%s must be between 0 and %d, got %d", name, upper, v)
 	}
 	return int(v), nil
 }
 
 // Depth is the rule for resolve depths: absent (nil) means def; a given
-// value must lie within 0..max (0 resolves nothing).
-func Depth(name string, v *int32, def, max int) (int, error) { return within(name, v, def, 0, max) }
+// value must lie within 0..upper (0 resolves nothing).
+func Depth(name string, v *int32, def, upper int) (int, error) { return within(name, v, def, 0, upper) }
 
 // within returns def for an absent v, else *v when it lies within lo..hi.
 func within(name string, v *int32, def, lo, hi int) (int, error) {
@@ -67,10 +67,10 @@ func within(name string, v *int32, def, lo, hi int) (int, error) {
 	return int(*v), nil
 }
 
-// Count is the rule for list parameters: at most max items.
-func Count(name string, n, max int) error {
-	if n > max {
-		return errorf("%s takes at most %d entries, got %d", name, max, n)
+// Count is the rule for list parameters: at most upper items.
+func Count(name string, n, upper int) error {
+	if n > upper {
+		return errorf("%s takes at most %d entries, got %d", name, upper, n)
 	}
 	return nil
 }

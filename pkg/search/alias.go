@@ -5,7 +5,7 @@ import (
 	"errors"
 )
 
-// ErrAliasNotFound: ResolveAlias was asked for a name that is not an alias.
+// ErrAliasNotFound means ResolveAlias was asked for a name that is not an alias.
 var ErrAliasNotFound = errors.New("search: alias not found")
 
 // Aliaser is the optional alias capability of an Engine (both bundled

@@ -14,22 +14,22 @@ import (
 type Kind string
 
 const (
-	// Keyword: an exact string; term, terms, range, prefix, sort, aggs.
+	// Keyword is an exact string; term, terms, range, prefix, sort, aggs.
 	Keyword Kind = "keyword"
-	// Text: full text, tokenised with the standard analyzer (Unicode word
+	// Text is full text, tokenised with the standard analyzer (Unicode word
 	// boundaries, lower-cased, no stop words, no stemming); match and prefix
 	// (per token, lower-cased) only. Not sortable, not aggregatable.
 	Text Kind = "text"
-	// Long: a 64-bit integer. (Bleve keeps numbers as float64 internally, so
+	// Long is a 64-bit integer. (Bleve keeps numbers as float64 internally, so
 	// range/sort/term are exact only up to 2^53.)
 	Long Kind = "long"
-	// Double: a 64-bit float (NaN and infinities are rejected).
+	// Double is a 64-bit float (NaN and infinities are rejected).
 	Double Kind = "double"
-	// Bool: true or false.
+	// Bool is true or false.
 	Bool Kind = "bool"
-	// Date: an instant, kept in UTC with millisecond precision.
+	// Date is an instant, kept in UTC with millisecond precision.
 	Date Kind = "date"
-	// Stored: a string kept with the document and returned by Get and
+	// Stored is a string kept with the document and returned by Get and
 	// Search, but not indexed: no query, sort or aggregation may use it
 	// (ErrInvalidQuery). For payloads readers render from (e.g. a JSON
 	// source), of any length.

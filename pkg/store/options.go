@@ -21,7 +21,7 @@ type Options struct {
 // Option changes Options.
 type Option func(*Options)
 
-// DefaultOptions: a discarding logger, time.Now, a 30s lease, auto-migrate.
+// DefaultOptions returns a discarding logger, time.Now, a 30s lease and auto-migrate.
 func DefaultOptions() Options {
 	return Options{
 		Logger:      slog.New(slog.DiscardHandler),

@@ -11,7 +11,9 @@
 //
 // Two implementations sit beside this package: sqlite (embedded, the laptop
 // default) and postgres (distributed). Both pass the conformance suite in
-// storetest; any difference between them is a bug.
+// storetest; any difference between them is a bug. Their statements, reads
+// and write transactions are shared in sqlstore; each adds its dialect, its
+// connections, migrations and outbox claim.
 //
 // # Transactions
 //

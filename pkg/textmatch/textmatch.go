@@ -20,7 +20,7 @@ import (
 // DefaultMinSimilarity is the fuzzyMinSimilarity default of NovaDB.
 const DefaultMinSimilarity = 0.5
 
-// ErrInvalid: a fuzzy parameter is out of range. Callers wrap it into
+// ErrInvalid means a fuzzy parameter is out of range. Callers wrap it into
 // their own invalid-argument error.
 var ErrInvalid = errors.New("textmatch: invalid fuzzy parameter")
 

@@ -66,10 +66,10 @@ func commentFilter(f *indexv1.CommentFilterCondition) indexquery.CommentFilter {
 		ObjectTypes: ids64(f.GetObjectTypes())}
 }
 
-func commentFreshness(min *timestamppb.Timestamp, wait *string) indexquery.CommentFreshness {
+func commentFreshness(minTime *timestamppb.Timestamp, wait *string) indexquery.CommentFreshness {
 	var f indexquery.CommentFreshness
-	if min != nil {
-		t := min.AsTime()
+	if minTime != nil {
+		t := minTime.AsTime()
 		f.MinTimestamp = &t
 	}
 	if wait != nil {

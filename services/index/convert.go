@@ -11,8 +11,8 @@ import (
 	"google.golang.org/protobuf/types/known/timestamppb"
 )
 
-func freshness(min *int64, wait *string) indexquery.Freshness {
-	f := indexquery.Freshness{MinVersion: min}
+func freshness(minVersion *int64, wait *string) indexquery.Freshness {
+	f := indexquery.Freshness{MinVersion: minVersion}
 	if wait != nil {
 		f.MaxWait = *wait
 	}

@@ -62,7 +62,7 @@ func New(dir string, opts Options) (*Store, error) {
 		s.now = time.Now
 	}
 	for _, d := range []string{s.objectsDir(), s.tmpDir()} {
-		if err := os.MkdirAll(d, 0o755); err != nil {
+		if err := os.MkdirAll(d, 0o750); err != nil {
 			return nil, fmt.Errorf("blobs/fs: %w", err)
 		}
 	}
@@ -126,7 +126,7 @@ func (s *Store) Put(ctx context.Context, key string, r io.Reader, meta blobs.Met
 	}
 	dst := s.path(key)
 	dir := filepath.Dir(dst)
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+	if err := os.MkdirAll(dir, 0o750); err != nil {
 		return blobs.Info{}, fmt.Errorf("blobs/fs: put %s: %w", key, err)
 	}
 	if err := ctx.Err(); err != nil {

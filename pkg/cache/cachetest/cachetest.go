@@ -179,7 +179,7 @@ func testConcurrent(t *testing.T, c cache.Cache) {
 				// Another worker may have invalidated "shared" meanwhile;
 				// a hit must still be this worker's latest value.
 				if ok && string(e.Value) != val {
-					errs <- fmt.Errorf("Get %s = %q, want %q", key, e.Value, val)
+					errs <- fmt.Errorf("get %s = %q, want %q", key, e.Value, val)
 					return
 				}
 				if i%50 == 49 {

@@ -12,6 +12,7 @@ import (
 
 	"github.com/nats-io/nats-server/v2/server"
 	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
 
 	"github.com/cmsplatform/cms/pkg/events"
 )
@@ -86,7 +87,46 @@ func NewEmbedded(ctx context.Context, cfg EmbeddedConfig) (*Bus, error) {
 		srv.WaitForShutdown()
 		return nil, err
 	}
+	b.releaseDeadDeliveries(ctx)
 	return b, nil
+}
+
+// releaseDeadDeliveries makes what the previous process left unacknowledged
+// deliverable at once. The server has just started in this process, so a
+// delivery its stored consumer state still records as pending went to a
+// process that ended without acking or nak'ing it (SIGKILL, OOM kill, power
+// loss; a clean stop nak's what it holds). JetStream would redeliver it
+// only after AckWait (30s by default), and with one message in flight (the
+// indexer) nothing else is delivered meanwhile: Index and Delivery would
+// stand still for that long after every crash. Each durable consumer with
+// pending deliveries is reset to its ack floor instead, so its next
+// consumer starts with the first unacknowledged message. That is at least
+// once, as before: a message acknowledged above the floor (several in
+// flight) comes again. Failing to reset only costs the wait; it is logged.
+func (b *Bus) releaseDeadDeliveries(ctx context.Context) {
+	st, err := b.js.Stream(ctx, b.jsName)
+	if err != nil {
+		b.log.Warn("natsjs: embedded: release unacknowledged deliveries", "stream", b.jsName, "err", err)
+		return
+	}
+	l := st.ListConsumers(ctx)
+	var reset []*jetstream.ConsumerInfo
+	for info := range l.Info() {
+		if info.Config.Durable != "" && info.NumAckPending > 0 {
+			reset = append(reset, info)
+		}
+	}
+	if err := l.Err(); err != nil {
+		b.log.Warn("natsjs: embedded: list consumers", "stream", b.jsName, "err", err)
+	}
+	for _, info := range reset {
+		if _, err := st.ResetConsumer(ctx, info.Name); err != nil {
+			b.log.Warn("natsjs: embedded: reset consumer", "consumer", info.Name, "err", err)
+			continue
+		}
+		b.log.Info("natsjs: embedded: redelivering what the previous process left unacknowledged",
+			"consumer", info.Name, "pending", info.NumAckPending, "from_seq", info.AckFloor.Stream+1)
+	}
 }
 
 // ClientURL returns the TCP URL of an embedded server started with Listen,

@@ -47,7 +47,7 @@ func (e *Engine) saveAliasesLocked(m map[string]string) error {
 		return fmt.Errorf("bleve: encode aliases: %w", err)
 	}
 	tmp := filepath.Join(e.dir, aliasFile+".tmp")
-	if err := os.WriteFile(tmp, raw, 0o644); err != nil {
+	if err := os.WriteFile(tmp, raw, 0o600); err != nil {
 		return fmt.Errorf("bleve: write aliases: %w", err)
 	}
 	if err := os.Rename(tmp, filepath.Join(e.dir, aliasFile)); err != nil {

@@ -55,7 +55,7 @@ func New(dir string, opts ...Option) (*Engine, error) {
 		o(e)
 	}
 	if dir != "" {
-		if err := os.MkdirAll(dir, 0o755); err != nil {
+		if err := os.MkdirAll(dir, 0o750); err != nil {
 			return nil, fmt.Errorf("bleve: %w", err)
 		}
 	}

@@ -8,6 +8,10 @@
 // transactions start with BEGIN IMMEDIATE and busy_timeout covers other
 // processes using the same file. In-memory databases are not supported (the
 // two pools would see two different databases).
+//
+// The statements, reads and write transactions are sqlstore's; this
+// package holds SQLite's dialect (dialect.go), the database/sql adapter,
+// the two pools, migrations and the outbox claim.
 package sqlite
 
 import (
@@ -15,27 +19,25 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"log/slog"
 	"net/url"
-	"sort"
-	"sync/atomic"
 
 	"github.com/cmsplatform/cms/pkg/migrations"
 	"github.com/cmsplatform/cms/pkg/store"
+	"github.com/cmsplatform/cms/pkg/store/sqlstore"
 
-	sqlite "modernc.org/sqlite"
-	sqlite3 "modernc.org/sqlite/lib"
+	_ "modernc.org/sqlite" // the "sqlite" driver
 )
 
 // readerConns is the size of the reader pool.
 const readerConns = 4
 
-// Store is the SQLite implementation of store.Store.
+// Store is the SQLite implementation of store.Store: the shared SQL code
+// of sqlstore with SQLite's dialect, over a writer and a reader pool.
 type Store struct {
+	*sqlstore.Store
 	writer *sql.DB
-	reader
 	readDB *sql.DB
-	opts   store.Options
-	closed atomic.Bool
 }
 
 var _ store.Store = (*Store)(nil)
@@ -84,6 +86,10 @@ func Open(ctx context.Context, path string, opts ...store.Option) (*Store, error
 			o.Logger.Info("applied migration", "dialect", "sqlite", "version", m.Version, "name", m.Name)
 		}
 	}
+	if err := releaseOutboxLeases(ctx, w, o.Logger); err != nil {
+		w.Close()
+		return nil, err
+	}
 	r, err := sql.Open("sqlite", dsn(path, true))
 	if err != nil {
 		w.Close()
@@ -91,51 +97,48 @@ func Open(ctx context.Context, path string, opts ...store.Option) (*Store, error
 	}
 	r.SetMaxOpenConns(readerConns)
 	r.SetMaxIdleConns(readerConns)
-	return &Store{writer: w, readDB: r, reader: reader{q: r}, opts: o}, nil
+	return &Store{
+		Store: sqlstore.New(sqlstore.Config{
+			Dialect: dialect{},
+			Read:    querier{q: r},
+			Write:   querier{q: w},
+			Begin: func(ctx context.Context) (sqlstore.TxConn, error) {
+				tx, err := w.BeginTx(ctx, nil) // BEGIN IMMEDIATE (_txlock)
+				if err != nil {
+					return nil, err
+				}
+				return txConn{querier: querier{q: tx}, tx: tx}, nil
+			},
+			Options: o,
+		}),
+		writer: w,
+		readDB: r,
+	}, nil
 }
 
-// Begin implements store.Store.
-func (s *Store) Begin(ctx context.Context, meta store.TxMeta) (store.Tx, error) {
-	if s.closed.Load() {
-		return nil, store.ErrClosed
-	}
-	tx, err := s.writer.BeginTx(ctx, nil)
+// releaseOutboxLeases makes every outbox event claimable again. A SQLite
+// file serves one process (`cms run`: its data dir is locked by the
+// embedded NATS and Bleve), so a lease found at open was taken by a relay
+// that is gone: killed between claiming and acking. Left alone it would
+// hide those events for the rest of the lease (30s) while the new relay
+// publishes newer ones first, out of commit order, so the indexer's
+// change-tracking version would pass transactions it has not applied and
+// read-your-writes would answer without them. Released, they are claimed
+// first again; the stream drops a re-published duplicate by MsgID.
+func releaseOutboxLeases(ctx context.Context, w *sql.DB, log *slog.Logger) error {
+	res, err := w.ExecContext(ctx, `UPDATE outbox SET leased_until = 0 WHERE leased_until > 0`)
 	if err != nil {
-		return nil, fmt.Errorf("sqlite: begin: %w", mapErr(err))
+		return fmt.Errorf("sqlite: release outbox leases: %w", err)
 	}
-	t := store.Transaction{
-		Time:    store.TxTime(meta, s.opts.Clock),
-		User:    meta.User,
-		Comment: meta.Comment,
-		Branch:  meta.Branch,
+	if n, _ := res.RowsAffected(); n > 0 {
+		log.Info("released outbox events claimed by a stopped process", "events", n)
 	}
-	err = tx.QueryRowContext(ctx,
-		`UPDATE counters SET value = value + 1 WHERE name = 'transaction' RETURNING value`).Scan(&t.ID)
-	if err == nil {
-		_, err = tx.ExecContext(ctx,
-			`INSERT INTO transactions (id, time_us, user_name, comment, branch) VALUES (?, ?, ?, ?, ?)`,
-			t.ID, t.Time.UnixMicro(), t.User, t.Comment, t.Branch)
-	}
-	if err != nil {
-		_ = tx.Rollback()
-		return nil, fmt.Errorf("sqlite: begin: %w", mapErr(err))
-	}
-	return &writeTx{tx: tx, meta: t, reader: reader{q: tx}, s: s}, nil
-}
-
-// LastTransactionID implements store.Store.
-func (s *Store) LastTransactionID(ctx context.Context) (int64, error) {
-	var id int64
-	err := s.readDB.QueryRowContext(ctx, `SELECT COALESCE(MAX(id), 0) FROM transactions`).Scan(&id)
-	if err != nil {
-		return 0, fmt.Errorf("sqlite: last transaction: %w", mapErr(err))
-	}
-	return id, nil
+	return nil
 }
 
 // Ping implements store.Store.
 func (s *Store) Ping(ctx context.Context) error {
-	if s.closed.Load() {
+	if s.Closed() {
 		return store.ErrClosed
 	}
 	if err := s.readDB.PingContext(ctx); err != nil {
@@ -146,73 +149,23 @@ func (s *Store) Ping(ctx context.Context) error {
 
 // Close implements store.Store.
 func (s *Store) Close() error {
-	if s.closed.Swap(true) {
+	if !s.MarkClosed() {
 		return nil
 	}
 	return errors.Join(s.readDB.Close(), s.writer.Close())
 }
 
 // ClaimOutbox implements store.OutboxRelay. It runs on the writer
-// connection, so it waits for an open write transaction to finish.
+// connection, so it waits for an open write transaction to finish; the
+// lease is computed from the store's clock.
 func (s *Store) ClaimOutbox(ctx context.Context, limit int) ([]store.OutboxEvent, error) {
 	if limit <= 0 {
 		return nil, nil
 	}
-	now := s.opts.Clock().UnixMicro()
-	rows, err := s.writer.QueryContext(ctx, `
+	now := s.Options().Clock().UnixMicro()
+	return s.ClaimOutboxWith(ctx, `
 		UPDATE outbox SET leased_until = ?, attempts = attempts + 1
 		WHERE id IN (SELECT id FROM outbox WHERE leased_until <= ? ORDER BY id LIMIT ?)
 		RETURNING id, tx_id, subject, msg_id, payload, attempts`,
-		now+s.opts.OutboxLease.Microseconds(), now, limit)
-	if err != nil {
-		return nil, fmt.Errorf("sqlite: claim outbox: %w", mapErr(err))
-	}
-	defer rows.Close()
-	var out []store.OutboxEvent
-	for rows.Next() {
-		var e store.OutboxEvent
-		if err := rows.Scan(&e.ID, &e.TxID, &e.Subject, &e.MsgID, &e.Payload, &e.Attempts); err != nil {
-			return nil, fmt.Errorf("sqlite: claim outbox: %w", err)
-		}
-		out = append(out, e)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("sqlite: claim outbox: %w", mapErr(err))
-	}
-	sort.Slice(out, func(i, j int) bool { return out[i].ID < out[j].ID })
-	return out, nil
-}
-
-// AckOutbox implements store.OutboxRelay.
-func (s *Store) AckOutbox(ctx context.Context, ids []int64) error {
-	if len(ids) == 0 {
-		return nil
-	}
-	_, err := s.writer.ExecContext(ctx,
-		`DELETE FROM outbox WHERE id IN (SELECT value FROM json_each(?))`, idList(ids))
-	if err != nil {
-		return fmt.Errorf("sqlite: ack outbox: %w", mapErr(err))
-	}
-	return nil
-}
-
-// mapErr turns driver errors into store sentinels where one applies.
-func mapErr(err error) error {
-	if err == nil {
-		return nil
-	}
-	if errors.Is(err, sql.ErrTxDone) {
-		return fmt.Errorf("%w: %w", store.ErrTxDone, err)
-	}
-	if errors.Is(err, sql.ErrNoRows) {
-		return fmt.Errorf("%w: %w", store.ErrNotFound, err)
-	}
-	var se *sqlite.Error
-	if errors.As(err, &se) {
-		switch se.Code() {
-		case sqlite3.SQLITE_CONSTRAINT_UNIQUE, sqlite3.SQLITE_CONSTRAINT_PRIMARYKEY:
-			return fmt.Errorf("%w: %w", store.ErrConflict, err)
-		}
-	}
-	return err
+		now+s.Options().OutboxLease.Microseconds(), now, limit)
 }

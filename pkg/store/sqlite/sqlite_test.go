@@ -2,6 +2,7 @@ package sqlite_test
 
 import (
 	"context"
+	"fmt"
 	"path/filepath"
 	"testing"
 
@@ -87,4 +88,58 @@ func TestReopen(t *testing.T) {
 // BenchmarkWriteTx: one transaction with 10 objects x 5 values (see storetest).
 func BenchmarkWriteTx(b *testing.B) {
 	storetest.BenchmarkWriteTx(b, open(b))
+}
+
+// TestReopenReleasesOutboxLeases: a process killed between claiming outbox
+// events and acking them leaves them leased in the file. The next process
+// must claim them at once and before anything newer: waiting for the lease
+// (30s) would publish later transactions first, out of commit order.
+func TestReopenReleasesOutboxLeases(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "cms.db")
+	s, err := sqlite.Open(ctx, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	appendEvent := func(s *sqlite.Store, msgID string) {
+		t.Helper()
+		tx, err := s.Begin(ctx, store.TxMeta{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := tx.AppendOutbox(ctx, store.OutboxEvent{Subject: "cms.changes.objects.1", MsgID: msgID}); err != nil {
+			t.Fatal(err)
+		}
+		if err := tx.Commit(ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
+	appendEvent(s, "m1")
+	appendEvent(s, "m2")
+	if ev, err := s.ClaimOutbox(ctx, 10); err != nil || len(ev) != 2 {
+		t.Fatalf("claim = %+v, %v", ev, err)
+	}
+	// The relay dies here: no ack. (Closing instead of killing leaves the
+	// file as a kill does: the lease is committed.)
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+
+	s, err = sqlite.Open(ctx, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	appendEvent(s, "m3")
+	ev, err := s.ClaimOutbox(ctx, 10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, e := range ev {
+		got = append(got, e.MsgID)
+	}
+	if fmt.Sprint(got) != "[m1 m2 m3]" {
+		t.Fatalf("claim after reopen = %v, want [m1 m2 m3] (the dead relay's events first)", got)
+	}
 }

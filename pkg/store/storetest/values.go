@@ -140,8 +140,7 @@ func testSoftDelete(t *testing.T, s store.Store) {
 		must(t, tx.PutObjects(ctx, obj(1, 0, 1, "g1", "one"), obj(2, 0, 1, "g2", "")))
 		must(t, tx.PutValues(ctx, val(1, 0, 1000, 0, 0, 0, `"kept"`)))
 	})
-	var deleted int64
-	deleted = write(t, s, func(tx store.Tx) {
+	deleted := write(t, s, func(tx store.Tx) {
 		n, err := tx.DeleteObjects(ctx, 0, []int64{1, 2, 999})
 		must(t, err)
 		if n != 2 {

@@ -101,8 +101,5 @@ func (r *Resolver) status(ctx context.Context, err error) error {
 		// caller's mistake, not an internal error.
 		return status.Error(codes.InvalidArgument, err.Error())
 	}
-	if st := gateway.SearchUnavailable(ctx, err); st != nil {
-		return st
-	}
 	return gateway.OtherStatus(ctx, r.log, "branches", err)
 }

@@ -1,0 +1,109 @@
+package sqlstore
+
+import (
+	"context"
+
+	"github.com/cmsplatform/cms/pkg/store"
+)
+
+// This file implements store.CommentReader on reader and
+// store.CommentWriter on writeTx.
+
+func (r reader) GetComment(ctx context.Context, id int64) (store.Comment, error) {
+	cs, err := r.queryComments(ctx, r.st.getComment, id)
+	if err != nil {
+		return store.Comment{}, err
+	}
+	if len(cs) == 0 {
+		return store.Comment{}, notFound(r.d, "comment %d", id)
+	}
+	return cs[0], nil
+}
+
+func (r reader) ListComments(ctx context.Context, q store.CommentQuery) ([]store.Comment, error) {
+	b := r.newQuery()
+	b.add(r.st.selectComments)
+	if q.Branch != nil {
+		b.where(`branch = ?`, *q.Branch)
+	}
+	if q.ObjectID != nil {
+		b.where(`object_id = ?`, *q.ObjectID)
+	}
+	if q.User != "" {
+		b.where(`user_key = ?`, store.CommentUserKey(q.User))
+	}
+	if q.Deleted != nil {
+		b.where(`deleted = ?`, *q.Deleted)
+	}
+	if q.BeforeID > 0 {
+		b.where(`id < ?`, q.BeforeID)
+	}
+	b.add(` ORDER BY id DESC`)
+	if q.Limit > 0 {
+		b.add(` LIMIT ?`, q.Limit)
+	}
+	return r.queryComments(ctx, b.sql(), b.args...)
+}
+
+func (r reader) queryComments(ctx context.Context, query string, args ...any) ([]store.Comment, error) {
+	scan := func(rows Rows, c *store.Comment) error {
+		err := rows.Scan(&c.ID, &c.Branch, &c.ObjectID, &c.User, &c.Body, &c.Deleted,
+			r.d.TimeDest(&c.Created), r.d.TimeDest(&c.Modified), &c.CreatedTx, &c.ModifiedTx)
+		c.Created, c.Modified = c.Created.UTC(), c.Modified.UTC()
+		return err
+	}
+	return collect(ctx, r.d, r.q, "query comments", scan, query, args...)
+}
+
+func (t *writeTx) InsertComment(ctx context.Context, c store.Comment) (store.Comment, error) {
+	if err := t.check(); err != nil {
+		return store.Comment{}, err
+	}
+	if err := store.CheckComment(c); err != nil {
+		return store.Comment{}, err
+	}
+	if err := t.tx.QueryRow(ctx, t.st.allocateCommentID).Scan(&c.ID); err != nil {
+		return store.Comment{}, errorf(t.d, err, "allocate comment id")
+	}
+	c.Created, c.Modified = t.meta.Time, t.meta.Time
+	c.CreatedTx, c.ModifiedTx = t.meta.ID, t.meta.ID
+	c.Deleted = false
+	at := t.d.TimeArg(t.meta.Time)
+	_, err := t.tx.Exec(ctx, t.st.insertComment,
+		c.ID, c.Branch, c.ObjectID, c.User, c.Body, at, at, t.meta.ID, t.meta.ID, store.CommentUserKey(c.User))
+	if err != nil {
+		return store.Comment{}, errorf(t.d, err, "insert comment")
+	}
+	return c, nil
+}
+
+func (t *writeTx) UpdateCommentBody(ctx context.Context, id int64, body string) error {
+	if err := t.check(); err != nil {
+		return err
+	}
+	n, err := t.tx.Exec(ctx, t.st.updateCommentBody, body, t.d.TimeArg(t.meta.Time), t.meta.ID, id)
+	if err != nil {
+		return errorf(t.d, err, "update comment %d", id)
+	}
+	if n == 0 {
+		return notFound(t.d, "comment %d", id)
+	}
+	return nil
+}
+
+func (t *writeTx) DeleteComment(ctx context.Context, id int64) (bool, error) {
+	if err := t.check(); err != nil {
+		return false, err
+	}
+	var wasDeleted bool
+	if err := t.tx.QueryRow(ctx, t.st.commentDeleted, id).Scan(&wasDeleted); err != nil {
+		return false, errorf(t.d, err, "comment %d", id)
+	}
+	if wasDeleted {
+		return false, nil
+	}
+	if _, err := t.tx.Exec(ctx, t.st.deleteComment, t.d.TimeArg(t.meta.Time), t.meta.ID, id); err != nil {
+		return false, errorf(t.d, err, "delete comment %d", id)
+	}
+	return true, nil
+}

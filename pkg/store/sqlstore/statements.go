@@ -1,0 +1,98 @@
+package sqlstore
+
+const (
+	objectColumns = `branch, id, type_id, guid, api_identifier, deleted, created_tx, modified_tx`
+	valueOrder    = `object_id, attribute_id, variant, language, sort_reverse`
+)
+
+// statements holds the statements whose text does not depend on the
+// arguments, rendered once for a dialect. The comment beside each lists its
+// parameters in order.
+type statements struct {
+	beginTransaction   string // none; returns the transaction id
+	insertTransaction  string // id, time, user, comment, branch
+	getTransaction     string // id
+	lastTransactionID  string // none
+	allocateObjectIDs  string // n; returns the last id
+	allocateCommentID  string // none; returns the id
+	raiseObjectCounter string // id
+	putObject          string // branch, id, type, guid, api identifier, deleted, created tx, modified tx
+	getObject          string // branch, id
+	getObjects         string // branch, ids
+	findObjects        string // branch, guids, api identifiers
+	deleteObjects      string // tx, branch, ids
+	putValue           string // branch, object, attribute, variant, language, sort, JSON, unit, tx
+	purgeValues        string // branch, object ids
+	purgeObjects       string // branch, ids
+	purgeBranchValues  string // branch
+	purgeBranchComment string // branch
+	purgeBranchObjects string // branch
+	appendOutbox       string // tx, subject, msg id, payload
+	ackOutbox          string // ids
+	getObjectsIn       string // branches, ids
+	insertComment      string // id, branch, object, user, body, created, modified, created tx, modified tx, user key
+	updateCommentBody  string // body, modified, tx, id
+	commentDeleted     string // id
+	deleteComment      string // modified, tx, id
+	getComment         string // id
+
+	// The SELECT … FROM of the queries built per call; they take no
+	// parameter.
+	selectObjects  string
+	selectValues   string
+	selectComments string
+}
+
+func newStatements(d Dialect) *statements {
+	in := func(column string) string { return d.InList(column, "?") }
+	t := d.TimeColumn
+	selectObjects := `SELECT ` + objectColumns + ` FROM objects`
+	commentColumns := `id, branch, object_id, user_name, body, deleted, ` +
+		t("created") + `, ` + t("modified") + `, created_tx, modified_tx`
+	selectComments := `SELECT ` + commentColumns + ` FROM comments`
+	r := d.Rebind
+	return &statements{
+		beginTransaction: `UPDATE counters SET value = value + 1 WHERE name = 'transaction' RETURNING value`,
+		insertTransaction: r(`INSERT INTO transactions (id, ` + t("time") + `, user_name, comment, branch)
+			VALUES (?, ?, ?, ?, ?)`),
+		getTransaction:     r(`SELECT id, ` + t("time") + `, user_name, comment, branch FROM transactions WHERE id = ?`),
+		lastTransactionID:  `SELECT COALESCE(MAX(id), 0) FROM transactions`,
+		allocateObjectIDs:  r(`UPDATE counters SET value = value + ? WHERE name = 'object' RETURNING value`),
+		allocateCommentID:  `UPDATE counters SET value = value + 1 WHERE name = 'comment' RETURNING value`,
+		raiseObjectCounter: r(`UPDATE counters SET value = ` + d.Greatest("value", "?") + ` WHERE name = 'object'`),
+		putObject: r(`INSERT INTO objects (` + objectColumns + `) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+			ON CONFLICT (branch, id) DO UPDATE SET type_id = excluded.type_id, guid = excluded.guid,
+				api_identifier = excluded.api_identifier, deleted = excluded.deleted,
+				modified_tx = excluded.modified_tx`),
+		getObject:  r(selectObjects + ` WHERE branch = ? AND id = ?`),
+		getObjects: r(selectObjects + ` WHERE branch = ? AND ` + in("id")),
+		findObjects: r(selectObjects + `
+			WHERE branch = ? AND (` + in("guid") + ` OR ` + in("api_identifier") + `) ORDER BY id`),
+		deleteObjects: r(`UPDATE objects SET deleted = TRUE, modified_tx = ?
+			WHERE branch = ? AND deleted = FALSE AND ` + in("id")),
+		putValue: r(`INSERT INTO object_values
+			(branch, object_id, attribute_id, variant, language, sort_reverse, value, unit_ref, modified_tx)
+			VALUES (?, ?, ?, ?, ?, ?, ` + d.JSONParam("?") + `, ?, ?)
+			ON CONFLICT (branch, object_id, attribute_id, variant, language, sort_reverse)
+			DO UPDATE SET value = excluded.value, unit_ref = excluded.unit_ref, modified_tx = excluded.modified_tx`),
+		purgeValues:        r(`DELETE FROM object_values WHERE branch = ? AND ` + in("object_id")),
+		purgeObjects:       r(`DELETE FROM objects WHERE branch = ? AND ` + in("id")),
+		purgeBranchValues:  r(`DELETE FROM object_values WHERE branch = ?`),
+		purgeBranchComment: r(`DELETE FROM comments WHERE branch = ?`),
+		purgeBranchObjects: r(`DELETE FROM objects WHERE branch = ?`),
+		appendOutbox:       r(`INSERT INTO outbox (tx_id, subject, msg_id, payload) VALUES (?, ?, ?, ?)`),
+		ackOutbox:          r(`DELETE FROM outbox WHERE ` + in("id")),
+		getObjectsIn:       r(selectObjects + ` WHERE ` + in("branch") + ` AND ` + in("id") + ` ORDER BY id, branch`),
+		insertComment: r(`INSERT INTO comments (` + commentColumns + `, user_key)
+			VALUES (?, ?, ?, ?, ?, FALSE, ?, ?, ?, ?, ?)`),
+		updateCommentBody: r(`UPDATE comments SET body = ?, ` + t("modified") + ` = ?, modified_tx = ? WHERE id = ?`),
+		commentDeleted:    r(`SELECT deleted FROM comments WHERE id = ?` + d.LockForUpdate()),
+		deleteComment:     r(`UPDATE comments SET deleted = TRUE, ` + t("modified") + ` = ?, modified_tx = ? WHERE id = ?`),
+		getComment:        r(selectComments + ` WHERE id = ?`),
+
+		selectObjects: selectObjects,
+		selectValues: `SELECT object_id, branch, attribute_id, language, variant, sort_reverse, ` +
+			d.JSONText("value") + `, unit_ref, modified_tx FROM object_values`,
+		selectComments: selectComments,
+	}
+}

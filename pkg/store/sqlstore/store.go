@@ -1,0 +1,115 @@
+package sqlstore
+
+import (
+	"cmp"
+	"context"
+	"slices"
+	"sync/atomic"
+
+	"github.com/cmsplatform/cms/pkg/store"
+)
+
+// Config is what a backend hands New.
+type Config struct {
+	// Dialect spells the backend's SQL.
+	Dialect Dialect
+	// Read runs the reads of committed data.
+	Read Querier
+	// Write runs the outbox statements outside write transactions.
+	Write Querier
+	// Begin opens a driver transaction for a write transaction. The
+	// backend chooses its isolation and how it waits for the write lock.
+	Begin func(ctx context.Context) (TxConn, error)
+	// Options are the store's options (clock, outbox lease …).
+	Options store.Options
+}
+
+// Store implements store.Store but for Ping, Close and ClaimOutbox, which
+// depend on how the backend connects and leases; a backend embeds it and
+// adds those (ClaimOutbox through ClaimOutboxWith).
+type Store struct {
+	reader
+	cfg    Config
+	closed atomic.Bool
+}
+
+// New returns the shared part of a SQL store for cfg.
+func New(cfg Config) *Store {
+	st := newStatements(cfg.Dialect)
+	return &Store{reader: reader{d: cfg.Dialect, st: st, q: cfg.Read}, cfg: cfg}
+}
+
+// Begin implements store.Store: it opens a driver transaction, takes the
+// next transaction id from the 'transaction' counter row (whose lock
+// serialises writers until commit or rollback) and writes the transaction
+// record.
+func (s *Store) Begin(ctx context.Context, meta store.TxMeta) (store.Tx, error) {
+	if s.closed.Load() {
+		return nil, store.ErrClosed
+	}
+	tx, err := s.cfg.Begin(ctx)
+	if err != nil {
+		return nil, errorf(s.d, err, "begin")
+	}
+	t := store.Transaction{
+		Time:    store.TxTime(meta, s.cfg.Options.Clock),
+		User:    meta.User,
+		Comment: meta.Comment,
+		Branch:  meta.Branch,
+	}
+	err = tx.QueryRow(ctx, s.st.beginTransaction).Scan(&t.ID)
+	if err == nil {
+		_, err = tx.Exec(ctx, s.st.insertTransaction, t.ID, s.d.TimeArg(t.Time), t.User, t.Comment, t.Branch)
+	}
+	if err != nil {
+		_ = tx.Rollback(context.WithoutCancel(ctx))
+		return nil, errorf(s.d, err, "begin")
+	}
+	return &writeTx{reader: reader{d: s.d, st: s.st, q: tx}, tx: tx, meta: t, ctx: ctx}, nil
+}
+
+// LastTransactionID implements store.Store.
+func (s *Store) LastTransactionID(ctx context.Context) (int64, error) {
+	var id int64
+	if err := s.q.QueryRow(ctx, s.st.lastTransactionID).Scan(&id); err != nil {
+		return 0, errorf(s.d, err, "last transaction")
+	}
+	return id, nil
+}
+
+// ClaimOutboxWith runs a backend's claim statement on the Write querier;
+// the statement leases the events and returns their id, tx_id, subject,
+// msg_id, payload and attempts. The events come back in id order.
+func (s *Store) ClaimOutboxWith(ctx context.Context, query string, args ...any) ([]store.OutboxEvent, error) {
+	scan := func(rows Rows, e *store.OutboxEvent) error {
+		return rows.Scan(&e.ID, &e.TxID, &e.Subject, &e.MsgID, &e.Payload, &e.Attempts)
+	}
+	out, err := collect(ctx, s.d, s.cfg.Write, "claim outbox", scan, query, args...)
+	if err != nil {
+		return nil, err
+	}
+	slices.SortFunc(out, func(a, b store.OutboxEvent) int { return cmp.Compare(a.ID, b.ID) })
+	return out, nil
+}
+
+// AckOutbox implements store.OutboxRelay on the Write querier.
+func (s *Store) AckOutbox(ctx context.Context, ids []int64) error {
+	if len(ids) == 0 {
+		return nil
+	}
+	if _, err := s.cfg.Write.Exec(ctx, s.st.ackOutbox, s.d.Int64List(ids)); err != nil {
+		return errorf(s.d, err, "ack outbox")
+	}
+	return nil
+}
+
+// Options are the options the store was opened with.
+func (s *Store) Options() store.Options { return s.cfg.Options }
+
+// Closed reports whether MarkClosed was called.
+func (s *Store) Closed() bool { return s.closed.Load() }
+
+// MarkClosed makes Begin fail with store.ErrClosed and reports whether the
+// store was open until now, so that the backend releases its connections
+// once.
+func (s *Store) MarkClosed() bool { return !s.closed.Swap(true) }

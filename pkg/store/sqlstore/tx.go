@@ -1,0 +1,214 @@
+package sqlstore
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/cmsplatform/cms/pkg/store"
+)
+
+// writeTx implements store.Tx on one driver transaction.
+type writeTx struct {
+	reader
+	tx   TxConn
+	meta store.Transaction
+	ctx  context.Context // Begin's context, for Rollback
+	done bool
+}
+
+func (t *writeTx) ID() int64               { return t.meta.ID }
+func (t *writeTx) Meta() store.Transaction { return t.meta }
+
+func (t *writeTx) check() error {
+	if t.done {
+		return store.ErrTxDone
+	}
+	return nil
+}
+
+func (t *writeTx) NewObjectIDs(ctx context.Context, n int) ([]int64, error) {
+	if err := t.check(); err != nil {
+		return nil, err
+	}
+	if n < 0 {
+		return nil, fmt.Errorf("%w: cannot allocate %d ids", store.ErrInvalidArgument, n)
+	}
+	if n == 0 {
+		return nil, nil
+	}
+	var last int64
+	if err := t.tx.QueryRow(ctx, t.st.allocateObjectIDs, n).Scan(&last); err != nil {
+		return nil, errorf(t.d, err, "allocate object ids")
+	}
+	ids := make([]int64, n)
+	for i := range ids {
+		ids[i] = last - int64(n) + 1 + int64(i)
+	}
+	return ids, nil
+}
+
+func (t *writeTx) PutObjects(ctx context.Context, objs ...store.Object) error {
+	if err := t.check(); err != nil {
+		return err
+	}
+	if len(objs) == 0 {
+		return nil
+	}
+	if err := store.CheckObjects(objs); err != nil {
+		return err
+	}
+	err := t.tx.ExecBatch(ctx, func(b Batch) {
+		for _, o := range objs {
+			var api any // NULL for none
+			if o.APIIdentifier != "" {
+				api = o.APIIdentifier
+			}
+			b.Queue(t.st.putObject, o.Branch, o.ID, o.TypeID, o.GUID, api, o.Deleted, t.meta.ID, t.meta.ID)
+		}
+		b.Queue(t.st.raiseObjectCounter, store.MaxID(objs))
+	})
+	if err != nil {
+		return errorf(t.d, err, "put objects")
+	}
+	return nil
+}
+
+func (t *writeTx) DeleteObjects(ctx context.Context, branch int64, ids []int64) (int, error) {
+	if err := t.check(); err != nil {
+		return 0, err
+	}
+	if len(ids) == 0 {
+		return 0, nil
+	}
+	n, err := t.tx.Exec(ctx, t.st.deleteObjects, t.meta.ID, branch, t.d.Int64List(ids))
+	if err != nil {
+		return 0, errorf(t.d, err, "delete objects")
+	}
+	return int(n), nil
+}
+
+func (t *writeTx) PutValues(ctx context.Context, values ...store.Value) error {
+	if err := t.check(); err != nil {
+		return err
+	}
+	js, err := store.NormalizeValues(values)
+	if err != nil {
+		return err
+	}
+	if len(values) == 0 {
+		return nil
+	}
+	err = t.tx.ExecBatch(ctx, func(b Batch) {
+		for i, v := range values {
+			b.Queue(t.st.putValue,
+				v.Branch, v.ObjectID, v.AttributeID, v.Variant, v.Language, v.SortReverse, string(js[i]), v.UnitRef, t.meta.ID)
+		}
+	})
+	if err != nil {
+		return errorf(t.d, err, "put values")
+	}
+	return nil
+}
+
+func (t *writeTx) DeleteValues(ctx context.Context, branch int64, objectIDs []int64, f store.ValueFilter) (int, error) {
+	if err := t.check(); err != nil {
+		return 0, err
+	}
+	if len(objectIDs) == 0 {
+		return 0, nil
+	}
+	b := t.newQuery()
+	b.add(`DELETE FROM object_values`)
+	b.where(`branch = ?`, branch)
+	b.whereIn("object_id", objectIDs)
+	b.whereValues(f)
+	n, err := t.tx.Exec(ctx, b.sql(), b.args...)
+	if err != nil {
+		return 0, errorf(t.d, err, "delete values")
+	}
+	return int(n), nil
+}
+
+func (t *writeTx) AppendOutbox(ctx context.Context, events ...store.OutboxEvent) error {
+	if err := t.check(); err != nil {
+		return err
+	}
+	if len(events) == 0 {
+		return nil
+	}
+	for _, e := range events {
+		if e.Subject == "" {
+			return fmt.Errorf("%w: outbox event without subject", store.ErrInvalidArgument)
+		}
+	}
+	err := t.tx.ExecBatch(ctx, func(b Batch) {
+		for _, e := range events {
+			payload := e.Payload
+			if payload == nil {
+				payload = []byte{}
+			}
+			b.Queue(t.st.appendOutbox, t.meta.ID, e.Subject, e.MsgID, payload)
+		}
+	})
+	if err != nil {
+		return errorf(t.d, err, "append outbox")
+	}
+	return nil
+}
+
+func (t *writeTx) Commit(ctx context.Context) error {
+	if err := t.check(); err != nil {
+		return err
+	}
+	t.done = true
+	if err := t.tx.Commit(ctx); err != nil {
+		return errorf(t.d, err, "commit %d", t.meta.ID)
+	}
+	return nil
+}
+
+func (t *writeTx) Rollback() error {
+	if t.done {
+		return nil
+	}
+	t.done = true
+	if err := t.tx.Rollback(context.WithoutCancel(t.ctx)); err != nil {
+		return errorf(t.d, err, "rollback %d", t.meta.ID)
+	}
+	return nil
+}
+
+func (t *writeTx) PurgeObjects(ctx context.Context, branch int64, ids []int64) (int, error) {
+	if err := t.check(); err != nil {
+		return 0, err
+	}
+	if len(ids) == 0 {
+		return 0, nil
+	}
+	list := t.d.Int64List(ids)
+	if _, err := t.tx.Exec(ctx, t.st.purgeValues, branch, list); err != nil {
+		return 0, errorf(t.d, err, "purge values")
+	}
+	n, err := t.tx.Exec(ctx, t.st.purgeObjects, branch, list)
+	if err != nil {
+		return 0, errorf(t.d, err, "purge objects")
+	}
+	return int(n), nil
+}
+
+func (t *writeTx) PurgeBranch(ctx context.Context, branch int64) (int, error) {
+	if err := t.check(); err != nil {
+		return 0, err
+	}
+	if _, err := t.tx.Exec(ctx, t.st.purgeBranchValues, branch); err != nil {
+		return 0, errorf(t.d, err, "purge branch values")
+	}
+	if _, err := t.tx.Exec(ctx, t.st.purgeBranchComment, branch); err != nil {
+		return 0, errorf(t.d, err, "purge branch comments")
+	}
+	n, err := t.tx.Exec(ctx, t.st.purgeBranchObjects, branch)
+	if err != nil {
+		return 0, errorf(t.d, err, "purge branch objects")
+	}
+	return int(n), nil
+}
