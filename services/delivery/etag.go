@@ -13,7 +13,6 @@ import (
 	"github.com/cmsplatform/cms/pkg/cache"
 	"github.com/cmsplatform/cms/pkg/delivery"
 	"github.com/cmsplatform/cms/services/internal/gateway"
-	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/metadata"
 	"google.golang.org/grpc/status"
@@ -69,7 +68,7 @@ func serve[T proto.Message](ctx context.Context, s *service, op string, req prot
 	if s.cache != nil {
 		if e, ok, err := s.cache.Get(ctx, key); err == nil && ok && len(e.Value) >= 8 {
 			if int64(binary.BigEndian.Uint64(e.Value)) >= minV {
-				if err := answerHeaders(ctx, md, e.ETag); err != nil {
+				if err := answerHeaders(ctx, e.ETag); err != nil {
 					return zero, err
 				}
 				out := zero.ProtoReflect().New().Interface().(T)
@@ -100,7 +99,7 @@ func serve[T proto.Message](ctx context.Context, s *service, op string, req prot
 		s.store(ctx, key, b, tag, tags, builtAt)
 		s.store(ctx, metaKey(tag), []byte(strings.Join(tags, "\n")), tag, tags, builtAt)
 	}
-	if err := answerHeaders(ctx, md, tag); err != nil {
+	if err := answerHeaders(ctx, tag); err != nil {
 		return zero, err
 	}
 	return out, nil
@@ -124,14 +123,8 @@ func (s *service) store(ctx context.Context, key string, body []byte, tag string
 
 // answerHeaders sets ETag and Cache-Control and answers 304 when
 // If-None-Match matches.
-func answerHeaders(ctx context.Context, md metadata.MD, tag string) error {
-	_ = grpc.SetHeader(ctx, metadata.Pairs("etag", tag, "cache-control", CacheControl))
-	for _, h := range md.Get("if-none-match") {
-		if etagMatches(h, tag) {
-			return gateway.NotModified()
-		}
-	}
-	return nil
+func answerHeaders(ctx context.Context, tag string) error {
+	return gateway.Conditional(ctx, tag, "cache-control", CacheControl)
 }
 
 // readYourWrites waits for HeaderMinVersion, if given, and returns it (0
@@ -195,14 +188,3 @@ func etagOf(op string, body []byte, tags []string) string {
 // the index version of a rendering (read by the HTTP fast path).
 func metaKey(etag string) string { return "delivery:meta:" + strings.Trim(etag, `"`) }
 
-// etagMatches implements the weak comparison of If-None-Match (RFC 9110
-// 13.1.2): a list of tags, W/ ignored, "*" matches anything.
-func etagMatches(header, tag string) bool {
-	for c := range strings.SplitSeq(header, ",") {
-		c = strings.TrimPrefix(strings.TrimSpace(c), "W/")
-		if c == "*" || c == tag {
-			return true
-		}
-	}
-	return false
-}

@@ -11,6 +11,7 @@ import (
 	"github.com/cmsplatform/cms/pkg/auth"
 	"github.com/cmsplatform/cms/pkg/cache"
 	deliveryv1 "github.com/cmsplatform/cms/proto/gen/go/cms/delivery/v1"
+	"github.com/cmsplatform/cms/services/internal/gateway"
 	"github.com/cmsplatform/cms/services/internal/interceptors"
 )
 
@@ -60,7 +61,7 @@ func (g *Group) HTTPCache(authn auth.Authenticator) func(http.Handler) http.Hand
 					h := w.Header()
 					h.Set("ETag", e.ETag)
 					h.Set("Cache-Control", CacheControl)
-					if etagMatches(r.Header.Get("If-None-Match"), e.ETag) && r.Header.Get("If-None-Match") != "" {
+					if gateway.ETagMatches(r.Header.Get("If-None-Match"), e.ETag) && r.Header.Get("If-None-Match") != "" {
 						s.stats.httpNotModified.Add(1)
 						w.WriteHeader(http.StatusNotModified)
 						return

@@ -5,12 +5,9 @@ import (
 	"crypto/sha256"
 	"encoding/base64"
 	"encoding/binary"
-	"strings"
 
 	"github.com/cmsplatform/cms/pkg/content"
 	"github.com/cmsplatform/cms/services/internal/gateway"
-	"google.golang.org/grpc"
-	"google.golang.org/grpc/metadata"
 	"google.golang.org/protobuf/proto"
 )
 
@@ -50,29 +47,9 @@ func objectVersions(objs ...content.Object) []int64 {
 // returns gateway.NotModified when the request's If-None-Match names it (or is
 // "*"), else resp.
 func conditional[T proto.Message](ctx context.Context, resp T, versions ...int64) (T, error) {
-	tag := etagOf(resp, versions...)
-	if tag == "" {
-		return resp, nil
-	}
-	_ = grpc.SetHeader(ctx, metadata.Pairs("etag", tag))
-	md, _ := metadata.FromIncomingContext(ctx)
-	for _, h := range md.Get("if-none-match") {
-		if etagMatches(h, tag) {
-			var zero T
-			return zero, gateway.NotModified()
-		}
+	if err := gateway.Conditional(ctx, etagOf(resp, versions...)); err != nil {
+		var zero T
+		return zero, err
 	}
 	return resp, nil
-}
-
-// etagMatches implements the weak comparison of If-None-Match (RFC 9110
-// 13.1.2): a list of tags, W/ ignored, "*" matches anything.
-func etagMatches(header, tag string) bool {
-	for c := range strings.SplitSeq(header, ",") {
-		c = strings.TrimPrefix(strings.TrimSpace(c), "W/")
-		if c == "*" || c == tag {
-			return true
-		}
-	}
-	return false
 }

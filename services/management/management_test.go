@@ -312,13 +312,3 @@ func TestWithoutContent(t *testing.T) {
 	h.expect(t, 501, "GET", "/branches", "")
 }
 
-func TestETagMatching(t *testing.T) {
-	for _, c := range []struct {
-		header string
-		ok     bool
-	}{{`"a"`, true}, {`W/"a"`, true}, {`"b", "a"`, true}, {`*`, true}, {`"b"`, false}, {``, false}, {`a`, false}} {
-		if got := etagMatches(c.header, `"a"`); got != c.ok {
-			t.Errorf("etagMatches(%q) = %v", c.header, got)
-		}
-	}
-}
