@@ -13,6 +13,7 @@ import (
 	"github.com/cmsplatform/cms/pkg/cache"
 	"github.com/cmsplatform/cms/pkg/delivery"
 	"github.com/cmsplatform/cms/services/internal/gateway"
+	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/metadata"
 	"google.golang.org/grpc/status"
@@ -187,4 +188,3 @@ func etagOf(op string, body []byte, tags []string) string {
 // metaKey names the entry that records, for one ETag, the cache tags and
 // the index version of a rendering (read by the HTTP fast path).
 func metaKey(etag string) string { return "delivery:meta:" + strings.Trim(etag, `"`) }
-
