@@ -246,7 +246,10 @@ func (ix *Indexer) document(branch, version int64, o *resolved, types map[int64]
 		modified = tx.Time
 		f.set(FieldModified, tx.Time)
 		if tx.User != "" {
-			f.set(FieldModifiedBy, tx.User)
+			// A keyword term longer than the engine's limit fails the whole
+			// document (Elasticsearch: 32766 bytes); the user may be any
+			// name an internal caller acts for (X-CmsApi-Username).
+			f.set(FieldModifiedBy, truncate(tx.User))
 		}
 	}
 	if src, err := buildSource(o, last, modified, types); err == nil {

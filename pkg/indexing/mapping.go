@@ -168,6 +168,11 @@ func Words(s string) []string {
 	return out
 }
 
+// CutTerm is s cut to MaxTermBytes at a rune boundary, as the indexer
+// cuts keyword terms: query words longer than any indexed term match
+// nothing more when cut, and a query stays within the engines' limits.
+func CutTerm(s string) string { return truncate(s) }
+
 func truncate(s string) string {
 	if len(s) <= MaxTermBytes {
 		return s

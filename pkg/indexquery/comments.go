@@ -226,11 +226,14 @@ func commentQuery(branch int64, f CommentFilter) search.Query {
 		for _, w := range strings.Fields(*f.SearchPhrase) {
 			if p, ok := strings.CutSuffix(w, "*"); ok {
 				if p = strings.Trim(p, "*"); p != "" {
-					q = append(q, search.Prefix{Field: indexing.FieldCommentText, Value: strings.ToLower(p)})
+					q = append(q, search.Prefix{Field: indexing.FieldCommentText, Value: indexing.CutTerm(strings.ToLower(p))})
 				}
 				continue
 			}
-			q = append(q, search.Match{Field: indexing.FieldCommentText, Text: w, All: true})
+			// Cut like an indexed term: a 2 MiB word analysed into
+			// thousands of tokens exceeded Elasticsearch's clause limit
+			// (an internal error).
+			q = append(q, search.Match{Field: indexing.FieldCommentText, Text: indexing.CutTerm(w), All: true})
 		}
 	}
 	return q

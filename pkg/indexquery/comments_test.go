@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -116,6 +117,8 @@ func commentScenario(t *testing.T, e *env) {
 		{"phrase words", indexquery.CommentFilter{SearchPhrase: ptr("review HEADLINE")}, []int64{c1.ID}},
 		{"phrase prefix", indexquery.CommentFilter{SearchPhrase: ptr("revi*")}, []int64{c1.ID}},
 		{"phrase none", indexquery.CommentFilter{SearchPhrase: ptr("headline done")}, []int64{}},
+		{"phrase of one 2 MiB word", indexquery.CommentFilter{SearchPhrase: ptr(strings.Repeat("v", 2<<20))}, []int64{}},
+		{"phrase of a 2 MiB prefix", indexquery.CommentFilter{SearchPhrase: ptr(strings.Repeat("v", 2<<20) + "*")}, []int64{}},
 		{"user", indexquery.CommentFilter{User: ptr("alice")}, []int64{c3.ID, c1.ID}},
 		{"mentioned", indexquery.CommentFilter{Mentioned: ptr("ALICE")}, []int64{c2.ID}},
 		{"mentioned bob", indexquery.CommentFilter{Mentioned: ptr("bob")}, []int64{c1.ID}},

@@ -10,6 +10,7 @@ import (
 
 	"github.com/cmsplatform/cms/pkg/content"
 	deliveryv1 "github.com/cmsplatform/cms/proto/gen/go/cms/delivery/v1"
+	"github.com/cmsplatform/cms/services/internal/gateway"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/metadata"
@@ -127,9 +128,13 @@ func TestReadYourWrites(t *testing.T) {
 		return metadata.AppendToOutgoingContext(ctx, HeaderMinVersion, strconv.FormatInt(tx, 10), HeaderMaxWait, maxWait)
 	}
 	start := time.Now()
-	_, err := h.client.Get(withMin("50"), req)
+	var hdr metadata.MD
+	_, err := h.client.Get(withMin("50"), req, grpc.Header(&hdr))
 	if status.Code(err) != codes.Unavailable || time.Since(start) < 50*time.Millisecond {
 		t.Fatalf("not yet indexed: %v after %v, want Unavailable after the wait", err, time.Since(start))
+	}
+	if ra := hdr.Get("retry-after"); len(ra) != 1 || ra[0] != gateway.RetryAfterSeconds {
+		t.Errorf("not yet indexed: retry-after %q, want %q like every 503", ra, gateway.RetryAfterSeconds)
 	}
 	if _, err := h.client.Get(metadata.AppendToOutgoingContext(ctx, HeaderMinVersion, "x"), req); status.Code(err) != codes.InvalidArgument {
 		t.Fatalf("bad header: %v", err)

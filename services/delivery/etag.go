@@ -13,6 +13,7 @@ import (
 	"github.com/cmsplatform/cms/pkg/cache"
 	"github.com/cmsplatform/cms/pkg/delivery"
 	"github.com/cmsplatform/cms/services/internal/gateway"
+	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/metadata"
 	"google.golang.org/grpc/status"
@@ -151,6 +152,8 @@ func (s *service) readYourWrites(ctx context.Context, md metadata.MD) (int64, er
 	}
 	if _, err := s.dom.WaitForVersion(ctx, minV, min(wait, MaxWait)); err != nil {
 		if errors.Is(err, delivery.ErrVersionTimeout) {
+			// Like every 503: the client may retry shortly.
+			_ = grpc.SetHeader(ctx, metadata.Pairs("retry-after", gateway.RetryAfterSeconds))
 			return 0, status.Error(codes.Unavailable, err.Error())
 		}
 		return 0, s.toStatus(ctx, err)

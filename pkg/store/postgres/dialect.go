@@ -75,8 +75,13 @@ func (dialect) ClassifyError(err error) sqlstore.ErrorClass {
 		return sqlstore.ErrNoRows
 	}
 	var pe *pgconn.PgError
-	if errors.As(err, &pe) && pe.Code == "23505" { // unique_violation
-		return sqlstore.ErrUniqueViolation
+	if errors.As(err, &pe) {
+		switch pe.Code {
+		case "23505": // unique_violation
+			return sqlstore.ErrUniqueViolation
+		case "22021", "22P05": // character_not_in_repertoire (a NUL in text), untranslatable_character
+			return sqlstore.ErrUnstorableText
+		}
 	}
 	return sqlstore.ErrOther
 }

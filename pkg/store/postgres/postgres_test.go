@@ -2,6 +2,7 @@ package postgres_test
 
 import (
 	"context"
+	"errors"
 	"testing"
 	"time"
 
@@ -106,4 +107,24 @@ func TestOutboxLeaseExpiry(t *testing.T) {
 // BenchmarkWriteTx: one transaction with 10 objects x 5 values (see storetest).
 func BenchmarkWriteTx(b *testing.B) {
 	storetest.BenchmarkWriteTx(b, open(b, freshDatabase(b)))
+}
+
+// TestTextPostgreSQLCannotStore: a NUL character (valid in Go strings,
+// JSON and SQLite, refused by PostgreSQL text) in a transaction comment or
+// a comment filter is ErrInvalidArgument, which the services answer with
+// 400, not an internal error.
+func TestTextPostgreSQLCannotStore(t *testing.T) {
+	ctx := context.Background()
+	s := open(t, freshDatabase(t))
+	if _, err := s.Begin(ctx, store.TxMeta{User: "a", Comment: "a\x00b"}); !errors.Is(err, store.ErrInvalidArgument) {
+		t.Errorf("Begin with a NUL in the comment: %v, want ErrInvalidArgument", err)
+	}
+	if _, err := s.ListComments(ctx, store.CommentQuery{User: "x\x00"}); !errors.Is(err, store.ErrInvalidArgument) {
+		t.Errorf("ListComments by a user with a NUL: %v, want ErrInvalidArgument", err)
+	}
+	tx, err := s.Begin(ctx, store.TxMeta{User: "a", Comment: "fine"})
+	if err != nil {
+		t.Fatalf("plain text: %v", err)
+	}
+	_ = tx.Rollback()
 }

@@ -79,6 +79,9 @@ const (
 	// ErrUniqueViolation means a unique constraint or primary key was violated
 	// (store.ErrConflict).
 	ErrUniqueViolation
+	// ErrUnstorableText means the database cannot store a text it was
+	// given, e.g. PostgreSQL and a NUL character (store.ErrInvalidArgument).
+	ErrUnstorableText
 )
 
 // Querier runs statements on a connection pool or in a transaction.
@@ -136,6 +139,8 @@ func mapErr(d Dialect, err error) error {
 		return fmt.Errorf("%w: %w", store.ErrNotFound, err)
 	case ErrUniqueViolation:
 		return fmt.Errorf("%w: %w", store.ErrConflict, err)
+	case ErrUnstorableText:
+		return fmt.Errorf("%w: a text the database cannot store (a NUL character?): %w", store.ErrInvalidArgument, err)
 	}
 	return err
 }

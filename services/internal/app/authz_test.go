@@ -7,6 +7,7 @@ import (
 	"io"
 	"mime/multipart"
 	"net/http"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -85,17 +86,68 @@ func TestEveryRPCDeclaresAccess(t *testing.T) {
 // branch goes, 1 elsewhere.
 func authzRequest(t *testing.T, base string, d declared) *http.Request {
 	t.Helper()
-	branchVar := ""
-	if d.access != nil {
-		branchVar = d.access.GetBranchField()
+	req, err := rpcRequest(base, d, rpcParts{})
+	if err != nil {
+		t.Fatal(err)
 	}
-	inPath := false
+	return req
+}
+
+// rpcParts varies the request rpcRequest builds for an RPC; the zero value
+// is authzRequest's request.
+type rpcParts struct {
+	branch      string            // the declared branch as sent ("" = 4); raw in a path
+	vars        map[string]string // path variables by name, raw (already escaped)
+	query       string            // more raw query, without "?"
+	body        []byte            // replaces the body (with contentType, default application/json)
+	noBranch    bool              // leave a branch field outside the path out
+	emptyBody   bool              // no body at all
+	contentType string            // replaces the Content-Type
+}
+
+// rpcBranchField is the declared branch field of d and whether the route
+// carries it in its path.
+func rpcBranchField(d declared) (name string, inPath bool) {
+	if d.access == nil || d.access.GetBranchField() == "" {
+		return "", false
+	}
+	name = d.access.GetBranchField()
+	return name, strings.Contains(d.path, "{"+name+"}")
+}
+
+// rpcBody is the JSON body of d's request as a map (nil for routes without
+// a JSON body): the declared branch when the body carries it.
+func rpcBody(d declared, branch string) map[string]any {
+	if d.multipart || d.rule.GetBody() == "" {
+		return nil
+	}
+	body := map[string]any{}
+	if name, inPath := rpcBranchField(d); name != "" && !inPath && d.rule.GetBody() == "*" {
+		jsonName := d.md.Input().Fields().ByName(protoreflect.Name(name)).JSONName()
+		if n, err := strconv.Atoi(branch); err == nil && strconv.Itoa(n) == branch {
+			body[jsonName] = n
+		} else {
+			body[jsonName] = branch
+		}
+	}
+	return body
+}
+
+// rpcRequest builds the HTTP request of d from its route (see
+// authzRequest) with parts applied.
+func rpcRequest(base string, d declared, parts rpcParts) (*http.Request, error) {
+	branch := parts.branch
+	if branch == "" {
+		branch = "4"
+	}
+	branchVar, inPath := rpcBranchField(d)
 	path := pathVar.ReplaceAllStringFunc(d.path, func(v string) string {
 		name := strings.TrimSuffix(strings.Trim(v, "{}"), "=**")
-		switch {
+		switch raw, ok := parts.vars[name]; {
+		case ok:
+			return raw
 		case name == branchVar:
-			inPath = true
-			return "4"
+			return branch
 		case strings.Contains(v, "=**"):
 			return "reports/2024/summary.txt"
 		case name == "file":
@@ -105,33 +157,44 @@ func authzRequest(t *testing.T, base string, d declared) *http.Request {
 		}
 		return "1"
 	})
-	body := map[string]any{}
-	var rdr io.Reader
-	query := ""
-	if branchVar != "" && !inPath {
+	var query []string
+	if branchVar != "" && !inPath && d.rule.GetBody() != "*" && !parts.noBranch {
 		jsonName := d.md.Input().Fields().ByName(protoreflect.Name(branchVar)).JSONName()
-		if d.rule.GetBody() == "*" {
-			body[jsonName] = 4
-		} else {
-			query = "?" + jsonName + "=4"
-		}
+		query = append(query, jsonName+"="+branch)
 	}
+	if parts.query != "" {
+		query = append(query, parts.query)
+	}
+	if len(query) > 0 {
+		path += "?" + strings.Join(query, "&")
+	}
+	var rdr io.Reader
 	contentType := ""
 	switch {
+	case parts.emptyBody:
+	case parts.body != nil:
+		rdr, contentType = bytes.NewReader(parts.body), "application/json"
 	case d.multipart:
 		rdr, contentType = sampleUpload()
 	case d.rule.GetBody() != "":
+		body := rpcBody(d, branch)
+		if parts.noBranch {
+			body = map[string]any{}
+		}
 		b, _ := json.Marshal(body)
 		rdr, contentType = bytes.NewReader(b), "application/json"
 	}
-	req, err := http.NewRequest(d.method, base+path+query, rdr)
+	if parts.contentType != "" {
+		contentType = parts.contentType
+	}
+	req, err := http.NewRequest(d.method, base+path, rdr)
 	if err != nil {
-		t.Fatal(err)
+		return nil, err
 	}
 	if contentType != "" {
 		req.Header.Set("Content-Type", contentType)
 	}
-	return req
+	return req, nil
 }
 
 // sampleUpload is a multipart upload body (Extension and File) and its

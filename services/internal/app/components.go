@@ -50,10 +50,12 @@ type namedPing struct {
 // needs says which components each target uses.
 var needs = map[string][]string{
 	TargetManagement: {"store", "events", "blobs"},
-	// Delivery reads the index; the store only authenticates users (a
-	// read-only role or a replica is enough).
+	// Delivery and Rendering read the index; the store only authenticates
+	// users (a read-only role or a replica is enough). Without it only the
+	// configured administrator could log in, so users with read grants
+	// could not use Rendering at all.
 	TargetDelivery:  {"search", "cache", "events", "blobs", "store"},
-	TargetRendering: {"search", "cache", "blobs", "events"},
+	TargetRendering: {"search", "cache", "blobs", "events", "store"},
 	TargetIndex:     {"search", "store"},
 	TargetIndexer:   {"store", "events", "search"},
 }

@@ -29,7 +29,7 @@ import (
 // model is bootstrapped (idempotent) and the configured administrator
 // (AdminUser/AdminPassword) becomes, or is refreshed as, a user with admin
 // and internal rights; a restart with the same configuration writes
-// nothing. Without a store (a delivery or rendering process) only the
+// nothing. Without a store (no target of the process needs one) only the
 // configured administrator can log in.
 func newAuthenticator(ctx context.Context, cfg Config, comps *Components, log *slog.Logger) (*auth.Cached, error) {
 	if comps.Store == nil {

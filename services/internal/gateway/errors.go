@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"net/http"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/cmsplatform/cms/pkg/params"
 	"github.com/grpc-ecosystem/grpc-gateway/v2/runtime"
@@ -178,8 +179,28 @@ func ErrorHandler(ctx context.Context, mux *runtime.ServeMux, _ runtime.Marshale
 	WriteProblem(w, p)
 }
 
-// WriteProblem writes p with its status.
+// maxProblemText bounds a ProblemDetails' detail and instance: an error
+// that quotes its input (a 10,000-character path segment, a 2 MiB field)
+// does not echo it whole.
+const maxProblemText = 1024
+
+// clipProblemText cuts s to maxProblemText bytes at a rune boundary,
+// marking the cut with "…".
+func clipProblemText(s string) string {
+	if len(s) <= maxProblemText {
+		return s
+	}
+	cut := maxProblemText
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return s[:cut] + "…"
+}
+
+// WriteProblem writes p with its status; detail and instance are cut to
+// maxProblemText bytes.
 func WriteProblem(w http.ResponseWriter, p Problem) {
+	p.Detail, p.Instance = clipProblemText(p.Detail), clipProblemText(p.Instance)
 	if p.RequestID == "" {
 		p.RequestID = w.Header().Get(HeaderRequestID)
 	}

@@ -93,8 +93,13 @@ func (r *Resolver) AllBranchChains(ctx context.Context) (map[int64][]int64, erro
 }
 
 func (r *Resolver) status(ctx context.Context, err error) error {
-	if errors.Is(err, delivery.ErrNotFound) {
+	switch {
+	case errors.Is(err, delivery.ErrNotFound):
 		return status.Error(codes.NotFound, err.Error())
+	case errors.Is(err, delivery.ErrInvalidArgument):
+		// A branch that cannot be an identifier ("4.0", "+4"): the
+		// caller's mistake, not an internal error.
+		return status.Error(codes.InvalidArgument, err.Error())
 	}
 	return gateway.OtherStatus(ctx, r.log, "branches", err)
 }
