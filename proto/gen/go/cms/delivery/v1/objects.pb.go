@@ -25,7 +25,8 @@ const (
 )
 
 // ObjectMeta is the "meta" record of a Delivery object, as observed in
-// shared/novadb/delivery-mocks (keys in this order).
+// NovaDB's recorded answers, services/delivery/testdata/mocks (keys in this
+// order).
 type ObjectMeta struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// Object id.
