@@ -9,9 +9,13 @@ DATA  ?= ./data
 run:
 	$(GO) run ./services/cms run --data-dir $(DATA)
 
-## build: the cms binary into bin/
+## build: the cms binary into bin/, stamped with version, commit and build date (`bin/cms version`)
+VERSION    ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo devel)
+COMMIT     ?= $(shell git rev-parse HEAD 2>/dev/null)
+BUILD_DATE ?= $(shell date -u +%Y-%m-%dT%H:%M:%SZ)
 build:
-	$(GO) build -o bin/cms ./services/cms
+	$(GO) build -ldflags "-X main.version=$(VERSION) -X main.commit=$(COMMIT) -X main.buildDate=$(BUILD_DATE)" \
+	  -o bin/cms ./services/cms
 
 ## test: every test; integration tests use CMS_*_URL and skip locally without them (they fail under CI=true)
 ## The log keeps each top-level test's result (so CI shows the integration tests ran, not skipped),
