@@ -16,7 +16,7 @@ var version, commit, buildDate string
 // buildIdentity is what `cms version` prints.
 type buildIdentity struct {
 	Version, Commit, Date string
-	Modified             bool // built from a working tree with changes
+	Modified              bool // built from a working tree with changes
 }
 
 // identify reads the toolchain's build information bi (nil when absent)
