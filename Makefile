@@ -9,17 +9,25 @@ DATA  ?= ./data
 run:
 	$(GO) run ./services/cms run --data-dir $(DATA)
 
-## build: the cms binary into bin/
+## build: the cms binary into bin/, stamped with version, commit and build date (`bin/cms version`)
+VERSION    ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo devel)
+COMMIT     ?= $(shell git rev-parse HEAD 2>/dev/null)
+BUILD_DATE ?= $(shell date -u +%Y-%m-%dT%H:%M:%SZ)
 build:
-	$(GO) build -o bin/cms ./services/cms
+	$(GO) build -ldflags "-X main.version=$(VERSION) -X main.commit=$(COMMIT) -X main.buildDate=$(BUILD_DATE)" \
+	  -o bin/cms ./services/cms
 
-## test: every test; integration tests use CMS_*_URL and skip locally without them (they fail under CI=true)
-## The log keeps each top-level test's result (so CI shows the integration tests ran, not skipped),
-## every skip with its reason and every failure.
+## test: go vet, then every test; integration tests use CMS_*_URL and skip locally without them (they fail under
+## CI=true). Progress: vet prints "vet: <package>" for each package of ours it compiles (scripts/vet-progress.awk),
+## the tests print each package's ok/FAIL line as it completes. The log keeps each top-level test's result (so CI
+## shows the integration tests ran, not skipped), every skip with its reason and every failure.
 test:
-	$(GO) vet ./...
+	@echo "== go vet ./... ($$($(GO) list ./... | wc -l) packages; findings are printed, nothing else)"
+	@set -o pipefail; $(GO) vet -v ./... 2>&1 | awk -f scripts/vet-progress.awk
+	@echo "== go test ./... (one ok/FAIL line per package, in package order; up to 20 minutes with the integration tests)"
 	set -o pipefail; $(GO) test -count=1 -timeout 20m -v ./... 2>&1 | \
 	  grep -E --line-buffered '^(--- |ok |FAIL|panic:|\?)|^ +--- (FAIL|SKIP)|_test\.go:[0-9]+:|\.go:[0-9]+:[0-9]+: |^#'
+	@echo "== deploy: vet and test the manifests"
 	cd deploy && $(GO) vet ./... && $(GO) test -count=1 ./...
 
 ## proto: format, lint and regenerate proto/gen (committed); CI fails on drift

@@ -2,7 +2,7 @@ package content
 
 import "fmt"
 
-// Well-known ids of the NovaDB system model (CONVENTIONS.md §7).
+// Well-known ids of the NovaDB system model (docs/api-reference.md §9).
 const (
 	RootID        int64 = 0 // the meta-type: the type of all types (virtual)
 	BranchDefault int64 = 4 // branchDefault: root of the branch tree
@@ -61,7 +61,7 @@ const (
 	LanguageDeDE int64 = 202
 )
 
-// Data type names, the values of attribute 1001 (CONVENTIONS.md §7.4).
+// Data type names, the values of attribute 1001 (docs/api-reference.md §10).
 var dataTypes = map[string]valueKind{
 	"String": kindString, "TextRef": kindString, "TextRef.JavaScript": kindString, "TextRef.CSS": kindString,
 	"String.DataType": kindDataType, "String.InheritanceBehavior": kindString, "String.UserName": kindString,
@@ -106,7 +106,7 @@ type sysAttr struct {
 	refTypes []int64 // allowed target types of references (1015)
 }
 
-// sysAttrs are the system attributes of CONVENTIONS.md §7.3 and §7.1.
+// sysAttrs are the system attributes of docs/api-reference.md §9.3 and §9.1.
 var sysAttrs = []sysAttr{
 	{id: 1000, api: "attributeName", name: "Name", dataType: "String", langDep: true},
 	{id: 1001, api: "attributeDataType", name: "Data type", dataType: "String.DataType"},

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strconv"
 
+	"github.com/cmsplatform/cms/pkg/params"
 	"github.com/cmsplatform/cms/pkg/store"
 )
 
@@ -57,7 +58,9 @@ func loadBranches(ctx context.Context, r store.Reader) (map[int64]branchInfo, er
 	return out, nil
 }
 
-// findBranch resolves a branch identifier among the branch objects.
+// findBranch resolves a branch identifier among the branch objects; an
+// identifier no branch carries may be an alias (params.BranchAlias:
+// "draft" is the default branch).
 func findBranch(branches map[int64]branchInfo, ident string) (int64, error) {
 	id, err := ParseIdent(ident)
 	if err != nil {
@@ -74,6 +77,11 @@ func findBranch(branches map[int64]branchInfo, ident string) (int64, error) {
 	}
 	switch len(hits) {
 	case 0:
+		if alias, ok := params.BranchAlias(ident); ok {
+			if _, exists := branches[alias]; exists {
+				return alias, nil
+			}
+		}
 		return 0, notFoundf("branch %q", ident)
 	case 1:
 		return hits[0], nil

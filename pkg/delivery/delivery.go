@@ -6,7 +6,7 @@
 // attributes, languages, forms) is loaded from the same index, as system
 // objects are objects too.
 //
-// Rendering follows CONVENTIONS.md §5: props keyed by attribute
+// Rendering follows docs/api-reference.md §7: props keyed by attribute
 // ApiIdentifier (scalars as-is, multi-valued attributes as arrays, ObjRefs
 // as ids, SimpleHtml as {"XML":…}, empty values omitted), one value per
 // attribute chosen along the language fallback chain (lang, its 2002

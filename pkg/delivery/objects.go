@@ -10,6 +10,7 @@ import (
 	"github.com/cmsplatform/cms/pkg/content"
 	"github.com/cmsplatform/cms/pkg/delivery/query"
 	"github.com/cmsplatform/cms/pkg/indexing"
+	"github.com/cmsplatform/cms/pkg/params"
 	"github.com/cmsplatform/cms/pkg/search"
 )
 
@@ -104,7 +105,8 @@ func (s *Service) scope(ctx context.Context, r Request) (*scope, error) {
 }
 
 // branchID resolves a branch id or ApiIdentifier to an indexed branch:
-// branch objects live on branch 4.
+// branch objects live on branch 4. An ApiIdentifier no branch carries may
+// be an alias (params.BranchAlias: "draft" is the default branch).
 func (s *Service) branchID(ctx context.Context, param string) (int64, error) {
 	ident, err := content.ParseIdent(param)
 	if err != nil {
@@ -124,11 +126,14 @@ func (s *Service) branchID(ctx context.Context, param string) (int64, error) {
 		search.Term{Field: indexing.FieldBranch, Value: content.BranchDefault},
 		search.Term{Field: indexing.FieldTypeRef, Value: content.TypeBranch},
 		search.Term{Field: indexing.FieldAPIIdentifier, Value: param}}})
-	if errors.Is(err, search.ErrIndexNotFound) {
-		return 0, notFoundf("branch %q", param)
-	}
-	if err != nil {
+	if err != nil && !errors.Is(err, search.ErrIndexNotFound) {
 		return 0, fmt.Errorf("delivery: find branch: %w", err)
+	}
+	if err != nil || len(r.Hits) == 0 {
+		if alias, ok := params.BranchAlias(param); ok {
+			return s.branchID(ctx, strconv.FormatInt(alias, 10))
+		}
+		return 0, notFoundf("branch %q", param)
 	}
 	if len(r.Hits) != 1 {
 		return 0, notFoundf("branch %q", param)

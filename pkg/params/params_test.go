@@ -94,3 +94,12 @@ func TestPathIdentifier(t *testing.T) {
 		}
 	}
 }
+
+func TestBranchAlias(t *testing.T) {
+	for ident, want := range map[string]int64{"draft": DefaultBranch, "Draft": 0, "drafts": 0, "4": 0, "": 0} {
+		got, ok := BranchAlias(ident)
+		if got != want || ok != (want != 0) {
+			t.Errorf("BranchAlias(%q) = %d, %v; want %d", ident, got, ok, want)
+		}
+	}
+}

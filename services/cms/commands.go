@@ -5,7 +5,6 @@ import (
 	"log/slog"
 	"math"
 	"os"
-	"runtime/debug"
 	"strings"
 
 	"github.com/cmsplatform/cms/pkg/memlimit"
@@ -58,21 +57,6 @@ func newServeCommand() *cobra.Command {
 		return serve(cmd, cfg)
 	}
 	return cmd
-}
-
-func newVersionCommand() *cobra.Command {
-	return &cobra.Command{
-		Use:   "version",
-		Short: "Print the version",
-		Args:  cobra.NoArgs,
-		Run: func(cmd *cobra.Command, _ []string) {
-			v := "devel"
-			if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" {
-				v = bi.Main.Version
-			}
-			fmt.Fprintln(cmd.OutOrStdout(), "cms", v)
-		},
-	}
 }
 
 func serve(cmd *cobra.Command, cfg app.Config) error {

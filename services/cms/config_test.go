@@ -1,9 +1,11 @@
 package main
 
 import (
+	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -70,12 +72,14 @@ func TestServeTakesComponentURLsFromTheSharedEnv(t *testing.T) {
 	}
 }
 
-// TestREADMEDocumentsTheDefaults keeps the README honest about defaults.
+// TestREADMEDocumentsTheDefaults keeps the README honest about defaults:
+// the generated table of every setting, and the defaults quoted in prose.
 func TestREADMEDocumentsTheDefaults(t *testing.T) {
 	b, err := os.ReadFile("../../README.md")
 	if err != nil {
 		t.Fatal(err)
 	}
+	testREADMEListsEverySetting(t, string(b))
 	d := app.DefaultConfig()
 	for _, s := range []string{"`" + d.HTTPAddr + "`", "`" + d.GRPCAddr + "`", "`" + d.DataDir + "`",
 		"password `" + app.DefaultAdminPassword + "`", "user `" + d.AdminUser + "`"} {
@@ -90,5 +94,48 @@ func TestREADMEDocumentsTheDefaults(t *testing.T) {
 		if !strings.Contains(string(b), row) {
 			t.Errorf("README does not document %s", row)
 		}
+	}
+}
+
+// update rewrites generated README parts: go test ./services/cms -run TestREADMEDocumentsTheDefaults -update
+var update = flag.Bool("update", false, "rewrite the README's generated settings table")
+
+// The README's table of every setting lies between these lines.
+const (
+	settingsBegin = "<!-- settings: generated from app.Config by `go test ./services/cms -run TestREADMEDocumentsTheDefaults -update` -->\n"
+	settingsEnd   = "<!-- end of settings -->\n"
+)
+
+// testREADMEListsEverySetting: the README's settings table is the one
+// generated from app.Config, and every key of it is bound to its
+// environment variable (a key missing from configKeys, edgeKeys or
+// resilienceKeys would be listed but not read from the environment).
+func testREADMEListsEverySetting(t *testing.T, readme string) {
+	bound := map[string]bool{}
+	for _, k := range slices.Concat(configKeys, edgeKeys, resilienceKeys) {
+		bound[k] = true
+	}
+	for _, s := range settings() {
+		if !bound[s.Key] {
+			t.Errorf("setting %s is not bound to %s", s.Key, s.Env)
+		}
+		delete(bound, s.Key)
+	}
+	for k := range bound {
+		t.Errorf("key %s is bound but is no field of app.Config", k)
+	}
+	begin, end := strings.Index(readme, settingsBegin), strings.Index(readme, settingsEnd)
+	if begin < 0 || end < begin {
+		t.Fatalf("README lacks the settings table between %q and %q", settingsBegin, settingsEnd)
+	}
+	want := settingsTable()
+	if got := readme[begin+len(settingsBegin) : end]; got != want {
+		if *update {
+			if err := os.WriteFile("../../README.md", []byte(readme[:begin+len(settingsBegin)]+want+readme[end:]), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			return
+		}
+		t.Errorf("README's settings table differs from app.Config; run go test ./services/cms -run TestREADMEDocumentsTheDefaults -update. Want:\n%s", want)
 	}
 }

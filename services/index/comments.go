@@ -10,7 +10,11 @@ import (
 )
 
 func (s *service) CommentSearch(ctx context.Context, req *indexv1.CommentSearchRequest) (*indexv1.CommentSearchResult, error) {
-	r := indexquery.CommentSearchRequest{Branch: int64(req.GetBranch()), Filter: commentFilter(req.GetFilter()),
+	branch, err := s.branchID(ctx, req.GetBranch())
+	if err != nil {
+		return nil, err
+	}
+	r := indexquery.CommentSearchRequest{Branch: branch, Filter: commentFilter(req.GetFilter()),
 		Page: page(req.GetPage()), CommentFreshness: commentFreshness(req.GetMinChangeTrackingTimestamp(), req.MaxWaitTime)}
 	if so := req.GetSort(); so != nil {
 		r.Sort = &indexquery.CommentSort{Field: int(so.GetField()), Reverse: so.GetReverse()}
@@ -37,7 +41,11 @@ func (s *service) CommentSearch(ctx context.Context, req *indexv1.CommentSearchR
 }
 
 func (s *service) CommentCount(ctx context.Context, req *indexv1.CommentCountRequest) (*indexv1.CommentCountResult, error) {
-	res, err := s.q.CommentCount(ctx, indexquery.CommentCountRequest{Branch: int64(req.GetBranch()),
+	branch, err := s.branchID(ctx, req.GetBranch())
+	if err != nil {
+		return nil, err
+	}
+	res, err := s.q.CommentCount(ctx, indexquery.CommentCountRequest{Branch: branch,
 		Filter: commentFilter(req.GetFilter()), CommentFreshness: commentFreshness(req.GetMinChangeTrackingTimestamp(), req.MaxWaitTime)})
 	if err != nil {
 		return nil, s.toStatus(ctx, err)
@@ -46,7 +54,11 @@ func (s *service) CommentCount(ctx context.Context, req *indexv1.CommentCountReq
 }
 
 func (s *service) CommentOccurrences(ctx context.Context, req *indexv1.CommentOccurrencesRequest) (*indexv1.CommentOccurrencesResult, error) {
-	res, err := s.q.CommentOccurrences(ctx, indexquery.CommentOccurrencesRequest{Branch: int64(req.GetBranch()),
+	branch, err := s.branchID(ctx, req.GetBranch())
+	if err != nil {
+		return nil, err
+	}
+	res, err := s.q.CommentOccurrences(ctx, indexquery.CommentOccurrencesRequest{Branch: branch,
 		Filter: commentFilter(req.GetFilter()), Page: page(req.GetPage()),
 		CommentFreshness: commentFreshness(req.GetMinChangeTrackingTimestamp(), req.MaxWaitTime),
 		User:             req.GetGetUserOccurrences(), MentionedUsers: req.GetGetMentionedUsersOccurrences(),

@@ -18,8 +18,7 @@ import (
 
 // The contract test sends realistic requests for every Index operation over
 // HTTP and checks each request and response against NovaDB's published
-// document (testdata/index-6.0.json, a verbatim copy of
-// shared/novadb/openapi/index-6.0.json).
+// document (testdata/index-6.0.json, kept verbatim).
 
 var (
 	indexDocOnce sync.Once
@@ -29,7 +28,7 @@ var (
 
 // contractDoc loads index-6.0.json. Error bodies are
 // application/problem+json, accepted where the document says
-// application/json (CONVENTIONS.md §2).
+// application/json (docs/api-reference.md §4).
 func contractDoc(t *testing.T) *openapitest.Document {
 	t.Helper()
 	indexDocOnce.Do(func() {

@@ -11,6 +11,7 @@ import (
 
 	"github.com/cmsplatform/cms/pkg/indexing"
 	"github.com/cmsplatform/cms/pkg/indexquery"
+	"github.com/cmsplatform/cms/pkg/params"
 	"github.com/cmsplatform/cms/pkg/search"
 	"github.com/cmsplatform/cms/pkg/store"
 	indexv1 "github.com/cmsplatform/cms/proto/gen/go/cms/index/v1"
@@ -98,6 +99,17 @@ func (r branchResolver) ReadYourWrites(ctx context.Context, req proto.Message) e
 		return r.s.toStatus(ctx, err)
 	}
 	return nil
+}
+
+// branchID reads a request's branch: plain digits are the id (an unknown
+// id finds nothing); anything else (the alias "draft", an ApiIdentifier,
+// a GUID) is resolved from the indexed branch objects, the alias by
+// pkg/params.BranchAlias like in every group.
+func (s *service) branchID(ctx context.Context, branch string) (int64, error) {
+	if id, ok := params.ID(branch); ok || branch == "" {
+		return id, nil
+	}
+	return s.branches.Branch(ctx, branch)
 }
 
 // Name implements app.Group.

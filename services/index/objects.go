@@ -9,7 +9,11 @@ import (
 )
 
 func (s *service) ObjectSearch(ctx context.Context, req *indexv1.ObjectSearchRequest) (*indexv1.ObjectSearchResult, error) {
-	res, err := s.q.Search(ctx, indexquery.SearchRequest{Branch: int64(req.GetBranch()), Filter: filterFor(ctx, req.GetFilter()),
+	branch, err := s.branchID(ctx, req.GetBranch())
+	if err != nil {
+		return nil, err
+	}
+	res, err := s.q.Search(ctx, indexquery.SearchRequest{Branch: branch, Filter: filterFor(ctx, req.GetFilter()),
 		Sort: sorts(req.GetSortBy()), Page: page(req.GetPage()), Freshness: freshness(req.MinChangeTrackingVersion, req.MaxWaitTime)})
 	if err != nil {
 		return nil, s.toStatus(ctx, err)
@@ -22,7 +26,11 @@ func (s *service) ObjectSearch(ctx context.Context, req *indexv1.ObjectSearchReq
 }
 
 func (s *service) ObjectCount(ctx context.Context, req *indexv1.ObjectCountRequest) (*indexv1.ObjectCountResult, error) {
-	res, err := s.q.Count(ctx, indexquery.CountRequest{Branch: int64(req.GetBranch()), Filter: filterFor(ctx, req.GetFilter()),
+	branch, err := s.branchID(ctx, req.GetBranch())
+	if err != nil {
+		return nil, err
+	}
+	res, err := s.q.Count(ctx, indexquery.CountRequest{Branch: branch, Filter: filterFor(ctx, req.GetFilter()),
 		Freshness: freshness(req.MinChangeTrackingVersion, req.MaxWaitTime)})
 	if err != nil {
 		return nil, s.toStatus(ctx, err)
@@ -31,7 +39,11 @@ func (s *service) ObjectCount(ctx context.Context, req *indexv1.ObjectCountReque
 }
 
 func (s *service) ObjectXmlLinkCount(ctx context.Context, req *indexv1.ObjectXmlLinkCountRequest) (*indexv1.ObjectCountResult, error) {
-	res, err := s.q.XMLLinkCount(ctx, indexquery.XMLLinkCountRequest{Branch: int64(req.GetBranch()), ObjectIDs: ids64(req.GetObjectIds()),
+	branch, err := s.branchID(ctx, req.GetBranch())
+	if err != nil {
+		return nil, err
+	}
+	res, err := s.q.XMLLinkCount(ctx, indexquery.XMLLinkCountRequest{Branch: branch, ObjectIDs: ids64(req.GetObjectIds()),
 		Freshness: freshness(req.MinChangeTrackingVersion, req.MaxWaitTime)})
 	if err != nil {
 		return nil, s.toStatus(ctx, err)
@@ -40,7 +52,11 @@ func (s *service) ObjectXmlLinkCount(ctx context.Context, req *indexv1.ObjectXml
 }
 
 func (s *service) ObjectOccurrences(ctx context.Context, req *indexv1.ObjectOccurrencesRequest) (*indexv1.ObjectOccurrencesResult, error) {
-	res, err := s.q.Occurrences(ctx, indexquery.OccurrencesRequest{Branch: int64(req.GetBranch()), Filter: filterFor(ctx, req.GetFilter()),
+	branch, err := s.branchID(ctx, req.GetBranch())
+	if err != nil {
+		return nil, err
+	}
+	res, err := s.q.Occurrences(ctx, indexquery.OccurrencesRequest{Branch: branch, Filter: filterFor(ctx, req.GetFilter()),
 		Page: page(req.GetPage()), Freshness: freshness(req.MinChangeTrackingVersion, req.MaxWaitTime),
 		ModifiedBy: req.GetGetModifiedByOccurrences(), Type: req.GetGetTypeOccurrences(), Deleted: req.GetGetDeletedOccurrences()})
 	if err != nil {
@@ -68,7 +84,11 @@ func (s *service) WorkItemOccurrences(ctx context.Context, req *indexv1.WorkItem
 }
 
 func (s *service) Suggestions(ctx context.Context, req *indexv1.SuggestionsRequest) (*indexv1.SuggestionsResult, error) {
-	r := indexquery.SuggestionsRequest{Branch: int64(req.GetBranch()), Pattern: req.Pattern, DisplayName: req.GetSuggestDisplayName(),
+	branch, err := s.branchID(ctx, req.GetBranch())
+	if err != nil {
+		return nil, err
+	}
+	r := indexquery.SuggestionsRequest{Branch: branch, Pattern: req.Pattern, DisplayName: req.GetSuggestDisplayName(),
 		FullText: req.GetSuggestFullText(), Filter: filterFor(ctx, req.GetFilter()), SortByValue: req.GetSortByValue(), Analyze: req.Analyze,
 		Fuzzy: req.GetFuzzy(), FuzzyPrefixLength: int(req.GetFuzzyPrefixLength()),
 		Freshness: freshness(req.MinChangeTrackingVersion, req.MaxWaitTime)}

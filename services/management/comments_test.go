@@ -54,7 +54,7 @@ func (c commentClient) do(t *testing.T, want int, method, path, body string, hdr
 
 // undeclared is do for a status the document does not declare for the
 // operation: 304 on the comment reads (ETag/If-None-Match as on every other
-// CMS read, CONVENTIONS.md §1.3) and 400 for a non-numeric comment id. The
+// CMS read, docs/api-reference.md §3) and 400 for a non-numeric comment id. The
 // response is then checked for shape (empty 304, ProblemDetails) only.
 func (c commentClient) undeclared(t *testing.T, want int, method, path, body string, hdr ...string) commentReply {
 	t.Helper()

@@ -53,7 +53,7 @@ func documentExamples(t *testing.T, cl *client) {
 			t.Errorf("%s has a request example %v: send it here and expect no 400", op, ex)
 		}
 	}
-	t.Logf("cms-6.0.json holds %d request examples for the implemented operations; CONVENTIONS.md §3.3 examples are sent in Flow", n)
+	t.Logf("cms-6.0.json holds %d request examples for the implemented operations; docs/api-reference.md §5.3 examples are sent in Flow", n)
 }
 
 func meta(t *testing.T, r reply) map[string]any {
@@ -84,7 +84,7 @@ func ids(t *testing.T, r reply, want int) []int {
 }
 
 func contractFlow(t *testing.T, cl *client) {
-	// Branches: list, create (CONVENTIONS §3.3 example), read, 304, update.
+	// Branches: list, create (docs/api-reference.md §5.3 example), read, 304, update.
 	list := cl.do(t, 200, call{op: "Cms_GetBranches", method: "GET", path: "/branches"}).json(t)
 	if num(list["count"]) != 1 || list["continue"] != nil {
 		t.Fatalf("initial branches = %v", list)
@@ -137,7 +137,7 @@ func contractFlow(t *testing.T, cl *client) {
 
 	title := created[1]
 
-	// Objects in the child branch (CONVENTIONS §3.3 create example).
+	// Objects in the child branch (docs/api-reference.md §5.3 create example).
 	op := bp + "/objects"
 	objs := ids(t, cl.do(t, 201, call{op: "Cms_CreateObjects", method: "POST", path: op, body: fmt.Sprintf(`{"comment":"setup","objects":[
 		{"meta":{"typeRef":%d,"apiIdentifier":"myThing"},"values":[
@@ -191,8 +191,8 @@ func contractFlow(t *testing.T, cl *client) {
 		t.Fatalf("typed page 2 = %v", t2)
 	}
 
-	// Updates: a title (the old ETag stops matching), and the CONVENTIONS
-	// §3.3 multi-valued example (5002 on the type, two rows).
+	// Updates: a title (the old ETag stops matching), and the
+	// docs/api-reference.md §5.3 multi-valued example (5002 on the type, two rows).
 	u := cl.do(t, 200, call{op: "Cms_UpdateObjects", method: "PATCH", path: op, body: fmt.Sprintf(`{"comment":null,"objects":[
 		{"meta":{"id":%d,"typeRef":%d},"values":[{"attribute":%d,"language":201,"variant":0,"value":"Hi"}]}]}`, thing, typ, title)}).json(t)
 	if num(u["updatedObjects"]) != 1 || num(u["createdValues"]) != 1 {
@@ -214,7 +214,7 @@ func contractFlow(t *testing.T, cl *client) {
 		t.Fatalf("5002 values %s", forms.body)
 	}
 
-	// Delete (CONVENTIONS §3.3 example: an id and an ApiIdentifier), soft.
+	// Delete (docs/api-reference.md §5.3 example: an id and an ApiIdentifier), soft.
 	d := cl.do(t, 200, call{op: "Cms_DeleteObjects", method: "DELETE", path: op,
 		body: fmt.Sprintf(`{"comment":null,"objectIds":["%d","myThing"]}`, other)}).json(t)
 	if num(d["deletedObjects"]) != 2 {

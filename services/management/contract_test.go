@@ -35,7 +35,7 @@ var (
 )
 
 // contractDoc loads cms-6.0.json merged with the extra paths. Error bodies
-// are application/problem+json, which CONVENTIONS.md §2 says to accept
+// are application/problem+json, which docs/api-reference.md §4 says to accept
 // where the document says application/json.
 func contractDoc(t *testing.T) *openapitest.Document {
 	t.Helper()
@@ -209,7 +209,7 @@ func (cl *client) do(t *testing.T, want int, c call) reply {
 	}
 	cl.checkEnvelope(t, c, r)
 	if r.status == http.StatusUnauthorized {
-		return r // not declared by the document (CONVENTIONS.md §1.1); checked in checkEnvelope
+		return r // not declared by the document (docs/api-reference.md §1); checked in checkEnvelope
 	}
 	if err := cl.doc.ValidateResponse(req, reqBody, resp, body); err != nil {
 		t.Errorf("contract violation (%s): %v\nbody: %.600s", c.op, err, body)
@@ -260,7 +260,7 @@ func (cl *client) checkEnvelope(t *testing.T, c call, r reply) {
 	}
 }
 
-// utcTime is CONVENTIONS.md §1.3: UTC ISO-8601, at most 7 fractional
+// utcTime is docs/api-reference.md §3: UTC ISO-8601, at most 7 fractional
 // digits, trailing zeros dropped.
 var utcTime = regexp.MustCompile(`^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{0,6}[1-9])?Z$`)
 

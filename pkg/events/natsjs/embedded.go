@@ -76,6 +76,7 @@ func NewEmbedded(ctx context.Context, cfg EmbeddedConfig) (*Bus, error) {
 		return nil, errors.New("natsjs: embedded: server not ready in time")
 	}
 	b.srv = srv
+	b.log.Info("embedded NATS JetStream server ready", "storeDir", sopts.StoreDir, "listen", b.ClientURL())
 	nc, err := nats.Connect("", append(nopts, nats.InProcessServer(srv))...)
 	if err != nil {
 		srv.Shutdown()
@@ -138,11 +139,13 @@ func (b *Bus) ClientURL() string {
 	return b.srv.ClientURL()
 }
 
-// serverLogger adapts slog to the nats-server Logger interface. Fatal
-// messages are logged as errors: the server must not exit the process.
+// serverLogger adapts slog to the nats-server Logger interface. Notices
+// (the startup banner of some 25 lines, among others) are logged at debug:
+// NewEmbedded logs the one line that matters at info. Fatal messages are
+// logged as errors: the server must not exit the process.
 type serverLogger struct{ l *slog.Logger }
 
-func (s serverLogger) Noticef(format string, v ...any) { s.l.Info(fmt.Sprintf(format, v...)) }
+func (s serverLogger) Noticef(format string, v ...any) { s.l.Debug(fmt.Sprintf(format, v...)) }
 func (s serverLogger) Warnf(format string, v ...any)   { s.l.Warn(fmt.Sprintf(format, v...)) }
 func (s serverLogger) Fatalf(format string, v ...any)  { s.l.Error(fmt.Sprintf(format, v...)) }
 func (s serverLogger) Errorf(format string, v ...any)  { s.l.Error(fmt.Sprintf(format, v...)) }

@@ -24,6 +24,7 @@ func NewServeMux(extra ...runtime.ServeMuxOption) *runtime.ServeMux {
 		runtime.WithIncomingHeaderMatcher(IncomingHeaderMatcher),
 		runtime.WithOutgoingHeaderMatcher(OutgoingHeaderMatcher),
 		runtime.WithOutgoingTrailerMatcher(func(string) (string, bool) { return "", false }),
+		runtime.WithForwardResponseOption(emptyAnswerHasNoContentType),
 		runtime.WithForwardResponseOption(forwardHTTPStatus),
 		runtime.WithDisablePathLengthFallback(),
 		// {path=**} must not match an empty rest: /jobs/{id}/artifacts is its own route.

@@ -12,6 +12,7 @@ import (
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/metadata"
 	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/types/known/emptypb"
 )
 
 // Request headers passed to the gRPC services as lower-case metadata.
@@ -80,6 +81,18 @@ func writeMetadataHeaders(w http.ResponseWriter, md metadata.MD) {
 // handler before returning; it travels as the x-http-code header.
 func SetHTTPStatus(ctx context.Context, code int) error {
 	return grpc.SetHeader(ctx, metadata.Pairs(headerHTTPCode, strconv.Itoa(code)))
+}
+
+// emptyAnswerHasNoContentType is a runtime forward-response option: an
+// answer without a body (google.protobuf.Empty, which WireJSON writes as
+// no bytes at all) carries no Content-Type, so clients that parse every
+// JSON-labelled answer do not fail on it. The status stays the one the
+// operation declares (200 unless the handler set another).
+func emptyAnswerHasNoContentType(_ context.Context, w http.ResponseWriter, m proto.Message) error {
+	if _, ok := m.(*emptypb.Empty); ok {
+		w.Header().Del("Content-Type")
+	}
+	return nil
 }
 
 // forwardHTTPStatus is a runtime forward-response option that turns the

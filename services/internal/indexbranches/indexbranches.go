@@ -83,6 +83,17 @@ func (r *Resolver) BranchChain(ctx context.Context, branch string) ([]int64, err
 	return chain, nil
 }
 
+// Branch resolves a branch identifier (id, GUID, ApiIdentifier or the
+// alias "draft", see pkg/params.BranchAlias) to its id, uncached: a
+// branch that just took the ApiIdentifier "draft" wins at once.
+func (r *Resolver) Branch(ctx context.Context, branch string) (int64, error) {
+	chain, err := r.dom.BranchChain(ctx, branch)
+	if err != nil {
+		return 0, r.status(ctx, err)
+	}
+	return chain[0], nil
+}
+
 // AllBranchChains returns the chain of every live indexed branch.
 func (r *Resolver) AllBranchChains(ctx context.Context) (map[int64][]int64, error) {
 	chains, err := r.dom.AllBranchChains(ctx)

@@ -60,10 +60,10 @@ func TestAuthzUnary(t *testing.T) {
 		{"delete with write on the parent", &writer10, managementv1.ManagementService_DeleteBranch_FullMethodName, &managementv1.DeleteBranchRequest{Id: "11"}, codes.OK},
 		{"create under a writable parent", &writer10, managementv1.ManagementService_CreateBranch_FullMethodName, &managementv1.CreateBranchRequest{}, codes.OK},
 		{"create under a read-only parent", &reader10, managementv1.ManagementService_CreateBranch_FullMethodName, &managementv1.CreateBranchRequest{}, codes.PermissionDenied},
-		{"integer branch field", &reader10, indexv1.IndexService_ObjectSearch_FullMethodName, &indexv1.ObjectSearchRequest{Branch: 11}, codes.OK},
-		{"integer branch field refused", &reader10, indexv1.IndexService_ObjectSearch_FullMethodName, &indexv1.ObjectSearchRequest{Branch: 4}, codes.PermissionDenied},
+		{"Index branch field", &reader10, indexv1.IndexService_ObjectSearch_FullMethodName, &indexv1.ObjectSearchRequest{Branch: "11"}, codes.OK},
+		{"Index branch field refused", &reader10, indexv1.IndexService_ObjectSearch_FullMethodName, &indexv1.ObjectSearchRequest{Branch: "4"}, codes.PermissionDenied},
 		{"optional branch filter unset", &auth.Principal{Name: "x"}, managementv1.ManagementService_GetComments_FullMethodName, &managementv1.GetCommentsRequest{}, codes.OK},
-		{"no resolver for the group", &reader10, renderingv1.RenderingService_GetAppFontsCss_FullMethodName, &renderingv1.GetAppFontsCssRequest{BranchId: 10}, codes.PermissionDenied},
+		{"no resolver for the group", &reader10, renderingv1.RenderingService_GetAppFontsCss_FullMethodName, &renderingv1.GetAppFontsCssRequest{BranchId: "10"}, codes.PermissionDenied},
 	}
 	for _, c := range cases {
 		ctx := context.Background()
@@ -101,23 +101,23 @@ func TestAuthzStream(t *testing.T) {
 	az := &Authz{Resolvers: map[string]BranchResolver{renderingv1.RenderingService_ServiceDesc.ServiceName: chains{}}}
 	info := &grpc.StreamServerInfo{FullMethod: renderingv1.RenderingService_GetAppFontsCss_FullMethodName, IsServerStream: true}
 	for _, c := range []struct {
-		branch int32
+		branch string
 		want   codes.Code
-	}{{11, codes.OK}, {4, codes.PermissionDenied}} {
+	}{{"11", codes.OK}, {"4", codes.PermissionDenied}} {
 		ss := &recvStream{ctx: auth.WithPrincipal(context.Background(), auth.Principal{Name: "r", Read: []int64{10}}),
 			req: &renderingv1.GetAppFontsCssRequest{BranchId: c.branch}}
 		err := az.Stream(nil, ss, info, func(_ any, s grpc.ServerStream) error {
 			var req renderingv1.GetAppFontsCssRequest
 			if err := s.RecvMsg(&req); err != nil {
 				if again := s.RecvMsg(&req); status.Code(again) != status.Code(err) {
-					t.Errorf("branch %d: second RecvMsg after a refusal: %v", c.branch, again)
+					t.Errorf("branch %s: second RecvMsg after a refusal: %v", c.branch, again)
 				}
 				return err
 			}
 			return nil
 		})
 		if status.Code(err) != c.want {
-			t.Errorf("branch %d: %v, want %v", c.branch, err, c.want)
+			t.Errorf("branch %s: %v, want %v", c.branch, err, c.want)
 		}
 	}
 	// Without credentials the stream is refused before the handler.

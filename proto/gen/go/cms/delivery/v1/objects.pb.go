@@ -25,7 +25,8 @@ const (
 )
 
 // ObjectMeta is the "meta" record of a Delivery object, as observed in
-// shared/novadb/delivery-mocks (keys in this order).
+// NovaDB's recorded answers, services/delivery/testdata/mocks (keys in this
+// order).
 type ObjectMeta struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// Object id.
@@ -243,7 +244,9 @@ type ObjectList struct {
 	// The objects of the page.
 	Objs []*Object `protobuf:"bytes,4,rep,name=objs,proto3" json:"objs,omitempty"`
 	// Resolved objects: flat, de-duplicated and transitive over all objs,
-	// never repeating a root object. Omitted when nothing was resolved.
+	// never repeating a root object. Always present ([] when nothing was
+	// resolved), as in every recorded NovaDB list, so sites can search it
+	// without checking for it first.
 	Refs          []*Object `protobuf:"bytes,5,rep,name=refs,proto3" json:"refs,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -1237,14 +1240,14 @@ const file_cms_delivery_v1_objects_proto_rawDesc = "" +
 	"\x04meta\x18\x03 \x01(\v2\x1b.cms.delivery.v1.ObjectMetaR\x04meta\x12-\n" +
 	"\x05props\x18\x04 \x01(\v2\x17.google.protobuf.StructR\x05props\x121\n" +
 	"\areverse\x18\x05 \x01(\v2\x17.google.protobuf.StructR\areverseB\x0f\n" +
-	"\r_display_icon\"\xaa\x01\n" +
+	"\r_display_icon\"\xa4\x01\n" +
 	"\n" +
 	"ObjectList\x12\x12\n" +
 	"\x04skip\x18\x01 \x01(\x05R\x04skip\x12\x14\n" +
 	"\x05count\x18\x02 \x01(\x05R\x05count\x12\x12\n" +
 	"\x04more\x18\x03 \x01(\bR\x04more\x12+\n" +
-	"\x04objs\x18\x04 \x03(\v2\x17.cms.delivery.v1.ObjectR\x04objs\x121\n" +
-	"\x04refs\x18\x05 \x03(\v2\x17.cms.delivery.v1.ObjectB\x04\xc8\xf3\x18\x01R\x04refs\"l\n" +
+	"\x04objs\x18\x04 \x03(\v2\x17.cms.delivery.v1.ObjectR\x04objs\x12+\n" +
+	"\x04refs\x18\x05 \x03(\v2\x17.cms.delivery.v1.ObjectR\x04refs\"l\n" +
 	"\fObjectResult\x12)\n" +
 	"\x03obj\x18\x01 \x01(\v2\x17.cms.delivery.v1.ObjectR\x03obj\x121\n" +
 	"\x04refs\x18\x02 \x03(\v2\x17.cms.delivery.v1.ObjectB\x04\xc8\xf3\x18\x01R\x04refs\"#\n" +

@@ -155,8 +155,10 @@ func (x *CommentSortBy) GetReverse() bool {
 // path parameter.
 type CommentSearchRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
-	// Branch id (path).
-	Branch int32 `protobuf:"varint,1,opt,name=branch,proto3" json:"branch,omitempty"`
+	// Branch (path): an id, or the alias "draft" for the default branch 4
+	// (unless a branch carries the ApiIdentifier "draft"). A string so that
+	// the alias reaches the service; NovaDB declares an integer.
+	Branch string `protobuf:"bytes,1,opt,name=branch,proto3" json:"branch,omitempty"`
 	// Which comments to return.
 	Filter *CommentFilterCondition `protobuf:"bytes,2,opt,name=filter,proto3" json:"filter,omitempty"`
 	// Sort key (a single object, not a list).
@@ -201,11 +203,11 @@ func (*CommentSearchRequest) Descriptor() ([]byte, []int) {
 	return file_cms_index_v1_comments_proto_rawDescGZIP(), []int{2}
 }
 
-func (x *CommentSearchRequest) GetBranch() int32 {
+func (x *CommentSearchRequest) GetBranch() string {
 	if x != nil {
 		return x.Branch
 	}
-	return 0
+	return ""
 }
 
 func (x *CommentSearchRequest) GetFilter() *CommentFilterCondition {
@@ -420,8 +422,10 @@ func (x *CommentSearchResult) GetComments() []*CommentItem {
 // parameter.
 type CommentCountRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
-	// Branch id (path).
-	Branch int32 `protobuf:"varint,1,opt,name=branch,proto3" json:"branch,omitempty"`
+	// Branch (path): an id, or the alias "draft" for the default branch 4
+	// (unless a branch carries the ApiIdentifier "draft"). A string so that
+	// the alias reaches the service; NovaDB declares an integer.
+	Branch string `protobuf:"bytes,1,opt,name=branch,proto3" json:"branch,omitempty"`
 	// Which comments to count.
 	Filter *CommentFilterCondition `protobuf:"bytes,2,opt,name=filter,proto3" json:"filter,omitempty"`
 	// Wait until the comment index has reached at least this time.
@@ -462,11 +466,11 @@ func (*CommentCountRequest) Descriptor() ([]byte, []int) {
 	return file_cms_index_v1_comments_proto_rawDescGZIP(), []int{5}
 }
 
-func (x *CommentCountRequest) GetBranch() int32 {
+func (x *CommentCountRequest) GetBranch() string {
 	if x != nil {
 		return x.Branch
 	}
-	return 0
+	return ""
 }
 
 func (x *CommentCountRequest) GetFilter() *CommentFilterCondition {
@@ -549,8 +553,10 @@ func (x *CommentCountResult) GetCount() int32 {
 // plus its path parameter.
 type CommentOccurrencesRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
-	// Branch id (path).
-	Branch int32 `protobuf:"varint,1,opt,name=branch,proto3" json:"branch,omitempty"`
+	// Branch (path): an id, or the alias "draft" for the default branch 4
+	// (unless a branch carries the ApiIdentifier "draft"). A string so that
+	// the alias reaches the service; NovaDB declares an integer.
+	Branch string `protobuf:"bytes,1,opt,name=branch,proto3" json:"branch,omitempty"`
 	// Which comments to consider; may be empty.
 	Filter *CommentFilterCondition `protobuf:"bytes,2,opt,name=filter,proto3" json:"filter,omitempty"`
 	// Wait until the comment index has reached at least this time.
@@ -599,11 +605,11 @@ func (*CommentOccurrencesRequest) Descriptor() ([]byte, []int) {
 	return file_cms_index_v1_comments_proto_rawDescGZIP(), []int{7}
 }
 
-func (x *CommentOccurrencesRequest) GetBranch() int32 {
+func (x *CommentOccurrencesRequest) GetBranch() string {
 	if x != nil {
 		return x.Branch
 	}
-	return 0
+	return ""
 }
 
 func (x *CommentOccurrencesRequest) GetFilter() *CommentFilterCondition {
@@ -747,7 +753,7 @@ const file_cms_index_v1_comments_proto_rawDesc = "" +
 	"\x05field\x18\x01 \x01(\x05R\x05field\x12\x18\n" +
 	"\areverse\x18\x02 \x01(\bR\areverse\"\xdf\x02\n" +
 	"\x14CommentSearchRequest\x12\x16\n" +
-	"\x06branch\x18\x01 \x01(\x05R\x06branch\x12<\n" +
+	"\x06branch\x18\x01 \x01(\tR\x06branch\x12<\n" +
 	"\x06filter\x18\x02 \x01(\v2$.cms.index.v1.CommentFilterConditionR\x06filter\x12/\n" +
 	"\x04sort\x18\x03 \x01(\v2\x1b.cms.index.v1.CommentSortByR\x04sort\x12&\n" +
 	"\x04page\x18\x04 \x01(\v2\x12.cms.index.v1.PageR\x04page\x12]\n" +
@@ -773,7 +779,7 @@ const file_cms_index_v1_comments_proto_rawDesc = "" +
 	"\x04more\x18\x02 \x01(\bR\x04more\x125\n" +
 	"\bcomments\x18\x03 \x03(\v2\x19.cms.index.v1.CommentItemR\bcomments\"\x85\x02\n" +
 	"\x13CommentCountRequest\x12\x16\n" +
-	"\x06branch\x18\x01 \x01(\x05R\x06branch\x12<\n" +
+	"\x06branch\x18\x01 \x01(\tR\x06branch\x12<\n" +
 	"\x06filter\x18\x02 \x01(\v2$.cms.index.v1.CommentFilterConditionR\x06filter\x12]\n" +
 	"\x1dmin_change_tracking_timestamp\x18\x03 \x01(\v2\x1a.google.protobuf.TimestampR\x1aminChangeTrackingTimestamp\x12'\n" +
 	"\rmax_wait_time\x18\x04 \x01(\tH\x00R\vmaxWaitTime\x88\x01\x01B\x10\n" +
@@ -782,7 +788,7 @@ const file_cms_index_v1_comments_proto_rawDesc = "" +
 	"\x19change_tracking_timestamp\x18\x01 \x01(\v2\x1a.google.protobuf.TimestampR\x17changeTrackingTimestamp\x12\x14\n" +
 	"\x05count\x18\x02 \x01(\x05R\x05count\"\xeb\x03\n" +
 	"\x19CommentOccurrencesRequest\x12\x16\n" +
-	"\x06branch\x18\x01 \x01(\x05R\x06branch\x12<\n" +
+	"\x06branch\x18\x01 \x01(\tR\x06branch\x12<\n" +
 	"\x06filter\x18\x02 \x01(\v2$.cms.index.v1.CommentFilterConditionR\x06filter\x12]\n" +
 	"\x1dmin_change_tracking_timestamp\x18\x03 \x01(\v2\x1a.google.protobuf.TimestampR\x1aminChangeTrackingTimestamp\x12'\n" +
 	"\rmax_wait_time\x18\x04 \x01(\tH\x00R\vmaxWaitTime\x88\x01\x01\x12&\n" +

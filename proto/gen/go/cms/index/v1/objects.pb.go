@@ -413,8 +413,10 @@ func (x *ObjectSortBy) GetReverse() bool {
 // parameter.
 type ObjectSearchRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
-	// Branch id (path).
-	Branch int32 `protobuf:"varint,1,opt,name=branch,proto3" json:"branch,omitempty"`
+	// Branch (path): an id, or the alias "draft" for the default branch 4
+	// (unless a branch carries the ApiIdentifier "draft"). A string so that
+	// the alias reaches the service; NovaDB declares an integer.
+	Branch string `protobuf:"bytes,1,opt,name=branch,proto3" json:"branch,omitempty"`
 	// Which objects to return.
 	Filter *ObjectFilterCondition `protobuf:"bytes,2,opt,name=filter,proto3" json:"filter,omitempty"`
 	// Sort keys, most significant first.
@@ -459,11 +461,11 @@ func (*ObjectSearchRequest) Descriptor() ([]byte, []int) {
 	return file_cms_index_v1_objects_proto_rawDescGZIP(), []int{4}
 }
 
-func (x *ObjectSearchRequest) GetBranch() int32 {
+func (x *ObjectSearchRequest) GetBranch() string {
 	if x != nil {
 		return x.Branch
 	}
-	return 0
+	return ""
 }
 
 func (x *ObjectSearchRequest) GetFilter() *ObjectFilterCondition {
@@ -670,8 +672,10 @@ func (x *ObjectSearchResult) GetObjects() []*ObjectItem {
 // parameter.
 type ObjectCountRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
-	// Branch id (path).
-	Branch int32 `protobuf:"varint,1,opt,name=branch,proto3" json:"branch,omitempty"`
+	// Branch (path): an id, or the alias "draft" for the default branch 4
+	// (unless a branch carries the ApiIdentifier "draft"). A string so that
+	// the alias reaches the service; NovaDB declares an integer.
+	Branch string `protobuf:"bytes,1,opt,name=branch,proto3" json:"branch,omitempty"`
 	// Which objects to count.
 	Filter *ObjectFilterCondition `protobuf:"bytes,2,opt,name=filter,proto3" json:"filter,omitempty"`
 	// Wait until the index has reached at least this change tracking version.
@@ -712,11 +716,11 @@ func (*ObjectCountRequest) Descriptor() ([]byte, []int) {
 	return file_cms_index_v1_objects_proto_rawDescGZIP(), []int{7}
 }
 
-func (x *ObjectCountRequest) GetBranch() int32 {
+func (x *ObjectCountRequest) GetBranch() string {
 	if x != nil {
 		return x.Branch
 	}
-	return 0
+	return ""
 }
 
 func (x *ObjectCountRequest) GetFilter() *ObjectFilterCondition {
@@ -800,8 +804,10 @@ func (x *ObjectCountResult) GetCount() int32 {
 // plus its path parameter.
 type ObjectXmlLinkCountRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
-	// Branch id (path).
-	Branch int32 `protobuf:"varint,1,opt,name=branch,proto3" json:"branch,omitempty"`
+	// Branch (path): an id, or the alias "draft" for the default branch 4
+	// (unless a branch carries the ApiIdentifier "draft"). A string so that
+	// the alias reaches the service; NovaDB declares an integer.
+	Branch string `protobuf:"bytes,1,opt,name=branch,proto3" json:"branch,omitempty"`
 	// Count the objects whose XML values link to one of these objects.
 	ObjectIds []int32 `protobuf:"varint,2,rep,packed,name=object_ids,json=objectIds,proto3" json:"object_ids,omitempty"`
 	// Wait until the index has reached at least this change tracking version.
@@ -842,11 +848,11 @@ func (*ObjectXmlLinkCountRequest) Descriptor() ([]byte, []int) {
 	return file_cms_index_v1_objects_proto_rawDescGZIP(), []int{9}
 }
 
-func (x *ObjectXmlLinkCountRequest) GetBranch() int32 {
+func (x *ObjectXmlLinkCountRequest) GetBranch() string {
 	if x != nil {
 		return x.Branch
 	}
-	return 0
+	return ""
 }
 
 func (x *ObjectXmlLinkCountRequest) GetObjectIds() []int32 {
@@ -874,8 +880,10 @@ func (x *ObjectXmlLinkCountRequest) GetMaxWaitTime() string {
 // its path parameter.
 type ObjectOccurrencesRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
-	// Branch id (path).
-	Branch int32 `protobuf:"varint,1,opt,name=branch,proto3" json:"branch,omitempty"`
+	// Branch (path): an id, or the alias "draft" for the default branch 4
+	// (unless a branch carries the ApiIdentifier "draft"). A string so that
+	// the alias reaches the service; NovaDB declares an integer.
+	Branch string `protobuf:"bytes,1,opt,name=branch,proto3" json:"branch,omitempty"`
 	// Which objects to consider.
 	Filter *ObjectFilterCondition `protobuf:"bytes,2,opt,name=filter,proto3" json:"filter,omitempty"`
 	// Wait until the index has reached at least this change tracking version.
@@ -924,11 +932,11 @@ func (*ObjectOccurrencesRequest) Descriptor() ([]byte, []int) {
 	return file_cms_index_v1_objects_proto_rawDescGZIP(), []int{10}
 }
 
-func (x *ObjectOccurrencesRequest) GetBranch() int32 {
+func (x *ObjectOccurrencesRequest) GetBranch() string {
 	if x != nil {
 		return x.Branch
 	}
-	return 0
+	return ""
 }
 
 func (x *ObjectOccurrencesRequest) GetFilter() *ObjectFilterCondition {
@@ -1226,7 +1234,7 @@ const file_cms_index_v1_objects_proto_rawDesc = "" +
 	"variant_id\x18\x04 \x01(\x05R\tvariantId\x12\x18\n" +
 	"\areverse\x18\x05 \x01(\bR\areverse\"\xe6\x02\n" +
 	"\x13ObjectSearchRequest\x12\x16\n" +
-	"\x06branch\x18\x01 \x01(\x05R\x06branch\x12;\n" +
+	"\x06branch\x18\x01 \x01(\tR\x06branch\x12;\n" +
 	"\x06filter\x18\x02 \x01(\v2#.cms.index.v1.ObjectFilterConditionR\x06filter\x123\n" +
 	"\asort_by\x18\x03 \x03(\v2\x1a.cms.index.v1.ObjectSortByR\x06sortBy\x12&\n" +
 	"\x04page\x18\x04 \x01(\v2\x12.cms.index.v1.PageR\x04page\x12B\n" +
@@ -1252,7 +1260,7 @@ const file_cms_index_v1_objects_proto_rawDesc = "" +
 	"\aobjects\x18\x03 \x03(\v2\x18.cms.index.v1.ObjectItemR\aobjectsB\x1a\n" +
 	"\x18_change_tracking_version\"\x88\x02\n" +
 	"\x12ObjectCountRequest\x12\x16\n" +
-	"\x06branch\x18\x01 \x01(\x05R\x06branch\x12;\n" +
+	"\x06branch\x18\x01 \x01(\tR\x06branch\x12;\n" +
 	"\x06filter\x18\x02 \x01(\v2#.cms.index.v1.ObjectFilterConditionR\x06filter\x12B\n" +
 	"\x1bmin_change_tracking_version\x18\x03 \x01(\x03H\x00R\x18minChangeTrackingVersion\x88\x01\x01\x12'\n" +
 	"\rmax_wait_time\x18\x04 \x01(\tH\x01R\vmaxWaitTime\x88\x01\x01B\x1e\n" +
@@ -1263,7 +1271,7 @@ const file_cms_index_v1_objects_proto_rawDesc = "" +
 	"\x05count\x18\x02 \x01(\x05R\x05countB\x1a\n" +
 	"\x18_change_tracking_version\"\xf1\x01\n" +
 	"\x19ObjectXmlLinkCountRequest\x12\x16\n" +
-	"\x06branch\x18\x01 \x01(\x05R\x06branch\x12\x1d\n" +
+	"\x06branch\x18\x01 \x01(\tR\x06branch\x12\x1d\n" +
 	"\n" +
 	"object_ids\x18\x02 \x03(\x05R\tobjectIds\x12B\n" +
 	"\x1bmin_change_tracking_version\x18\x03 \x01(\x03H\x00R\x18minChangeTrackingVersion\x88\x01\x01\x12'\n" +
@@ -1271,7 +1279,7 @@ const file_cms_index_v1_objects_proto_rawDesc = "" +
 	"\x1c_min_change_tracking_versionB\x10\n" +
 	"\x0e_max_wait_time\"\xdf\x03\n" +
 	"\x18ObjectOccurrencesRequest\x12\x16\n" +
-	"\x06branch\x18\x01 \x01(\x05R\x06branch\x12;\n" +
+	"\x06branch\x18\x01 \x01(\tR\x06branch\x12;\n" +
 	"\x06filter\x18\x02 \x01(\v2#.cms.index.v1.ObjectFilterConditionR\x06filter\x12B\n" +
 	"\x1bmin_change_tracking_version\x18\x03 \x01(\x03H\x00R\x18minChangeTrackingVersion\x88\x01\x01\x12'\n" +
 	"\rmax_wait_time\x18\x04 \x01(\tH\x01R\vmaxWaitTime\x88\x01\x01\x12&\n" +

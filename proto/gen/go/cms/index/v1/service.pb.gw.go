@@ -48,7 +48,7 @@ func request_IndexService_CommentCount_0(ctx context.Context, marshaler runtime.
 	if !ok {
 		return nil, metadata, status.Errorf(codes.InvalidArgument, "missing parameter %s", "branch")
 	}
-	protoReq.Branch, err = runtime.Int32(val)
+	protoReq.Branch, err = runtime.String(val)
 	if err != nil {
 		return nil, metadata, status.Errorf(codes.InvalidArgument, "type mismatch, parameter: %s, error: %v", "branch", err)
 	}
@@ -72,7 +72,7 @@ func local_request_IndexService_CommentCount_0(ctx context.Context, marshaler ru
 	if !ok {
 		return nil, metadata, status.Errorf(codes.InvalidArgument, "missing parameter %s", "branch")
 	}
-	protoReq.Branch, err = runtime.Int32(val)
+	protoReq.Branch, err = runtime.String(val)
 	if err != nil {
 		return nil, metadata, status.Errorf(codes.InvalidArgument, "type mismatch, parameter: %s, error: %v", "branch", err)
 	}
@@ -93,7 +93,7 @@ func request_IndexService_CommentOccurrences_0(ctx context.Context, marshaler ru
 	if !ok {
 		return nil, metadata, status.Errorf(codes.InvalidArgument, "missing parameter %s", "branch")
 	}
-	protoReq.Branch, err = runtime.Int32(val)
+	protoReq.Branch, err = runtime.String(val)
 	if err != nil {
 		return nil, metadata, status.Errorf(codes.InvalidArgument, "type mismatch, parameter: %s, error: %v", "branch", err)
 	}
@@ -117,7 +117,7 @@ func local_request_IndexService_CommentOccurrences_0(ctx context.Context, marsha
 	if !ok {
 		return nil, metadata, status.Errorf(codes.InvalidArgument, "missing parameter %s", "branch")
 	}
-	protoReq.Branch, err = runtime.Int32(val)
+	protoReq.Branch, err = runtime.String(val)
 	if err != nil {
 		return nil, metadata, status.Errorf(codes.InvalidArgument, "type mismatch, parameter: %s, error: %v", "branch", err)
 	}
@@ -138,7 +138,7 @@ func request_IndexService_CommentSearch_0(ctx context.Context, marshaler runtime
 	if !ok {
 		return nil, metadata, status.Errorf(codes.InvalidArgument, "missing parameter %s", "branch")
 	}
-	protoReq.Branch, err = runtime.Int32(val)
+	protoReq.Branch, err = runtime.String(val)
 	if err != nil {
 		return nil, metadata, status.Errorf(codes.InvalidArgument, "type mismatch, parameter: %s, error: %v", "branch", err)
 	}
@@ -162,7 +162,7 @@ func local_request_IndexService_CommentSearch_0(ctx context.Context, marshaler r
 	if !ok {
 		return nil, metadata, status.Errorf(codes.InvalidArgument, "missing parameter %s", "branch")
 	}
-	protoReq.Branch, err = runtime.Int32(val)
+	protoReq.Branch, err = runtime.String(val)
 	if err != nil {
 		return nil, metadata, status.Errorf(codes.InvalidArgument, "type mismatch, parameter: %s, error: %v", "branch", err)
 	}
@@ -183,7 +183,7 @@ func request_IndexService_ObjectCount_0(ctx context.Context, marshaler runtime.M
 	if !ok {
 		return nil, metadata, status.Errorf(codes.InvalidArgument, "missing parameter %s", "branch")
 	}
-	protoReq.Branch, err = runtime.Int32(val)
+	protoReq.Branch, err = runtime.String(val)
 	if err != nil {
 		return nil, metadata, status.Errorf(codes.InvalidArgument, "type mismatch, parameter: %s, error: %v", "branch", err)
 	}
@@ -207,7 +207,7 @@ func local_request_IndexService_ObjectCount_0(ctx context.Context, marshaler run
 	if !ok {
 		return nil, metadata, status.Errorf(codes.InvalidArgument, "missing parameter %s", "branch")
 	}
-	protoReq.Branch, err = runtime.Int32(val)
+	protoReq.Branch, err = runtime.String(val)
 	if err != nil {
 		return nil, metadata, status.Errorf(codes.InvalidArgument, "type mismatch, parameter: %s, error: %v", "branch", err)
 	}
@@ -228,7 +228,7 @@ func request_IndexService_ObjectOccurrences_0(ctx context.Context, marshaler run
 	if !ok {
 		return nil, metadata, status.Errorf(codes.InvalidArgument, "missing parameter %s", "branch")
 	}
-	protoReq.Branch, err = runtime.Int32(val)
+	protoReq.Branch, err = runtime.String(val)
 	if err != nil {
 		return nil, metadata, status.Errorf(codes.InvalidArgument, "type mismatch, parameter: %s, error: %v", "branch", err)
 	}
@@ -252,7 +252,7 @@ func local_request_IndexService_ObjectOccurrences_0(ctx context.Context, marshal
 	if !ok {
 		return nil, metadata, status.Errorf(codes.InvalidArgument, "missing parameter %s", "branch")
 	}
-	protoReq.Branch, err = runtime.Int32(val)
+	protoReq.Branch, err = runtime.String(val)
 	if err != nil {
 		return nil, metadata, status.Errorf(codes.InvalidArgument, "type mismatch, parameter: %s, error: %v", "branch", err)
 	}
@@ -300,7 +300,7 @@ func request_IndexService_ObjectSearch_0(ctx context.Context, marshaler runtime.
 	if !ok {
 		return nil, metadata, status.Errorf(codes.InvalidArgument, "missing parameter %s", "branch")
 	}
-	protoReq.Branch, err = runtime.Int32(val)
+	protoReq.Branch, err = runtime.String(val)
 	if err != nil {
 		return nil, metadata, status.Errorf(codes.InvalidArgument, "type mismatch, parameter: %s, error: %v", "branch", err)
 	}
@@ -324,7 +324,7 @@ func local_request_IndexService_ObjectSearch_0(ctx context.Context, marshaler ru
 	if !ok {
 		return nil, metadata, status.Errorf(codes.InvalidArgument, "missing parameter %s", "branch")
 	}
-	protoReq.Branch, err = runtime.Int32(val)
+	protoReq.Branch, err = runtime.String(val)
 	if err != nil {
 		return nil, metadata, status.Errorf(codes.InvalidArgument, "type mismatch, parameter: %s, error: %v", "branch", err)
 	}
@@ -345,7 +345,7 @@ func request_IndexService_ObjectXmlLinkCount_0(ctx context.Context, marshaler ru
 	if !ok {
 		return nil, metadata, status.Errorf(codes.InvalidArgument, "missing parameter %s", "branch")
 	}
-	protoReq.Branch, err = runtime.Int32(val)
+	protoReq.Branch, err = runtime.String(val)
 	if err != nil {
 		return nil, metadata, status.Errorf(codes.InvalidArgument, "type mismatch, parameter: %s, error: %v", "branch", err)
 	}
@@ -369,7 +369,7 @@ func local_request_IndexService_ObjectXmlLinkCount_0(ctx context.Context, marsha
 	if !ok {
 		return nil, metadata, status.Errorf(codes.InvalidArgument, "missing parameter %s", "branch")
 	}
-	protoReq.Branch, err = runtime.Int32(val)
+	protoReq.Branch, err = runtime.String(val)
 	if err != nil {
 		return nil, metadata, status.Errorf(codes.InvalidArgument, "type mismatch, parameter: %s, error: %v", "branch", err)
 	}
@@ -390,7 +390,7 @@ func request_IndexService_Suggestions_0(ctx context.Context, marshaler runtime.M
 	if !ok {
 		return nil, metadata, status.Errorf(codes.InvalidArgument, "missing parameter %s", "branch")
 	}
-	protoReq.Branch, err = runtime.Int32(val)
+	protoReq.Branch, err = runtime.String(val)
 	if err != nil {
 		return nil, metadata, status.Errorf(codes.InvalidArgument, "type mismatch, parameter: %s, error: %v", "branch", err)
 	}
@@ -414,7 +414,7 @@ func local_request_IndexService_Suggestions_0(ctx context.Context, marshaler run
 	if !ok {
 		return nil, metadata, status.Errorf(codes.InvalidArgument, "missing parameter %s", "branch")
 	}
-	protoReq.Branch, err = runtime.Int32(val)
+	protoReq.Branch, err = runtime.String(val)
 	if err != nil {
 		return nil, metadata, status.Errorf(codes.InvalidArgument, "type mismatch, parameter: %s, error: %v", "branch", err)
 	}

@@ -90,9 +90,9 @@ func (x *SuggestionsScopedAttributeKey) GetVariantId() int32 {
 // parameter.
 type SuggestionsRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
-	// Branch id (path). interfaces.md also mentions an ApiIdentifier, but the
-	// Index OpenAPI document declares int32 (CONVENTIONS.md §8 #13: numeric).
-	Branch int32 `protobuf:"varint,1,opt,name=branch,proto3" json:"branch,omitempty"`
+	// Branch (path): an id, or the alias "draft" (see Branch in the other
+	// requests).
+	Branch string `protobuf:"bytes,1,opt,name=branch,proto3" json:"branch,omitempty"`
 	// The search pattern typed so far.
 	Pattern *string `protobuf:"bytes,2,opt,name=pattern,proto3,oneof" json:"pattern,omitempty"`
 	// Suggest words of display names.
@@ -157,11 +157,11 @@ func (*SuggestionsRequest) Descriptor() ([]byte, []int) {
 	return file_cms_index_v1_suggestions_proto_rawDescGZIP(), []int{1}
 }
 
-func (x *SuggestionsRequest) GetBranch() int32 {
+func (x *SuggestionsRequest) GetBranch() string {
 	if x != nil {
 		return x.Branch
 	}
-	return 0
+	return ""
 }
 
 func (x *SuggestionsRequest) GetPattern() string {
@@ -385,7 +385,7 @@ const file_cms_index_v1_suggestions_proto_rawDesc = "" +
 	"\n" +
 	"variant_id\x18\x03 \x01(\x05R\tvariantId\"\xf4\x05\n" +
 	"\x12SuggestionsRequest\x12\x16\n" +
-	"\x06branch\x18\x01 \x01(\x05R\x06branch\x12\x1d\n" +
+	"\x06branch\x18\x01 \x01(\tR\x06branch\x12\x1d\n" +
 	"\apattern\x18\x02 \x01(\tH\x00R\apattern\x88\x01\x01\x120\n" +
 	"\x14suggest_display_name\x18\x03 \x01(\bR\x12suggestDisplayName\x12Z\n" +
 	"\x12suggest_attributes\x18\x04 \x03(\v2+.cms.index.v1.SuggestionsScopedAttributeKeyR\x11suggestAttributes\x12;\n" +

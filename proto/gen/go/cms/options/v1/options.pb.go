@@ -287,7 +287,7 @@ var (
 // Extension fields to descriptorpb.MethodOptions.
 var (
 	// operation_id is the NovaDB operation this RPC implements, as named in
-	// shared/spec/interfaces.md ("Cms_GetBranch", "Delivery_List",
+	// docs/api-reference.md ("Cms_GetBranch", "Delivery_List",
 	// "GetBinaryAsync"). Errors such as 501 name it, and the routing test
 	// checks that all 75 operations are served.
 	//

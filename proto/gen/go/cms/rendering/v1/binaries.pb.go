@@ -72,8 +72,10 @@ func (x *GetBinaryRequest) GetMd5() string {
 // GetBpoExternalBinaryAsync.
 type GetBpoExternalBinaryRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
-	// Branch id (path).
-	BranchId int32 `protobuf:"varint,1,opt,name=branch_id,json=branchId,proto3" json:"branch_id,omitempty"`
+	// Branch (path): an id, or the alias "draft" for the default branch 4 (unless a branch
+	// carries the ApiIdentifier "draft"); a string so that the alias reaches
+	// the service, NovaDB declares an integer.
+	BranchId string `protobuf:"bytes,1,opt,name=branch_id,json=branchId,proto3" json:"branch_id,omitempty"`
 	// Binary proxy object id (path).
 	BpoId         int32 `protobuf:"varint,2,opt,name=bpo_id,json=bpoId,proto3" json:"bpo_id,omitempty"`
 	unknownFields protoimpl.UnknownFields
@@ -110,11 +112,11 @@ func (*GetBpoExternalBinaryRequest) Descriptor() ([]byte, []int) {
 	return file_cms_rendering_v1_binaries_proto_rawDescGZIP(), []int{1}
 }
 
-func (x *GetBpoExternalBinaryRequest) GetBranchId() int32 {
+func (x *GetBpoExternalBinaryRequest) GetBranchId() string {
 	if x != nil {
 		return x.BranchId
 	}
-	return 0
+	return ""
 }
 
 func (x *GetBpoExternalBinaryRequest) GetBpoId() int32 {
@@ -174,8 +176,10 @@ func (x *GetExternalBinaryRequest) GetName() string {
 // RenderTemplateRequest holds the parameters and body of RenderTemplateAsync.
 type RenderTemplateRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
-	// Branch id (path).
-	BranchId int32 `protobuf:"varint,1,opt,name=branch_id,json=branchId,proto3" json:"branch_id,omitempty"`
+	// Branch (path): an id, or the alias "draft" for the default branch 4 (unless a branch
+	// carries the ApiIdentifier "draft"); a string so that the alias reaches
+	// the service, NovaDB declares an integer.
+	BranchId string `protobuf:"bytes,1,opt,name=branch_id,json=branchId,proto3" json:"branch_id,omitempty"`
 	// Template id (path).
 	TemplateId int32 `protobuf:"varint,2,opt,name=template_id,json=templateId,proto3" json:"template_id,omitempty"`
 	// Insert hyphenation points into the output.
@@ -217,11 +221,11 @@ func (*RenderTemplateRequest) Descriptor() ([]byte, []int) {
 	return file_cms_rendering_v1_binaries_proto_rawDescGZIP(), []int{3}
 }
 
-func (x *RenderTemplateRequest) GetBranchId() int32 {
+func (x *RenderTemplateRequest) GetBranchId() string {
 	if x != nil {
 		return x.BranchId
 	}
-	return 0
+	return ""
 }
 
 func (x *RenderTemplateRequest) GetTemplateId() int32 {
@@ -248,8 +252,10 @@ func (x *RenderTemplateRequest) GetBody() *structpb.Value {
 // GetRenderedTemplateRequest holds the parameters of GetRenderedTemplateAsync.
 type GetRenderedTemplateRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
-	// Branch id (path).
-	BranchId int32 `protobuf:"varint,1,opt,name=branch_id,json=branchId,proto3" json:"branch_id,omitempty"`
+	// Branch (path): an id, or the alias "draft" for the default branch 4 (unless a branch
+	// carries the ApiIdentifier "draft"); a string so that the alias reaches
+	// the service, NovaDB declares an integer.
+	BranchId string `protobuf:"bytes,1,opt,name=branch_id,json=branchId,proto3" json:"branch_id,omitempty"`
 	// Template id (path).
 	TemplateId int32 `protobuf:"varint,2,opt,name=template_id,json=templateId,proto3" json:"template_id,omitempty"`
 	// UI culture, e.g. "en-US".
@@ -298,11 +304,11 @@ func (*GetRenderedTemplateRequest) Descriptor() ([]byte, []int) {
 	return file_cms_rendering_v1_binaries_proto_rawDescGZIP(), []int{4}
 }
 
-func (x *GetRenderedTemplateRequest) GetBranchId() int32 {
+func (x *GetRenderedTemplateRequest) GetBranchId() string {
 	if x != nil {
 		return x.BranchId
 	}
-	return 0
+	return ""
 }
 
 func (x *GetRenderedTemplateRequest) GetTemplateId() int32 {
@@ -357,8 +363,10 @@ func (x *GetRenderedTemplateRequest) GetHyphenate() bool {
 // RenderBatchRequest holds the parameters and body of RenderBatchAsync.
 type RenderBatchRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
-	// Branch id (path).
-	BranchId int32 `protobuf:"varint,1,opt,name=branch_id,json=branchId,proto3" json:"branch_id,omitempty"`
+	// Branch (path): an id, or the alias "draft" for the default branch 4 (unless a branch
+	// carries the ApiIdentifier "draft"); a string so that the alias reaches
+	// the service, NovaDB declares an integer.
+	BranchId string `protobuf:"bytes,1,opt,name=branch_id,json=branchId,proto3" json:"branch_id,omitempty"`
 	// The JSON request body describing the batch; its schema is undocumented,
 	// so any JSON value is accepted and interpreted by the service.
 	Body          *structpb.Value `protobuf:"bytes,2,opt,name=body,proto3" json:"body,omitempty"`
@@ -396,11 +404,11 @@ func (*RenderBatchRequest) Descriptor() ([]byte, []int) {
 	return file_cms_rendering_v1_binaries_proto_rawDescGZIP(), []int{5}
 }
 
-func (x *RenderBatchRequest) GetBranchId() int32 {
+func (x *RenderBatchRequest) GetBranchId() string {
 	if x != nil {
 		return x.BranchId
 	}
-	return 0
+	return ""
 }
 
 func (x *RenderBatchRequest) GetBody() *structpb.Value {
@@ -413,8 +421,10 @@ func (x *RenderBatchRequest) GetBody() *structpb.Value {
 // GetAppStylesCssRequest holds the parameters of GetAppStylesCssAsync.
 type GetAppStylesCssRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
-	// Branch id (path).
-	BranchId      int32 `protobuf:"varint,1,opt,name=branch_id,json=branchId,proto3" json:"branch_id,omitempty"`
+	// Branch (path): an id, or the alias "draft" for the default branch 4 (unless a branch
+	// carries the ApiIdentifier "draft"); a string so that the alias reaches
+	// the service, NovaDB declares an integer.
+	BranchId      string `protobuf:"bytes,1,opt,name=branch_id,json=branchId,proto3" json:"branch_id,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -449,18 +459,20 @@ func (*GetAppStylesCssRequest) Descriptor() ([]byte, []int) {
 	return file_cms_rendering_v1_binaries_proto_rawDescGZIP(), []int{6}
 }
 
-func (x *GetAppStylesCssRequest) GetBranchId() int32 {
+func (x *GetAppStylesCssRequest) GetBranchId() string {
 	if x != nil {
 		return x.BranchId
 	}
-	return 0
+	return ""
 }
 
 // GetAppFontsCssRequest holds the parameters of GetAppFontsCssAsync.
 type GetAppFontsCssRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
-	// Branch id (path).
-	BranchId      int32 `protobuf:"varint,1,opt,name=branch_id,json=branchId,proto3" json:"branch_id,omitempty"`
+	// Branch (path): an id, or the alias "draft" for the default branch 4 (unless a branch
+	// carries the ApiIdentifier "draft"); a string so that the alias reaches
+	// the service, NovaDB declares an integer.
+	BranchId      string `protobuf:"bytes,1,opt,name=branch_id,json=branchId,proto3" json:"branch_id,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -495,18 +507,20 @@ func (*GetAppFontsCssRequest) Descriptor() ([]byte, []int) {
 	return file_cms_rendering_v1_binaries_proto_rawDescGZIP(), []int{7}
 }
 
-func (x *GetAppFontsCssRequest) GetBranchId() int32 {
+func (x *GetAppFontsCssRequest) GetBranchId() string {
 	if x != nil {
 		return x.BranchId
 	}
-	return 0
+	return ""
 }
 
 // GetStylesheetRequest holds the parameters of GetStylesheetAsync.
 type GetStylesheetRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
-	// Branch id (path).
-	BranchId int32 `protobuf:"varint,1,opt,name=branch_id,json=branchId,proto3" json:"branch_id,omitempty"`
+	// Branch (path): an id, or the alias "draft" for the default branch 4 (unless a branch
+	// carries the ApiIdentifier "draft"); a string so that the alias reaches
+	// the service, NovaDB declares an integer.
+	BranchId string `protobuf:"bytes,1,opt,name=branch_id,json=branchId,proto3" json:"branch_id,omitempty"`
 	// The whole last path segment "{objectId}.css": a path template cannot
 	// split a segment, so the service parses the int32 object id (of type
 	// TypeCascadingStyleSheet) and rejects other suffixes with 404.
@@ -545,11 +559,11 @@ func (*GetStylesheetRequest) Descriptor() ([]byte, []int) {
 	return file_cms_rendering_v1_binaries_proto_rawDescGZIP(), []int{8}
 }
 
-func (x *GetStylesheetRequest) GetBranchId() int32 {
+func (x *GetStylesheetRequest) GetBranchId() string {
 	if x != nil {
 		return x.BranchId
 	}
-	return 0
+	return ""
 }
 
 func (x *GetStylesheetRequest) GetFile() string {
@@ -567,12 +581,12 @@ const file_cms_rendering_v1_binaries_proto_rawDesc = "" +
 	"\x10GetBinaryRequest\x12\x10\n" +
 	"\x03md5\x18\x01 \x01(\tR\x03md5\"Q\n" +
 	"\x1bGetBpoExternalBinaryRequest\x12\x1b\n" +
-	"\tbranch_id\x18\x01 \x01(\x05R\bbranchId\x12\x15\n" +
+	"\tbranch_id\x18\x01 \x01(\tR\bbranchId\x12\x15\n" +
 	"\x06bpo_id\x18\x02 \x01(\x05R\x05bpoId\".\n" +
 	"\x18GetExternalBinaryRequest\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\"\xb2\x01\n" +
 	"\x15RenderTemplateRequest\x12\x1b\n" +
-	"\tbranch_id\x18\x01 \x01(\x05R\bbranchId\x12\x1f\n" +
+	"\tbranch_id\x18\x01 \x01(\tR\bbranchId\x12\x1f\n" +
 	"\vtemplate_id\x18\x02 \x01(\x05R\n" +
 	"templateId\x12!\n" +
 	"\thyphenate\x18\x03 \x01(\bH\x00R\thyphenate\x88\x01\x01\x12*\n" +
@@ -580,7 +594,7 @@ const file_cms_rendering_v1_binaries_proto_rawDesc = "" +
 	"\n" +
 	"_hyphenate\"\x9e\x02\n" +
 	"\x1aGetRenderedTemplateRequest\x12\x1b\n" +
-	"\tbranch_id\x18\x01 \x01(\x05R\bbranchId\x12\x1f\n" +
+	"\tbranch_id\x18\x01 \x01(\tR\bbranchId\x12\x1f\n" +
 	"\vtemplate_id\x18\x02 \x01(\x05R\n" +
 	"templateId\x12\x1d\n" +
 	"\n" +
@@ -595,14 +609,14 @@ const file_cms_rendering_v1_binaries_proto_rawDesc = "" +
 	"\n" +
 	"_hyphenate\"]\n" +
 	"\x12RenderBatchRequest\x12\x1b\n" +
-	"\tbranch_id\x18\x01 \x01(\x05R\bbranchId\x12*\n" +
+	"\tbranch_id\x18\x01 \x01(\tR\bbranchId\x12*\n" +
 	"\x04body\x18\x02 \x01(\v2\x16.google.protobuf.ValueR\x04body\"5\n" +
 	"\x16GetAppStylesCssRequest\x12\x1b\n" +
-	"\tbranch_id\x18\x01 \x01(\x05R\bbranchId\"4\n" +
+	"\tbranch_id\x18\x01 \x01(\tR\bbranchId\"4\n" +
 	"\x15GetAppFontsCssRequest\x12\x1b\n" +
-	"\tbranch_id\x18\x01 \x01(\x05R\bbranchId\"G\n" +
+	"\tbranch_id\x18\x01 \x01(\tR\bbranchId\"G\n" +
 	"\x14GetStylesheetRequest\x12\x1b\n" +
-	"\tbranch_id\x18\x01 \x01(\x05R\bbranchId\x12\x12\n" +
+	"\tbranch_id\x18\x01 \x01(\tR\bbranchId\x12\x12\n" +
 	"\x04file\x18\x02 \x01(\tR\x04fileBFZDgithub.com/cmsplatform/cms/proto/gen/go/cms/rendering/v1;renderingv1b\x06proto3"
 
 var (

@@ -74,7 +74,7 @@ func request_RenderingService_GetBpoExternalBinary_0(ctx context.Context, marsha
 	if !ok {
 		return nil, metadata, status.Errorf(codes.InvalidArgument, "missing parameter %s", "branch_id")
 	}
-	protoReq.BranchId, err = runtime.Int32(val)
+	protoReq.BranchId, err = runtime.String(val)
 	if err != nil {
 		return nil, metadata, status.Errorf(codes.InvalidArgument, "type mismatch, parameter: %s, error: %v", "branch_id", err)
 	}
@@ -145,7 +145,7 @@ func request_RenderingService_RenderTemplate_0(ctx context.Context, marshaler ru
 	if !ok {
 		return nil, metadata, status.Errorf(codes.InvalidArgument, "missing parameter %s", "branch_id")
 	}
-	protoReq.BranchId, err = runtime.Int32(val)
+	protoReq.BranchId, err = runtime.String(val)
 	if err != nil {
 		return nil, metadata, status.Errorf(codes.InvalidArgument, "type mismatch, parameter: %s, error: %v", "branch_id", err)
 	}
@@ -190,7 +190,7 @@ func request_RenderingService_GetRenderedTemplate_0(ctx context.Context, marshal
 	if !ok {
 		return nil, metadata, status.Errorf(codes.InvalidArgument, "missing parameter %s", "branch_id")
 	}
-	protoReq.BranchId, err = runtime.Int32(val)
+	protoReq.BranchId, err = runtime.String(val)
 	if err != nil {
 		return nil, metadata, status.Errorf(codes.InvalidArgument, "type mismatch, parameter: %s, error: %v", "branch_id", err)
 	}
@@ -236,7 +236,7 @@ func request_RenderingService_RenderBatch_0(ctx context.Context, marshaler runti
 	if !ok {
 		return nil, metadata, status.Errorf(codes.InvalidArgument, "missing parameter %s", "branch_id")
 	}
-	protoReq.BranchId, err = runtime.Int32(val)
+	protoReq.BranchId, err = runtime.String(val)
 	if err != nil {
 		return nil, metadata, status.Errorf(codes.InvalidArgument, "type mismatch, parameter: %s, error: %v", "branch_id", err)
 	}
@@ -265,7 +265,7 @@ func request_RenderingService_GetStylesheet_0(ctx context.Context, marshaler run
 	if !ok {
 		return nil, metadata, status.Errorf(codes.InvalidArgument, "missing parameter %s", "branch_id")
 	}
-	protoReq.BranchId, err = runtime.Int32(val)
+	protoReq.BranchId, err = runtime.String(val)
 	if err != nil {
 		return nil, metadata, status.Errorf(codes.InvalidArgument, "type mismatch, parameter: %s, error: %v", "branch_id", err)
 	}
@@ -302,7 +302,7 @@ func request_RenderingService_GetAppStylesCss_0(ctx context.Context, marshaler r
 	if !ok {
 		return nil, metadata, status.Errorf(codes.InvalidArgument, "missing parameter %s", "branch_id")
 	}
-	protoReq.BranchId, err = runtime.Int32(val)
+	protoReq.BranchId, err = runtime.String(val)
 	if err != nil {
 		return nil, metadata, status.Errorf(codes.InvalidArgument, "type mismatch, parameter: %s, error: %v", "branch_id", err)
 	}
@@ -331,7 +331,7 @@ func request_RenderingService_GetAppFontsCss_0(ctx context.Context, marshaler ru
 	if !ok {
 		return nil, metadata, status.Errorf(codes.InvalidArgument, "missing parameter %s", "branch_id")
 	}
-	protoReq.BranchId, err = runtime.Int32(val)
+	protoReq.BranchId, err = runtime.String(val)
 	if err != nil {
 		return nil, metadata, status.Errorf(codes.InvalidArgument, "type mismatch, parameter: %s, error: %v", "branch_id", err)
 	}

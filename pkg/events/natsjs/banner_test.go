@@ -1,0 +1,56 @@
+package natsjs_test
+
+import (
+	"bytes"
+	"log/slog"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/cmsplatform/cms/pkg/events/natsjs"
+)
+
+// lockedBuffer is a bytes.Buffer safe for the server's goroutines.
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
+}
+
+// TestEmbeddedStartsQuietly: at info the embedded server logs one line
+// (ready, with its store directory), not nats-server's banner; the banner
+// is still there at debug.
+func TestEmbeddedStartsQuietly(t *testing.T) {
+	for _, level := range []slog.Level{slog.LevelInfo, slog.LevelDebug} {
+		var logs lockedBuffer
+		log := slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: level}))
+		b, err := natsjs.NewEmbedded(t.Context(), natsjs.EmbeddedConfig{Dir: t.TempDir(), Logger: log})
+		if err != nil {
+			t.Fatal(err)
+		}
+		b.Close()
+		out := logs.String()
+		banner := strings.Count(out, "component=nats-server")
+		switch level {
+		case slog.LevelInfo:
+			if banner != 0 || strings.Count(out, "embedded NATS JetStream server ready") != 1 {
+				t.Errorf("at info: %d nats-server lines, want only the ready line:\n%s", banner, out)
+			}
+		case slog.LevelDebug:
+			if banner < 10 {
+				t.Errorf("at debug: %d nats-server lines, want the banner:\n%s", banner, out)
+			}
+		}
+	}
+}
