@@ -43,6 +43,31 @@ func (r reader) GetTransaction(ctx context.Context, id int64) (store.Transaction
 	return t, nil
 }
 
+func (r reader) GetTransactions(ctx context.Context, ids []int64) ([]store.Transaction, error) {
+	if len(ids) == 0 {
+		return nil, nil
+	}
+	rows, err := r.q.Query(ctx,
+		`SELECT id, time, user_name, comment, branch FROM transactions WHERE id = ANY($1) ORDER BY id`, ids)
+	if err != nil {
+		return nil, fmt.Errorf("postgres: transactions: %w", mapErr(err))
+	}
+	defer rows.Close()
+	var out []store.Transaction
+	for rows.Next() {
+		var t store.Transaction
+		if err := rows.Scan(&t.ID, &t.Time, &t.User, &t.Comment, &t.Branch); err != nil {
+			return nil, fmt.Errorf("postgres: transactions: %w", mapErr(err))
+		}
+		t.Time = t.Time.UTC()
+		out = append(out, t)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("postgres: transactions: %w", mapErr(err))
+	}
+	return out, nil
+}
+
 func (r reader) GetObject(ctx context.Context, branch, id int64) (store.Object, error) {
 	objs, err := r.queryObjects(ctx,
 		`SELECT `+objectColumns+` FROM objects WHERE branch = $1 AND id = $2`, branch, id)

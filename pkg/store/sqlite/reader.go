@@ -62,6 +62,32 @@ func (r reader) GetTransaction(ctx context.Context, id int64) (store.Transaction
 	return t, nil
 }
 
+func (r reader) GetTransactions(ctx context.Context, ids []int64) ([]store.Transaction, error) {
+	if len(ids) == 0 {
+		return nil, nil
+	}
+	rows, err := r.q.QueryContext(ctx, `SELECT id, time_us, user_name, comment, branch FROM transactions
+		WHERE id IN (SELECT value FROM json_each(?)) ORDER BY id`, idList(ids))
+	if err != nil {
+		return nil, fmt.Errorf("sqlite: transactions: %w", mapErr(err))
+	}
+	defer rows.Close()
+	var out []store.Transaction
+	for rows.Next() {
+		var t store.Transaction
+		var us int64
+		if err := rows.Scan(&t.ID, &us, &t.User, &t.Comment, &t.Branch); err != nil {
+			return nil, fmt.Errorf("sqlite: transactions: %w", mapErr(err))
+		}
+		t.Time = time.UnixMicro(us).UTC()
+		out = append(out, t)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("sqlite: transactions: %w", mapErr(err))
+	}
+	return out, nil
+}
+
 func (r reader) GetObject(ctx context.Context, branch, id int64) (store.Object, error) {
 	objs, err := r.queryObjects(ctx,
 		`SELECT `+objectColumns+` FROM objects WHERE branch = ? AND id = ?`, branch, id)
