@@ -10,8 +10,9 @@
 // (batch.go), each acknowledged after its Apply. A failed Apply is retried
 // before any later event, so the recorded change-tracking version never
 // skips a transaction; redelivered or replayed events are harmless because
-// documents carry external versions. A payload that is not a change event is logged and acked:
-// retrying it cannot succeed and would block the stream.
+// documents carry external versions. A payload that is not a change event
+// is logged and acked: retrying it cannot succeed and would block the
+// stream. Lag reports how far behind the stream the indexer is.
 //
 // Retries back off exponentially and an event that keeps failing is parked
 // (indexing.RetryPolicy: after MaxAttempts failures that are not the
