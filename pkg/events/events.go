@@ -61,6 +61,10 @@ type Msg struct {
 	NumDelivered uint64
 	// Published is when the stream stored the event.
 	Published time.Time
+	// NumPending is how many later messages matching the consumer's
+	// filter the server had not yet delivered to it when it delivered
+	// this one (the consumer's backlog).
+	NumPending uint64
 }
 
 // Handler processes one message. Returning nil acknowledges it (it is never
@@ -68,6 +72,15 @@ type Msg struct {
 // a redelivery after the consumer's retry delay (or the delay given to
 // RetryAfter).
 type Handler func(ctx context.Context, m Msg) error
+
+// BatchHandler processes consecutive messages of one durable consumer, in
+// stream order, and returns how many of them, from the first, it handled:
+// those are acknowledged. When that is fewer than len(ms), err must say why
+// ms[handled] failed: it is handed to the handler again, followed by the
+// messages after it, after the consumer's retry delay (or the delay given
+// to RetryAfter), with NumDelivered counting its attempts; no later message
+// is handled before it. A nil err acknowledges every message.
+type BatchHandler func(ctx context.Context, ms []Msg) (handled int, err error)
 
 // Publisher stores events in the stream.
 type Publisher interface {
@@ -89,6 +102,13 @@ type Consumer interface {
 	// any later one is delivered). With WithEphemeral the consumer is this
 	// call's own instead and durable only names it (see WithEphemeral).
 	Consume(ctx context.Context, durable, subjectFilter string, h Handler, opts ...ConsumeOption) error
+	// ConsumeBatch is Consume with a handler for up to BatchSize
+	// (WithBatchSize) consecutive messages at a time: whatever is pending,
+	// without waiting for more when the consumer has caught up. Order holds
+	// across retries as with MaxInFlight 1 (see BatchHandler); MaxInFlight
+	// is the batch size. WithEphemeral is not supported
+	// (ErrInvalidConsumer).
+	ConsumeBatch(ctx context.Context, durable, subjectFilter string, h BatchHandler, opts ...ConsumeOption) error
 }
 
 // ConsumerLister is implemented by buses that can list the consumers the

@@ -10,6 +10,8 @@ const (
 	DefaultRetryDelay  = time.Second
 	DefaultAckWait     = 30 * time.Second
 	DefaultMaxInFlight = 1
+	// DefaultBatchSize bounds the messages ConsumeBatch hands over at once.
+	DefaultBatchSize = 256
 	// DefaultInactiveThreshold is how long the server keeps an ephemeral
 	// consumer whose process went away without removing it.
 	DefaultInactiveThreshold = time.Minute
@@ -31,6 +33,9 @@ type ConsumeOptions struct {
 	// MaxInFlight bounds unacknowledged messages. 1 gives strict order
 	// even across retries at the cost of throughput.
 	MaxInFlight int
+	// BatchSize bounds the messages ConsumeBatch hands to its handler at
+	// once (DefaultBatchSize); Consume ignores it.
+	BatchSize int
 
 	// Ephemeral makes the consumer belong to this Consume call only (see
 	// WithEphemeral). The fields below apply to ephemeral consumers.
@@ -65,6 +70,11 @@ func WithMaxDeliver(n int) ConsumeOption {
 // WithMaxInFlight sets ConsumeOptions.MaxInFlight.
 func WithMaxInFlight(n int) ConsumeOption {
 	return func(o *ConsumeOptions) { o.MaxInFlight = n }
+}
+
+// WithBatchSize sets ConsumeOptions.BatchSize.
+func WithBatchSize(n int) ConsumeOption {
+	return func(o *ConsumeOptions) { o.BatchSize = n }
 }
 
 // WithEphemeral makes Consume use a consumer of its own instead of the
@@ -110,6 +120,7 @@ func NewConsumeOptions(opts ...ConsumeOption) ConsumeOptions {
 		RetryDelay:  DefaultRetryDelay,
 		AckWait:     DefaultAckWait,
 		MaxInFlight: DefaultMaxInFlight,
+		BatchSize:   DefaultBatchSize,
 
 		InactiveThreshold: DefaultInactiveThreshold,
 	}
@@ -124,6 +135,9 @@ func NewConsumeOptions(opts ...ConsumeOption) ConsumeOptions {
 	}
 	if o.MaxInFlight <= 0 {
 		o.MaxInFlight = DefaultMaxInFlight
+	}
+	if o.BatchSize <= 0 {
+		o.BatchSize = DefaultBatchSize
 	}
 	if o.InactiveThreshold <= 0 {
 		o.InactiveThreshold = DefaultInactiveThreshold

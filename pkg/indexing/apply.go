@@ -66,23 +66,57 @@ func (ix *Indexer) Apply(ctx context.Context, ev content.ChangeEvent) (ApplyResu
 
 func (ix *Indexer) apply(ctx context.Context, ev content.ChangeEvent) (ApplyResult, error) {
 	var res ApplyResult
-	if err := ix.EnsureIndexes(ctx); err != nil {
-		return res, err
-	}
-	// While `cms reindex` builds a new index, write to it as well
-	// (reindex.go): the marker is read after the event's commit.
-	ctx, err := ix.withReindexTarget(ctx)
+	ctx, t, err := ix.begin(ctx)
 	if err != nil {
 		return res, err
+	}
+	if err := ix.applyEvent(ctx, t, ev, &res); err != nil {
+		return res, err
+	}
+	if err := ix.commit(ctx, ev.Transaction); err != nil {
+		return res, err
+	}
+	ix.log.Debug("applied change", "tx", ev.Transaction, "branch", ev.Branch, "kind", ev.Kind,
+		"objects", len(ev.ObjectIDs), "ops", res.Ops, "stale", res.Stale)
+	return res, nil
+}
+
+// begin prepares a pass over one or more events: it makes sure the indexes
+// exist, adds the index a running `cms reindex` builds to the write targets
+// of ctx (the marker is read after the events' commits) and loads the
+// branch tree (strict about language changes, see errLanguagesChanged).
+func (ix *Indexer) begin(ctx context.Context) (context.Context, tree, error) {
+	if err := ix.EnsureIndexes(ctx); err != nil {
+		return ctx, tree{}, err
+	}
+	ctx, err := ix.withReindexTarget(ctx)
+	if err != nil {
+		return ctx, tree{}, err
 	}
 	t, err := loadTree(ctx, ix.st)
 	if err != nil {
-		return res, err
+		return ctx, tree{}, err
 	}
 	t.langs.strict = true
+	return ctx, t, nil
+}
+
+// commit ends a pass: it refreshes the write targets and records v as the
+// change-tracking version, so the pass's writes are searchable before any
+// waiter for v returns.
+func (ix *Indexer) commit(ctx context.Context, v int64) error {
+	if err := ix.refresh(ctx); err != nil {
+		return err
+	}
+	return ix.recordVersion(ctx, v)
+}
+
+// applyEvent writes what ev changes, versioned ev.Transaction, without
+// refreshing or recording the version (commit does).
+func (ix *Indexer) applyEvent(ctx context.Context, t tree, ev content.ChangeEvent, res *ApplyResult) error {
 	// Comment events go to the comments index only (comments.go).
-	if done, err := ix.applyComments(ctx, t, ev, &res); done || err != nil {
-		return res, err
+	if done, err := ix.applyComments(ctx, t, ev, res); done || err != nil {
+		return err
 	}
 	v := ev.Transaction
 	ids := dedup(ev.ObjectIDs)
@@ -90,15 +124,15 @@ func (ix *Indexer) apply(ctx context.Context, ev content.ChangeEvent) (ApplyResu
 	if ev.Kind == kindBranchDeleted {
 		// The branch object left branch 4: every branch loses its document.
 		targets = t.subtree(content.BranchDefault)
-		if err := ix.purgeBranch(ctx, ev.Branch, v, &res); err != nil {
-			return res, err
+		if err := ix.purgeBranch(ctx, ev.Branch, v, res); err != nil {
+			return err
 		}
 	}
 	if ev.Kind != kindBranchDeleted {
 		// A changed language fallback changes the display-name fields of
 		// every document of the branches it reaches (fallback.go).
-		if err := ix.refreshFallbacks(ctx, t, ids, targets, v, &res); err != nil {
-			return res, err
+		if err := ix.refreshFallbacks(ctx, t, ids, targets, v, res); err != nil {
+			return err
 		}
 	}
 	for start := 0; start < len(ids); start += ix.opts.Batch {
@@ -106,34 +140,26 @@ func (ix *Indexer) apply(ctx context.Context, ev content.ChangeEvent) (ApplyResu
 		for _, b := range targets {
 			ops, err := ix.build(ctx, t, b, v, batch)
 			if err != nil {
-				return res, err
+				return err
 			}
-			if err := ix.write(ctx, ops, &res); err != nil {
-				return res, err
+			if err := ix.write(ctx, ops, res); err != nil {
+				return err
 			}
 		}
 	}
-	res.Branches = len(targets)
+	res.Branches += len(targets)
 	if ev.Kind == kindCreated && ev.Branch == content.BranchDefault {
 		// A new branch sees every object of its chain: index them all.
 		for _, id := range ids {
 			if t.has(id) && id != content.BranchDefault {
-				if err := ix.indexBranch(ctx, t, id, v, &res); err != nil {
-					return res, err
+				if err := ix.indexBranch(ctx, t, id, v, res); err != nil {
+					return err
 				}
 				res.Branches++
 			}
 		}
 	}
-	if err := ix.refresh(ctx); err != nil {
-		return res, err
-	}
-	if err := ix.recordVersion(ctx, v); err != nil {
-		return res, err
-	}
-	ix.log.Debug("applied change", "tx", v, "branch", ev.Branch, "kind", ev.Kind,
-		"objects", len(ids), "ops", res.Ops, "stale", res.Stale)
-	return res, nil
+	return nil
 }
 
 // ApplyPayload parses and applies one outbox payload.

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"html"
 	"strconv"
@@ -205,23 +204,21 @@ func (ix *Indexer) transactions(ctx context.Context, ids []int64) (map[int64]sto
 		}
 	}
 	ix.mu.Unlock()
-	for _, id := range missing {
-		// One query per distinct transaction: pkg/store has no batch read
-		// of transactions yet (see the report of issue 5).
-		t, err := ix.st.GetTransaction(ctx, id)
-		if errors.Is(err, store.ErrNotFound) {
-			continue
-		}
-		if err != nil {
-			return nil, fmt.Errorf("indexing: read transaction %d: %w", id, err)
-		}
-		out[id] = t
-		ix.mu.Lock()
+	if len(missing) == 0 {
+		return out, nil
+	}
+	read, err := ix.st.GetTransactions(ctx, missing)
+	if err != nil {
+		return nil, fmt.Errorf("indexing: read transactions: %w", err)
+	}
+	ix.mu.Lock()
+	defer ix.mu.Unlock()
+	for _, t := range read {
+		out[t.ID] = t
 		if len(ix.txCache) >= ix.maxCache {
 			clear(ix.txCache)
 		}
-		ix.txCache[id] = t
-		ix.mu.Unlock()
+		ix.txCache[t.ID] = t
 	}
 	return out, nil
 }

@@ -100,9 +100,10 @@ func (ix *Indexer) EnsureCommentIndexes(ctx context.Context) error {
 
 // applyComments is Apply's comment part. For a comment event it does all
 // the work (done = true): rebuilds the comments of the event's object on
-// its branch, refreshes, records the comment timestamp and the
-// change-tracking version. For a branchDeleted event it removes the
-// branch's comment documents and lets Apply go on (done = false).
+// its branch, refreshes the comments index and records the comment
+// timestamp; the caller records the change-tracking version. For a
+// branchDeleted event it removes the branch's comment documents and lets
+// Apply go on (done = false).
 func (ix *Indexer) applyComments(ctx context.Context, t tree, ev content.ChangeEvent, res *ApplyResult) (bool, error) {
 	switch ev.Kind {
 	case content.KindComment:
@@ -124,7 +125,7 @@ func (ix *Indexer) applyComments(ctx context.Context, t tree, ev content.ChangeE
 			return true, err
 		}
 	}
-	res.Branches = 1
+	res.Branches++
 	if err := ix.eng.Refresh(ctx, ix.CommentsIndex()); err != nil {
 		return true, fmt.Errorf("indexing: refresh %s: %w", ix.CommentsIndex(), err)
 	}
@@ -138,9 +139,6 @@ func (ix *Indexer) applyComments(ctx context.Context, t tree, ev content.ChangeE
 		if err != nil {
 			return true, fmt.Errorf("indexing: record comment timestamp: %w", err)
 		}
-	}
-	if err := ix.recordVersion(ctx, v); err != nil {
-		return true, err
 	}
 	ix.log.Debug("applied comment change", "tx", v, "branch", ev.Branch, "objects", ev.ObjectIDs, "ops", res.Ops)
 	return true, nil

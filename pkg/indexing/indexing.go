@@ -34,8 +34,9 @@
 // its external version, and is always built from the store's current
 // state. A replayed or out-of-order event therefore writes nothing new (its
 // version is stale) or writes the current state, and a deleted object's
-// tombstone keeps older events from resurrecting it. After each event the
-// index is refreshed and the event's transaction id is recorded as the
+// tombstone keeps older events from resurrecting it. After each event
+// (Apply) or batch of consecutive events (ApplyBatch, batch.go) the index
+// is refreshed and the newest transaction id is recorded as the
 // change-tracking version: the external version of the VersionDocID
 // document in StateIndex, durable and monotonic by construction. It is
 // global across branches. With one in-order consumer (services/indexer) it

@@ -78,6 +78,9 @@ func (d *deadlineStore) AckOutbox(ctx context.Context, ids []int64) error {
 func (d *deadlineStore) GetTransaction(ctx context.Context, id int64) (Transaction, error) {
 	return deadlineReader{d.Store, d.g}.GetTransaction(ctx, id)
 }
+func (d *deadlineStore) GetTransactions(ctx context.Context, ids []int64) ([]Transaction, error) {
+	return deadlineReader{d.Store, d.g}.GetTransactions(ctx, ids)
+}
 func (d *deadlineStore) GetObject(ctx context.Context, branch, id int64) (Object, error) {
 	return deadlineReader{d.Store, d.g}.GetObject(ctx, branch, id)
 }
@@ -120,6 +123,9 @@ type deadlineReader struct {
 
 func (d deadlineReader) GetTransaction(ctx context.Context, id int64) (Transaction, error) {
 	return component.Call(ctx, d.g, func(ctx context.Context) (Transaction, error) { return d.r.GetTransaction(ctx, id) })
+}
+func (d deadlineReader) GetTransactions(ctx context.Context, ids []int64) ([]Transaction, error) {
+	return component.Call(ctx, d.g, func(ctx context.Context) ([]Transaction, error) { return d.r.GetTransactions(ctx, ids) })
 }
 func (d deadlineReader) GetObject(ctx context.Context, branch, id int64) (Object, error) {
 	return component.Call(ctx, d.g, func(ctx context.Context) (Object, error) { return d.r.GetObject(ctx, branch, id) })
@@ -171,6 +177,9 @@ func (d *deadlineTx) rd() deadlineReader { return deadlineReader{d.Tx, d.g} }
 
 func (d *deadlineTx) GetTransaction(ctx context.Context, id int64) (Transaction, error) {
 	return d.rd().GetTransaction(ctx, id)
+}
+func (d *deadlineTx) GetTransactions(ctx context.Context, ids []int64) ([]Transaction, error) {
+	return d.rd().GetTransactions(ctx, ids)
 }
 func (d *deadlineTx) GetObject(ctx context.Context, branch, id int64) (Object, error) {
 	return d.rd().GetObject(ctx, branch, id)

@@ -62,6 +62,11 @@ type Reader interface {
 	// GetTransaction returns one committed transaction, or ErrNotFound.
 	GetTransaction(ctx context.Context, id int64) (Transaction, error)
 
+	// GetTransactions fetches the committed transactions of ids in a
+	// single query, in ascending id order, each once; unknown ids are left
+	// out.
+	GetTransactions(ctx context.Context, ids []int64) ([]Transaction, error)
+
 	// GetObject returns the object row stored on exactly this branch (no
 	// inheritance), deleted or not, or ErrNotFound.
 	GetObject(ctx context.Context, branch, id int64) (Object, error)

@@ -28,6 +28,7 @@ func setDefaults(v *viper.Viper, d app.Config) {
 	v.SetDefault("maxRequestValueBytes", d.MaxRequestValueBytes)
 	v.SetDefault("maxIndexedChars", d.MaxIndexedChars)
 	v.SetDefault("indexerMaxAttempts", d.IndexerMaxAttempts)
+	v.SetDefault("indexerBatchSize", d.IndexerBatchSize)
 	for name, c := range map[string]app.Component{"store": d.Store, "events": d.Events, "search": d.Search,
 		"cache": d.Cache, "blobs": d.Blobs} {
 		v.SetDefault(name+".engine", c.Engine)
@@ -59,7 +60,7 @@ func envKey(key string) string {
 // configKeys are every key of Config, in the file's (camelCase) spelling.
 var configKeys = []string{"target", "httpAddr", "grpcAddr", "dataDir", "logLevel", "logFormat",
 	"shutdownTimeout", "adminUser", "adminPassword", "corsOrigins", "maxUploadBytes",
-	"maxValueBytes", "maxRequestValueBytes", "maxIndexedChars", "indexerMaxAttempts",
+	"maxValueBytes", "maxRequestValueBytes", "maxIndexedChars", "indexerMaxAttempts", "indexerBatchSize",
 	"store.engine", "store.url", "store.prefix", "events.engine", "events.url", "events.prefix",
 	"search.engine", "search.url", "search.prefix", "cache.engine", "cache.url", "cache.prefix",
 	"blobs.engine", "blobs.url", "blobs.prefix"}
@@ -96,6 +97,7 @@ func fromViper(v *viper.Viper, d app.Config) (app.Config, error) {
 	c.MaxRequestValueBytes = v.GetInt("maxRequestValueBytes")
 	c.MaxIndexedChars = v.GetInt("maxIndexedChars")
 	c.IndexerMaxAttempts = v.GetInt("indexerMaxAttempts")
+	c.IndexerBatchSize = v.GetInt("indexerBatchSize")
 	comps := map[string]*app.Component{"store": &c.Store, "events": &c.Events, "search": &c.Search,
 		"cache": &c.Cache, "blobs": &c.Blobs}
 	for name, comp := range comps {

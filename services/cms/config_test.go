@@ -89,7 +89,8 @@ func TestREADMEDocumentsTheDefaults(t *testing.T) {
 	}
 	// Value sizes and parked events (README "Security and limits").
 	for key, def := range map[string]int{"maxValueBytes": d.MaxValueBytes, "maxRequestValueBytes": d.MaxRequestValueBytes,
-		"maxIndexedChars": d.MaxIndexedChars, "indexerMaxAttempts": d.IndexerMaxAttempts} {
+		"maxIndexedChars": d.MaxIndexedChars, "indexerMaxAttempts": d.IndexerMaxAttempts,
+		"indexerBatchSize": d.IndexerBatchSize} {
 		row := fmt.Sprintf("| `%s` (`%s`) | %d", key, envKey(key), def)
 		if !strings.Contains(string(b), row) {
 			t.Errorf("README does not document %s", row)

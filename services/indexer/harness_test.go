@@ -46,6 +46,10 @@ type env struct {
 	// its retry policy.
 	indexer *indexer.Service
 	retry   indexing.RetryPolicy
+	iopts   indexing.Options
+	// stopIndexer stops the running indexer (runIndexer starts another
+	// with the same durable consumer).
+	stopIndexer func()
 	// subjectPrefix is put before "cms.changes.<branch>" (real NATS: a
 	// unique prefix per test so streams of parallel runs do not overlap).
 	subjectPrefix string
@@ -143,27 +147,41 @@ func start(t testing.TB, e *env, iopts indexing.Options) *env {
 		t.Fatal(err)
 	}
 	e.svc = content.New(e.st, nil)
+	e.iopts = iopts
 	e.relay = outbox.New(e.st, e.pub, outbox.Options{Idle: 5 * time.Millisecond, MaxIdle: 50 * time.Millisecond})
-	svc := indexer.New(e.bus, e.st, e.eng, nil, indexer.Options{
-		Subject: e.subjectPrefix + indexer.DefaultSubject, RetryDelay: 100 * time.Millisecond, Indexing: iopts,
-		Retry: e.retry})
-	e.ix, e.indexer = svc.Indexer(), svc
 	var wg sync.WaitGroup
-	errs := make(chan error, 2)
-	for _, run := range []func(context.Context) error{e.relay.Run, svc.Run} {
-		wg.Go(func() { errs <- run(ctx) })
-	}
+	wg.Go(func() {
+		if err := e.relay.Run(ctx); err != nil && !errors.Is(err, events.ErrClosed) {
+			t.Errorf("relay: %v", err)
+		}
+	})
 	t.Cleanup(func() {
 		cancel()
 		wg.Wait()
-		close(errs)
-		for err := range errs {
-			if err != nil && !errors.Is(err, events.ErrClosed) {
-				t.Errorf("worker: %v", err)
-			}
-		}
 	})
+	e.runIndexer(t)
 	return e
+}
+
+// runIndexer starts an indexer service (the durable consumer "indexer")
+// until the test ends or stopIndexer is called.
+func (e *env) runIndexer(t testing.TB) {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	svc := indexer.New(e.bus, e.st, e.eng, nil, indexer.Options{
+		Subject: e.subjectPrefix + indexer.DefaultSubject, RetryDelay: 100 * time.Millisecond, Indexing: e.iopts,
+		Retry: e.retry})
+	e.ix, e.indexer = svc.Indexer(), svc
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		if err := svc.Run(ctx); err != nil && !errors.Is(err, events.ErrClosed) {
+			t.Errorf("indexer: %v", err)
+		}
+	}()
+	var once sync.Once
+	e.stopIndexer = func() { once.Do(func() { cancel(); <-done }) }
+	t.Cleanup(e.stopIndexer)
 }
 
 // wait blocks until transaction tx is searchable.

@@ -2,13 +2,17 @@
 // feeds change events (subjects cms.changes.>, durable consumer "indexer")
 // to pkg/indexing. It is transport only: decoding, ack/nak and logging.
 //
-// Delivery is at least once and, with the default MaxInFlight of 1, in
-// stream order (which the outbox relay keeps equal to commit order). A
-// failed Apply is retried (nak with a delay) before any later event, so the
-// recorded change-tracking version never skips a transaction; redelivered
-// or replayed events are harmless because documents carry external
-// versions. A payload that is not a change event is logged and acked:
-// retrying it cannot succeed and would block the stream.
+// Events arrive in batches of up to Options.BatchSize (whatever is pending,
+// events.Consumer.ConsumeBatch), at least once and in stream order (which
+// the outbox relay keeps equal to commit order). A batch is applied with
+// indexing.ApplyBatch (one pass, one refresh, one version record) and
+// acknowledged after it; when that fails its events are applied one by one
+// (batch.go), each acknowledged after its Apply. A failed Apply is retried
+// before any later event, so the recorded change-tracking version never
+// skips a transaction; redelivered or replayed events are harmless because
+// documents carry external versions. A payload that is not a change event
+// is logged and acked: retrying it cannot succeed and would block the
+// stream. Lag reports how far behind the stream the indexer is.
 //
 // Retries back off exponentially and an event that keeps failing is parked
 // (indexing.RetryPolicy: after MaxAttempts failures that are not the
@@ -58,10 +62,13 @@ type Options struct {
 	// Retry bounds the attempts before an event is parked; its RetryDelay
 	// is RetryDelay above (indexing.RetryPolicy for the defaults).
 	Retry indexing.RetryPolicy
-	// AckWait bounds one Apply before JetStream redelivers the event
-	// (events.DefaultAckWait). Indexing a new branch reads every object it
-	// inherits; raise this for large installations.
+	// AckWait is how long events delivered to a crashed indexer wait
+	// before JetStream redelivers them (events.DefaultAckWait); while a
+	// batch is applied its deadline is extended (events.ConsumeBatch).
 	AckWait time.Duration
+	// BatchSize bounds the events applied in one pass
+	// (events.DefaultBatchSize; 1 applies one event at a time).
+	BatchSize int
 	// Indexing configures the indexer (index prefix, languages …).
 	Indexing indexing.Options
 }
@@ -76,11 +83,15 @@ type Service struct {
 	retry indexing.RetryPolicy
 	// counters for Stats
 	applied, failed, dropped, parked atomic.Int64
-	applyNanos                       atomic.Int64
+	batches, applyNanos              atomic.Int64
+	lag                              lagState
 
 	mu         sync.Mutex
 	tries      map[uint64]tries // by stream sequence, until acked
 	parkedList []Parked         // the last maxParkedList parked events
+	// oneByOneUntil: events up to this stream sequence are applied one
+	// at a time (their batch failed, or was redelivered).
+	oneByOneUntil uint64
 }
 
 // tries is what this process saw of one event's deliveries.
@@ -106,16 +117,18 @@ type Parked struct {
 
 // Stats are the indexer's counters since start: events applied, failed
 // (retried later), dropped (malformed) and parked (given up after
-// failures), and the total time spent applying them.
+// failures), the batches applied in one pass, and the total time spent
+// applying.
 type Stats struct {
 	Applied, Failed, Dropped, Parked int64
+	Batches                          int64
 	ApplySeconds                     float64
 }
 
 // Stats returns the counters; safe to call concurrently with Run.
 func (s *Service) Stats() Stats {
 	return Stats{Applied: s.applied.Load(), Failed: s.failed.Load(), Dropped: s.dropped.Load(),
-		Parked: s.parked.Load(), ApplySeconds: float64(s.applyNanos.Load()) / 1e9}
+		Parked: s.parked.Load(), Batches: s.batches.Load(), ApplySeconds: float64(s.applyNanos.Load()) / 1e9}
 }
 
 // Parked lists the last events parked since start, oldest first.
@@ -140,6 +153,9 @@ func New(bus events.Consumer, st store.Reader, eng search.Engine, log *slog.Logg
 	}
 	if o.RetryDelay <= 0 {
 		o.RetryDelay = DefaultRetryDelay
+	}
+	if o.BatchSize <= 0 {
+		o.BatchSize = events.DefaultBatchSize
 	}
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
@@ -182,15 +198,15 @@ func (s *Service) Run(ctx context.Context) error {
 		case <-time.After(delay):
 		}
 	}
-	s.log.Info("indexer consuming", "durable", s.opts.Durable, "subject", s.opts.Subject)
-	copts := []events.ConsumeOption{events.WithRetryDelay(s.opts.RetryDelay)}
+	s.log.Info("indexer consuming", "durable", s.opts.Durable, "subject", s.opts.Subject, "batch", s.opts.BatchSize)
+	copts := []events.ConsumeOption{events.WithRetryDelay(s.opts.RetryDelay), events.WithBatchSize(s.opts.BatchSize)}
 	if s.opts.AckWait > 0 {
 		copts = append(copts, events.WithAckWait(s.opts.AckWait))
 	}
-	return s.bus.Consume(ctx, s.opts.Durable, s.opts.Subject, s.handle, copts...)
+	return s.bus.ConsumeBatch(ctx, s.opts.Durable, s.opts.Subject, s.handleBatch, copts...)
 }
 
-// handle applies one message: nil acks it, an error naks it for a retry
+// handle applies one message: nil acks it, an error asks for a retry
 // after the policy's backoff.
 func (s *Service) handle(ctx context.Context, m events.Msg) error {
 	delivered := int(m.NumDelivered)

@@ -73,8 +73,10 @@ func TestParkFailingEvent(t *testing.T) {
 	if p := parked[0]; p.Transaction != poisonTx || p.Deliveries != attempts || !strings.Contains(p.Err, "poisoned") || p.Sequence == 0 {
 		t.Fatalf("parked %+v; want tx %d after %d deliveries", p, poisonTx, attempts)
 	}
-	if n := eng.rejected.Load(); n != attempts {
-		t.Fatalf("the poisoned event was applied %d times, want %d", n, attempts)
+	// Once more when it came in one batch with the healthy event: the
+	// failed batch is then applied one event at a time.
+	if n := eng.rejected.Load(); n != attempts && n != attempts+1 {
+		t.Fatalf("the poisoned event was applied %d times, want %d (+1 for a failed batch)", n, attempts)
 	}
 	if st1.Failed != attempts {
 		t.Fatalf("failed = %d, want %d", st1.Failed, attempts)

@@ -50,6 +50,10 @@ func Run(t *testing.T, factory Factory) {
 		{"EphemeralHandlerErrorRetries", testEphemeralRetry},
 		{"EphemeralInvalidName", testEphemeralInvalid},
 		{"NamespaceIsolates", testNamespace},
+		{"BatchPendingInOrder", testBatchPending},
+		{"BatchHandlerFailureRetriesFirst", testBatchRetry},
+		{"BatchStopReleasesMessages", testBatchStopReleases},
+		{"BatchInvalidInput", testBatchInvalid},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"time"
 
 	"github.com/nats-io/nats.go/jetstream"
@@ -43,27 +44,9 @@ func (b *Bus) Consume(ctx context.Context, durable, subjectFilter string, h even
 	if o.Ephemeral {
 		return b.consumeEphemeral(ctx, durable, subjectFilter, h, o)
 	}
-	cfg := jetstream.ConsumerConfig{
-		Durable:       durable,
-		FilterSubject: b.wire(subjectFilter),
-		AckPolicy:     jetstream.AckExplicitPolicy,
-		AckWait:       o.AckWait,
-		MaxDeliver:    o.MaxDeliver,
-		MaxAckPending: o.MaxInFlight,
-		DeliverPolicy: jetstream.DeliverAllPolicy,
-	}
-	if cfg.MaxDeliver <= 0 {
-		cfg.MaxDeliver = -1
-	}
-	cons, err := b.js.CreateOrUpdateConsumer(ctx, b.jsName, cfg)
-	if err != nil {
-		if ctx.Err() != nil {
-			return nil
-		}
-		if errors.Is(err, jetstream.ErrInvalidConsumerName) || errors.Is(err, jetstream.ErrInvalidSubject) {
-			return fmt.Errorf("%w: %s: %w", events.ErrInvalidConsumer, durable, err)
-		}
-		return fmt.Errorf("natsjs: consumer %s on %s: %w", durable, b.jsName, err)
+	cons, err := b.durable(ctx, durable, subjectFilter, o, o.MaxInFlight)
+	if cons == nil {
+		return err
 	}
 	it, err := cons.Messages(jetstream.PullMaxMessages(o.MaxInFlight))
 	if err != nil {
@@ -83,36 +66,75 @@ func (b *Bus) Consume(ctx context.Context, durable, subjectFilter string, h even
 	for {
 		jm, err := it.Next()
 		if err != nil {
-			switch {
-			case errors.Is(err, jetstream.ErrMsgIteratorClosed):
-				if ctx.Err() != nil {
-					return nil
-				}
-				if b.stopCtx.Err() != nil {
-					return events.ErrClosed
-				}
-				return fmt.Errorf("natsjs: consume %s: %w", durable, err)
-			case errors.Is(err, jetstream.ErrConsumerDeleted), errors.Is(err, jetstream.ErrConnectionClosed):
-				if b.stopCtx.Err() != nil {
-					return events.ErrClosed
-				}
-				return fmt.Errorf("natsjs: consume %s: %w", durable, err)
-			default:
-				// Missed heartbeats and similar are transient: the iterator
-				// keeps pulling after reconnects.
-				log.Warn("consume", "err", err)
-				select {
-				case <-stopCtx.Done():
-				case <-time.After(transientBackoff):
-				}
-				continue
+			if stop, err := b.iteratorError(stopCtx, ctx, log, durable, err); stop {
+				return err
 			}
+			continue
 		}
 		if stopCtx.Err() != nil {
 			_ = jm.Nak()
 			continue
 		}
 		b.handle(stopCtx, log, jm, h, o)
+	}
+}
+
+// durable creates or updates the durable pull consumer with at most
+// maxAckPending messages unacknowledged. A nil consumer with a nil error
+// means ctx ended.
+func (b *Bus) durable(ctx context.Context, durable, subjectFilter string, o events.ConsumeOptions, maxAckPending int) (jetstream.Consumer, error) {
+	cfg := jetstream.ConsumerConfig{
+		Durable:       durable,
+		FilterSubject: b.wire(subjectFilter),
+		AckPolicy:     jetstream.AckExplicitPolicy,
+		AckWait:       o.AckWait,
+		MaxDeliver:    o.MaxDeliver,
+		MaxAckPending: maxAckPending,
+		DeliverPolicy: jetstream.DeliverAllPolicy,
+	}
+	if cfg.MaxDeliver <= 0 {
+		cfg.MaxDeliver = -1
+	}
+	cons, err := b.js.CreateOrUpdateConsumer(ctx, b.jsName, cfg)
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil, nil
+		}
+		if errors.Is(err, jetstream.ErrInvalidConsumerName) || errors.Is(err, jetstream.ErrInvalidSubject) {
+			return nil, fmt.Errorf("%w: %s: %w", events.ErrInvalidConsumer, durable, err)
+		}
+		return nil, fmt.Errorf("natsjs: consumer %s on %s: %w", durable, b.jsName, err)
+	}
+	return cons, nil
+}
+
+// iteratorError classifies an error of the message iterator: stop says
+// whether the consume loop ends, with err as its result (nil when ctx
+// ended). Transient errors are logged and paced (transientBackoff).
+func (b *Bus) iteratorError(stopCtx, ctx context.Context, log *slog.Logger, durable string, err error) (stop bool, _ error) {
+	switch {
+	case errors.Is(err, jetstream.ErrMsgIteratorClosed):
+		if ctx.Err() != nil {
+			return true, nil
+		}
+		if b.stopCtx.Err() != nil {
+			return true, events.ErrClosed
+		}
+		return true, fmt.Errorf("natsjs: consume %s: %w", durable, err)
+	case errors.Is(err, jetstream.ErrConsumerDeleted), errors.Is(err, jetstream.ErrConnectionClosed):
+		if b.stopCtx.Err() != nil {
+			return true, events.ErrClosed
+		}
+		return true, fmt.Errorf("natsjs: consume %s: %w", durable, err)
+	default:
+		// Missed heartbeats and similar are transient: the iterator
+		// keeps pulling after reconnects.
+		log.Warn("consume", "err", err)
+		select {
+		case <-stopCtx.Done():
+		case <-time.After(transientBackoff):
+		}
+		return false, nil
 	}
 }
 
@@ -161,6 +183,7 @@ func (b *Bus) toMsg(jm jetstream.Msg) events.Msg {
 		m.Sequence = md.Sequence.Stream
 		m.NumDelivered = md.NumDelivered
 		m.Published = md.Timestamp
+		m.NumPending = md.NumPending
 	}
 	return m
 }

@@ -7,7 +7,8 @@
 // on start with file storage and a duplicate window, so the Nats-Msg-Id
 // header deduplicates republished outbox rows.
 //
-// Durable consumers are pull consumers with explicit acks (consume.go);
+// Durable consumers are pull consumers with explicit acks (consume.go,
+// and batch.go for ConsumeBatch);
 // ephemeral ones (events.WithEphemeral) are JetStream ordered consumers
 // (ephemeral.go). A StreamConfig.Namespace maps the stream and all its
 // subjects under a prefix on the server, so installations or test runs can

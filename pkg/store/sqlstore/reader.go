@@ -28,6 +28,30 @@ func (r reader) GetTransaction(ctx context.Context, id int64) (store.Transaction
 	return t, nil
 }
 
+func (r reader) GetTransactions(ctx context.Context, ids []int64) ([]store.Transaction, error) {
+	if len(ids) == 0 {
+		return nil, nil
+	}
+	rows, err := r.q.Query(ctx, r.st.getTransactions, r.d.Int64List(ids))
+	if err != nil {
+		return nil, errorf(r.d, err, "transactions")
+	}
+	defer rows.Close()
+	var out []store.Transaction
+	for rows.Next() {
+		var t store.Transaction
+		if err := rows.Scan(&t.ID, r.d.TimeDest(&t.Time), &t.User, &t.Comment, &t.Branch); err != nil {
+			return nil, errorf(r.d, err, "transactions")
+		}
+		t.Time = t.Time.UTC()
+		out = append(out, t)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, errorf(r.d, err, "transactions")
+	}
+	return out, nil
+}
+
 func (r reader) GetObject(ctx context.Context, branch, id int64) (store.Object, error) {
 	objs, err := r.queryObjects(ctx, r.st.getObject, branch, id)
 	if err != nil {

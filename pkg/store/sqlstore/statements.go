@@ -12,6 +12,7 @@ type statements struct {
 	beginTransaction   string // none; returns the transaction id
 	insertTransaction  string // id, time, user, comment, branch
 	getTransaction     string // id
+	getTransactions    string // ids
 	lastTransactionID  string // none
 	allocateObjectIDs  string // n; returns the last id
 	allocateCommentID  string // none; returns the id
@@ -55,7 +56,9 @@ func newStatements(d Dialect) *statements {
 		beginTransaction: `UPDATE counters SET value = value + 1 WHERE name = 'transaction' RETURNING value`,
 		insertTransaction: r(`INSERT INTO transactions (id, ` + t("time") + `, user_name, comment, branch)
 			VALUES (?, ?, ?, ?, ?)`),
-		getTransaction:     r(`SELECT id, ` + t("time") + `, user_name, comment, branch FROM transactions WHERE id = ?`),
+		getTransaction: r(`SELECT id, ` + t("time") + `, user_name, comment, branch FROM transactions WHERE id = ?`),
+		getTransactions: r(`SELECT id, ` + t("time") + `, user_name, comment, branch FROM transactions
+			WHERE ` + in("id") + ` ORDER BY id`),
 		lastTransactionID:  `SELECT COALESCE(MAX(id), 0) FROM transactions`,
 		allocateObjectIDs:  r(`UPDATE counters SET value = value + ? WHERE name = 'object' RETURNING value`),
 		allocateCommentID:  `UPDATE counters SET value = value + 1 WHERE name = 'comment' RETURNING value`,

@@ -17,6 +17,7 @@ func testTransactionIDs(t *testing.T, s store.Store) {
 	}
 	when := time.Date(2026, 1, 2, 3, 4, 5, 123456789, time.FixedZone("X", 3600))
 	var prev int64
+	var ids []int64
 	for i := range 3 {
 		meta := store.TxMeta{User: "editor", Comment: "c" + string(rune('0'+i)), Branch: 4, Time: when}
 		tx, err := s.Begin(ctx, meta)
@@ -48,6 +49,7 @@ func testTransactionIDs(t *testing.T, s store.Store) {
 			t.Fatalf("LastTransactionID = %d, %v; want %d", last, err, id)
 		}
 		prev = id
+		ids = append(ids, id)
 	}
 	// A zero time is replaced by the clock.
 	before := time.Now().Add(-time.Minute)
@@ -59,6 +61,19 @@ func testTransactionIDs(t *testing.T, s store.Store) {
 	}
 	_, err = s.GetTransaction(ctx, id+100)
 	mustBe(t, err, store.ErrNotFound, "GetTransaction of unknown id")
+
+	// GetTransactions: one query for many, ascending, unknown ids left out.
+	many, err := s.GetTransactions(ctx, []int64{id, id + 100, ids[2], id, ids[1]})
+	must(t, err)
+	if len(many) != 3 || many[0].ID != ids[1] || many[1].ID != ids[2] || many[2].ID != id {
+		t.Fatalf("GetTransactions = %+v, want %d, %d and %d", many, ids[1], ids[2], id)
+	}
+	if one, _ := s.GetTransaction(ctx, ids[2]); many[1] != one {
+		t.Fatalf("GetTransactions %+v, GetTransaction %+v", many[1], one)
+	}
+	if none, err := s.GetTransactions(ctx, nil); err != nil || len(none) != 0 {
+		t.Fatalf("GetTransactions(nil) = %v, %v", none, err)
+	}
 }
 
 func testCommitRollback(t *testing.T, s store.Store) {

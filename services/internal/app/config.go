@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/cmsplatform/cms/pkg/content"
+	"github.com/cmsplatform/cms/pkg/events"
 	"github.com/cmsplatform/cms/pkg/indexing"
 )
 
@@ -74,6 +75,10 @@ type Config struct {
 	// indexer parks it (indexing.RetryPolicy; < 0 never parks).
 	// CMS_INDEXER_MAX_ATTEMPTS.
 	IndexerMaxAttempts int `yaml:"indexerMaxAttempts"`
+	// IndexerBatchSize: change events the indexer applies in one pass
+	// (whatever is pending, up to this; 1 applies them one at a time).
+	// CMS_INDEXER_BATCH_SIZE.
+	IndexerBatchSize int `yaml:"indexerBatchSize"`
 
 	Store  Component `yaml:"store"`
 	Events Component `yaml:"events"`
@@ -205,6 +210,7 @@ func DefaultConfig() Config {
 		MaxRequestValueBytes: content.DefaultMaxRequestValueBytes,
 		MaxIndexedChars:      indexing.DefaultMaxIndexedChars,
 		IndexerMaxAttempts:   indexing.DefaultMaxAttempts,
+		IndexerBatchSize:     events.DefaultBatchSize,
 		Store:                Component{Engine: EngineSQLite},
 		Events:               Component{Engine: EngineEmbeddedNATS},
 		Search:               Component{Engine: EngineBleve, Prefix: "cms"},

@@ -30,7 +30,14 @@ func registerIndexerMetrics(reg prometheus.Registerer, ix *indexer.Service) {
 		events("dropped", func(s indexer.Stats) int64 { return s.Dropped }),
 		events("parked", func(s indexer.Stats) int64 { return s.Parked }),
 		prometheus.NewCounterFunc(prometheus.CounterOpts{Name: "cms_indexer_apply_seconds_total",
-			Help: "Time the indexer spent applying change events."}, func() float64 { return ix.Stats().ApplySeconds }))
+			Help: "Time the indexer spent applying change events."}, func() float64 { return ix.Stats().ApplySeconds }),
+		counterFunc("cms_indexer_batches_total", "Batches of change events the indexer applied in one pass.", func() int64 { return ix.Stats().Batches }),
+		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "cms_indexer_lag_events",
+			Help: "Change events not yet applied: pending in the indexer's consumer plus those being applied."},
+			func() float64 { return float64(ix.Lag().Events) }),
+		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "cms_indexer_lag_seconds",
+			Help: "Age of the oldest change event not yet applied (0 when caught up)."},
+			func() float64 { return ix.Lag().Seconds }))
 }
 
 func registerDeliveryMetrics(reg prometheus.Registerer, g *delivery.Group) {

@@ -10,8 +10,9 @@ import (
 	"time"
 )
 
-// TestPipelineMetrics: /metrics counts the outbox, the indexer and the
-// Delivery caches — including HTTP cache hits, which never reach gRPC.
+// TestPipelineMetrics: /metrics counts the outbox, the indexer (and its
+// lag, also on /readyz) and the Delivery caches — including HTTP cache
+// hits, which never reach gRPC.
 func TestPipelineMetrics(t *testing.T) {
 	srv := startServer(t)
 	base := "http://" + srv.HTTPAddr()
@@ -50,6 +51,22 @@ func TestPipelineMetrics(t *testing.T) {
 	}
 	if got[`cms_indexer_events_total{result="failed"}`] != 0 || got[`cms_indexer_events_total{result="dropped"}`] != 0 {
 		t.Errorf("indexer failures: %v", got)
+	}
+	for _, gauge := range []string{"cms_indexer_lag_events", "cms_indexer_lag_seconds"} {
+		if v, ok := got[gauge]; !ok || v < 0 {
+			t.Errorf("%s = %v (exported: %v), want a value >= 0", gauge, v, ok)
+		}
+	}
+	// The indexer's lag is a /readyz detail.
+	resp, err := http.Get(base + "/readyz")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var body bytes.Buffer
+	_, _ = body.ReadFrom(resp.Body)
+	if resp.StatusCode != http.StatusOK || !strings.Contains(body.String(), "\nindexer: lag ") {
+		t.Errorf("/readyz = %d %q, want 200 with the indexer's lag", resp.StatusCode, body.String())
 	}
 }
 

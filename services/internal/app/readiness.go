@@ -9,6 +9,8 @@ import (
 	"time"
 
 	healthpb "google.golang.org/grpc/health/grpc_health_v1"
+
+	"github.com/cmsplatform/cms/services/indexer"
 )
 
 // readyNeeds says which components a target cannot serve without, i.e.
@@ -95,17 +97,28 @@ func (s *Server) ready(ctx context.Context) error {
 	return errors.Join(errs...)
 }
 
-// readyz answers 200 when ready, else 503 with the reason. /healthz is
-// liveness only: it answers 200 while the process runs.
+// readyz answers 200 when ready, else 503 with the reason, followed by
+// one line per detail (the indexer's lag), which never makes a process
+// unready: an indexer behind is catching up, and taking it out of
+// service would not help. /healthz is liveness only: it answers 200
+// while the process runs.
 func (s *Server) readyz(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
 	w.Header().Set("Cache-Control", "no-store")
 	if err := s.ready(r.Context()); err != nil {
 		w.WriteHeader(http.StatusServiceUnavailable)
 		_, _ = fmt.Fprintf(w, "not ready: %v\n", err)
-		return
+	} else {
+		_, _ = w.Write([]byte("ready\n"))
 	}
-	_, _ = w.Write([]byte("ready"))
+	for _, d := range s.readyDetails {
+		_, _ = fmt.Fprintln(w, d())
+	}
+}
+
+// indexerLag is the indexer's /readyz detail line.
+func indexerLag(l indexer.Lag) string {
+	return fmt.Sprintf("indexer: lag %d events, %.1f s", l.Events, l.Seconds)
 }
 
 // startDraining is the first step of a shutdown: /readyz answers 503 and

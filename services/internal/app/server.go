@@ -57,6 +57,9 @@ type Server struct {
 	readyOnce chan struct{}
 	authn     *auth.Cached
 	draining  atomic.Bool // set when shutdown begins (readiness.go)
+	// readyDetails add lines to /readyz that do not decide readiness
+	// (the indexer's lag).
+	readyDetails []func() string
 }
 
 // Complete validates cfg, opens the components the targets need and builds
@@ -78,7 +81,8 @@ func Complete(ctx context.Context, cfg Config, log *slog.Logger) (*Server, error
 		return nil, err
 	}
 	s.authn = authn
-	if s.groups, s.workers, err = buildTargets(ctx, cfg, comps, log, s.registry, authn.Flush); err != nil {
+	if s.groups, s.workers, err = buildTargets(ctx, cfg, comps, log, s.registry, authn.Flush,
+		func(d func() string) { s.readyDetails = append(s.readyDetails, d) }); err != nil {
 		comps.Close()
 		return nil, err
 	}

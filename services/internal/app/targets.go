@@ -72,7 +72,7 @@ func guarded(e EdgeConfig, a auth.Authenticator) *auth.Guarded {
 // usersChanged is called after writes that change users (it flushes the
 // authentication cache of this process; other processes see the change
 // within the cache TTL).
-func buildTargets(ctx context.Context, cfg Config, comps *Components, log *slog.Logger, reg prometheus.Registerer, usersChanged func()) ([]Group, []func(context.Context) error, error) {
+func buildTargets(ctx context.Context, cfg Config, comps *Components, log *slog.Logger, reg prometheus.Registerer, usersChanged func(), readyDetail func(func() string)) ([]Group, []func(context.Context) error, error) {
 	var groups []Group
 	var workers []func(context.Context) error
 	for _, t := range cfg.Targets() {
@@ -130,9 +130,11 @@ func buildTargets(ctx context.Context, cfg Config, comps *Components, log *slog.
 			groups = append(groups, g)
 		case TargetIndexer:
 			ix := indexer.New(comps.Events, comps.Store, comps.Search, log.With("worker", "indexer"),
-				indexer.Options{Indexing: cfg.indexing(log), Retry: indexing.RetryPolicy{MaxAttempts: cfg.IndexerMaxAttempts}})
+				indexer.Options{Indexing: cfg.indexing(log), Retry: indexing.RetryPolicy{MaxAttempts: cfg.IndexerMaxAttempts},
+					BatchSize: cfg.IndexerBatchSize})
 			workers = append(workers, ix.Run)
 			registerIndexerMetrics(reg, ix)
+			readyDetail(func() string { return indexerLag(ix.Lag()) })
 		}
 	}
 	return groups, workers, nil

@@ -1,0 +1,85 @@
+package indexer
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"github.com/cmsplatform/cms/pkg/content"
+	"github.com/cmsplatform/cms/pkg/events"
+	"github.com/cmsplatform/cms/pkg/indexing"
+)
+
+// handleBatch is the events.BatchHandler: it applies a batch of change
+// events with indexing.ApplyBatch and acknowledges them together. Events
+// are handled one at a time (handle, with the retry and park policy of
+// single events, each acknowledged before the next is tried) when the
+// batch is one event, when ApplyBatch failed on the events of an earlier
+// delivery of this batch, when one of them is malformed, or when the first
+// is a redelivery this process did not see end (a crash: the events are
+// retried one by one so that only the one that crashes is parked).
+func (s *Service) handleBatch(ctx context.Context, ms []events.Msg) (int, error) {
+	s.observe(ms)
+	s.mu.Lock()
+	// Only the first message can be the one a crashed process was
+	// handling: the others count as seen (see handle).
+	for _, m := range ms[1:] {
+		if _, ok := s.tries[m.Sequence]; !ok {
+			s.tries[m.Sequence] = tries{seen: int(m.NumDelivered) - 1}
+		}
+	}
+	oneByOne := len(ms) == 1 || ms[0].Sequence <= s.oneByOneUntil || ms[0].NumDelivered > 1
+	if oneByOne {
+		s.oneByOneUntil = max(s.oneByOneUntil, ms[len(ms)-1].Sequence)
+	}
+	s.mu.Unlock()
+	if !oneByOne {
+		if n, err := s.applyBatch(ctx, ms); err == nil {
+			return n, nil
+		} else if ctx.Err() != nil {
+			return 0, err
+		} else {
+			s.log.Warn("indexer: batch failed, applying its events one by one", "events", len(ms),
+				"first", ms[0].Sequence, "err", err)
+		}
+		s.mu.Lock()
+		s.oneByOneUntil = max(s.oneByOneUntil, ms[len(ms)-1].Sequence)
+		s.mu.Unlock()
+	}
+	if err := s.handle(ctx, ms[0]); err != nil {
+		return 0, err
+	}
+	s.caughtUpTo(ms[:1], ms)
+	return 1, nil
+}
+
+// errMalformedInBatch: a payload of the batch is not a change event; the
+// one-by-one path drops it.
+var errMalformedInBatch = errors.New("indexer: malformed change event in batch")
+
+// applyBatch applies ms with one ApplyBatch.
+func (s *Service) applyBatch(ctx context.Context, ms []events.Msg) (int, error) {
+	evs := make([]content.ChangeEvent, len(ms))
+	for i, m := range ms {
+		ev, err := indexing.ParseEvent(m.Data)
+		if err != nil {
+			return 0, errMalformedInBatch
+		}
+		evs[i] = ev
+	}
+	start := time.Now()
+	res, err := s.ix.ApplyBatch(ctx, evs)
+	s.applyNanos.Add(int64(time.Since(start)))
+	if err != nil {
+		return 0, err
+	}
+	for _, m := range ms {
+		s.forget(m.Sequence)
+	}
+	s.applied.Add(int64(len(ms)))
+	s.batches.Add(1)
+	s.caughtUpTo(ms, ms)
+	s.log.Debug("indexer: applied batch", "events", len(ms), "first", ms[0].Sequence, "ops", res.Ops,
+		"stale", res.Stale, "branches", res.Branches, "took", time.Since(start))
+	return len(ms), nil
+}
