@@ -34,14 +34,15 @@ func (s *Service) handleBatch(ctx context.Context, ms []events.Msg) (int, error)
 	}
 	s.mu.Unlock()
 	if !oneByOne {
-		if n, err := s.applyBatch(ctx, ms); err == nil {
+		n, err := s.applyBatch(ctx, ms)
+		if err == nil {
 			return n, nil
-		} else if ctx.Err() != nil {
-			return 0, err
-		} else {
-			s.log.Warn("indexer: batch failed, applying its events one by one", "events", len(ms),
-				"first", ms[0].Sequence, "err", err)
 		}
+		if ctx.Err() != nil {
+			return 0, err
+		}
+		s.log.Warn("indexer: batch failed, applying its events one by one", "events", len(ms),
+			"first", ms[0].Sequence, "err", err)
 		s.mu.Lock()
 		s.oneByOneUntil = max(s.oneByOneUntil, ms[len(ms)-1].Sequence)
 		s.mu.Unlock()
