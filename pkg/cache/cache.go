@@ -7,10 +7,9 @@
 // (embedded, bounded LRU) and cache/redis (shared between replicas). Both
 // pass the suite in cache/cachetest.
 //
-// A cache cannot by itself close the race between building a response from
-// old data and an invalidation that lands before Set: callers that care
-// should Set only if the data they read is still current (e.g. compare the
-// ETag/version after Set, or invalidate again on the next event).
+// A plain Set cannot close the race between building a response from old
+// data and an invalidation that lands before it; SetAt and
+// InvalidateTagsAt close it with versions (see fenced.go).
 package cache
 
 import (
@@ -39,6 +38,17 @@ type Cache interface {
 	// InvalidateTags removes every key that was Set with any of tags. Keys
 	// set later with those tags are not affected.
 	InvalidateTags(ctx context.Context, tags ...string) error
+	// SetAt is Set for an entry built from data at version builtAt (e.g.
+	// the search index's change-tracking version read before the first
+	// query). It stores nothing and reports false when one of tags was
+	// invalidated at a version > builtAt. Check and store are atomic with
+	// respect to InvalidateTagsAt.
+	SetAt(ctx context.Context, key string, e Entry, tags []string, ttl time.Duration, builtAt int64) (stored bool, err error)
+	// InvalidateTagsAt is InvalidateTags that also remembers, per tag, the
+	// highest version that invalidated it (the fence SetAt checks).
+	// Implementations may forget these fences after a while (FenceTTL) or
+	// raise a global floor instead (memory), never lower one.
+	InvalidateTagsAt(ctx context.Context, version int64, tags ...string) error
 	// Close releases resources.
 	Close() error
 }

@@ -19,13 +19,9 @@ const UnavailableCooldown = time.Second
 // reports an unreachable or slow cache as component.ErrUnavailable; for
 // UnavailableCooldown after that, calls fail fast (Ping still asks the
 // cache). The Delivery group treats any cache error as a miss and serves
-// uncached. Fenced and Ping of c are kept.
+// uncached. Ping of c is kept.
 func WithDeadline(c Cache, g component.Guard) Cache {
-	d := &deadlineCache{c: c, g: g}
-	if f, ok := c.(Fenced); ok {
-		return &deadlineFenced{deadlineCache: d, f: f}
-	}
-	return d
+	return &deadlineCache{c: c, g: g}
 }
 
 type deadlineCache struct {
@@ -68,19 +64,14 @@ func (d *deadlineCache) Close() error { return d.c.Close() }
 // the memory cache).
 func (d *deadlineCache) Ping(ctx context.Context) error { return d.g.Ping(ctx, d.c) }
 
-type deadlineFenced struct {
-	*deadlineCache
-	f Fenced
-}
-
-func (d *deadlineFenced) SetAt(ctx context.Context, key string, e Entry, tags []string, ttl time.Duration, builtAt int64) (stored bool, err error) {
+func (d *deadlineCache) SetAt(ctx context.Context, key string, e Entry, tags []string, ttl time.Duration, builtAt int64) (stored bool, err error) {
 	err = d.do(ctx, func(ctx context.Context) error {
-		stored, err = d.f.SetAt(ctx, key, e, tags, ttl, builtAt)
+		stored, err = d.c.SetAt(ctx, key, e, tags, ttl, builtAt)
 		return err
 	})
 	return stored, err
 }
 
-func (d *deadlineFenced) InvalidateTagsAt(ctx context.Context, version int64, tags ...string) error {
-	return d.do(ctx, func(ctx context.Context) error { return d.f.InvalidateTagsAt(ctx, version, tags...) })
+func (d *deadlineCache) InvalidateTagsAt(ctx context.Context, version int64, tags ...string) error {
+	return d.do(ctx, func(ctx context.Context) error { return d.c.InvalidateTagsAt(ctx, version, tags...) })
 }

@@ -51,7 +51,7 @@ const cacheTTL = 24 * time.Hour
 // the request, i.e. the normalized query) is served when present and new
 // enough; otherwise build runs at the index version read before it, and
 // its result is stored with the tags build names, fenced by that version
-// (cache.Fenced) so that an invalidation that happened meanwhile is not
+// (cache.Cache.SetAt) so that an invalidation that happened meanwhile is not
 // undone by a response rendered from older data.
 func serve[T proto.Message](ctx context.Context, s *service, op string, req proto.Message, build func() (T, []string, error)) (T, error) {
 	var zero T
@@ -112,11 +112,7 @@ func (s *service) store(ctx context.Context, key string, body []byte, tag string
 	binary.BigEndian.PutUint64(v, uint64(builtAt))
 	e := cache.Entry{Value: append(v, body...), ETag: tag}
 	var err error
-	if f, ok := s.cache.(cache.Fenced); ok {
-		_, err = f.SetAt(ctx, key, e, tags, cacheTTL, builtAt)
-	} else {
-		err = s.cache.Set(ctx, key, e, tags, cacheTTL) // no fence: a racing invalidation may be lost
-	}
+	_, err = s.cache.SetAt(ctx, key, e, tags, cacheTTL, builtAt)
 	if err != nil {
 		s.log.WarnContext(ctx, "delivery: cache set", "error", err)
 	}

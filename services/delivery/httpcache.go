@@ -34,7 +34,6 @@ func (g *Group) HTTPCache(authn auth.Authenticator) func(http.Handler) http.Hand
 		if s.dom == nil || s.cache == nil || authn == nil {
 			return next
 		}
-		f, fenced := s.cache.(cache.Fenced)
 		// Every cacheable path is a branch-scoped Delivery read: the
 		// declared access of List (READ on its branch) is theirs.
 		az := &interceptors.Authz{Resolvers: g.BranchResolvers()}
@@ -77,7 +76,7 @@ func (g *Group) HTTPCache(authn auth.Authenticator) func(http.Handler) http.Hand
 			next.ServeHTTP(rec, r)
 			etag := w.Header().Get("ETag")
 			ct := w.Header().Get("Content-Type")
-			if !fenced || rec.status != http.StatusOK || rec.big || etag == "" || len(ct) > 255 {
+			if rec.status != http.StatusOK || rec.big || etag == "" || len(ct) > 255 {
 				return
 			}
 			meta, ok, err := s.cache.Get(ctx, metaKey(etag))
@@ -93,7 +92,7 @@ func (g *Group) HTTPCache(authn auth.Authenticator) func(http.Handler) http.Hand
 			binary.BigEndian.PutUint64(v, uint64(builtAt))
 			v[8] = byte(len(ct))
 			v = append(append(v, ct...), rec.body.Bytes()...)
-			if _, err := f.SetAt(ctx, key, cache.Entry{Value: v, ETag: etag}, tags, cacheTTL, builtAt); err != nil {
+			if _, err := s.cache.SetAt(ctx, key, cache.Entry{Value: v, ETag: etag}, tags, cacheTTL, builtAt); err != nil {
 				s.log.WarnContext(ctx, "delivery: http cache set", "error", err)
 			}
 		})

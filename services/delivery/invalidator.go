@@ -28,7 +28,7 @@ const (
 // them stale. For each event (pkg/content.ChangeEvent, in stream order) it
 // waits until the index shows the event's transaction, asks the domain
 // which tags the change touches (delivery.Service.ChangeTags) and
-// invalidates them fenced at the transaction (cache.Fenced), so a response
+// invalidates them fenced at the transaction (cache.Cache.InvalidateTagsAt), so a response
 // rendered from older index data cannot be stored afterwards.
 //
 // Replicas sharing a cache (Redis) share one durable consumer: each event
@@ -109,11 +109,7 @@ func (iv *Invalidator) Handle(ctx context.Context, m events.Msg) error {
 	if err != nil {
 		return err
 	}
-	if f, ok := iv.cache.(cache.Fenced); ok {
-		err = f.InvalidateTagsAt(ctx, ev.Transaction, tags...)
-	} else {
-		err = iv.cache.InvalidateTags(ctx, tags...)
-	}
+	err = iv.cache.InvalidateTagsAt(ctx, ev.Transaction, tags...)
 	if err != nil && !errors.Is(err, cache.ErrClosed) {
 		return fmt.Errorf("delivery: invalidate: %w", err)
 	}

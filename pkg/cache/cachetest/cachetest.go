@@ -34,6 +34,7 @@ func Run(t *testing.T, factory Factory) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) { tc.fn(t, factory(t)) })
 	}
+	runFenced(t, factory)
 }
 
 var ctx = context.Background()

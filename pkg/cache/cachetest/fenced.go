@@ -6,12 +6,8 @@ import (
 	"github.com/cmsplatform/cms/pkg/cache"
 )
 
-// FencedFactory returns a fresh, empty cache.Fenced for one test.
-type FencedFactory func(t *testing.T) cache.Fenced
-
-// RunFenced runs the suite of cache.Fenced (after Run for the plain
-// contract).
-func RunFenced(t *testing.T, factory FencedFactory) {
+// runFenced runs the cases of SetAt and InvalidateTagsAt (part of Run).
+func runFenced(t *testing.T, factory Factory) {
 	t.Run("SetAtStoresWithoutFence", func(t *testing.T) {
 		c := factory(t)
 		setAt(t, c, "k", "v1", 5, true, "a", "b")
@@ -57,7 +53,7 @@ func RunFenced(t *testing.T, factory FencedFactory) {
 	})
 }
 
-func setAt(t *testing.T, c cache.Fenced, key, val string, builtAt int64, want bool, tags ...string) {
+func setAt(t *testing.T, c cache.Cache, key, val string, builtAt int64, want bool, tags ...string) {
 	t.Helper()
 	ok, err := c.SetAt(ctx, key, cache.Entry{Value: []byte(val), ETag: `"` + val + `"`}, tags, 0, builtAt)
 	if err != nil || ok != want {

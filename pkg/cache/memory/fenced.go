@@ -12,7 +12,7 @@ import (
 // than the floor are refused, which only costs a cache miss).
 const maxFences = 100_000
 
-// SetAt implements cache.Fenced.
+// SetAt implements cache.Cache.
 func (c *Cache) SetAt(_ context.Context, key string, e cache.Entry, tags []string, ttl time.Duration, builtAt int64) (bool, error) {
 	it := newItem(key, e, tags)
 	c.mu.Lock()
@@ -32,7 +32,7 @@ func (c *Cache) SetAt(_ context.Context, key string, e cache.Entry, tags []strin
 	return true, nil
 }
 
-// InvalidateTagsAt implements cache.Fenced.
+// InvalidateTagsAt implements cache.Cache.
 func (c *Cache) InvalidateTagsAt(_ context.Context, version int64, tags ...string) error {
 	c.mu.Lock()
 	defer c.mu.Unlock()

@@ -6,17 +6,8 @@ import (
 	"testing"
 
 	"github.com/cmsplatform/cms/pkg/cache"
-	"github.com/cmsplatform/cms/pkg/cache/cachetest"
 	"github.com/cmsplatform/cms/pkg/cache/memory"
 )
-
-func TestFencedConformance(t *testing.T) {
-	cachetest.RunFenced(t, func(t *testing.T) cache.Fenced {
-		c := memory.New(memory.Options{})
-		t.Cleanup(func() { _ = c.Close() })
-		return c
-	})
-}
 
 // TestFencesBounded: beyond the bound the fences collapse into a floor,
 // which still refuses every build older than the newest forgotten fence.

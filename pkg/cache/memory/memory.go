@@ -52,7 +52,7 @@ type Cache struct {
 	floor  int64            // fences forgotten: nothing older may be set
 }
 
-var _ cache.Fenced = (*Cache)(nil)
+var _ cache.Cache = (*Cache)(nil)
 
 // New returns an empty cache.
 func New(opts Options) *Cache {

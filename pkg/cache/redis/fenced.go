@@ -47,7 +47,7 @@ end
 return total
 `)
 
-// SetAt implements cache.Fenced.
+// SetAt implements cache.Cache.
 func (c *Cache) SetAt(ctx context.Context, key string, e cache.Entry, tags []string, ttl time.Duration, builtAt int64) (bool, error) {
 	if c.closed.Load() {
 		return false, cache.ErrClosed
@@ -72,7 +72,7 @@ func (c *Cache) SetAt(ctx context.Context, key string, e cache.Entry, tags []str
 	return n == 1, nil
 }
 
-// InvalidateTagsAt implements cache.Fenced.
+// InvalidateTagsAt implements cache.Cache.
 func (c *Cache) InvalidateTagsAt(ctx context.Context, version int64, tags ...string) error {
 	if c.closed.Load() {
 		return cache.ErrClosed

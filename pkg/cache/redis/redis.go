@@ -38,7 +38,7 @@ type Cache struct {
 	closed    atomic.Bool
 }
 
-var _ cache.Fenced = (*Cache)(nil)
+var _ cache.Cache = (*Cache)(nil)
 
 // New returns a cache using rdb with every key under prefix. Close does not
 // close rdb.
