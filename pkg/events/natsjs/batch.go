@@ -50,21 +50,11 @@ func (b *Bus) ConsumeBatch(ctx context.Context, durable, subjectFilter string, h
 	b.mu.Unlock()
 	defer b.consumers.Done()
 
-	cons, err := b.durable(ctx, durable, subjectFilter, o, o.BatchSize)
-	if cons == nil {
+	it, stopCtx, stop, err := b.messages(ctx, durable, subjectFilter, o, o.BatchSize)
+	if it == nil {
 		return err
 	}
-	it, err := cons.Messages(jetstream.PullMaxMessages(o.BatchSize))
-	if err != nil {
-		return fmt.Errorf("natsjs: consume %s: %w", durable, err)
-	}
-	stopCtx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	stopWatch := context.AfterFunc(stopCtx, it.Drain)
-	defer stopWatch()
-	unlink := context.AfterFunc(b.stopCtx, cancel)
-	defer unlink()
-	defer it.Stop()
+	defer stop()
 
 	log := b.log.With("stream", b.jsName, "consumer", durable)
 	// Messages held when ctx ends are released once the iterator has

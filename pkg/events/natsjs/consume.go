@@ -44,23 +44,11 @@ func (b *Bus) Consume(ctx context.Context, durable, subjectFilter string, h even
 	if o.Ephemeral {
 		return b.consumeEphemeral(ctx, durable, subjectFilter, h, o)
 	}
-	cons, err := b.durable(ctx, durable, subjectFilter, o, o.MaxInFlight)
-	if cons == nil {
+	it, stopCtx, stop, err := b.messages(ctx, durable, subjectFilter, o, o.MaxInFlight)
+	if it == nil {
 		return err
 	}
-	it, err := cons.Messages(jetstream.PullMaxMessages(o.MaxInFlight))
-	if err != nil {
-		return fmt.Errorf("natsjs: consume %s: %w", durable, err)
-	}
-	// Drain, not Stop: Next keeps returning what is already buffered, which
-	// the loop below nak's, then ErrMsgIteratorClosed.
-	stopCtx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	stopWatch := context.AfterFunc(stopCtx, it.Drain)
-	defer stopWatch()
-	unlink := context.AfterFunc(b.stopCtx, cancel)
-	defer unlink()
-	defer it.Stop()
+	defer stop()
 
 	log := b.log.With("stream", b.jsName, "consumer", durable)
 	for {
@@ -186,4 +174,32 @@ func (b *Bus) toMsg(jm jetstream.Msg) events.Msg {
 		m.NumPending = md.NumPending
 	}
 	return m
+}
+
+// messages opens the durable consumer's message iterator with up to
+// inFlight messages buffered. When ctx ends or the bus stops, the iterator
+// drains (not stops: Next keeps returning what is already buffered, which
+// the caller nak's, then ErrMsgIteratorClosed). stop releases it. A nil
+// iterator comes with the error to return (nil when the consumer was not
+// created because ctx ended). stopCtx ends when the iterator starts to
+// drain.
+func (b *Bus) messages(ctx context.Context, durable, subjectFilter string, o events.ConsumeOptions, inFlight int) (
+	it jetstream.MessagesContext, stopCtx context.Context, stop func(), err error) {
+	cons, err := b.durable(ctx, durable, subjectFilter, o, inFlight)
+	if cons == nil {
+		return nil, nil, nil, err
+	}
+	it, err = cons.Messages(jetstream.PullMaxMessages(inFlight))
+	if err != nil {
+		return nil, nil, nil, fmt.Errorf("natsjs: consume %s: %w", durable, err)
+	}
+	stopCtx, cancel := context.WithCancel(ctx)
+	stopWatch := context.AfterFunc(stopCtx, it.Drain)
+	unlink := context.AfterFunc(b.stopCtx, cancel)
+	return it, stopCtx, func() {
+		it.Stop()
+		unlink()
+		stopWatch()
+		cancel()
+	}, nil
 }
