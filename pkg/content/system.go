@@ -1,11 +1,15 @@
 package content
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/cmsplatform/cms/pkg/model"
+)
 
 // Well-known ids of the NovaDB system model (CONVENTIONS.md §7).
 const (
-	RootID        int64 = 0 // the meta-type: the type of all types (virtual)
-	BranchDefault int64 = 4 // branchDefault: root of the branch tree
+	RootID        int64 = 0                   // the meta-type: the type of all types (virtual)
+	BranchDefault       = model.BranchDefault // branchDefault: root of the branch tree
 
 	TypeAttribute     int64 = 10
 	TypeLanguage      int64 = 20
@@ -19,7 +23,7 @@ const (
 	TypeUser       int64 = 110
 	TypeBranchType int64 = 180
 
-	AttrName                int64 = 1000
+	AttrName                      = model.AttrName
 	AttrDataType            int64 = 1001
 	AttrVariantAxis         int64 = 1002
 	AttrUnit                int64 = 1003
@@ -28,9 +32,9 @@ const (
 	AttrLanguageDependent   int64 = 1017
 	AttrApiIdentifier       int64 = 1021
 	AttrIsoLanguageCode     int64 = 2001
-	AttrFallbackLanguage    int64 = 2002
+	AttrFallbackLanguage          = model.AttrFallbackLanguage
 	AttrUnitParentGroup     int64 = 3002
-	AttrBranchParent        int64 = 4000
+	AttrBranchParent              = model.AttrBranchParent
 	AttrBranchType          int64 = 4001
 	AttrBranchWorkflowState int64 = 4002
 	AttrBranchDueDate       int64 = 4003
@@ -44,7 +48,7 @@ const (
 	// AttrUserPassword is write-only: a client sends the password in plain
 	// text, the service stores only its bcrypt hash and never returns the
 	// attribute from any read.
-	AttrUserPassword int64 = 1101
+	AttrUserPassword = model.AttrUserPassword
 	// AttrUserAdmin (Boolean): the user may do everything.
 	AttrUserAdmin int64 = 1102
 	// AttrUserInternal (Boolean): the user may act for another user with

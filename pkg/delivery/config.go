@@ -13,23 +13,23 @@ import (
 )
 
 // configView renders meta-model objects: default language, all props.
-func configView(m *model) view {
+func configView(m *branchModel) view {
 	langs, _ := m.langChain("")
 	return view{m: m, langs: langs, variants: []int64{0}, props: PropsAll}
 }
 
 // Languages returns the languages of a branch (type 20 objects), by id.
 func (s *Service) Languages(ctx context.Context, branch string) ([]Object, error) {
-	return s.modelObjects(ctx, branch, func(m *model) []int64 { return m.langList })
+	return s.modelObjects(ctx, branch, func(m *branchModel) []int64 { return m.langList })
 }
 
 // Types returns the object types of a branch, by id.
 func (s *Service) Types(ctx context.Context, branch string) ([]Object, error) {
-	return s.modelObjects(ctx, branch, func(m *model) []int64 { return m.typeList })
+	return s.modelObjects(ctx, branch, func(m *branchModel) []int64 { return m.typeList })
 }
 
 // modelObjects renders the objects of the branch's model that ids lists.
-func (s *Service) modelObjects(ctx context.Context, branch string, ids func(*model) []int64) ([]Object, error) {
+func (s *Service) modelObjects(ctx context.Context, branch string, ids func(*branchModel) []int64) ([]Object, error) {
 	b, err := s.branchID(ctx, branch)
 	if err != nil {
 		return nil, err
@@ -99,21 +99,14 @@ func parentOf(src indexing.Source) int64 {
 	return 0
 }
 
-// chainsOf walks parents into chains, at most maxChainDepth long (a cycle
-// in broken data ends a chain).
+// chainsOf walks parents into chains (indexedChain).
 func chainsOf(parents map[int64]int64) map[int64][]int64 {
 	out := make(map[int64][]int64, len(parents))
 	for b := range parents {
-		chain := []int64{b}
-		for cur := b; cur != content.BranchDefault && len(chain) < maxChainDepth; {
-			p := parents[cur]
-			if p == 0 || containsID(chain, p) {
-				break
-			}
-			chain = append(chain, p)
-			cur = p
-		}
-		out[b] = chain
+		out[b], _ = indexedChain(b, func(id int64) (int64, bool, error) {
+			p, ok := parents[id]
+			return p, ok, nil
+		})
 	}
 	return out
 }

@@ -66,7 +66,7 @@ type Service struct {
 	sources *sourceCache   // decoded FieldSource by (id, version)
 
 	mu     sync.Mutex
-	models map[int64]*model // per branch, for one index version
+	models map[int64]*branchModel // per branch, for one index version
 }
 
 // New returns a Service.
@@ -84,7 +84,7 @@ func New(opts Options) (*Service, error) {
 	s := &Service{eng: opts.Search, log: opts.Logger,
 		objects: opts.Indexing.IndexPrefix + indexing.ObjectsIndex,
 		state:   opts.Indexing.IndexPrefix + indexing.StateIndex,
-		langs:   map[int64]bool{}, models: map[int64]*model{}, sources: newSourceCache()}
+		langs:   map[int64]bool{}, models: map[int64]*branchModel{}, sources: newSourceCache()}
 	for _, l := range langs {
 		s.langs[l] = true
 	}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/cmsplatform/cms/pkg/content"
 	"github.com/cmsplatform/cms/pkg/indexing"
+	"github.com/cmsplatform/cms/pkg/model"
 	"github.com/cmsplatform/cms/pkg/params"
 	"github.com/cmsplatform/cms/pkg/search"
 )
@@ -235,7 +236,7 @@ func (s *Service) occurrences(ctx context.Context, q search.Query, a *attribute,
 
 func valueType(dt string) string {
 	switch {
-	case dt == "Integer" || dt == "Decimal" || dt == "Float" || dt == "ObjRef" || strings.HasPrefix(dt, "BinRef"):
+	case model.IsNumeric(dt):
 		return "number"
 	case dt == "Boolean":
 		return "boolean"

@@ -8,6 +8,7 @@ import (
 	"github.com/cmsplatform/cms/pkg/content"
 	"github.com/cmsplatform/cms/pkg/delivery/query"
 	"github.com/cmsplatform/cms/pkg/indexing"
+	"github.com/cmsplatform/cms/pkg/model"
 	"github.com/cmsplatform/cms/pkg/search"
 )
 
@@ -202,7 +203,7 @@ func (sc *scope) attrCond(c query.Cond) (search.Query, error) {
 // equalityTerm renders a filter value as the indexer's invariant form.
 func equalityTerm(dt string, c query.Cond) (string, error) {
 	switch {
-	case dt == "Integer" || dt == "Decimal" || dt == "Float" || dt == "ObjRef" || strings.HasPrefix(dt, "BinRef"):
+	case model.IsNumeric(dt):
 		f, err := strconv.ParseFloat(strings.TrimSpace(c.Value), 64)
 		if err != nil {
 			return "", invalidf("filter at %d: %s needs a number, got %q", c.Pos+1, c.Field, c.Value)
@@ -217,7 +218,7 @@ func equalityTerm(dt string, c query.Cond) (string, error) {
 			return "", invalidf("filter at %d: %s needs true or false", c.Pos+1, c.Field)
 		}
 		return strconv.FormatBool(b), nil
-	case strings.HasPrefix(dt, "XmlRef"):
+	case model.IsMarkup(dt):
 		return "", invalidf("filter at %d: %s is markup: use %s:\"words\"", c.Pos+1, c.Field, c.Field)
 	}
 	return c.Value, nil

@@ -10,24 +10,24 @@ import (
 
 	"github.com/cmsplatform/cms/pkg/content"
 	"github.com/cmsplatform/cms/pkg/indexing"
+	"github.com/cmsplatform/cms/pkg/model"
 	"github.com/cmsplatform/cms/pkg/search"
 )
 
 // Attribute ids of the meta-model that are not in pkg/content.
 const (
-	attrIcon              int64 = 1016
-	attrCreateForm        int64 = 5001
-	attrDetailForms       int64 = 5002
-	attrDisplayNameAttr   int64 = 5005
-	attrDisplayIconAttr   int64 = 5006
-	attrFormContent       int64 = 5053
-	typeRoot              int64 = content.RootID
-	defaultLanguage             = content.LanguageEnUS
-	maxFallbackChainDepth       = 16
+	attrIcon            int64 = 1016
+	attrCreateForm      int64 = 5001
+	attrDetailForms     int64 = 5002
+	attrDisplayNameAttr       = model.AttrTypeDisplayName
+	attrDisplayIconAttr int64 = 5006
+	attrFormContent     int64 = 5053
+	typeRoot            int64 = content.RootID
+	defaultLanguage           = content.LanguageEnUS
 )
 
-// model is the meta-model of one branch at one index version.
-type model struct {
+// branchModel is the meta-model of one branch at one index version.
+type branchModel struct {
 	version  int64
 	branch   int64
 	attrs    map[int64]*attribute
@@ -69,7 +69,7 @@ type language struct {
 
 // model returns the meta-model of branch, loading it when the index
 // version changed since the last load.
-func (s *Service) model(ctx context.Context, branch int64) (*model, error) {
+func (s *Service) model(ctx context.Context, branch int64) (*branchModel, error) {
 	v, err := s.Version(ctx)
 	if err != nil {
 		return nil, err
@@ -95,8 +95,8 @@ func (s *Service) model(ctx context.Context, branch int64) (*model, error) {
 
 // loadModel reads every type, attribute, language and form of branch,
 // paging by id.
-func (s *Service) loadModel(ctx context.Context, branch, version int64) (*model, error) {
-	m := &model{version: version, branch: branch, attrs: map[int64]*attribute{}, attrAPI: map[string]*attribute{},
+func (s *Service) loadModel(ctx context.Context, branch, version int64) (*branchModel, error) {
+	m := &branchModel{version: version, branch: branch, attrs: map[int64]*attribute{}, attrAPI: map[string]*attribute{},
 		attrLow: map[string]*attribute{}, types: map[int64]*objType{}, typeLow: map[string]*objType{},
 		langs: map[int64]*language{}, langKey: map[string]*language{}, forms: map[int64][]int64{},
 		sources: map[int64]indexing.Source{}, variants: newVariantCache()}
@@ -165,7 +165,7 @@ func (s *Service) scan(ctx context.Context, q search.Query, fn func(indexing.Sou
 	}
 }
 
-func (m *model) addType(src indexing.Source) {
+func (m *branchModel) addType(src indexing.Source) {
 	t := &objType{id: src.ID, api: src.APIIdentifier}
 	for _, v := range src.Values {
 		id, ok := refOf(v.Value)
@@ -188,7 +188,7 @@ func (m *model) addType(src indexing.Source) {
 	}
 }
 
-func (m *model) addAttribute(src indexing.Source) {
+func (m *branchModel) addAttribute(src indexing.Source) {
 	a := &attribute{id: src.ID, api: src.APIIdentifier}
 	for _, v := range src.Values {
 		switch v.Attr {
@@ -207,7 +207,7 @@ func (m *model) addAttribute(src indexing.Source) {
 	}
 }
 
-func (m *model) addLanguage(src indexing.Source) {
+func (m *branchModel) addLanguage(src indexing.Source) {
 	l := &language{id: src.ID, api: src.APIIdentifier}
 	for _, v := range src.Values {
 		switch v.Attr {
@@ -228,7 +228,7 @@ func (m *model) addLanguage(src indexing.Source) {
 
 // attribute finds an attribute by ApiIdentifier (exact, then without case)
 // or id.
-func (m *model) attribute(name string) *attribute {
+func (m *branchModel) attribute(name string) *attribute {
 	if a := m.attrAPI[name]; a != nil {
 		return a
 	}
@@ -242,7 +242,7 @@ func (m *model) attribute(name string) *attribute {
 }
 
 // objType finds a type by ApiIdentifier (without case) or id.
-func (m *model) objType(name string) (*objType, error) {
+func (m *branchModel) objType(name string) (*objType, error) {
 	if t := m.typeLow[strings.ToLower(name)]; t != nil {
 		return t, nil
 	}
@@ -257,7 +257,7 @@ func (m *model) objType(name string) (*objType, error) {
 // langChain resolves the lang parameter (id, culture name or
 // ApiIdentifier; default en-US) to its fallback chain, ending with 0
 // (language-independent values).
-func (m *model) langChain(param string) ([]int64, error) {
+func (m *branchModel) langChain(param string) ([]int64, error) {
 	param = strings.TrimSpace(param)
 	var first int64 = defaultLanguage
 	if param != "" {
@@ -269,19 +269,12 @@ func (m *model) langChain(param string) ([]int64, error) {
 			return nil, invalidf("unknown language %q", param)
 		}
 	}
-	chain := []int64{}
-	for id := first; id != 0 && len(chain) < maxFallbackChainDepth; {
-		if containsID(chain, id) {
-			break
+	return model.LanguageChain(first, func(id int64) (bool, int64, error) {
+		if l := m.langs[id]; l != nil {
+			return true, l.fallback, nil
 		}
-		chain = append(chain, id)
-		l := m.langs[id]
-		if l == nil {
-			break
-		}
-		id = l.fallback
-	}
-	return append(chain, 0), nil
+		return false, 0, nil
+	})
 }
 
 func containsID(ids []int64, id int64) bool {

@@ -64,7 +64,7 @@ type Single struct {
 // scope is a request resolved against the index.
 type scope struct {
 	branch int64
-	m      *model
+	m      *branchModel
 	typ    *objType
 	view   view
 }

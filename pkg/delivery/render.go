@@ -2,12 +2,10 @@ package delivery
 
 import (
 	"encoding/json"
-	"strconv"
-	"strings"
 	"time"
 
-	"github.com/cmsplatform/cms/pkg/content"
 	"github.com/cmsplatform/cms/pkg/indexing"
+	"github.com/cmsplatform/cms/pkg/model"
 )
 
 // Object is one object in Delivery shape. Props values are JSON-ready:
@@ -48,7 +46,7 @@ const (
 
 // view is how objects are rendered for one request.
 type view struct {
-	m        *model
+	m        *branchModel
 	langs    []int64
 	variants []int64
 	props    int32
@@ -115,17 +113,16 @@ func (v view) renderWith(src indexing.Source, reverse map[string][]int64) Object
 	} else if src.TypeRef == typeRoot {
 		o.Meta.Type = "root"
 	}
-	nameAttr := content.AttrName
-	if t != nil && t.nameAttr != 0 {
+	var nameAttr int64
+	if t != nil {
 		nameAttr = t.nameAttr
 	}
-	if vals := v.selected(src.Values, nameAttr); len(vals) > 0 {
-		o.DisplayName = displayString(vals[0])
-	} else if nameAttr != content.AttrName {
-		if vals := v.selected(src.Values, content.AttrName); len(vals) > 0 {
-			o.DisplayName = displayString(vals[0])
+	o.DisplayName, _ = model.DisplayName(nameAttr, func(attr int64) (string, bool) {
+		if vals := v.selected(src.Values, attr); len(vals) > 0 {
+			return model.DisplayString(vals[0].Value), true
 		}
-	}
+		return "", false
+	})
 	if t != nil && t.iconAttr != 0 {
 		if vals := v.selected(src.Values, t.iconAttr); len(vals) > 0 {
 			if id, ok := refOf(vals[0].Value); ok {
@@ -217,7 +214,7 @@ func encodeValue(dt string, raw json.RawMessage) (any, bool) {
 		if x == "" {
 			return nil, false
 		}
-		if strings.HasPrefix(dt, "XmlRef") {
+		if model.IsMarkup(dt) {
 			return map[string]any{"XML": x}, true
 		}
 		return x, true
@@ -230,20 +227,4 @@ func encodeValue(dt string, raw json.RawMessage) (any, bool) {
 		return x, true
 	}
 	return nil, false
-}
-
-func displayString(x indexing.SourceValue) string {
-	var v any
-	if json.Unmarshal(x.Value, &v) != nil {
-		return ""
-	}
-	switch t := v.(type) {
-	case string:
-		return t
-	case float64:
-		return strconv.FormatFloat(t, 'f', -1, 64)
-	case bool:
-		return strconv.FormatBool(t)
-	}
-	return ""
 }

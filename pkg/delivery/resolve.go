@@ -7,6 +7,7 @@ import (
 
 	"github.com/cmsplatform/cms/pkg/content"
 	"github.com/cmsplatform/cms/pkg/indexing"
+	"github.com/cmsplatform/cms/pkg/model"
 	"github.com/cmsplatform/cms/pkg/params"
 	"github.com/cmsplatform/cms/pkg/search"
 )
@@ -111,7 +112,7 @@ func (sc *scope) resolveAttrs(param string) []int64 {
 			continue
 		}
 		a := sc.m.attribute(name)
-		if a == nil || !(a.dataType == "ObjRef" || strings.HasPrefix(a.dataType, "BinRef")) || containsID(out, a.id) {
+		if a == nil || !model.IsReference(a.dataType) || containsID(out, a.id) {
 			continue
 		}
 		out = append(out, a.id)

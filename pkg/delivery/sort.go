@@ -8,6 +8,7 @@ import (
 	"github.com/cmsplatform/cms/pkg/content"
 	"github.com/cmsplatform/cms/pkg/delivery/query"
 	"github.com/cmsplatform/cms/pkg/indexing"
+	"github.com/cmsplatform/cms/pkg/model"
 	"github.com/cmsplatform/cms/pkg/search"
 )
 
@@ -75,7 +76,7 @@ func (sc *scope) sortKey(k query.SortKey, indexed map[int64]bool) (sortKey, erro
 	name, isMeta := strings.CutPrefix(low, "meta.")
 	if !isMeta {
 		if a := sc.m.attribute(k.Field); a != nil {
-			if strings.HasPrefix(a.dataType, "XmlRef") {
+			if model.IsMarkup(a.dataType) {
 				return sk, invalidf("sort: %q is markup (%s) and cannot be sorted", k.Field, a.dataType)
 			}
 			if f, ok := sc.attrSortField(a, indexed); ok {
@@ -114,7 +115,7 @@ func (sc *scope) sortKey(k query.SortKey, indexed map[int64]bool) (sortKey, erro
 func (sc *scope) displayNameKey(sk sortKey, typeAttr bool, indexed map[int64]bool) (sortKey, error) {
 	var attrs []int64
 	if t := sc.typ; typeAttr && t != nil && t.nameAttr != 0 && t.nameAttr != content.AttrName {
-		if a := sc.m.attrs[t.nameAttr]; a != nil && sortKind(a.dataType) == sortString && !strings.HasPrefix(a.dataType, "XmlRef") {
+		if a := sc.m.attrs[t.nameAttr]; a != nil && sortKind(a.dataType) == sortString && !model.IsMarkup(a.dataType) {
 			attrs = append(attrs, a.id)
 		}
 	}

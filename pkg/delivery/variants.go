@@ -49,7 +49,7 @@ func (c *variantCache) put(ident string, id int64) {
 // repeats dropped), then 0 (values without a variant). An identifier that
 // names no object, or an ApiIdentifier naming several, is a 400 naming
 // it.
-func (s *Service) variantChain(ctx context.Context, m *model, param string) ([]int64, error) {
+func (s *Service) variantChain(ctx context.Context, m *branchModel, param string) ([]int64, error) {
 	var idents []string
 	for p := range strings.SplitSeq(param, ",") {
 		if p = strings.TrimSpace(p); p != "" {
@@ -100,7 +100,7 @@ func (s *Service) variantChain(ctx context.Context, m *model, param string) ([]i
 // findVariants looks ids and ApiIdentifiers up among the objects indexed
 // on the model's branch with one search, adding what it finds to resolved
 // (and the model's cache).
-func (s *Service) findVariants(ctx context.Context, m *model, ids map[string]int64, names []string, resolved map[string]int64) error {
+func (s *Service) findVariants(ctx context.Context, m *branchModel, ids map[string]int64, names []string, resolved map[string]int64) error {
 	var which search.Or
 	if len(ids) > 0 {
 		vals := make([]any, 0, len(ids))

@@ -86,10 +86,10 @@ func (ix *Indexer) apply(ctx context.Context, ev content.ChangeEvent) (ApplyResu
 	}
 	v := ev.Transaction
 	ids := dedup(ev.ObjectIDs)
-	targets := t.subtree(ev.Branch)
+	targets := t.Subtree(ev.Branch)
 	if ev.Kind == kindBranchDeleted {
 		// The branch object left branch 4: every branch loses its document.
-		targets = t.subtree(content.BranchDefault)
+		targets = t.Subtree(content.BranchDefault)
 		if err := ix.purgeBranch(ctx, ev.Branch, v, &res); err != nil {
 			return res, err
 		}
@@ -117,7 +117,7 @@ func (ix *Indexer) apply(ctx context.Context, ev content.ChangeEvent) (ApplyResu
 	if ev.Kind == kindCreated && ev.Branch == content.BranchDefault {
 		// A new branch sees every object of its chain: index them all.
 		for _, id := range ids {
-			if t.has(id) && id != content.BranchDefault {
+			if t.Has(id) && id != content.BranchDefault {
 				if err := ix.indexBranch(ctx, t, id, v, &res); err != nil {
 					return res, err
 				}

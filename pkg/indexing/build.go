@@ -7,11 +7,13 @@ import (
 	"errors"
 	"fmt"
 	"html"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/cmsplatform/cms/pkg/content"
+	"github.com/cmsplatform/cms/pkg/model"
 	"github.com/cmsplatform/cms/pkg/search"
 	"github.com/cmsplatform/cms/pkg/store"
 )
@@ -49,11 +51,8 @@ func (ix *Indexer) build(ctx context.Context, t tree, branch, version int64, ids
 		}
 		return ops, nil
 	}
-	rank := make(map[int64]int, len(chain))
-	for i, b := range chain {
-		rank[b] = i
-	}
-	objs, err := ix.resolve(ctx, chain, rank, branch, ids)
+	order := model.NewChain(chain)
+	objs, err := ix.resolve(ctx, order, branch, ids)
 	if err != nil {
 		return nil, err
 	}
@@ -64,7 +63,7 @@ func (ix *Indexer) build(ctx context.Context, t tree, branch, version int64, ids
 		}
 		txIDs = append(txIDs, lastTransaction(o))
 	}
-	types, err := ix.dataTypes(ctx, chain, rank, attrIDs)
+	types, err := ix.dataTypes(ctx, order, attrIDs)
 	if err != nil {
 		return nil, err
 	}
@@ -91,68 +90,46 @@ func (ix *Indexer) build(ctx context.Context, t tree, branch, version int64, ids
 }
 
 // resolve reads the effective rows and values of ids on chain: two queries.
-func (ix *Indexer) resolve(ctx context.Context, chain []int64, rank map[int64]int, branch int64, ids []int64) (map[int64]*resolved, error) {
-	rows, err := ix.st.GetObjectsIn(ctx, chain, ids)
+func (ix *Indexer) resolve(ctx context.Context, chain model.Chain, branch int64, ids []int64) (map[int64]*resolved, error) {
+	rows, err := ix.st.GetObjectsIn(ctx, chain.Branches(), ids)
 	if err != nil {
 		return nil, fmt.Errorf("indexing: read objects: %w", err)
 	}
 	out := make(map[int64]*resolved, len(ids))
 	var visible []int64
+	for id, r := range chain.EffectiveObjects(rows) {
+		out[id] = &resolved{row: r, branch: branch}
+		visible = append(visible, id)
+	}
 	for _, r := range rows {
-		cur, ok := out[r.ID]
-		if !ok {
-			out[r.ID] = &resolved{row: r, branch: branch, local: r.Branch == branch}
-			visible = append(visible, r.ID)
-			continue
-		}
-		if rank[r.Branch] < rank[cur.row.Branch] {
-			cur.row = r
-		}
-		cur.local = cur.local || r.Branch == branch
+		out[r.ID].local = out[r.ID].local || r.Branch == branch
 	}
 	if len(visible) == 0 {
 		return out, nil
 	}
-	vals, err := ix.st.ListValuesIn(ctx, chain, visible, store.ValueFilter{})
+	slices.Sort(visible)
+	vals, err := ix.st.ListValuesIn(ctx, chain.Branches(), visible, store.ValueFilter{})
 	if err != nil {
 		return nil, fmt.Errorf("indexing: read values: %w", err)
 	}
-	for start := 0; start < len(vals); {
-		end := start + 1
-		for end < len(vals) && sameGroup(vals[start], vals[end]) {
-			end++
-		}
-		group := vals[start:end]
-		best := group[0].Branch
-		for _, v := range group {
-			if rank[v.Branch] < rank[best] {
-				best = v.Branch
-			}
-		}
+	chain.EachValueGroup(vals, func(group []store.Value, best int64) {
 		o := out[group[0].ObjectID]
+		if o == nil {
+			return
+		}
 		for _, v := range group {
-			if o == nil {
-				break
-			}
 			if v.Branch == branch {
 				o.local = true
 				o.lastLocal = max(o.lastLocal, v.ModifiedTx)
 			}
 			// Secrets (password hashes) never reach any index field.
-			if v.Branch == best && !isNull(v.JSON) && !content.SecretAttribute(v.AttributeID) {
+			if v.Branch == best && !model.IsNull(v.JSON) && !model.SecretAttribute(v.AttributeID) {
 				o.values = append(o.values, v)
 			}
 		}
-		start = end
-	}
+	})
 	return out, nil
 }
-
-func sameGroup(a, b store.Value) bool {
-	return a.ObjectID == b.ObjectID && a.AttributeID == b.AttributeID && a.Variant == b.Variant && a.Language == b.Language
-}
-
-func isNull(j []byte) bool { return bytes.Equal(bytes.TrimSpace(j), []byte("null")) }
 
 // lastTransaction follows content's CmsObjectMetadata.lastTransaction: the
 // newest local change, else the inherited row's last change.
@@ -169,23 +146,23 @@ func lastTransaction(o *resolved) int64 {
 }
 
 // dataTypes reads the data type (attribute 1001) of attrs on chain: one query.
-func (ix *Indexer) dataTypes(ctx context.Context, chain []int64, rank map[int64]int, attrs []int64) (map[int64]string, error) {
+func (ix *Indexer) dataTypes(ctx context.Context, chain model.Chain, attrs []int64) (map[int64]string, error) {
 	out := map[int64]string{}
 	if len(attrs) == 0 {
 		return out, nil
 	}
-	vals, err := ix.st.ListValuesIn(ctx, chain, dedup(attrs), store.ValueFilter{AttributeIDs: []int64{content.AttrDataType}})
+	vals, err := ix.st.ListValuesIn(ctx, chain.Branches(), dedup(attrs), store.ValueFilter{AttributeIDs: []int64{content.AttrDataType}})
 	if err != nil {
 		return nil, fmt.Errorf("indexing: read data types: %w", err)
 	}
-	best := map[int64]int{}
+	from := map[int64]int64{} // attribute → the branch its data type is from
 	for _, v := range vals {
 		var s string
 		if json.Unmarshal(v.JSON, &s) != nil {
 			continue
 		}
-		if r, ok := best[v.ObjectID]; !ok || rank[v.Branch] < r {
-			best[v.ObjectID] = rank[v.Branch]
+		if b, ok := from[v.ObjectID]; !ok || chain.Nearer(v.Branch, b) {
+			from[v.ObjectID] = v.Branch
 			out[v.ObjectID] = s
 		}
 	}
@@ -268,7 +245,7 @@ func (ix *Indexer) document(branch, version int64, o *resolved, types map[int64]
 		}
 		switch x := val.(type) {
 		case string:
-			if strings.HasPrefix(dt, "XmlRef") {
+			if model.IsMarkup(dt) {
 				for _, id := range XMLLinks(x) {
 					f.add(FieldXMLLinks, id)
 				}
@@ -297,7 +274,7 @@ func (ix *Indexer) document(branch, version int64, o *resolved, types map[int64]
 		case json.Number:
 			canon := canonicalNumber(x)
 			f.add(FieldValues, ValueTerm(v.AttributeID, v.Language, v.Variant, canon))
-			if isRef(dt) {
+			if model.IsReference(dt) {
 				if n, err := x.Int64(); err == nil {
 					f.add(FieldRefs, n)
 				}
@@ -340,8 +317,6 @@ func (ix *Indexer) analysed(s string) string {
 	}
 	return s
 }
-
-func isRef(dt string) bool { return dt == "ObjRef" || strings.HasPrefix(dt, "BinRef") }
 
 func canonicalNumber(n json.Number) string {
 	if i, err := n.Int64(); err == nil {

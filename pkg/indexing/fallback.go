@@ -10,6 +10,7 @@ import (
 	"sync"
 
 	"github.com/cmsplatform/cms/pkg/content"
+	"github.com/cmsplatform/cms/pkg/model"
 	"github.com/cmsplatform/cms/pkg/search"
 	"github.com/cmsplatform/cms/pkg/store"
 )
@@ -57,9 +58,8 @@ import (
 // display names of variants; the fields hold attribute-1000, variant-0
 // names only (as before). pkg/delivery sorts those cases in memory.
 
-// MaxFallbackDepth caps a language fallback chain (languages before the
-// language-independent 0), as pkg/delivery does.
-const MaxFallbackDepth = 16
+// MaxFallbackDepth caps a language fallback chain (model.MaxFallbackDepth).
+const MaxFallbackDepth = model.MaxFallbackDepth
 
 // languages is the language objects of every live branch, read lazily once
 // per tree; chains are resolved per branch on demand.
@@ -95,11 +95,7 @@ func (ls *languages) load(ctx context.Context, st store.Reader, t tree) error {
 	if ls.loaded {
 		return nil
 	}
-	branches := make([]int64, 0, len(t.parent))
-	for b := range t.parent {
-		branches = append(branches, b)
-	}
-	slices.Sort(branches)
+	branches := t.Branches()
 	ls.ids = map[int64]bool{}
 	if len(branches) > 0 {
 		rows, err := st.ListObjectsIn(ctx, branches, store.ObjectQuery{TypeIDs: []int64{content.TypeLanguage}})
@@ -180,21 +176,15 @@ func (ix *Indexer) langsOn(ctx context.Context, t tree, branch int64) (*branchLa
 	if err := ls.load(ctx, ix.st, t); err != nil {
 		return nil, err
 	}
-	chain := t.chain(branch)
-	rank := make(map[int64]int, len(chain))
-	for i, b := range chain {
-		rank[b] = i
-	}
+	chain := model.NewChain(t.chain(branch))
 	// The language rows visible on branch: the nearest branch's row wins.
-	best := map[int64]store.Object{}
+	var visible []store.Object
 	for _, r := range ls.rows {
-		if _, on := rank[r.Branch]; !on {
-			continue
-		}
-		if cur, ok := best[r.ID]; !ok || rank[r.Branch] < rank[cur.Branch] {
-			best[r.ID] = r
+		if chain.Contains(r.Branch) {
+			visible = append(visible, r)
 		}
 	}
+	best := chain.EffectiveObjects(visible)
 	bl := &branchLangs{live: map[int64]bool{}, fallback: map[int64]int64{}, created: map[int64]int64{}}
 	for id, r := range best {
 		bl.live[id] = !r.Deleted
@@ -202,16 +192,15 @@ func (ix *Indexer) langsOn(ctx context.Context, t tree, branch int64) (*branchLa
 	}
 	// The nearest branch's 2002 value wins; a null there clears it.
 	fb := bl.fallback
-	fbRank := map[int64]int{}
+	fbFrom := map[int64]int64{} // language id → the branch its 2002 value is from
 	for _, v := range ls.vals {
-		r, on := rank[v.Branch]
-		if !on || v.Language != 0 || v.Variant != 0 {
+		if !chain.Contains(v.Branch) || v.Language != 0 || v.Variant != 0 {
 			continue
 		}
-		if cur, ok := fbRank[v.ObjectID]; ok && cur <= r {
+		if cur, ok := fbFrom[v.ObjectID]; ok && !chain.Nearer(v.Branch, cur) {
 			continue
 		}
-		fbRank[v.ObjectID] = r
+		fbFrom[v.ObjectID] = v.Branch
 		fb[v.ObjectID] = 0
 		if id, err := strconv.ParseInt(string(bytes.TrimSpace(v.JSON)), 10, 64); err == nil {
 			fb[v.ObjectID] = id
@@ -223,10 +212,7 @@ func (ix *Indexer) langsOn(ctx context.Context, t tree, branch int64) (*branchLa
 }
 
 // fallbackChains follows fallback (language → its 2002 value) from each
-// of langs through the languages live on the branch, like pkg/delivery's
-// langChain: a language that is not a live language object ends the chain
-// (its own values still count), a cycle or MaxFallbackDepth cuts it, and
-// every chain ends with the language-independent 0.
+// of langs through the languages live on the branch (model.LanguageChain).
 func fallbackChains(langs []int64, live map[int64]bool, fallback map[int64]int64) langChains {
 	out, _ := walkChains(langs, func(id int64) (bool, int64, error) { return live[id], fallback[id], nil })
 	return out
@@ -238,22 +224,11 @@ func fallbackChains(langs []int64, live map[int64]bool, fallback map[int64]int64
 func walkChains(langs []int64, state func(id int64) (bool, int64, error)) (langChains, error) {
 	out := make(langChains, len(langs))
 	for _, l := range langs {
-		var chain []int64
-		for id := l; id != 0 && len(chain) < MaxFallbackDepth; {
-			if slices.Contains(chain, id) {
-				break
-			}
-			chain = append(chain, id)
-			live, next, err := state(id)
-			if err != nil {
-				return nil, err
-			}
-			if !live {
-				break
-			}
-			id = next
+		chain, err := model.LanguageChain(l, state)
+		if err != nil {
+			return nil, err
 		}
-		out[l] = append(chain, 0)
+		out[l] = chain
 	}
 	return out, nil
 }

@@ -158,7 +158,7 @@ func (ix *Indexer) Rebuild(ctx context.Context, head Head, progress func(Progres
 	if err != nil {
 		return res, err
 	}
-	branches := t.subtree(content.BranchDefault)
+	branches := t.Subtree(content.BranchDefault)
 	res.Branches = len(branches)
 	if err := ix.buildAll(withTargets(ctx, []string{res.Index}), t, branches, max(res.Version, 1), &res, progress); err != nil {
 		return res, err
@@ -212,7 +212,7 @@ func (ix *Indexer) RebuildBranch(ctx context.Context, branch int64, head Head, p
 	if err != nil {
 		return res, err
 	}
-	branches := t.subtree(branch)
+	branches := t.Subtree(branch)
 	if branches == nil {
 		return res, fmt.Errorf("indexing: branch %d: %w", branch, store.ErrNotFound)
 	}

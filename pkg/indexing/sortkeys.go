@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"strconv"
 	"strings"
+
+	"github.com/cmsplatform/cms/pkg/model"
 )
 
 // Per-attribute sort keys.
@@ -62,7 +64,7 @@ const (
 // compare as strings.
 func SortKindOf(dt string) SortKind {
 	switch {
-	case dt == "Integer" || dt == "Decimal" || dt == "Float" || isRef(dt):
+	case model.IsNumeric(dt):
 		return SortNumber
 	case dt == "DateTime" || dt == "DateTime.Date":
 		return SortDate
@@ -74,7 +76,7 @@ func SortKindOf(dt string) SortKind {
 
 // Sortable reports whether attributes of data type dt get sort keys (all
 // but markup).
-func Sortable(dt string) bool { return !strings.HasPrefix(dt, "XmlRef") }
+func Sortable(dt string) bool { return !model.IsMarkup(dt) }
 
 // SortKeyValue encodes one value as kind's sort keys order it: raw is the
 // value as FieldValues holds it (strings as is, numbers canonical,

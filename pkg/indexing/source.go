@@ -7,7 +7,7 @@ import (
 	"slices"
 	"time"
 
-	"github.com/cmsplatform/cms/pkg/content"
+	"github.com/cmsplatform/cms/pkg/model"
 	"github.com/cmsplatform/cms/pkg/search"
 )
 
@@ -46,15 +46,12 @@ type SourceValue struct {
 	Value json.RawMessage `json:"x"`
 }
 
-// secretAttrs never leave the store through the index source.
-var secretAttrs = map[int64]bool{content.AttrUserPassword: true}
-
 // buildSource renders the FieldSource JSON of a resolved object.
 func buildSource(o *resolved, last int64, modified time.Time, types map[int64]string) (string, error) {
 	src := Source{ID: o.row.ID, GUID: o.row.GUID, APIIdentifier: o.row.APIIdentifier, TypeRef: o.row.TypeID,
 		LastTransaction: last, Modified: modified.UTC(), Deleted: o.row.Deleted}
 	for _, v := range o.values {
-		if secretAttrs[v.AttributeID] {
+		if model.SecretAttribute(v.AttributeID) {
 			continue
 		}
 		var c bytes.Buffer
