@@ -101,21 +101,24 @@ func (sc *scope) sortKey(k query.SortKey, indexed map[int64]bool) (sortKey, erro
 	return sk, nil
 }
 
-// displayNameKey orders by the display name rendering shows (render.go):
-// the type's display-name attribute (5005) when typeAttr and the list has
-// a type, else attribute 1000, each along the variant and language
-// chains. pkg/indexing fills NameSortField(l) with the attribute-1000,
-// variant-0 name that l's fallback chain selects, so the engine sorts
-// when that is the rendered name: attribute 1000, the request's language
-// indexed, no variant asked. Otherwise (a language without name fields,
-// variants, a type naming its objects with another String attribute) the
-// matches are sorted in memory on the chains' values, capped like an
-// attribute sort. A display-name attribute that is not a plain string
-// (numbers, markup) is not used for sorting: attribute 1000 is.
+// displayNameKey orders by the display name rendering shows (render.go)
+// when typeAttr, else by attribute 1000: the type's display-name
+// attribute (5005) when typeAttr and the list has a type, else attribute
+// 1000, each along the variant and language chains. pkg/indexing fills
+// NameSortField(l) with the variant-0 display name (model.DisplayName)
+// and SortKeyField(1000, l) with the attribute-1000 value that l's
+// fallback chain selects, so the engine sorts when the request's language
+// is indexed and no variant is asked, except for a list of a type naming
+// its objects with another string attribute. That one (and a language
+// without name fields, or variants) is sorted in memory on the chains'
+// values, capped like an attribute sort. A display-name attribute that is
+// not a plain string (numbers, markup) is not used for sorting: attribute
+// 1000 is.
 func (sc *scope) displayNameKey(sk sortKey, typeAttr bool, indexed map[int64]bool) (sortKey, error) {
 	var attrs []int64
-	if t := sc.typ; typeAttr && t != nil && t.nameAttr != 0 && t.nameAttr != content.AttrName {
-		if a := sc.m.attrs[t.nameAttr]; a != nil && sortKind(a.dataType) == sortString && !model.IsMarkup(a.dataType) {
+	typed := typeAttr && sc.typ != nil && sc.typ.nameAttr != 0 && sc.typ.nameAttr != content.AttrName
+	if typed {
+		if a := sc.m.attrs[sc.typ.nameAttr]; a != nil && sortKind(a.dataType) == sortString && !model.IsMarkup(a.dataType) {
 			attrs = append(attrs, a.id)
 		}
 	}
@@ -123,6 +126,9 @@ func (sc *scope) displayNameKey(sk sortKey, typeAttr bool, indexed map[int64]boo
 	vs := sc.view.variants
 	if len(attrs) == 0 && indexed[first] && (len(vs) == 0 || len(vs) == 1 && vs[0] == 0) {
 		sk.field = indexing.NameSortField(first)
+		if typed || !typeAttr {
+			sk.field = indexing.SortKeyField(content.AttrName, first)
+		}
 		return sk, nil
 	}
 	name := sc.m.attrs[content.AttrName]

@@ -101,6 +101,13 @@ func (ix *Indexer) apply(ctx context.Context, ev content.ChangeEvent) (ApplyResu
 			return res, err
 		}
 	}
+	if ev.Kind != kindBranchDeleted {
+		// A type's changed display-name attribute changes the display
+		// names of its objects (displayname.go).
+		if err := ix.refreshTypeNames(ctx, t, ev.Branch, ids, targets, v, &res); err != nil {
+			return res, err
+		}
+	}
 	for start := 0; start < len(ids); start += ix.opts.Batch {
 		batch := ids[start:min(start+ix.opts.Batch, len(ids))]
 		for _, b := range targets {
@@ -175,13 +182,20 @@ func (ix *Indexer) indexBranchProgress(ctx context.Context, t tree, branch, vers
 
 // indexBranchSkip is indexBranchProgress leaving out the objects in skip.
 func (ix *Indexer) indexBranchSkip(ctx context.Context, t tree, branch, version int64, res *ApplyResult, report func(*ApplyResult), skip map[int64]bool) error {
+	return ix.indexMatching(ctx, t, branch, version, store.ObjectQuery{}, res, report, skip)
+}
+
+// indexMatching is indexBranchSkip for the objects of the branch that q
+// (without AfterID and Limit) selects.
+func (ix *Indexer) indexMatching(ctx context.Context, t tree, branch, version int64, q store.ObjectQuery, res *ApplyResult, report func(*ApplyResult), skip map[int64]bool) error {
 	chain := t.chain(branch)
 	if chain == nil {
 		return nil
 	}
 	var after int64
 	for {
-		rows, err := ix.st.ListObjectsIn(ctx, chain, store.ObjectQuery{AfterID: after, Limit: ix.opts.Batch})
+		q.AfterID, q.Limit = after, ix.opts.Batch
+		rows, err := ix.st.ListObjectsIn(ctx, chain, q)
 		if err != nil {
 			return fmt.Errorf("indexing: list objects of branch %d: %w", branch, err)
 		}

@@ -56,14 +56,19 @@ func (ix *Indexer) build(ctx context.Context, t tree, branch, version int64, ids
 	if err != nil {
 		return nil, err
 	}
-	var attrIDs, txIDs []int64
+	var attrIDs, txIDs, typeIDs []int64
 	for _, o := range objs {
 		for _, v := range o.values {
 			attrIDs = append(attrIDs, v.AttributeID)
 		}
 		txIDs = append(txIDs, lastTransaction(o))
+		typeIDs = append(typeIDs, o.row.TypeID)
 	}
 	types, err := ix.dataTypes(ctx, order, attrIDs)
+	if err != nil {
+		return nil, err
+	}
+	nameAttrs, err := ix.typeNames(ctx, order, typeIDs)
 	if err != nil {
 		return nil, err
 	}
@@ -84,7 +89,7 @@ func (ix *Indexer) build(ctx context.Context, t tree, branch, version int64, ids
 			ops = append(ops, search.Delete(DocID(branch, id), version))
 			continue
 		}
-		ops = append(ops, search.Upsert(ix.document(branch, version, o, types, txs, langs.chains)))
+		ops = append(ops, search.Upsert(ix.document(branch, version, o, types, nameAttrs[o.row.TypeID], txs, langs.chains)))
 	}
 	return ops, nil
 }
@@ -203,9 +208,10 @@ func (ix *Indexer) transactions(ctx context.Context, ids []int64) (map[int64]sto
 	return out, nil
 }
 
-// document renders one resolved object; chains are the display-name
+// document renders one resolved object; nameAttr is the display-name
+// attribute its type names (0: none), chains are the display-name
 // fallback chains on branch (fallback.go).
-func (ix *Indexer) document(branch, version int64, o *resolved, types map[int64]string, txs map[int64]store.Transaction, chains langChains) search.Document {
+func (ix *Indexer) document(branch, version int64, o *resolved, types map[int64]string, nameAttr int64, txs map[int64]store.Transaction, chains langChains) search.Document {
 	f := fields{}
 	last := lastTransaction(o)
 	f.set(FieldBranch, branch)
@@ -231,8 +237,6 @@ func (ix *Indexer) document(branch, version int64, o *resolved, types map[int64]
 	} else {
 		ix.log.Error("cannot encode object source", "branch", branch, "id", o.row.ID, "err", err)
 	}
-	hasName := false
-	own := map[int64]string{} // the object's own display name per language
 	for _, v := range o.values {
 		key := Key(v.AttributeID, v.Language, v.Variant)
 		f.add(FieldKeys, key)
@@ -264,13 +268,6 @@ func (ix *Indexer) document(branch, version int64, o *resolved, types map[int64]
 					f.add(FieldOrdered, OrderedTerm('d', v.AttributeID, v.Language, v.Variant, EncodeDate(tm)))
 				}
 			}
-			if v.AttributeID == content.AttrName && v.Variant == 0 {
-				hasName = true
-				f.add(FieldName, strconv.FormatInt(v.Language, 10)+"="+truncate(x))
-				if _, ok := own[v.Language]; !ok {
-					own[v.Language] = x
-				}
-			}
 		case json.Number:
 			canon := canonicalNumber(x)
 			f.add(FieldValues, ValueTerm(v.AttributeID, v.Language, v.Variant, canon))
@@ -287,15 +284,8 @@ func (ix *Indexer) document(branch, version int64, o *resolved, types map[int64]
 			f.add(FieldValues, ValueTerm(v.AttributeID, v.Language, v.Variant, strconv.FormatBool(x)))
 		}
 	}
-	f.set(FieldHasDisplayName, hasName)
 	addSortKeys(f, o, types, chains)
-	// The per-language fields hold the name shown in the language: its
-	// fallback chain's first value (fallback.go).
-	for l, x := range displayNames(chains, own) {
-		f.set(NameField(l), truncate(x))
-		f.set(NameSortField(l), truncate(strings.ToLower(x)))
-		f.set(NameTextField(l), ix.analysed(x))
-	}
+	ix.addNames(f, namesOf(o, nameAttr, chains))
 	return search.Document{ID: DocID(branch, o.row.ID), Version: version, Fields: f.done()}
 }
 

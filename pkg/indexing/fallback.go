@@ -19,8 +19,8 @@ import (
 //
 // The per-language display-name fields (NameField, NameSortField,
 // NameTextField) of language l hold the name that a reader asking for l
-// is shown: the object's own attribute-1000 value (variant 0) in l, else
-// the value in l's fallback language (attribute 2002 of the language
+// is shown (displayname.go): the object's own display-name value (variant
+// 0) in l, else the value in l's fallback language (attribute 2002 of the language
 // object, followed transitively, cycles cut, at most MaxFallbackDepth
 // languages), else the language-independent value (language 0). This is
 // the chain pkg/delivery walks when it renders displayName (and the Index
@@ -54,9 +54,9 @@ import (
 // indexed (or by an indexer with other Options.Languages) need
 // `cms reindex`.
 //
-// Not covered: types whose display-name attribute (5005) is not 1000 and
-// display names of variants; the fields hold attribute-1000, variant-0
-// names only (as before). pkg/delivery sorts those cases in memory.
+// The names follow model.DisplayName (displayname.go): the type's
+// display-name attribute (5005), else 1000, variant 0. Display names of
+// variants are not covered: pkg/delivery sorts those in memory.
 
 // MaxFallbackDepth caps a language fallback chain (model.MaxFallbackDepth).
 const MaxFallbackDepth = model.MaxFallbackDepth
@@ -352,19 +352,4 @@ func (ix *Indexer) isLanguage(ctx context.Context, t tree, id int64) bool {
 		return true
 	}
 	return ls.ids[id]
-}
-
-// displayNames picks, for each indexed language, the name its fallback
-// chain selects from own (language → the object's own name in it).
-func displayNames(chains langChains, own map[int64]string) map[int64]string {
-	out := make(map[int64]string, len(chains))
-	for l, chain := range chains {
-		for _, c := range chain {
-			if name, ok := own[c]; ok {
-				out[l] = name
-				break
-			}
-		}
-	}
-	return out
 }

@@ -37,7 +37,7 @@ const (
 	FieldModifiedBy      = "modifiedBy"      // keyword: user of LastTransaction
 	FieldLastTransaction = "lastTransaction" // long: as CmsObjectMetadata.lastTransaction
 	FieldHasLocalValues  = "hasLocalValues"  // bool: object row or a value row stored on the branch
-	FieldHasDisplayName  = "hasDisplayName"  // bool: some attr-1000 value (any language)
+	FieldHasDisplayName  = "hasDisplayName"  // bool: some display-name value (any language; displayname.go)
 	FieldName            = "name"            // keyword: "<lang>=<display name>" per language
 	FieldKeys            = "keys"            // keyword: "<attr>:<lang>:<variant>" of every value
 	FieldValues          = "values"          // keyword: ValueTerm per scalar value (truncated)
@@ -51,9 +51,10 @@ const (
 
 // Per-language display-name fields, for the languages in Options.Languages:
 // exact (filter), lower-cased (sort) and analysed (search phrase). Each
-// holds the attribute-1000 name (variant 0) the language's fallback chain
-// selects: its own, else its fallback languages', else the
-// language-independent one (fallback.go); FieldName has the own names.
+// holds the display name (model.DisplayName, variant 0) the language's
+// fallback chain selects: its own, else its fallback languages', else the
+// language-independent one (displayname.go, fallback.go); FieldName has
+// the own names.
 func NameField(lang int64) string     { return "name_" + strconv.FormatInt(lang, 10) }
 func NameSortField(lang int64) string { return "nameSort_" + strconv.FormatInt(lang, 10) }
 func NameTextField(lang int64) string { return "nameText_" + strconv.FormatInt(lang, 10) }

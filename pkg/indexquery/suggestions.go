@@ -96,9 +96,12 @@ func (s *Service) Suggestions(ctx context.Context, r SuggestionsRequest) (Sugges
 	if err != nil {
 		return SuggestionsResult{}, err
 	}
-	keys := r.Attributes
-	if r.DisplayName || len(keys) == 0 && !r.FullText {
-		keys = append([]AttrKey{{Attr: content.AttrName, Lang: uiLang(r.Filter.UILanguage)}}, keys...)
+	var keys []string // the sources: FieldWords / FieldValuesLower keys
+	if r.DisplayName || len(r.Attributes) == 0 && !r.FullText {
+		keys = append(keys, s.displayNameKey(uiLang(r.Filter.UILanguage)))
+	}
+	for _, k := range r.Attributes {
+		keys = append(keys, indexing.Key(k.Attr, k.Lang, k.Variant))
 	}
 	pattern := ""
 	if r.Pattern != nil {
@@ -121,7 +124,7 @@ func (s *Service) Suggestions(ctx context.Context, r SuggestionsRequest) (Sugges
 	req := search.SearchRequest{Query: q}
 	var prefixes []string
 	for i, k := range keys {
-		p := strings.ToLower(indexing.Key(k.Attr, k.Lang, k.Variant)) + "=" + stem
+		p := strings.ToLower(k) + "=" + stem
 		prefixes = append(prefixes, p)
 		req.Aggs = append(req.Aggs, search.TermsAgg{Name: "k" + itoa(i), Field: field, Size: search.MaxResultWindow, Prefix: p})
 	}
@@ -146,7 +149,8 @@ func (s *Service) Suggestions(ctx context.Context, r SuggestionsRequest) (Sugges
 	}
 	for _, b := range res.Aggs["all"].Buckets {
 		term, _ := b.Key.(string)
-		if _, word, ok := strings.Cut(term, "="); ok {
+		// Display-name words repeat words of attribute values: count those.
+		if key, word, ok := strings.Cut(term, "="); ok && !indexing.IsNameKey(key) {
 			consider(word, b.Count)
 		}
 	}
@@ -173,13 +177,23 @@ func endsInSpace(s string) bool {
 	return s != "" && !unicode.IsLetter(r) && !unicode.IsDigit(r)
 }
 
+// displayNameKey is the source of display-name suggestions in lang: the
+// names shown in lang (indexing.NameKey) when the index has them, else
+// the attribute-1000 values in lang.
+func (s *Service) displayNameKey(lang int64) string {
+	if s.hasLang(lang) {
+		return indexing.NameKey(lang)
+	}
+	return indexing.Key(content.AttrName, lang, 0)
+}
+
 // wordFilters: each earlier word of the pattern occurs in some source.
-func wordFilters(keys []AttrKey, fullText bool, words []string) []search.Query {
+func wordFilters(keys []string, fullText bool, words []string) []search.Query {
 	var out []search.Query
 	for _, w := range words {
 		var alts search.Or
 		for _, k := range keys {
-			alts = append(alts, search.Term{Field: indexing.FieldWords, Value: indexing.Key(k.Attr, k.Lang, k.Variant) + "=" + w})
+			alts = append(alts, search.Term{Field: indexing.FieldWords, Value: k + "=" + w})
 		}
 		if fullText {
 			alts = append(alts, search.Match{Field: indexing.FieldFullText, Text: w})
