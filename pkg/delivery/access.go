@@ -6,7 +6,7 @@ import (
 	"fmt"
 
 	"github.com/cmsplatform/cms/pkg/content"
-	"github.com/cmsplatform/cms/pkg/indexing"
+	"github.com/cmsplatform/cms/pkg/indexdoc"
 	"github.com/cmsplatform/cms/pkg/model"
 	"github.com/cmsplatform/cms/pkg/search"
 )
@@ -21,14 +21,14 @@ func (s *Service) BranchChain(ctx context.Context, param string) ([]int64, error
 		return nil, err
 	}
 	chain, err := indexedChain(b, func(cur int64) (int64, bool, error) {
-		doc, err := s.eng.Get(ctx, s.objects, indexing.DocID(content.BranchDefault, cur))
+		doc, err := s.eng.Get(ctx, s.objects, indexdoc.DocID(content.BranchDefault, cur))
 		if errors.Is(err, search.ErrNotFound) {
 			return 0, false, nil
 		}
 		if err != nil {
 			return 0, false, fmt.Errorf("delivery: read branch %d: %w", cur, err)
 		}
-		src, err := indexing.DecodeSource(doc.Fields)
+		src, err := indexdoc.DecodeSource(doc.Fields)
 		if err != nil {
 			return 0, false, err
 		}

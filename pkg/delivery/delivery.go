@@ -2,7 +2,7 @@
 // published, indexed view of a branch in NovaDB's Delivery shape. It reads
 // only the search index written by pkg/indexing (no store: in distributed
 // mode the delivery target has none): object documents carry their
-// resolved state in indexing.FieldSource, and the meta-model (types,
+// resolved state in indexdoc.FieldSource, and the meta-model (types,
 // attributes, languages, forms) is loaded from the same index, as system
 // objects are objects too.
 //
@@ -21,6 +21,7 @@ import (
 	"log/slog"
 	"sync"
 
+	"github.com/cmsplatform/cms/pkg/indexdoc"
 	"github.com/cmsplatform/cms/pkg/indexing"
 	"github.com/cmsplatform/cms/pkg/search"
 )
@@ -79,11 +80,11 @@ func New(opts Options) (*Service, error) {
 	}
 	langs := opts.Indexing.Languages
 	if langs == nil {
-		langs = indexing.DefaultLanguages
+		langs = indexdoc.DefaultLanguages
 	}
 	s := &Service{eng: opts.Search, log: opts.Logger,
-		objects: opts.Indexing.IndexPrefix + indexing.ObjectsIndex,
-		state:   opts.Indexing.IndexPrefix + indexing.StateIndex,
+		objects: opts.Indexing.IndexPrefix + indexdoc.ObjectsIndex,
+		state:   opts.Indexing.IndexPrefix + indexdoc.StateIndex,
 		langs:   map[int64]bool{}, models: map[int64]*branchModel{}, sources: newSourceCache()}
 	for _, l := range langs {
 		s.langs[l] = true
@@ -94,7 +95,7 @@ func New(opts Options) (*Service, error) {
 // Version returns the index's change-tracking version (0 before the first
 // indexed change): every response is a function of it and the request.
 func (s *Service) Version(ctx context.Context) (int64, error) {
-	doc, err := s.eng.Get(ctx, s.state, indexing.VersionDocID)
+	doc, err := s.eng.Get(ctx, s.state, indexdoc.VersionDocID)
 	switch {
 	case errors.Is(err, search.ErrNotFound), errors.Is(err, search.ErrIndexNotFound):
 		return 0, nil

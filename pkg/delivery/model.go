@@ -9,7 +9,7 @@ import (
 	"strings"
 
 	"github.com/cmsplatform/cms/pkg/content"
-	"github.com/cmsplatform/cms/pkg/indexing"
+	"github.com/cmsplatform/cms/pkg/indexdoc"
 	"github.com/cmsplatform/cms/pkg/model"
 	"github.com/cmsplatform/cms/pkg/search"
 )
@@ -38,7 +38,7 @@ type branchModel struct {
 	langs    map[int64]*language
 	langKey  map[string]*language // lower-cased culture name or ApiIdentifier
 	forms    map[int64][]int64    // form id → formContent attributes
-	sources  map[int64]indexing.Source
+	sources  map[int64]indexdoc.Source
 	typeList []int64 // type ids in id order
 	langList []int64 // language ids in id order
 	variants *variantCache
@@ -99,10 +99,10 @@ func (s *Service) loadModel(ctx context.Context, branch, version int64) (*branch
 	m := &branchModel{version: version, branch: branch, attrs: map[int64]*attribute{}, attrAPI: map[string]*attribute{},
 		attrLow: map[string]*attribute{}, types: map[int64]*objType{}, typeLow: map[string]*objType{},
 		langs: map[int64]*language{}, langKey: map[string]*language{}, forms: map[int64][]int64{},
-		sources: map[int64]indexing.Source{}, variants: newVariantCache()}
-	q := search.And{search.Term{Field: indexing.FieldBranch, Value: branch},
-		search.Terms{Field: indexing.FieldTypeRef, Values: []any{typeRoot, content.TypeAttribute, content.TypeLanguage, content.TypeForm}}}
-	err := s.scan(ctx, q, func(src indexing.Source) {
+		sources: map[int64]indexdoc.Source{}, variants: newVariantCache()}
+	q := search.And{search.Term{Field: indexdoc.FieldBranch, Value: branch},
+		search.Terms{Field: indexdoc.FieldTypeRef, Values: []any{typeRoot, content.TypeAttribute, content.TypeLanguage, content.TypeForm}}}
+	err := s.scan(ctx, q, func(src indexdoc.Source) {
 		m.sources[src.ID] = src
 		switch src.TypeRef {
 		case typeRoot:
@@ -138,13 +138,13 @@ func (s *Service) loadModel(ctx context.Context, branch, version int64) (*branch
 }
 
 // scan calls fn with the source of every document matching q, in id order.
-func (s *Service) scan(ctx context.Context, q search.Query, fn func(indexing.Source)) error {
+func (s *Service) scan(ctx context.Context, q search.Query, fn func(indexdoc.Source)) error {
 	var after int64 = -1
 	const page = 1000
 	for {
 		r, err := s.eng.Search(ctx, search.SearchRequest{Index: s.objects,
-			Query: search.And{q, search.Range{Field: indexing.FieldID, Gt: after}},
-			Sort:  []search.SortField{{Field: indexing.FieldID}}, Size: page})
+			Query: search.And{q, search.Range{Field: indexdoc.FieldID, Gt: after}},
+			Sort:  []search.SortField{{Field: indexdoc.FieldID}}, Size: page})
 		if errors.Is(err, search.ErrIndexNotFound) {
 			return nil
 		}
@@ -152,7 +152,7 @@ func (s *Service) scan(ctx context.Context, q search.Query, fn func(indexing.Sou
 			return fmt.Errorf("delivery: scan index: %w", err)
 		}
 		for _, h := range r.Hits {
-			src, err := indexing.DecodeSource(h.Fields)
+			src, err := indexdoc.DecodeSource(h.Fields)
 			if err != nil {
 				return fmt.Errorf("delivery: %s: %w", h.ID, err)
 			}
@@ -165,7 +165,7 @@ func (s *Service) scan(ctx context.Context, q search.Query, fn func(indexing.Sou
 	}
 }
 
-func (m *branchModel) addType(src indexing.Source) {
+func (m *branchModel) addType(src indexdoc.Source) {
 	t := &objType{id: src.ID, api: src.APIIdentifier}
 	for _, v := range src.Values {
 		id, ok := refOf(v.Value)
@@ -188,7 +188,7 @@ func (m *branchModel) addType(src indexing.Source) {
 	}
 }
 
-func (m *branchModel) addAttribute(src indexing.Source) {
+func (m *branchModel) addAttribute(src indexdoc.Source) {
 	a := &attribute{id: src.ID, api: src.APIIdentifier}
 	for _, v := range src.Values {
 		switch v.Attr {
@@ -207,7 +207,7 @@ func (m *branchModel) addAttribute(src indexing.Source) {
 	}
 }
 
-func (m *branchModel) addLanguage(src indexing.Source) {
+func (m *branchModel) addLanguage(src indexdoc.Source) {
 	l := &language{id: src.ID, api: src.APIIdentifier}
 	for _, v := range src.Values {
 		switch v.Attr {

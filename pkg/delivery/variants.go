@@ -6,7 +6,7 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/cmsplatform/cms/pkg/indexing"
+	"github.com/cmsplatform/cms/pkg/indexdoc"
 	"github.com/cmsplatform/cms/pkg/search"
 )
 
@@ -107,28 +107,28 @@ func (s *Service) findVariants(ctx context.Context, m *branchModel, ids map[stri
 		for _, id := range ids {
 			vals = append(vals, id)
 		}
-		which = append(which, search.Terms{Field: indexing.FieldID, Values: vals})
+		which = append(which, search.Terms{Field: indexdoc.FieldID, Values: vals})
 	}
 	if len(names) > 0 {
 		vals := make([]any, len(names))
 		for i, n := range names {
 			vals[i] = n
 		}
-		which = append(which, search.Terms{Field: indexing.FieldAPIIdentifier, Values: vals})
+		which = append(which, search.Terms{Field: indexdoc.FieldAPIIdentifier, Values: vals})
 	}
-	q := search.And{search.Term{Field: indexing.FieldBranch, Value: m.branch},
-		search.Not{Query: search.Term{Field: indexing.FieldDeleted, Value: true}}, which}
+	q := search.And{search.Term{Field: indexdoc.FieldBranch, Value: m.branch},
+		search.Not{Query: search.Term{Field: indexdoc.FieldDeleted, Value: true}}, which}
 	res, err := s.eng.Search(ctx, search.SearchRequest{Index: s.objects, Query: q, Size: 2 * (len(ids) + len(names)),
-		Sort: []search.SortField{{Field: indexing.FieldID}}})
+		Sort: []search.SortField{{Field: indexdoc.FieldID}}})
 	if err != nil {
 		return s.searchErr(err)
 	}
 	byName := map[string][]int64{}
 	found := map[int64]bool{}
 	for _, h := range res.Hits {
-		id, _ := h.Fields[indexing.FieldID].(int64)
+		id, _ := h.Fields[indexdoc.FieldID].(int64)
 		found[id] = true
-		if api, ok := h.Fields[indexing.FieldAPIIdentifier].(string); ok && api != "" {
+		if api, ok := h.Fields[indexdoc.FieldAPIIdentifier].(string); ok && api != "" {
 			byName[api] = append(byName[api], id)
 		}
 	}

@@ -8,6 +8,7 @@ import (
 	"slices"
 
 	"github.com/cmsplatform/cms/pkg/content"
+	"github.com/cmsplatform/cms/pkg/indexdoc"
 	"github.com/cmsplatform/cms/pkg/search"
 	"github.com/cmsplatform/cms/pkg/store"
 )
@@ -245,8 +246,8 @@ func (ix *Indexer) purgeBranchIn(ctx context.Context, index string, branch, vers
 	var after int64 = -1
 	for {
 		r, err := ix.eng.Search(ctx, search.SearchRequest{Index: index,
-			Query: search.And{search.Term{Field: FieldBranch, Value: branch}, search.Range{Field: FieldID, Gt: after}},
-			Sort:  []search.SortField{{Field: FieldID}}, Size: ix.opts.Batch})
+			Query: search.And{search.Term{Field: indexdoc.FieldBranch, Value: branch}, search.Range{Field: indexdoc.FieldID, Gt: after}},
+			Sort:  []search.SortField{{Field: indexdoc.FieldID}}, Size: ix.opts.Batch})
 		if err != nil {
 			return fmt.Errorf("indexing: list documents of branch %d: %w", branch, err)
 		}
@@ -256,7 +257,7 @@ func (ix *Indexer) purgeBranchIn(ctx context.Context, index string, branch, vers
 		ops := make([]search.Op, 0, len(r.Hits))
 		for _, h := range r.Hits {
 			ops = append(ops, search.Delete(h.ID, version))
-			if id, ok := h.Fields[FieldID].(int64); ok {
+			if id, ok := h.Fields[indexdoc.FieldID].(int64); ok {
 				after = max(after, id)
 			}
 		}

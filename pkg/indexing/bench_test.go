@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/cmsplatform/cms/pkg/content"
+	"github.com/cmsplatform/cms/pkg/indexdoc"
 	"github.com/cmsplatform/cms/pkg/indexing"
 	"github.com/cmsplatform/cms/pkg/search"
 	"github.com/cmsplatform/cms/pkg/search/bleve"
@@ -173,7 +174,7 @@ func BenchmarkBulkIndexing(b *testing.B) {
 					if err := eng.Refresh(ctx, ix.ObjectsIndex()); err != nil {
 						b.Fatal(err)
 					}
-					if n, err := eng.Count(ctx, ix.ObjectsIndex(), search.Term{Field: indexing.FieldTypeRef, Value: l.typ}); err != nil || n != benchObjects {
+					if n, err := eng.Count(ctx, ix.ObjectsIndex(), search.Term{Field: indexdoc.FieldTypeRef, Value: l.typ}); err != nil || n != benchObjects {
 						b.Fatalf("%s: %d documents of the loaded type (%v), want %d", m.name, n, err, benchObjects)
 					}
 					if res.Applied < benchObjects {

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/cmsplatform/cms/pkg/content"
+	"github.com/cmsplatform/cms/pkg/indexdoc"
 	"github.com/cmsplatform/cms/pkg/model"
 	"github.com/cmsplatform/cms/pkg/search"
 	"github.com/cmsplatform/cms/pkg/store"
@@ -47,7 +48,7 @@ func (ix *Indexer) build(ctx context.Context, t tree, branch, version int64, ids
 	chain := t.chain(branch)
 	if chain == nil {
 		for _, id := range ids {
-			ops = append(ops, search.Delete(DocID(branch, id), version))
+			ops = append(ops, search.Delete(indexdoc.DocID(branch, id), version))
 		}
 		return ops, nil
 	}
@@ -86,7 +87,7 @@ func (ix *Indexer) build(ctx context.Context, t tree, branch, version int64, ids
 	for _, id := range ids {
 		o, ok := objs[id]
 		if !ok || o.row.Deleted && !ix.opts.KeepDeleted {
-			ops = append(ops, search.Delete(DocID(branch, id), version))
+			ops = append(ops, search.Delete(indexdoc.DocID(branch, id), version))
 			continue
 		}
 		ops = append(ops, search.Upsert(ix.document(branch, version, o, types, nameAttrs[o.row.TypeID], txs, langs.chains)))
@@ -214,32 +215,32 @@ func (ix *Indexer) transactions(ctx context.Context, ids []int64) (map[int64]sto
 func (ix *Indexer) document(branch, version int64, o *resolved, types map[int64]string, nameAttr int64, txs map[int64]store.Transaction, chains langChains) search.Document {
 	f := fields{}
 	last := lastTransaction(o)
-	f.set(FieldBranch, branch)
-	f.set(FieldID, o.row.ID)
-	f.set(FieldTypeRef, o.row.TypeID)
-	f.set(FieldGUID, o.row.GUID)
+	f.set(indexdoc.FieldBranch, branch)
+	f.set(indexdoc.FieldID, o.row.ID)
+	f.set(indexdoc.FieldTypeRef, o.row.TypeID)
+	f.set(indexdoc.FieldGUID, o.row.GUID)
 	if o.row.APIIdentifier != "" {
-		f.set(FieldAPIIdentifier, o.row.APIIdentifier)
+		f.set(indexdoc.FieldAPIIdentifier, o.row.APIIdentifier)
 	}
-	f.set(FieldDeleted, o.row.Deleted)
-	f.set(FieldLastTransaction, last)
-	f.set(FieldHasLocalValues, o.local)
+	f.set(indexdoc.FieldDeleted, o.row.Deleted)
+	f.set(indexdoc.FieldLastTransaction, last)
+	f.set(indexdoc.FieldHasLocalValues, o.local)
 	var modified time.Time
 	if tx, ok := txs[last]; ok {
 		modified = tx.Time
-		f.set(FieldModified, tx.Time)
+		f.set(indexdoc.FieldModified, tx.Time)
 		if tx.User != "" {
-			f.set(FieldModifiedBy, tx.User)
+			f.set(indexdoc.FieldModifiedBy, tx.User)
 		}
 	}
 	if src, err := buildSource(o, last, modified, types); err == nil {
-		f.set(FieldSource, src)
+		f.set(indexdoc.FieldSource, src)
 	} else {
 		ix.log.Error("cannot encode object source", "branch", branch, "id", o.row.ID, "err", err)
 	}
 	for _, v := range o.values {
-		key := Key(v.AttributeID, v.Language, v.Variant)
-		f.add(FieldKeys, key)
+		key := indexdoc.Key(v.AttributeID, v.Language, v.Variant)
+		f.add(indexdoc.FieldKeys, key)
 		dt := types[v.AttributeID]
 		dec := json.NewDecoder(bytes.NewReader(v.JSON))
 		dec.UseNumber()
@@ -251,48 +252,48 @@ func (ix *Indexer) document(branch, version int64, o *resolved, types map[int64]
 		case string:
 			if model.IsMarkup(dt) {
 				for _, id := range XMLLinks(x) {
-					f.add(FieldXMLLinks, id)
+					f.add(indexdoc.FieldXMLLinks, id)
 				}
 				text := ix.analysed(stripTags(x))
-				f.add(FieldFullText, text)
+				f.add(indexdoc.FieldFullText, text)
 				addWords(f, key, text)
 				continue
 			}
-			f.add(FieldValues, ValueTerm(v.AttributeID, v.Language, v.Variant, x))
-			f.add(FieldValuesLower, strings.ToLower(ValueTerm(v.AttributeID, v.Language, v.Variant, x)))
+			f.add(indexdoc.FieldValues, indexdoc.ValueTerm(v.AttributeID, v.Language, v.Variant, x))
+			f.add(indexdoc.FieldValuesLower, strings.ToLower(indexdoc.ValueTerm(v.AttributeID, v.Language, v.Variant, x)))
 			text := ix.analysed(x)
-			f.add(FieldFullText, text)
+			f.add(indexdoc.FieldFullText, text)
 			addWords(f, key, text)
 			if dt == "DateTime" || dt == "DateTime.Date" {
-				if tm, ok := ParseDate(x); ok {
-					f.add(FieldOrdered, OrderedTerm('d', v.AttributeID, v.Language, v.Variant, EncodeDate(tm)))
+				if tm, ok := indexdoc.ParseDate(x); ok {
+					f.add(indexdoc.FieldOrdered, indexdoc.OrderedTerm('d', v.AttributeID, v.Language, v.Variant, indexdoc.EncodeDate(tm)))
 				}
 			}
 		case json.Number:
 			canon := canonicalNumber(x)
-			f.add(FieldValues, ValueTerm(v.AttributeID, v.Language, v.Variant, canon))
+			f.add(indexdoc.FieldValues, indexdoc.ValueTerm(v.AttributeID, v.Language, v.Variant, canon))
 			if model.IsReference(dt) {
 				if n, err := x.Int64(); err == nil {
-					f.add(FieldRefs, n)
+					f.add(indexdoc.FieldRefs, n)
 				}
 				continue
 			}
 			if fl, err := x.Float64(); err == nil {
-				f.add(FieldOrdered, OrderedTerm('n', v.AttributeID, v.Language, v.Variant, EncodeNumber(fl)))
+				f.add(indexdoc.FieldOrdered, indexdoc.OrderedTerm('n', v.AttributeID, v.Language, v.Variant, indexdoc.EncodeNumber(fl)))
 			}
 		case bool:
-			f.add(FieldValues, ValueTerm(v.AttributeID, v.Language, v.Variant, strconv.FormatBool(x)))
+			f.add(indexdoc.FieldValues, indexdoc.ValueTerm(v.AttributeID, v.Language, v.Variant, strconv.FormatBool(x)))
 		}
 	}
 	addSortKeys(f, o, types, chains)
 	ix.addNames(f, namesOf(o, nameAttr, chains))
-	return search.Document{ID: DocID(branch, o.row.ID), Version: version, Fields: f.done()}
+	return search.Document{ID: indexdoc.DocID(branch, o.row.ID), Version: version, Fields: f.done()}
 }
 
-// analysed is the beginning of s that text fields and FieldWords index: at
+// analysed is the beginning of s that text fields and indexdoc.FieldWords index: at
 // most Options.MaxIndexedChars runes, cut at a rune boundary. Stored
-// values (FieldSource) keep the whole value; keyword terms are cut at
-// MaxTermBytes.
+// values (indexdoc.FieldSource) keep the whole value; keyword terms are cut at
+// indexdoc.MaxTermBytes.
 func (ix *Indexer) analysed(s string) string {
 	n := ix.opts.MaxIndexedChars
 	if len(s) <= n {
@@ -319,8 +320,8 @@ func canonicalNumber(n json.Number) string {
 }
 
 func addWords(f fields, key, s string) {
-	for _, w := range Words(s) {
-		f.add(FieldWords, key+"="+w)
+	for _, w := range indexdoc.Words(s) {
+		f.add(indexdoc.FieldWords, key+"="+w)
 	}
 }
 

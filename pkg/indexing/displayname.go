@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/cmsplatform/cms/pkg/content"
+	"github.com/cmsplatform/cms/pkg/indexdoc"
 	"github.com/cmsplatform/cms/pkg/model"
 	"github.com/cmsplatform/cms/pkg/search"
 	"github.com/cmsplatform/cms/pkg/store"
@@ -20,30 +21,20 @@ import (
 // type names through attribute 5005, else attribute 1000, each along the
 // language fallback chain (variant 0), the rule pkg/delivery renders
 // displayName with. A document holds it as:
-//   - FieldHasDisplayName: some variant-0 value of either attribute, in
+//   - indexdoc.FieldHasDisplayName: some variant-0 value of either attribute, in
 //     any language;
-//   - FieldName: "<lang>=<name>" for every language with a value of either
+//   - indexdoc.FieldName: "<lang>=<name>" for every language with a value of either
 //     attribute, the name that language alone shows (no fallback);
 //   - per indexed language l (Options.Languages): the name l's fallback
-//     chain shows, exact (NameField), lower-cased (NameSortField) and
-//     analysed (NameTextField), and under NameKey(l) its words in
-//     FieldWords and its lower-cased whole in FieldValuesLower, the
+//     chain shows, exact (indexdoc.NameField), lower-cased (indexdoc.NameSortField) and
+//     analysed (indexdoc.NameTextField), and under indexdoc.NameKey(l) its words in
+//     indexdoc.FieldWords and its lower-cased whole in indexdoc.FieldValuesLower, the
 //     sources of Index suggestions.
 //
 // When a type's 5005 value changes, Apply rebuilds the documents of the
 // type's objects on every branch the change reaches before it writes the
 // type's own document (refreshTypeNames): a retry after a failure still
 // sees the old value in the index and rebuilds again.
-
-// NameKey is the key of the display name shown in lang (one of
-// Options.Languages) in FieldWords ("<NameKey>=<word>") and
-// FieldValuesLower ("<NameKey>=<lower-cased name>"), beside the
-// "<attr>:<lang>:<variant>" keys of attribute values (Key).
-func NameKey(lang int64) string { return "name:" + strconv.FormatInt(lang, 10) }
-
-// IsNameKey reports whether key (before "=" in FieldWords or
-// FieldValuesLower) is a NameKey.
-func IsNameKey(key string) bool { return strings.HasPrefix(key, "name:") }
 
 // objectNames is an object's display name as its document holds it.
 type objectNames struct {
@@ -96,14 +87,14 @@ func namesOf(o *resolved, nameAttr int64, chains langChains) objectNames {
 
 // addNames sets the display-name fields of n on f.
 func (ix *Indexer) addNames(f fields, n objectNames) {
-	f.set(FieldHasDisplayName, len(n.own) > 0)
+	f.set(indexdoc.FieldHasDisplayName, len(n.own) > 0)
 	langs := make([]int64, 0, len(n.own))
 	for l := range n.own {
 		langs = append(langs, l)
 	}
 	slices.Sort(langs)
 	for _, l := range langs {
-		f.add(FieldName, strconv.FormatInt(l, 10)+"="+truncate(n.own[l]))
+		f.add(indexdoc.FieldName, strconv.FormatInt(l, 10)+"="+indexdoc.Truncate(n.own[l]))
 	}
 	shown := make([]int64, 0, len(n.shown))
 	for l := range n.shown {
@@ -112,12 +103,12 @@ func (ix *Indexer) addNames(f fields, n objectNames) {
 	slices.Sort(shown)
 	for _, l := range shown {
 		x := n.shown[l]
-		f.set(NameField(l), truncate(x))
-		f.set(NameSortField(l), truncate(strings.ToLower(x)))
+		f.set(indexdoc.NameField(l), indexdoc.Truncate(x))
+		f.set(indexdoc.NameSortField(l), indexdoc.Truncate(strings.ToLower(x)))
 		text := ix.analysed(x)
-		f.set(NameTextField(l), text)
-		addWords(f, NameKey(l), text)
-		f.add(FieldValuesLower, truncate(strings.ToLower(NameKey(l)+"="+x)))
+		f.set(indexdoc.NameTextField(l), text)
+		addWords(f, indexdoc.NameKey(l), text)
+		f.add(indexdoc.FieldValuesLower, indexdoc.Truncate(strings.ToLower(indexdoc.NameKey(l)+"="+x)))
 	}
 }
 
@@ -204,14 +195,14 @@ func (ix *Indexer) refreshTypeNames(ctx context.Context, t tree, branch int64, i
 // indexedTypeName is the display-name attribute (5005) of type typ as its
 // document on branch shows it; 0 when none or not indexed.
 func (ix *Indexer) indexedTypeName(ctx context.Context, branch, typ int64) (int64, error) {
-	doc, err := ix.eng.Get(ctx, ix.objects, DocID(branch, typ))
+	doc, err := ix.eng.Get(ctx, ix.objects, indexdoc.DocID(branch, typ))
 	switch {
 	case errors.Is(err, search.ErrNotFound), errors.Is(err, search.ErrIndexNotFound):
 		return 0, nil
 	case err != nil:
 		return 0, fmt.Errorf("indexing: read indexed type %d of branch %d: %w", typ, branch, err)
 	}
-	src, err := DecodeSource(doc.Fields)
+	src, err := indexdoc.DecodeSource(doc.Fields)
 	if err != nil {
 		return 0, nil // unreadable: counts as naming none
 	}

@@ -10,6 +10,7 @@ import (
 	"sync"
 
 	"github.com/cmsplatform/cms/pkg/content"
+	"github.com/cmsplatform/cms/pkg/indexdoc"
 	"github.com/cmsplatform/cms/pkg/model"
 	"github.com/cmsplatform/cms/pkg/search"
 	"github.com/cmsplatform/cms/pkg/store"
@@ -17,16 +18,16 @@ import (
 
 // Display-name language fallback.
 //
-// The per-language display-name fields (NameField, NameSortField,
-// NameTextField) of language l hold the name that a reader asking for l
+// The per-language display-name fields (indexdoc.NameField, indexdoc.NameSortField,
+// indexdoc.NameTextField) of language l hold the name that a reader asking for l
 // is shown (displayname.go): the object's own display-name value (variant
 // 0) in l, else the value in l's fallback language (attribute 2002 of the language
 // object, followed transitively, cycles cut, at most MaxFallbackDepth
 // languages), else the language-independent value (language 0). This is
 // the chain pkg/delivery walks when it renders displayName (and the Index
 // group's displayName falls back along it too), so a sort on
-// NameSortField(l) orders objects by the names shown in l, and the engine
-// can sort without fetching every match. FieldName keeps every language's
+// indexdoc.NameSortField(l) orders objects by the names shown in l, and the engine
+// can sort without fetching every match. indexdoc.FieldName keeps every language's
 // own value ("<lang>=<name>"), unaffected by fallbacks.
 //
 // The fallbacks are read from the language objects (type 20) visible on
@@ -268,7 +269,7 @@ func (c langChains) has(ids map[int64]bool) bool {
 // branch is rebuilt.
 func (ix *Indexer) indexedChains(ctx context.Context, branch, v int64, now *branchLangs, indexedBefore bool) (langChains, error) {
 	return walkChains(ix.opts.Languages, func(id int64) (bool, int64, error) {
-		doc, err := ix.eng.Get(ctx, ix.objects, DocID(branch, id))
+		doc, err := ix.eng.Get(ctx, ix.objects, indexdoc.DocID(branch, id))
 		switch {
 		case errors.Is(err, search.ErrNotFound), errors.Is(err, search.ErrIndexNotFound):
 			if now.live[id] && !(indexedBefore && now.created[id] >= v) {
@@ -278,7 +279,7 @@ func (ix *Indexer) indexedChains(ctx context.Context, branch, v int64, now *bran
 		case err != nil:
 			return false, 0, fmt.Errorf("indexing: read indexed language %d of branch %d: %w", id, branch, err)
 		}
-		src, err := DecodeSource(doc.Fields)
+		src, err := indexdoc.DecodeSource(doc.Fields)
 		if err != nil || src.TypeRef != content.TypeLanguage {
 			return false, 0, nil
 		}

@@ -23,6 +23,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/cmsplatform/cms/pkg/indexdoc"
 	"github.com/cmsplatform/cms/pkg/indexing"
 	"github.com/cmsplatform/cms/pkg/search"
 	"github.com/cmsplatform/cms/pkg/store"
@@ -71,7 +72,7 @@ func New(eng search.Engine, st store.Reader, opts indexing.Options) (*Service, e
 	}
 	langs := opts.Languages
 	if langs == nil {
-		langs = indexing.DefaultLanguages
+		langs = indexdoc.DefaultLanguages
 	}
 	log := opts.Logger
 	if log == nil {
