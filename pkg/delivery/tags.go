@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/cmsplatform/cms/pkg/changes"
 	"github.com/cmsplatform/cms/pkg/content"
 	"github.com/cmsplatform/cms/pkg/indexdoc"
 	"github.com/cmsplatform/cms/pkg/search"
@@ -107,7 +108,7 @@ func singleTags(branch int64, param string, root int64, asked []int64, r Request
 // (which inherit its objects) are affected. Objects no longer in the index
 // (deleted) have an unknown type, so they evict the branch's model tag
 // and every typed list: safe, not precise.
-func (s *Service) ChangeTags(ctx context.Context, ev content.ChangeEvent) ([]string, error) {
+func (s *Service) ChangeTags(ctx context.Context, ev changes.Event) ([]string, error) {
 	branches, err := s.subtree(ctx, ev.Branch)
 	if err != nil {
 		return nil, err

@@ -2,39 +2,16 @@ package indexing
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
 
+	"github.com/cmsplatform/cms/pkg/changes"
 	"github.com/cmsplatform/cms/pkg/content"
 	"github.com/cmsplatform/cms/pkg/indexdoc"
 	"github.com/cmsplatform/cms/pkg/search"
 	"github.com/cmsplatform/cms/pkg/store"
 )
-
-// ErrBadEvent: a payload is not a change event. Retrying cannot help.
-var ErrBadEvent = errors.New("indexing: malformed change event")
-
-// Change kinds of content.ChangeEvent that need more than rebuilding the
-// listed objects.
-const (
-	kindCreated       = "created"
-	kindBranchDeleted = "branchDeleted"
-)
-
-// ParseEvent decodes an outbox payload (content.ChangeEvent). Errors wrap
-// ErrBadEvent.
-func ParseEvent(payload []byte) (content.ChangeEvent, error) {
-	var ev content.ChangeEvent
-	if err := json.Unmarshal(payload, &ev); err != nil {
-		return ev, fmt.Errorf("%w: %v", ErrBadEvent, err)
-	}
-	if ev.Transaction < 1 || ev.Branch < 1 || ev.Kind == "" {
-		return ev, fmt.Errorf("%w: %s", ErrBadEvent, payload)
-	}
-	return ev, nil
-}
 
 // ApplyResult counts what Apply wrote.
 type ApplyResult struct {
@@ -53,7 +30,7 @@ type ApplyResult struct {
 // changes nothing (documents are built from the current state and
 // versioned with ev.Transaction). An error leaves the version unrecorded,
 // so the caller retries.
-func (ix *Indexer) Apply(ctx context.Context, ev content.ChangeEvent) (ApplyResult, error) {
+func (ix *Indexer) Apply(ctx context.Context, ev changes.Event) (ApplyResult, error) {
 	for attempt := 1; ; attempt++ {
 		res, err := ix.apply(ctx, ev)
 		// A language changed while the event was applied (fallback.go):
@@ -65,7 +42,7 @@ func (ix *Indexer) Apply(ctx context.Context, ev content.ChangeEvent) (ApplyResu
 	}
 }
 
-func (ix *Indexer) apply(ctx context.Context, ev content.ChangeEvent) (ApplyResult, error) {
+func (ix *Indexer) apply(ctx context.Context, ev changes.Event) (ApplyResult, error) {
 	var res ApplyResult
 	if err := ix.EnsureIndexes(ctx); err != nil {
 		return res, err
@@ -88,21 +65,21 @@ func (ix *Indexer) apply(ctx context.Context, ev content.ChangeEvent) (ApplyResu
 	v := ev.Transaction
 	ids := dedup(ev.ObjectIDs)
 	targets := t.Subtree(ev.Branch)
-	if ev.Kind == kindBranchDeleted {
+	if ev.Kind == changes.KindBranchDeleted {
 		// The branch object left branch 4: every branch loses its document.
 		targets = t.Subtree(content.BranchDefault)
 		if err := ix.purgeBranch(ctx, ev.Branch, v, &res); err != nil {
 			return res, err
 		}
 	}
-	if ev.Kind != kindBranchDeleted {
+	if ev.Kind != changes.KindBranchDeleted {
 		// A changed language fallback changes the display-name fields of
 		// every document of the branches it reaches (fallback.go).
 		if err := ix.refreshFallbacks(ctx, t, ids, targets, v, &res); err != nil {
 			return res, err
 		}
 	}
-	if ev.Kind != kindBranchDeleted {
+	if ev.Kind != changes.KindBranchDeleted {
 		// A type's changed display-name attribute changes the display
 		// names of its objects (displayname.go).
 		if err := ix.refreshTypeNames(ctx, t, ev.Branch, ids, targets, v, &res); err != nil {
@@ -122,7 +99,7 @@ func (ix *Indexer) apply(ctx context.Context, ev content.ChangeEvent) (ApplyResu
 		}
 	}
 	res.Branches = len(targets)
-	if ev.Kind == kindCreated && ev.Branch == content.BranchDefault {
+	if ev.Kind == changes.KindCreated && ev.Branch == content.BranchDefault {
 		// A new branch sees every object of its chain: index them all.
 		for _, id := range ids {
 			if t.Has(id) && id != content.BranchDefault {
@@ -146,7 +123,7 @@ func (ix *Indexer) apply(ctx context.Context, ev content.ChangeEvent) (ApplyResu
 
 // ApplyPayload parses and applies one outbox payload.
 func (ix *Indexer) ApplyPayload(ctx context.Context, payload []byte) (ApplyResult, error) {
-	ev, err := ParseEvent(payload)
+	ev, err := changes.Parse(payload)
 	if err != nil {
 		return ApplyResult{}, err
 	}

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cmsplatform/cms/pkg/changes"
 	"github.com/cmsplatform/cms/pkg/content"
 	"github.com/cmsplatform/cms/pkg/indexdoc"
 	"github.com/cmsplatform/cms/pkg/indexing"
@@ -30,7 +31,7 @@ const (
 // bulkLoad is the store after the load plus the outbox events it produced.
 type bulkLoad struct {
 	st     store.Store
-	events []content.ChangeEvent
+	events []changes.Event
 	head   int64
 	typ    int64 // the type of the loaded objects
 	load   time.Duration
@@ -92,7 +93,7 @@ func newBulkLoad(b *testing.B) *bulkLoad {
 		}
 		ids := make([]int64, 0, len(evs))
 		for _, oe := range evs {
-			ev, err := indexing.ParseEvent(oe.Payload)
+			ev, err := changes.Parse(oe.Payload)
 			if err != nil {
 				b.Fatal(err)
 			}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/cmsplatform/cms/pkg/changes"
 	"github.com/cmsplatform/cms/pkg/content"
 	"github.com/cmsplatform/cms/pkg/indexdoc"
 	"github.com/cmsplatform/cms/pkg/search"
@@ -17,7 +18,7 @@ import (
 // Comments get an index of their own (indexdoc.CommentsIndex, with
 // Options.IndexPrefix), one document per comment keyed indexdoc.CommentDocID(id),
 // versioned with the transaction id of the event that built it. A comment
-// event (content.CommentEvent, kind content.KindComment, ObjectIDs = the
+// event (changes.Event, kind changes.KindComment, ObjectIDs = the
 // commented object) rebuilds the documents of every comment on that object
 // and branch from the store's current state, so the event's commentId is
 // not needed and a replayed or out-of-order event is harmless, exactly
@@ -56,10 +57,10 @@ func (ix *Indexer) EnsureCommentIndexes(ctx context.Context) error {
 // its branch, refreshes, records the comment timestamp and the
 // change-tracking version. For a branchDeleted event it removes the
 // branch's comment documents and lets Apply go on (done = false).
-func (ix *Indexer) applyComments(ctx context.Context, t tree, ev content.ChangeEvent, res *ApplyResult) (bool, error) {
+func (ix *Indexer) applyComments(ctx context.Context, t tree, ev changes.Event, res *ApplyResult) (bool, error) {
 	switch ev.Kind {
-	case content.KindComment:
-	case kindBranchDeleted:
+	case changes.KindComment:
+	case changes.KindBranchDeleted:
 		return false, ix.purgeBranchComments(ctx, ev.Branch, ev.Transaction, res)
 	default:
 		return false, nil

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"testing"
 
+	"github.com/cmsplatform/cms/pkg/changes"
 	"github.com/cmsplatform/cms/pkg/content"
 	"github.com/cmsplatform/cms/pkg/indexdoc"
 	"github.com/cmsplatform/cms/pkg/indexing"
@@ -68,7 +69,7 @@ func newFallbackSite(t *testing.T) *fallbackSite {
 	if err := tx.PutValues(ctx, store.Value{Branch: 4, ObjectID: f.neutral, AttributeID: 1000, JSON: json.RawMessage(`"Epsilon"`)}); err != nil {
 		t.Fatal(err)
 	}
-	payload, _ := json.Marshal(content.ChangeEvent{Branch: 4, Transaction: tx.ID(), ObjectIDs: []int64{f.neutral}, Kind: "updated"})
+	payload, _ := json.Marshal(changes.Event{Branch: 4, Transaction: tx.ID(), ObjectIDs: []int64{f.neutral}, Kind: "updated"})
 	if err := tx.AppendOutbox(ctx, store.OutboxEvent{Subject: "cms.changes.4", MsgID: fmt.Sprintf("tx-%d", tx.ID()), Payload: payload}); err != nil {
 		t.Fatal(err)
 	}
@@ -159,7 +160,7 @@ func TestDisplayNameFallbackChange(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := f.ix.Apply(ctx, content.ChangeEvent{Branch: 4, Transaction: last, ObjectIDs: []int64{f.fr}, Kind: "updated"}); err != nil {
+	if _, err := f.ix.Apply(ctx, changes.Event{Branch: 4, Transaction: last, ObjectIDs: []int64{f.fr}, Kind: "updated"}); err != nil {
 		t.Fatal(err)
 	}
 	if after := f.sortNames(t, f.child, f.fr, f.en, f.both); fmt.Sprint(after) != fmt.Sprint(before) {
@@ -294,7 +295,7 @@ func TestDisplayNameFallbackNewLanguage(t *testing.T) {
 		store.Value{Branch: 4, ObjectID: lang, AttributeID: content.AttrFallbackLanguage, JSON: json.RawMessage(`201`)}); err != nil {
 		t.Fatal(err)
 	}
-	payload, _ := json.Marshal(content.ChangeEvent{Branch: 4, Transaction: tx.ID(), ObjectIDs: []int64{lang}, Kind: "created"})
+	payload, _ := json.Marshal(changes.Event{Branch: 4, Transaction: tx.ID(), ObjectIDs: []int64{lang}, Kind: "created"})
 	if err := tx.AppendOutbox(ctx, store.OutboxEvent{Subject: "cms.changes.4", MsgID: fmt.Sprintf("tx-%d", tx.ID()), Payload: payload}); err != nil {
 		t.Fatal(err)
 	}

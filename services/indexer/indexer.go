@@ -1,5 +1,5 @@
 // Package indexer is the "indexer" target: a JetStream consumer loop that
-// feeds change events (subjects cms.changes.>, durable consumer "indexer")
+// feeds change events (subjects changes.Subjects, durable consumer "indexer")
 // to pkg/indexing. It is transport only: decoding, ack/nak and logging.
 //
 // Delivery is at least once and, with the default MaxInFlight of 1, in
@@ -33,6 +33,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/cmsplatform/cms/pkg/changes"
 	"github.com/cmsplatform/cms/pkg/events"
 	"github.com/cmsplatform/cms/pkg/indexing"
 	"github.com/cmsplatform/cms/pkg/search"
@@ -42,7 +43,7 @@ import (
 // Defaults.
 const (
 	DefaultDurable    = "indexer"
-	DefaultSubject    = "cms.changes.>"
+	DefaultSubject    = changes.Subjects
 	DefaultRetryDelay = time.Second
 )
 
@@ -204,7 +205,7 @@ func (s *Service) handle(ctx context.Context, m events.Msg) error {
 	res, err := s.ix.ApplyPayload(ctx, m.Data)
 	s.applyNanos.Add(int64(time.Since(start)))
 	switch {
-	case errors.Is(err, indexing.ErrBadEvent):
+	case errors.Is(err, changes.ErrBadEvent):
 		s.forget(m.Sequence)
 		s.dropped.Add(1)
 		s.log.Error("indexer: dropping malformed event", "subject", m.Subject, "msgId", m.MsgID, "err", err)
@@ -242,7 +243,7 @@ func (s *Service) handle(ctx context.Context, m events.Msg) error {
 // version cannot be recorded the event is retried like a failure.
 func (s *Service) park(ctx context.Context, m events.Msg, cause error) error {
 	tx, err := s.ix.Park(ctx, m.Data)
-	if err != nil && !errors.Is(err, indexing.ErrBadEvent) {
+	if err != nil && !errors.Is(err, changes.ErrBadEvent) {
 		s.log.Warn("indexer: cannot park event, will retry", "subject", m.Subject, "msgId", m.MsgID, "err", err)
 		return events.RetryAfter(err, s.retry.RetryDelay)
 	}

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/cmsplatform/cms/pkg/changes"
 	"github.com/cmsplatform/cms/pkg/content"
 	"github.com/cmsplatform/cms/pkg/events"
 	"github.com/cmsplatform/cms/pkg/indexdoc"
@@ -201,13 +202,13 @@ func scenario(t *testing.T, e *env) {
 	})
 
 	t.Run("replayed older event does not resurrect", func(t *testing.T) {
-		old := content.ChangeEvent{Branch: 4, Transaction: createOther.ID, ObjectIDs: []int64{other}, Kind: "created"}
+		old := changes.Event{Branch: 4, Transaction: createOther.ID, ObjectIDs: []int64{other}, Kind: "created"}
 		res, err := e.ix.Apply(ctx, old)
 		if err != nil || res.Ops == 0 || res.Stale != res.Ops {
 			t.Fatalf("direct replay: %+v, %v (want every op stale)", res, err)
 		}
 		// And through the stream, with a fresh MsgID so JetStream keeps it.
-		if err := e.pub.Publish(ctx, events.Event{Subject: content.ChangeSubject(4), MsgID: "replay-" + uniq(),
+		if err := e.pub.Publish(ctx, events.Event{Subject: changes.Subject(4), MsgID: "replay-" + uniq(),
 			Data: js(old)}); err != nil {
 			t.Fatal(err)
 		}
@@ -256,7 +257,7 @@ func scenario(t *testing.T, e *env) {
 	})
 
 	t.Run("malformed event is dropped, not retried forever", func(t *testing.T) {
-		if err := e.pub.Publish(ctx, events.Event{Subject: content.ChangeSubject(4), MsgID: "bad-" + uniq(),
+		if err := e.pub.Publish(ctx, events.Event{Subject: changes.Subject(4), MsgID: "bad-" + uniq(),
 			Data: []byte(`{"not":"an event"}`)}); err != nil {
 			t.Fatal(err)
 		}
