@@ -82,7 +82,7 @@ func (ix *Indexer) apply(ctx context.Context, ev changes.Event) (ApplyResult, er
 	if ev.Kind != changes.KindBranchDeleted {
 		// A type's changed display-name attribute changes the display
 		// names of its objects (displayname.go).
-		if err := ix.refreshTypeNames(ctx, t, ev.Branch, ids, targets, v, &res); err != nil {
+		if err := ix.refreshTypeNames(ctx, t, ev.Branch, ev.Kind, ids, targets, v, &res); err != nil {
 			return res, err
 		}
 	}

@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/cmsplatform/cms/pkg/changes"
 	"github.com/cmsplatform/cms/pkg/content"
 	"github.com/cmsplatform/cms/pkg/indexdoc"
 	"github.com/cmsplatform/cms/pkg/model"
@@ -139,13 +140,16 @@ func (ix *Indexer) typeNames(ctx context.Context, chain model.Chain, types []int
 }
 
 // refreshTypeNames rebuilds, on each of targets, the documents of the
-// objects of every type among ids (changed on branch) whose display-name
-// attribute differs from the one its indexed document shows. The event's
-// own objects are left out: the caller writes them afterwards. Events
-// that change no type cost one store read.
-func (ix *Indexer) refreshTypeNames(ctx context.Context, t tree, branch int64, ids, targets []int64, v int64, res *ApplyResult) error {
+// objects of every type among ids (changed on branch by an event of kind)
+// whose display-name attribute differs from the one its indexed document
+// shows. The event's own objects are left out: the caller writes them
+// afterwards. An event only writes rows of branch, so a type whose value
+// on branch is unchanged is unchanged on every target: events that change
+// no type cost one store read, a type change without a new 5005 value one
+// read and one index read per type. A created type has no objects yet.
+func (ix *Indexer) refreshTypeNames(ctx context.Context, t tree, branch int64, kind string, ids, targets []int64, v int64, res *ApplyResult) error {
 	chain := t.chain(branch)
-	if chain == nil || len(ids) == 0 {
+	if chain == nil || len(ids) == 0 || kind == changes.KindCreated {
 		return nil
 	}
 	rows, err := ix.st.GetObjectsIn(ctx, chain, ids)
@@ -158,10 +162,10 @@ func (ix *Indexer) refreshTypeNames(ctx context.Context, t tree, branch int64, i
 			types = append(types, id)
 		}
 	}
-	if len(types) == 0 {
-		return nil
+	types, err = ix.changedTypeNames(ctx, branch, chain, types)
+	if err != nil || len(types) == 0 {
+		return err
 	}
-	slices.Sort(types)
 	skip := make(map[int64]bool, len(ids))
 	for _, id := range ids {
 		skip[id] = true
@@ -171,18 +175,11 @@ func (ix *Indexer) refreshTypeNames(ctx context.Context, t tree, branch int64, i
 		if bc == nil {
 			continue
 		}
-		now, err := ix.typeNames(ctx, model.NewChain(bc), types)
+		changed, err := ix.changedTypeNames(ctx, b, bc, types)
 		if err != nil {
 			return err
 		}
-		for _, typ := range types {
-			before, err := ix.indexedTypeName(ctx, b, typ)
-			if err != nil {
-				return err
-			}
-			if before == now[typ] {
-				continue
-			}
+		for _, typ := range changed {
 			ix.log.Info("display-name attribute changed: rebuilding the type's objects", "branch", b, "type", typ, "tx", v)
 			if err := ix.indexMatching(ctx, t, b, v, store.ObjectQuery{TypeIDs: []int64{typ}}, res, nil, skip); err != nil {
 				return err
@@ -190,6 +187,31 @@ func (ix *Indexer) refreshTypeNames(ctx context.Context, t tree, branch int64, i
 		}
 	}
 	return nil
+}
+
+// changedTypeNames returns those of types (sorted) whose display-name
+// attribute on branch (with chain) differs in the store from their indexed
+// documents.
+func (ix *Indexer) changedTypeNames(ctx context.Context, branch int64, chain []int64, types []int64) ([]int64, error) {
+	if len(types) == 0 {
+		return nil, nil
+	}
+	slices.Sort(types)
+	now, err := ix.typeNames(ctx, model.NewChain(chain), types)
+	if err != nil {
+		return nil, err
+	}
+	var out []int64
+	for _, typ := range types {
+		before, err := ix.indexedTypeName(ctx, branch, typ)
+		if err != nil {
+			return nil, err
+		}
+		if before != now[typ] {
+			out = append(out, typ)
+		}
+	}
+	return out, nil
 }
 
 // indexedTypeName is the display-name attribute (5005) of type typ as its
