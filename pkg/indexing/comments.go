@@ -267,54 +267,12 @@ func (ix *Indexer) IndexAllComments(ctx context.Context, version int64) (ApplyRe
 // CommentTimestamp returns the comment index's change-tracking timestamp;
 // ok is false before the first comment event.
 func (ix *Indexer) CommentTimestamp(ctx context.Context) (ts time.Time, ok bool, err error) {
-	doc, err := ix.eng.Get(ctx, ix.commentStateIndex(), indexdoc.CommentTimestampDocID)
-	switch {
-	case errors.Is(err, search.ErrNotFound), errors.Is(err, search.ErrIndexNotFound):
-		return time.Time{}, false, nil
-	case err != nil:
-		return time.Time{}, false, fmt.Errorf("indexing: read comment timestamp: %w", err)
-	}
-	us, isInt := doc.Fields[indexdoc.FieldCommentMicros].(int64)
-	if !isInt {
-		return time.Time{}, false, nil
-	}
-	return time.UnixMicro(us).UTC(), true, nil
+	return ix.tracking.CommentTimestamp(ctx)
 }
 
 // WaitForCommentTimestamp waits until the comment timestamp is at least
-// minTS or maxWait has passed, like WaitForVersion (ErrWaitTimeout on
-// timeout, with the timestamp seen last).
+// minTS or maxWait has passed, like WaitForVersion (indexdoc.ErrWaitTimeout
+// on timeout, with the timestamp seen last).
 func (ix *Indexer) WaitForCommentTimestamp(ctx context.Context, minTS time.Time, maxWait time.Duration) (time.Time, bool, error) {
-	deadline := time.Now().Add(maxWait)
-	var cur time.Time
-	var have bool
-	for {
-		ix.mu.Lock()
-		changed := ix.changed
-		ix.mu.Unlock()
-		ts, ok, err := ix.CommentTimestamp(ctx)
-		if err == nil {
-			cur, have = ts, ok
-			// Compare in microseconds: the store's precision.
-			if ok && ts.UnixMicro() >= minTS.UnixMicro() {
-				return cur, have, nil
-			}
-		}
-		left := time.Until(deadline)
-		if left <= 0 {
-			if err != nil {
-				return cur, have, err
-			}
-			return cur, have, ErrWaitTimeout
-		}
-		tm := time.NewTimer(min(left, ix.opts.PollInterval))
-		select {
-		case <-ctx.Done():
-			tm.Stop()
-			return cur, have, ctx.Err()
-		case <-changed:
-			tm.Stop()
-		case <-tm.C:
-		}
-	}
+	return ix.tracking.WaitForCommentTimestamp(ctx, minTS, maxWait)
 }

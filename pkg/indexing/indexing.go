@@ -25,7 +25,6 @@ package indexing
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"log/slog"
 	"sync"
@@ -36,13 +35,10 @@ import (
 	"github.com/cmsplatform/cms/pkg/store"
 )
 
-// ErrWaitTimeout: WaitForVersion gave up before the version was reached.
-var ErrWaitTimeout = errors.New("indexing: change-tracking version not reached in time")
-
 // Defaults of Options.
 const (
 	DefaultBatch        = 500
-	DefaultPollInterval = 20 * time.Millisecond
+	DefaultPollInterval = indexdoc.DefaultPollInterval
 	// DefaultMaxIndexedChars: 32768 characters analysed per value.
 	DefaultMaxIndexedChars = 32 << 10
 )
@@ -87,6 +83,7 @@ type Indexer struct {
 	mu       sync.Mutex
 	ensured  bool
 	changed  chan struct{} // closed and replaced when a version is recorded
+	tracking indexdoc.ChangeTracking
 	txCache  map[int64]store.Transaction
 	maxCache int
 }
@@ -112,6 +109,7 @@ func New(st store.Reader, eng search.Engine, opts Options) (*Indexer, error) {
 		objects: opts.IndexPrefix + indexdoc.ObjectsIndex, state: opts.IndexPrefix + indexdoc.StateIndex,
 		mapping: indexdoc.Mapping(opts.Languages), changed: make(chan struct{}),
 		txCache: map[int64]store.Transaction{}, maxCache: 10000}
+	ix.tracking = indexdoc.NewChangeTracking(eng, opts.IndexPrefix, opts.PollInterval, ix.wake)
 	for _, n := range []string{ix.objects, ix.state} {
 		if err := search.ValidIndexName(n); err != nil {
 			return nil, fmt.Errorf("indexing: %w", err)
@@ -151,56 +149,25 @@ func (ix *Indexer) EnsureIndexes(ctx context.Context) error {
 }
 
 // CurrentVersion returns the applied change-tracking version, 0 before the
-// first event.
+// first event (indexdoc.ChangeTracking.Version).
 func (ix *Indexer) CurrentVersion(ctx context.Context) (int64, error) {
-	doc, err := ix.eng.Get(ctx, ix.state, indexdoc.VersionDocID)
-	switch {
-	case errors.Is(err, search.ErrNotFound), errors.Is(err, search.ErrIndexNotFound):
-		return 0, nil
-	case err != nil:
-		return 0, fmt.Errorf("indexing: read version: %w", err)
-	}
-	return doc.Version, nil
+	return ix.tracking.Version(ctx)
 }
 
 // WaitForVersion waits until the change-tracking version is at least
-// minVersion or maxWait has passed, and returns the version it saw last. On timeout
-// the error is ErrWaitTimeout (callers answering an Index request usually
-// go on with the older version). It polls the engine every PollInterval,
-// so it works across processes; in-process Apply calls wake it at once.
-// Read errors are retried until maxWait (an index being created answers
-// 503 for a moment); the last one is returned if the wait ends on it.
+// minVersion or maxWait has passed (indexdoc.ChangeTracking.WaitForVersion:
+// indexdoc.ErrWaitTimeout on timeout). It polls the engine every
+// PollInterval, so it works across processes; this indexer's Apply calls
+// wake it at once.
 func (ix *Indexer) WaitForVersion(ctx context.Context, minVersion int64, maxWait time.Duration) (int64, error) {
-	deadline := time.Now().Add(maxWait)
-	var cur int64
-	for {
-		ix.mu.Lock()
-		changed := ix.changed
-		ix.mu.Unlock()
-		v, err := ix.CurrentVersion(ctx)
-		if err == nil {
-			cur = v
-			if cur >= minVersion {
-				return cur, nil
-			}
-		}
-		left := time.Until(deadline)
-		if left <= 0 {
-			if err != nil {
-				return cur, err
-			}
-			return cur, ErrWaitTimeout
-		}
-		t := time.NewTimer(min(left, ix.opts.PollInterval))
-		select {
-		case <-ctx.Done():
-			t.Stop()
-			return cur, ctx.Err()
-		case <-changed:
-			t.Stop()
-		case <-t.C:
-		}
-	}
+	return ix.tracking.WaitForVersion(ctx, minVersion, maxWait)
+}
+
+// wake returns the channel closed at the next recorded change.
+func (ix *Indexer) wake() <-chan struct{} {
+	ix.mu.Lock()
+	defer ix.mu.Unlock()
+	return ix.changed
 }
 
 // recordVersion stores v as the change-tracking version (a stale v is

@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/cmsplatform/cms/pkg/indexdoc"
-	"github.com/cmsplatform/cms/pkg/indexing"
 	"github.com/cmsplatform/cms/pkg/search"
 	"github.com/cmsplatform/cms/pkg/store"
 )
@@ -165,7 +164,7 @@ func (s *Service) CommentCount(ctx context.Context, r CommentCountRequest) (Comm
 	if err != nil {
 		return CommentCountResult{}, err
 	}
-	n, err := s.eng.Count(ctx, s.ix.CommentsIndex(), commentQuery(r.Branch, r.Filter))
+	n, err := s.eng.Count(ctx, s.comments, commentQuery(r.Branch, r.Filter))
 	if errors.Is(err, search.ErrIndexNotFound) {
 		n, err = 0, nil
 	}
@@ -239,7 +238,7 @@ func commentQuery(branch int64, f CommentFilter) search.Query {
 
 // runComments searches the comments index; a missing one has no comments.
 func (s *Service) runComments(ctx context.Context, req search.SearchRequest) (search.SearchResult, error) {
-	req.Index = s.ix.CommentsIndex()
+	req.Index = s.comments
 	res, err := s.eng.Search(ctx, req)
 	if errors.Is(err, search.ErrIndexNotFound) {
 		res, err = search.SearchResult{Aggs: map[string]search.AggResult{}}, nil
@@ -265,10 +264,10 @@ func (s *Service) waitComments(ctx context.Context, f CommentFreshness) (*time.T
 	var ok bool
 	var err error
 	if f.MinTimestamp == nil {
-		ts, ok, err = s.ix.CommentTimestamp(ctx)
+		ts, ok, err = s.tracking.CommentTimestamp(ctx)
 	} else {
-		ts, ok, err = s.ix.WaitForCommentTimestamp(ctx, *f.MinTimestamp, d)
-		if errors.Is(err, indexing.ErrWaitTimeout) {
+		ts, ok, err = s.tracking.WaitForCommentTimestamp(ctx, *f.MinTimestamp, d)
+		if errors.Is(err, indexdoc.ErrWaitTimeout) {
 			s.log.LogAttrs(ctx, slog.LevelDebug, "indexquery: comment timestamp not reached",
 				slog.Time("want", *f.MinTimestamp), slog.Time("have", ts))
 			err = nil

@@ -87,7 +87,7 @@ func newEnvStore(t *testing.T, eng search.Engine, opts indexing.Options, st stor
 	if err != nil {
 		t.Fatal(err)
 	}
-	q, err := indexquery.New(eng, st, opts)
+	q, err := indexquery.New(eng, opts)
 	if err != nil {
 		t.Fatal(err)
 	}

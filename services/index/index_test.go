@@ -86,7 +86,7 @@ func newHarness(t *testing.T) *harness {
 		}
 		return v
 	}
-	g, err := New(Options{Search: eng, Store: st, Indexing: iopts})
+	g, err := New(Options{Search: eng, Indexing: iopts})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -54,8 +54,9 @@ var needs = map[string][]string{
 	// read-only role or a replica is enough).
 	TargetDelivery:  {"search", "cache", "events", "blobs", "store"},
 	TargetRendering: {"search", "cache", "blobs", "events"},
-	TargetIndex:     {"search", "store"},
-	TargetIndexer:   {"store", "events", "search"},
+	// Index reads the index only; the store authenticates users.
+	TargetIndex:   {"search", "store"},
+	TargetIndexer: {"store", "events", "search"},
 }
 
 // OpenComponents opens what the configured targets need, in dependency
