@@ -14,16 +14,10 @@ import (
 	"github.com/cmsplatform/cms/pkg/search"
 )
 
-// Attribute ids of the meta-model that are not in pkg/content.
+// Ids delivery names for itself.
 const (
-	attrIcon            int64 = 1016
-	attrCreateForm      int64 = 5001
-	attrDetailForms     int64 = 5002
-	attrDisplayNameAttr       = model.AttrTypeDisplayName
-	attrDisplayIconAttr int64 = 5006
-	attrFormContent     int64 = 5053
-	typeRoot            int64 = content.RootID
-	defaultLanguage           = content.LanguageEnUS
+	typeRoot        = content.RootID
+	defaultLanguage = content.LanguageEnUS
 )
 
 // branchModel is the meta-model of one branch at one index version.
@@ -113,7 +107,7 @@ func (s *Service) loadModel(ctx context.Context, branch, version int64) (*branch
 			m.addLanguage(src)
 		case content.TypeForm:
 			for _, v := range src.Values {
-				if v.Attr == attrFormContent {
+				if v.Attr == content.AttrFormContent {
 					if id, ok := refOf(v.Value); ok {
 						m.forms[src.ID] = append(m.forms[src.ID], id)
 					}
@@ -171,13 +165,13 @@ func (m *branchModel) addType(src indexdoc.Source) {
 		id, ok := refOf(v.Value)
 		switch {
 		case !ok:
-		case v.Attr == attrDisplayNameAttr:
+		case v.Attr == content.AttrTypeDisplayName:
 			t.nameAttr = id
-		case v.Attr == attrDisplayIconAttr:
+		case v.Attr == content.AttrTypeDisplayIcon:
 			t.iconAttr = id
-		case v.Attr == attrIcon && t.icon == nil:
+		case v.Attr == content.AttrIcon && t.icon == nil:
 			t.icon = &id
-		case v.Attr == attrCreateForm || v.Attr == attrDetailForms:
+		case v.Attr == content.AttrTypeCreateForm || v.Attr == content.AttrTypeDetailForms:
 			t.forms = append(t.forms, id)
 		}
 	}
