@@ -32,6 +32,7 @@ import (
 	"golang.org/x/crypto/bcrypt"
 
 	"github.com/cmsplatform/cms/pkg/auth"
+	"github.com/cmsplatform/cms/pkg/changes"
 	"github.com/cmsplatform/cms/pkg/store"
 )
 
@@ -207,14 +208,14 @@ func (s *Service) EnsureUser(ctx context.Context, spec UserSpec) (bool, error) {
 	}
 	var put []store.Value
 	var id int64
-	kind := kindUpdated
+	kind := changes.KindUpdated
 	switch len(hits) {
 	case 0:
 		ids, err := tx.NewObjectIDs(ctx, 1)
 		if err != nil {
 			return false, err
 		}
-		id, kind = ids[0], kindCreated
+		id, kind = ids[0], changes.KindCreated
 		if err := tx.PutObjects(ctx, store.Object{ID: id, Branch: BranchDefault, TypeID: TypeUser, GUID: newGUID()}); err != nil {
 			return false, err
 		}

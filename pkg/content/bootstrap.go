@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 
+	"github.com/cmsplatform/cms/pkg/changes"
 	"github.com/cmsplatform/cms/pkg/store"
 )
 
@@ -119,7 +120,7 @@ func bootstrap(ctx context.Context, st store.Store) error {
 	if err := tx.PutValues(ctx, vals...); err != nil {
 		return fmt.Errorf("content: bootstrap values: %w", err)
 	}
-	if err := appendChange(ctx, tx, BranchDefault, kindCreated, created); err != nil {
+	if err := appendChange(ctx, tx, BranchDefault, changes.KindCreated, created); err != nil {
 		return fmt.Errorf("content: bootstrap: %w", err)
 	}
 	if err := tx.Commit(ctx); err != nil {

@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"testing"
 
+	"github.com/cmsplatform/cms/pkg/changes"
 	"github.com/cmsplatform/cms/pkg/store"
 )
 
@@ -46,7 +47,7 @@ func TestBootstrap(t *testing.T) {
 		if len(ev) != 1 || ev[0].Subject != "cms.changes.4" || ev[0].MsgID != "tx-1" {
 			t.Fatalf("bootstrap events = %+v", ev)
 		}
-		var ce ChangeEvent
+		var ce changes.Event
 		if err := json.Unmarshal(ev[0].Payload, &ce); err != nil || ce.Kind != "created" || len(ce.ObjectIDs) < 90 {
 			t.Fatalf("bootstrap payload = %s (%v)", ev[0].Payload, err)
 		}

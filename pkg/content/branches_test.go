@@ -6,6 +6,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/cmsplatform/cms/pkg/changes"
 	"github.com/cmsplatform/cms/pkg/store"
 )
 
@@ -212,11 +213,11 @@ func TestBranchLifecycle(t *testing.T) {
 		must2(t)(s.CreateObjects(ctxBG, "4", editor, []ObjectInput{{TypeID: sc.article, APIIdentifier: ptr("inChild")}}))
 
 		ev := chk(st.ClaimOutbox(ctxBG, 100))(t)
-		var last ChangeEvent
+		var last changes.Event
 		for _, e := range ev {
 			if e.TxID == tr.ID {
 				_ = json.Unmarshal(e.Payload, &last)
-				if e.Subject != ChangeSubject(child) {
+				if e.Subject != changes.Subject(child) {
 					t.Fatalf("branch deletion subject %s", e.Subject)
 				}
 			}

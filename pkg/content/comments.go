@@ -2,45 +2,22 @@ package content
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
 	"time"
 
+	"github.com/cmsplatform/cms/pkg/changes"
 	"github.com/cmsplatform/cms/pkg/store"
 )
 
 // Comments belong to a branch and an object visible on it. Every write is
-// one store transaction (branch in its record) that appends a CommentEvent
+// one store transaction (branch in its record) that appends a comment event
 // to the outbox on the branch's change subject, so the indexer picks
 // comments up like objects. Deletion is soft: a deleted comment can still be
 // read and listed (isDeleted) but not updated or deleted again (404).
 // Deleting a branch removes its comments with it (store.PurgeBranch); the
 // branchDeleted event of that transaction covers them.
-
-// KindComment is the kind of outbox events about comments.
-const KindComment = "comment"
-
-// Comment actions in CommentEvent.Action.
-const (
-	CommentCreated = "created"
-	CommentUpdated = "updated"
-	CommentDeleted = "deleted"
-)
-
-// CommentEvent is the outbox payload of a comment write, on subject
-// ChangeSubject(branch) with MsgID "tx-<id>". It extends ChangeEvent
-// (same keys, Kind "comment", ObjectIDs = the commented object), so a
-// consumer of ChangeEvent sees a well-formed event.
-type CommentEvent struct {
-	Branch      int64   `json:"branch"`
-	Transaction int64   `json:"transaction"`
-	ObjectIDs   []int64 `json:"objectIds"`
-	Kind        string  `json:"kind"`
-	CommentID   int64   `json:"commentId"`
-	Action      string  `json:"action"`
-}
 
 // Comment is a comment as the domain returns it.
 type Comment struct {
@@ -131,7 +108,7 @@ func (s *Service) CreateComment(ctx context.Context, actor Actor, branch, object
 	if err != nil {
 		return Comment{}, err
 	}
-	if err := commitComment(ctx, tx, c, CommentCreated); err != nil {
+	if err := commitComment(ctx, tx, c, changes.CommentCreated); err != nil {
 		return Comment{}, err
 	}
 	return toComment(c), nil
@@ -212,7 +189,7 @@ func (s *Service) UpdateComment(ctx context.Context, actor Actor, id int64, body
 	if err := ValidateCommentBody(body); err != nil {
 		return err
 	}
-	return s.changeComment(ctx, actor, id, CommentUpdated, func(tx store.Tx) error {
+	return s.changeComment(ctx, actor, id, changes.CommentUpdated, func(tx store.Tx) error {
 		return tx.UpdateCommentBody(ctx, id, body)
 	})
 }
@@ -221,7 +198,7 @@ func (s *Service) UpdateComment(ctx context.Context, actor Actor, id int64, body
 // comment is ErrNotFound (inferred, like update); an actor who is neither
 // the author nor an admin gets ErrForbidden.
 func (s *Service) DeleteComment(ctx context.Context, actor Actor, id int64) error {
-	return s.changeComment(ctx, actor, id, CommentDeleted, func(tx store.Tx) error {
+	return s.changeComment(ctx, actor, id, changes.CommentDeleted, func(tx store.Tx) error {
 		_, err := tx.DeleteComment(ctx, id)
 		return err
 	})
@@ -267,17 +244,9 @@ func (s *Service) changeComment(ctx context.Context, actor Actor, id int64, acti
 
 // commitComment appends the comment's outbox event and commits.
 func commitComment(ctx context.Context, tx store.Tx, c store.Comment, action string) error {
-	payload, err := json.Marshal(CommentEvent{
+	err := appendEvent(ctx, tx, changes.Event{
 		Branch: c.Branch, Transaction: tx.ID(), ObjectIDs: []int64{c.ObjectID},
-		Kind: KindComment, CommentID: c.ID, Action: action,
-	})
-	if err != nil {
-		return err
-	}
-	err = tx.AppendOutbox(ctx, store.OutboxEvent{
-		Subject: ChangeSubject(c.Branch),
-		MsgID:   fmt.Sprintf("tx-%d", tx.ID()),
-		Payload: payload,
+		Kind: changes.KindComment, CommentID: c.ID, Action: action,
 	})
 	if err != nil {
 		return err

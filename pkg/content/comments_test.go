@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"testing"
 
+	"github.com/cmsplatform/cms/pkg/changes"
 	"github.com/cmsplatform/cms/pkg/store"
 )
 
@@ -36,7 +37,7 @@ func newCommentFixture(t *testing.T, s *Service) commentFixture {
 }
 
 // outboxEvent claims the outbox and returns the event of transaction txID.
-func outboxEvent(t *testing.T, st store.Store, txID int64) (store.OutboxEvent, CommentEvent) {
+func outboxEvent(t *testing.T, st store.Store, txID int64) (store.OutboxEvent, changes.Event) {
 	t.Helper()
 	evs, err := st.ClaimOutbox(ctxBG, 10000)
 	if err != nil {
@@ -51,7 +52,7 @@ func outboxEvent(t *testing.T, st store.Store, txID int64) (store.OutboxEvent, C
 	}
 	for _, e := range evs {
 		if e.TxID == txID {
-			var ce CommentEvent
+			var ce changes.Event
 			if err := json.Unmarshal(e.Payload, &ce); err != nil {
 				t.Fatalf("payload %q: %v", e.Payload, err)
 			}
@@ -59,7 +60,7 @@ func outboxEvent(t *testing.T, st store.Store, txID int64) (store.OutboxEvent, C
 		}
 	}
 	t.Fatalf("no outbox event for transaction %d among %d", txID, len(evs))
-	return store.OutboxEvent{}, CommentEvent{}
+	return store.OutboxEvent{}, changes.Event{}
 }
 
 func TestCommentLifecycle(t *testing.T) {
@@ -75,7 +76,7 @@ func TestCommentLifecycle(t *testing.T) {
 		}
 		ev, ce := outboxEvent(t, st, c.LastTransaction)
 		if ev.Subject != fmt.Sprintf("cms.changes.%d", f.child) || ev.MsgID != fmt.Sprintf("tx-%d", c.LastTransaction) ||
-			ce.Kind != "comment" || ce.CommentID != c.ID || ce.Action != CommentCreated || ce.Branch != f.child ||
+			ce.Kind != "comment" || ce.CommentID != c.ID || ce.Action != changes.CommentCreated || ce.Branch != f.child ||
 			ce.Transaction != c.LastTransaction || fmt.Sprint(ce.ObjectIDs) != fmt.Sprint([]int64{f.onDefault}) {
 			t.Fatalf("outbox event %+v payload %+v", ev, ce)
 		}
@@ -99,7 +100,7 @@ func TestCommentLifecycle(t *testing.T) {
 		if got.Body != "<div>edited</div>" || got.LastTransaction <= c.LastTransaction || !got.Created.Equal(c.Created) || got.User != "alice" {
 			t.Fatalf("after update = %+v", got)
 		}
-		if ev, ce := outboxEvent(t, st, got.LastTransaction); ce.Action != CommentUpdated || ce.CommentID != c.ID || ev.Subject != ChangeSubject(f.child) {
+		if ev, ce := outboxEvent(t, st, got.LastTransaction); ce.Action != changes.CommentUpdated || ce.CommentID != c.ID || ev.Subject != changes.Subject(f.child) {
 			t.Fatalf("update event %+v %+v", ev, ce)
 		}
 		wantErr(t, s.UpdateComment(ctxBG, alice, c.ID, "<p>not a div</p>"), ErrInvalid, "update with a bad body")
@@ -110,7 +111,7 @@ func TestCommentLifecycle(t *testing.T) {
 		if !del.Deleted || del.Body != "<div>edited</div>" || del.LastTransaction <= got.LastTransaction {
 			t.Fatalf("after delete = %+v", del)
 		}
-		if _, ce := outboxEvent(t, st, del.LastTransaction); ce.Action != CommentDeleted || ce.Kind != KindComment {
+		if _, ce := outboxEvent(t, st, del.LastTransaction); ce.Action != changes.CommentDeleted || ce.Kind != changes.KindComment {
 			t.Fatalf("delete event %+v", ce)
 		}
 		wantErr(t, s.UpdateComment(ctxBG, alice, c.ID, "<div>again</div>"), ErrNotFound, "update of a deleted comment")

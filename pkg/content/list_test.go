@@ -8,6 +8,7 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"github.com/cmsplatform/cms/pkg/changes"
 	"github.com/cmsplatform/cms/pkg/store"
 )
 
@@ -83,7 +84,7 @@ func TestChangeEvents(t *testing.T) {
 		up := chk(s.UpdateObjects(ctxBG, id(child), editor, []ObjectInput{{ID: ids[0], Values: []ValueInput{vin(sc.rank, 0, 1)}}}))(t)
 		_, del := chk2(s.DeleteObjects(ctxBG, id(child), editor, []string{id(ids[1])}))(t)
 		ev := chk(st.ClaimOutbox(ctxBG, 100))(t)
-		want := []ChangeEvent{
+		want := []changes.Event{
 			{Branch: BranchDefault, Kind: "created", ObjectIDs: []int64{child}},
 			{Branch: child, Transaction: tr.ID, Kind: "created", ObjectIDs: ids},
 			{Branch: child, Transaction: up.Transaction.ID, Kind: "updated", ObjectIDs: ids[:1]},
@@ -93,14 +94,14 @@ func TestChangeEvents(t *testing.T) {
 			t.Fatalf("%d events, want %d", len(ev), len(want))
 		}
 		for i, e := range ev {
-			var got ChangeEvent
+			var got changes.Event
 			if err := json.Unmarshal(e.Payload, &got); err != nil {
 				t.Fatal(err)
 			}
 			if i == 0 {
 				want[0].Transaction = e.TxID
 			}
-			if fmt.Sprint(got) != fmt.Sprint(want[i]) || e.Subject != ChangeSubject(got.Branch) ||
+			if fmt.Sprint(got) != fmt.Sprint(want[i]) || e.Subject != changes.Subject(got.Branch) ||
 				e.MsgID != fmt.Sprintf("tx-%d", e.TxID) || got.Transaction != e.TxID {
 				t.Fatalf("event %d = %s %s %s, want %+v", i, e.Subject, e.MsgID, e.Payload, want[i])
 			}

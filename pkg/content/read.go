@@ -6,6 +6,7 @@ import (
 	"math"
 	"slices"
 
+	"github.com/cmsplatform/cms/pkg/model"
 	"github.com/cmsplatform/cms/pkg/params"
 	"github.com/cmsplatform/cms/pkg/store"
 )
@@ -95,7 +96,7 @@ func (v view) build(ctx context.Context, ids []int64, p projection) ([]Object, e
 		}
 		o.Values = []Value{}
 		for _, val := range src {
-			if p.keep(val) && !SecretAttribute(val.AttributeID) {
+			if p.keep(val) && !model.SecretAttribute(val.AttributeID) {
 				o.Values = append(o.Values, Value{Attribute: val.AttributeID, Language: val.Language,
 					Variant: val.Variant, SortReverse: val.SortReverse, UnitRef: val.UnitRef, JSON: val.JSON})
 			}

@@ -34,11 +34,6 @@ var securityAttrs = map[int64]bool{
 	AttrUserReadBranches: true, AttrUserWriteBranches: true,
 }
 
-// SecretAttribute reports whether values of attribute id must never leave
-// the service (reads drop them; indexers must skip them): today only the
-// password hash.
-func SecretAttribute(id int64) bool { return id == AttrUserPassword }
-
 // isSecurityObject reports whether id is a system object of the security
 // model.
 func isSecurityObject(id int64) bool {

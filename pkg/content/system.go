@@ -1,11 +1,15 @@
 package content
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/cmsplatform/cms/pkg/model"
+)
 
 // Well-known ids of the NovaDB system model (docs/api-reference.md §9).
 const (
-	RootID        int64 = 0 // the meta-type: the type of all types (virtual)
-	BranchDefault int64 = 4 // branchDefault: root of the branch tree
+	RootID        int64 = 0                   // the meta-type: the type of all types (virtual)
+	BranchDefault       = model.BranchDefault // branchDefault: root of the branch tree
 
 	TypeAttribute     int64 = 10
 	TypeLanguage      int64 = 20
@@ -19,7 +23,7 @@ const (
 	TypeUser       int64 = 110
 	TypeBranchType int64 = 180
 
-	AttrName                int64 = 1000
+	AttrName                      = model.AttrName
 	AttrDataType            int64 = 1001
 	AttrVariantAxis         int64 = 1002
 	AttrUnit                int64 = 1003
@@ -28,13 +32,22 @@ const (
 	AttrLanguageDependent   int64 = 1017
 	AttrApiIdentifier       int64 = 1021
 	AttrIsoLanguageCode     int64 = 2001
-	AttrFallbackLanguage    int64 = 2002
+	AttrFallbackLanguage          = model.AttrFallbackLanguage
 	AttrUnitParentGroup     int64 = 3002
-	AttrBranchParent        int64 = 4000
+	AttrBranchParent              = model.AttrBranchParent
 	AttrBranchType          int64 = 4001
 	AttrBranchWorkflowState int64 = 4002
 	AttrBranchDueDate       int64 = 4003
 	AttrBranchAssignedTo    int64 = 4004
+	// The presentation attributes of the meta-model: an attribute's icon,
+	// a type's forms and the attributes naming and picturing its objects,
+	// a form's content.
+	AttrIcon            int64 = 1016
+	AttrTypeCreateForm  int64 = 5001
+	AttrTypeDetailForms int64 = 5002
+	AttrTypeDisplayName       = model.AttrTypeDisplayName
+	AttrTypeDisplayIcon int64 = 5006
+	AttrFormContent     int64 = 5053
 	// AttrUserName is the login name of a TypeUser object (our choice, like
 	// TypeUser). Compared without case; see security.go on duplicates.
 	AttrUserName int64 = 1100
@@ -44,7 +57,7 @@ const (
 	// AttrUserPassword is write-only: a client sends the password in plain
 	// text, the service stores only its bcrypt hash and never returns the
 	// attribute from any read.
-	AttrUserPassword int64 = 1101
+	AttrUserPassword = model.AttrUserPassword
 	// AttrUserAdmin (Boolean): the user may do everything.
 	AttrUserAdmin int64 = 1102
 	// AttrUserInternal (Boolean): the user may act for another user with
@@ -124,7 +137,7 @@ var sysAttrs = []sysAttr{
 	{id: 1013, api: "attributeInheritanceBehavior", name: "Inheritance behavior", dataType: "String.InheritanceBehavior"},
 	{id: 1014, name: "Maximum number of values", dataType: "Integer"},
 	{id: 1015, api: "attributeReferencedObjectTypes", name: "Referenced object types", dataType: "ObjRef", multi: true, refTypes: []int64{RootID}},
-	{id: 1016, api: "attributeIcon", name: "Icon", dataType: "BinRef.Icon"},
+	{id: AttrIcon, api: "attributeIcon", name: "Icon", dataType: "BinRef.Icon"},
 	{id: 1017, api: "attributeLanguageDependent", name: "Language dependent", dataType: "Boolean"},
 	{id: 1018, api: "attributeRequired", name: "Required", dataType: "Boolean"},
 	{id: 1019, api: "attributeParentGroup", name: "Parent group", dataType: "ObjRef", refTypes: []int64{11}},
@@ -151,13 +164,13 @@ var sysAttrs = []sysAttr{
 	{id: 4002, api: "branchWorkflowState", name: "Workflow state", dataType: "ObjRef", refTypes: []int64{TypeWorkflowState}},
 	{id: 4003, api: "branchDueDate", name: "Due date", dataType: "DateTime.Date"},
 	{id: 4004, api: "branchAssignedTo", name: "Assigned to", dataType: "String.UserName"},
-	{id: 5001, api: "objectTypeCreateForm", name: "Create form", dataType: "ObjRef", refTypes: []int64{TypeForm}},
-	{id: 5002, api: "objectTypeDetailForms", name: "Detail forms", dataType: "ObjRef", multi: true, refTypes: []int64{TypeForm}},
-	{id: 5005, api: "objectTypeDisplayNameAttribute", name: "Display name attribute", dataType: "ObjRef", refTypes: []int64{TypeAttribute}},
-	{id: 5006, api: "objectTypeDisplayIconAttribute", name: "Display icon attribute", dataType: "ObjRef", refTypes: []int64{TypeAttribute}},
+	{id: AttrTypeCreateForm, api: "objectTypeCreateForm", name: "Create form", dataType: "ObjRef", refTypes: []int64{TypeForm}},
+	{id: AttrTypeDetailForms, api: "objectTypeDetailForms", name: "Detail forms", dataType: "ObjRef", multi: true, refTypes: []int64{TypeForm}},
+	{id: AttrTypeDisplayName, api: "objectTypeDisplayNameAttribute", name: "Display name attribute", dataType: "ObjRef", refTypes: []int64{TypeAttribute}},
+	{id: AttrTypeDisplayIcon, api: "objectTypeDisplayIconAttribute", name: "Display icon attribute", dataType: "ObjRef", refTypes: []int64{TypeAttribute}},
 	{id: 5008, api: "objectTypeThumbnailAttribute", name: "Thumbnail attribute", dataType: "ObjRef", refTypes: []int64{TypeAttribute}},
 	{id: 5009, api: "objectTypeBinaryProxy", name: "Binary proxy", dataType: "Boolean"},
-	{id: 5053, api: "formContent", name: "Form content", dataType: "ObjRef", multi: true, refTypes: []int64{TypeAttribute}},
+	{id: AttrFormContent, api: "formContent", name: "Form content", dataType: "ObjRef", multi: true, refTypes: []int64{TypeAttribute}},
 	{id: 5054, name: "Form condition attribute", dataType: "ObjRef", refTypes: []int64{TypeAttribute}},
 	{id: 5055, name: "Form conditions", dataType: "ObjRef", multi: true},
 	{id: 5056, name: "Single editor", dataType: "Boolean"},

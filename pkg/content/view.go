@@ -1,12 +1,12 @@
 package content
 
 import (
-	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"slices"
-	"strconv"
 
+	"github.com/cmsplatform/cms/pkg/model"
 	"github.com/cmsplatform/cms/pkg/params"
 	"github.com/cmsplatform/cms/pkg/store"
 )
@@ -16,8 +16,8 @@ import (
 type view struct {
 	r      store.Reader
 	branch int64
-	chain  []int64 // branch first, BranchDefault last
-	rank   map[int64]int
+	chain  []int64     // branch first, BranchDefault last
+	order  model.Chain // inheritance along chain
 }
 
 // branchInfo is one branch object with its parent.
@@ -26,33 +26,37 @@ type branchInfo struct {
 	parent int64 // 0 for the default branch
 }
 
-// loadBranches reads every branch object and its parent in two queries
-// (objects, then attribute 4000 values), whatever the depth of the tree.
-func loadBranches(ctx context.Context, r store.Reader) (map[int64]branchInfo, error) {
+// ReadBranchTree reads the branch tree (model.NewBranchTree) in two
+// queries, whatever its depth: the branch objects (returned too, deleted
+// ones included), then their parents (attribute 4000).
+func ReadBranchTree(ctx context.Context, r store.Reader) (model.BranchTree, []store.Object, error) {
 	objs, err := r.ListObjects(ctx, BranchDefault, store.ObjectQuery{TypeIDs: []int64{TypeBranch}})
 	if err != nil {
-		return nil, err
+		return model.BranchTree{}, nil, fmt.Errorf("content: list branches: %w", err)
 	}
-	out := make(map[int64]branchInfo, len(objs))
 	ids := make([]int64, 0, len(objs))
 	for _, o := range objs {
 		if !o.Deleted {
-			out[o.ID] = branchInfo{obj: o}
 			ids = append(ids, o.ID)
 		}
 	}
 	vals, err := r.ListValues(ctx, BranchDefault, ids, store.ValueFilter{AttributeIDs: []int64{AttrBranchParent}})
 	if err != nil {
+		return model.BranchTree{}, nil, fmt.Errorf("content: read branch parents: %w", err)
+	}
+	return model.NewBranchTree(objs, vals), objs, nil
+}
+
+// loadBranches reads every branch object and its parent (ReadBranchTree).
+func loadBranches(ctx context.Context, r store.Reader) (map[int64]branchInfo, error) {
+	t, objs, err := ReadBranchTree(ctx, r)
+	if err != nil {
 		return nil, err
 	}
-	for _, v := range vals {
-		b, ok := out[v.ObjectID]
-		if !ok || v.ObjectID == BranchDefault {
-			continue
-		}
-		if p, err := strconv.ParseInt(string(bytes.TrimSpace(v.JSON)), 10, 64); err == nil {
-			b.parent = p
-			out[v.ObjectID] = b
+	out := make(map[int64]branchInfo, len(objs))
+	for _, o := range objs {
+		if t.Has(o.ID) {
+			out[o.ID] = branchInfo{obj: o, parent: t.Parent(o.ID)}
 		}
 	}
 	return out, nil
@@ -92,21 +96,20 @@ func findBranch(branches map[int64]branchInfo, ident string) (int64, error) {
 
 // newView builds the view of branch id from the branch tree.
 func newView(r store.Reader, branches map[int64]branchInfo, id int64) (view, error) {
-	v := view{r: r, branch: id, rank: map[int64]int{}}
-	for cur := id; ; {
-		if _, ok := branches[cur]; !ok {
-			return view{}, notFoundf("branch %d", cur)
-		}
-		if _, seen := v.rank[cur]; seen {
-			return view{}, fmt.Errorf("content: branch %d: parent cycle", id)
-		}
-		v.rank[cur] = len(v.chain)
-		v.chain = append(v.chain, cur)
-		if cur == BranchDefault {
-			return v, nil
-		}
-		cur = branches[cur].parent
+	chain, err := model.WalkChain(id, func(b int64) (int64, bool, error) {
+		bi, ok := branches[b]
+		return bi.parent, ok, nil
+	})
+	var broken *model.BrokenChainError
+	switch {
+	case errors.As(err, &broken) && broken.Cycle:
+		return view{}, fmt.Errorf("content: branch %d: parent cycle", id)
+	case errors.As(err, &broken):
+		return view{}, notFoundf("branch %d", broken.At)
+	case err != nil:
+		return view{}, err
 	}
+	return view{r: r, branch: id, chain: chain, order: model.NewChain(chain)}, nil
 }
 
 // viewOf resolves a branch identifier and returns its view.
@@ -124,7 +127,8 @@ func viewOf(ctx context.Context, r store.Reader, ident string) (view, error) {
 
 // defaultView is the view of branch 4 (system objects and branches).
 func defaultView(r store.Reader) view {
-	return view{r: r, branch: BranchDefault, chain: []int64{BranchDefault}, rank: map[int64]int{BranchDefault: 0}}
+	chain := []int64{BranchDefault}
+	return view{r: r, branch: BranchDefault, chain: chain, order: model.NewChain(chain)}
 }
 
 // rootObject is the virtual meta-type 0.
@@ -132,18 +136,8 @@ func rootObject() store.Object {
 	return store.Object{ID: RootID, Branch: BranchDefault, TypeID: RootID, GUID: systemGUID(0), APIIdentifier: "root"}
 }
 
-// pick returns the effective row per id: the row of the nearest branch in
-// the chain. rows are ordered by id (as ChainReader returns them).
-func (v view) pick(rows []store.Object) map[int64]store.Object {
-	out := make(map[int64]store.Object, len(rows))
-	for _, o := range rows {
-		cur, ok := out[o.ID]
-		if !ok || v.rank[o.Branch] < v.rank[cur.Branch] {
-			out[o.ID] = o
-		}
-	}
-	return out
-}
+// pick returns the effective row per id (model.Chain.EffectiveObjects).
+func (v view) pick(rows []store.Object) map[int64]store.Object { return v.order.EffectiveObjects(rows) }
 
 // objects returns the effective rows of ids (root included when asked) in
 // one query. Missing ids are absent from the map.
@@ -177,24 +171,10 @@ func (v view) values(ctx context.Context, ids []int64) (valueSet, error) {
 	if err != nil {
 		return vs, err
 	}
-	sameGroup := func(a, b store.Value) bool {
-		return a.ObjectID == b.ObjectID && a.AttributeID == b.AttributeID && a.Variant == b.Variant && a.Language == b.Language
-	}
-	for start := 0; start < len(rows); {
-		end := start + 1
-		for end < len(rows) && sameGroup(rows[start], rows[end]) {
-			end++
-		}
-		group := rows[start:end]
-		best := group[0].Branch
-		for _, r := range group {
-			if v.rank[r.Branch] < v.rank[best] {
-				best = r.Branch
-			}
-		}
+	v.order.EachValueGroup(rows, func(group []store.Value, best int64) {
 		for _, r := range group {
 			vs.newest[r.ObjectID] = max(vs.newest[r.ObjectID], r.ModifiedTx)
-			isNull := bytes.Equal(bytes.TrimSpace(r.JSON), []byte("null"))
+			isNull := model.IsNull(r.JSON)
 			if r.Branch == v.branch {
 				vs.lastLocal[r.ObjectID] = max(vs.lastLocal[r.ObjectID], r.ModifiedTx)
 				if !isNull {
@@ -205,7 +185,6 @@ func (v view) values(ctx context.Context, ids []int64) (valueSet, error) {
 				vs.effective[r.ObjectID] = append(vs.effective[r.ObjectID], r)
 			}
 		}
-		start = end
-	}
+	})
 	return vs, nil
 }

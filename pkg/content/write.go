@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strconv"
 
+	"github.com/cmsplatform/cms/pkg/changes"
 	"github.com/cmsplatform/cms/pkg/store"
 )
 
@@ -160,7 +161,7 @@ func (s *Service) CreateObjects(ctx context.Context, branch string, ch Change, i
 	if err := tx.PutValues(ctx, rows...); err != nil {
 		return Transaction{}, nil, err
 	}
-	t, err := commit(ctx, tx, v.branch, kindCreated, newIDs)
+	t, err := commit(ctx, tx, v.branch, changes.KindCreated, newIDs)
 	if err != nil {
 		return Transaction{}, nil, err
 	}
@@ -193,7 +194,7 @@ func (s *Service) UpdateObjects(ctx context.Context, branch string, ch Change, i
 	if err != nil {
 		return UpdateResult{}, err
 	}
-	t, err := commit(ctx, tx, v.branch, kindUpdated, ids)
+	t, err := commit(ctx, tx, v.branch, changes.KindUpdated, ids)
 	if err != nil {
 		return UpdateResult{}, err
 	}
@@ -375,7 +376,7 @@ func (s *Service) DeleteObjects(ctx context.Context, branch string, ch Change, i
 	if err := tx.PutObjects(ctx, tombstones...); err != nil {
 		return 0, Transaction{}, err
 	}
-	t, err := commit(ctx, tx, v.branch, kindDeleted, ids)
+	t, err := commit(ctx, tx, v.branch, changes.KindDeleted, ids)
 	if err != nil {
 		return 0, Transaction{}, err
 	}

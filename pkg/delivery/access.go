@@ -6,12 +6,10 @@ import (
 	"fmt"
 
 	"github.com/cmsplatform/cms/pkg/content"
-	"github.com/cmsplatform/cms/pkg/indexing"
+	"github.com/cmsplatform/cms/pkg/indexdoc"
+	"github.com/cmsplatform/cms/pkg/model"
 	"github.com/cmsplatform/cms/pkg/search"
 )
-
-// maxChainDepth bounds a branch chain (a cycle in broken data ends it).
-const maxChainDepth = 64
 
 // BranchChain returns the branch named by param (id or ApiIdentifier)
 // followed by its ancestors up to the default branch, read from the
@@ -22,25 +20,43 @@ func (s *Service) BranchChain(ctx context.Context, param string) ([]int64, error
 	if err != nil {
 		return nil, err
 	}
-	chain := []int64{b}
-	for cur := b; cur != content.BranchDefault && len(chain) < maxChainDepth; {
-		doc, err := s.eng.Get(ctx, s.objects, indexing.DocID(content.BranchDefault, cur))
+	chain, err := indexedChain(b, func(cur int64) (int64, bool, error) {
+		doc, err := s.eng.Get(ctx, s.objects, indexdoc.DocID(content.BranchDefault, cur))
 		if errors.Is(err, search.ErrNotFound) {
-			return chain, nil
+			return 0, false, nil
 		}
 		if err != nil {
-			return nil, fmt.Errorf("delivery: read branch %d: %w", cur, err)
+			return 0, false, fmt.Errorf("delivery: read branch %d: %w", cur, err)
 		}
-		src, err := indexing.DecodeSource(doc.Fields)
+		src, err := indexdoc.DecodeSource(doc.Fields)
 		if err != nil {
-			return nil, err
+			return 0, false, err
 		}
-		parent := parentOf(src)
-		if parent == 0 || containsID(chain, parent) {
-			return chain, nil
-		}
-		chain = append(chain, parent)
-		cur = parent
+		return parentOf(src), true, nil
+	})
+	if err != nil {
+		return nil, err
 	}
 	return chain, nil
+}
+
+// indexedChain is the chain of branch b (model.WalkChain) as the index
+// shows it: parent returns a branch's parent and whether the index has the
+// branch. A branch the index lacks ends the chain but is part of it (a
+// grant on it still counts), and a broken chain is no error.
+func indexedChain(b int64, parent func(branch int64) (int64, bool, error)) ([]int64, error) {
+	chain, err := model.WalkChain(b, func(id int64) (int64, bool, error) {
+		switch id {
+		case 0:
+			return 0, false, nil
+		case content.BranchDefault:
+			return 0, true, nil
+		}
+		p, _, err := parent(id)
+		return p, true, err
+	})
+	if errors.Is(err, model.ErrNoBranch) || errors.Is(err, model.ErrBranchCycle) {
+		return chain, nil
+	}
+	return chain, err
 }

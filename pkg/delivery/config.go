@@ -8,28 +8,28 @@ import (
 
 	"github.com/cmsplatform/cms/pkg/auth"
 	"github.com/cmsplatform/cms/pkg/content"
-	"github.com/cmsplatform/cms/pkg/indexing"
+	"github.com/cmsplatform/cms/pkg/indexdoc"
 	"github.com/cmsplatform/cms/pkg/search"
 )
 
 // configView renders meta-model objects: default language, all props.
-func configView(m *model) view {
+func configView(m *branchModel) view {
 	langs, _ := m.langChain("")
 	return view{m: m, langs: langs, variants: []int64{0}, props: PropsAll}
 }
 
 // Languages returns the languages of a branch (type 20 objects), by id.
 func (s *Service) Languages(ctx context.Context, branch string) ([]Object, error) {
-	return s.modelObjects(ctx, branch, func(m *model) []int64 { return m.langList })
+	return s.modelObjects(ctx, branch, func(m *branchModel) []int64 { return m.langList })
 }
 
 // Types returns the object types of a branch, by id.
 func (s *Service) Types(ctx context.Context, branch string) ([]Object, error) {
-	return s.modelObjects(ctx, branch, func(m *model) []int64 { return m.typeList })
+	return s.modelObjects(ctx, branch, func(m *branchModel) []int64 { return m.typeList })
 }
 
 // modelObjects renders the objects of the branch's model that ids lists.
-func (s *Service) modelObjects(ctx context.Context, branch string, ids func(*model) []int64) ([]Object, error) {
+func (s *Service) modelObjects(ctx context.Context, branch string, ids func(*branchModel) []int64) ([]Object, error) {
 	b, err := s.branchID(ctx, branch)
 	if err != nil {
 		return nil, err
@@ -58,7 +58,7 @@ func (s *Service) Branches(ctx context.Context, who auth.Principal) ([]Object, e
 	v := configView(m)
 	var out []Object
 	parents := map[int64]int64{}
-	err = s.scanBranches(ctx, func(src indexing.Source) {
+	err = s.scanBranches(ctx, func(src indexdoc.Source) {
 		parents[src.ID] = parentOf(src)
 		out = append(out, v.render(src))
 	})
@@ -73,7 +73,7 @@ func (s *Service) Branches(ctx context.Context, who auth.Principal) ([]Object, e
 // every live indexed branch, for filters that span branches.
 func (s *Service) AllBranchChains(ctx context.Context) (map[int64][]int64, error) {
 	parents := map[int64]int64{}
-	err := s.scanBranches(ctx, func(src indexing.Source) { parents[src.ID] = parentOf(src) })
+	err := s.scanBranches(ctx, func(src indexdoc.Source) { parents[src.ID] = parentOf(src) })
 	if errors.Is(err, search.ErrIndexNotFound) {
 		return map[int64][]int64{}, nil
 	}
@@ -81,15 +81,15 @@ func (s *Service) AllBranchChains(ctx context.Context) (map[int64][]int64, error
 }
 
 // scanBranches calls fn with every live branch object of the index.
-func (s *Service) scanBranches(ctx context.Context, fn func(indexing.Source)) error {
-	return s.scan(ctx, search.And{search.Term{Field: indexing.FieldBranch, Value: content.BranchDefault},
-		search.Term{Field: indexing.FieldTypeRef, Value: content.TypeBranch},
-		search.Not{Query: search.Term{Field: indexing.FieldDeleted, Value: true}}}, fn)
+func (s *Service) scanBranches(ctx context.Context, fn func(indexdoc.Source)) error {
+	return s.scan(ctx, search.And{search.Term{Field: indexdoc.FieldBranch, Value: content.BranchDefault},
+		search.Term{Field: indexdoc.FieldTypeRef, Value: content.TypeBranch},
+		search.Not{Query: search.Term{Field: indexdoc.FieldDeleted, Value: true}}}, fn)
 }
 
 // parentOf is the parent (attribute 4000) of an indexed branch object, 0
 // when none.
-func parentOf(src indexing.Source) int64 {
+func parentOf(src indexdoc.Source) int64 {
 	for _, v := range src.Values {
 		if v.Attr == content.AttrBranchParent {
 			p, _ := refOf(v.Value)
@@ -99,21 +99,14 @@ func parentOf(src indexing.Source) int64 {
 	return 0
 }
 
-// chainsOf walks parents into chains, at most maxChainDepth long (a cycle
-// in broken data ends a chain).
+// chainsOf walks parents into chains (indexedChain).
 func chainsOf(parents map[int64]int64) map[int64][]int64 {
 	out := make(map[int64][]int64, len(parents))
 	for b := range parents {
-		chain := []int64{b}
-		for cur := b; cur != content.BranchDefault && len(chain) < maxChainDepth; {
-			p := parents[cur]
-			if p == 0 || containsID(chain, p) {
-				break
-			}
-			chain = append(chain, p)
-			cur = p
-		}
-		out[b] = chain
+		out[b], _ = indexedChain(b, func(id int64) (int64, bool, error) {
+			p, ok := parents[id]
+			return p, ok, nil
+		})
 	}
 	return out
 }
@@ -133,15 +126,15 @@ func (s *Service) UpdateInfo(ctx context.Context, branch string) (UpdateInfo, er
 		return UpdateInfo{}, err
 	}
 	res, err := s.eng.Search(ctx, search.SearchRequest{Index: s.objects, Size: 1,
-		Query: search.Term{Field: indexing.FieldBranch, Value: b},
-		Sort:  []search.SortField{{Field: indexing.FieldLastTransaction, Desc: true}}})
+		Query: search.Term{Field: indexdoc.FieldBranch, Value: b},
+		Sort:  []search.SortField{{Field: indexdoc.FieldLastTransaction, Desc: true}}})
 	if err != nil {
 		return UpdateInfo{}, s.searchErr(err)
 	}
 	if len(res.Hits) == 0 {
 		return UpdateInfo{}, nil
 	}
-	src, err := indexing.DecodeSource(res.Hits[0].Fields)
+	src, err := indexdoc.DecodeSource(res.Hits[0].Fields)
 	if err != nil {
 		return UpdateInfo{}, err
 	}

@@ -2,7 +2,7 @@
 // published, indexed view of a branch in NovaDB's Delivery shape. It reads
 // only the search index written by pkg/indexing (no store: in distributed
 // mode the delivery target has none): object documents carry their
-// resolved state in indexing.FieldSource, and the meta-model (types,
+// resolved state in indexdoc.FieldSource, and the meta-model (types,
 // attributes, languages, forms) is loaded from the same index, as system
 // objects are objects too.
 //
@@ -16,12 +16,12 @@ package delivery
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"log/slog"
 	"sync"
 
 	"github.com/cmsplatform/cms/pkg/errkind"
+	"github.com/cmsplatform/cms/pkg/indexdoc"
 	"github.com/cmsplatform/cms/pkg/indexing"
 	"github.com/cmsplatform/cms/pkg/search"
 )
@@ -59,15 +59,15 @@ type Options struct {
 // Service answers Delivery requests from the index. It is safe for
 // concurrent use.
 type Service struct {
-	eng     search.Engine
-	log     *slog.Logger
-	objects string
-	state   string
-	langs   map[int64]bool // languages with display-name fields
-	sources *sourceCache   // decoded FieldSource by (id, version)
+	eng      search.Engine
+	log      *slog.Logger
+	objects  string
+	tracking indexdoc.ChangeTracking
+	langs    map[int64]bool // languages with display-name fields
+	sources  *sourceCache   // decoded FieldSource by (id, version)
 
 	mu     sync.Mutex
-	models map[int64]*model // per branch, for one index version
+	models map[int64]*branchModel // per branch, for one index version
 }
 
 // New returns a Service.
@@ -80,12 +80,12 @@ func New(opts Options) (*Service, error) {
 	}
 	langs := opts.Indexing.Languages
 	if langs == nil {
-		langs = indexing.DefaultLanguages
+		langs = indexdoc.DefaultLanguages
 	}
 	s := &Service{eng: opts.Search, log: opts.Logger,
-		objects: opts.Indexing.IndexPrefix + indexing.ObjectsIndex,
-		state:   opts.Indexing.IndexPrefix + indexing.StateIndex,
-		langs:   map[int64]bool{}, models: map[int64]*model{}, sources: newSourceCache()}
+		objects:  opts.Indexing.IndexPrefix + indexdoc.ObjectsIndex,
+		tracking: indexdoc.NewChangeTracking(opts.Search, opts.Indexing.IndexPrefix, 0, nil),
+		langs:    map[int64]bool{}, models: map[int64]*branchModel{}, sources: newSourceCache()}
 	for _, l := range langs {
 		s.langs[l] = true
 	}
@@ -95,14 +95,7 @@ func New(opts Options) (*Service, error) {
 // Version returns the index's change-tracking version (0 before the first
 // indexed change): every response is a function of it and the request.
 func (s *Service) Version(ctx context.Context) (int64, error) {
-	doc, err := s.eng.Get(ctx, s.state, indexing.VersionDocID)
-	switch {
-	case errors.Is(err, search.ErrNotFound), errors.Is(err, search.ErrIndexNotFound):
-		return 0, nil
-	case err != nil:
-		return 0, fmt.Errorf("delivery: read index version: %w", err)
-	}
-	return doc.Version, nil
+	return s.tracking.Version(ctx)
 }
 
 func invalidf(format string, args ...any) error {

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/cmsplatform/cms/pkg/changes"
 	"github.com/cmsplatform/cms/pkg/content"
 	"github.com/cmsplatform/cms/pkg/delivery"
 	"github.com/cmsplatform/cms/pkg/delivery/deliverytest"
@@ -147,7 +148,7 @@ func addArticles(t *testing.T, s *deliverytest.Site) (article int64) {
 	if err := tx.PutValues(ctx, store.Value{Branch: 4, ObjectID: ids[4], AttributeID: 1000, JSON: json.RawMessage(`"Charlie"`)}); err != nil {
 		t.Fatal(err)
 	}
-	payload, _ := json.Marshal(content.ChangeEvent{Branch: 4, Transaction: tx.ID(), ObjectIDs: []int64{ids[4]}, Kind: "updated"})
+	payload, _ := json.Marshal(changes.Event{Branch: 4, Transaction: tx.ID(), ObjectIDs: []int64{ids[4]}, Kind: "updated"})
 	if err := tx.AppendOutbox(ctx, store.OutboxEvent{Subject: "cms.changes.4", MsgID: fmt.Sprintf("tx-%d", tx.ID()), Payload: payload}); err != nil {
 		t.Fatal(err)
 	}

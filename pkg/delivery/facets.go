@@ -9,7 +9,8 @@ import (
 
 	"github.com/cmsplatform/cms/pkg/content"
 	"github.com/cmsplatform/cms/pkg/errkind"
-	"github.com/cmsplatform/cms/pkg/indexing"
+	"github.com/cmsplatform/cms/pkg/indexdoc"
+	"github.com/cmsplatform/cms/pkg/model"
 	"github.com/cmsplatform/cms/pkg/params"
 	"github.com/cmsplatform/cms/pkg/search"
 )
@@ -69,7 +70,7 @@ func (sc *scope) valueChain(name string) (*attribute, []string, error) {
 	for _, id := range attrs {
 		for _, va := range sc.view.variants {
 			for _, l := range sc.view.langs {
-				keys = append(keys, indexing.Key(id, l, va))
+				keys = append(keys, indexdoc.Key(id, l, va))
 			}
 		}
 	}
@@ -97,7 +98,7 @@ func (s *Service) chainSteps(ctx context.Context, q search.Query, chain []string
 	for _, k := range chain {
 		if attr, _, _ := strings.Cut(k, ":"); !seen[attr] {
 			seen[attr] = true
-			req.Aggs = append(req.Aggs, search.TermsAgg{Name: "keys" + attr, Field: indexing.FieldKeys,
+			req.Aggs = append(req.Aggs, search.TermsAgg{Name: "keys" + attr, Field: indexdoc.FieldKeys,
 				Size: maxKeysPerAttr, Prefix: attr + ":"})
 		}
 	}
@@ -119,9 +120,9 @@ func (s *Service) chainSteps(ctx context.Context, q search.Query, chain []string
 		if !all && !present[k] {
 			continue
 		}
-		sq := search.And{q, search.Term{Field: indexing.FieldKeys, Value: k}}
+		sq := search.And{q, search.Term{Field: indexdoc.FieldKeys, Value: k}}
 		if len(earlier) > 0 {
-			sq = append(sq, search.Not{Query: search.Terms{Field: indexing.FieldKeys, Values: slices.Clone(earlier)}})
+			sq = append(sq, search.Not{Query: search.Terms{Field: indexdoc.FieldKeys, Values: slices.Clone(earlier)}})
 		}
 		steps = append(steps, step{key: k, query: sq})
 		earlier = append(earlier, k)
@@ -204,12 +205,12 @@ func (s *Service) occurrences(ctx context.Context, q search.Query, a *attribute,
 	counts := map[string]int64{}
 	for _, st := range steps {
 		res, err := s.eng.Search(ctx, search.SearchRequest{Index: s.objects, Query: st.query,
-			Aggs: []search.TermsAgg{{Field: indexing.FieldValues, Size: aggSize, Prefix: st.key + "="}}})
+			Aggs: []search.TermsAgg{{Field: indexdoc.FieldValues, Size: aggSize, Prefix: st.key + "="}}})
 		if err != nil {
 			return Occurrences{}, s.searchErr(err)
 		}
 		o.NotNull += res.Total
-		agg := res.Aggs[indexing.FieldValues]
+		agg := res.Aggs[indexdoc.FieldValues]
 		o.More = o.More || agg.Other > 0
 		for _, b := range agg.Buckets {
 			raw, _ := b.Key.(string)
@@ -235,7 +236,7 @@ func (s *Service) occurrences(ctx context.Context, q search.Query, a *attribute,
 
 func valueType(dt string) string {
 	switch {
-	case dt == "Integer" || dt == "Decimal" || dt == "Float" || dt == "ObjRef" || strings.HasPrefix(dt, "BinRef"):
+	case model.IsNumeric(dt):
 		return "number"
 	case dt == "Boolean":
 		return "boolean"

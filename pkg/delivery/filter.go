@@ -7,7 +7,8 @@ import (
 
 	"github.com/cmsplatform/cms/pkg/content"
 	"github.com/cmsplatform/cms/pkg/delivery/query"
-	"github.com/cmsplatform/cms/pkg/indexing"
+	"github.com/cmsplatform/cms/pkg/indexdoc"
+	"github.com/cmsplatform/cms/pkg/model"
 	"github.com/cmsplatform/cms/pkg/search"
 )
 
@@ -66,9 +67,9 @@ func (sc *scope) translateFilter(expr string, deleted, allowOr bool) (search.Que
 
 // metaFields maps meta.<name> to index fields.
 var metaFields = map[string]string{
-	"id": indexing.FieldID, "guid": indexing.FieldGUID, "apiidentifier": indexing.FieldAPIIdentifier,
-	"typeref": indexing.FieldTypeRef, "lasttransaction": indexing.FieldLastTransaction,
-	"lastmodified": indexing.FieldModified, "modified": indexing.FieldModified, "deleted": indexing.FieldDeleted,
+	"id": indexdoc.FieldID, "guid": indexdoc.FieldGUID, "apiidentifier": indexdoc.FieldAPIIdentifier,
+	"typeref": indexdoc.FieldTypeRef, "lasttransaction": indexdoc.FieldLastTransaction,
+	"lastmodified": indexdoc.FieldModified, "modified": indexdoc.FieldModified, "deleted": indexdoc.FieldDeleted,
 }
 
 func (sc *scope) metaCond(c query.Cond) (search.Query, error) {
@@ -81,7 +82,7 @@ func (sc *scope) metaCond(c query.Cond) (search.Query, error) {
 		if err != nil {
 			return search.Or{}, nil // an unknown type matches nothing
 		}
-		field, value = indexing.FieldTypeRef, t.id
+		field, value = indexdoc.FieldTypeRef, t.id
 	case "id", "typeref", "lasttransaction":
 		n, err := strconv.ParseInt(c.Value, 10, 64)
 		if err != nil {
@@ -95,7 +96,7 @@ func (sc *scope) metaCond(c query.Cond) (search.Query, error) {
 		}
 		value = b
 	case "lastmodified", "modified":
-		t, ok := indexing.ParseDate(c.Value)
+		t, ok := indexdoc.ParseDate(c.Value)
 		if !ok {
 			return nil, invalidf("filter at %d: meta.%s needs a date", c.Pos+1, c.Field)
 		}
@@ -156,14 +157,14 @@ func (sc *scope) attrCond(c query.Cond) (search.Query, error) {
 	dt := a.dataType
 	switch c.Op {
 	case query.OpContains:
-		words := indexing.Words(c.Value)
+		words := indexdoc.Words(c.Value)
 		if len(words) == 0 {
 			return nil, invalidf("filter at %d: nothing to match in %q", c.Pos+1, c.Value)
 		}
 		and := search.And{}
 		for _, w := range words {
 			and = append(and, anyKey(func(k [3]int64) search.Query {
-				return search.Term{Field: indexing.FieldWords, Value: indexing.Key(k[0], k[1], k[2]) + "=" + w}
+				return search.Term{Field: indexdoc.FieldWords, Value: indexdoc.Key(k[0], k[1], k[2]) + "=" + w}
 			}))
 		}
 		return and, nil
@@ -173,7 +174,7 @@ func (sc *scope) attrCond(c query.Cond) (search.Query, error) {
 			return nil, err
 		}
 		q := anyKey(func(k [3]int64) search.Query {
-			return search.Term{Field: indexing.FieldValues, Value: indexing.ValueTerm(k[0], k[1], k[2], term)}
+			return search.Term{Field: indexdoc.FieldValues, Value: indexdoc.ValueTerm(k[0], k[1], k[2], term)}
 		})
 		if c.Op == query.OpNotEq {
 			return search.Not{Query: q}, nil
@@ -185,24 +186,24 @@ func (sc *scope) attrCond(c query.Cond) (search.Query, error) {
 		return nil, err
 	}
 	return anyKey(func(k [3]int64) search.Query {
-		lo, hi := indexing.OrderedBounds(kind, k[0], k[1], k[2])
-		t := indexing.OrderedTerm(kind, k[0], k[1], k[2], enc)
+		lo, hi := indexdoc.OrderedBounds(kind, k[0], k[1], k[2])
+		t := indexdoc.OrderedTerm(kind, k[0], k[1], k[2], enc)
 		switch c.Op {
 		case query.OpLess:
-			return search.Range{Field: indexing.FieldOrdered, Gt: lo, Lt: t}
+			return search.Range{Field: indexdoc.FieldOrdered, Gt: lo, Lt: t}
 		case query.OpLessEq:
-			return search.Range{Field: indexing.FieldOrdered, Gt: lo, Lte: t}
+			return search.Range{Field: indexdoc.FieldOrdered, Gt: lo, Lte: t}
 		case query.OpGreater:
-			return search.Range{Field: indexing.FieldOrdered, Gt: t, Lt: hi}
+			return search.Range{Field: indexdoc.FieldOrdered, Gt: t, Lt: hi}
 		}
-		return search.Range{Field: indexing.FieldOrdered, Gte: t, Lt: hi}
+		return search.Range{Field: indexdoc.FieldOrdered, Gte: t, Lt: hi}
 	}), nil
 }
 
 // equalityTerm renders a filter value as the indexer's invariant form.
 func equalityTerm(dt string, c query.Cond) (string, error) {
 	switch {
-	case dt == "Integer" || dt == "Decimal" || dt == "Float" || dt == "ObjRef" || strings.HasPrefix(dt, "BinRef"):
+	case model.IsNumeric(dt):
 		f, err := strconv.ParseFloat(strings.TrimSpace(c.Value), 64)
 		if err != nil {
 			return "", invalidf("filter at %d: %s needs a number, got %q", c.Pos+1, c.Field, c.Value)
@@ -217,7 +218,7 @@ func equalityTerm(dt string, c query.Cond) (string, error) {
 			return "", invalidf("filter at %d: %s needs true or false", c.Pos+1, c.Field)
 		}
 		return strconv.FormatBool(b), nil
-	case strings.HasPrefix(dt, "XmlRef"):
+	case model.IsMarkup(dt):
 		return "", invalidf("filter at %d: %s is markup: use %s:\"words\"", c.Pos+1, c.Field, c.Field)
 	}
 	return c.Value, nil
@@ -231,13 +232,13 @@ func orderedValue(dt string, c query.Cond) (byte, string, error) {
 		if err != nil {
 			return 0, "", invalidf("filter at %d: %s needs a number, got %q", c.Pos+1, c.Field, c.Value)
 		}
-		return 'n', indexing.EncodeNumber(f), nil
+		return 'n', indexdoc.EncodeNumber(f), nil
 	case "DateTime", "DateTime.Date":
-		t, ok := indexing.ParseDate(strings.TrimSpace(c.Value))
+		t, ok := indexdoc.ParseDate(strings.TrimSpace(c.Value))
 		if !ok {
 			return 0, "", invalidf("filter at %d: %s needs a date, got %q", c.Pos+1, c.Field, c.Value)
 		}
-		return 'd', indexing.EncodeDate(t.In(time.UTC)), nil
+		return 'd', indexdoc.EncodeDate(t.In(time.UTC)), nil
 	}
 	return 0, "", invalidf("filter at %d: %s %s: only numbers and dates can be compared", c.Pos+1, c.Field, c.Op)
 }

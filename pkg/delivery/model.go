@@ -9,25 +9,19 @@ import (
 	"strings"
 
 	"github.com/cmsplatform/cms/pkg/content"
-	"github.com/cmsplatform/cms/pkg/indexing"
+	"github.com/cmsplatform/cms/pkg/indexdoc"
+	"github.com/cmsplatform/cms/pkg/model"
 	"github.com/cmsplatform/cms/pkg/search"
 )
 
-// Attribute ids of the meta-model that are not in pkg/content.
+// Ids delivery names for itself.
 const (
-	attrIcon              int64 = 1016
-	attrCreateForm        int64 = 5001
-	attrDetailForms       int64 = 5002
-	attrDisplayNameAttr   int64 = 5005
-	attrDisplayIconAttr   int64 = 5006
-	attrFormContent       int64 = 5053
-	typeRoot              int64 = content.RootID
-	defaultLanguage             = content.LanguageEnUS
-	maxFallbackChainDepth       = 16
+	typeRoot        = content.RootID
+	defaultLanguage = content.LanguageEnUS
 )
 
-// model is the meta-model of one branch at one index version.
-type model struct {
+// branchModel is the meta-model of one branch at one index version.
+type branchModel struct {
 	version  int64
 	branch   int64
 	attrs    map[int64]*attribute
@@ -38,7 +32,7 @@ type model struct {
 	langs    map[int64]*language
 	langKey  map[string]*language // lower-cased culture name or ApiIdentifier
 	forms    map[int64][]int64    // form id → formContent attributes
-	sources  map[int64]indexing.Source
+	sources  map[int64]indexdoc.Source
 	typeList []int64 // type ids in id order
 	langList []int64 // language ids in id order
 	variants *variantCache
@@ -69,7 +63,7 @@ type language struct {
 
 // model returns the meta-model of branch, loading it when the index
 // version changed since the last load.
-func (s *Service) model(ctx context.Context, branch int64) (*model, error) {
+func (s *Service) model(ctx context.Context, branch int64) (*branchModel, error) {
 	v, err := s.Version(ctx)
 	if err != nil {
 		return nil, err
@@ -95,14 +89,14 @@ func (s *Service) model(ctx context.Context, branch int64) (*model, error) {
 
 // loadModel reads every type, attribute, language and form of branch,
 // paging by id.
-func (s *Service) loadModel(ctx context.Context, branch, version int64) (*model, error) {
-	m := &model{version: version, branch: branch, attrs: map[int64]*attribute{}, attrAPI: map[string]*attribute{},
+func (s *Service) loadModel(ctx context.Context, branch, version int64) (*branchModel, error) {
+	m := &branchModel{version: version, branch: branch, attrs: map[int64]*attribute{}, attrAPI: map[string]*attribute{},
 		attrLow: map[string]*attribute{}, types: map[int64]*objType{}, typeLow: map[string]*objType{},
 		langs: map[int64]*language{}, langKey: map[string]*language{}, forms: map[int64][]int64{},
-		sources: map[int64]indexing.Source{}, variants: newVariantCache()}
-	q := search.And{search.Term{Field: indexing.FieldBranch, Value: branch},
-		search.Terms{Field: indexing.FieldTypeRef, Values: []any{typeRoot, content.TypeAttribute, content.TypeLanguage, content.TypeForm}}}
-	err := s.scan(ctx, q, func(src indexing.Source) {
+		sources: map[int64]indexdoc.Source{}, variants: newVariantCache()}
+	q := search.And{search.Term{Field: indexdoc.FieldBranch, Value: branch},
+		search.Terms{Field: indexdoc.FieldTypeRef, Values: []any{typeRoot, content.TypeAttribute, content.TypeLanguage, content.TypeForm}}}
+	err := s.scan(ctx, q, func(src indexdoc.Source) {
 		m.sources[src.ID] = src
 		switch src.TypeRef {
 		case typeRoot:
@@ -113,7 +107,7 @@ func (s *Service) loadModel(ctx context.Context, branch, version int64) (*model,
 			m.addLanguage(src)
 		case content.TypeForm:
 			for _, v := range src.Values {
-				if v.Attr == attrFormContent {
+				if v.Attr == content.AttrFormContent {
 					if id, ok := refOf(v.Value); ok {
 						m.forms[src.ID] = append(m.forms[src.ID], id)
 					}
@@ -138,13 +132,13 @@ func (s *Service) loadModel(ctx context.Context, branch, version int64) (*model,
 }
 
 // scan calls fn with the source of every document matching q, in id order.
-func (s *Service) scan(ctx context.Context, q search.Query, fn func(indexing.Source)) error {
+func (s *Service) scan(ctx context.Context, q search.Query, fn func(indexdoc.Source)) error {
 	var after int64 = -1
 	const page = 1000
 	for {
 		r, err := s.eng.Search(ctx, search.SearchRequest{Index: s.objects,
-			Query: search.And{q, search.Range{Field: indexing.FieldID, Gt: after}},
-			Sort:  []search.SortField{{Field: indexing.FieldID}}, Size: page})
+			Query: search.And{q, search.Range{Field: indexdoc.FieldID, Gt: after}},
+			Sort:  []search.SortField{{Field: indexdoc.FieldID}}, Size: page})
 		if errors.Is(err, search.ErrIndexNotFound) {
 			return nil
 		}
@@ -152,7 +146,7 @@ func (s *Service) scan(ctx context.Context, q search.Query, fn func(indexing.Sou
 			return fmt.Errorf("delivery: scan index: %w", err)
 		}
 		for _, h := range r.Hits {
-			src, err := indexing.DecodeSource(h.Fields)
+			src, err := indexdoc.DecodeSource(h.Fields)
 			if err != nil {
 				return fmt.Errorf("delivery: %s: %w", h.ID, err)
 			}
@@ -165,19 +159,19 @@ func (s *Service) scan(ctx context.Context, q search.Query, fn func(indexing.Sou
 	}
 }
 
-func (m *model) addType(src indexing.Source) {
+func (m *branchModel) addType(src indexdoc.Source) {
 	t := &objType{id: src.ID, api: src.APIIdentifier}
 	for _, v := range src.Values {
 		id, ok := refOf(v.Value)
 		switch {
 		case !ok:
-		case v.Attr == attrDisplayNameAttr:
+		case v.Attr == content.AttrTypeDisplayName:
 			t.nameAttr = id
-		case v.Attr == attrDisplayIconAttr:
+		case v.Attr == content.AttrTypeDisplayIcon:
 			t.iconAttr = id
-		case v.Attr == attrIcon && t.icon == nil:
+		case v.Attr == content.AttrIcon && t.icon == nil:
 			t.icon = &id
-		case v.Attr == attrCreateForm || v.Attr == attrDetailForms:
+		case v.Attr == content.AttrTypeCreateForm || v.Attr == content.AttrTypeDetailForms:
 			t.forms = append(t.forms, id)
 		}
 	}
@@ -188,7 +182,7 @@ func (m *model) addType(src indexing.Source) {
 	}
 }
 
-func (m *model) addAttribute(src indexing.Source) {
+func (m *branchModel) addAttribute(src indexdoc.Source) {
 	a := &attribute{id: src.ID, api: src.APIIdentifier}
 	for _, v := range src.Values {
 		switch v.Attr {
@@ -207,7 +201,7 @@ func (m *model) addAttribute(src indexing.Source) {
 	}
 }
 
-func (m *model) addLanguage(src indexing.Source) {
+func (m *branchModel) addLanguage(src indexdoc.Source) {
 	l := &language{id: src.ID, api: src.APIIdentifier}
 	for _, v := range src.Values {
 		switch v.Attr {
@@ -228,7 +222,7 @@ func (m *model) addLanguage(src indexing.Source) {
 
 // attribute finds an attribute by ApiIdentifier (exact, then without case)
 // or id.
-func (m *model) attribute(name string) *attribute {
+func (m *branchModel) attribute(name string) *attribute {
 	if a := m.attrAPI[name]; a != nil {
 		return a
 	}
@@ -242,7 +236,7 @@ func (m *model) attribute(name string) *attribute {
 }
 
 // objType finds a type by ApiIdentifier (without case) or id.
-func (m *model) objType(name string) (*objType, error) {
+func (m *branchModel) objType(name string) (*objType, error) {
 	if t := m.typeLow[strings.ToLower(name)]; t != nil {
 		return t, nil
 	}
@@ -257,7 +251,7 @@ func (m *model) objType(name string) (*objType, error) {
 // langChain resolves the lang parameter (id, culture name or
 // ApiIdentifier; default en-US) to its fallback chain, ending with 0
 // (language-independent values).
-func (m *model) langChain(param string) ([]int64, error) {
+func (m *branchModel) langChain(param string) ([]int64, error) {
 	param = strings.TrimSpace(param)
 	var first int64 = defaultLanguage
 	if param != "" {
@@ -269,19 +263,12 @@ func (m *model) langChain(param string) ([]int64, error) {
 			return nil, invalidf("unknown language %q", param)
 		}
 	}
-	chain := []int64{}
-	for id := first; id != 0 && len(chain) < maxFallbackChainDepth; {
-		if containsID(chain, id) {
-			break
+	return model.LanguageChain(first, func(id int64) (bool, int64, error) {
+		if l := m.langs[id]; l != nil {
+			return true, l.fallback, nil
 		}
-		chain = append(chain, id)
-		l := m.langs[id]
-		if l == nil {
-			break
-		}
-		id = l.fallback
-	}
-	return append(chain, 0), nil
+		return false, 0, nil
+	})
 }
 
 func containsID(ids []int64, id int64) bool {

@@ -9,7 +9,7 @@ import (
 
 	"github.com/cmsplatform/cms/pkg/content"
 	"github.com/cmsplatform/cms/pkg/delivery/query"
-	"github.com/cmsplatform/cms/pkg/indexing"
+	"github.com/cmsplatform/cms/pkg/indexdoc"
 	"github.com/cmsplatform/cms/pkg/params"
 	"github.com/cmsplatform/cms/pkg/search"
 )
@@ -65,7 +65,7 @@ type Single struct {
 // scope is a request resolved against the index.
 type scope struct {
 	branch int64
-	m      *model
+	m      *branchModel
 	typ    *objType
 	view   view
 }
@@ -113,8 +113,8 @@ func (s *Service) branchID(ctx context.Context, param string) (int64, error) {
 		return 0, invalidf("branch: %v", strings.TrimPrefix(err.Error(), content.ErrInvalid.Error()+": "))
 	}
 	if id := ident.ID; ident.Kind == content.IdentID {
-		doc, err := s.eng.Get(ctx, s.objects, indexing.DocID(content.BranchDefault, id))
-		if err == nil && doc.Fields[indexing.FieldTypeRef] == content.TypeBranch {
+		doc, err := s.eng.Get(ctx, s.objects, indexdoc.DocID(content.BranchDefault, id))
+		if err == nil && doc.Fields[indexdoc.FieldTypeRef] == content.TypeBranch {
 			return id, nil
 		}
 		if err != nil && !errors.Is(err, search.ErrNotFound) && !errors.Is(err, search.ErrIndexNotFound) {
@@ -123,9 +123,9 @@ func (s *Service) branchID(ctx context.Context, param string) (int64, error) {
 		return 0, notFoundf("branch %q", param)
 	}
 	r, err := s.eng.Search(ctx, search.SearchRequest{Index: s.objects, Size: 2, Query: search.And{
-		search.Term{Field: indexing.FieldBranch, Value: content.BranchDefault},
-		search.Term{Field: indexing.FieldTypeRef, Value: content.TypeBranch},
-		search.Term{Field: indexing.FieldAPIIdentifier, Value: param}}})
+		search.Term{Field: indexdoc.FieldBranch, Value: content.BranchDefault},
+		search.Term{Field: indexdoc.FieldTypeRef, Value: content.TypeBranch},
+		search.Term{Field: indexdoc.FieldAPIIdentifier, Value: param}}})
 	if err != nil && !errors.Is(err, search.ErrIndexNotFound) {
 		return 0, fmt.Errorf("delivery: find branch: %w", err)
 	}
@@ -138,20 +138,20 @@ func (s *Service) branchID(ctx context.Context, param string) (int64, error) {
 	if len(r.Hits) != 1 {
 		return 0, notFoundf("branch %q", param)
 	}
-	id, _ := r.Hits[0].Fields[indexing.FieldID].(int64)
+	id, _ := r.Hits[0].Fields[indexdoc.FieldID].(int64)
 	return id, nil
 }
 
 // baseQuery selects the visible objects of the scope: never users, never
 // deleted ones unless asked.
 func (sc *scope) baseQuery(deleted bool) search.And {
-	q := search.And{search.Term{Field: indexing.FieldBranch, Value: sc.branch},
-		search.Not{Query: search.Term{Field: indexing.FieldTypeRef, Value: content.TypeUser}}}
+	q := search.And{search.Term{Field: indexdoc.FieldBranch, Value: sc.branch},
+		search.Not{Query: search.Term{Field: indexdoc.FieldTypeRef, Value: content.TypeUser}}}
 	if sc.typ != nil {
-		q = append(q, search.Term{Field: indexing.FieldTypeRef, Value: sc.typ.id})
+		q = append(q, search.Term{Field: indexdoc.FieldTypeRef, Value: sc.typ.id})
 	}
 	if !deleted {
-		q = append(q, search.Not{Query: search.Term{Field: indexing.FieldDeleted, Value: true}})
+		q = append(q, search.Not{Query: search.Term{Field: indexdoc.FieldDeleted, Value: true}})
 	}
 	return q
 }
@@ -186,7 +186,7 @@ func (s *Service) List(ctx context.Context, r Request) (List, error) {
 		return List{}, err
 	}
 	out := List{Skip: skip, More: int64(skip+len(res.Hits)) < res.Total}
-	srcs := make([]indexing.Source, 0, len(res.Hits))
+	srcs := make([]indexdoc.Source, 0, len(res.Hits))
 	for _, h := range res.Hits {
 		src, err := s.hitSource(h)
 		if err != nil {
@@ -270,7 +270,7 @@ func (s *Service) Get(ctx context.Context, r Request, id string) (Single, error)
 	out := Single{Obj: sc.view.render(src)}
 	var asked []int64
 	roots := []Object{out.Obj}
-	if out.Refs, asked, err = s.resolve(ctx, sc, []indexing.Source{src}, roots, r); err != nil {
+	if out.Refs, asked, err = s.resolve(ctx, sc, []indexdoc.Source{src}, roots, r); err != nil {
 		return Single{}, err
 	}
 	out.Obj = roots[0]
@@ -278,23 +278,23 @@ func (s *Service) Get(ctx context.Context, r Request, id string) (Single, error)
 	return out, nil
 }
 
-func (s *Service) find(ctx context.Context, sc *scope, id string, deleted bool) (indexing.Source, error) {
+func (s *Service) find(ctx context.Context, sc *scope, id string, deleted bool) (indexdoc.Source, error) {
 	id = strings.TrimSpace(id)
-	var q search.Query = search.Term{Field: indexing.FieldAPIIdentifier, Value: id}
+	var q search.Query = search.Term{Field: indexdoc.FieldAPIIdentifier, Value: id}
 	if n, err := strconv.ParseInt(id, 10, 64); err == nil {
-		q = search.Term{Field: indexing.FieldID, Value: n}
+		q = search.Term{Field: indexdoc.FieldID, Value: n}
 	}
 	res, err := s.eng.Search(ctx, search.SearchRequest{Index: s.objects, Query: append(sc.baseQuery(deleted), q), Size: 2, Fields: sourceOnly()})
 	if err != nil {
-		return indexing.Source{}, s.searchErr(err)
+		return indexdoc.Source{}, s.searchErr(err)
 	}
 	switch len(res.Hits) {
 	case 0:
-		return indexing.Source{}, notFoundf("object %q on branch %d", id, sc.branch)
+		return indexdoc.Source{}, notFoundf("object %q on branch %d", id, sc.branch)
 	case 1:
 		return s.hitSource(res.Hits[0])
 	}
-	return indexing.Source{}, fmt.Errorf("%w: %q", ErrAmbiguous, id)
+	return indexdoc.Source{}, fmt.Errorf("%w: %q", ErrAmbiguous, id)
 }
 
 // searchErr turns a missing index into "nothing there" and an invalid

@@ -2,12 +2,10 @@ package delivery
 
 import (
 	"encoding/json"
-	"strconv"
-	"strings"
 	"time"
 
-	"github.com/cmsplatform/cms/pkg/content"
-	"github.com/cmsplatform/cms/pkg/indexing"
+	"github.com/cmsplatform/cms/pkg/indexdoc"
+	"github.com/cmsplatform/cms/pkg/model"
 )
 
 // Object is one object in Delivery shape. Props values are JSON-ready:
@@ -48,7 +46,7 @@ const (
 
 // view is how objects are rendered for one request.
 type view struct {
-	m        *model
+	m        *branchModel
 	langs    []int64
 	variants []int64
 	props    int32
@@ -60,7 +58,7 @@ type view struct {
 // selected returns the values of attr chosen for the view: the first
 // (variant, language) pair of the chains that has values, in sortReverse
 // order.
-func (v view) selected(values []indexing.SourceValue, attr int64) []indexing.SourceValue {
+func (v view) selected(values []indexdoc.SourceValue, attr int64) []indexdoc.SourceValue {
 	for _, va := range v.variants {
 		for _, l := range v.langs {
 			if out := matching(values, attr, l, va); len(out) > 0 {
@@ -74,8 +72,8 @@ func (v view) selected(values []indexing.SourceValue, attr int64) []indexing.Sou
 // matching returns the values of (attr, lang, variant) in their order.
 // Sources keep one key's values together, so this is usually a capacity-
 // capped sub-slice of values (read-only, no allocation); otherwise a copy.
-func matching(values []indexing.SourceValue, attr, lang, variant int64) []indexing.SourceValue {
-	is := func(x *indexing.SourceValue) bool { return x.Attr == attr && x.Lang == lang && x.Variant == variant }
+func matching(values []indexdoc.SourceValue, attr, lang, variant int64) []indexdoc.SourceValue {
+	is := func(x *indexdoc.SourceValue) bool { return x.Attr == attr && x.Lang == lang && x.Variant == variant }
 	i := 0
 	for i < len(values) && !is(&values[i]) {
 		i++
@@ -93,7 +91,7 @@ func matching(values []indexing.SourceValue, attr, lang, variant int64) []indexi
 	if n == j-i {
 		return values[i:j:j]
 	}
-	out := make([]indexing.SourceValue, 0, n)
+	out := make([]indexdoc.SourceValue, 0, n)
 	for k := i; k < len(values); k++ {
 		if is(&values[k]) {
 			out = append(out, values[k])
@@ -103,10 +101,10 @@ func matching(values []indexing.SourceValue, attr, lang, variant int64) []indexi
 }
 
 // render renders src.
-func (v view) render(src indexing.Source) Object { return v.renderWith(src, nil) }
+func (v view) render(src indexdoc.Source) Object { return v.renderWith(src, nil) }
 
 // renderWith renders src with its reverse relations (nil = none asked).
-func (v view) renderWith(src indexing.Source, reverse map[string][]int64) Object {
+func (v view) renderWith(src indexdoc.Source, reverse map[string][]int64) Object {
 	o := Object{Reverse: reverse, Meta: Meta{ID: src.ID, GUID: src.GUID, APIIdentifier: src.APIIdentifier, TypeRef: src.TypeRef,
 		LastTransaction: src.LastTransaction, LastModified: src.Modified, Deleted: src.Deleted}, Props: map[string]any{}}
 	t := v.m.types[src.TypeRef]
@@ -115,17 +113,16 @@ func (v view) renderWith(src indexing.Source, reverse map[string][]int64) Object
 	} else if src.TypeRef == typeRoot {
 		o.Meta.Type = "root"
 	}
-	nameAttr := content.AttrName
-	if t != nil && t.nameAttr != 0 {
+	var nameAttr int64
+	if t != nil {
 		nameAttr = t.nameAttr
 	}
-	if vals := v.selected(src.Values, nameAttr); len(vals) > 0 {
-		o.DisplayName = displayString(vals[0])
-	} else if nameAttr != content.AttrName {
-		if vals := v.selected(src.Values, content.AttrName); len(vals) > 0 {
-			o.DisplayName = displayString(vals[0])
+	o.DisplayName, _ = model.DisplayName(nameAttr, func(attr int64) (string, bool) {
+		if vals := v.selected(src.Values, attr); len(vals) > 0 {
+			return model.DisplayString(vals[0].Value), true
 		}
-	}
+		return "", false
+	})
 	if t != nil && t.iconAttr != 0 {
 		if vals := v.selected(src.Values, t.iconAttr); len(vals) > 0 {
 			if id, ok := refOf(vals[0].Value); ok {
@@ -162,7 +159,7 @@ func (v view) renderWith(src indexing.Source, reverse map[string][]int64) Object
 
 // refTargets returns the ids that attrs hold in src, as the view selects
 // them.
-func (v view) refTargets(src indexing.Source, attrs []int64) []int64 {
+func (v view) refTargets(src indexdoc.Source, attrs []int64) []int64 {
 	var out []int64
 	for _, a := range attrs {
 		for _, x := range v.selected(src.Values, a) {
@@ -176,7 +173,7 @@ func (v view) refTargets(src indexing.Source, attrs []int64) []int64 {
 
 // encodeValues encodes the selected values of one attribute; with units,
 // a value that has a unit becomes {"value": …, "unitRef": …}.
-func encodeValues(a *attribute, vals []indexing.SourceValue, units bool) (any, bool) {
+func encodeValues(a *attribute, vals []indexdoc.SourceValue, units bool) (any, bool) {
 	if len(vals) == 0 {
 		return nil, false
 	}
@@ -217,7 +214,7 @@ func encodeValue(dt string, raw json.RawMessage) (any, bool) {
 		if x == "" {
 			return nil, false
 		}
-		if strings.HasPrefix(dt, "XmlRef") {
+		if model.IsMarkup(dt) {
 			return map[string]any{"XML": x}, true
 		}
 		return x, true
@@ -230,20 +227,4 @@ func encodeValue(dt string, raw json.RawMessage) (any, bool) {
 		return x, true
 	}
 	return nil, false
-}
-
-func displayString(x indexing.SourceValue) string {
-	var v any
-	if json.Unmarshal(x.Value, &v) != nil {
-		return ""
-	}
-	switch t := v.(type) {
-	case string:
-		return t
-	case float64:
-		return strconv.FormatFloat(t, 'f', -1, 64)
-	case bool:
-		return strconv.FormatBool(t)
-	}
-	return ""
 }

@@ -3,18 +3,18 @@ package delivery
 import (
 	"testing"
 
-	"github.com/cmsplatform/cms/pkg/indexing"
+	"github.com/cmsplatform/cms/pkg/indexdoc"
 )
 
 // TestMatching: the values of one key, in order, whether they are stored
 // together (a shared sub-slice) or scattered (a copy).
 func TestMatching(t *testing.T) {
-	v := func(attr, lang, variant int64, s string) indexing.SourceValue {
-		return indexing.SourceValue{Attr: attr, Lang: lang, Variant: variant, Value: []byte(`"` + s + `"`)}
+	v := func(attr, lang, variant int64, s string) indexdoc.SourceValue {
+		return indexdoc.SourceValue{Attr: attr, Lang: lang, Variant: variant, Value: []byte(`"` + s + `"`)}
 	}
-	together := []indexing.SourceValue{v(1, 0, 0, "a"), v(2, 201, 0, "b"), v(2, 201, 0, "c"), v(2, 202, 0, "d"), v(3, 0, 0, "e")}
-	scattered := []indexing.SourceValue{v(2, 201, 0, "b"), v(1, 0, 0, "a"), v(2, 201, 0, "c"), v(2, 201, 1, "x")}
-	str := func(vals []indexing.SourceValue) string {
+	together := []indexdoc.SourceValue{v(1, 0, 0, "a"), v(2, 201, 0, "b"), v(2, 201, 0, "c"), v(2, 202, 0, "d"), v(3, 0, 0, "e")}
+	scattered := []indexdoc.SourceValue{v(2, 201, 0, "b"), v(1, 0, 0, "a"), v(2, 201, 0, "c"), v(2, 201, 1, "x")}
+	str := func(vals []indexdoc.SourceValue) string {
 		out := ""
 		for _, x := range vals {
 			out += string(x.Value)
@@ -22,7 +22,7 @@ func TestMatching(t *testing.T) {
 		return out
 	}
 	for _, c := range []struct {
-		vals                []indexing.SourceValue
+		vals                []indexdoc.SourceValue
 		attr, lang, variant int64
 		want                string
 	}{

@@ -6,7 +6,8 @@ import (
 	"strings"
 
 	"github.com/cmsplatform/cms/pkg/content"
-	"github.com/cmsplatform/cms/pkg/indexing"
+	"github.com/cmsplatform/cms/pkg/indexdoc"
+	"github.com/cmsplatform/cms/pkg/model"
 	"github.com/cmsplatform/cms/pkg/params"
 	"github.com/cmsplatform/cms/pkg/search"
 )
@@ -32,7 +33,7 @@ import (
 // the ids of steps 1 and 3 it looked up, published or not (a single
 // object's response depends on exactly these; step 2 depends on the whole
 // branch, see singleTags).
-func (s *Service) resolve(ctx context.Context, sc *scope, roots []indexing.Source, objs []Object, r Request) (refs []Object, asked []int64, err error) {
+func (s *Service) resolve(ctx context.Context, sc *scope, roots []indexdoc.Source, objs []Object, r Request) (refs []Object, asked []int64, err error) {
 	if len(roots) == 0 {
 		return nil, nil, nil
 	}
@@ -58,7 +59,7 @@ func (s *Service) resolve(ctx context.Context, sc *scope, roots []indexing.Sourc
 // resolveForward loads the targets of the reference attributes named in
 // r.Resolve, transitively up to the resolve depth: one multi-get per
 // level. seen holds the roots and gets every id looked up.
-func (s *Service) resolveForward(ctx context.Context, sc *scope, roots []indexing.Source, seen map[int64]bool, r Request) (refs []Object, asked []int64, err error) {
+func (s *Service) resolveForward(ctx context.Context, sc *scope, roots []indexdoc.Source, seen map[int64]bool, r Request) (refs []Object, asked []int64, err error) {
 	attrs := sc.resolveAttrs(r.Resolve)
 	depth, err := resolveDepth(r.ResolveDepth, "resolveDepth")
 	if err != nil {
@@ -75,7 +76,7 @@ func (s *Service) resolveForward(ctx context.Context, sc *scope, roots []indexin
 				if !seen[id] && len(refs)+len(ids) < MaxRefs {
 					seen[id] = true
 					asked = append(asked, id)
-					ids = append(ids, indexing.DocID(sc.branch, id))
+					ids = append(ids, indexdoc.DocID(sc.branch, id))
 				}
 			}
 		}
@@ -111,7 +112,7 @@ func (sc *scope) resolveAttrs(param string) []int64 {
 			continue
 		}
 		a := sc.m.attribute(name)
-		if a == nil || !(a.dataType == "ObjRef" || strings.HasPrefix(a.dataType, "BinRef")) || containsID(out, a.id) {
+		if a == nil || !model.IsReference(a.dataType) || containsID(out, a.id) {
 			continue
 		}
 		out = append(out, a.id)
@@ -121,7 +122,7 @@ func (sc *scope) resolveAttrs(param string) []int64 {
 
 // multiGet reads the documents ids (of one branch) in one search, keeping
 // the order of ids and dropping what is not visible.
-func (s *Service) multiGet(ctx context.Context, sc *scope, ids []string, deleted bool) ([]indexing.Source, error) {
+func (s *Service) multiGet(ctx context.Context, sc *scope, ids []string, deleted bool) ([]indexdoc.Source, error) {
 	if len(ids) == 0 {
 		return nil, nil
 	}
@@ -131,7 +132,7 @@ func (s *Service) multiGet(ctx context.Context, sc *scope, ids []string, deleted
 	if err != nil {
 		return nil, s.searchErr(err)
 	}
-	byID := make(map[string]indexing.Source, len(res.Hits))
+	byID := make(map[string]indexdoc.Source, len(res.Hits))
 	for _, h := range res.Hits {
 		src, err := s.hitSource(h)
 		if err != nil {
@@ -142,7 +143,7 @@ func (s *Service) multiGet(ctx context.Context, sc *scope, ids []string, deleted
 		}
 		byID[h.ID] = src
 	}
-	out := make([]indexing.Source, 0, len(byID))
+	out := make([]indexdoc.Source, 0, len(byID))
 	for _, id := range ids {
 		if src, ok := byID[id]; ok {
 			out = append(out, src)
@@ -153,7 +154,7 @@ func (s *Service) multiGet(ctx context.Context, sc *scope, ids []string, deleted
 
 // visible reports whether a resolved object may appear in a response:
 // never a user, a deleted object only when deleted ones are asked for.
-func visible(src indexing.Source, deleted bool) bool {
+func visible(src indexdoc.Source, deleted bool) bool {
 	return src.TypeRef != content.TypeUser && (!src.Deleted || deleted)
 }
 

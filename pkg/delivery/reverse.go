@@ -7,7 +7,7 @@ import (
 	"slices"
 	"strconv"
 
-	"github.com/cmsplatform/cms/pkg/indexing"
+	"github.com/cmsplatform/cms/pkg/indexdoc"
 	"github.com/cmsplatform/cms/pkg/search"
 )
 
@@ -84,7 +84,7 @@ func (s *Service) resolveReverse(ctx context.Context, sc *scope, objs, refs []Ob
 	for _, o := range refs {
 		level = append(level, o.Meta.ID)
 	}
-	var found []indexing.Source // referring objects added to refs
+	var found []indexdoc.Source // referring objects added to refs
 	for d := 0; d < depth && len(level) > 0; d++ {
 		for _, id := range level {
 			m := make(map[string][]int64, len(attrs))
@@ -142,17 +142,17 @@ func (s *Service) resolveReverse(ctx context.Context, sc *scope, objs, refs []Ob
 // referrers returns the visible objects of the branch that hold one of
 // ids in one of attrs, for any (language, variant) of the request's
 // chains, sorted by id: one search (see maxTermsPerSearch).
-func (s *Service) referrers(ctx context.Context, sc *scope, ids []int64, attrs []revAttr, deleted bool) ([]indexing.Source, error) {
+func (s *Service) referrers(ctx context.Context, sc *scope, ids []int64, attrs []revAttr, deleted bool) ([]indexdoc.Source, error) {
 	var terms []any
-	var out []indexing.Source
+	var out []indexdoc.Source
 	flush := func() error {
 		if len(terms) == 0 {
 			return nil
 		}
 		res, err := s.eng.Search(ctx, search.SearchRequest{Index: s.objects, Size: search.MaxResultWindow, Fields: sourceOnly(),
-			Sort: []search.SortField{{Field: indexing.FieldID}},
-			Query: search.And{search.Term{Field: indexing.FieldBranch, Value: sc.branch},
-				search.Terms{Field: indexing.FieldValues, Values: terms}}})
+			Sort: []search.SortField{{Field: indexdoc.FieldID}},
+			Query: search.And{search.Term{Field: indexdoc.FieldBranch, Value: sc.branch},
+				search.Terms{Field: indexdoc.FieldValues, Values: terms}}})
 		terms = terms[:0]
 		if err != nil {
 			return s.searchErr(err)
@@ -176,7 +176,7 @@ func (s *Service) referrers(ctx context.Context, sc *scope, ids []int64, attrs [
 		for _, a := range attrs {
 			for _, l := range sc.view.langs {
 				for _, va := range sc.view.variants {
-					terms = append(terms, indexing.ValueTerm(a.id, l, va, v))
+					terms = append(terms, indexdoc.ValueTerm(a.id, l, va, v))
 				}
 			}
 		}
@@ -189,8 +189,8 @@ func (s *Service) referrers(ctx context.Context, sc *scope, ids []int64, attrs [
 	if err := flush(); err != nil {
 		return nil, err
 	}
-	slices.SortFunc(out, func(a, b indexing.Source) int { return cmp.Compare(a.ID, b.ID) })
-	return slices.CompactFunc(out, func(a, b indexing.Source) bool { return a.ID == b.ID }), nil
+	slices.SortFunc(out, func(a, b indexdoc.Source) int { return cmp.Compare(a.ID, b.ID) })
+	return slices.CompactFunc(out, func(a, b indexdoc.Source) bool { return a.ID == b.ID }), nil
 }
 
 // setReverse sets o's reverse relations (nil: none looked up) and renews

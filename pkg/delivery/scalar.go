@@ -5,7 +5,7 @@ import (
 	"unicode/utf8"
 )
 
-// Fast paths for the stored scalar values of indexing.SourceValue (compact
+// Fast paths for the stored scalar values of indexdoc.SourceValue (compact
 // JSON): plain integers and strings without escapes are read directly; a
 // value they do not recognise goes through encoding/json as before, so
 // the results are identical, only cheaper for the common cases.

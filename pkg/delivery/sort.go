@@ -7,7 +7,8 @@ import (
 
 	"github.com/cmsplatform/cms/pkg/content"
 	"github.com/cmsplatform/cms/pkg/delivery/query"
-	"github.com/cmsplatform/cms/pkg/indexing"
+	"github.com/cmsplatform/cms/pkg/indexdoc"
+	"github.com/cmsplatform/cms/pkg/model"
 	"github.com/cmsplatform/cms/pkg/search"
 )
 
@@ -75,7 +76,7 @@ func (sc *scope) sortKey(k query.SortKey, indexed map[int64]bool) (sortKey, erro
 	name, isMeta := strings.CutPrefix(low, "meta.")
 	if !isMeta {
 		if a := sc.m.attribute(k.Field); a != nil {
-			if strings.HasPrefix(a.dataType, "XmlRef") {
+			if model.IsMarkup(a.dataType) {
 				return sk, invalidf("sort: %q is markup (%s) and cannot be sorted", k.Field, a.dataType)
 			}
 			if f, ok := sc.attrSortField(a, indexed); ok {
@@ -85,7 +86,7 @@ func (sc *scope) sortKey(k query.SortKey, indexed map[int64]bool) (sortKey, erro
 			sk.attr = a
 			for _, v := range sc.view.variants {
 				for _, l := range sc.view.langs {
-					sk.cands = append(sk.cands, indexing.Key(a.id, l, v))
+					sk.cands = append(sk.cands, indexdoc.Key(a.id, l, v))
 				}
 			}
 			return sk, nil
@@ -100,28 +101,34 @@ func (sc *scope) sortKey(k query.SortKey, indexed map[int64]bool) (sortKey, erro
 	return sk, nil
 }
 
-// displayNameKey orders by the display name rendering shows (render.go):
-// the type's display-name attribute (5005) when typeAttr and the list has
-// a type, else attribute 1000, each along the variant and language
-// chains. pkg/indexing fills NameSortField(l) with the attribute-1000,
-// variant-0 name that l's fallback chain selects, so the engine sorts
-// when that is the rendered name: attribute 1000, the request's language
-// indexed, no variant asked. Otherwise (a language without name fields,
-// variants, a type naming its objects with another String attribute) the
-// matches are sorted in memory on the chains' values, capped like an
-// attribute sort. A display-name attribute that is not a plain string
-// (numbers, markup) is not used for sorting: attribute 1000 is.
+// displayNameKey orders by the display name rendering shows (render.go)
+// when typeAttr, else by attribute 1000: the type's display-name
+// attribute (5005) when typeAttr and the list has a type, else attribute
+// 1000, each along the variant and language chains. pkg/indexing fills
+// NameSortField(l) with the variant-0 display name (model.DisplayName)
+// and SortKeyField(1000, l) with the attribute-1000 value that l's
+// fallback chain selects, so the engine sorts when the request's language
+// is indexed and no variant is asked, except for a list of a type naming
+// its objects with another string attribute. That one (and a language
+// without name fields, or variants) is sorted in memory on the chains'
+// values, capped like an attribute sort. A display-name attribute that is
+// not a plain string (numbers, markup) is not used for sorting: attribute
+// 1000 is.
 func (sc *scope) displayNameKey(sk sortKey, typeAttr bool, indexed map[int64]bool) (sortKey, error) {
 	var attrs []int64
-	if t := sc.typ; typeAttr && t != nil && t.nameAttr != 0 && t.nameAttr != content.AttrName {
-		if a := sc.m.attrs[t.nameAttr]; a != nil && sortKind(a.dataType) == sortString && !strings.HasPrefix(a.dataType, "XmlRef") {
+	typed := typeAttr && sc.typ != nil && sc.typ.nameAttr != 0 && sc.typ.nameAttr != content.AttrName
+	if typed {
+		if a := sc.m.attrs[sc.typ.nameAttr]; a != nil && sortKind(a.dataType) == sortString && !model.IsMarkup(a.dataType) {
 			attrs = append(attrs, a.id)
 		}
 	}
 	first := sc.view.langs[0]
 	vs := sc.view.variants
 	if len(attrs) == 0 && indexed[first] && (len(vs) == 0 || len(vs) == 1 && vs[0] == 0) {
-		sk.field = indexing.NameSortField(first)
+		sk.field = indexdoc.NameSortField(first)
+		if typed || !typeAttr {
+			sk.field = indexdoc.SortKeyField(content.AttrName, first)
+		}
 		return sk, nil
 	}
 	name := sc.m.attrs[content.AttrName]
@@ -132,7 +139,7 @@ func (sc *scope) displayNameKey(sk sortKey, typeAttr bool, indexed map[int64]boo
 	for _, a := range append(attrs, content.AttrName) {
 		for _, v := range vs {
 			for _, l := range sc.view.langs {
-				sk.cands = append(sk.cands, indexing.Key(a, l, v))
+				sk.cands = append(sk.cands, indexdoc.Key(a, l, v))
 			}
 		}
 	}
@@ -149,10 +156,10 @@ func (sc *scope) displayNameKey(sk sortKey, typeAttr bool, indexed map[int64]boo
 // mapping and need `cms reindex`.
 func (sc *scope) attrSortField(a *attribute, indexed map[int64]bool) (string, bool) {
 	vs := sc.view.variants
-	if !indexed[sc.view.langs[0]] || len(vs) > 1 || len(vs) == 1 && vs[0] != 0 || !indexing.Sortable(a.dataType) {
+	if !indexed[sc.view.langs[0]] || len(vs) > 1 || len(vs) == 1 && vs[0] != 0 || !indexdoc.Sortable(a.dataType) {
 		return "", false
 	}
-	return indexing.SortKeyField(a.id, sc.view.langs[0]), true
+	return indexdoc.SortKeyField(a.id, sc.view.langs[0]), true
 }
 
 // engineSort is the plan as engine sort fields (not in memory), ending in
@@ -162,7 +169,7 @@ func (p sortPlan) engineSort() []search.SortField {
 	for _, k := range p.keys {
 		out = append(out, search.SortField{Field: k.field, Desc: k.desc})
 	}
-	return append(out, search.SortField{Field: indexing.FieldID})
+	return append(out, search.SortField{Field: indexdoc.FieldID})
 }
 
 // sortHits orders hits by the plan in memory, as the engine would for
@@ -184,7 +191,7 @@ func (p sortPlan) sortHits(hits []search.Hit) {
 }
 
 func hitID(h search.Hit) int64 {
-	id, _ := h.Fields[indexing.FieldID].(int64)
+	id, _ := h.Fields[indexdoc.FieldID].(int64)
 	return id
 }
 
@@ -201,14 +208,14 @@ func (k sortKey) value(h search.Hit) any {
 			return v
 		}
 	}
-	key, ok := k.selectedKey(h.Fields[indexing.FieldKeys])
+	key, ok := k.selectedKey(h.Fields[indexdoc.FieldKeys])
 	if !ok {
 		return nil
 	}
 	kind := sortKind(k.attr.dataType)
-	field := indexing.FieldValues
+	field := indexdoc.FieldValues
 	if kind == sortString {
-		field = indexing.FieldValuesLower
+		field = indexdoc.FieldValuesLower
 	}
 	raw := search.KeyedValues(h.Fields[field], key+"=")
 	vals := make([]any, 0, len(raw))
@@ -238,15 +245,15 @@ func (k sortKey) selectedKey(keys any) (string, bool) {
 type sortValueKind int
 
 const (
-	// The kinds of indexing.SortKindOf, which writes the engine's sort
+	// The kinds of indexdoc.SortKindOf, which writes the engine's sort
 	// keys: both paths must order alike.
-	sortString = sortValueKind(indexing.SortString) // lower-cased (case-insensitive); "" = no value, as rendering omits it
-	sortNumber = sortValueKind(indexing.SortNumber) // numerically; references by target id
-	sortDate   = sortValueKind(indexing.SortDate)   // chronologically
-	sortBool   = sortValueKind(indexing.SortBool)   // false < true
+	sortString = sortValueKind(indexdoc.SortString) // lower-cased (case-insensitive); "" = no value, as rendering omits it
+	sortNumber = sortValueKind(indexdoc.SortNumber) // numerically; references by target id
+	sortDate   = sortValueKind(indexdoc.SortDate)   // chronologically
+	sortBool   = sortValueKind(indexdoc.SortBool)   // false < true
 )
 
-func sortKind(dt string) sortValueKind { return sortValueKind(indexing.SortKindOf(dt)) }
+func sortKind(dt string) sortValueKind { return sortValueKind(indexdoc.SortKindOf(dt)) }
 
 // parse reads one indexed value (the part of a FieldValues or
 // FieldValuesLower entry after "<key>=") as a canonical sort value.
@@ -256,7 +263,7 @@ func (k sortValueKind) parse(s string) (any, bool) {
 		f, err := strconv.ParseFloat(s, 64)
 		return f, err == nil
 	case sortDate:
-		t, ok := indexing.ParseDate(s)
+		t, ok := indexdoc.ParseDate(s)
 		return t.UTC(), ok
 	case sortBool:
 		b, err := strconv.ParseBool(s)

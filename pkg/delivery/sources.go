@@ -3,7 +3,7 @@ package delivery
 import (
 	"sync"
 
-	"github.com/cmsplatform/cms/pkg/indexing"
+	"github.com/cmsplatform/cms/pkg/indexdoc"
 	"github.com/cmsplatform/cms/pkg/search"
 )
 
@@ -23,21 +23,21 @@ type sourceCache struct {
 
 type cachedSource struct {
 	version int64
-	src     indexing.Source
+	src     indexdoc.Source
 }
 
 func newSourceCache() *sourceCache { return &sourceCache{m: make(map[string]cachedSource)} }
 
 // decode returns the Source of a hit, from the cache when the version
 // matches.
-func (c *sourceCache) decode(id string, version int64, fields map[string]any) (indexing.Source, error) {
+func (c *sourceCache) decode(id string, version int64, fields map[string]any) (indexdoc.Source, error) {
 	c.mu.Lock()
 	e, ok := c.m[id]
 	c.mu.Unlock()
 	if ok && e.version == version && version > 0 {
 		return e.src, nil
 	}
-	src, err := indexing.DecodeSource(fields)
+	src, err := indexdoc.DecodeSource(fields)
 	if err != nil || version <= 0 {
 		return src, err
 	}
@@ -57,11 +57,11 @@ func (c *sourceCache) decode(id string, version int64, fields map[string]any) (i
 }
 
 // hitSource decodes the Source of a search hit.
-func (s *Service) hitSource(h search.Hit) (indexing.Source, error) {
+func (s *Service) hitSource(h search.Hit) (indexdoc.Source, error) {
 	return s.sources.decode(h.ID, h.Version, h.Fields)
 }
 
 // sourceOnly is the field selection (search.SearchRequest.Fields) for
 // searches whose hits are only read through hitSource: the engine then
 // returns the stored source alone instead of copying every field.
-func sourceOnly() []string { return []string{indexing.FieldSource} }
+func sourceOnly() []string { return []string{indexdoc.FieldSource} }

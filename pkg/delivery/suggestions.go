@@ -6,7 +6,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/cmsplatform/cms/pkg/indexing"
+	"github.com/cmsplatform/cms/pkg/indexdoc"
 	"github.com/cmsplatform/cms/pkg/search"
 	"github.com/cmsplatform/cms/pkg/textmatch"
 )
@@ -71,17 +71,17 @@ func (s *Service) Suggestions(ctx context.Context, r Request, o SuggestOptions) 
 		return nil, err
 	}
 	analyze := o.Analyze == nil || *o.Analyze
-	words := indexing.Words(o.Pattern)
+	words := indexdoc.Words(o.Pattern)
 	pattern := strings.ToLower(strings.TrimSpace(o.Pattern))
 	if pattern == "" {
 		return nil, invalidf("pattern is required")
 	}
-	field, match, earlier := indexing.FieldValuesLower, textmatch.Completion{Typed: pattern}, []string(nil)
+	field, match, earlier := indexdoc.FieldValuesLower, textmatch.Completion{Typed: pattern}, []string(nil)
 	if analyze {
 		if len(words) == 0 {
 			return nil, invalidf("pattern %q has no words", o.Pattern)
 		}
-		field, earlier = indexing.FieldWords, words[:len(words)-1]
+		field, earlier = indexdoc.FieldWords, words[:len(words)-1]
 		match = textmatch.Completion{Typed: words[len(words)-1], Fuzzy: o.Fuzzy, MinSimilarity: minSim, PrefixLength: o.FuzzyPrefixLength}
 	}
 	counts := map[string]int64{}
@@ -103,7 +103,7 @@ func (s *Service) Suggestions(ctx context.Context, r Request, o SuggestOptions) 
 		for _, st := range steps {
 			fq := search.And{st.query}
 			for _, w := range earlier {
-				fq = append(fq, search.Term{Field: indexing.FieldWords, Value: st.key + "=" + w})
+				fq = append(fq, search.Term{Field: indexdoc.FieldWords, Value: st.key + "=" + w})
 			}
 			res, err := s.eng.Search(ctx, search.SearchRequest{Index: s.objects, Query: fq,
 				Aggs: []search.TermsAgg{{Field: field, Size: aggSize, Prefix: st.key + "=" + match.Stem()}}})

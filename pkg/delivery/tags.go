@@ -9,8 +9,9 @@ import (
 	"strings"
 	"time"
 
+	"github.com/cmsplatform/cms/pkg/changes"
 	"github.com/cmsplatform/cms/pkg/content"
-	"github.com/cmsplatform/cms/pkg/indexing"
+	"github.com/cmsplatform/cms/pkg/indexdoc"
 	"github.com/cmsplatform/cms/pkg/search"
 )
 
@@ -107,7 +108,7 @@ func singleTags(branch int64, param string, root int64, asked []int64, r Request
 // (which inherit its objects) are affected. Objects no longer in the index
 // (deleted) have an unknown type, so they evict the branch's model tag
 // and every typed list: safe, not precise.
-func (s *Service) ChangeTags(ctx context.Context, ev content.ChangeEvent) ([]string, error) {
+func (s *Service) ChangeTags(ctx context.Context, ev changes.Event) ([]string, error) {
 	branches, err := s.subtree(ctx, ev.Branch)
 	if err != nil {
 		return nil, err
@@ -121,18 +122,18 @@ func (s *Service) ChangeTags(ctx context.Context, ev content.ChangeEvent) ([]str
 		return tags, nil
 	}
 	ids := slices.Compact(slices.Sorted(slices.Values(ev.ObjectIDs)))
-	found := map[int64]indexing.Source{}
+	found := map[int64]indexdoc.Source{}
 	if len(ids) > 0 {
 		docIDs := make([]string, len(ids))
 		for i, id := range ids {
-			docIDs[i] = indexing.DocID(ev.Branch, id)
+			docIDs[i] = indexdoc.DocID(ev.Branch, id)
 		}
 		res, err := s.eng.Search(ctx, search.SearchRequest{Index: s.objects, Query: search.IDs(docIDs), Size: len(docIDs), Fields: sourceOnly()})
 		if err != nil && !errors.Is(err, search.ErrIndexNotFound) {
 			return nil, fmt.Errorf("delivery: read changed objects: %w", err)
 		}
 		for _, h := range res.Hits {
-			if src, err := indexing.DecodeSource(h.Fields); err == nil {
+			if src, err := indexdoc.DecodeSource(h.Fields); err == nil {
 				found[src.ID] = src
 			}
 		}
@@ -191,8 +192,8 @@ func (s *Service) ChangeTags(ctx context.Context, ev content.ChangeEvent) ([]str
 // not in the index (yet, or any more) still yields itself.
 func (s *Service) subtree(ctx context.Context, branch int64) ([]int64, error) {
 	children := map[int64][]int64{}
-	err := s.scan(ctx, search.And{search.Term{Field: indexing.FieldBranch, Value: content.BranchDefault},
-		search.Term{Field: indexing.FieldTypeRef, Value: content.TypeBranch}}, func(src indexing.Source) {
+	err := s.scan(ctx, search.And{search.Term{Field: indexdoc.FieldBranch, Value: content.BranchDefault},
+		search.Term{Field: indexdoc.FieldTypeRef, Value: content.TypeBranch}}, func(src indexdoc.Source) {
 		for _, v := range src.Values {
 			if v.Attr == content.AttrBranchParent {
 				if p, ok := refOf(v.Value); ok && p != src.ID {

@@ -5,13 +5,13 @@ import (
 	"maps"
 	"slices"
 
-	"github.com/cmsplatform/cms/pkg/indexing"
+	"github.com/cmsplatform/cms/pkg/indexdoc"
 )
 
 // # Units (resolveUnits)
 //
 // A value may carry a unit (NovaDB CmsValue.unitRef: the id of an object
-// of type 30 typeUnit, kept in indexing.SourceValue.Unit). Without
+// of type 30 typeUnit, kept in indexdoc.SourceValue.Unit). Without
 // resolveUnits the output ignores units entirely (as before). With
 // resolveUnits=true (inferred semantics, NovaDB documents only the flag):
 //
@@ -71,7 +71,7 @@ func (s *Service) resolveUnits(ctx context.Context, sc *scope, objs, refs []Obje
 				if !seen[id] && len(refs)+len(docIDs) < MaxRefs {
 					seen[id] = true
 					asked = append(asked, id)
-					docIDs = append(docIDs, indexing.DocID(sc.branch, id))
+					docIDs = append(docIDs, indexdoc.DocID(sc.branch, id))
 				}
 			}
 		}

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/cmsplatform/cms/pkg/indexing"
+	"github.com/cmsplatform/cms/pkg/indexdoc"
 	"github.com/cmsplatform/cms/pkg/search"
 )
 
@@ -49,7 +49,7 @@ func (c *variantCache) put(ident string, id int64) {
 // repeats dropped), then 0 (values without a variant). An identifier that
 // names no object, or an ApiIdentifier naming several, is a 400 naming
 // it.
-func (s *Service) variantChain(ctx context.Context, m *model, param string) ([]int64, error) {
+func (s *Service) variantChain(ctx context.Context, m *branchModel, param string) ([]int64, error) {
 	var idents []string
 	for p := range strings.SplitSeq(param, ",") {
 		if p = strings.TrimSpace(p); p != "" {
@@ -100,35 +100,35 @@ func (s *Service) variantChain(ctx context.Context, m *model, param string) ([]i
 // findVariants looks ids and ApiIdentifiers up among the objects indexed
 // on the model's branch with one search, adding what it finds to resolved
 // (and the model's cache).
-func (s *Service) findVariants(ctx context.Context, m *model, ids map[string]int64, names []string, resolved map[string]int64) error {
+func (s *Service) findVariants(ctx context.Context, m *branchModel, ids map[string]int64, names []string, resolved map[string]int64) error {
 	var which search.Or
 	if len(ids) > 0 {
 		vals := make([]any, 0, len(ids))
 		for _, id := range ids {
 			vals = append(vals, id)
 		}
-		which = append(which, search.Terms{Field: indexing.FieldID, Values: vals})
+		which = append(which, search.Terms{Field: indexdoc.FieldID, Values: vals})
 	}
 	if len(names) > 0 {
 		vals := make([]any, len(names))
 		for i, n := range names {
 			vals[i] = n
 		}
-		which = append(which, search.Terms{Field: indexing.FieldAPIIdentifier, Values: vals})
+		which = append(which, search.Terms{Field: indexdoc.FieldAPIIdentifier, Values: vals})
 	}
-	q := search.And{search.Term{Field: indexing.FieldBranch, Value: m.branch},
-		search.Not{Query: search.Term{Field: indexing.FieldDeleted, Value: true}}, which}
+	q := search.And{search.Term{Field: indexdoc.FieldBranch, Value: m.branch},
+		search.Not{Query: search.Term{Field: indexdoc.FieldDeleted, Value: true}}, which}
 	res, err := s.eng.Search(ctx, search.SearchRequest{Index: s.objects, Query: q, Size: 2 * (len(ids) + len(names)),
-		Sort: []search.SortField{{Field: indexing.FieldID}}})
+		Sort: []search.SortField{{Field: indexdoc.FieldID}}})
 	if err != nil {
 		return s.searchErr(err)
 	}
 	byName := map[string][]int64{}
 	found := map[int64]bool{}
 	for _, h := range res.Hits {
-		id, _ := h.Fields[indexing.FieldID].(int64)
+		id, _ := h.Fields[indexdoc.FieldID].(int64)
 		found[id] = true
-		if api, ok := h.Fields[indexing.FieldAPIIdentifier].(string); ok && api != "" {
+		if api, ok := h.Fields[indexdoc.FieldAPIIdentifier].(string); ok && api != "" {
 			byName[api] = append(byName[api], id)
 		}
 	}

@@ -14,12 +14,14 @@ import (
 	"context"
 	"errors"
 	"time"
+
+	"github.com/cmsplatform/cms/pkg/changes"
 )
 
 // Default stream layout used when a StreamConfig leaves fields empty.
 const (
 	DefaultStreamName      = "CMS_CHANGES"
-	DefaultSubject         = "cms.changes.>"
+	DefaultSubject         = changes.Subjects
 	DefaultDuplicateWindow = 2 * time.Minute
 )
 
@@ -36,7 +38,7 @@ var (
 
 // Event is one change notification to publish.
 type Event struct {
-	// Subject the event is published on, e.g. "cms.changes.objects.42".
+	// Subject the event is published on, e.g. changes.Subject(42).
 	Subject string
 	// MsgID identifies the event for deduplication: events with the same
 	// MsgID published within the stream's duplicate window are stored once.

@@ -2,38 +2,16 @@ package indexing
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
 
+	"github.com/cmsplatform/cms/pkg/changes"
 	"github.com/cmsplatform/cms/pkg/content"
+	"github.com/cmsplatform/cms/pkg/indexdoc"
 	"github.com/cmsplatform/cms/pkg/search"
 	"github.com/cmsplatform/cms/pkg/store"
 )
-
-// ErrBadEvent: a payload is not a change event. Retrying cannot help.
-var ErrBadEvent = errors.New("indexing: malformed change event")
-
-// Change kinds of content.ChangeEvent that need more than rebuilding the
-// listed objects.
-const (
-	kindCreated       = "created"
-	kindBranchDeleted = "branchDeleted"
-)
-
-// ParseEvent decodes an outbox payload (content.ChangeEvent). Errors wrap
-// ErrBadEvent.
-func ParseEvent(payload []byte) (content.ChangeEvent, error) {
-	var ev content.ChangeEvent
-	if err := json.Unmarshal(payload, &ev); err != nil {
-		return ev, fmt.Errorf("%w: %v", ErrBadEvent, err)
-	}
-	if ev.Transaction < 1 || ev.Branch < 1 || ev.Kind == "" {
-		return ev, fmt.Errorf("%w: %s", ErrBadEvent, payload)
-	}
-	return ev, nil
-}
 
 // ApplyResult counts what Apply wrote.
 type ApplyResult struct {
@@ -52,7 +30,7 @@ type ApplyResult struct {
 // changes nothing (documents are built from the current state and
 // versioned with ev.Transaction). An error leaves the version unrecorded,
 // so the caller retries.
-func (ix *Indexer) Apply(ctx context.Context, ev content.ChangeEvent) (ApplyResult, error) {
+func (ix *Indexer) Apply(ctx context.Context, ev changes.Event) (ApplyResult, error) {
 	for attempt := 1; ; attempt++ {
 		res, err := ix.apply(ctx, ev)
 		// A language changed while the event was applied (fallback.go):
@@ -64,7 +42,7 @@ func (ix *Indexer) Apply(ctx context.Context, ev content.ChangeEvent) (ApplyResu
 	}
 }
 
-func (ix *Indexer) apply(ctx context.Context, ev content.ChangeEvent) (ApplyResult, error) {
+func (ix *Indexer) apply(ctx context.Context, ev changes.Event) (ApplyResult, error) {
 	var res ApplyResult
 	ctx, t, err := ix.begin(ctx)
 	if err != nil {
@@ -113,25 +91,32 @@ func (ix *Indexer) commit(ctx context.Context, v int64) error {
 
 // applyEvent writes what ev changes, versioned ev.Transaction, without
 // refreshing or recording the version (commit does).
-func (ix *Indexer) applyEvent(ctx context.Context, t tree, ev content.ChangeEvent, res *ApplyResult) error {
+func (ix *Indexer) applyEvent(ctx context.Context, t tree, ev changes.Event, res *ApplyResult) error {
 	// Comment events go to the comments index only (comments.go).
 	if done, err := ix.applyComments(ctx, t, ev, res); done || err != nil {
 		return err
 	}
 	v := ev.Transaction
 	ids := dedup(ev.ObjectIDs)
-	targets := t.subtree(ev.Branch)
-	if ev.Kind == kindBranchDeleted {
+	targets := t.Subtree(ev.Branch)
+	if ev.Kind == changes.KindBranchDeleted {
 		// The branch object left branch 4: every branch loses its document.
-		targets = t.subtree(content.BranchDefault)
+		targets = t.Subtree(content.BranchDefault)
 		if err := ix.purgeBranch(ctx, ev.Branch, v, res); err != nil {
 			return err
 		}
 	}
-	if ev.Kind != kindBranchDeleted {
+	if ev.Kind != changes.KindBranchDeleted {
 		// A changed language fallback changes the display-name fields of
 		// every document of the branches it reaches (fallback.go).
 		if err := ix.refreshFallbacks(ctx, t, ids, targets, v, res); err != nil {
+			return err
+		}
+	}
+	if ev.Kind != changes.KindBranchDeleted {
+		// A type's changed display-name attribute changes the display
+		// names of its objects (displayname.go).
+		if err := ix.refreshTypeNames(ctx, t, ev.Branch, ev.Kind, ids, targets, v, res); err != nil {
 			return err
 		}
 	}
@@ -148,10 +133,10 @@ func (ix *Indexer) applyEvent(ctx context.Context, t tree, ev content.ChangeEven
 		}
 	}
 	res.Branches += len(targets)
-	if ev.Kind == kindCreated && ev.Branch == content.BranchDefault {
+	if ev.Kind == changes.KindCreated && ev.Branch == content.BranchDefault {
 		// A new branch sees every object of its chain: index them all.
 		for _, id := range ids {
-			if t.has(id) && id != content.BranchDefault {
+			if t.Has(id) && id != content.BranchDefault {
 				if err := ix.indexBranch(ctx, t, id, v, res); err != nil {
 					return err
 				}
@@ -164,7 +149,7 @@ func (ix *Indexer) applyEvent(ctx context.Context, t tree, ev content.ChangeEven
 
 // ApplyPayload parses and applies one outbox payload.
 func (ix *Indexer) ApplyPayload(ctx context.Context, payload []byte) (ApplyResult, error) {
-	ev, err := ParseEvent(payload)
+	ev, err := changes.Parse(payload)
 	if err != nil {
 		return ApplyResult{}, err
 	}
@@ -201,13 +186,20 @@ func (ix *Indexer) indexBranchProgress(ctx context.Context, t tree, branch, vers
 
 // indexBranchSkip is indexBranchProgress leaving out the objects in skip.
 func (ix *Indexer) indexBranchSkip(ctx context.Context, t tree, branch, version int64, res *ApplyResult, report func(*ApplyResult), skip map[int64]bool) error {
+	return ix.indexMatching(ctx, t, branch, version, store.ObjectQuery{}, res, report, skip)
+}
+
+// indexMatching is indexBranchSkip for the objects of the branch that q
+// (without AfterID and Limit) selects.
+func (ix *Indexer) indexMatching(ctx context.Context, t tree, branch, version int64, q store.ObjectQuery, res *ApplyResult, report func(*ApplyResult), skip map[int64]bool) error {
 	chain := t.chain(branch)
 	if chain == nil {
 		return nil
 	}
 	var after int64
 	for {
-		rows, err := ix.st.ListObjectsIn(ctx, chain, store.ObjectQuery{AfterID: after, Limit: ix.opts.Batch})
+		q.AfterID, q.Limit = after, ix.opts.Batch
+		rows, err := ix.st.ListObjectsIn(ctx, chain, q)
 		if err != nil {
 			return fmt.Errorf("indexing: list objects of branch %d: %w", branch, err)
 		}
@@ -257,8 +249,8 @@ func (ix *Indexer) purgeBranchIn(ctx context.Context, index string, branch, vers
 	var after int64 = -1
 	for {
 		r, err := ix.eng.Search(ctx, search.SearchRequest{Index: index,
-			Query: search.And{search.Term{Field: FieldBranch, Value: branch}, search.Range{Field: FieldID, Gt: after}},
-			Sort:  []search.SortField{{Field: FieldID}}, Size: ix.opts.Batch})
+			Query: search.And{search.Term{Field: indexdoc.FieldBranch, Value: branch}, search.Range{Field: indexdoc.FieldID, Gt: after}},
+			Sort:  []search.SortField{{Field: indexdoc.FieldID}}, Size: ix.opts.Batch})
 		if err != nil {
 			return fmt.Errorf("indexing: list documents of branch %d: %w", branch, err)
 		}
@@ -268,7 +260,7 @@ func (ix *Indexer) purgeBranchIn(ctx context.Context, index string, branch, vers
 		ops := make([]search.Op, 0, len(r.Hits))
 		for _, h := range r.Hits {
 			ops = append(ops, search.Delete(h.ID, version))
-			if id, ok := h.Fields[FieldID].(int64); ok {
+			if id, ok := h.Fields[indexdoc.FieldID].(int64); ok {
 				after = max(after, id)
 			}
 		}

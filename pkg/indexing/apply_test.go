@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/cmsplatform/cms/pkg/content"
+	"github.com/cmsplatform/cms/pkg/indexdoc"
 	"github.com/cmsplatform/cms/pkg/indexing"
 	"github.com/cmsplatform/cms/pkg/search"
 	"github.com/cmsplatform/cms/pkg/search/bleve"
@@ -71,11 +72,11 @@ func TestApplyOrderDoesNotMatter(t *testing.T) {
 	if len(inOrder) == 0 || !reflect.DeepEqual(inOrder, mixed) {
 		t.Fatalf("in order: %d documents, shuffled: %d; differ", len(inOrder), len(mixed))
 	}
-	if d, ok := inOrder[indexing.DocID(child.ID, ids[0])]; !ok || d[indexing.NameField(201)] != "One on child" || d[indexing.NameField(202)] != "Eins!" {
+	if d, ok := inOrder[indexdoc.DocID(child.ID, ids[0])]; !ok || d[indexdoc.NameField(201)] != "One on child" || d[indexdoc.NameField(202)] != "Eins!" {
 		t.Fatalf("child document = %v", d)
 	}
 	for id := range inOrder {
-		if id == indexing.DocID(4, ids[1]) || id == indexing.DocID(child.ID, ids[1]) {
+		if id == indexdoc.DocID(4, ids[1]) || id == indexdoc.DocID(child.ID, ids[1]) {
 			t.Fatalf("deleted object %s indexed", id)
 		}
 	}

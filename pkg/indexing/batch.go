@@ -5,6 +5,7 @@ import (
 	"errors"
 	"slices"
 
+	"github.com/cmsplatform/cms/pkg/changes"
 	"github.com/cmsplatform/cms/pkg/content"
 	"github.com/cmsplatform/cms/pkg/search"
 )
@@ -30,7 +31,7 @@ import (
 // Nothing is recorded on error: the caller may retry the batch or apply
 // its events one by one (Apply) to find the failing one. Like Apply, it
 // should be called by one in-order consumer.
-func (ix *Indexer) ApplyBatch(ctx context.Context, evs []content.ChangeEvent) (ApplyResult, error) {
+func (ix *Indexer) ApplyBatch(ctx context.Context, evs []changes.Event) (ApplyResult, error) {
 	for attempt := 1; ; attempt++ {
 		res, err := ix.applyBatch(ctx, evs)
 		if !errors.Is(err, errLanguagesChanged) || attempt == 3 {
@@ -41,7 +42,7 @@ func (ix *Indexer) ApplyBatch(ctx context.Context, evs []content.ChangeEvent) (A
 	}
 }
 
-func (ix *Indexer) applyBatch(ctx context.Context, evs []content.ChangeEvent) (ApplyResult, error) {
+func (ix *Indexer) applyBatch(ctx context.Context, evs []changes.Event) (ApplyResult, error) {
 	var res ApplyResult
 	if len(evs) == 0 {
 		return res, nil
@@ -52,13 +53,30 @@ func (ix *Indexer) applyBatch(ctx context.Context, evs []content.ChangeEvent) (A
 	}
 	var v int64
 	objects := newCoalesced()
+	// Objects changed (not created) per event branch: a type among them
+	// whose display-name attribute changed rebuilds the type's objects
+	// (refreshTypeNames, displayname.go).
+	changed := map[int64][]int64{}
+	var changedBranches []int64
 	for _, ev := range evs {
 		v = max(v, ev.Transaction)
 		if ix.rebuildsObjectsOnly(ctx, t, ev) {
-			objects.add(t.subtree(ev.Branch), ev.ObjectIDs)
+			objects.add(t.Subtree(ev.Branch), ev.ObjectIDs)
+			if ev.Kind != changes.KindCreated {
+				if _, ok := changed[ev.Branch]; !ok {
+					changedBranches = append(changedBranches, ev.Branch)
+				}
+				changed[ev.Branch] = append(changed[ev.Branch], ev.ObjectIDs...)
+			}
 			continue
 		}
 		if err := ix.applyEvent(ctx, t, ev, &res); err != nil {
+			return res, err
+		}
+	}
+	for _, b := range changedBranches {
+		ids := dedup(changed[b])
+		if err := ix.refreshTypeNames(ctx, t, b, changes.KindUpdated, ids, t.Subtree(b), v, &res); err != nil {
 			return res, err
 		}
 	}
@@ -76,12 +94,12 @@ func (ix *Indexer) applyBatch(ctx context.Context, evs []content.ChangeEvent) (A
 // rebuildsObjectsOnly reports whether applying ev is rebuilding its
 // objects on the branches it reaches and nothing else, so that it can be
 // coalesced with other such events.
-func (ix *Indexer) rebuildsObjectsOnly(ctx context.Context, t tree, ev content.ChangeEvent) bool {
-	if ev.Kind == content.KindComment || ev.Kind == kindBranchDeleted {
+func (ix *Indexer) rebuildsObjectsOnly(ctx context.Context, t tree, ev changes.Event) bool {
+	if ev.Kind == changes.KindComment || ev.Kind == changes.KindBranchDeleted {
 		return false
 	}
 	for _, id := range ev.ObjectIDs {
-		newBranch := ev.Kind == kindCreated && ev.Branch == content.BranchDefault && t.has(id)
+		newBranch := ev.Kind == changes.KindCreated && ev.Branch == content.BranchDefault && t.Has(id)
 		// isLanguage says true when the languages cannot be read:
 		// Apply's path then reports the error.
 		if newBranch || ix.isLanguage(ctx, t, id) {

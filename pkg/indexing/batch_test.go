@@ -9,7 +9,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/cmsplatform/cms/pkg/changes"
 	"github.com/cmsplatform/cms/pkg/content"
+	"github.com/cmsplatform/cms/pkg/indexdoc"
 	"github.com/cmsplatform/cms/pkg/indexing"
 	"github.com/cmsplatform/cms/pkg/search"
 	"github.com/cmsplatform/cms/pkg/search/bleve"
@@ -20,7 +22,7 @@ import (
 // default and a child branch, repeated updates of one object, a language
 // object renamed, a comment, a deleted object and a branch created and
 // deleted. It returns the events in commit order and the deleted object.
-func batchHistory(t *testing.T, st store.Store) ([]content.ChangeEvent, int64) {
+func batchHistory(t *testing.T, st store.Store) ([]changes.Event, int64) {
 	t.Helper()
 	ctx := context.Background()
 	s := content.New(st, nil)
@@ -67,9 +69,9 @@ func batchHistory(t *testing.T, st store.Store) ([]content.ChangeEvent, int64) {
 	must(err)
 	out, err := st.ClaimOutbox(ctx, 1000)
 	must(err)
-	evs := make([]content.ChangeEvent, 0, len(out))
+	evs := make([]changes.Event, 0, len(out))
 	for _, oe := range out {
-		ev, err := indexing.ParseEvent(oe.Payload)
+		ev, err := changes.Parse(oe.Payload)
 		must(err)
 		evs = append(evs, ev)
 	}
@@ -94,10 +96,10 @@ func TestApplyBatchEqualsApply(t *testing.T) {
 				size, slices.Sorted(maps.Keys(got)), slices.Sorted(maps.Keys(want)))
 		}
 		for id, d := range got {
-			if !strings.HasPrefix(id, indexing.ObjectsIndex+"/") {
+			if !strings.HasPrefix(id, indexdoc.ObjectsIndex+"/") {
 				continue
 			}
-			src, err := indexing.DecodeSource(d)
+			src, err := indexdoc.DecodeSource(d)
 			if err != nil {
 				t.Fatalf("%s: %v", id, err)
 			}
@@ -105,7 +107,7 @@ func TestApplyBatchEqualsApply(t *testing.T) {
 				t.Errorf("batches of %d: %s versioned %d, older than its state (%d)", size, id, v, src.LastTransaction)
 			}
 		}
-		if _, ok := got[indexing.ObjectsIndex+"/"+indexing.DocID(content.BranchDefault, deleted)]; ok {
+		if _, ok := got[indexdoc.ObjectsIndex+"/"+indexdoc.DocID(content.BranchDefault, deleted)]; ok {
 			t.Errorf("batches of %d: deleted object %d indexed", size, deleted)
 		}
 	}
@@ -140,9 +142,9 @@ func TestApplyBatchCoalesces(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var evs []content.ChangeEvent
+	var evs []changes.Event
 	for _, oe := range out {
-		ev, err := indexing.ParseEvent(oe.Payload)
+		ev, err := changes.Parse(oe.Payload)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -164,8 +166,8 @@ func TestApplyBatchCoalesces(t *testing.T) {
 	if len(evs) != 5 || res.Ops != 1 || res.Applied != 1 {
 		t.Fatalf("%d events: %+v, want one op applied", len(evs), res)
 	}
-	doc, err := eng.Get(ctx, ix.ObjectsIndex(), indexing.DocID(content.BranchDefault, ids[0]))
-	if err != nil || doc.Version != evs[4].Transaction || doc.Fields[indexing.NameField(201)] != "Edit 4" {
+	doc, err := eng.Get(ctx, ix.ObjectsIndex(), indexdoc.DocID(content.BranchDefault, ids[0]))
+	if err != nil || doc.Version != evs[4].Transaction || doc.Fields[indexdoc.NameField(201)] != "Edit 4" {
 		t.Fatalf("document %+v, %v; want version %d and the last name", doc, err, evs[4].Transaction)
 	}
 	if v, err := ix.CurrentVersion(ctx); err != nil || v != evs[4].Transaction {
@@ -180,7 +182,7 @@ func TestApplyBatchCoalesces(t *testing.T) {
 // applyInBatches applies evs in batches of size (1: Apply) to a fresh
 // in-memory engine, checks the recorded version and returns the object
 // and comment documents (id → fields, the version under "_version").
-func applyInBatches(t *testing.T, st store.Store, evs []content.ChangeEvent, size int) map[string]map[string]any {
+func applyInBatches(t *testing.T, st store.Store, evs []changes.Event, size int) map[string]map[string]any {
 	t.Helper()
 	ctx := context.Background()
 	eng, err := bleve.New("")

@@ -7,7 +7,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cmsplatform/cms/pkg/changes"
 	"github.com/cmsplatform/cms/pkg/content"
+	"github.com/cmsplatform/cms/pkg/indexdoc"
 	"github.com/cmsplatform/cms/pkg/indexing"
 	"github.com/cmsplatform/cms/pkg/search"
 	"github.com/cmsplatform/cms/pkg/search/bleve"
@@ -29,7 +31,7 @@ const (
 // bulkLoad is the store after the load plus the outbox events it produced.
 type bulkLoad struct {
 	st     store.Store
-	events []content.ChangeEvent
+	events []changes.Event
 	head   int64
 	typ    int64 // the type of the loaded objects
 	load   time.Duration
@@ -91,7 +93,7 @@ func newBulkLoad(b *testing.B) *bulkLoad {
 		}
 		ids := make([]int64, 0, len(evs))
 		for _, oe := range evs {
-			ev, err := indexing.ParseEvent(oe.Payload)
+			ev, err := changes.Parse(oe.Payload)
 			if err != nil {
 				b.Fatal(err)
 			}
@@ -173,7 +175,7 @@ func BenchmarkBulkIndexing(b *testing.B) {
 					if err := eng.Refresh(ctx, ix.ObjectsIndex()); err != nil {
 						b.Fatal(err)
 					}
-					if n, err := eng.Count(ctx, ix.ObjectsIndex(), search.Term{Field: indexing.FieldTypeRef, Value: l.typ}); err != nil || n != benchObjects {
+					if n, err := eng.Count(ctx, ix.ObjectsIndex(), search.Term{Field: indexdoc.FieldTypeRef, Value: l.typ}); err != nil || n != benchObjects {
 						b.Fatalf("%s: %d documents of the loaded type (%v), want %d", m.name, n, err, benchObjects)
 					}
 					if res.Applied < benchObjects {

@@ -6,11 +6,14 @@ import (
 	"encoding/json"
 	"fmt"
 	"html"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/cmsplatform/cms/pkg/content"
+	"github.com/cmsplatform/cms/pkg/indexdoc"
+	"github.com/cmsplatform/cms/pkg/model"
 	"github.com/cmsplatform/cms/pkg/search"
 	"github.com/cmsplatform/cms/pkg/store"
 )
@@ -44,26 +47,28 @@ func (ix *Indexer) build(ctx context.Context, t tree, branch, version int64, ids
 	chain := t.chain(branch)
 	if chain == nil {
 		for _, id := range ids {
-			ops = append(ops, search.Delete(DocID(branch, id), version))
+			ops = append(ops, search.Delete(indexdoc.DocID(branch, id), version))
 		}
 		return ops, nil
 	}
-	rank := make(map[int64]int, len(chain))
-	for i, b := range chain {
-		rank[b] = i
-	}
-	objs, err := ix.resolve(ctx, chain, rank, branch, ids)
+	order := model.NewChain(chain)
+	objs, err := ix.resolve(ctx, order, branch, ids)
 	if err != nil {
 		return nil, err
 	}
-	var attrIDs, txIDs []int64
+	var attrIDs, txIDs, typeIDs []int64
 	for _, o := range objs {
 		for _, v := range o.values {
 			attrIDs = append(attrIDs, v.AttributeID)
 		}
 		txIDs = append(txIDs, lastTransaction(o))
+		typeIDs = append(typeIDs, o.row.TypeID)
 	}
-	types, err := ix.dataTypes(ctx, chain, rank, attrIDs)
+	types, err := ix.dataTypes(ctx, order, attrIDs)
+	if err != nil {
+		return nil, err
+	}
+	nameAttrs, err := ix.typeNames(ctx, order, typeIDs)
 	if err != nil {
 		return nil, err
 	}
@@ -81,77 +86,55 @@ func (ix *Indexer) build(ctx context.Context, t tree, branch, version int64, ids
 	for _, id := range ids {
 		o, ok := objs[id]
 		if !ok || o.row.Deleted && !ix.opts.KeepDeleted {
-			ops = append(ops, search.Delete(DocID(branch, id), version))
+			ops = append(ops, search.Delete(indexdoc.DocID(branch, id), version))
 			continue
 		}
-		ops = append(ops, search.Upsert(ix.document(branch, version, o, types, txs, langs.chains)))
+		ops = append(ops, search.Upsert(ix.document(branch, version, o, types, nameAttrs[o.row.TypeID], txs, langs.chains)))
 	}
 	return ops, nil
 }
 
 // resolve reads the effective rows and values of ids on chain: two queries.
-func (ix *Indexer) resolve(ctx context.Context, chain []int64, rank map[int64]int, branch int64, ids []int64) (map[int64]*resolved, error) {
-	rows, err := ix.st.GetObjectsIn(ctx, chain, ids)
+func (ix *Indexer) resolve(ctx context.Context, chain model.Chain, branch int64, ids []int64) (map[int64]*resolved, error) {
+	rows, err := ix.st.GetObjectsIn(ctx, chain.Branches(), ids)
 	if err != nil {
 		return nil, fmt.Errorf("indexing: read objects: %w", err)
 	}
 	out := make(map[int64]*resolved, len(ids))
 	var visible []int64
+	for id, r := range chain.EffectiveObjects(rows) {
+		out[id] = &resolved{row: r, branch: branch}
+		visible = append(visible, id)
+	}
 	for _, r := range rows {
-		cur, ok := out[r.ID]
-		if !ok {
-			out[r.ID] = &resolved{row: r, branch: branch, local: r.Branch == branch}
-			visible = append(visible, r.ID)
-			continue
-		}
-		if rank[r.Branch] < rank[cur.row.Branch] {
-			cur.row = r
-		}
-		cur.local = cur.local || r.Branch == branch
+		out[r.ID].local = out[r.ID].local || r.Branch == branch
 	}
 	if len(visible) == 0 {
 		return out, nil
 	}
-	vals, err := ix.st.ListValuesIn(ctx, chain, visible, store.ValueFilter{})
+	slices.Sort(visible)
+	vals, err := ix.st.ListValuesIn(ctx, chain.Branches(), visible, store.ValueFilter{})
 	if err != nil {
 		return nil, fmt.Errorf("indexing: read values: %w", err)
 	}
-	for start := 0; start < len(vals); {
-		end := start + 1
-		for end < len(vals) && sameGroup(vals[start], vals[end]) {
-			end++
-		}
-		group := vals[start:end]
-		best := group[0].Branch
-		for _, v := range group {
-			if rank[v.Branch] < rank[best] {
-				best = v.Branch
-			}
-		}
+	chain.EachValueGroup(vals, func(group []store.Value, best int64) {
 		o := out[group[0].ObjectID]
+		if o == nil {
+			return
+		}
 		for _, v := range group {
-			if o == nil {
-				break
-			}
 			if v.Branch == branch {
 				o.local = true
 				o.lastLocal = max(o.lastLocal, v.ModifiedTx)
 			}
 			// Secrets (password hashes) never reach any index field.
-			if v.Branch == best && !isNull(v.JSON) && !content.SecretAttribute(v.AttributeID) {
+			if v.Branch == best && !model.IsNull(v.JSON) && !model.SecretAttribute(v.AttributeID) {
 				o.values = append(o.values, v)
 			}
 		}
-		start = end
-	}
+	})
 	return out, nil
 }
-
-func sameGroup(a, b store.Value) bool {
-	return a.ObjectID == b.ObjectID && a.AttributeID == b.AttributeID && a.Variant == b.Variant && a.Language == b.Language
-}
-
-func isNull(j []byte) bool { return bytes.Equal(bytes.TrimSpace(j), []byte("null")) }
 
 // lastTransaction follows content's CmsObjectMetadata.lastTransaction: the
 // newest local change, else the inherited row's last change.
@@ -168,23 +151,23 @@ func lastTransaction(o *resolved) int64 {
 }
 
 // dataTypes reads the data type (attribute 1001) of attrs on chain: one query.
-func (ix *Indexer) dataTypes(ctx context.Context, chain []int64, rank map[int64]int, attrs []int64) (map[int64]string, error) {
+func (ix *Indexer) dataTypes(ctx context.Context, chain model.Chain, attrs []int64) (map[int64]string, error) {
 	out := map[int64]string{}
 	if len(attrs) == 0 {
 		return out, nil
 	}
-	vals, err := ix.st.ListValuesIn(ctx, chain, dedup(attrs), store.ValueFilter{AttributeIDs: []int64{content.AttrDataType}})
+	vals, err := ix.st.ListValuesIn(ctx, chain.Branches(), dedup(attrs), store.ValueFilter{AttributeIDs: []int64{content.AttrDataType}})
 	if err != nil {
 		return nil, fmt.Errorf("indexing: read data types: %w", err)
 	}
-	best := map[int64]int{}
+	from := map[int64]int64{} // attribute → the branch its data type is from
 	for _, v := range vals {
 		var s string
 		if json.Unmarshal(v.JSON, &s) != nil {
 			continue
 		}
-		if r, ok := best[v.ObjectID]; !ok || rank[v.Branch] < r {
-			best[v.ObjectID] = rank[v.Branch]
+		if b, ok := from[v.ObjectID]; !ok || chain.Nearer(v.Branch, b) {
+			from[v.ObjectID] = v.Branch
 			out[v.ObjectID] = s
 		}
 	}
@@ -223,42 +206,41 @@ func (ix *Indexer) transactions(ctx context.Context, ids []int64) (map[int64]sto
 	return out, nil
 }
 
-// document renders one resolved object; chains are the display-name
+// document renders one resolved object; nameAttr is the display-name
+// attribute its type names (0: none), chains are the display-name
 // fallback chains on branch (fallback.go).
-func (ix *Indexer) document(branch, version int64, o *resolved, types map[int64]string, txs map[int64]store.Transaction, chains langChains) search.Document {
+func (ix *Indexer) document(branch, version int64, o *resolved, types map[int64]string, nameAttr int64, txs map[int64]store.Transaction, chains langChains) search.Document {
 	f := fields{}
 	last := lastTransaction(o)
-	f.set(FieldBranch, branch)
-	f.set(FieldID, o.row.ID)
-	f.set(FieldTypeRef, o.row.TypeID)
-	f.set(FieldGUID, o.row.GUID)
+	f.set(indexdoc.FieldBranch, branch)
+	f.set(indexdoc.FieldID, o.row.ID)
+	f.set(indexdoc.FieldTypeRef, o.row.TypeID)
+	f.set(indexdoc.FieldGUID, o.row.GUID)
 	if o.row.APIIdentifier != "" {
-		f.set(FieldAPIIdentifier, o.row.APIIdentifier)
+		f.set(indexdoc.FieldAPIIdentifier, o.row.APIIdentifier)
 	}
-	f.set(FieldDeleted, o.row.Deleted)
-	f.set(FieldLastTransaction, last)
-	f.set(FieldHasLocalValues, o.local)
+	f.set(indexdoc.FieldDeleted, o.row.Deleted)
+	f.set(indexdoc.FieldLastTransaction, last)
+	f.set(indexdoc.FieldHasLocalValues, o.local)
 	var modified time.Time
 	if tx, ok := txs[last]; ok {
 		modified = tx.Time
-		f.set(FieldModified, tx.Time)
+		f.set(indexdoc.FieldModified, tx.Time)
 		if tx.User != "" {
 			// A keyword term longer than the engine's limit fails the whole
 			// document (Elasticsearch: 32766 bytes); the user may be any
 			// name an internal caller acts for (X-CmsApi-Username).
-			f.set(FieldModifiedBy, truncate(tx.User))
+			f.set(indexdoc.FieldModifiedBy, indexdoc.Truncate(tx.User))
 		}
 	}
 	if src, err := buildSource(o, last, modified, types); err == nil {
-		f.set(FieldSource, src)
+		f.set(indexdoc.FieldSource, src)
 	} else {
 		ix.log.Error("cannot encode object source", "branch", branch, "id", o.row.ID, "err", err)
 	}
-	hasName := false
-	own := map[int64]string{} // the object's own display name per language
 	for _, v := range o.values {
-		key := Key(v.AttributeID, v.Language, v.Variant)
-		f.add(FieldKeys, key)
+		key := indexdoc.Key(v.AttributeID, v.Language, v.Variant)
+		f.add(indexdoc.FieldKeys, key)
 		dt := types[v.AttributeID]
 		dec := json.NewDecoder(bytes.NewReader(v.JSON))
 		dec.UseNumber()
@@ -268,64 +250,50 @@ func (ix *Indexer) document(branch, version int64, o *resolved, types map[int64]
 		}
 		switch x := val.(type) {
 		case string:
-			if strings.HasPrefix(dt, "XmlRef") {
+			if model.IsMarkup(dt) {
 				for _, id := range XMLLinks(x) {
-					f.add(FieldXMLLinks, id)
+					f.add(indexdoc.FieldXMLLinks, id)
 				}
 				text := ix.analysed(stripTags(x))
-				f.add(FieldFullText, text)
+				f.add(indexdoc.FieldFullText, text)
 				addWords(f, key, text)
 				continue
 			}
-			f.add(FieldValues, ValueTerm(v.AttributeID, v.Language, v.Variant, x))
-			f.add(FieldValuesLower, strings.ToLower(ValueTerm(v.AttributeID, v.Language, v.Variant, x)))
+			f.add(indexdoc.FieldValues, indexdoc.ValueTerm(v.AttributeID, v.Language, v.Variant, x))
+			f.add(indexdoc.FieldValuesLower, strings.ToLower(indexdoc.ValueTerm(v.AttributeID, v.Language, v.Variant, x)))
 			text := ix.analysed(x)
-			f.add(FieldFullText, text)
+			f.add(indexdoc.FieldFullText, text)
 			addWords(f, key, text)
 			if dt == "DateTime" || dt == "DateTime.Date" {
-				if tm, ok := ParseDate(x); ok {
-					f.add(FieldOrdered, OrderedTerm('d', v.AttributeID, v.Language, v.Variant, EncodeDate(tm)))
-				}
-			}
-			if v.AttributeID == content.AttrName && v.Variant == 0 {
-				hasName = true
-				f.add(FieldName, strconv.FormatInt(v.Language, 10)+"="+truncate(x))
-				if _, ok := own[v.Language]; !ok {
-					own[v.Language] = x
+				if tm, ok := indexdoc.ParseDate(x); ok {
+					f.add(indexdoc.FieldOrdered, indexdoc.OrderedTerm('d', v.AttributeID, v.Language, v.Variant, indexdoc.EncodeDate(tm)))
 				}
 			}
 		case json.Number:
 			canon := canonicalNumber(x)
-			f.add(FieldValues, ValueTerm(v.AttributeID, v.Language, v.Variant, canon))
-			if isRef(dt) {
+			f.add(indexdoc.FieldValues, indexdoc.ValueTerm(v.AttributeID, v.Language, v.Variant, canon))
+			if model.IsReference(dt) {
 				if n, err := x.Int64(); err == nil {
-					f.add(FieldRefs, n)
+					f.add(indexdoc.FieldRefs, n)
 				}
 				continue
 			}
 			if fl, err := x.Float64(); err == nil {
-				f.add(FieldOrdered, OrderedTerm('n', v.AttributeID, v.Language, v.Variant, EncodeNumber(fl)))
+				f.add(indexdoc.FieldOrdered, indexdoc.OrderedTerm('n', v.AttributeID, v.Language, v.Variant, indexdoc.EncodeNumber(fl)))
 			}
 		case bool:
-			f.add(FieldValues, ValueTerm(v.AttributeID, v.Language, v.Variant, strconv.FormatBool(x)))
+			f.add(indexdoc.FieldValues, indexdoc.ValueTerm(v.AttributeID, v.Language, v.Variant, strconv.FormatBool(x)))
 		}
 	}
-	f.set(FieldHasDisplayName, hasName)
 	addSortKeys(f, o, types, chains)
-	// The per-language fields hold the name shown in the language: its
-	// fallback chain's first value (fallback.go).
-	for l, x := range displayNames(chains, own) {
-		f.set(NameField(l), truncate(x))
-		f.set(NameSortField(l), truncate(strings.ToLower(x)))
-		f.set(NameTextField(l), ix.analysed(x))
-	}
-	return search.Document{ID: DocID(branch, o.row.ID), Version: version, Fields: f.done()}
+	ix.addNames(f, namesOf(o, nameAttr, chains))
+	return search.Document{ID: indexdoc.DocID(branch, o.row.ID), Version: version, Fields: f.done()}
 }
 
-// analysed is the beginning of s that text fields and FieldWords index: at
+// analysed is the beginning of s that text fields and indexdoc.FieldWords index: at
 // most Options.MaxIndexedChars runes, cut at a rune boundary. Stored
-// values (FieldSource) keep the whole value; keyword terms are cut at
-// MaxTermBytes.
+// values (indexdoc.FieldSource) keep the whole value; keyword terms are cut at
+// indexdoc.MaxTermBytes.
 func (ix *Indexer) analysed(s string) string {
 	n := ix.opts.MaxIndexedChars
 	if len(s) <= n {
@@ -341,8 +309,6 @@ func (ix *Indexer) analysed(s string) string {
 	return s
 }
 
-func isRef(dt string) bool { return dt == "ObjRef" || strings.HasPrefix(dt, "BinRef") }
-
 func canonicalNumber(n json.Number) string {
 	if i, err := n.Int64(); err == nil {
 		return strconv.FormatInt(i, 10)
@@ -354,8 +320,8 @@ func canonicalNumber(n json.Number) string {
 }
 
 func addWords(f fields, key, s string) {
-	for _, w := range Words(s) {
-		f.add(FieldWords, key+"="+w)
+	for _, w := range indexdoc.Words(s) {
+		f.add(indexdoc.FieldWords, key+"="+w)
 	}
 }
 

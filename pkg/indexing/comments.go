@@ -4,95 +4,49 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strconv"
 	"time"
 
+	"github.com/cmsplatform/cms/pkg/changes"
 	"github.com/cmsplatform/cms/pkg/content"
+	"github.com/cmsplatform/cms/pkg/indexdoc"
 	"github.com/cmsplatform/cms/pkg/search"
 	"github.com/cmsplatform/cms/pkg/store"
 )
 
 // Comments.
 //
-// Comments get an index of their own (CommentsIndex, with
-// Options.IndexPrefix), one document per comment keyed CommentDocID(id),
+// Comments get an index of their own (indexdoc.CommentsIndex, with
+// Options.IndexPrefix), one document per comment keyed indexdoc.CommentDocID(id),
 // versioned with the transaction id of the event that built it. A comment
-// event (content.CommentEvent, kind content.KindComment, ObjectIDs = the
+// event (changes.Event, kind changes.KindComment, ObjectIDs = the
 // commented object) rebuilds the documents of every comment on that object
 // and branch from the store's current state, so the event's commentId is
 // not needed and a replayed or out-of-order event is harmless, exactly
 // like object documents. Soft-deleted comments stay indexed with
-// FieldCommentDeleted = true (readers exclude them); a deleted branch
+// indexdoc.FieldCommentDeleted = true (readers exclude them); a deleted branch
 // (kind branchDeleted) loses its comment documents (tombstones), as the
 // store purges its comments.
 //
 // Freshness: after each comment event the transaction's time (which is the
 // comment's `modified`, set by the store) is recorded as the comment
-// index's change-tracking timestamp, in CommentStateIndex with the
+// index's change-tracking timestamp, in indexdoc.CommentStateIndex with the
 // transaction id as version (so it never goes back). The Index API's
 // minChangeTrackingTimestamp waits for it (WaitForCommentTimestamp).
 
-// Index names of the comment side (before the prefixes).
-const (
-	// CommentsIndex holds one document per comment.
-	CommentsIndex = "comments"
-	// CommentStateIndex holds the CommentTimestampDocID document.
-	CommentStateIndex = "indexer-comment-state"
-	// CommentTimestampDocID's field "micros" is the change-tracking
-	// timestamp of the comment index in Unix microseconds.
-	CommentTimestampDocID = "changeTrackingTimestamp"
-	commentMicrosField    = "micros"
-)
-
-// Field names of a comment document. Times are Unix microseconds (the
-// store's precision; search dates only keep milliseconds).
-const (
-	FieldCommentID         = "id"             // long
-	FieldCommentBranch     = "branch"         // long
-	FieldCommentObjectRef  = "objectRef"      // long
-	FieldCommentObjectType = "objectType"     // long: type of the commented object (absent when unknown)
-	FieldCommentUser       = "user"           // keyword: author as written
-	FieldCommentUserKey    = "userKey"        // keyword: store.CommentUserKey(author), for filter and sort
-	FieldCommentCreated    = "createdUs"      // long
-	FieldCommentModified   = "modifiedUs"     // long
-	FieldCommentText       = "text"           // text: the body's text (XHTML stripped)
-	FieldCommentSummary    = "summary"        // stored: CommentSummary of the text
-	FieldCommentMentioned  = "mentionedUsers" // keyword: mentioned users as written
-	FieldCommentMentionKey = "mentionedKeys"  // keyword: store.CommentUserKey of each
-	FieldCommentDeleted    = "deleted"        // bool
-)
-
-// CommentsMapping is the mapping of CommentsIndex.
-func CommentsMapping() search.Mapping {
-	return search.Mapping{Fields: map[string]search.Kind{
-		FieldCommentID: search.Long, FieldCommentBranch: search.Long, FieldCommentObjectRef: search.Long,
-		FieldCommentObjectType: search.Long, FieldCommentUser: search.Keyword, FieldCommentUserKey: search.Keyword,
-		FieldCommentCreated: search.Long, FieldCommentModified: search.Long, FieldCommentText: search.Text,
-		FieldCommentSummary: search.Stored, FieldCommentMentioned: search.Keyword,
-		FieldCommentMentionKey: search.Keyword, FieldCommentDeleted: search.Bool,
-	}}
-}
-
-// CommentStateMapping is the mapping of CommentStateIndex.
-func CommentStateMapping() search.Mapping {
-	return search.Mapping{Fields: map[string]search.Kind{commentMicrosField: search.Long}}
-}
-
-// CommentDocID is the id of the document of comment id.
-func CommentDocID(id int64) string { return strconv.FormatInt(id, 10) }
-
 // CommentsIndex is the name of the comments index (without the engine
 // prefix).
-func (ix *Indexer) CommentsIndex() string { return ix.opts.IndexPrefix + CommentsIndex }
+func (ix *Indexer) CommentsIndex() string { return ix.opts.IndexPrefix + indexdoc.CommentsIndex }
 
-func (ix *Indexer) commentStateIndex() string { return ix.opts.IndexPrefix + CommentStateIndex }
+func (ix *Indexer) commentStateIndex() string {
+	return ix.opts.IndexPrefix + indexdoc.CommentStateIndex
+}
 
 // EnsureCommentIndexes creates the comments and comment state indexes.
 func (ix *Indexer) EnsureCommentIndexes(ctx context.Context) error {
-	if err := ix.eng.EnsureIndex(ctx, ix.CommentsIndex(), CommentsMapping()); err != nil {
+	if err := ix.eng.EnsureIndex(ctx, ix.CommentsIndex(), indexdoc.CommentsMapping()); err != nil {
 		return fmt.Errorf("indexing: ensure %s: %w", ix.CommentsIndex(), err)
 	}
-	if err := ix.eng.EnsureIndex(ctx, ix.commentStateIndex(), CommentStateMapping()); err != nil {
+	if err := ix.eng.EnsureIndex(ctx, ix.commentStateIndex(), indexdoc.CommentStateMapping()); err != nil {
 		return fmt.Errorf("indexing: ensure %s: %w", ix.commentStateIndex(), err)
 	}
 	return nil
@@ -104,10 +58,10 @@ func (ix *Indexer) EnsureCommentIndexes(ctx context.Context) error {
 // timestamp; the caller records the change-tracking version. For a
 // branchDeleted event it removes the branch's comment documents and lets
 // Apply go on (done = false).
-func (ix *Indexer) applyComments(ctx context.Context, t tree, ev content.ChangeEvent, res *ApplyResult) (bool, error) {
+func (ix *Indexer) applyComments(ctx context.Context, t tree, ev changes.Event, res *ApplyResult) (bool, error) {
 	switch ev.Kind {
-	case content.KindComment:
-	case kindBranchDeleted:
+	case changes.KindComment:
+	case changes.KindBranchDeleted:
 		return false, ix.purgeBranchComments(ctx, ev.Branch, ev.Transaction, res)
 	default:
 		return false, nil
@@ -135,7 +89,7 @@ func (ix *Indexer) applyComments(ctx context.Context, t tree, ev content.ChangeE
 	}
 	if tx, ok := txs[v]; ok {
 		_, err := ix.eng.Bulk(ctx, ix.commentStateIndex(), []search.Op{search.Upsert(search.Document{
-			ID: CommentTimestampDocID, Version: v, Fields: map[string]any{commentMicrosField: tx.Time.UnixMicro()}})})
+			ID: indexdoc.CommentTimestampDocID, Version: v, Fields: map[string]any{indexdoc.FieldCommentMicros: tx.Time.UnixMicro()}})})
 		if err != nil {
 			return true, fmt.Errorf("indexing: record comment timestamp: %w", err)
 		}
@@ -178,29 +132,29 @@ func (ix *Indexer) BuildCommentDocuments(ctx context.Context, t tree, branch, ob
 // the meta-type root: comments on types).
 func CommentDocument(c store.Comment, objectType, version int64) search.Document {
 	f := fields{}
-	f.set(FieldCommentID, c.ID)
-	f.set(FieldCommentBranch, c.Branch)
-	f.set(FieldCommentObjectRef, c.ObjectID)
+	f.set(indexdoc.FieldCommentID, c.ID)
+	f.set(indexdoc.FieldCommentBranch, c.Branch)
+	f.set(indexdoc.FieldCommentObjectRef, c.ObjectID)
 	if objectType >= 0 {
-		f.set(FieldCommentObjectType, objectType)
+		f.set(indexdoc.FieldCommentObjectType, objectType)
 	}
 	if c.User != "" {
-		f.set(FieldCommentUser, truncate(c.User))
-		f.set(FieldCommentUserKey, truncate(store.CommentUserKey(c.User)))
+		f.set(indexdoc.FieldCommentUser, indexdoc.Truncate(c.User))
+		f.set(indexdoc.FieldCommentUserKey, indexdoc.Truncate(store.CommentUserKey(c.User)))
 	}
-	f.set(FieldCommentCreated, c.Created.UnixMicro())
-	f.set(FieldCommentModified, c.Modified.UnixMicro())
+	f.set(indexdoc.FieldCommentCreated, c.Created.UnixMicro())
+	f.set(indexdoc.FieldCommentModified, c.Modified.UnixMicro())
 	text, mentions := ParseCommentBody(c.Body)
 	if text != "" {
-		f.set(FieldCommentText, text)
+		f.set(indexdoc.FieldCommentText, text)
 	}
-	f.set(FieldCommentSummary, CommentSummary(text))
+	f.set(indexdoc.FieldCommentSummary, CommentSummary(text))
 	for _, m := range mentions {
-		f.add(FieldCommentMentioned, truncate(m))
-		f.add(FieldCommentMentionKey, truncate(store.CommentUserKey(m)))
+		f.add(indexdoc.FieldCommentMentioned, indexdoc.Truncate(m))
+		f.add(indexdoc.FieldCommentMentionKey, indexdoc.Truncate(store.CommentUserKey(m)))
 	}
-	f.set(FieldCommentDeleted, c.Deleted)
-	return search.Document{ID: CommentDocID(c.ID), Version: version, Fields: f.done()}
+	f.set(indexdoc.FieldCommentDeleted, c.Deleted)
+	return search.Document{ID: indexdoc.CommentDocID(c.ID), Version: version, Fields: f.done()}
 }
 
 func (ix *Indexer) writeComments(ctx context.Context, ops []search.Op, res *ApplyResult) error {
@@ -223,8 +177,8 @@ func (ix *Indexer) purgeBranchComments(ctx context.Context, branch, version int6
 	var after int64 = -1
 	for {
 		r, err := ix.eng.Search(ctx, search.SearchRequest{Index: ix.CommentsIndex(),
-			Query: search.And{search.Term{Field: FieldCommentBranch, Value: branch}, search.Range{Field: FieldCommentID, Gt: after}},
-			Sort:  []search.SortField{{Field: FieldCommentID}}, Size: ix.opts.Batch})
+			Query: search.And{search.Term{Field: indexdoc.FieldCommentBranch, Value: branch}, search.Range{Field: indexdoc.FieldCommentID, Gt: after}},
+			Sort:  []search.SortField{{Field: indexdoc.FieldCommentID}}, Size: ix.opts.Batch})
 		if errors.Is(err, search.ErrIndexNotFound) {
 			return nil
 		}
@@ -237,7 +191,7 @@ func (ix *Indexer) purgeBranchComments(ctx context.Context, branch, version int6
 		ops := make([]search.Op, 0, len(r.Hits))
 		for _, h := range r.Hits {
 			ops = append(ops, search.Delete(h.ID, version))
-			if id, ok := h.Fields[FieldCommentID].(int64); ok {
+			if id, ok := h.Fields[indexdoc.FieldCommentID].(int64); ok {
 				after = max(after, id)
 			}
 		}
@@ -311,54 +265,12 @@ func (ix *Indexer) IndexAllComments(ctx context.Context, version int64) (ApplyRe
 // CommentTimestamp returns the comment index's change-tracking timestamp;
 // ok is false before the first comment event.
 func (ix *Indexer) CommentTimestamp(ctx context.Context) (ts time.Time, ok bool, err error) {
-	doc, err := ix.eng.Get(ctx, ix.commentStateIndex(), CommentTimestampDocID)
-	switch {
-	case errors.Is(err, search.ErrNotFound), errors.Is(err, search.ErrIndexNotFound):
-		return time.Time{}, false, nil
-	case err != nil:
-		return time.Time{}, false, fmt.Errorf("indexing: read comment timestamp: %w", err)
-	}
-	us, isInt := doc.Fields[commentMicrosField].(int64)
-	if !isInt {
-		return time.Time{}, false, nil
-	}
-	return time.UnixMicro(us).UTC(), true, nil
+	return ix.tracking.CommentTimestamp(ctx)
 }
 
 // WaitForCommentTimestamp waits until the comment timestamp is at least
-// minTS or maxWait has passed, like WaitForVersion (ErrWaitTimeout on
-// timeout, with the timestamp seen last).
+// minTS or maxWait has passed, like WaitForVersion (indexdoc.ErrWaitTimeout
+// on timeout, with the timestamp seen last).
 func (ix *Indexer) WaitForCommentTimestamp(ctx context.Context, minTS time.Time, maxWait time.Duration) (time.Time, bool, error) {
-	deadline := time.Now().Add(maxWait)
-	var cur time.Time
-	var have bool
-	for {
-		ix.mu.Lock()
-		changed := ix.changed
-		ix.mu.Unlock()
-		ts, ok, err := ix.CommentTimestamp(ctx)
-		if err == nil {
-			cur, have = ts, ok
-			// Compare in microseconds: the store's precision.
-			if ok && ts.UnixMicro() >= minTS.UnixMicro() {
-				return cur, have, nil
-			}
-		}
-		left := time.Until(deadline)
-		if left <= 0 {
-			if err != nil {
-				return cur, have, err
-			}
-			return cur, have, ErrWaitTimeout
-		}
-		tm := time.NewTimer(min(left, ix.opts.PollInterval))
-		select {
-		case <-ctx.Done():
-			tm.Stop()
-			return cur, have, ctx.Err()
-		case <-changed:
-			tm.Stop()
-		case <-tm.C:
-		}
-	}
+	return ix.tracking.WaitForCommentTimestamp(ctx, minTS, maxWait)
 }

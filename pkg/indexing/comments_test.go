@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/cmsplatform/cms/pkg/content"
+	"github.com/cmsplatform/cms/pkg/indexdoc"
 	"github.com/cmsplatform/cms/pkg/indexing"
 	"github.com/cmsplatform/cms/pkg/search"
 	"github.com/cmsplatform/cms/pkg/search/bleve"
@@ -62,13 +63,13 @@ func TestCommentEventsOrderDoesNotMatter(t *testing.T) {
 	if len(inOrder) != 2 {
 		t.Fatalf("documents %v, want c1 and c2 (c%d purged with its branch)", inOrder, cTemp.ID)
 	}
-	d1 := inOrder[indexing.CommentDocID(c1.ID)]
-	if d1[indexing.FieldCommentText] != "first, edited" || d1[indexing.FieldCommentMentioned] != nil ||
-		d1[indexing.FieldCommentObjectType] != content.TypeLanguage || d1[indexing.FieldCommentUserKey] != "ann" ||
-		d1[indexing.FieldCommentDeleted] != false {
+	d1 := inOrder[indexdoc.CommentDocID(c1.ID)]
+	if d1[indexdoc.FieldCommentText] != "first, edited" || d1[indexdoc.FieldCommentMentioned] != nil ||
+		d1[indexdoc.FieldCommentObjectType] != content.TypeLanguage || d1[indexdoc.FieldCommentUserKey] != "ann" ||
+		d1[indexdoc.FieldCommentDeleted] != false {
 		t.Errorf("c1 document %v", d1)
 	}
-	if d2 := inOrder[indexing.CommentDocID(c2.ID)]; d2[indexing.FieldCommentDeleted] != true {
+	if d2 := inOrder[indexdoc.CommentDocID(c2.ID)]; d2[indexdoc.FieldCommentDeleted] != true {
 		t.Errorf("c2 document %v", d2)
 	}
 	// The timestamp is the last comment transaction's time (the branch

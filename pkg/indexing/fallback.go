@@ -10,22 +10,24 @@ import (
 	"sync"
 
 	"github.com/cmsplatform/cms/pkg/content"
+	"github.com/cmsplatform/cms/pkg/indexdoc"
+	"github.com/cmsplatform/cms/pkg/model"
 	"github.com/cmsplatform/cms/pkg/search"
 	"github.com/cmsplatform/cms/pkg/store"
 )
 
 // Display-name language fallback.
 //
-// The per-language display-name fields (NameField, NameSortField,
-// NameTextField) of language l hold the name that a reader asking for l
-// is shown: the object's own attribute-1000 value (variant 0) in l, else
-// the value in l's fallback language (attribute 2002 of the language
+// The per-language display-name fields (indexdoc.NameField, indexdoc.NameSortField,
+// indexdoc.NameTextField) of language l hold the name that a reader asking for l
+// is shown (displayname.go): the object's own display-name value (variant
+// 0) in l, else the value in l's fallback language (attribute 2002 of the language
 // object, followed transitively, cycles cut, at most MaxFallbackDepth
 // languages), else the language-independent value (language 0). This is
 // the chain pkg/delivery walks when it renders displayName (and the Index
 // group's displayName falls back along it too), so a sort on
-// NameSortField(l) orders objects by the names shown in l, and the engine
-// can sort without fetching every match. FieldName keeps every language's
+// indexdoc.NameSortField(l) orders objects by the names shown in l, and the engine
+// can sort without fetching every match. indexdoc.FieldName keeps every language's
 // own value ("<lang>=<name>"), unaffected by fallbacks.
 //
 // The fallbacks are read from the language objects (type 20) visible on
@@ -53,13 +55,12 @@ import (
 // indexed (or by an indexer with other Options.Languages) need
 // `cms reindex`.
 //
-// Not covered: types whose display-name attribute (5005) is not 1000 and
-// display names of variants; the fields hold attribute-1000, variant-0
-// names only (as before). pkg/delivery sorts those cases in memory.
+// The names follow model.DisplayName (displayname.go): the type's
+// display-name attribute (5005), else 1000, variant 0. Display names of
+// variants are not covered: pkg/delivery sorts those in memory.
 
-// MaxFallbackDepth caps a language fallback chain (languages before the
-// language-independent 0), as pkg/delivery does.
-const MaxFallbackDepth = 16
+// MaxFallbackDepth caps a language fallback chain (model.MaxFallbackDepth).
+const MaxFallbackDepth = model.MaxFallbackDepth
 
 // languages is the language objects of every live branch, read lazily once
 // per tree; chains are resolved per branch on demand.
@@ -95,11 +96,7 @@ func (ls *languages) load(ctx context.Context, st store.Reader, t tree) error {
 	if ls.loaded {
 		return nil
 	}
-	branches := make([]int64, 0, len(t.parent))
-	for b := range t.parent {
-		branches = append(branches, b)
-	}
-	slices.Sort(branches)
+	branches := t.Branches()
 	ls.ids = map[int64]bool{}
 	if len(branches) > 0 {
 		rows, err := st.ListObjectsIn(ctx, branches, store.ObjectQuery{TypeIDs: []int64{content.TypeLanguage}})
@@ -180,21 +177,15 @@ func (ix *Indexer) langsOn(ctx context.Context, t tree, branch int64) (*branchLa
 	if err := ls.load(ctx, ix.st, t); err != nil {
 		return nil, err
 	}
-	chain := t.chain(branch)
-	rank := make(map[int64]int, len(chain))
-	for i, b := range chain {
-		rank[b] = i
-	}
+	chain := model.NewChain(t.chain(branch))
 	// The language rows visible on branch: the nearest branch's row wins.
-	best := map[int64]store.Object{}
+	var visible []store.Object
 	for _, r := range ls.rows {
-		if _, on := rank[r.Branch]; !on {
-			continue
-		}
-		if cur, ok := best[r.ID]; !ok || rank[r.Branch] < rank[cur.Branch] {
-			best[r.ID] = r
+		if chain.Contains(r.Branch) {
+			visible = append(visible, r)
 		}
 	}
+	best := chain.EffectiveObjects(visible)
 	bl := &branchLangs{live: map[int64]bool{}, fallback: map[int64]int64{}, created: map[int64]int64{}}
 	for id, r := range best {
 		bl.live[id] = !r.Deleted
@@ -202,16 +193,15 @@ func (ix *Indexer) langsOn(ctx context.Context, t tree, branch int64) (*branchLa
 	}
 	// The nearest branch's 2002 value wins; a null there clears it.
 	fb := bl.fallback
-	fbRank := map[int64]int{}
+	fbFrom := map[int64]int64{} // language id → the branch its 2002 value is from
 	for _, v := range ls.vals {
-		r, on := rank[v.Branch]
-		if !on || v.Language != 0 || v.Variant != 0 {
+		if !chain.Contains(v.Branch) || v.Language != 0 || v.Variant != 0 {
 			continue
 		}
-		if cur, ok := fbRank[v.ObjectID]; ok && cur <= r {
+		if cur, ok := fbFrom[v.ObjectID]; ok && !chain.Nearer(v.Branch, cur) {
 			continue
 		}
-		fbRank[v.ObjectID] = r
+		fbFrom[v.ObjectID] = v.Branch
 		fb[v.ObjectID] = 0
 		if id, err := strconv.ParseInt(string(bytes.TrimSpace(v.JSON)), 10, 64); err == nil {
 			fb[v.ObjectID] = id
@@ -223,10 +213,7 @@ func (ix *Indexer) langsOn(ctx context.Context, t tree, branch int64) (*branchLa
 }
 
 // fallbackChains follows fallback (language → its 2002 value) from each
-// of langs through the languages live on the branch, like pkg/delivery's
-// langChain: a language that is not a live language object ends the chain
-// (its own values still count), a cycle or MaxFallbackDepth cuts it, and
-// every chain ends with the language-independent 0.
+// of langs through the languages live on the branch (model.LanguageChain).
 func fallbackChains(langs []int64, live map[int64]bool, fallback map[int64]int64) langChains {
 	out, _ := walkChains(langs, func(id int64) (bool, int64, error) { return live[id], fallback[id], nil })
 	return out
@@ -238,22 +225,11 @@ func fallbackChains(langs []int64, live map[int64]bool, fallback map[int64]int64
 func walkChains(langs []int64, state func(id int64) (bool, int64, error)) (langChains, error) {
 	out := make(langChains, len(langs))
 	for _, l := range langs {
-		var chain []int64
-		for id := l; id != 0 && len(chain) < MaxFallbackDepth; {
-			if slices.Contains(chain, id) {
-				break
-			}
-			chain = append(chain, id)
-			live, next, err := state(id)
-			if err != nil {
-				return nil, err
-			}
-			if !live {
-				break
-			}
-			id = next
+		chain, err := model.LanguageChain(l, state)
+		if err != nil {
+			return nil, err
 		}
-		out[l] = append(chain, 0)
+		out[l] = chain
 	}
 	return out, nil
 }
@@ -293,7 +269,7 @@ func (c langChains) has(ids map[int64]bool) bool {
 // branch is rebuilt.
 func (ix *Indexer) indexedChains(ctx context.Context, branch, v int64, now *branchLangs, indexedBefore bool) (langChains, error) {
 	return walkChains(ix.opts.Languages, func(id int64) (bool, int64, error) {
-		doc, err := ix.eng.Get(ctx, ix.objects, DocID(branch, id))
+		doc, err := ix.eng.Get(ctx, ix.objects, indexdoc.DocID(branch, id))
 		switch {
 		case errors.Is(err, search.ErrNotFound), errors.Is(err, search.ErrIndexNotFound):
 			if now.live[id] && !(indexedBefore && now.created[id] >= v) {
@@ -303,7 +279,7 @@ func (ix *Indexer) indexedChains(ctx context.Context, branch, v int64, now *bran
 		case err != nil:
 			return false, 0, fmt.Errorf("indexing: read indexed language %d of branch %d: %w", id, branch, err)
 		}
-		src, err := DecodeSource(doc.Fields)
+		src, err := indexdoc.DecodeSource(doc.Fields)
 		if err != nil || src.TypeRef != content.TypeLanguage {
 			return false, 0, nil
 		}
@@ -377,19 +353,4 @@ func (ix *Indexer) isLanguage(ctx context.Context, t tree, id int64) bool {
 		return true
 	}
 	return ls.ids[id]
-}
-
-// displayNames picks, for each indexed language, the name its fallback
-// chain selects from own (language → the object's own name in it).
-func displayNames(chains langChains, own map[int64]string) map[int64]string {
-	out := make(map[int64]string, len(chains))
-	for l, chain := range chains {
-		for _, c := range chain {
-			if name, ok := own[c]; ok {
-				out[l] = name
-				break
-			}
-		}
-	}
-	return out
 }

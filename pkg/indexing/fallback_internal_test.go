@@ -1,6 +1,8 @@
 package indexing
 
 import (
+	"github.com/cmsplatform/cms/pkg/store"
+
 	"fmt"
 	"testing"
 )
@@ -42,11 +44,24 @@ func seq(from, to int64) []int64 {
 
 func TestDisplayNames(t *testing.T) {
 	chains := langChains{201: {201, 0}, 202: {202, 201, 0}, 203: {203, 0}}
-	got := displayNames(chains, map[int64]string{201: "Home", 0: "Neutral"})
-	if fmt.Sprint(got) != "map[201:Home 202:Home 203:Neutral]" {
-		t.Errorf("displayNames = %v", got)
+	val := func(attr, lang, variant int64, j string) store.Value {
+		return store.Value{AttributeID: attr, Language: lang, Variant: variant, JSON: []byte(j)}
 	}
-	if got := displayNames(chains, map[int64]string{202: "Start"}); fmt.Sprint(got) != "map[202:Start]" {
-		t.Errorf("displayNames = %v", got)
+	o := &resolved{values: []store.Value{val(1000, 0, 0, `"Neutral"`), val(1000, 201, 0, `"Home"`), val(1000, 201, 3, `"Variant"`)}}
+	n := namesOf(o, 0, chains)
+	if fmt.Sprint(n.shown) != "map[201:Home 202:Home 203:Neutral]" || fmt.Sprint(n.own) != "map[0:Neutral 201:Home]" {
+		t.Errorf("names = %+v", n)
+	}
+	o = &resolved{values: []store.Value{val(1000, 202, 0, `"Start"`)}}
+	if n := namesOf(o, 0, chains); fmt.Sprint(n.shown) != "map[202:Start]" {
+		t.Errorf("names = %+v", n)
+	}
+	// A type naming attribute 7000 (5005): its values win along the whole
+	// chain, attribute 1000 stands in where it has none.
+	o = &resolved{values: []store.Value{val(1000, 201, 0, `"Object name"`), val(1000, 203, 0, `"Nom"`),
+		val(7000, 0, 0, `42`), val(7000, 201, 0, `"Title"`)}}
+	n = namesOf(o, 7000, langChains{201: {201, 0}, 202: {202, 201, 0}, 203: {203, 0}, 204: {204}})
+	if fmt.Sprint(n.shown) != "map[201:Title 202:Title 203:42]" || fmt.Sprint(n.own) != "map[0:42 201:Title 203:Nom]" {
+		t.Errorf("names with 5005 = %+v", n)
 	}
 }

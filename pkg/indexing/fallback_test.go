@@ -7,7 +7,9 @@ import (
 	"fmt"
 	"testing"
 
+	"github.com/cmsplatform/cms/pkg/changes"
 	"github.com/cmsplatform/cms/pkg/content"
+	"github.com/cmsplatform/cms/pkg/indexdoc"
 	"github.com/cmsplatform/cms/pkg/indexing"
 	"github.com/cmsplatform/cms/pkg/search"
 	"github.com/cmsplatform/cms/pkg/search/bleve"
@@ -67,7 +69,7 @@ func newFallbackSite(t *testing.T) *fallbackSite {
 	if err := tx.PutValues(ctx, store.Value{Branch: 4, ObjectID: f.neutral, AttributeID: 1000, JSON: json.RawMessage(`"Epsilon"`)}); err != nil {
 		t.Fatal(err)
 	}
-	payload, _ := json.Marshal(content.ChangeEvent{Branch: 4, Transaction: tx.ID(), ObjectIDs: []int64{f.neutral}, Kind: "updated"})
+	payload, _ := json.Marshal(changes.Event{Branch: 4, Transaction: tx.ID(), ObjectIDs: []int64{f.neutral}, Kind: "updated"})
 	if err := tx.AppendOutbox(ctx, store.OutboxEvent{Subject: "cms.changes.4", MsgID: fmt.Sprintf("tx-%d", tx.ID()), Payload: payload}); err != nil {
 		t.Fatal(err)
 	}
@@ -91,11 +93,11 @@ func (f *fallbackSite) sortNames(t *testing.T, branch, lang int64, ids ...int64)
 	t.Helper()
 	out := make([]string, len(ids))
 	for i, id := range ids {
-		d, err := f.eng.Get(context.Background(), f.ix.ObjectsIndex(), indexing.DocID(branch, id))
+		d, err := f.eng.Get(context.Background(), f.ix.ObjectsIndex(), indexdoc.DocID(branch, id))
 		if err != nil {
 			t.Fatalf("document %d on %d: %v", id, branch, err)
 		}
-		out[i], _ = d.Fields[indexing.NameSortField(lang)].(string)
+		out[i], _ = d.Fields[indexdoc.NameSortField(lang)].(string)
 	}
 	return out
 }
@@ -104,7 +106,7 @@ func (f *fallbackSite) expect(t *testing.T, branch, lang int64, want ...string) 
 	t.Helper()
 	got := f.sortNames(t, branch, lang, f.en, f.de, f.frOnly, f.both, f.neutral, f.none)
 	if fmt.Sprint(got) != fmt.Sprint(want) {
-		t.Errorf("branch %d, %s of [en de fr both neutral none] = %q, want %q", branch, indexing.NameSortField(lang), got, want)
+		t.Errorf("branch %d, %s of [en de fr both neutral none] = %q, want %q", branch, indexdoc.NameSortField(lang), got, want)
 	}
 }
 
@@ -119,14 +121,14 @@ func TestDisplayNameFallback(t *testing.T) {
 		f.expect(t, b, content.LanguageDeDE, "alpha", "beta", "", "delta de", "epsilon", "")
 		f.expect(t, b, f.fr, "alpha", "beta", "gamma", "delta de", "epsilon", "")
 	}
-	d, err := f.eng.Get(context.Background(), f.ix.ObjectsIndex(), indexing.DocID(4, f.en))
+	d, err := f.eng.Get(context.Background(), f.ix.ObjectsIndex(), indexdoc.DocID(4, f.en))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if d.Fields[indexing.NameField(content.LanguageDeDE)] != "Alpha" || d.Fields[indexing.NameTextField(f.fr)] != "Alpha" ||
-		fmt.Sprint(d.Fields[indexing.FieldName]) != "[201=Alpha]" {
-		t.Errorf("fields of the en-US object: name_202=%v nameText_fr=%v name=%v", d.Fields[indexing.NameField(content.LanguageDeDE)],
-			d.Fields[indexing.NameTextField(f.fr)], d.Fields[indexing.FieldName])
+	if d.Fields[indexdoc.NameField(content.LanguageDeDE)] != "Alpha" || d.Fields[indexdoc.NameTextField(f.fr)] != "Alpha" ||
+		fmt.Sprint(d.Fields[indexdoc.FieldName]) != "[201=Alpha]" {
+		t.Errorf("fields of the en-US object: name_202=%v nameText_fr=%v name=%v", d.Fields[indexdoc.NameField(content.LanguageDeDE)],
+			d.Fields[indexdoc.NameTextField(f.fr)], d.Fields[indexdoc.FieldName])
 	}
 }
 
@@ -158,7 +160,7 @@ func TestDisplayNameFallbackChange(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := f.ix.Apply(ctx, content.ChangeEvent{Branch: 4, Transaction: last, ObjectIDs: []int64{f.fr}, Kind: "updated"}); err != nil {
+	if _, err := f.ix.Apply(ctx, changes.Event{Branch: 4, Transaction: last, ObjectIDs: []int64{f.fr}, Kind: "updated"}); err != nil {
 		t.Fatal(err)
 	}
 	if after := f.sortNames(t, f.child, f.fr, f.en, f.both); fmt.Sprint(after) != fmt.Sprint(before) {
@@ -232,7 +234,7 @@ func TestDisplayNameFallbackRetry(t *testing.T) {
 	if err != nil || len(evs) != 1 {
 		t.Fatalf("%d events, %v", len(evs), err)
 	}
-	fl.failOn = indexing.DocID(4, f.en)
+	fl.failOn = indexdoc.DocID(4, f.en)
 	if _, err := ix.ApplyPayload(ctx, evs[0].Payload); !errors.Is(err, errFlaky) {
 		t.Fatalf("apply with a failing engine: %v", err)
 	}
@@ -269,11 +271,11 @@ func TestDisplayNameFallbackNewLanguage(t *testing.T) {
 	drain(t, st, ix)
 	name := func() any {
 		t.Helper()
-		d, err := eng.Get(ctx, ix.ObjectsIndex(), indexing.DocID(4, ids[0]))
+		d, err := eng.Get(ctx, ix.ObjectsIndex(), indexdoc.DocID(4, ids[0]))
 		if err != nil {
 			t.Fatal(err)
 		}
-		return d.Fields[indexing.NameSortField(lang)]
+		return d.Fields[indexdoc.NameSortField(lang)]
 	}
 	if n := name(); n != nil {
 		t.Fatalf("before the language exists: %v", n)
@@ -293,7 +295,7 @@ func TestDisplayNameFallbackNewLanguage(t *testing.T) {
 		store.Value{Branch: 4, ObjectID: lang, AttributeID: content.AttrFallbackLanguage, JSON: json.RawMessage(`201`)}); err != nil {
 		t.Fatal(err)
 	}
-	payload, _ := json.Marshal(content.ChangeEvent{Branch: 4, Transaction: tx.ID(), ObjectIDs: []int64{lang}, Kind: "created"})
+	payload, _ := json.Marshal(changes.Event{Branch: 4, Transaction: tx.ID(), ObjectIDs: []int64{lang}, Kind: "created"})
 	if err := tx.AppendOutbox(ctx, store.OutboxEvent{Subject: "cms.changes.4", MsgID: fmt.Sprintf("tx-%d", tx.ID()), Payload: payload}); err != nil {
 		t.Fatal(err)
 	}

@@ -5,28 +5,9 @@
 // it from the event stream; the Index and Delivery groups read the index it
 // writes and wait on its change-tracking version for read-your-writes.
 //
-// # Layout
-//
-// One objects index for all branches (ObjectsIndex, plus Options.IndexPrefix
-// and the engine's own prefix), documents keyed DocID(branch, object) with a
-// FieldBranch field, rather than one index per branch: branches (work
-// packages) come and go by the hundred and Elasticsearch pays per index, and
-// cross-branch questions (work item occurrences) become one aggregation. A
-// search always filters on FieldBranch; an unknown branch matches nothing.
-//
-// The mapping is fixed (search.Mapping is immutable), while attributes and
-// languages are data. Attribute values therefore go into a few generic
-// multi-valued keyword fields whose entries carry their (attribute,
-// language, variant) key: FieldValues "<attr>:<lang>:<variant>=<value>"
-// (equality, references), FieldValuesLower (case-insensitive equality and
-// prefixes), FieldOrdered (numbers and dates in an order-preserving
-// encoding, for range filters), FieldWords (tokens, for quick search in
-// given attributes), FieldKeys (which keys have values), FieldRefs (the
-// referenced ids) and FieldFullText (OBJECT_FULL_TEXT). Display names get
-// real per-language fields (exact, sortable, analysed) for the languages in
-// Options.Languages, holding the name shown in the language: its own, else
-// along its fallback chain (fallback.go); readers must build queries with
-// the helpers of this package so that both sides agree on the encoding.
+// The document schema (index names, fields and their encodings, the
+// stored source, sort keys, comment documents) is pkg/indexdoc's, shared
+// with the readers.
 //
 // # Versions
 //
@@ -37,55 +18,48 @@
 // tombstone keeps older events from resurrecting it. After each event
 // (Apply) or batch of consecutive events (ApplyBatch, batch.go) the index
 // is refreshed and the newest transaction id is recorded as the
-// change-tracking version: the external version of the VersionDocID
-// document in StateIndex, durable and monotonic by construction. It is
+// change-tracking version: the external version of the indexdoc.VersionDocID
+// document in indexdoc.StateIndex, durable and monotonic by construction. It is
 // global across branches. With one in-order consumer (services/indexer) it
 // means "every transaction up to it is searchable".
 package indexing
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"log/slog"
 	"sync"
 	"time"
 
+	"github.com/cmsplatform/cms/pkg/indexdoc"
 	"github.com/cmsplatform/cms/pkg/search"
 	"github.com/cmsplatform/cms/pkg/store"
 )
 
-// ErrWaitTimeout: WaitForVersion gave up before the version was reached.
-var ErrWaitTimeout = errors.New("indexing: change-tracking version not reached in time")
-
 // Defaults of Options.
 const (
 	DefaultBatch        = 500
-	DefaultPollInterval = 20 * time.Millisecond
+	DefaultPollInterval = indexdoc.DefaultPollInterval
 	// DefaultMaxIndexedChars: 32768 characters analysed per value.
 	DefaultMaxIndexedChars = 32 << 10
 )
 
-// DefaultLanguages are the display-name languages with their own fields:
-// the bootstrapped en-US (201) and de-DE (202).
-var DefaultLanguages = []int64{201, 202}
-
 // Options tune an Indexer; zero values get defaults.
 type Options struct {
-	// IndexPrefix is put before ObjectsIndex and StateIndex (lower case,
+	// IndexPrefix is put before indexdoc.ObjectsIndex and indexdoc.StateIndex (lower case,
 	// e.g. "cms-"); the engine may add its own prefix as well.
 	IndexPrefix string
-	// Languages get per-language display-name fields (DefaultLanguages),
+	// Languages get per-language display-name fields (indexdoc.DefaultLanguages),
 	// filled along each language's fallback chain (fallback.go).
 	Languages []int64
-	// KeepDeleted indexes soft-deleted objects with FieldDeleted = true
+	// KeepDeleted indexes soft-deleted objects with indexdoc.FieldDeleted = true
 	// (the Index API's deleted filter needs them); by default they are
 	// deleted from the index, leaving a tombstone.
 	KeepDeleted bool
 	// Batch is how many objects are read and written at once (DefaultBatch).
 	Batch int
 	// MaxIndexedChars caps the characters (runes) of one value that text
-	// fields and FieldWords analyse (DefaultMaxIndexedChars): a longer
+	// fields and indexdoc.FieldWords analyse (DefaultMaxIndexedChars): a longer
 	// value is found by its beginning only, so indexing memory stays
 	// bounded whatever the size of stored values.
 	MaxIndexedChars int
@@ -110,6 +84,7 @@ type Indexer struct {
 	mu       sync.Mutex
 	ensured  bool
 	changed  chan struct{} // closed and replaced when a version is recorded
+	tracking indexdoc.ChangeTracking
 	txCache  map[int64]store.Transaction
 	maxCache int
 }
@@ -117,7 +92,7 @@ type Indexer struct {
 // New returns an indexer reading st and writing eng.
 func New(st store.Reader, eng search.Engine, opts Options) (*Indexer, error) {
 	if opts.Languages == nil {
-		opts.Languages = DefaultLanguages
+		opts.Languages = indexdoc.DefaultLanguages
 	}
 	if opts.Batch <= 0 {
 		opts.Batch = DefaultBatch
@@ -132,9 +107,10 @@ func New(st store.Reader, eng search.Engine, opts Options) (*Indexer, error) {
 		opts.Logger = slog.New(slog.DiscardHandler)
 	}
 	ix := &Indexer{st: st, eng: eng, log: opts.Logger, opts: opts,
-		objects: opts.IndexPrefix + ObjectsIndex, state: opts.IndexPrefix + StateIndex,
-		mapping: Mapping(opts.Languages), changed: make(chan struct{}),
+		objects: opts.IndexPrefix + indexdoc.ObjectsIndex, state: opts.IndexPrefix + indexdoc.StateIndex,
+		mapping: indexdoc.Mapping(opts.Languages), changed: make(chan struct{}),
 		txCache: map[int64]store.Transaction{}, maxCache: 10000}
+	ix.tracking = indexdoc.NewChangeTracking(eng, opts.IndexPrefix, opts.PollInterval, ix.wake)
 	for _, n := range []string{ix.objects, ix.state} {
 		if err := search.ValidIndexName(n); err != nil {
 			return nil, fmt.Errorf("indexing: %w", err)
@@ -164,7 +140,7 @@ func (ix *Indexer) EnsureIndexes(ctx context.Context) error {
 	if err := ix.eng.EnsureIndex(ctx, ix.objects, ix.mapping); err != nil {
 		return fmt.Errorf("indexing: ensure %s: %w", ix.objects, err)
 	}
-	if err := ix.eng.EnsureIndex(ctx, ix.state, StateMapping()); err != nil {
+	if err := ix.eng.EnsureIndex(ctx, ix.state, indexdoc.StateMapping()); err != nil {
 		return fmt.Errorf("indexing: ensure %s: %w", ix.state, err)
 	}
 	ix.mu.Lock()
@@ -174,63 +150,32 @@ func (ix *Indexer) EnsureIndexes(ctx context.Context) error {
 }
 
 // CurrentVersion returns the applied change-tracking version, 0 before the
-// first event.
+// first event (indexdoc.ChangeTracking.Version).
 func (ix *Indexer) CurrentVersion(ctx context.Context) (int64, error) {
-	doc, err := ix.eng.Get(ctx, ix.state, VersionDocID)
-	switch {
-	case errors.Is(err, search.ErrNotFound), errors.Is(err, search.ErrIndexNotFound):
-		return 0, nil
-	case err != nil:
-		return 0, fmt.Errorf("indexing: read version: %w", err)
-	}
-	return doc.Version, nil
+	return ix.tracking.Version(ctx)
 }
 
 // WaitForVersion waits until the change-tracking version is at least
-// minVersion or maxWait has passed, and returns the version it saw last. On timeout
-// the error is ErrWaitTimeout (callers answering an Index request usually
-// go on with the older version). It polls the engine every PollInterval,
-// so it works across processes; in-process Apply calls wake it at once.
-// Read errors are retried until maxWait (an index being created answers
-// 503 for a moment); the last one is returned if the wait ends on it.
+// minVersion or maxWait has passed (indexdoc.ChangeTracking.WaitForVersion:
+// indexdoc.ErrWaitTimeout on timeout). It polls the engine every
+// PollInterval, so it works across processes; this indexer's Apply calls
+// wake it at once.
 func (ix *Indexer) WaitForVersion(ctx context.Context, minVersion int64, maxWait time.Duration) (int64, error) {
-	deadline := time.Now().Add(maxWait)
-	var cur int64
-	for {
-		ix.mu.Lock()
-		changed := ix.changed
-		ix.mu.Unlock()
-		v, err := ix.CurrentVersion(ctx)
-		if err == nil {
-			cur = v
-			if cur >= minVersion {
-				return cur, nil
-			}
-		}
-		left := time.Until(deadline)
-		if left <= 0 {
-			if err != nil {
-				return cur, err
-			}
-			return cur, ErrWaitTimeout
-		}
-		t := time.NewTimer(min(left, ix.opts.PollInterval))
-		select {
-		case <-ctx.Done():
-			t.Stop()
-			return cur, ctx.Err()
-		case <-changed:
-			t.Stop()
-		case <-t.C:
-		}
-	}
+	return ix.tracking.WaitForVersion(ctx, minVersion, maxWait)
+}
+
+// wake returns the channel closed at the next recorded change.
+func (ix *Indexer) wake() <-chan struct{} {
+	ix.mu.Lock()
+	defer ix.mu.Unlock()
+	return ix.changed
 }
 
 // recordVersion stores v as the change-tracking version (a stale v is
 // ignored by the engine) and wakes local waiters.
 func (ix *Indexer) recordVersion(ctx context.Context, v int64) error {
 	_, err := ix.eng.Bulk(ctx, ix.state, []search.Op{search.Upsert(search.Document{
-		ID: VersionDocID, Version: v, Fields: map[string]any{"version": v}})})
+		ID: indexdoc.VersionDocID, Version: v, Fields: map[string]any{"version": v}})})
 	if err != nil {
 		return fmt.Errorf("indexing: record version %d: %w", v, err)
 	}

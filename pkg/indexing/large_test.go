@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/cmsplatform/cms/pkg/content"
+	"github.com/cmsplatform/cms/pkg/indexdoc"
 	"github.com/cmsplatform/cms/pkg/indexing"
 	"github.com/cmsplatform/cms/pkg/search"
 	"github.com/cmsplatform/cms/pkg/store"
@@ -92,11 +93,11 @@ func largeValueCase(t *testing.T, eng search.Engine, words bool) {
 		t.Fatal(err)
 	}
 	r, err := eng.Search(context.Background(), search.SearchRequest{Index: ix.ObjectsIndex(),
-		Query: search.Match{Field: indexing.FieldFullText, Text: "zyxwvbeginning"}, Size: 10})
+		Query: search.Match{Field: indexdoc.FieldFullText, Text: "zyxwvbeginning"}, Size: 10})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(r.Hits) != 1 || r.Hits[0].ID != indexing.DocID(4, id) {
+	if len(r.Hits) != 1 || r.Hits[0].ID != indexdoc.DocID(4, id) {
 		t.Fatalf("search by the beginning: %d hits", len(r.Hits))
 	}
 }
@@ -107,7 +108,7 @@ func TestMaxIndexedChars(t *testing.T) {
 	eng := openBleve(t, "")
 	ix, _, _ := applyLarge(t, bootstrappedStore(t), eng, indexing.Options{MaxIndexedChars: 12}, "früh äpfel late")
 	for word, want := range map[string]int{"äpfel": 1, "late": 0} {
-		for _, field := range []string{indexing.FieldFullText, indexing.NameTextField(content.LanguageEnUS)} {
+		for _, field := range []string{indexdoc.FieldFullText, indexdoc.NameTextField(content.LanguageEnUS)} {
 			r, err := eng.Search(context.Background(), search.SearchRequest{Index: ix.ObjectsIndex(),
 				Query: search.Match{Field: field, Text: word}, Size: 10})
 			if err != nil {

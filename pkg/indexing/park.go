@@ -5,6 +5,7 @@ import (
 	"errors"
 	"time"
 
+	"github.com/cmsplatform/cms/pkg/changes"
 	"github.com/cmsplatform/cms/pkg/search"
 )
 
@@ -83,7 +84,7 @@ func Transient(err error) bool {
 // rebuilds the same objects (documents are built from the current state)
 // or `cms reindex` rebuilds everything. It returns the transaction.
 func (ix *Indexer) Park(ctx context.Context, payload []byte) (int64, error) {
-	ev, err := ParseEvent(payload)
+	ev, err := changes.Parse(payload)
 	if err != nil {
 		return 0, err
 	}

@@ -7,13 +7,14 @@ import (
 	"time"
 
 	"github.com/cmsplatform/cms/pkg/content"
+	"github.com/cmsplatform/cms/pkg/indexdoc"
 	"github.com/cmsplatform/cms/pkg/search"
 	"github.com/cmsplatform/cms/pkg/store"
 )
 
 // Reindexing.
 //
-// The objects index name (ObjectsIndex with the prefix) is an alias once a
+// The objects index name (indexdoc.ObjectsIndex with the prefix) is an alias once a
 // full reindex has run: Rebuild writes every document into a new physical
 // index "<objects>-<unix ms>", then points the alias at it in one atomic
 // step (search.Aliaser) and deletes the old index. Readers and the
@@ -158,7 +159,7 @@ func (ix *Indexer) Rebuild(ctx context.Context, head Head, progress func(Progres
 	if err != nil {
 		return res, err
 	}
-	branches := t.subtree(content.BranchDefault)
+	branches := t.Subtree(content.BranchDefault)
 	res.Branches = len(branches)
 	if err := ix.buildAll(withTargets(ctx, []string{res.Index}), t, branches, max(res.Version, 1), &res, progress); err != nil {
 		return res, err
@@ -212,7 +213,7 @@ func (ix *Indexer) RebuildBranch(ctx context.Context, branch int64, head Head, p
 	if err != nil {
 		return res, err
 	}
-	branches := t.subtree(branch)
+	branches := t.Subtree(branch)
 	if branches == nil {
 		return res, fmt.Errorf("indexing: branch %d: %w", branch, store.ErrNotFound)
 	}
@@ -297,8 +298,8 @@ func (ix *Indexer) pruneBranch(ctx context.Context, branch, v int64, res *ApplyR
 	var after int64 = -1
 	for {
 		r, err := ix.eng.Search(ctx, search.SearchRequest{Index: ix.objects,
-			Query: search.And{search.Term{Field: FieldBranch, Value: branch}, search.Range{Field: FieldID, Gt: after}},
-			Sort:  []search.SortField{{Field: FieldID}}, Size: ix.opts.Batch})
+			Query: search.And{search.Term{Field: indexdoc.FieldBranch, Value: branch}, search.Range{Field: indexdoc.FieldID, Gt: after}},
+			Sort:  []search.SortField{{Field: indexdoc.FieldID}}, Size: ix.opts.Batch})
 		if err != nil {
 			return fmt.Errorf("indexing: list documents of branch %d: %w", branch, err)
 		}
@@ -307,7 +308,7 @@ func (ix *Indexer) pruneBranch(ctx context.Context, branch, v int64, res *ApplyR
 			if h.Version < v {
 				ops = append(ops, search.Delete(h.ID, v))
 			}
-			if id, ok := h.Fields[FieldID].(int64); ok {
+			if id, ok := h.Fields[indexdoc.FieldID].(int64); ok {
 				after = max(after, id)
 			}
 		}

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/cmsplatform/cms/pkg/content"
+	"github.com/cmsplatform/cms/pkg/indexdoc"
 	"github.com/cmsplatform/cms/pkg/indexing"
 	"github.com/cmsplatform/cms/pkg/search"
 	"github.com/cmsplatform/cms/pkg/search/bleve"
@@ -54,7 +55,7 @@ func sources(t *testing.T, eng search.Engine, index string) map[string]string {
 	}
 	out := map[string]string{}
 	for _, h := range r.Hits {
-		out[h.ID], _ = h.Fields[indexing.FieldSource].(string)
+		out[h.ID], _ = h.Fields[indexdoc.FieldSource].(string)
 	}
 	return out
 }
@@ -141,7 +142,7 @@ func testRebuild(t *testing.T, eng search.Engine) {
 	if err := st.AckOutbox(ctx, []int64{lostEvs[0].ID}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := eng.Get(ctx, ix.CommentsIndex(), indexing.CommentDocID(com.ID)); err == nil {
+	if _, err := eng.Get(ctx, ix.CommentsIndex(), indexdoc.CommentDocID(com.ID)); err == nil {
 		t.Fatalf("comment %d indexed before the rebuild", com.ID)
 	}
 
@@ -187,20 +188,20 @@ func testRebuild(t *testing.T, eng search.Engine) {
 	if res.Comments != 1 {
 		t.Errorf("Rebuild wrote %d comment documents, want 1", res.Comments)
 	}
-	cdoc, err := eng.Get(ctx, ix.CommentsIndex(), indexing.CommentDocID(com.ID))
+	cdoc, err := eng.Get(ctx, ix.CommentsIndex(), indexdoc.CommentDocID(com.ID))
 	if err != nil {
 		t.Fatalf("comment %d not indexed by Rebuild: %v", com.ID, err)
 	}
-	if cdoc.Fields[indexing.FieldCommentObjectRef] != ids[1] || cdoc.Fields[indexing.FieldCommentObjectType] != content.TypeLanguage {
+	if cdoc.Fields[indexdoc.FieldCommentObjectRef] != ids[1] || cdoc.Fields[indexdoc.FieldCommentObjectType] != content.TypeLanguage {
 		t.Errorf("rebuilt comment document: %v", cdoc.Fields)
 	}
 	want := reference(t, st)
 	got := sources(t, eng, ix.ObjectsIndex())
 	sameSources(t, "after rebuild with concurrent writes", got, want)
-	if _, ok := got[indexing.DocID(4, added[0])]; !ok {
+	if _, ok := got[indexdoc.DocID(4, added[0])]; !ok {
 		t.Errorf("object created during the rebuild is missing")
 	}
-	if _, ok := got[indexing.DocID(4, ids[len(ids)-1])]; ok {
+	if _, ok := got[indexdoc.DocID(4, ids[len(ids)-1])]; ok {
 		t.Errorf("object deleted during the rebuild is back")
 	}
 
@@ -218,10 +219,10 @@ func testRebuild(t *testing.T, eng search.Engine) {
 	sameSources(t, "after second rebuild", sources(t, eng, ix.ObjectsIndex()), want)
 
 	// RebuildBranch repairs in place: a stray document goes, a lost one comes back.
-	stray := indexing.DocID(child.ID, 999999)
-	lost := indexing.DocID(child.ID, ids[3])
+	stray := indexdoc.DocID(child.ID, 999999)
+	lost := indexdoc.DocID(child.ID, ids[3])
 	if _, err := eng.Bulk(ctx, ix.ObjectsIndex(), []search.Op{
-		search.Upsert(search.Document{ID: stray, Version: 1, Fields: map[string]any{indexing.FieldBranch: child.ID, indexing.FieldID: int64(999999)}}),
+		search.Upsert(search.Document{ID: stray, Version: 1, Fields: map[string]any{indexdoc.FieldBranch: child.ID, indexdoc.FieldID: int64(999999)}}),
 		search.Delete(lost, 2),
 	}); err != nil {
 		t.Fatal(err)

@@ -4,121 +4,20 @@ import (
 	"bytes"
 	"encoding/json"
 	"strconv"
-	"strings"
+
+	"github.com/cmsplatform/cms/pkg/indexdoc"
 )
 
-// Per-attribute sort keys.
-//
-// Attribute values live in the shared multi-valued keyed fields
-// (FieldValues, FieldOrdered, ...), by which no engine can sort one
-// attribute. So for every attribute an object has values of, except
-// markup (XmlRef*), and every indexed display-name language l
-// (Options.Languages), the document carries SortKeyField(attr, l): the
-// variant-0 value(s) that l's fallback chain selects (l, its fallback
-// languages, then the language-independent 0; fallback.go) — the values
-// pkg/delivery renders for attr in l when no variant is asked
-// (render.go's view.selected: the first chain language with any value).
-// The encoding orders, byte-wise, like pkg/delivery's in-memory sort
-// (search.CompareSortValues on the values sortKind parses):
-//   - strings lower-cased and cut at MaxTermBytes, like NameSortField;
-//     empty strings are no value;
-//   - numbers and references (Integer, Decimal, Float, ObjRef, BinRef*)
-//     as EncodeNumber;
-//   - dates (DateTime, DateTime.Date) as EncodeDate;
-//   - booleans "false" < "true".
-//
-// Multi-valued attributes keep all their selected values: the engines sort
-// by the smallest ascending and the largest descending, as
-// search.SortValue does in memory.
-//
-// The fields are dynamic (one per attribute × language): the mapping
-// declares them by SortKeyPrefix (search.Mapping.KeywordPrefixes).
-// Elasticsearch limits an index to search.MaxDynamicFields fields, so
-// attributes × languages should stay well below it (e.g. 4 languages:
-// about 4,900 attributes with values). Indexes built before sort keys
-// existed have another mapping and need `cms reindex`.
-
-// SortKeyPrefix starts the name of every sort-key field.
-const SortKeyPrefix = "sortkey_"
-
-// SortKeyField is the sort-key field of attribute attr in display-name
-// language lang (one of Options.Languages).
-func SortKeyField(attr, lang int64) string {
-	return SortKeyPrefix + strconv.FormatInt(attr, 10) + "_" + strconv.FormatInt(lang, 10)
-}
-
-// SortKind says how the values of a data type compare (and are encoded
-// in sort keys). pkg/delivery's in-memory sort classifies alike.
-type SortKind int
-
-const (
-	SortString SortKind = iota // lower-cased, "" = no value
-	SortNumber                 // numerically; references by target id
-	SortDate                   // chronologically
-	SortBool                   // false < true
-)
-
-// SortKindOf classifies a data type (attribute 1001 value); unknown types
-// compare as strings.
-func SortKindOf(dt string) SortKind {
-	switch {
-	case dt == "Integer" || dt == "Decimal" || dt == "Float" || isRef(dt):
-		return SortNumber
-	case dt == "DateTime" || dt == "DateTime.Date":
-		return SortDate
-	case dt == "Boolean":
-		return SortBool
-	}
-	return SortString
-}
-
-// Sortable reports whether attributes of data type dt get sort keys (all
-// but markup).
-func Sortable(dt string) bool { return !strings.HasPrefix(dt, "XmlRef") }
-
-// SortKeyValue encodes one value as kind's sort keys order it: raw is the
-// value as FieldValues holds it (strings as is, numbers canonical,
-// booleans "true"/"false"). ok is false when raw is no value of kind.
-func SortKeyValue(kind SortKind, raw string) (string, bool) {
-	switch kind {
-	case SortNumber:
-		f, err := strconv.ParseFloat(raw, 64)
-		if err != nil {
-			return "", false
-		}
-		if f == 0 {
-			f = 0 // -0 sorts as 0
-		}
-		return EncodeNumber(f), true
-	case SortDate:
-		t, ok := ParseDate(raw)
-		if !ok {
-			return "", false
-		}
-		return EncodeDate(t), true
-	case SortBool:
-		b, err := strconv.ParseBool(raw)
-		if err != nil {
-			return "", false
-		}
-		return strconv.FormatBool(b), true
-	}
-	if raw == "" {
-		return "", false
-	}
-	return truncate(strings.ToLower(raw)), true
-}
-
-// addSortKeys sets the SortKeyField fields of o (see above) on f.
+// addSortKeys sets the indexdoc.SortKeyField fields of o (see above) on f.
 func addSortKeys(f fields, o *resolved, types map[int64]string, chains langChains) {
 	if len(chains) == 0 {
 		return
 	}
 	// attr → language → raw values of variant 0 (present: some value row,
-	// decodable or not, as FieldKeys lists it).
+	// decodable or not, as indexdoc.FieldKeys lists it).
 	vals := map[int64]map[int64][]string{}
 	for _, v := range o.values {
-		if v.Variant != 0 || !Sortable(types[v.AttributeID]) {
+		if v.Variant != 0 || !indexdoc.Sortable(types[v.AttributeID]) {
 			continue
 		}
 		byLang := vals[v.AttributeID]
@@ -127,13 +26,13 @@ func addSortKeys(f fields, o *resolved, types map[int64]string, chains langChain
 			vals[v.AttributeID] = byLang
 		}
 		cur := byLang[v.Language]
-		if raw, ok := rawValue(v.JSON, SortKindOf(types[v.AttributeID])); ok {
+		if raw, ok := rawValue(v.JSON, indexdoc.SortKindOf(types[v.AttributeID])); ok {
 			cur = append(cur, raw)
 		}
 		byLang[v.Language] = cur // present even without a usable value
 	}
 	for attr, byLang := range vals {
-		kind := SortKindOf(types[attr])
+		kind := indexdoc.SortKindOf(types[attr])
 		for l, chain := range chains {
 			for _, c := range chain {
 				raws, ok := byLang[c]
@@ -141,8 +40,8 @@ func addSortKeys(f fields, o *resolved, types map[int64]string, chains langChain
 					continue
 				}
 				for _, r := range raws {
-					if s, ok := SortKeyValue(kind, r); ok {
-						f.add(SortKeyField(attr, l), s)
+					if s, ok := indexdoc.SortKeyValue(kind, r); ok {
+						f.add(indexdoc.SortKeyField(attr, l), s)
 					}
 				}
 				break
@@ -151,10 +50,10 @@ func addSortKeys(f fields, o *resolved, types map[int64]string, chains langChain
 	}
 }
 
-// rawValue is the FieldValues form of a stored JSON value, as pkg/delivery
+// rawValue is the indexdoc.FieldValues form of a stored JSON value, as pkg/delivery
 // reads it for kind: string sorts only see string values
-// (FieldValuesLower), the others numbers, booleans and strings.
-func rawValue(j []byte, kind SortKind) (string, bool) {
+// (indexdoc.FieldValuesLower), the others numbers, booleans and strings.
+func rawValue(j []byte, kind indexdoc.SortKind) (string, bool) {
 	dec := json.NewDecoder(bytes.NewReader(j))
 	dec.UseNumber()
 	var val any
@@ -165,9 +64,9 @@ func rawValue(j []byte, kind SortKind) (string, bool) {
 	case string:
 		return x, true
 	case json.Number:
-		return canonicalNumber(x), kind != SortString
+		return canonicalNumber(x), kind != indexdoc.SortString
 	case bool:
-		return strconv.FormatBool(x), kind != SortString
+		return strconv.FormatBool(x), kind != indexdoc.SortString
 	}
 	return "", false
 }

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cmsplatform/cms/pkg/indexdoc"
 	"github.com/cmsplatform/cms/pkg/store"
 )
 
@@ -39,17 +40,17 @@ func TestAddSortKeys(t *testing.T) {
 	f := fields{}
 	addSortKeys(f, o, types, chains)
 
-	date := EncodeDate(time.Date(2024, 3, 1, 8, 0, 0, 0, time.UTC))
+	date := indexdoc.EncodeDate(time.Date(2024, 3, 1, 8, 0, 0, 0, time.UTC))
 	want := fields{
-		SortKeyField(aStr, en): []any{"neutral"}, SortKeyField(aStr, de): []any{"zebra"}, SortKeyField(aStr, fr): []any{"zebra"},
-		SortKeyField(aNum, en): []any{EncodeNumber(-12.5)}, SortKeyField(aNum, de): []any{EncodeNumber(-12.5)}, SortKeyField(aNum, fr): []any{EncodeNumber(-12.5)},
-		SortKeyField(aDate, en): []any{date}, SortKeyField(aDate, de): []any{date}, SortKeyField(aDate, fr): []any{date},
-		SortKeyField(aBool, en): []any{"false"}, SortKeyField(aBool, de): []any{"false"}, SortKeyField(aBool, fr): []any{"false"},
-		SortKeyField(aRef, en): []any{EncodeNumber(42)}, SortKeyField(aRef, de): []any{EncodeNumber(42)}, SortKeyField(aRef, fr): []any{EncodeNumber(42)},
-		SortKeyField(aMulti, en): []any{"b", "a"},
-		SortKeyField(aEmpty, de): []any{"shown only without en"}, SortKeyField(aEmpty, fr): []any{"shown only without en"},
-		SortKeyField(aUnknown, en): []any{"unknown"}, SortKeyField(aUnknown, de): []any{"unknown"}, SortKeyField(aUnknown, fr): []any{"unknown"},
-		SortKeyField(aNumStr, en): []any{EncodeNumber(7)}, SortKeyField(aNumStr, de): []any{EncodeNumber(7)},
+		indexdoc.SortKeyField(aStr, en): []any{"neutral"}, indexdoc.SortKeyField(aStr, de): []any{"zebra"}, indexdoc.SortKeyField(aStr, fr): []any{"zebra"},
+		indexdoc.SortKeyField(aNum, en): []any{indexdoc.EncodeNumber(-12.5)}, indexdoc.SortKeyField(aNum, de): []any{indexdoc.EncodeNumber(-12.5)}, indexdoc.SortKeyField(aNum, fr): []any{indexdoc.EncodeNumber(-12.5)},
+		indexdoc.SortKeyField(aDate, en): []any{date}, indexdoc.SortKeyField(aDate, de): []any{date}, indexdoc.SortKeyField(aDate, fr): []any{date},
+		indexdoc.SortKeyField(aBool, en): []any{"false"}, indexdoc.SortKeyField(aBool, de): []any{"false"}, indexdoc.SortKeyField(aBool, fr): []any{"false"},
+		indexdoc.SortKeyField(aRef, en): []any{indexdoc.EncodeNumber(42)}, indexdoc.SortKeyField(aRef, de): []any{indexdoc.EncodeNumber(42)}, indexdoc.SortKeyField(aRef, fr): []any{indexdoc.EncodeNumber(42)},
+		indexdoc.SortKeyField(aMulti, en): []any{"b", "a"},
+		indexdoc.SortKeyField(aEmpty, de): []any{"shown only without en"}, indexdoc.SortKeyField(aEmpty, fr): []any{"shown only without en"},
+		indexdoc.SortKeyField(aUnknown, en): []any{"unknown"}, indexdoc.SortKeyField(aUnknown, de): []any{"unknown"}, indexdoc.SortKeyField(aUnknown, fr): []any{"unknown"},
+		indexdoc.SortKeyField(aNumStr, en): []any{indexdoc.EncodeNumber(7)}, indexdoc.SortKeyField(aNumStr, de): []any{indexdoc.EncodeNumber(7)},
 	}
 	if !reflect.DeepEqual(f, want) {
 		for k, v := range f {
@@ -63,25 +64,25 @@ func TestAddSortKeys(t *testing.T) {
 			}
 		}
 	}
-	if got := SortKeyField(5, 201); got != "sortkey_5_201" {
-		t.Errorf("SortKeyField = %q", got)
+	if got := indexdoc.SortKeyField(5, 201); got != "sortkey_5_201" {
+		t.Errorf("indexdoc.SortKeyField = %q", got)
 	}
 }
 
 // TestSortKeyValueOrder: encoded keys order byte-wise like the values.
 func TestSortKeyValueOrder(t *testing.T) {
 	for _, tc := range []struct {
-		kind SortKind
+		kind indexdoc.SortKind
 		asc  []string // raw values in ascending order
 	}{
-		{SortNumber, []string{"-1e9", "-12.5", "-1", "-0.25", "0", "0.25", "3", "12.5", "100", "1e12"}},
-		{SortDate, []string{"1999-12-31", "2024-03-01T09:59:59Z", "2024-03-01T10:00:00+00:00", "2024-03-01T10:00:00.5Z", "2030-01-01"}},
-		{SortBool, []string{"false", "true"}},
-		{SortString, []string{"Apple", "banana", "Cherry", "ärger"}},
+		{indexdoc.SortNumber, []string{"-1e9", "-12.5", "-1", "-0.25", "0", "0.25", "3", "12.5", "100", "1e12"}},
+		{indexdoc.SortDate, []string{"1999-12-31", "2024-03-01T09:59:59Z", "2024-03-01T10:00:00+00:00", "2024-03-01T10:00:00.5Z", "2030-01-01"}},
+		{indexdoc.SortBool, []string{"false", "true"}},
+		{indexdoc.SortString, []string{"Apple", "banana", "Cherry", "ärger"}},
 	} {
 		prev := ""
 		for i, r := range tc.asc {
-			s, ok := SortKeyValue(tc.kind, r)
+			s, ok := indexdoc.SortKeyValue(tc.kind, r)
 			if !ok {
 				t.Fatalf("kind %d: %q is no value", tc.kind, r)
 			}
@@ -91,14 +92,14 @@ func TestSortKeyValueOrder(t *testing.T) {
 			prev = s
 		}
 	}
-	if a, _ := SortKeyValue(SortNumber, "-0"); a != EncodeNumber(0) {
+	if a, _ := indexdoc.SortKeyValue(indexdoc.SortNumber, "-0"); a != indexdoc.EncodeNumber(0) {
 		t.Errorf("-0 = %q, want the key of 0", a)
 	}
 	for _, tc := range []struct {
-		kind SortKind
+		kind indexdoc.SortKind
 		raw  string
-	}{{SortString, ""}, {SortNumber, "x"}, {SortDate, "yesterday"}, {SortBool, "maybe"}} {
-		if s, ok := SortKeyValue(tc.kind, tc.raw); ok {
+	}{{indexdoc.SortString, ""}, {indexdoc.SortNumber, "x"}, {indexdoc.SortDate, "yesterday"}, {indexdoc.SortBool, "maybe"}} {
+		if s, ok := indexdoc.SortKeyValue(tc.kind, tc.raw); ok {
 			t.Errorf("kind %d: %q = %q, want no value", tc.kind, tc.raw, s)
 		}
 	}

@@ -3,72 +3,33 @@ package indexing
 import (
 	"bytes"
 	"encoding/json"
-	"fmt"
 	"slices"
 	"time"
 
-	"github.com/cmsplatform/cms/pkg/content"
-	"github.com/cmsplatform/cms/pkg/search"
+	"github.com/cmsplatform/cms/pkg/indexdoc"
+	"github.com/cmsplatform/cms/pkg/model"
 )
 
-// FieldSource (search.Stored) holds the object's resolved state as JSON
-// (Source): what the Delivery group renders objects from, since it reads
-// the index only and has no store. It is returned, never searched.
-const FieldSource = "source"
-
-// Source is the decoded FieldSource of an object document: its metadata
-// and its effective values on the document's branch (inheritance
-// resolved, nulls dropped), ordered by attribute, language, variant and
-// sortReverse.
-type Source struct {
-	ID              int64         `json:"id"`
-	GUID            string        `json:"guid"`
-	APIIdentifier   string        `json:"apiIdentifier,omitempty"`
-	TypeRef         int64         `json:"typeRef"`
-	LastTransaction int64         `json:"lastTransaction"`
-	Modified        time.Time     `json:"modified,omitzero"` // full precision
-	Deleted         bool          `json:"deleted,omitempty"`
-	Values          []SourceValue `json:"values,omitempty"`
-}
-
-// SourceValue is one value row.
-type SourceValue struct {
-	Attr        int64 `json:"a"`
-	Lang        int64 `json:"l,omitempty"`
-	Variant     int64 `json:"v,omitempty"`
-	SortReverse int64 `json:"s,omitempty"`
-	// DataType is the attribute's data type (attribute 1001) when known.
-	DataType string `json:"t,omitempty"`
-	// Unit is the value's unit (CmsValue.unitRef, an object of type 30);
-	// 0 = none. Documents indexed before it existed lack it (reindex).
-	Unit int64 `json:"u,omitempty"`
-	// Value is the stored JSON value (a scalar: string, number or bool).
-	Value json.RawMessage `json:"x"`
-}
-
-// secretAttrs never leave the store through the index source.
-var secretAttrs = map[int64]bool{content.AttrUserPassword: true}
-
-// buildSource renders the FieldSource JSON of a resolved object.
+// buildSource renders the indexdoc.FieldSource JSON of a resolved object.
 func buildSource(o *resolved, last int64, modified time.Time, types map[int64]string) (string, error) {
-	src := Source{ID: o.row.ID, GUID: o.row.GUID, APIIdentifier: o.row.APIIdentifier, TypeRef: o.row.TypeID,
+	src := indexdoc.Source{ID: o.row.ID, GUID: o.row.GUID, APIIdentifier: o.row.APIIdentifier, TypeRef: o.row.TypeID,
 		LastTransaction: last, Modified: modified.UTC(), Deleted: o.row.Deleted}
 	for _, v := range o.values {
-		if secretAttrs[v.AttributeID] {
+		if model.SecretAttribute(v.AttributeID) {
 			continue
 		}
 		var c bytes.Buffer
 		if err := json.Compact(&c, v.JSON); err != nil {
 			continue
 		}
-		sv := SourceValue{Attr: v.AttributeID, Lang: v.Language, Variant: v.Variant,
+		sv := indexdoc.SourceValue{Attr: v.AttributeID, Lang: v.Language, Variant: v.Variant,
 			SortReverse: v.SortReverse, DataType: types[v.AttributeID], Value: c.Bytes()}
 		if v.UnitRef != nil {
 			sv.Unit = *v.UnitRef
 		}
 		src.Values = append(src.Values, sv)
 	}
-	slices.SortStableFunc(src.Values, func(a, b SourceValue) int {
+	slices.SortStableFunc(src.Values, func(a, b indexdoc.SourceValue) int {
 		for _, d := range [...]int64{a.Attr - b.Attr, a.Lang - b.Lang, a.Variant - b.Variant, a.SortReverse - b.SortReverse} {
 			if d != 0 {
 				if d < 0 {
@@ -81,19 +42,4 @@ func buildSource(o *resolved, last int64, modified time.Time, types map[int64]st
 	})
 	b, err := json.Marshal(src)
 	return string(b), err
-}
-
-// DecodeSource reads the FieldSource of a document or hit's fields.
-// A document without one (written before the field existed) is an error
-// wrapping search.ErrInvalidDocument: it needs a reindex.
-func DecodeSource(fields map[string]any) (Source, error) {
-	raw, ok := fields[FieldSource].(string)
-	if !ok {
-		return Source{}, fmt.Errorf("%w: document has no %s (reindex needed)", search.ErrInvalidDocument, FieldSource)
-	}
-	var src Source
-	if err := json.Unmarshal([]byte(raw), &src); err != nil {
-		return Source{}, fmt.Errorf("%w: %s: %v", search.ErrInvalidDocument, FieldSource, err)
-	}
-	return src, nil
 }

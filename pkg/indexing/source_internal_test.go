@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/cmsplatform/cms/pkg/content"
+	"github.com/cmsplatform/cms/pkg/indexdoc"
 	"github.com/cmsplatform/cms/pkg/store"
 )
 
@@ -19,7 +20,7 @@ func TestSourceOmitsSecrets(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	src, err := DecodeSource(map[string]any{FieldSource: raw})
+	src, err := indexdoc.DecodeSource(map[string]any{indexdoc.FieldSource: raw})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/cmsplatform/cms/pkg/content"
+	"github.com/cmsplatform/cms/pkg/indexdoc"
 	"github.com/cmsplatform/cms/pkg/indexing"
 	"github.com/cmsplatform/cms/pkg/search/bleve"
 	"github.com/cmsplatform/cms/pkg/store/sqlite"
@@ -54,11 +55,11 @@ func TestSourceField(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	doc, err := eng.Get(ctx, ix.ObjectsIndex(), indexing.DocID(4, ids[0]))
+	doc, err := eng.Get(ctx, ix.ObjectsIndex(), indexdoc.DocID(4, ids[0]))
 	if err != nil {
 		t.Fatal(err)
 	}
-	src, err := indexing.DecodeSource(doc.Fields)
+	src, err := indexdoc.DecodeSource(doc.Fields)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -66,7 +67,7 @@ func TestSourceField(t *testing.T) {
 		src.LastTransaction < 1 || src.Modified.IsZero() {
 		t.Fatalf("meta = %+v", src)
 	}
-	want := []indexing.SourceValue{
+	want := []indexdoc.SourceValue{
 		{Attr: 1000, Lang: 201, DataType: "String", Value: json.RawMessage(`"Three"`)},
 		{Attr: 1000, Lang: 202, DataType: "String", Value: json.RawMessage(`"Drei"`)},
 		{Attr: 2002, DataType: "ObjRef", Value: json.RawMessage(`201`)},
@@ -74,11 +75,11 @@ func TestSourceField(t *testing.T) {
 	if got, _ := json.Marshal(src.Values); string(got) != string(must(json.Marshal(want))) {
 		t.Fatalf("values = %s\nwant %s", got, must(json.Marshal(want)))
 	}
-	doc, err = eng.Get(ctx, ix.ObjectsIndex(), indexing.DocID(4, attrs[0]))
+	doc, err = eng.Get(ctx, ix.ObjectsIndex(), indexdoc.DocID(4, attrs[0]))
 	if err != nil {
 		t.Fatal(err)
 	}
-	src, _ = indexing.DecodeSource(doc.Fields)
+	src, _ = indexdoc.DecodeSource(doc.Fields)
 	var refs []string
 	for _, v := range src.Values {
 		if v.Attr == 1015 {
@@ -89,11 +90,11 @@ func TestSourceField(t *testing.T) {
 		t.Fatalf("multi-valued refs = %v", refs)
 	}
 	// A system object indexed by IndexBranch has a source too.
-	doc, err = eng.Get(ctx, ix.ObjectsIndex(), indexing.DocID(4, content.AttrFallbackLanguage))
+	doc, err = eng.Get(ctx, ix.ObjectsIndex(), indexdoc.DocID(4, content.AttrFallbackLanguage))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if src, err = indexing.DecodeSource(doc.Fields); err != nil || src.APIIdentifier != "attributeFallbackLanguage" {
+	if src, err = indexdoc.DecodeSource(doc.Fields); err != nil || src.APIIdentifier != "attributeFallbackLanguage" {
 		t.Fatalf("system attribute source = %+v, %v", src, err)
 	}
 }

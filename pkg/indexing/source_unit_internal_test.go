@@ -4,6 +4,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cmsplatform/cms/pkg/indexdoc"
 	"github.com/cmsplatform/cms/pkg/store"
 )
 
@@ -19,7 +20,7 @@ func TestSourceKeepsUnits(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	src, err := DecodeSource(map[string]any{FieldSource: raw})
+	src, err := indexdoc.DecodeSource(map[string]any{indexdoc.FieldSource: raw})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cmsplatform/cms/pkg/changes"
 	"github.com/cmsplatform/cms/pkg/content"
 	"github.com/cmsplatform/cms/pkg/indexing"
 	"github.com/cmsplatform/cms/pkg/search"
@@ -29,8 +30,8 @@ const (
 // single-object transactions on them.
 type txLoad struct {
 	st      store.Store
-	head    int64                 // the newest transaction before the updates
-	updates []content.ChangeEvent // one per transaction, in commit order
+	head    int64           // the newest transaction before the updates
+	updates []changes.Event // one per transaction, in commit order
 }
 
 func newTxLoad(b *testing.B) *txLoad {
@@ -83,10 +84,10 @@ func newTxLoad(b *testing.B) *txLoad {
 }
 
 // drainOutbox claims and acknowledges every outbox row, returning its events.
-func drainOutbox(b *testing.B, st store.Store) []content.ChangeEvent {
+func drainOutbox(b *testing.B, st store.Store) []changes.Event {
 	b.Helper()
 	ctx := context.Background()
-	var out []content.ChangeEvent
+	var out []changes.Event
 	for {
 		evs, err := st.ClaimOutbox(ctx, 500)
 		if err != nil {
@@ -97,7 +98,7 @@ func drainOutbox(b *testing.B, st store.Store) []content.ChangeEvent {
 		}
 		ids := make([]int64, 0, len(evs))
 		for _, oe := range evs {
-			ev, err := indexing.ParseEvent(oe.Payload)
+			ev, err := changes.Parse(oe.Payload)
 			if err != nil {
 				b.Fatal(err)
 			}
@@ -143,7 +144,7 @@ func BenchmarkSingleObjectTransactions(b *testing.B) {
 
 // timeApply indexes the objects into eng outside the timer, then applies
 // evs in batches of size (1: Apply per event) and returns the time taken.
-func (l *txLoad) timeApply(b *testing.B, eng search.Engine, evs []content.ChangeEvent, size int) time.Duration {
+func (l *txLoad) timeApply(b *testing.B, eng search.Engine, evs []changes.Event, size int) time.Duration {
 	b.Helper()
 	b.StopTimer()
 	ctx := context.Background()

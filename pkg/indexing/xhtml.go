@@ -26,7 +26,7 @@ import (
 // The rule here: an element links to object N (N > 0, decimal) when it has
 // an attribute data-objref, data-object-id or objref with value N, or an
 // href/src attribute "objref:N" or "cms://objects/N" (case-insensitive
-// scheme). Every such id lands in FieldXMLLinks of the object document.
+// scheme). Every such id lands in indexdoc.FieldXMLLinks of the object document.
 
 // inlineElements do not separate words in the text of a body.
 var inlineElements = map[string]bool{

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/cmsplatform/cms/pkg/indexing"
+	"github.com/cmsplatform/cms/pkg/indexdoc"
 	"github.com/cmsplatform/cms/pkg/search"
 	"github.com/cmsplatform/cms/pkg/store"
 )
@@ -84,15 +84,15 @@ func (s *Service) CommentSearch(ctx context.Context, r CommentSearchRequest) (Co
 	if err := validPage(r.Page); err != nil {
 		return CommentSearchResult{}, err
 	}
-	sort := []search.SortField{{Field: indexing.FieldCommentID, Desc: true}}
+	sort := []search.SortField{{Field: indexdoc.FieldCommentID, Desc: true}}
 	if r.Sort != nil {
 		f, ok := commentSortField(r.Sort.Field)
 		if !ok {
 			return CommentSearchResult{}, invalid("sort.field %d (want 0..5)", r.Sort.Field)
 		}
 		sort = []search.SortField{{Field: f, Desc: r.Sort.Reverse}}
-		if f != indexing.FieldCommentID {
-			sort = append(sort, search.SortField{Field: indexing.FieldCommentID})
+		if f != indexdoc.FieldCommentID {
+			sort = append(sort, search.SortField{Field: indexdoc.FieldCommentID})
 		}
 	}
 	ts, err := s.waitComments(ctx, r.CommentFreshness)
@@ -119,29 +119,29 @@ func (s *Service) CommentSearch(ctx context.Context, r CommentSearchRequest) (Co
 func commentSortField(f int) (string, bool) {
 	switch f {
 	case CommentFieldID:
-		return indexing.FieldCommentID, true
+		return indexdoc.FieldCommentID, true
 	case CommentFieldUser:
-		return indexing.FieldCommentUserKey, true
+		return indexdoc.FieldCommentUserKey, true
 	case CommentFieldCreated:
-		return indexing.FieldCommentCreated, true
+		return indexdoc.FieldCommentCreated, true
 	case CommentFieldModified:
-		return indexing.FieldCommentModified, true
+		return indexdoc.FieldCommentModified, true
 	case CommentFieldObjectID:
-		return indexing.FieldCommentObjectRef, true
+		return indexdoc.FieldCommentObjectRef, true
 	case CommentFieldObjectType:
-		return indexing.FieldCommentObjectType, true
+		return indexdoc.FieldCommentObjectType, true
 	}
 	return "", false
 }
 
 func commentItem(f map[string]any) CommentItem {
-	it := CommentItem{ID: int64Of(f[indexing.FieldCommentID]), ObjectRef: int64Of(f[indexing.FieldCommentObjectRef]),
-		ObjectType: int64Of(f[indexing.FieldCommentObjectType]),
-		Created:    time.UnixMicro(int64Of(f[indexing.FieldCommentCreated])).UTC(),
-		Modified:   time.UnixMicro(int64Of(f[indexing.FieldCommentModified])).UTC()}
-	it.User, _ = f[indexing.FieldCommentUser].(string)
-	it.Summary, _ = f[indexing.FieldCommentSummary].(string)
-	it.MentionedUsers = strs(f[indexing.FieldCommentMentioned])
+	it := CommentItem{ID: int64Of(f[indexdoc.FieldCommentID]), ObjectRef: int64Of(f[indexdoc.FieldCommentObjectRef]),
+		ObjectType: int64Of(f[indexdoc.FieldCommentObjectType]),
+		Created:    time.UnixMicro(int64Of(f[indexdoc.FieldCommentCreated])).UTC(),
+		Modified:   time.UnixMicro(int64Of(f[indexdoc.FieldCommentModified])).UTC()}
+	it.User, _ = f[indexdoc.FieldCommentUser].(string)
+	it.Summary, _ = f[indexdoc.FieldCommentSummary].(string)
+	it.MentionedUsers = strs(f[indexdoc.FieldCommentMentioned])
 	return it
 }
 
@@ -164,7 +164,7 @@ func (s *Service) CommentCount(ctx context.Context, r CommentCountRequest) (Comm
 	if err != nil {
 		return CommentCountResult{}, err
 	}
-	n, err := s.eng.Count(ctx, s.ix.CommentsIndex(), commentQuery(r.Branch, r.Filter))
+	n, err := s.eng.Count(ctx, s.comments, commentQuery(r.Branch, r.Filter))
 	if errors.Is(err, search.ErrIndexNotFound) {
 		n, err = 0, nil
 	}
@@ -200,9 +200,9 @@ func (s *Service) CommentOccurrences(ctx context.Context, r CommentOccurrencesRe
 	}
 	out := CommentOccurrencesResult{Timestamp: ts}
 	err = countFields(ctx, s.runComments, search.SearchRequest{Query: commentQuery(r.Branch, r.Filter)}, r.Page, []occurrenceField{
-		{r.User, indexing.FieldCommentUser, "string", &out.User},
-		{r.MentionedUsers, indexing.FieldCommentMentioned, "string", &out.MentionedUsers},
-		{r.ObjectType, indexing.FieldCommentObjectType, "number", &out.ObjectType},
+		{r.User, indexdoc.FieldCommentUser, "string", &out.User},
+		{r.MentionedUsers, indexdoc.FieldCommentMentioned, "string", &out.MentionedUsers},
+		{r.ObjectType, indexdoc.FieldCommentObjectType, "number", &out.ObjectType},
 	})
 	return out, err
 }
@@ -210,30 +210,30 @@ func (s *Service) CommentOccurrences(ctx context.Context, r CommentOccurrencesRe
 // commentQuery selects the live comments of branch matching f.
 func commentQuery(branch int64, f CommentFilter) search.Query {
 	q := search.And{
-		search.Term{Field: indexing.FieldCommentBranch, Value: branch},
-		search.Not{Query: search.Term{Field: indexing.FieldCommentDeleted, Value: true}},
+		search.Term{Field: indexdoc.FieldCommentBranch, Value: branch},
+		search.Not{Query: search.Term{Field: indexdoc.FieldCommentDeleted, Value: true}},
 	}
 	if f.User != nil && strings.TrimSpace(*f.User) != "" {
-		q = append(q, search.Term{Field: indexing.FieldCommentUserKey, Value: store.CommentUserKey(strings.TrimSpace(*f.User))})
+		q = append(q, search.Term{Field: indexdoc.FieldCommentUserKey, Value: store.CommentUserKey(strings.TrimSpace(*f.User))})
 	}
 	if f.Mentioned != nil && strings.TrimSpace(*f.Mentioned) != "" {
-		q = append(q, search.Term{Field: indexing.FieldCommentMentionKey, Value: store.CommentUserKey(strings.TrimSpace(*f.Mentioned))})
+		q = append(q, search.Term{Field: indexdoc.FieldCommentMentionKey, Value: store.CommentUserKey(strings.TrimSpace(*f.Mentioned))})
 	}
 	if len(f.ObjectTypes) > 0 {
-		q = append(q, search.Terms{Field: indexing.FieldCommentObjectType, Values: anys(f.ObjectTypes)})
+		q = append(q, search.Terms{Field: indexdoc.FieldCommentObjectType, Values: anys(f.ObjectTypes)})
 	}
 	if f.SearchPhrase != nil {
 		for _, w := range strings.Fields(*f.SearchPhrase) {
 			if p, ok := strings.CutSuffix(w, "*"); ok {
 				if p = strings.Trim(p, "*"); p != "" {
-					q = append(q, search.Prefix{Field: indexing.FieldCommentText, Value: indexing.CutTerm(strings.ToLower(p))})
+					q = append(q, search.Prefix{Field: indexdoc.FieldCommentText, Value: indexdoc.Truncate(strings.ToLower(p))})
 				}
 				continue
 			}
 			// Cut like an indexed term: a 2 MiB word analysed into
 			// thousands of tokens exceeded Elasticsearch's clause limit
 			// (an internal error).
-			q = append(q, search.Match{Field: indexing.FieldCommentText, Text: indexing.CutTerm(w), All: true})
+			q = append(q, search.Match{Field: indexdoc.FieldCommentText, Text: indexdoc.Truncate(w), All: true})
 		}
 	}
 	return q
@@ -241,7 +241,7 @@ func commentQuery(branch int64, f CommentFilter) search.Query {
 
 // runComments searches the comments index; a missing one has no comments.
 func (s *Service) runComments(ctx context.Context, req search.SearchRequest) (search.SearchResult, error) {
-	req.Index = s.ix.CommentsIndex()
+	req.Index = s.comments
 	res, err := s.eng.Search(ctx, req)
 	if errors.Is(err, search.ErrIndexNotFound) {
 		res, err = search.SearchResult{Aggs: map[string]search.AggResult{}}, nil
@@ -267,10 +267,10 @@ func (s *Service) waitComments(ctx context.Context, f CommentFreshness) (*time.T
 	var ok bool
 	var err error
 	if f.MinTimestamp == nil {
-		ts, ok, err = s.ix.CommentTimestamp(ctx)
+		ts, ok, err = s.tracking.CommentTimestamp(ctx)
 	} else {
-		ts, ok, err = s.ix.WaitForCommentTimestamp(ctx, *f.MinTimestamp, d)
-		if errors.Is(err, indexing.ErrWaitTimeout) {
+		ts, ok, err = s.tracking.WaitForCommentTimestamp(ctx, *f.MinTimestamp, d)
+		if errors.Is(err, indexdoc.ErrWaitTimeout) {
 			s.log.LogAttrs(ctx, slog.LevelDebug, "indexquery: comment timestamp not reached",
 				slog.Time("want", *f.MinTimestamp), slog.Time("have", ts))
 			err = nil
@@ -300,9 +300,9 @@ func (s *Service) XMLLinkCount(ctx context.Context, r XMLLinkCountRequest) (Coun
 		return CountResult{Version: v}, nil
 	}
 	q := search.And{
-		search.Term{Field: indexing.FieldBranch, Value: r.Branch},
-		search.Terms{Field: indexing.FieldXMLLinks, Values: anys(r.ObjectIDs)},
-		search.Not{Query: search.Term{Field: indexing.FieldDeleted, Value: true}},
+		search.Term{Field: indexdoc.FieldBranch, Value: r.Branch},
+		search.Terms{Field: indexdoc.FieldXMLLinks, Values: anys(r.ObjectIDs)},
+		search.Not{Query: search.Term{Field: indexdoc.FieldDeleted, Value: true}},
 	}
 	n, err := s.count(ctx, q)
 	return CountResult{Version: v, Count: n}, err

@@ -3,12 +3,12 @@ package indexquery
 import (
 	"context"
 	"github.com/cmsplatform/cms/pkg/auth"
+	"github.com/cmsplatform/cms/pkg/indexdoc"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/cmsplatform/cms/pkg/content"
-	"github.com/cmsplatform/cms/pkg/indexing"
 	"github.com/cmsplatform/cms/pkg/search"
 )
 
@@ -62,31 +62,31 @@ type Filter struct {
 // query translates f for branch. It may run aggregations (wildcards are
 // expanded against the indexed values), hence ctx.
 func (s *Service) query(ctx context.Context, branch int64, f Filter) (search.Query, error) {
-	q := search.And{search.Term{Field: indexing.FieldBranch, Value: branch}}
+	q := search.And{search.Term{Field: indexdoc.FieldBranch, Value: branch}}
 	if c := f.Caller; c != nil && !c.Admin {
-		users := search.And{search.Term{Field: indexing.FieldTypeRef, Value: content.TypeUser}}
+		users := search.And{search.Term{Field: indexdoc.FieldTypeRef, Value: content.TypeUser}}
 		if c.UserID != 0 {
-			users = append(users, search.Not{Query: search.Term{Field: indexing.FieldID, Value: c.UserID}})
+			users = append(users, search.Not{Query: search.Term{Field: indexdoc.FieldID, Value: c.UserID}})
 		}
 		q = append(q, search.Not{Query: users})
 	}
 	if f.HasLocalValues {
-		q = append(q, search.Term{Field: indexing.FieldHasLocalValues, Value: true})
+		q = append(q, search.Term{Field: indexdoc.FieldHasLocalValues, Value: true})
 	}
 	if f.HasDisplayName != nil {
-		q = append(q, search.Term{Field: indexing.FieldHasDisplayName, Value: *f.HasDisplayName})
+		q = append(q, search.Term{Field: indexdoc.FieldHasDisplayName, Value: *f.HasDisplayName})
 	}
 	if len(f.TypeIDs) > 0 {
-		q = append(q, search.Terms{Field: indexing.FieldTypeRef, Values: anys(f.TypeIDs)})
+		q = append(q, search.Terms{Field: indexdoc.FieldTypeRef, Values: anys(f.TypeIDs)})
 	}
 	if len(f.ObjectIDs) > 0 {
-		q = append(q, search.Terms{Field: indexing.FieldID, Values: anys(f.ObjectIDs)})
+		q = append(q, search.Terms{Field: indexdoc.FieldID, Values: anys(f.ObjectIDs)})
 	}
 	if f.ModifiedBy != nil {
-		q = append(q, search.Term{Field: indexing.FieldModifiedBy, Value: *f.ModifiedBy})
+		q = append(q, search.Term{Field: indexdoc.FieldModifiedBy, Value: *f.ModifiedBy})
 	}
 	if f.Deleted != nil {
-		del := search.Term{Field: indexing.FieldDeleted, Value: true}
+		del := search.Term{Field: indexdoc.FieldDeleted, Value: true}
 		if *f.Deleted {
 			q = append(q, del)
 		} else {
@@ -94,7 +94,7 @@ func (s *Service) query(ctx context.Context, branch int64, f Filter) (search.Que
 		}
 	}
 	if f.ModifiedSince != nil {
-		q = append(q, search.Range{Field: indexing.FieldModified, Gte: f.ModifiedSince.UTC()})
+		q = append(q, search.Range{Field: indexdoc.FieldModified, Gte: f.ModifiedSince.UTC()})
 	}
 	if f.SearchPhrase != nil && strings.TrimSpace(*f.SearchPhrase) != "" {
 		pq, err := s.phraseQuery(f, *f.SearchPhrase)
@@ -108,7 +108,7 @@ func (s *Service) query(ctx context.Context, branch int64, f Filter) (search.Que
 		if err != nil {
 			return nil, invalid("filter.fullText: %v", err)
 		}
-		q = append(q, n.toQuery(indexing.FieldFullText))
+		q = append(q, n.toQuery(indexdoc.FieldFullText))
 	}
 	for i, vf := range f.Values {
 		vq, err := s.valueQuery(ctx, branch, vf)
@@ -126,14 +126,14 @@ func (s *Service) query(ctx context.Context, branch int64, f Filter) (search.Que
 // A phrase that is an object id also matches that object.
 func (s *Service) phraseQuery(f Filter, phrase string) (search.Query, error) {
 	lang := uiLang(f.UILanguage)
-	nameField := indexing.FieldFullText
+	nameField := indexdoc.FieldFullText
 	if s.hasLang(lang) {
-		nameField = indexing.NameTextField(lang)
+		nameField = indexdoc.NameTextField(lang)
 	}
 	var all search.And
 	for _, piece := range strings.Fields(phrase) {
 		prefix := strings.HasSuffix(piece, "*")
-		words := indexing.Words(strings.TrimRight(piece, "*"))
+		words := indexdoc.Words(strings.TrimRight(piece, "*"))
 		for i, w := range words {
 			isPrefix := prefix && i == len(words)-1
 			var alts search.Or
@@ -144,15 +144,15 @@ func (s *Service) phraseQuery(f Filter, phrase string) (search.Query, error) {
 				return search.Match{Field: field, Text: w}
 			}
 			alts = append(alts, textQ(nameField))
-			if f.QuickSearchFullText && nameField != indexing.FieldFullText {
-				alts = append(alts, textQ(indexing.FieldFullText))
+			if f.QuickSearchFullText && nameField != indexdoc.FieldFullText {
+				alts = append(alts, textQ(indexdoc.FieldFullText))
 			}
 			for _, k := range f.QuickSearchKeys {
-				term := indexing.Key(k.Attr, k.Lang, k.Variant) + "=" + w
+				term := indexdoc.Key(k.Attr, k.Lang, k.Variant) + "=" + w
 				if isPrefix {
-					alts = append(alts, search.Prefix{Field: indexing.FieldWords, Value: term})
+					alts = append(alts, search.Prefix{Field: indexdoc.FieldWords, Value: term})
 				} else {
-					alts = append(alts, search.Term{Field: indexing.FieldWords, Value: term})
+					alts = append(alts, search.Term{Field: indexdoc.FieldWords, Value: term})
 				}
 			}
 			all = append(all, alts)
@@ -162,15 +162,15 @@ func (s *Service) phraseQuery(f Filter, phrase string) (search.Query, error) {
 		return nil, invalid("filter.searchPhrase %q has no words", phrase)
 	}
 	if id, err := strconv.ParseInt(strings.TrimSpace(phrase), 10, 64); err == nil {
-		return search.Or{all, search.Term{Field: indexing.FieldID, Value: id}}, nil
+		return search.Or{all, search.Term{Field: indexdoc.FieldID, Value: id}}, nil
 	}
 	return all, nil
 }
 
 // valueQuery translates one ObjectValueFilter.
 func (s *Service) valueQuery(ctx context.Context, branch int64, vf ValueFilter) (search.Query, error) {
-	key := indexing.Key(vf.Attr, vf.Lang, vf.Variant)
-	hasKey := search.Term{Field: indexing.FieldKeys, Value: key}
+	key := indexdoc.Key(vf.Attr, vf.Lang, vf.Variant)
+	hasKey := search.Term{Field: indexdoc.FieldKeys, Value: key}
 	if vf.Value == nil {
 		switch vf.Op {
 		case OpEqual:
@@ -196,9 +196,9 @@ func (s *Service) valueQuery(ctx context.Context, branch int64, vf ValueFilter) 
 			return nil, invalid("Ref value %q is not an object id", v)
 		}
 		if vf.Attr == 0 {
-			return search.Term{Field: indexing.FieldRefs, Value: id}, nil
+			return search.Term{Field: indexdoc.FieldRefs, Value: id}, nil
 		}
-		return search.Term{Field: indexing.FieldValues, Value: indexing.ValueTerm(vf.Attr, vf.Lang, vf.Variant, strconv.FormatInt(id, 10))}, nil
+		return search.Term{Field: indexdoc.FieldValues, Value: indexdoc.ValueTerm(vf.Attr, vf.Lang, vf.Variant, strconv.FormatInt(id, 10))}, nil
 	}
 	return nil, invalid("unknown compareOperator %d (want 0..7)", vf.Op)
 }
@@ -207,20 +207,20 @@ func (s *Service) valueQuery(ctx context.Context, branch int64, vf ValueFilter) 
 // ("19.50" = 19.5), booleans ignoring case, dates by instant.
 func equalQuery(k AttrKey, v string) search.Query {
 	alts := search.Or{
-		search.Term{Field: indexing.FieldValues, Value: indexing.ValueTerm(k.Attr, k.Lang, k.Variant, v)},
-		search.Term{Field: indexing.FieldValuesLower, Value: strings.ToLower(indexing.ValueTerm(k.Attr, k.Lang, k.Variant, v))},
+		search.Term{Field: indexdoc.FieldValues, Value: indexdoc.ValueTerm(k.Attr, k.Lang, k.Variant, v)},
+		search.Term{Field: indexdoc.FieldValuesLower, Value: strings.ToLower(indexdoc.ValueTerm(k.Attr, k.Lang, k.Variant, v))},
 	}
 	if b, err := strconv.ParseBool(strings.ToLower(v)); err == nil {
-		alts = append(alts, search.Term{Field: indexing.FieldValues, Value: indexing.ValueTerm(k.Attr, k.Lang, k.Variant, strconv.FormatBool(b))})
+		alts = append(alts, search.Term{Field: indexdoc.FieldValues, Value: indexdoc.ValueTerm(k.Attr, k.Lang, k.Variant, strconv.FormatBool(b))})
 	}
 	if f, err := strconv.ParseFloat(strings.TrimSpace(v), 64); err == nil {
-		alts = append(alts, search.Term{Field: indexing.FieldOrdered, Value: indexing.OrderedTerm('n', k.Attr, k.Lang, k.Variant, indexing.EncodeNumber(f))})
+		alts = append(alts, search.Term{Field: indexdoc.FieldOrdered, Value: indexdoc.OrderedTerm('n', k.Attr, k.Lang, k.Variant, indexdoc.EncodeNumber(f))})
 		if i, err := strconv.ParseInt(strings.TrimSpace(v), 10, 64); err == nil {
-			alts = append(alts, search.Term{Field: indexing.FieldValues, Value: indexing.ValueTerm(k.Attr, k.Lang, k.Variant, strconv.FormatInt(i, 10))})
+			alts = append(alts, search.Term{Field: indexdoc.FieldValues, Value: indexdoc.ValueTerm(k.Attr, k.Lang, k.Variant, strconv.FormatInt(i, 10))})
 		}
 	}
-	if t, ok := indexing.ParseDate(strings.TrimSpace(v)); ok {
-		alts = append(alts, search.Term{Field: indexing.FieldOrdered, Value: indexing.OrderedTerm('d', k.Attr, k.Lang, k.Variant, indexing.EncodeDate(t))})
+	if t, ok := indexdoc.ParseDate(strings.TrimSpace(v)); ok {
+		alts = append(alts, search.Term{Field: indexdoc.FieldOrdered, Value: indexdoc.OrderedTerm('d', k.Attr, k.Lang, k.Variant, indexdoc.EncodeDate(t))})
 	}
 	return alts
 }
@@ -242,16 +242,16 @@ func rangeQuery(k AttrKey, v string, op int) (search.Query, error) {
 		}{field, lo, hi, bound})
 	}
 	if f, err := strconv.ParseFloat(v, 64); err == nil {
-		lo, hi := indexing.OrderedBounds('n', k.Attr, k.Lang, k.Variant)
-		add(indexing.FieldOrdered, lo, hi, indexing.OrderedTerm('n', k.Attr, k.Lang, k.Variant, indexing.EncodeNumber(f)))
+		lo, hi := indexdoc.OrderedBounds('n', k.Attr, k.Lang, k.Variant)
+		add(indexdoc.FieldOrdered, lo, hi, indexdoc.OrderedTerm('n', k.Attr, k.Lang, k.Variant, indexdoc.EncodeNumber(f)))
 	}
-	if t, ok := indexing.ParseDate(v); ok {
-		lo, hi := indexing.OrderedBounds('d', k.Attr, k.Lang, k.Variant)
-		add(indexing.FieldOrdered, lo, hi, indexing.OrderedTerm('d', k.Attr, k.Lang, k.Variant, indexing.EncodeDate(t)))
+	if t, ok := indexdoc.ParseDate(v); ok {
+		lo, hi := indexdoc.OrderedBounds('d', k.Attr, k.Lang, k.Variant)
+		add(indexdoc.FieldOrdered, lo, hi, indexdoc.OrderedTerm('d', k.Attr, k.Lang, k.Variant, indexdoc.EncodeDate(t)))
 	}
 	if len(kinds) == 0 {
-		p := indexing.Key(k.Attr, k.Lang, k.Variant)
-		add(indexing.FieldValuesLower, p+"=", p+">", strings.ToLower(indexing.ValueTerm(k.Attr, k.Lang, k.Variant, v)))
+		p := indexdoc.Key(k.Attr, k.Lang, k.Variant)
+		add(indexdoc.FieldValuesLower, p+"=", p+">", strings.ToLower(indexdoc.ValueTerm(k.Attr, k.Lang, k.Variant, v)))
 	}
 	var alts search.Or
 	for _, c := range kinds {
@@ -285,10 +285,10 @@ func anys(ids []int64) []any {
 // displayName of a hit in lang: the language's own field, else the
 // "<lang>=" entry of FieldName, else English, else any, else "Object {id}".
 func displayName(fields map[string]any, lang, id int64) (string, bool) {
-	if v, ok := fields[indexing.NameField(lang)].(string); ok {
+	if v, ok := fields[indexdoc.NameField(lang)].(string); ok {
 		return v, true
 	}
-	names := strs(fields[indexing.FieldName])
+	names := strs(fields[indexdoc.FieldName])
 	for _, want := range []string{strconv.FormatInt(lang, 10) + "=", strconv.FormatInt(content.LanguageEnUS, 10) + "=", ""} {
 		for _, n := range names {
 			if strings.HasPrefix(n, want) {

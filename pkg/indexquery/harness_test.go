@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/cmsplatform/cms/pkg/changes"
 	"github.com/cmsplatform/cms/pkg/content"
 	"github.com/cmsplatform/cms/pkg/indexing"
 	"github.com/cmsplatform/cms/pkg/indexquery"
@@ -86,7 +87,7 @@ func newEnvStore(t *testing.T, eng search.Engine, opts indexing.Options, st stor
 	if err != nil {
 		t.Fatal(err)
 	}
-	q, err := indexquery.New(eng, st, opts)
+	q, err := indexquery.New(eng, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -108,7 +109,7 @@ func (e *env) sync(t *testing.T) int64 {
 		}
 		ids := make([]int64, 0, len(evs))
 		for _, oe := range evs {
-			ev, err := indexing.ParseEvent(oe.Payload)
+			ev, err := changes.Parse(oe.Payload)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -24,9 +24,9 @@ import (
 	"time"
 
 	"github.com/cmsplatform/cms/pkg/errkind"
+	"github.com/cmsplatform/cms/pkg/indexdoc"
 	"github.com/cmsplatform/cms/pkg/indexing"
 	"github.com/cmsplatform/cms/pkg/search"
-	"github.com/cmsplatform/cms/pkg/store"
 )
 
 // Errors. Both wrap a detail a client can act on.
@@ -54,31 +54,36 @@ const (
 
 // Service answers Index queries. It is safe for concurrent use.
 type Service struct {
-	eng     search.Engine
-	ix      *indexing.Indexer
-	index   string
-	langs   []int64
-	log     *slog.Logger
-	maxWait time.Duration
+	eng      search.Engine
+	tracking indexdoc.ChangeTracking
+	index    string // the objects index
+	comments string // the comments index
+	langs    []int64
+	log      *slog.Logger
+	maxWait  time.Duration
 }
 
-// New returns a Service reading the objects index that an indexer with the
-// same opts writes (same IndexPrefix and Languages). st is only kept by the
-// embedded indexing.Indexer (used here for its change-tracking version).
-func New(eng search.Engine, st store.Reader, opts indexing.Options) (*Service, error) {
-	ix, err := indexing.New(st, eng, opts)
-	if err != nil {
-		return nil, err
-	}
+// New returns a Service reading the objects and comments indexes that an
+// indexer with the same opts writes (same IndexPrefix and Languages); it
+// reads the engine only.
+func New(eng search.Engine, opts indexing.Options) (*Service, error) {
 	langs := opts.Languages
 	if langs == nil {
-		langs = indexing.DefaultLanguages
+		langs = indexdoc.DefaultLanguages
 	}
 	log := opts.Logger
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	return &Service{eng: eng, ix: ix, index: ix.ObjectsIndex(), langs: langs, log: log, maxWait: MaxWaitLimit}, nil
+	s := &Service{eng: eng, tracking: indexdoc.NewChangeTracking(eng, opts.IndexPrefix, opts.PollInterval, nil),
+		index: opts.IndexPrefix + indexdoc.ObjectsIndex, comments: opts.IndexPrefix + indexdoc.CommentsIndex,
+		langs: langs, log: log, maxWait: MaxWaitLimit}
+	for _, n := range []string{s.index, s.comments} {
+		if err := search.ValidIndexName(n); err != nil {
+			return nil, fmt.Errorf("indexquery: %w", err)
+		}
+	}
+	return s, nil
 }
 
 // Freshness is the read-your-writes part of every request.
@@ -100,11 +105,11 @@ func (s *Service) wait(ctx context.Context, f Freshness) (int64, error) {
 	}
 	d = min(d, s.maxWait)
 	if f.MinVersion == nil {
-		v, err := s.ix.CurrentVersion(ctx)
+		v, err := s.tracking.Version(ctx)
 		return v, err
 	}
-	v, err := s.ix.WaitForVersion(ctx, *f.MinVersion, d)
-	if errors.Is(err, indexing.ErrWaitTimeout) {
+	v, err := s.tracking.WaitForVersion(ctx, *f.MinVersion, d)
+	if errors.Is(err, indexdoc.ErrWaitTimeout) {
 		s.log.LogAttrs(ctx, slog.LevelDebug, "indexquery: version not reached",
 			slog.Int64("want", *f.MinVersion), slog.Int64("have", v))
 		return v, nil

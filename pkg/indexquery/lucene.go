@@ -6,7 +6,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/cmsplatform/cms/pkg/indexing"
+	"github.com/cmsplatform/cms/pkg/indexdoc"
 	"github.com/cmsplatform/cms/pkg/search"
 )
 
@@ -36,7 +36,7 @@ type Clause struct {
 }
 
 // ParseLucene reads the classic Lucene syntax subset: words (lower-cased,
-// split like indexing.Words), wildcards * and ?, "phrases", + and -,
+// split like indexdoc.Words), wildcards * and ?, "phrases", + and -,
 // AND / OR / NOT (&&, ||, !), parentheses. A field prefix ("name:") is
 // accepted and ignored: the caller picks the field. Plain clauses are
 // required, or optional with useOr (Lucene's default operator).
@@ -182,7 +182,7 @@ func parseLeaf(t string) (*Node, error) {
 		if len(t) < 2 || !strings.HasSuffix(t, "\"") {
 			return nil, errors.New("unterminated phrase")
 		}
-		w := indexing.Words(t[1 : len(t)-1])
+		w := indexdoc.Words(t[1 : len(t)-1])
 		if len(w) == 0 {
 			return nil, nil
 		}
@@ -198,7 +198,7 @@ func parseLeaf(t string) (*Node, error) {
 		}
 		return &Node{Words: []string{t}}, nil
 	}
-	w := indexing.Words(t)
+	w := indexdoc.Words(t)
 	switch len(w) {
 	case 0:
 		return nil, nil
@@ -209,7 +209,7 @@ func parseLeaf(t string) (*Node, error) {
 }
 
 // Match reports whether the words of s satisfy n.
-func (n *Node) Match(s string) bool { return n.match(indexing.Words(s)) }
+func (n *Node) Match(s string) bool { return n.match(indexdoc.Words(s)) }
 
 func (n *Node) match(words []string) bool {
 	if n.Clauses == nil {

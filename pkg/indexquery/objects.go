@@ -7,7 +7,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/cmsplatform/cms/pkg/indexing"
+	"github.com/cmsplatform/cms/pkg/indexdoc"
 	"github.com/cmsplatform/cms/pkg/params"
 	"github.com/cmsplatform/cms/pkg/search"
 )
@@ -101,7 +101,7 @@ func (s *Service) Search(ctx context.Context, r SearchRequest) (SearchResult, er
 		for _, sb := range sorts {
 			req.Sort = append(req.Sort, s.sortField(sb, lang))
 		}
-		req.Sort = append(req.Sort, search.SortField{Field: indexing.FieldID})
+		req.Sort = append(req.Sort, search.SortField{Field: indexdoc.FieldID})
 	}
 	res, err := s.run(ctx, req)
 	if err != nil {
@@ -138,15 +138,15 @@ func (s *Service) sortField(sb SortBy, lang int64) search.SortField {
 	case SortScore:
 		f.Field, f.Desc = search.ScoreField, !sb.Reverse
 	case SortObjID:
-		f.Field = indexing.FieldID
+		f.Field = indexdoc.FieldID
 	case SortTypeRef:
-		f.Field = indexing.FieldTypeRef
+		f.Field = indexdoc.FieldTypeRef
 	case SortDisplayName:
-		f.Field = indexing.NameSortField(s.sortLang(lang))
+		f.Field = indexdoc.NameSortField(s.sortLang(lang))
 	case SortModified:
-		f.Field = indexing.FieldModified
+		f.Field = indexdoc.FieldModified
 	case SortModifiedBy:
-		f.Field = indexing.FieldModifiedBy
+		f.Field = indexdoc.FieldModifiedBy
 	}
 	return f
 }
@@ -174,7 +174,7 @@ func (s *Service) sortHits(hits []search.Hit, sorts []SortBy, lang int64) {
 		}
 		return keys
 	}, desc, func(a, b search.Hit) int {
-		return cmp.Compare(int64Of(a.Fields[indexing.FieldID]), int64Of(b.Fields[indexing.FieldID]))
+		return cmp.Compare(int64Of(a.Fields[indexdoc.FieldID]), int64Of(b.Fields[indexdoc.FieldID]))
 	})
 }
 
@@ -199,15 +199,15 @@ func (s *Service) hitKey(h search.Hit, sb SortBy, lang int64) any {
 	case SortScore:
 		return h.Score
 	case SortObjID:
-		return num(f[indexing.FieldID])
+		return num(f[indexdoc.FieldID])
 	case SortTypeRef:
-		return num(f[indexing.FieldTypeRef])
+		return num(f[indexdoc.FieldTypeRef])
 	case SortDisplayName:
-		return str(f[indexing.NameSortField(s.sortLang(lang))])
+		return str(f[indexdoc.NameSortField(s.sortLang(lang))])
 	case SortModified:
-		return num(f[indexing.FieldModified])
+		return num(f[indexdoc.FieldModified])
 	case SortModifiedBy:
-		return str(f[indexing.FieldModifiedBy])
+		return str(f[indexdoc.FieldModifiedBy])
 	}
 	return attrKey(f, sb.AttrKey, sb.Reverse)
 }
@@ -217,10 +217,10 @@ func (s *Service) hitKey(h search.Hit, sb SortBy, lang int64) any {
 // term (booleans, references). Multi-valued: the smallest (largest when
 // descending), like the engines' sort modes.
 func attrKey(f map[string]any, k AttrKey, desc bool) any {
-	key := indexing.Key(k.Attr, k.Lang, k.Variant)
+	key := indexdoc.Key(k.Attr, k.Lang, k.Variant)
 	for _, src := range [][2]string{
-		{indexing.FieldOrdered, "n:" + key + "="}, {indexing.FieldOrdered, "d:" + key + "="},
-		{indexing.FieldValuesLower, key + "="}, {indexing.FieldValues, key + "="},
+		{indexdoc.FieldOrdered, "n:" + key + "="}, {indexdoc.FieldOrdered, "d:" + key + "="},
+		{indexdoc.FieldValuesLower, key + "="}, {indexdoc.FieldValues, key + "="},
 	} {
 		if vals := search.KeyedValues(f[src[0]], src[1]); len(vals) > 0 {
 			anys := make([]any, len(vals))
@@ -244,15 +244,15 @@ func int64Of(v any) int64 {
 }
 
 func item(f map[string]any, lang int64) Item {
-	id := int64Of(f[indexing.FieldID])
-	it := Item{ID: id, TypeRef: int64Of(f[indexing.FieldTypeRef])}
+	id := int64Of(f[indexdoc.FieldID])
+	it := Item{ID: id, TypeRef: int64Of(f[indexdoc.FieldTypeRef])}
 	it.DisplayName, it.HasDisplayName = displayName(f, lang, id)
-	if hd, ok := f[indexing.FieldHasDisplayName].(bool); ok {
+	if hd, ok := f[indexdoc.FieldHasDisplayName].(bool); ok {
 		it.HasDisplayName = hd
 	}
-	it.ModifiedBy, _ = f[indexing.FieldModifiedBy].(string)
-	it.Modified, _ = f[indexing.FieldModified].(time.Time)
-	it.Deleted, _ = f[indexing.FieldDeleted].(bool)
+	it.ModifiedBy, _ = f[indexdoc.FieldModifiedBy].(string)
+	it.Modified, _ = f[indexdoc.FieldModified].(time.Time)
+	it.Deleted, _ = f[indexdoc.FieldDeleted].(bool)
 	return it
 }
 

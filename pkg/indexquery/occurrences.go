@@ -6,7 +6,7 @@ import (
 	"strings"
 
 	"github.com/cmsplatform/cms/pkg/content"
-	"github.com/cmsplatform/cms/pkg/indexing"
+	"github.com/cmsplatform/cms/pkg/indexdoc"
 	"github.com/cmsplatform/cms/pkg/search"
 )
 
@@ -63,9 +63,9 @@ func (s *Service) Occurrences(ctx context.Context, r OccurrencesRequest) (Occurr
 		return out, err
 	}
 	err = countFields(ctx, s.run, search.SearchRequest{Query: q}, r.Page, []occurrenceField{
-		{r.ModifiedBy, indexing.FieldModifiedBy, "string", &out.ModifiedBy},
-		{r.Type, indexing.FieldTypeRef, "number", &out.Type},
-		{r.Deleted, indexing.FieldDeleted, "boolean", &out.Deleted},
+		{r.ModifiedBy, indexdoc.FieldModifiedBy, "string", &out.ModifiedBy},
+		{r.Type, indexdoc.FieldTypeRef, "number", &out.Type},
+		{r.Deleted, indexdoc.FieldDeleted, "boolean", &out.Deleted},
 	})
 	return out, err
 }
@@ -153,21 +153,21 @@ func (s *Service) WorkItemOccurrences(ctx context.Context, r WorkItemRequest) (W
 		return WorkItemResult{}, err
 	}
 	q := search.And{
-		search.Term{Field: indexing.FieldHasLocalValues, Value: true},
-		search.Not{Query: search.Term{Field: indexing.FieldBranch, Value: int64(content.BranchDefault)}},
+		search.Term{Field: indexdoc.FieldHasLocalValues, Value: true},
+		search.Not{Query: search.Term{Field: indexdoc.FieldBranch, Value: int64(content.BranchDefault)}},
 	}
 	if r.Readable != nil {
 		branches := make([]any, len(r.Readable))
 		for i, b := range r.Readable {
 			branches[i] = b
 		}
-		q = append(q, search.Terms{Field: indexing.FieldBranch, Values: branches})
+		q = append(q, search.Terms{Field: indexdoc.FieldBranch, Values: branches})
 	}
-	res, err := s.run(ctx, search.SearchRequest{Query: q, Aggs: []search.TermsAgg{{Field: indexing.FieldBranch, Size: search.MaxResultWindow}}})
+	res, err := s.run(ctx, search.SearchRequest{Query: q, Aggs: []search.TermsAgg{{Field: indexdoc.FieldBranch, Size: search.MaxResultWindow}}})
 	if err != nil {
 		return WorkItemResult{}, err
 	}
-	return WorkItemResult{Version: v, Branches: occurrences(res.Aggs[indexing.FieldBranch], res.Total, "number", r.Page)}, nil
+	return WorkItemResult{Version: v, Branches: occurrences(res.Aggs[indexdoc.FieldBranch], res.Total, "number", r.Page)}, nil
 }
 
 // wildcardQuery matches string values of k against a pattern with * and ?
@@ -177,28 +177,28 @@ func (s *Service) WorkItemOccurrences(ctx context.Context, r WorkItemRequest) (W
 // starting with the pattern's literal prefix).
 func (s *Service) wildcardQuery(ctx context.Context, branch int64, k AttrKey, pattern string) (search.Query, error) {
 	pattern = strings.ToLower(pattern)
-	base := strings.ToLower(indexing.Key(k.Attr, k.Lang, k.Variant)) + "="
+	base := strings.ToLower(indexdoc.Key(k.Attr, k.Lang, k.Variant)) + "="
 	lit := pattern
 	if i := strings.IndexAny(pattern, "*?"); i >= 0 {
 		lit = pattern[:i]
 	}
 	if lit == pattern {
-		return search.Term{Field: indexing.FieldValuesLower, Value: base + pattern}, nil
+		return search.Term{Field: indexdoc.FieldValuesLower, Value: base + pattern}, nil
 	}
 	if lit+"*" == pattern && lit != "" {
-		return search.Prefix{Field: indexing.FieldValuesLower, Value: base + lit}, nil
+		return search.Prefix{Field: indexdoc.FieldValuesLower, Value: base + lit}, nil
 	}
 	if lit+"*" == pattern {
-		return search.Term{Field: indexing.FieldKeys, Value: indexing.Key(k.Attr, k.Lang, k.Variant)}, nil
+		return search.Term{Field: indexdoc.FieldKeys, Value: indexdoc.Key(k.Attr, k.Lang, k.Variant)}, nil
 	}
 	res, err := s.run(ctx, search.SearchRequest{
-		Query: search.And{search.Term{Field: indexing.FieldBranch, Value: branch}, search.Prefix{Field: indexing.FieldValuesLower, Value: base + lit}},
-		Aggs:  []search.TermsAgg{{Field: indexing.FieldValuesLower, Size: search.MaxResultWindow, Prefix: base + lit}},
+		Query: search.And{search.Term{Field: indexdoc.FieldBranch, Value: branch}, search.Prefix{Field: indexdoc.FieldValuesLower, Value: base + lit}},
+		Aggs:  []search.TermsAgg{{Field: indexdoc.FieldValuesLower, Size: search.MaxResultWindow, Prefix: base + lit}},
 	})
 	if err != nil {
 		return nil, err
 	}
-	agg := res.Aggs[indexing.FieldValuesLower]
+	agg := res.Aggs[indexdoc.FieldValuesLower]
 	if agg.Other > 0 {
 		return nil, invalid("wildcard %q matches too many values; give a longer literal prefix", pattern)
 	}
@@ -209,7 +209,7 @@ func (s *Service) wildcardQuery(ctx context.Context, branch int64, k AttrKey, pa
 			vals = append(vals, term)
 		}
 	}
-	return search.Terms{Field: indexing.FieldValuesLower, Values: vals}, nil
+	return search.Terms{Field: indexdoc.FieldValuesLower, Values: vals}, nil
 }
 
 // wildcardPlain reports whether s matches p, where * is any run of

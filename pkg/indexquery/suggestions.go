@@ -11,7 +11,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/cmsplatform/cms/pkg/content"
-	"github.com/cmsplatform/cms/pkg/indexing"
+	"github.com/cmsplatform/cms/pkg/indexdoc"
 	"github.com/cmsplatform/cms/pkg/params"
 	"github.com/cmsplatform/cms/pkg/search"
 	"github.com/cmsplatform/cms/pkg/textmatch"
@@ -96,24 +96,27 @@ func (s *Service) Suggestions(ctx context.Context, r SuggestionsRequest) (Sugges
 	if err != nil {
 		return SuggestionsResult{}, err
 	}
-	keys := r.Attributes
-	if r.DisplayName || len(keys) == 0 && !r.FullText {
-		keys = append([]AttrKey{{Attr: content.AttrName, Lang: uiLang(r.Filter.UILanguage)}}, keys...)
+	var keys []string // the sources: FieldWords / FieldValuesLower keys
+	if r.DisplayName || len(r.Attributes) == 0 && !r.FullText {
+		keys = append(keys, s.displayNameKey(uiLang(r.Filter.UILanguage)))
+	}
+	for _, k := range r.Attributes {
+		keys = append(keys, indexdoc.Key(k.Attr, k.Lang, k.Variant))
 	}
 	pattern := ""
 	if r.Pattern != nil {
 		pattern = *r.Pattern
 	}
-	field, last := indexing.FieldWords, strings.ToLower(pattern)
+	field, last := indexdoc.FieldWords, strings.ToLower(pattern)
 	if analyze {
-		words := indexing.Words(pattern)
+		words := indexdoc.Words(pattern)
 		last = ""
 		if n := len(words); n > 0 && !endsInSpace(pattern) {
 			last, words = words[n-1], words[:n-1]
 		}
 		q = append(q.(search.And), wordFilters(keys, r.FullText, words)...)
 	} else {
-		field = indexing.FieldValuesLower
+		field = indexdoc.FieldValuesLower
 		r.Fuzzy = false
 	}
 	match := textmatch.Completion{Typed: last, Fuzzy: r.Fuzzy, MinSimilarity: minSim, PrefixLength: r.FuzzyPrefixLength}
@@ -121,12 +124,12 @@ func (s *Service) Suggestions(ctx context.Context, r SuggestionsRequest) (Sugges
 	req := search.SearchRequest{Query: q}
 	var prefixes []string
 	for i, k := range keys {
-		p := strings.ToLower(indexing.Key(k.Attr, k.Lang, k.Variant)) + "=" + stem
+		p := strings.ToLower(k) + "=" + stem
 		prefixes = append(prefixes, p)
 		req.Aggs = append(req.Aggs, search.TermsAgg{Name: "k" + itoa(i), Field: field, Size: search.MaxResultWindow, Prefix: p})
 	}
 	if r.FullText && analyze {
-		req.Aggs = append(req.Aggs, search.TermsAgg{Name: "all", Field: indexing.FieldWords, Size: suggestFullTextBucketLimit})
+		req.Aggs = append(req.Aggs, search.TermsAgg{Name: "all", Field: indexdoc.FieldWords, Size: suggestFullTextBucketLimit})
 	}
 	res, err := s.run(ctx, req)
 	if err != nil {
@@ -146,7 +149,8 @@ func (s *Service) Suggestions(ctx context.Context, r SuggestionsRequest) (Sugges
 	}
 	for _, b := range res.Aggs["all"].Buckets {
 		term, _ := b.Key.(string)
-		if _, word, ok := strings.Cut(term, "="); ok {
+		// Display-name words repeat words of attribute values: count those.
+		if key, word, ok := strings.Cut(term, "="); ok && !indexdoc.IsNameKey(key) {
 			consider(word, b.Count)
 		}
 	}
@@ -173,16 +177,26 @@ func endsInSpace(s string) bool {
 	return s != "" && !unicode.IsLetter(r) && !unicode.IsDigit(r)
 }
 
+// displayNameKey is the source of display-name suggestions in lang: the
+// names shown in lang (indexdoc.NameKey) when the index has them, else
+// the attribute-1000 values in lang.
+func (s *Service) displayNameKey(lang int64) string {
+	if s.hasLang(lang) {
+		return indexdoc.NameKey(lang)
+	}
+	return indexdoc.Key(content.AttrName, lang, 0)
+}
+
 // wordFilters: each earlier word of the pattern occurs in some source.
-func wordFilters(keys []AttrKey, fullText bool, words []string) []search.Query {
+func wordFilters(keys []string, fullText bool, words []string) []search.Query {
 	var out []search.Query
 	for _, w := range words {
 		var alts search.Or
 		for _, k := range keys {
-			alts = append(alts, search.Term{Field: indexing.FieldWords, Value: indexing.Key(k.Attr, k.Lang, k.Variant) + "=" + w})
+			alts = append(alts, search.Term{Field: indexdoc.FieldWords, Value: k + "=" + w})
 		}
 		if fullText {
-			alts = append(alts, search.Match{Field: indexing.FieldFullText, Text: w})
+			alts = append(alts, search.Match{Field: indexdoc.FieldFullText, Text: w})
 		}
 		out = append(out, alts)
 	}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/cmsplatform/cms/pkg/indexdoc"
 	"github.com/cmsplatform/cms/pkg/indexing"
 	"github.com/cmsplatform/cms/pkg/search"
 	"github.com/cmsplatform/cms/services/internal/app"
@@ -130,7 +131,7 @@ const bleveLockWait = 3 * time.Second
 func probeUnlocked(ctx context.Context, eng search.Engine, wait time.Duration, dataDir string) error {
 	done := make(chan error, 1)
 	go func() { // left blocked on the lock if it is held; the process exits
-		_, err := eng.Count(ctx, indexing.ObjectsIndex, nil)
+		_, err := eng.Count(ctx, indexdoc.ObjectsIndex, nil)
 		done <- err
 	}()
 	select {

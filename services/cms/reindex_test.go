@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/cmsplatform/cms/pkg/content"
+	"github.com/cmsplatform/cms/pkg/indexdoc"
 	"github.com/cmsplatform/cms/pkg/indexing"
 	"github.com/cmsplatform/cms/pkg/search"
 	"github.com/cmsplatform/cms/pkg/search/bleve"
@@ -67,18 +68,18 @@ func TestReindexCommand(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer eng.Close()
-	target, err := eng.ResolveAlias(ctx, indexing.ObjectsIndex)
-	if err != nil || !strings.HasPrefix(target, indexing.ObjectsIndex+"-") {
+	target, err := eng.ResolveAlias(ctx, indexdoc.ObjectsIndex)
+	if err != nil || !strings.HasPrefix(target, indexdoc.ObjectsIndex+"-") {
 		t.Fatalf("alias objects → %q, %v", target, err)
 	}
-	d, err := eng.Get(ctx, indexing.ObjectsIndex, indexing.DocID(content.BranchDefault, ids[0]))
+	d, err := eng.Get(ctx, indexdoc.ObjectsIndex, indexdoc.DocID(content.BranchDefault, ids[0]))
 	if err != nil {
 		t.Fatalf("reindexed object: %v", err)
 	}
-	if got := d.Fields[indexing.NameField(content.LanguageEnUS)]; got != "Reindexed language" {
+	if got := d.Fields[indexdoc.NameField(content.LanguageEnUS)]; got != "Reindexed language" {
 		t.Errorf("name = %v", got)
 	}
-	if n, err := eng.Count(ctx, indexing.ObjectsIndex, search.Term{Field: indexing.FieldBranch, Value: content.BranchDefault}); err != nil || n < 10 {
+	if n, err := eng.Count(ctx, indexdoc.ObjectsIndex, search.Term{Field: indexdoc.FieldBranch, Value: content.BranchDefault}); err != nil || n < 10 {
 		t.Errorf("documents on branch 4 = %d, %v", n, err)
 	}
 }
@@ -112,7 +113,7 @@ func TestReindexRefusesLockedDataDir(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer eng.Close()
-	if err := eng.EnsureIndex(ctx, indexing.ObjectsIndex, indexing.Mapping(indexing.DefaultLanguages)); err != nil {
+	if err := eng.EnsureIndex(ctx, indexdoc.ObjectsIndex, indexdoc.Mapping(indexdoc.DefaultLanguages)); err != nil {
 		t.Fatal(err)
 	}
 	root := newRootCommand()

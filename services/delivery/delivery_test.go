@@ -19,7 +19,7 @@ import (
 	"github.com/cmsplatform/cms/pkg/content"
 	"github.com/cmsplatform/cms/pkg/delivery/deliverytest"
 	"github.com/cmsplatform/cms/pkg/events"
-	"github.com/cmsplatform/cms/pkg/indexing"
+	"github.com/cmsplatform/cms/pkg/indexdoc"
 	"github.com/cmsplatform/cms/pkg/search"
 	deliveryv1 "github.com/cmsplatform/cms/proto/gen/go/cms/delivery/v1"
 	"github.com/cmsplatform/cms/services/internal/gateway"
@@ -393,8 +393,8 @@ func TestCacheServesRenderedResponses(t *testing.T) {
 	h := newHarness(t)
 	first := h.get(t, 200, "/branches/4/objects/home")
 	ctx := context.Background()
-	idx := h.site.Options.IndexPrefix + indexing.ObjectsIndex
-	if _, err := h.site.Engine.Bulk(ctx, idx, []search.Op{search.Delete(indexing.DocID(4, h.site.Home), 1<<40)}); err != nil {
+	idx := h.site.Options.IndexPrefix + indexdoc.ObjectsIndex
+	if _, err := h.site.Engine.Bulk(ctx, idx, []search.Op{search.Delete(indexdoc.DocID(4, h.site.Home), 1<<40)}); err != nil {
 		t.Fatal(err)
 	}
 	if err := h.site.Engine.Refresh(ctx, idx); err != nil {

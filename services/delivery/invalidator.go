@@ -8,14 +8,14 @@ import (
 	"time"
 
 	"github.com/cmsplatform/cms/pkg/cache"
+	"github.com/cmsplatform/cms/pkg/changes"
 	"github.com/cmsplatform/cms/pkg/delivery"
 	"github.com/cmsplatform/cms/pkg/events"
-	"github.com/cmsplatform/cms/pkg/indexing"
 )
 
 // Invalidator defaults.
 const (
-	DefaultInvalidatorSubject = "cms.changes.>"
+	DefaultInvalidatorSubject = changes.Subjects
 	// DefaultIndexWait bounds the wait for the indexer per event before the
 	// event is retried.
 	DefaultIndexWait = 30 * time.Second
@@ -25,7 +25,7 @@ const (
 )
 
 // Invalidator evicts cached Delivery responses when a change event makes
-// them stale. For each event (pkg/content.ChangeEvent, in stream order) it
+// them stale. For each event (pkg/changes.Event, in stream order) it
 // waits until the index shows the event's transaction, asks the domain
 // which tags the change touches (delivery.Service.ChangeTags) and
 // invalidates them fenced at the transaction (cache.Cache.InvalidateTagsAt), so a response
@@ -97,7 +97,7 @@ func (iv *Invalidator) Run(ctx context.Context) error {
 
 // Handle processes one change event: nil acks it, an error retries it.
 func (iv *Invalidator) Handle(ctx context.Context, m events.Msg) error {
-	ev, err := indexing.ParseEvent(m.Data)
+	ev, err := changes.Parse(m.Data)
 	if err != nil {
 		iv.log.Error("delivery: dropping malformed change event", "subject", m.Subject, "err", err)
 		return nil

@@ -13,7 +13,6 @@ import (
 	"github.com/cmsplatform/cms/pkg/indexquery"
 	"github.com/cmsplatform/cms/pkg/params"
 	"github.com/cmsplatform/cms/pkg/search"
-	"github.com/cmsplatform/cms/pkg/store"
 	indexv1 "github.com/cmsplatform/cms/proto/gen/go/cms/index/v1"
 	"github.com/cmsplatform/cms/proto/gen/openapi"
 	"github.com/cmsplatform/cms/services/internal/gateway"
@@ -31,8 +30,6 @@ const BasePath = "/apis/index/v1"
 type Options struct {
 	// Search is the engine the indexer writes (required).
 	Search search.Engine
-	// Store is handed to the change-tracking reader (pkg/indexing).
-	Store store.Reader
 	// Indexing must be the options the indexer runs with (same
 	// IndexPrefix and Languages), so both sides name the same index.
 	Indexing indexing.Options
@@ -55,7 +52,7 @@ func New(opts Options) (*Group, error) {
 	if opts.Indexing.Logger == nil {
 		opts.Indexing.Logger = log
 	}
-	q, err := indexquery.New(opts.Search, opts.Store, opts.Indexing)
+	q, err := indexquery.New(opts.Search, opts.Indexing)
 	if err != nil {
 		return nil, err
 	}

@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cmsplatform/cms/pkg/changes"
 	"github.com/cmsplatform/cms/pkg/content"
 	"github.com/cmsplatform/cms/pkg/indexing"
 	"github.com/cmsplatform/cms/pkg/search/bleve"
@@ -66,7 +67,7 @@ func newHarness(t *testing.T) *harness {
 			}
 			var done []int64
 			for _, oe := range evs {
-				ev, err := indexing.ParseEvent(oe.Payload)
+				ev, err := changes.Parse(oe.Payload)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -85,7 +86,7 @@ func newHarness(t *testing.T) *harness {
 		}
 		return v
 	}
-	g, err := New(Options{Search: eng, Store: st, Indexing: iopts})
+	g, err := New(Options{Search: eng, Indexing: iopts})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -5,9 +5,8 @@ import (
 	"errors"
 	"time"
 
-	"github.com/cmsplatform/cms/pkg/content"
+	"github.com/cmsplatform/cms/pkg/changes"
 	"github.com/cmsplatform/cms/pkg/events"
-	"github.com/cmsplatform/cms/pkg/indexing"
 )
 
 // handleBatch is the events.BatchHandler: it applies a batch of change
@@ -60,9 +59,9 @@ var errMalformedInBatch = errors.New("indexer: malformed change event in batch")
 
 // applyBatch applies ms with one ApplyBatch.
 func (s *Service) applyBatch(ctx context.Context, ms []events.Msg) (int, error) {
-	evs := make([]content.ChangeEvent, len(ms))
+	evs := make([]changes.Event, len(ms))
 	for i, m := range ms {
-		ev, err := indexing.ParseEvent(m.Data)
+		ev, err := changes.Parse(m.Data)
 		if err != nil {
 			return 0, errMalformedInBatch
 		}

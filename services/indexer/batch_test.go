@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/cmsplatform/cms/pkg/content"
+	"github.com/cmsplatform/cms/pkg/indexdoc"
 	"github.com/cmsplatform/cms/pkg/indexing"
 )
 
@@ -94,7 +95,7 @@ func TestBacklogAppliedInBatches(t *testing.T) {
 	}
 	for i := n - 1 - backlogObjects; i < n-1; i++ { // the last change of every object
 		id := b.objects[i%backlogObjects]
-		if d := e.doc(t, content.BranchDefault, id); d == nil || d[indexing.NameField(content.LanguageEnUS)] != name(i) {
+		if d := e.doc(t, content.BranchDefault, id); d == nil || d[indexdoc.NameField(content.LanguageEnUS)] != name(i) {
 			t.Errorf("object %d: document %v, want the name %q", id, d, name(i))
 		}
 	}

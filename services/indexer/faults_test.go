@@ -17,6 +17,7 @@ import (
 	"github.com/cmsplatform/cms/pkg/content"
 	"github.com/cmsplatform/cms/pkg/events"
 	"github.com/cmsplatform/cms/pkg/events/natsjs"
+	"github.com/cmsplatform/cms/pkg/indexdoc"
 	"github.com/cmsplatform/cms/pkg/indexing"
 	"github.com/cmsplatform/cms/pkg/outbox"
 	"github.com/cmsplatform/cms/pkg/search"
@@ -265,7 +266,7 @@ func (f *faultEnv) verify(t *testing.T, ctx context.Context, ix *indexing.Indexe
 	}
 	for _, id := range l.deleted {
 		for _, b := range []int64{content.BranchDefault, l.child} {
-			if _, ok := got[indexing.DocID(b, id)]; ok {
+			if _, ok := got[indexdoc.DocID(b, id)]; ok {
 				t.Errorf("deleted object %d is back on branch %d", id, b)
 			}
 		}
@@ -293,10 +294,10 @@ func (f *faultEnv) docs(t *testing.T, ctx context.Context, index string) map[str
 	}
 	out := make(map[string]faultDoc, len(r.Hits))
 	for _, h := range r.Hits {
-		src, _ := h.Fields[indexing.FieldSource].(string)
+		src, _ := h.Fields[indexdoc.FieldSource].(string)
 		// Versions must match the state: the source's last transaction is
 		// never newer than the document's version.
-		if s, err := indexing.DecodeSource(h.Fields); err != nil || s.LastTransaction > h.Version {
+		if s, err := indexdoc.DecodeSource(h.Fields); err != nil || s.LastTransaction > h.Version {
 			t.Errorf("%s: document %s version %d, source %+v, %v", index, h.ID, h.Version, s.LastTransaction, err)
 		}
 		out[h.ID] = faultDoc{src: src, version: h.Version}

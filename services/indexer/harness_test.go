@@ -21,6 +21,7 @@ import (
 	"github.com/cmsplatform/cms/pkg/content"
 	"github.com/cmsplatform/cms/pkg/events"
 	"github.com/cmsplatform/cms/pkg/events/natsjs"
+	"github.com/cmsplatform/cms/pkg/indexdoc"
 	"github.com/cmsplatform/cms/pkg/indexing"
 	"github.com/cmsplatform/cms/pkg/outbox"
 	"github.com/cmsplatform/cms/pkg/search"
@@ -196,7 +197,7 @@ func (e *env) wait(t testing.TB, tx int64) {
 // doc returns the document of object id on branch, or nil when absent.
 func (e *env) doc(t testing.TB, branch, id int64) map[string]any {
 	t.Helper()
-	d, err := e.eng.Get(context.Background(), e.ix.ObjectsIndex(), indexing.DocID(branch, id))
+	d, err := e.eng.Get(context.Background(), e.ix.ObjectsIndex(), indexdoc.DocID(branch, id))
 	if errors.Is(err, search.ErrNotFound) {
 		return nil
 	}

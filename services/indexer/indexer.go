@@ -1,5 +1,5 @@
 // Package indexer is the "indexer" target: a JetStream consumer loop that
-// feeds change events (subjects cms.changes.>, durable consumer "indexer")
+// feeds change events (subjects changes.Subjects, durable consumer "indexer")
 // to pkg/indexing. It is transport only: decoding, ack/nak and logging.
 //
 // Events arrive in batches of up to Options.BatchSize (whatever is pending,
@@ -37,6 +37,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/cmsplatform/cms/pkg/changes"
 	"github.com/cmsplatform/cms/pkg/events"
 	"github.com/cmsplatform/cms/pkg/indexing"
 	"github.com/cmsplatform/cms/pkg/search"
@@ -46,7 +47,7 @@ import (
 // Defaults.
 const (
 	DefaultDurable    = "indexer"
-	DefaultSubject    = "cms.changes.>"
+	DefaultSubject    = changes.Subjects
 	DefaultRetryDelay = time.Second
 )
 
@@ -220,7 +221,7 @@ func (s *Service) handle(ctx context.Context, m events.Msg) error {
 	res, err := s.ix.ApplyPayload(ctx, m.Data)
 	s.applyNanos.Add(int64(time.Since(start)))
 	switch {
-	case errors.Is(err, indexing.ErrBadEvent):
+	case errors.Is(err, changes.ErrBadEvent):
 		s.forget(m.Sequence)
 		s.dropped.Add(1)
 		s.log.Error("indexer: dropping malformed event", "subject", m.Subject, "msgId", m.MsgID, "err", err)
@@ -258,7 +259,7 @@ func (s *Service) handle(ctx context.Context, m events.Msg) error {
 // version cannot be recorded the event is retried like a failure.
 func (s *Service) park(ctx context.Context, m events.Msg, cause error) error {
 	tx, err := s.ix.Park(ctx, m.Data)
-	if err != nil && !errors.Is(err, indexing.ErrBadEvent) {
+	if err != nil && !errors.Is(err, changes.ErrBadEvent) {
 		s.log.Warn("indexer: cannot park event, will retry", "subject", m.Subject, "msgId", m.MsgID, "err", err)
 		return events.RetryAfter(err, s.retry.RetryDelay)
 	}

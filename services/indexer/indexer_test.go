@@ -6,9 +6,10 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/cmsplatform/cms/pkg/changes"
 	"github.com/cmsplatform/cms/pkg/content"
 	"github.com/cmsplatform/cms/pkg/events"
-	"github.com/cmsplatform/cms/pkg/indexing"
+	"github.com/cmsplatform/cms/pkg/indexdoc"
 	"github.com/cmsplatform/cms/pkg/search"
 )
 
@@ -107,28 +108,28 @@ func scenario(t *testing.T, e *env) {
 			field string
 			want  any
 		}{
-			{indexing.FieldBranch, int64(4)}, {indexing.FieldID, page}, {indexing.FieldTypeRef, sc.article},
-			{indexing.FieldAPIIdentifier, "home"}, {indexing.FieldDeleted, false}, {indexing.FieldHasLocalValues, true},
-			{indexing.FieldHasDisplayName, true}, {indexing.FieldModifiedBy, "editor"},
-			{indexing.NameField(en), "Home"}, {indexing.NameField(de), "Startseite"}, {indexing.NameSortField(en), "home"},
-			{indexing.FieldName, "202=Startseite"},
-			{indexing.FieldValues, indexing.ValueTerm(sc.title, en, 0, "Parent")},
-			{indexing.FieldValues, indexing.ValueTerm(sc.title, de, 0, "Eltern")},
-			{indexing.FieldValues, indexing.ValueTerm(sc.rank, 0, 0, "1")},
-			{indexing.FieldValues, indexing.ValueTerm(sc.related, 0, 0, fmt.Sprint(target))},
-			{indexing.FieldValuesLower, indexing.ValueTerm(sc.title, en, 0, "parent")},
-			{indexing.FieldRefs, target},
-			{indexing.FieldOrdered, indexing.OrderedTerm('n', sc.rank, 0, 0, indexing.EncodeNumber(1))},
-			{indexing.FieldWords, indexing.Key(sc.body, 0, 0) + "=welcome"},
-			{indexing.FieldFullText, "Hello & welcome"},
-			{indexing.FieldKeys, indexing.Key(sc.due, 0, 0)},
+			{indexdoc.FieldBranch, int64(4)}, {indexdoc.FieldID, page}, {indexdoc.FieldTypeRef, sc.article},
+			{indexdoc.FieldAPIIdentifier, "home"}, {indexdoc.FieldDeleted, false}, {indexdoc.FieldHasLocalValues, true},
+			{indexdoc.FieldHasDisplayName, true}, {indexdoc.FieldModifiedBy, "editor"},
+			{indexdoc.NameField(en), "Home"}, {indexdoc.NameField(de), "Startseite"}, {indexdoc.NameSortField(en), "home"},
+			{indexdoc.FieldName, "202=Startseite"},
+			{indexdoc.FieldValues, indexdoc.ValueTerm(sc.title, en, 0, "Parent")},
+			{indexdoc.FieldValues, indexdoc.ValueTerm(sc.title, de, 0, "Eltern")},
+			{indexdoc.FieldValues, indexdoc.ValueTerm(sc.rank, 0, 0, "1")},
+			{indexdoc.FieldValues, indexdoc.ValueTerm(sc.related, 0, 0, fmt.Sprint(target))},
+			{indexdoc.FieldValuesLower, indexdoc.ValueTerm(sc.title, en, 0, "parent")},
+			{indexdoc.FieldRefs, target},
+			{indexdoc.FieldOrdered, indexdoc.OrderedTerm('n', sc.rank, 0, 0, indexdoc.EncodeNumber(1))},
+			{indexdoc.FieldWords, indexdoc.Key(sc.body, 0, 0) + "=welcome"},
+			{indexdoc.FieldFullText, "Hello & welcome"},
+			{indexdoc.FieldKeys, indexdoc.Key(sc.due, 0, 0)},
 		} {
 			if !has(d, c.field, c.want) {
 				t.Errorf("%s: want %v in %v", c.field, c.want, d[c.field])
 			}
 		}
-		if _, ok := d[indexing.FieldModified]; !ok {
-			t.Errorf("no %s in %v", indexing.FieldModified, d)
+		if _, ok := d[indexdoc.FieldModified]; !ok {
+			t.Errorf("no %s in %v", indexdoc.FieldModified, d)
 		}
 	})
 
@@ -137,14 +138,14 @@ func scenario(t *testing.T, e *env) {
 		if d == nil {
 			t.Fatal("page not indexed on the child branch")
 		}
-		if !has(d, indexing.FieldValues, indexing.ValueTerm(sc.title, en, 0, "Child")) ||
-			!has(d, indexing.FieldValues, indexing.ValueTerm(sc.title, de, 0, "Eltern")) ||
-			has(d, indexing.FieldValues, indexing.ValueTerm(sc.title, en, 0, "Parent")) ||
-			!has(d, indexing.FieldRefs, target) || !has(d, indexing.NameField(en), "Home") ||
-			!has(d, indexing.FieldHasLocalValues, true) || !has(d, indexing.FieldBranch, child.ID) {
+		if !has(d, indexdoc.FieldValues, indexdoc.ValueTerm(sc.title, en, 0, "Child")) ||
+			!has(d, indexdoc.FieldValues, indexdoc.ValueTerm(sc.title, de, 0, "Eltern")) ||
+			has(d, indexdoc.FieldValues, indexdoc.ValueTerm(sc.title, en, 0, "Parent")) ||
+			!has(d, indexdoc.FieldRefs, target) || !has(d, indexdoc.NameField(en), "Home") ||
+			!has(d, indexdoc.FieldHasLocalValues, true) || !has(d, indexdoc.FieldBranch, child.ID) {
 			t.Errorf("child document = %v", d)
 		}
-		if d := e.doc(t, child.ID, target); d == nil || !has(d, indexing.FieldHasLocalValues, false) {
+		if d := e.doc(t, child.ID, target); d == nil || !has(d, indexdoc.FieldHasLocalValues, false) {
 			t.Errorf("inherited-only target on the child = %v", d)
 		}
 		if e.doc(t, child.ID, draft) == nil || e.doc(t, 4, draft) != nil {
@@ -157,26 +158,26 @@ func scenario(t *testing.T, e *env) {
 
 	t.Run("search", func(t *testing.T) {
 		r, err := e.eng.Search(ctx, search.SearchRequest{Index: e.ix.ObjectsIndex(), Size: 10, Query: search.And{
-			search.Term{Field: indexing.FieldBranch, Value: child.ID},
-			search.Term{Field: indexing.FieldValues, Value: indexing.ValueTerm(sc.title, en, 0, "Child")}}})
-		if err != nil || len(r.Hits) != 1 || r.Hits[0].ID != indexing.DocID(child.ID, page) {
+			search.Term{Field: indexdoc.FieldBranch, Value: child.ID},
+			search.Term{Field: indexdoc.FieldValues, Value: indexdoc.ValueTerm(sc.title, en, 0, "Child")}}})
+		if err != nil || len(r.Hits) != 1 || r.Hits[0].ID != indexdoc.DocID(child.ID, page) {
 			t.Fatalf("term search: %+v, %v", r, err)
 		}
-		lo, hi := indexing.OrderedBounds('n', sc.rank, 0, 0)
+		lo, hi := indexdoc.OrderedBounds('n', sc.rank, 0, 0)
 		r, err = e.eng.Search(ctx, search.SearchRequest{Index: e.ix.ObjectsIndex(), Size: 10, Query: search.And{
-			search.Term{Field: indexing.FieldBranch, Value: int64(4)},
-			search.Range{Field: indexing.FieldOrdered, Gt: indexing.OrderedTerm('n', sc.rank, 0, 0, indexing.EncodeNumber(0.5)), Lt: hi}}})
-		if err != nil || len(r.Hits) != 1 || r.Hits[0].ID != indexing.DocID(4, page) {
+			search.Term{Field: indexdoc.FieldBranch, Value: int64(4)},
+			search.Range{Field: indexdoc.FieldOrdered, Gt: indexdoc.OrderedTerm('n', sc.rank, 0, 0, indexdoc.EncodeNumber(0.5)), Lt: hi}}})
+		if err != nil || len(r.Hits) != 1 || r.Hits[0].ID != indexdoc.DocID(4, page) {
 			t.Fatalf("range rank > 0.5: %+v, %v", r, err)
 		}
-		n, err := e.eng.Count(ctx, e.ix.ObjectsIndex(), search.And{search.Term{Field: indexing.FieldBranch, Value: int64(4)},
-			search.Range{Field: indexing.FieldOrdered, Gt: lo, Lt: indexing.OrderedTerm('n', sc.rank, 0, 0, indexing.EncodeNumber(1))}})
+		n, err := e.eng.Count(ctx, e.ix.ObjectsIndex(), search.And{search.Term{Field: indexdoc.FieldBranch, Value: int64(4)},
+			search.Range{Field: indexdoc.FieldOrdered, Gt: lo, Lt: indexdoc.OrderedTerm('n', sc.rank, 0, 0, indexdoc.EncodeNumber(1))}})
 		if err != nil || n != 0 {
 			t.Fatalf("range rank < 1: %d, %v", n, err)
 		}
 		r, err = e.eng.Search(ctx, search.SearchRequest{Index: e.ix.ObjectsIndex(), Size: 10, Query: search.And{
-			search.Term{Field: indexing.FieldBranch, Value: int64(4)},
-			search.Match{Field: indexing.FieldFullText, Text: "welcome", All: true}}})
+			search.Term{Field: indexdoc.FieldBranch, Value: int64(4)},
+			search.Match{Field: indexdoc.FieldFullText, Text: "welcome", All: true}}})
 		if err != nil || len(r.Hits) != 1 {
 			t.Fatalf("full text: %+v, %v", r, err)
 		}
@@ -194,20 +195,20 @@ func scenario(t *testing.T, e *env) {
 			t.Fatal(err)
 		}
 		e.wait(t, res.Transaction.ID)
-		if d := e.doc(t, child.ID, page); !has(d, indexing.FieldValues, indexing.ValueTerm(sc.rank, 0, 0, "2")) ||
-			!has(d, indexing.FieldValues, indexing.ValueTerm(sc.title, en, 0, "Child")) {
+		if d := e.doc(t, child.ID, page); !has(d, indexdoc.FieldValues, indexdoc.ValueTerm(sc.rank, 0, 0, "2")) ||
+			!has(d, indexdoc.FieldValues, indexdoc.ValueTerm(sc.title, en, 0, "Child")) {
 			t.Fatalf("child after parent update = %v", d)
 		}
 	})
 
 	t.Run("replayed older event does not resurrect", func(t *testing.T) {
-		old := content.ChangeEvent{Branch: 4, Transaction: createOther.ID, ObjectIDs: []int64{other}, Kind: "created"}
+		old := changes.Event{Branch: 4, Transaction: createOther.ID, ObjectIDs: []int64{other}, Kind: "created"}
 		res, err := e.ix.Apply(ctx, old)
 		if err != nil || res.Ops == 0 || res.Stale != res.Ops {
 			t.Fatalf("direct replay: %+v, %v (want every op stale)", res, err)
 		}
 		// And through the stream, with a fresh MsgID so JetStream keeps it.
-		if err := e.pub.Publish(ctx, events.Event{Subject: content.ChangeSubject(4), MsgID: "replay-" + uniq(),
+		if err := e.pub.Publish(ctx, events.Event{Subject: changes.Subject(4), MsgID: "replay-" + uniq(),
 			Data: js(old)}); err != nil {
 			t.Fatal(err)
 		}
@@ -219,7 +220,7 @@ func scenario(t *testing.T, e *env) {
 		if e.doc(t, 4, other) != nil || e.doc(t, child.ID, other) != nil {
 			t.Fatal("replayed create event resurrected a deleted object")
 		}
-		if d := e.doc(t, child.ID, target); !has(d, indexing.NameField(en), "Target 2") {
+		if d := e.doc(t, child.ID, target); !has(d, indexdoc.NameField(en), "Target 2") {
 			t.Fatalf("target on child = %v", d)
 		}
 	})
@@ -235,7 +236,7 @@ func scenario(t *testing.T, e *env) {
 			t.Fatal(err)
 		}
 		e.wait(t, tx.ID)
-		if d := e.doc(t, temp.ID, page); !has(d, indexing.FieldValues, indexing.ValueTerm(sc.title, en, 0, "Child")) {
+		if d := e.doc(t, temp.ID, page); !has(d, indexdoc.FieldValues, indexdoc.ValueTerm(sc.title, en, 0, "Child")) {
 			t.Fatalf("a new grandchild branch must index what it inherits: %v", d)
 		}
 		if e.doc(t, temp.ID, ids[0]) == nil || e.doc(t, child.ID, temp.ID) == nil {
@@ -246,7 +247,7 @@ func scenario(t *testing.T, e *env) {
 			t.Fatal(err)
 		}
 		e.wait(t, dt.ID)
-		n, err := e.eng.Count(ctx, e.ix.ObjectsIndex(), search.Term{Field: indexing.FieldBranch, Value: temp.ID})
+		n, err := e.eng.Count(ctx, e.ix.ObjectsIndex(), search.Term{Field: indexdoc.FieldBranch, Value: temp.ID})
 		if err != nil || n != 0 {
 			t.Fatalf("documents left on the deleted branch: %d, %v", n, err)
 		}
@@ -256,7 +257,7 @@ func scenario(t *testing.T, e *env) {
 	})
 
 	t.Run("malformed event is dropped, not retried forever", func(t *testing.T) {
-		if err := e.pub.Publish(ctx, events.Event{Subject: content.ChangeSubject(4), MsgID: "bad-" + uniq(),
+		if err := e.pub.Publish(ctx, events.Event{Subject: changes.Subject(4), MsgID: "bad-" + uniq(),
 			Data: []byte(`{"not":"an event"}`)}); err != nil {
 			t.Fatal(err)
 		}

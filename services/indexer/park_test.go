@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/cmsplatform/cms/pkg/content"
+	"github.com/cmsplatform/cms/pkg/indexdoc"
 	"github.com/cmsplatform/cms/pkg/indexing"
 	"github.com/cmsplatform/cms/pkg/search"
 )
@@ -23,7 +24,7 @@ type poisonEngine struct {
 
 func (p *poisonEngine) Bulk(ctx context.Context, index string, ops []search.Op) (search.BulkResult, error) {
 	for _, op := range ops {
-		if strings.Contains(fmt.Sprint(op.Doc.Fields[indexing.FieldFullText]), "poison") {
+		if strings.Contains(fmt.Sprint(op.Doc.Fields[indexdoc.FieldFullText]), "poison") {
 			p.rejected.Add(1)
 			return search.BulkResult{}, errors.New("poisoned document")
 		}

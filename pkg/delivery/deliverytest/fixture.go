@@ -16,6 +16,7 @@ import (
 
 	"github.com/cmsplatform/cms/pkg/content"
 	"github.com/cmsplatform/cms/pkg/delivery"
+	"github.com/cmsplatform/cms/pkg/indexdoc"
 	"github.com/cmsplatform/cms/pkg/indexing"
 	"github.com/cmsplatform/cms/pkg/search"
 	"github.com/cmsplatform/cms/pkg/search/bleve"
@@ -95,7 +96,7 @@ func Engines() []Engine {
 				t.Fatal(err)
 			}
 			t.Cleanup(func() {
-				for _, n := range []string{indexing.ObjectsIndex, indexing.StateIndex} {
+				for _, n := range []string{indexdoc.ObjectsIndex, indexdoc.StateIndex} {
 					_ = eng.DeleteIndex(context.Background(), opts.IndexPrefix+n)
 				}
 				_ = eng.Close()

@@ -56,8 +56,9 @@ var needs = map[string][]string{
 	// could not use Rendering at all.
 	TargetDelivery:  {"search", "cache", "events", "blobs", "store"},
 	TargetRendering: {"search", "cache", "blobs", "events", "store"},
-	TargetIndex:     {"search", "store"},
-	TargetIndexer:   {"store", "events", "search"},
+	// Index reads the index only; the store authenticates users.
+	TargetIndex:   {"search", "store"},
+	TargetIndexer: {"store", "events", "search"},
 }
 
 // OpenComponents opens what the configured targets need, in dependency

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cmsplatform/cms/pkg/indexdoc"
 	"github.com/cmsplatform/cms/pkg/indexing"
 )
 
@@ -30,7 +31,7 @@ func TestWriteIsIndexed(t *testing.T) {
 		t.Fatalf("transaction %d not indexed within 5s: %v", created.Transaction.ID, err)
 	}
 	t.Logf("write → searchable in %v", time.Since(start))
-	doc, err := srv.comps.Search.Get(ctx, indexing.ObjectsIndex, indexing.DocID(4, created.CreatedObjectIDs[0]))
+	doc, err := srv.comps.Search.Get(ctx, indexdoc.ObjectsIndex, indexdoc.DocID(4, created.CreatedObjectIDs[0]))
 	if err != nil {
 		t.Fatalf("indexed document: %v", err)
 	}
@@ -109,7 +110,7 @@ func TestPasswordsNeverReachTheIndex(t *testing.T) {
 	if _, err := ix.WaitForVersion(ctx, created.Transaction.ID, 5*time.Second); err != nil {
 		t.Fatal(err)
 	}
-	doc, err := srv.comps.Search.Get(ctx, indexing.ObjectsIndex, indexing.DocID(4, created.CreatedObjectIDs[0]))
+	doc, err := srv.comps.Search.Get(ctx, indexdoc.ObjectsIndex, indexdoc.DocID(4, created.CreatedObjectIDs[0]))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -122,7 +122,7 @@ func buildTargets(ctx context.Context, cfg Config, comps *Components, log *slog.
 			}
 			groups = append(groups, g)
 		case TargetIndex:
-			g, err := index.New(index.Options{Search: comps.Search, Store: comps.Store,
+			g, err := index.New(index.Options{Search: comps.Search,
 				Indexing: cfg.indexing(log), Logger: log.With("group", "index")})
 			if err != nil {
 				return nil, nil, fmt.Errorf("index: %w", err)

@@ -1,4 +1,31 @@
-package indexing
+// Package indexdoc is the schema of the search documents pkg/indexing
+// writes and pkg/delivery, pkg/indexquery and the services read: index
+// names, field names and their encodings, the stored object source, sort
+// keys, display-name fields and comment documents. Writer and readers
+// import it, so both sides agree on the encoding; it does no I/O.
+//
+// One objects index for all branches (ObjectsIndex, plus the writer's index prefix
+// and the engine's own prefix), documents keyed DocID(branch, object) with a
+// FieldBranch field, rather than one index per branch: branches (work
+// packages) come and go by the hundred and Elasticsearch pays per index, and
+// cross-branch questions (work item occurrences) become one aggregation. A
+// search always filters on FieldBranch; an unknown branch matches nothing.
+//
+// The mapping is fixed (search.Mapping is immutable), while attributes and
+// languages are data. Attribute values therefore go into a few generic
+// multi-valued keyword fields whose entries carry their (attribute, language,
+// variant) key: FieldValues "<attr>:<lang>:<variant>=<value>" (equality,
+// references), FieldValuesLower (case-insensitive equality and prefixes),
+// FieldOrdered (numbers and dates in an order-preserving encoding, for range
+// filters), FieldWords (tokens, for quick search in given attributes),
+// FieldKeys (which keys have values), FieldRefs (the referenced ids) and
+// FieldFullText (OBJECT_FULL_TEXT). Display names get real per-language
+// fields (exact, sortable, analysed) for the languages in the indexer's
+// display-name languages (DefaultLanguages), holding the name shown in the
+// language: its own, else along its fallback chain (pkg/indexing); readers
+// must build queries with the helpers of this package so that both sides
+// agree on the encoding.
+package indexdoc
 
 import (
 	"fmt"
@@ -37,7 +64,7 @@ const (
 	FieldModifiedBy      = "modifiedBy"      // keyword: user of LastTransaction
 	FieldLastTransaction = "lastTransaction" // long: as CmsObjectMetadata.lastTransaction
 	FieldHasLocalValues  = "hasLocalValues"  // bool: object row or a value row stored on the branch
-	FieldHasDisplayName  = "hasDisplayName"  // bool: some attr-1000 value (any language)
+	FieldHasDisplayName  = "hasDisplayName"  // bool: some display-name value (any language; displayname.go)
 	FieldName            = "name"            // keyword: "<lang>=<display name>" per language
 	FieldKeys            = "keys"            // keyword: "<attr>:<lang>:<variant>" of every value
 	FieldValues          = "values"          // keyword: ValueTerm per scalar value (truncated)
@@ -51,9 +78,10 @@ const (
 
 // Per-language display-name fields, for the languages in Options.Languages:
 // exact (filter), lower-cased (sort) and analysed (search phrase). Each
-// holds the attribute-1000 name (variant 0) the language's fallback chain
-// selects: its own, else its fallback languages', else the
-// language-independent one (fallback.go); FieldName has the own names.
+// holds the display name (model.DisplayName, variant 0) the language's
+// fallback chain selects: its own, else its fallback languages', else the
+// language-independent one (displayname.go, fallback.go); FieldName has
+// the own names.
 func NameField(lang int64) string     { return "name_" + strconv.FormatInt(lang, 10) }
 func NameSortField(lang int64) string { return "nameSort_" + strconv.FormatInt(lang, 10) }
 func NameTextField(lang int64) string { return "nameText_" + strconv.FormatInt(lang, 10) }
@@ -106,7 +134,7 @@ func Key(attr, lang, variant int64) string {
 // with Equal/NotEqual/Ref is a Term on this (lower-case the bool string a
 // .NET client sends as "True").
 func ValueTerm(attr, lang, variant int64, value string) string {
-	return truncate(Key(attr, lang, variant) + "=" + value)
+	return Truncate(Key(attr, lang, variant) + "=" + value)
 }
 
 // OrderedTerm is the FieldOrdered entry of a number ("n") or date ("d")
@@ -159,7 +187,7 @@ func Words(s string) []string {
 	for _, w := range strings.FieldsFunc(strings.ToLower(s), func(r rune) bool {
 		return !unicode.IsLetter(r) && !unicode.IsDigit(r)
 	}) {
-		w = truncate(w)
+		w = Truncate(w)
 		if !seen[w] {
 			seen[w] = true
 			out = append(out, w)
@@ -168,12 +196,9 @@ func Words(s string) []string {
 	return out
 }
 
-// CutTerm is s cut to MaxTermBytes at a rune boundary, as the indexer
-// cuts keyword terms: query words longer than any indexed term match
-// nothing more when cut, and a query stays within the engines' limits.
-func CutTerm(s string) string { return truncate(s) }
-
-func truncate(s string) string {
+// Truncate cuts s to at most MaxTermBytes bytes on a rune boundary: the
+// form of every keyword term.
+func Truncate(s string) string {
 	if len(s) <= MaxTermBytes {
 		return s
 	}
@@ -183,3 +208,17 @@ func truncate(s string) string {
 	}
 	return s
 }
+
+// NameKey is the key of the display name shown in lang (one of
+// Options.Languages) in FieldWords ("<NameKey>=<word>") and
+// FieldValuesLower ("<NameKey>=<lower-cased name>"), beside the
+// "<attr>:<lang>:<variant>" keys of attribute values (Key).
+func NameKey(lang int64) string { return "name:" + strconv.FormatInt(lang, 10) }
+
+// IsNameKey reports whether key (before "=" in FieldWords or
+// FieldValuesLower) is a NameKey.
+func IsNameKey(key string) bool { return strings.HasPrefix(key, "name:") }
+
+// DefaultLanguages are the display-name languages with their own fields:
+// the bootstrapped en-US (201) and de-DE (202).
+var DefaultLanguages = []int64{201, 202}
