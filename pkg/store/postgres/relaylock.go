@@ -46,7 +46,9 @@ var holdsRelayLock = fmt.Sprintf(`EXISTS (SELECT 1 FROM pg_locks WHERE locktype 
 // that lost the lock, and the oldest unpublished rows are published first
 // again (JetStream drops a re-published MsgID within its duplicate window).
 // Claims run on the lock's session, so a claim fails when the session is
-// gone, and the claim statement checks the lock too.
+// gone, and the claim statement checks the lock too. Session-level locks
+// need session-level connections: behind a transaction-pooling proxy
+// (PgBouncer pool_mode=transaction) the check fails and nothing is claimed.
 type relayLock struct {
 	pool *pgxpool.Pool
 	log  *slog.Logger
