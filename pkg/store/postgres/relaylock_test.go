@@ -199,7 +199,8 @@ func TestRelayLockLostWhenSessionKilled(t *testing.T) {
 	if err != nil || len(held) != 3 {
 		t.Fatalf("first claim = %d events, %v", len(held), err)
 	}
-	if n := exec(t, dbURL, `SELECT pg_terminate_backend(pid) FROM pg_locks WHERE locktype = 'advisory'`); n != 1 {
+	if n := exec(t, dbURL, `SELECT pg_terminate_backend(pid) FROM pg_locks WHERE locktype = 'advisory'
+		AND database = (SELECT oid FROM pg_database WHERE datname = current_database())`); n != 1 {
 		t.Fatalf("ended %d lock sessions, want 1", n)
 	}
 	// b may try before the server has ended a's session; it gets the lock
