@@ -118,7 +118,8 @@ func (r *Relay) Run(ctx context.Context) error {
 // RelayOnce publishes the events left over from a failed attempt, or else
 // claims one batch, publishes it in order and acks what was published. It
 // returns how many events were published. Run calls it in a loop; it is
-// not safe for concurrent use (run several relays instead).
+// not safe for concurrent use. Relays on several replicas may run at once:
+// the store lets one of them claim at a time (store.OutboxRelay).
 func (r *Relay) RelayOnce(ctx context.Context) (int, error) {
 	evs := r.pending
 	if len(evs) == 0 {
@@ -133,9 +134,10 @@ func (r *Relay) RelayOnce(ctx context.Context) (int, error) {
 	for i, e := range evs {
 		if err := r.publisher.Publish(ctx, events.Event{Subject: e.Subject, MsgID: e.MsgID, Data: e.Payload}); err != nil {
 			// Stop at the first failure and retry from there: nothing newer
-			// is published first. Should the lease run out meanwhile and
-			// another relay publish them, the stream drops the duplicates
-			// by MsgID.
+			// is published first. Should another relay claim them meanwhile
+			// (the lease ran out, or it took over the store's relay lock),
+			// it publishes them in order too and the stream drops the
+			// duplicates by MsgID.
 			pubErr = err
 			r.pending = evs[i:]
 			r.failures.Add(1)

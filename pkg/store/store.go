@@ -192,9 +192,13 @@ type Tx interface {
 //
 // Delivery is at least once: a claimed event that is not acked within the
 // lease (WithOutboxLease) becomes claimable again, so consumers deduplicate
-// by MsgID. While a lease runs no other relay claims the event, so several
-// relays can run at once; each batch is in outbox id order, which is commit
-// order, but with several relays batches are published concurrently.
+// by MsgID. Claims are in outbox id order, which is commit order. So that
+// the stream gets the events in commit order, one relay at a time claims:
+// a store that several processes share (PostgreSQL) lets only the holder
+// of its relay lock claim (the others' claims return nothing until its
+// session is gone, and the next holder claims the unacked events first); a
+// store whose database serves one process (SQLite) runs one relay and
+// releases the leases of a dead process when it opens.
 type OutboxRelay interface {
 	// ClaimOutbox leases up to limit committed, unacked, unleased events,
 	// oldest first.

@@ -5,8 +5,10 @@
 // 'transaction' counter row; the row lock that UPDATE takes is held until
 // commit or rollback, which serialises writers across all processes, makes
 // transaction ids gapless and commit order equal to id order. The outbox is
-// claimed with FOR UPDATE SKIP LOCKED plus a lease (leased_until, computed
-// from the database clock), so several relays can run side by side.
+// claimed with a lease (leased_until, computed from the database clock) by
+// one relay at a time, the holder of an advisory lock (relaylock.go), so the
+// stream gets the events in commit order with any number of replicas and
+// after a replica is killed.
 //
 // The statements, reads and write transactions are sqlstore's; this
 // package holds PostgreSQL's dialect (dialect.go), the pgx adapter, the
@@ -31,6 +33,8 @@ import (
 type Store struct {
 	*sqlstore.Store
 	pool *pgxpool.Pool
+	// relayLock lets one replica at a time claim the outbox.
+	relayLock *relayLock
 }
 
 var _ store.Store = (*Store)(nil)
@@ -79,7 +83,8 @@ func Open(ctx context.Context, url string, opts ...store.Option) (*Store, error)
 			},
 			Options: o,
 		}),
-		pool: pool,
+		pool:      pool,
+		relayLock: &relayLock{pool: pool, log: o.Logger},
 	}, nil
 }
 
@@ -99,28 +104,34 @@ func (s *Store) Ping(ctx context.Context) error {
 
 // Close implements store.Store.
 func (s *Store) Close() error {
-	if s.MarkClosed() {
-		s.pool.Close()
+	if !s.MarkClosed() {
+		return nil
 	}
-	return nil
+	err := s.relayLock.close()
+	s.pool.Close()
+	return err
 }
 
-// ClaimOutbox implements store.OutboxRelay. The lease is computed from the
-// database clock, and SKIP LOCKED lets relays claim side by side.
+// ClaimOutbox implements store.OutboxRelay. Only the store that holds the
+// relay lock claims (see relayLock); the others get no events until the
+// holder's session ends. The lease is computed from the database clock.
 func (s *Store) ClaimOutbox(ctx context.Context, limit int) ([]store.OutboxEvent, error) {
 	if limit <= 0 {
 		return nil, nil
 	}
-	return s.ClaimOutboxWith(ctx, `
-		WITH c AS (
-			SELECT id FROM outbox
-			WHERE leased_until IS NULL OR leased_until <= clock_timestamp()
-			ORDER BY id LIMIT $1
-			FOR UPDATE SKIP LOCKED
-		)
-		UPDATE outbox o SET leased_until = clock_timestamp() + $2 * interval '1 microsecond',
-			attempts = o.attempts + 1
-		FROM c WHERE o.id = c.id
-		RETURNING o.id, o.tx_id, o.subject, o.msg_id, o.payload, o.attempts`,
-		limit, s.Options().OutboxLease.Microseconds())
+	return s.relayLock.claim(ctx, func(conn *pgx.Conn) ([]store.OutboxEvent, error) {
+		return s.ClaimOutboxOn(ctx, querier{q: conn}, `
+			WITH c AS (
+				SELECT id FROM outbox
+				WHERE (leased_until IS NULL OR leased_until <= clock_timestamp())
+					AND `+holdsRelayLock+`
+				ORDER BY id LIMIT $1
+				FOR UPDATE SKIP LOCKED
+			)
+			UPDATE outbox o SET leased_until = clock_timestamp() + $2 * interval '1 microsecond',
+				attempts = o.attempts + 1
+			FROM c WHERE o.id = c.id
+			RETURNING o.id, o.tx_id, o.subject, o.msg_id, o.payload, o.attempts`,
+			limit, s.Options().OutboxLease.Microseconds())
+	})
 }

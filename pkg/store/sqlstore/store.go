@@ -81,10 +81,17 @@ func (s *Store) LastTransactionID(ctx context.Context) (int64, error) {
 // the statement leases the events and returns their id, tx_id, subject,
 // msg_id, payload and attempts. The events come back in id order.
 func (s *Store) ClaimOutboxWith(ctx context.Context, query string, args ...any) ([]store.OutboxEvent, error) {
+	return s.ClaimOutboxOn(ctx, s.cfg.Write, query, args...)
+}
+
+// ClaimOutboxOn is ClaimOutboxWith on the querier q, e.g. the connection
+// that holds the backend's relay lock, so that the claim fails when the
+// lock's session is gone.
+func (s *Store) ClaimOutboxOn(ctx context.Context, q Querier, query string, args ...any) ([]store.OutboxEvent, error) {
 	scan := func(rows Rows, e *store.OutboxEvent) error {
 		return rows.Scan(&e.ID, &e.TxID, &e.Subject, &e.MsgID, &e.Payload, &e.Attempts)
 	}
-	out, err := collect(ctx, s.d, s.cfg.Write, "claim outbox", scan, query, args...)
+	out, err := collect(ctx, s.d, q, "claim outbox", scan, query, args...)
 	if err != nil {
 		return nil, err
 	}

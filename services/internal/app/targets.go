@@ -79,7 +79,8 @@ func buildTargets(ctx context.Context, cfg Config, comps *Components, log *slog.
 		switch t {
 		case TargetManagement:
 			// Management writes; its relay publishes the outbox. Several
-			// replicas may run it: claims are leased (SKIP LOCKED).
+			// replicas may run it: one at a time claims (the store's relay
+			// lock), the others stand by, so events stay in commit order.
 			pub := events.PublisherWithDeadline(comps.Events, component.Guard{Name: "events", Timeout: cfg.Timeouts.Events})
 			relay := outbox.New(comps.Store, pub, outbox.Options{Logger: log.With("worker", "outbox")})
 			workers = append(workers, relay.Run)
