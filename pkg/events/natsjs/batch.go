@@ -32,7 +32,9 @@ const gatherWait = 100 * time.Millisecond
 // runs, so AckWait bounds how long a crashed process holds messages rather
 // than how long a batch may take. When ctx ends, the messages not handled
 // are nak'ed without delay, in stream order, once the iterator has
-// drained.
+// drained. Stream order holds across a crash too: messages a previous
+// consumer left unacknowledged come back after AckWait, and no newer
+// message is handed over before them (gate).
 func (b *Bus) ConsumeBatch(ctx context.Context, durable, subjectFilter string, h events.BatchHandler, opts ...events.ConsumeOption) error {
 	if durable == "" || h == nil {
 		return fmt.Errorf("%w: durable name and handler are required", events.ErrInvalidConsumer)
@@ -50,8 +52,22 @@ func (b *Bus) ConsumeBatch(ctx context.Context, durable, subjectFilter string, h
 	b.mu.Unlock()
 	defer b.consumers.Done()
 
-	it, stopCtx, stop, err := b.messages(ctx, durable, subjectFilter, o, o.BatchSize)
-	if it == nil {
+	cons, err := b.durable(ctx, durable, subjectFilter, o, o.BatchSize)
+	if cons == nil {
+		return err
+	}
+	// Messages a previous consumer (a crashed process) was handed and did
+	// not acknowledge are redelivered only after AckWait, while newer
+	// ones are delivered at once: they must not overtake them (see gate).
+	g, err := newGate(ctx, cons, o.AckWait)
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil
+		}
+		return fmt.Errorf("natsjs: consumer %s: %w", durable, err)
+	}
+	it, stopCtx, stop, err := b.messages(ctx, cons, durable, o.BatchSize)
+	if err != nil {
 		return err
 	}
 	defer stop()
@@ -60,10 +76,23 @@ func (b *Bus) ConsumeBatch(ctx context.Context, durable, subjectFilter string, h
 	// Messages held when ctx ends are released once the iterator has
 	// drained: released earlier, they would come back to it.
 	var held []jetstream.Msg
-	defer func() { releaseAll(log, held) }()
+	defer func() { releaseAll(log, slices.Concat(held, g.early, g.later)) }()
 	batch := make([]jetstream.Msg, 0, o.BatchSize)
 	for {
-		jm, err := it.Next()
+		var jm jetstream.Msg
+		var err error
+		if g.active() {
+			// Wake up to check the gate and extend the held messages.
+			jm, err = it.Next(jetstream.NextMaxWait(g.poll))
+			if errors.Is(err, nats.ErrTimeout) {
+				if released := g.check(stopCtx, log); len(released) > 0 && stopCtx.Err() == nil {
+					held = append(held, b.handleBatch(stopCtx, log, released, h, o)...)
+				}
+				continue
+			}
+		} else {
+			jm, err = it.Next()
+		}
 		if err != nil {
 			if stop, err := b.iteratorError(stopCtx, ctx, log, durable, err); stop {
 				return err
@@ -88,8 +117,133 @@ func (b *Bus) ConsumeBatch(ctx context.Context, durable, subjectFilter string, h
 			held = append(held, batch...)
 			continue
 		}
+		if g.active() {
+			batch = g.filter(batch)
+			if len(batch) > 0 {
+				held = append(held, b.handleBatch(stopCtx, log, batch, h, o)...)
+			}
+			if released := g.check(stopCtx, log); len(released) > 0 && stopCtx.Err() == nil {
+				held = append(held, b.handleBatch(stopCtx, log, released, h, o)...)
+			}
+			continue
+		}
 		held = append(held, b.handleBatch(stopCtx, log, batch, h, o)...)
 	}
+}
+
+// gate keeps stream order across a crash. A consumer started while
+// messages handed to a previous one are unacknowledged (NumAckPending)
+// gets them back only after AckWait, in no particular order, but newer
+// messages at once (up to MaxAckPending, the batch size): handled first,
+// they would overtake the older ones, and a handler recording its progress
+// (the indexer's version) would record it past changes not applied yet.
+// So the redelivered messages (at or below the last stream sequence
+// delivered before this consumer started) are collected until all of
+// them are here and handed over in stream order, and the newer ones are
+// held back (their ack deadline extended) until the consumer's ack floor
+// has reached that sequence. Should some never come back (acknowledged
+// by a previous process still stopping, or removed by the stream's
+// limits), the gate opens after three AckWaits without one.
+type gate struct {
+	cons     jetstream.Consumer
+	upTo     uint64 // 0: open
+	owed     int    // redeliveries still to collect before handing them over
+	early    []jetstream.Msg
+	later    []jetstream.Msg
+	ackWait  time.Duration
+	poll     time.Duration
+	giveUp   time.Time
+	extended time.Time
+}
+
+func newGate(ctx context.Context, cons jetstream.Consumer, ackWait time.Duration) (*gate, error) {
+	if ackWait <= 0 {
+		ackWait = events.DefaultAckWait
+	}
+	g := &gate{cons: cons, ackWait: ackWait, poll: min(max(ackWait/4, 10*time.Millisecond), time.Second)}
+	info, err := cons.Info(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if info.NumAckPending > 0 && info.Delivered.Stream > info.AckFloor.Stream {
+		g.upTo = info.Delivered.Stream
+		g.owed = info.NumAckPending
+		g.giveUp = time.Now().Add(3 * ackWait)
+		g.extended = time.Now()
+	}
+	return g, nil
+}
+
+func (g *gate) active() bool { return g.upTo > 0 }
+
+// filter takes batch (in stream order) and returns what may be handed
+// over now: the redeliveries once all are here, in stream order.
+func (g *gate) filter(batch []jetstream.Msg) []jetstream.Msg {
+	for _, jm := range batch {
+		if streamSeq(jm) > g.upTo {
+			g.later = append(g.later, jm)
+			continue
+		}
+		g.giveUp = time.Now().Add(3 * g.ackWait)
+		if g.owed == 0 {
+			g.early = append(g.early, jm) // a duplicate: pass it on
+			continue
+		}
+		if !slices.ContainsFunc(g.early, func(o jetstream.Msg) bool { return streamSeq(o) == streamSeq(jm) }) {
+			g.owed--
+		}
+		g.early = append(g.early, jm)
+	}
+	if g.owed > 0 {
+		return nil
+	}
+	return takeSorted(&g.early)
+}
+
+// check opens the gate when every message up to it is acknowledged (or
+// the wait is given up) and returns the messages held back, in stream
+// order; while closed, it extends their ack deadline.
+func (g *gate) check(ctx context.Context, log *slog.Logger) []jetstream.Msg {
+	open := time.Now().After(g.giveUp)
+	if !open && g.owed == 0 && len(g.early) == 0 {
+		info, err := g.cons.Info(ctx)
+		if err != nil {
+			log.Warn("consumer info", "err", err)
+		} else {
+			open = info.AckFloor.Stream >= g.upTo
+		}
+	}
+	if !open {
+		if time.Since(g.extended) >= g.ackWait/3 {
+			inProgress(log, g.early)
+			inProgress(log, g.later)
+			g.extended = time.Now()
+		}
+		return nil
+	}
+	log.Debug("messages of a previous consumer handled: handing over newer ones", "up_to", g.upTo,
+		"missing", g.owed, "held", len(g.later))
+	g.upTo, g.owed = 0, 0
+	g.early = append(g.early, g.later...)
+	g.later = nil
+	return takeSorted(&g.early)
+}
+
+// takeSorted empties *jms and returns its messages in stream order, each
+// once (a message redelivered while held is there twice: its last
+// delivery is kept).
+func takeSorted(jms *[]jetstream.Msg) []jetstream.Msg {
+	ms := *jms
+	*jms = nil
+	slices.SortStableFunc(ms, func(a, b jetstream.Msg) int { return cmp.Compare(streamSeq(a), streamSeq(b)) })
+	out := ms[:0]
+	for i, jm := range ms {
+		if i+1 < len(ms) && streamSeq(ms[i+1]) == streamSeq(jm) {
+			continue
+		}
+		out = append(out, jm)
+	}
+	return out
 }
 
 // streamSeq is jm's stream sequence.

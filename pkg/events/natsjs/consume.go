@@ -44,8 +44,12 @@ func (b *Bus) Consume(ctx context.Context, durable, subjectFilter string, h even
 	if o.Ephemeral {
 		return b.consumeEphemeral(ctx, durable, subjectFilter, h, o)
 	}
-	it, stopCtx, stop, err := b.messages(ctx, durable, subjectFilter, o, o.MaxInFlight)
-	if it == nil {
+	cons, err := b.durable(ctx, durable, subjectFilter, o, o.MaxInFlight)
+	if cons == nil {
+		return err
+	}
+	it, stopCtx, stop, err := b.messages(ctx, cons, durable, o.MaxInFlight)
+	if err != nil {
 		return err
 	}
 	defer stop()
@@ -176,19 +180,12 @@ func (b *Bus) toMsg(jm jetstream.Msg) events.Msg {
 	return m
 }
 
-// messages opens the durable consumer's message iterator with up to
-// inFlight messages buffered. When ctx ends or the bus stops, the iterator
-// drains (not stops: Next keeps returning what is already buffered, which
-// the caller nak's, then ErrMsgIteratorClosed). stop releases it. A nil
-// iterator comes with the error to return (nil when the consumer was not
-// created because ctx ended). stopCtx ends when the iterator starts to
-// drain.
-func (b *Bus) messages(ctx context.Context, durable, subjectFilter string, o events.ConsumeOptions, inFlight int) (
+// messages opens cons's message iterator with up to inFlight messages
+// buffered. When ctx ends or the bus stops, the iterator drains (not
+// stops: Next keeps returning what is already buffered, which the caller
+// nak's, then ErrMsgIteratorClosed); stopCtx ends then. stop releases it.
+func (b *Bus) messages(ctx context.Context, cons jetstream.Consumer, durable string, inFlight int) (
 	it jetstream.MessagesContext, stopCtx context.Context, stop func(), err error) {
-	cons, err := b.durable(ctx, durable, subjectFilter, o, inFlight)
-	if cons == nil {
-		return nil, nil, nil, err
-	}
 	it, err = cons.Messages(jetstream.PullMaxMessages(inFlight))
 	if err != nil {
 		return nil, nil, nil, fmt.Errorf("natsjs: consume %s: %w", durable, err)

@@ -303,3 +303,79 @@ func TestInvalidNamespace(t *testing.T) {
 		t.Fatal("namespace with a dot accepted")
 	}
 }
+
+// TestConsumeBatchOrderAfterCrash: a consumer process crashes holding a
+// batch (neither acked nor nak'ed: it comes back after AckWait); the next
+// consumer with the same durable name must not be handed the messages
+// published meanwhile before those of the crashed batch, or a handler
+// recording its progress (the indexer's version) records it past changes
+// it has not applied.
+func TestConsumeBatchOrderAfterCrash(t *testing.T) {
+	srv, err := natsjs.NewEmbedded(t.Context(), natsjs.EmbeddedConfig{Dir: t.TempDir(), Listen: "127.0.0.1:0"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+	publish := func(from, to int) {
+		for i := from; i <= to; i++ {
+			if err := srv.Publish(t.Context(), events.Event{Subject: "cms.changes.x", MsgID: fmt.Sprint(i), Data: []byte("x")}); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	const ackWait = 500 * time.Millisecond
+	publish(1, 10)
+	first, err := natsjs.Connect(t.Context(), srv.ClientURL(), natsjs.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx1, cancel1 := context.WithTimeout(t.Context(), 20*time.Second)
+	defer cancel1()
+	crashed := make(chan struct{})
+	done1 := make(chan error, 1)
+	go func() {
+		done1 <- first.ConsumeBatch(ctx1, "d", "", func(ctx context.Context, ms []events.Msg) (int, error) {
+			first.Conn().Close() // crash holding the batch
+			close(crashed)
+			<-ctx.Done()
+			return 0, ctx.Err()
+		}, events.WithAckWait(ackWait))
+	}()
+	select {
+	case <-crashed:
+	case <-ctx1.Done():
+		t.Fatal("first consumer got nothing")
+	}
+	cancel1()
+	<-done1
+	_ = first.Close()
+	publish(11, 20)
+
+	second, err := natsjs.Connect(t.Context(), srv.ClientURL(), natsjs.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer second.Close()
+	ctx2, cancel2 := context.WithTimeout(t.Context(), 20*time.Second)
+	defer cancel2()
+	var order []uint64
+	seen := map[uint64]bool{}
+	_ = second.ConsumeBatch(ctx2, "d", "", func(_ context.Context, ms []events.Msg) (int, error) {
+		for _, m := range ms {
+			order = append(order, m.Sequence)
+			seen[m.Sequence] = true
+		}
+		if len(seen) == 20 {
+			cancel2()
+		}
+		return len(ms), nil
+	}, events.WithAckWait(ackWait))
+	if len(seen) != 20 {
+		t.Fatalf("second consumer got %d of 20 messages: %v", len(seen), order)
+	}
+	for i := 1; i < len(order); i++ {
+		if order[i] < order[i-1] {
+			t.Fatalf("messages handed over out of stream order after a crash: %v", order)
+		}
+	}
+}
