@@ -55,7 +55,7 @@ type Event struct {
 	Action    string `json:"action,omitempty"`
 }
 
-// ErrBadEvent: a payload is not a change event. Retrying cannot help.
+// ErrBadEvent means a payload is not a change event. Retrying cannot help.
 var ErrBadEvent = errors.New("changes: malformed change event")
 
 // Encode renders ev as its payload.

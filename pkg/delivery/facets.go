@@ -15,7 +15,7 @@ import (
 	"github.com/cmsplatform/cms/pkg/search"
 )
 
-// ErrUnsupported: a valid option this implementation does not provide.
+// ErrUnsupported means a valid option this implementation does not provide.
 var ErrUnsupported = errkind.New(errkind.Unsupported, "delivery: not supported")
 
 // Default and maximum number of values per field or suggestions.

@@ -253,7 +253,7 @@ func (m *branchModel) objType(name string) (*objType, error) {
 // (language-independent values).
 func (m *branchModel) langChain(param string) ([]int64, error) {
 	param = strings.TrimSpace(param)
-	var first int64 = defaultLanguage
+	first := int64(defaultLanguage)
 	if param != "" {
 		if l := m.langKey[strings.ToLower(param)]; l != nil {
 			first = l.id

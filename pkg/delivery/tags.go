@@ -35,14 +35,26 @@ import (
 //     only by changes to objects of that type (or of an unknown type).
 //     A single-object response with resolveReverse carries ListTag(b) as
 //     well: any object of the branch may start (or stop) referring to it.
-func ModelTag(branch int64) string   { return "model:" + strconv.FormatInt(branch, 10) }
+
+// ModelTag is the tag of branch's meta-model (see Cache tags above).
+func ModelTag(branch int64) string { return "model:" + strconv.FormatInt(branch, 10) }
+
+// ObjTag is the tag of one object on branch.
 func ObjTag(branch, id int64) string { return fmt.Sprintf("obj:%d:%d", branch, id) }
+
+// APITag is the tag of an ApiIdentifier lookup on branch.
 func APITag(branch int64, api string) string {
 	return fmt.Sprintf("api:%d:%s", branch, strings.ToLower(api))
 }
-func ListTag(branch int64) string          { return "list:" + strconv.FormatInt(branch, 10) }
+
+// ListTag is the tag of branch's query-shaped responses.
+func ListTag(branch int64) string { return "list:" + strconv.FormatInt(branch, 10) }
+
+// TypeListTag is the tag of branch's plain typed lists of typ.
 func TypeListTag(branch, typ int64) string { return fmt.Sprintf("list:%d:%d", branch, typ) }
-func AnyTypeListTag(branch int64) string   { return fmt.Sprintf("list:%d:*", branch) }
+
+// AnyTypeListTag is the tag every plain typed list of branch carries.
+func AnyTypeListTag(branch int64) string { return fmt.Sprintf("list:%d:*", branch) }
 
 // modelTypes are the object types whose change alters the meta-model.
 var modelTypes = map[int64]bool{typeRoot: true, content.TypeAttribute: true, content.TypeLanguage: true,
@@ -216,7 +228,7 @@ func (s *Service) subtree(ctx context.Context, branch int64) ([]int64, error) {
 	return out, nil
 }
 
-// ErrVersionTimeout: WaitForVersion gave up before the index showed the
+// ErrVersionTimeout means WaitForVersion gave up before the index showed the
 // version.
 var ErrVersionTimeout = errors.New("delivery: change version not visible in time")
 

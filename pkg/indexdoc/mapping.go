@@ -82,8 +82,14 @@ const (
 // fallback chain selects: its own, else its fallback languages', else the
 // language-independent one (displayname.go, fallback.go); FieldName has
 // the own names.
-func NameField(lang int64) string     { return "name_" + strconv.FormatInt(lang, 10) }
+
+// NameField is the exact display-name field of lang.
+func NameField(lang int64) string { return "name_" + strconv.FormatInt(lang, 10) }
+
+// NameSortField is the lower-cased display-name field of lang.
 func NameSortField(lang int64) string { return "nameSort_" + strconv.FormatInt(lang, 10) }
+
+// NameTextField is the analysed display-name field of lang.
 func NameTextField(lang int64) string { return "nameText_" + strconv.FormatInt(lang, 10) }
 
 // MaxTermBytes caps values stored in keyword fields (Lucene refuses terms

@@ -51,6 +51,7 @@ func SortKeyField(attr, lang int64) string {
 // in sort keys). pkg/delivery's in-memory sort classifies alike.
 type SortKind int
 
+// The sort kinds.
 const (
 	SortString SortKind = iota // lower-cased, "" = no value
 	SortNumber                 // numerically; references by target id

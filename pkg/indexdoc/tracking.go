@@ -9,7 +9,7 @@ import (
 	"github.com/cmsplatform/cms/pkg/search"
 )
 
-// ErrWaitTimeout: a wait for the change-tracking state gave up before the
+// ErrWaitTimeout means a wait for the change-tracking state gave up before the
 // wanted version or timestamp was reached.
 var ErrWaitTimeout = errors.New("indexdoc: change-tracking state not reached in time")
 

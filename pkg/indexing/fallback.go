@@ -157,15 +157,6 @@ func (ls *languages) check(bl *branchLangs, objs map[int64]*resolved) error {
 	return nil
 }
 
-// chainsFor returns the fallback chains of Options.Languages on branch.
-func (ix *Indexer) chainsFor(ctx context.Context, t tree, branch int64) (langChains, error) {
-	bl, err := ix.langsOn(ctx, t, branch)
-	if err != nil {
-		return nil, err
-	}
-	return bl.chains, nil
-}
-
 // langsOn returns the language objects as seen on branch.
 func (ix *Indexer) langsOn(ctx context.Context, t tree, branch int64) (*branchLangs, error) {
 	ls := t.langs

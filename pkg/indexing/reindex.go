@@ -43,7 +43,7 @@ const (
 	markerField = "index"
 )
 
-// ErrNoAliases: the engine cannot switch aliases, so it cannot reindex
+// ErrNoAliases means the engine cannot switch aliases, so it cannot reindex
 // without downtime.
 var ErrNoAliases = errors.New("indexing: search engine has no alias support")
 
