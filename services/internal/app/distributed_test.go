@@ -20,12 +20,16 @@ import (
 func TestServeAgainstRealComponents(t *testing.T) {
 	cfg := DistributedConfig()
 	cfg.DrainDelay = 0 // nothing balances load in front of a test
-	cfg.Store.URL = testenv.URL(t, testenv.PostgresURL)
-	cfg.Events.URL = testenv.URL(t, testenv.NATSURL)
+	// Its own database, change stream, indexes and cache keys: other test
+	// runs on the same components cannot feed or steal its events.
+	prefix := fmt.Sprintf("apptest%d", time.Now().UnixNano())
+	cfg.Store.URL = testenv.PostgresDatabase(t)
+	cfg.Events.URL, _ = sharedNATS(t, prefix)
 	cfg.Search.URL = testenv.URL(t, testenv.ElasticsearchURL)
 	cfg.Cache.URL = testenv.URL(t, testenv.RedisURL)
-	prefix := fmt.Sprintf("apptest%d", time.Now().UnixNano())
-	cfg.Search.Prefix, cfg.Cache.Prefix = prefix, prefix
+	cleanupElasticsearch(t, cfg.Search.URL, prefix)
+	cleanupRedis(t, cfg.Cache.URL, prefix)
+	cfg.Search.Prefix, cfg.Cache.Prefix, cfg.Events.Prefix = prefix, prefix, prefix
 	cfg.DataDir = t.TempDir()
 	cfg.HTTPAddr, cfg.GRPCAddr = "127.0.0.1:0", "127.0.0.1:0"
 	cfg.AdminPassword = "test-password"
@@ -94,8 +98,10 @@ func TestServeManagementOnPostgres(t *testing.T) {
 	cfg := DistributedConfig()
 	cfg.DrainDelay = 0 // nothing balances load in front of a test
 	cfg.Target = TargetManagement
-	cfg.Store.URL = testenv.URL(t, testenv.PostgresURL)
-	cfg.Events.URL = testenv.URL(t, testenv.NATSURL)
+	prefix := fmt.Sprintf("mgmttest%d", time.Now().UnixNano())
+	cfg.Store.URL = testenv.PostgresDatabase(t)
+	cfg.Events.URL, _ = sharedNATS(t, prefix)
+	cfg.Events.Prefix = prefix
 	cfg.DataDir = t.TempDir()
 	cfg.HTTPAddr, cfg.GRPCAddr = "127.0.0.1:0", "127.0.0.1:0"
 	cfg.AdminPassword = "test-password"
