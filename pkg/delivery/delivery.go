@@ -22,7 +22,6 @@ import (
 
 	"github.com/cmsplatform/cms/pkg/errkind"
 	"github.com/cmsplatform/cms/pkg/indexdoc"
-	"github.com/cmsplatform/cms/pkg/indexing"
 	"github.com/cmsplatform/cms/pkg/search"
 )
 
@@ -49,9 +48,9 @@ const (
 type Options struct {
 	// Search is the engine the indexer writes (required).
 	Search search.Engine
-	// Indexing must match the indexer's options: IndexPrefix names the
-	// indexes, Languages the per-language display-name fields.
-	Indexing indexing.Options
+	// Layout must be the indexer's (IndexPrefix names the indexes,
+	// Languages the per-language display-name fields).
+	Layout indexdoc.Layout
 	// Logger; nil discards.
 	Logger *slog.Logger
 }
@@ -78,13 +77,13 @@ func New(opts Options) (*Service, error) {
 	if opts.Logger == nil {
 		opts.Logger = slog.New(slog.DiscardHandler)
 	}
-	langs := opts.Indexing.Languages
+	langs := opts.Layout.Languages
 	if langs == nil {
 		langs = indexdoc.DefaultLanguages
 	}
 	s := &Service{eng: opts.Search, log: opts.Logger,
-		objects:  opts.Indexing.IndexPrefix + indexdoc.ObjectsIndex,
-		tracking: indexdoc.NewChangeTracking(opts.Search, opts.Indexing.IndexPrefix, 0, nil),
+		objects:  opts.Layout.IndexPrefix + indexdoc.ObjectsIndex,
+		tracking: indexdoc.NewChangeTracking(opts.Search, opts.Layout.IndexPrefix, 0, nil),
 		langs:    map[int64]bool{}, models: map[int64]*branchModel{}, sources: newSourceCache()}
 	for _, l := range langs {
 		s.langs[l] = true

@@ -28,7 +28,7 @@ func (e *rvCountingEngine) Search(ctx context.Context, req search.SearchRequest)
 func rvCounted(t *testing.T, s *deliverytest.Site) (*delivery.Service, *rvCountingEngine) {
 	t.Helper()
 	ce := &rvCountingEngine{Engine: s.Engine}
-	svc, err := delivery.New(delivery.Options{Search: ce, Indexing: s.Options})
+	svc, err := delivery.New(delivery.Options{Search: ce, Layout: s.Options.Layout})
 	if err != nil {
 		t.Fatal(err)
 	}

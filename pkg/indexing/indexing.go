@@ -46,12 +46,10 @@ const (
 
 // Options tune an Indexer; zero values get defaults.
 type Options struct {
-	// IndexPrefix is put before indexdoc.ObjectsIndex and indexdoc.StateIndex (lower case,
-	// e.g. "cms-"); the engine may add its own prefix as well.
-	IndexPrefix string
-	// Languages get per-language display-name fields (indexdoc.DefaultLanguages),
-	// filled along each language's fallback chain (fallback.go).
-	Languages []int64
+	// Layout names the indexes (IndexPrefix) and the languages with
+	// display-name fields (Languages, filled along each language's
+	// fallback chain: fallback.go); readers use the same Layout.
+	indexdoc.Layout
 	// KeepDeleted indexes soft-deleted objects with indexdoc.FieldDeleted = true
 	// (the Index API's deleted filter needs them); by default they are
 	// deleted from the index, leaving a tombstone.

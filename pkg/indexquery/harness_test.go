@@ -13,6 +13,7 @@ import (
 
 	"github.com/cmsplatform/cms/pkg/changes"
 	"github.com/cmsplatform/cms/pkg/content"
+	"github.com/cmsplatform/cms/pkg/indexdoc"
 	"github.com/cmsplatform/cms/pkg/indexing"
 	"github.com/cmsplatform/cms/pkg/indexquery"
 	"github.com/cmsplatform/cms/pkg/search"
@@ -35,7 +36,7 @@ type env struct {
 
 // Options the indexer and the reader share.
 func indexingOptions(prefix string) indexing.Options {
-	return indexing.Options{IndexPrefix: prefix, KeepDeleted: true}
+	return indexing.Options{Layout: indexdoc.Layout{IndexPrefix: prefix}, KeepDeleted: true}
 }
 
 func bleveEnv(t *testing.T) *env {
@@ -87,7 +88,7 @@ func newEnvStore(t *testing.T, eng search.Engine, opts indexing.Options, st stor
 	if err != nil {
 		t.Fatal(err)
 	}
-	q, err := indexquery.New(eng, opts)
+	q, err := indexquery.New(eng, indexquery.Options{Layout: opts.Layout, PollInterval: opts.PollInterval})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -25,7 +25,6 @@ import (
 
 	"github.com/cmsplatform/cms/pkg/errkind"
 	"github.com/cmsplatform/cms/pkg/indexdoc"
-	"github.com/cmsplatform/cms/pkg/indexing"
 	"github.com/cmsplatform/cms/pkg/search"
 )
 
@@ -63,20 +62,28 @@ type Service struct {
 	maxWait  time.Duration
 }
 
+// Options configure a Service.
+type Options struct {
+	// Layout must be the indexer's (same IndexPrefix and Languages).
+	Layout indexdoc.Layout
+	// PollInterval is how often read-your-writes waits read the
+	// change-tracking state (indexdoc.DefaultPollInterval).
+	PollInterval time.Duration
+	// Logger; nil discards.
+	Logger *slog.Logger
+}
+
 // New returns a Service reading the objects and comments indexes that an
-// indexer with the same opts writes (same IndexPrefix and Languages); it
-// reads the engine only.
-func New(eng search.Engine, opts indexing.Options) (*Service, error) {
-	langs := opts.Languages
-	if langs == nil {
-		langs = indexdoc.DefaultLanguages
-	}
+// indexer with the same Layout writes; it reads the engine only.
+func New(eng search.Engine, opts Options) (*Service, error) {
+	langs := opts.Layout.Langs()
 	log := opts.Logger
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	s := &Service{eng: eng, tracking: indexdoc.NewChangeTracking(eng, opts.IndexPrefix, opts.PollInterval, nil),
-		index: opts.IndexPrefix + indexdoc.ObjectsIndex, comments: opts.IndexPrefix + indexdoc.CommentsIndex,
+	prefix := opts.Layout.IndexPrefix
+	s := &Service{eng: eng, tracking: indexdoc.NewChangeTracking(eng, prefix, opts.PollInterval, nil),
+		index: prefix + indexdoc.ObjectsIndex, comments: prefix + indexdoc.CommentsIndex,
 		langs: langs, log: log, maxWait: MaxWaitLimit}
 	for _, n := range []string{s.index, s.comments} {
 		if err := search.ValidIndexName(n); err != nil {

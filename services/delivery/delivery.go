@@ -20,7 +20,7 @@ import (
 
 	"github.com/cmsplatform/cms/pkg/cache"
 	"github.com/cmsplatform/cms/pkg/delivery"
-	"github.com/cmsplatform/cms/pkg/indexing"
+	"github.com/cmsplatform/cms/pkg/indexdoc"
 	"github.com/cmsplatform/cms/pkg/search"
 	deliveryv1 "github.com/cmsplatform/cms/proto/gen/go/cms/delivery/v1"
 	"github.com/cmsplatform/cms/proto/gen/openapi"
@@ -41,8 +41,8 @@ type Options struct {
 	// Cache, when set, keeps rendered responses keyed by the index
 	// version, so an indexed change makes them unreachable at once.
 	Cache cache.Cache
-	// Indexing must equal the indexer's options (IndexPrefix, Languages).
-	Indexing indexing.Options
+	// Layout must be the indexer's (IndexPrefix, Languages).
+	Layout indexdoc.Layout
 	// Logger; nil discards.
 	Logger *slog.Logger
 }
@@ -61,7 +61,7 @@ func New(opts Options) *Group {
 	s := &service{log: opts.Logger, cache: opts.Cache}
 	if opts.Search != nil {
 		// New fails only without an engine.
-		s.dom, _ = delivery.New(delivery.Options{Search: opts.Search, Indexing: opts.Indexing, Logger: opts.Logger})
+		s.dom, _ = delivery.New(delivery.Options{Search: opts.Search, Layout: opts.Layout, Logger: opts.Logger})
 		s.chains = indexbranches.FromDelivery(s.dom, opts.Logger)
 	}
 	return &Group{api: s, bin: &binaries{}}

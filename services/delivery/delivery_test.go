@@ -69,7 +69,7 @@ func newHarnessOpts(t testing.TB, authn auth.Authenticator, httpCache bool) *har
 	site := deliverytest.NewSite(t)
 	c := memory.New(memory.Options{})
 	t.Cleanup(func() { _ = c.Close() })
-	g := New(Options{Search: site.Engine, Cache: c, Indexing: site.Options})
+	g := New(Options{Search: site.Engine, Cache: c, Layout: site.Options.Layout})
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)

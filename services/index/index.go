@@ -9,7 +9,7 @@ import (
 	"errors"
 	"log/slog"
 
-	"github.com/cmsplatform/cms/pkg/indexing"
+	"github.com/cmsplatform/cms/pkg/indexdoc"
 	"github.com/cmsplatform/cms/pkg/indexquery"
 	"github.com/cmsplatform/cms/pkg/params"
 	"github.com/cmsplatform/cms/pkg/search"
@@ -30,9 +30,9 @@ const BasePath = "/apis/index/v1"
 type Options struct {
 	// Search is the engine the indexer writes (required).
 	Search search.Engine
-	// Indexing must be the options the indexer runs with (same
-	// IndexPrefix and Languages), so both sides name the same index.
-	Indexing indexing.Options
+	// Layout must be the indexer's (same IndexPrefix and Languages), so
+	// both sides name the same indexes and fields.
+	Layout indexdoc.Layout
 	// Logger; nil discards.
 	Logger *slog.Logger
 }
@@ -49,14 +49,11 @@ func New(opts Options) (*Group, error) {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	if opts.Indexing.Logger == nil {
-		opts.Indexing.Logger = log
-	}
-	q, err := indexquery.New(opts.Search, opts.Indexing)
+	q, err := indexquery.New(opts.Search, indexquery.Options{Layout: opts.Layout, Logger: log})
 	if err != nil {
 		return nil, err
 	}
-	br, err := indexbranches.New(opts.Search, opts.Indexing, log)
+	br, err := indexbranches.New(opts.Search, opts.Layout, log)
 	if err != nil {
 		return nil, err
 	}

@@ -86,7 +86,7 @@ func newHarness(t *testing.T) *harness {
 		}
 		return v
 	}
-	g, err := New(Options{Search: eng, Indexing: iopts})
+	g, err := New(Options{Search: eng, Layout: iopts.Layout})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -91,7 +91,7 @@ func newFaultEnv(t *testing.T, ctx context.Context, natsURL string) *faultEnv {
 		_ = eng.Close()
 		deletePrefix(t, esURL, esPrefix)
 	})
-	f := &faultEnv{st: st, svc: content.New(st, nil), eng: eng, iopts: indexing.Options{IndexPrefix: "cms-"},
+	f := &faultEnv{st: st, svc: content.New(st, nil), eng: eng, iopts: indexing.Options{Layout: indexdoc.Layout{IndexPrefix: "cms-"}},
 		natsURL: natsURL, prefix: "flt" + id + "."}
 	f.stream = events.StreamConfig{Name: "FAULTTEST_" + id, Subjects: []string{f.prefix + "cms.changes.>"}}
 	return f
@@ -229,7 +229,7 @@ func (f *faultEnv) verify(t *testing.T, ctx context.Context, ix *indexing.Indexe
 		t.Fatalf("indexer did not catch up: version %d of %d: %v", v, head, err)
 	}
 	t.Logf("caught up with transaction %d %s after the last write", head, time.Since(start).Round(time.Millisecond))
-	ref, err := indexing.New(f.st, f.eng, indexing.Options{IndexPrefix: "ref-"})
+	ref, err := indexing.New(f.st, f.eng, indexing.Options{Layout: indexdoc.Layout{IndexPrefix: "ref-"}})
 	if err != nil {
 		t.Fatal(err)
 	}

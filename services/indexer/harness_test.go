@@ -136,7 +136,7 @@ func realEnv(t testing.TB) *env {
 		deletePrefix(t, esURL, esPrefix)
 	})
 	return start(t, &env{st: st, bus: bus, pub: prefixPublisher{bus, prefix}, eng: eng, subjectPrefix: prefix},
-		indexing.Options{IndexPrefix: "cms-"})
+		indexing.Options{Layout: indexdoc.Layout{IndexPrefix: "cms-"}})
 }
 
 // start bootstraps the content model and runs the relay and the indexer

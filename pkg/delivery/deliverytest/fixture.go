@@ -90,7 +90,7 @@ func Engines() []Engine {
 			url := testenv.URL(t, testenv.ElasticsearchURL)
 			b := make([]byte, 5)
 			_, _ = rand.Read(b)
-			opts := indexing.Options{IndexPrefix: "dlv" + hex.EncodeToString(b) + "-"}
+			opts := indexing.Options{Layout: indexdoc.Layout{IndexPrefix: "dlv" + hex.EncodeToString(b) + "-"}}
 			eng, err := elastic.New(url, elastic.WithPrefix("cmstest-"))
 			if err != nil {
 				t.Fatal(err)
@@ -172,7 +172,7 @@ func NewSiteOn(t testing.TB, e Engine) *Site {
 		content.ObjectInput{TypeID: s.WebPage, Values: []content.ValueInput{val(1000, 202, "Nur Deutsch")}})
 	s.Home, s.About, s.DeOnly = ids[0], ids[1], ids[2]
 	s.Publish(t)
-	if s.Svc, err = delivery.New(delivery.Options{Search: eng, Indexing: s.Options}); err != nil {
+	if s.Svc, err = delivery.New(delivery.Options{Search: eng, Layout: s.Options.Layout}); err != nil {
 		t.Fatal(err)
 	}
 	return s

@@ -98,7 +98,7 @@ func buildTargets(ctx context.Context, cfg Config, comps *Components, log *slog.
 			}))
 		case TargetDelivery:
 			g := delivery.New(delivery.Options{Search: comps.Search, Cache: comps.Cache,
-				Indexing: cfg.indexing(log), Logger: log.With("group", "delivery")})
+				Layout: cfg.indexing(log).Layout, Logger: log.With("group", "delivery")})
 			groups = append(groups, g)
 			registerDeliveryMetrics(reg, g)
 			// Change events evict exactly the cached answers they touch. A
@@ -115,7 +115,7 @@ func buildTargets(ctx context.Context, cfg Config, comps *Components, log *slog.
 		case TargetRendering:
 			g := rendering.New()
 			if comps.Search != nil {
-				br, err := indexbranches.New(comps.Search, cfg.indexing(log), log.With("group", "rendering"))
+				br, err := indexbranches.New(comps.Search, cfg.indexing(log).Layout, log.With("group", "rendering"))
 				if err != nil {
 					return nil, nil, fmt.Errorf("rendering: %w", err)
 				}
@@ -124,7 +124,7 @@ func buildTargets(ctx context.Context, cfg Config, comps *Components, log *slog.
 			groups = append(groups, g)
 		case TargetIndex:
 			g, err := index.New(index.Options{Search: comps.Search,
-				Indexing: cfg.indexing(log), Logger: log.With("group", "index")})
+				Layout: cfg.indexing(log).Layout, Logger: log.With("group", "index")})
 			if err != nil {
 				return nil, nil, fmt.Errorf("index: %w", err)
 			}

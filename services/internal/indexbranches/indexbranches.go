@@ -12,7 +12,7 @@ import (
 	"time"
 
 	"github.com/cmsplatform/cms/pkg/delivery"
-	"github.com/cmsplatform/cms/pkg/indexing"
+	"github.com/cmsplatform/cms/pkg/indexdoc"
 	"github.com/cmsplatform/cms/pkg/search"
 	"github.com/cmsplatform/cms/services/internal/gateway"
 	"google.golang.org/grpc/codes"
@@ -41,12 +41,12 @@ type entry struct {
 	at    time.Time
 }
 
-// New returns a Resolver reading the index an indexer with opts writes.
-func New(eng search.Engine, opts indexing.Options, log *slog.Logger) (*Resolver, error) {
+// New returns a Resolver reading the index an indexer with layout writes.
+func New(eng search.Engine, layout indexdoc.Layout, log *slog.Logger) (*Resolver, error) {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	dom, err := delivery.New(delivery.Options{Search: eng, Indexing: opts, Logger: log})
+	dom, err := delivery.New(delivery.Options{Search: eng, Layout: layout, Logger: log})
 	if err != nil {
 		return nil, err
 	}
