@@ -37,9 +37,9 @@ type bulkLoad struct {
 	load   time.Duration
 }
 
-// newBulkLoad writes the objects and claims (and acks) their outbox events
-// so that every engine sub-benchmark can apply the same events.
-func newBulkLoad(b *testing.B) *bulkLoad {
+// benchStore opens a bootstrapped SQLite store in a temporary directory
+// with one new type, for the benchmarks' loads.
+func benchStore(b *testing.B) (store.Store, *content.Service, []int64) {
 	b.Helper()
 	ctx := context.Background()
 	st, err := sqlite.Open(ctx, filepath.Join(b.TempDir(), "cms.db"))
@@ -55,6 +55,15 @@ func newBulkLoad(b *testing.B) *bulkLoad {
 	if err != nil {
 		b.Fatal(err)
 	}
+	return st, s, typ
+}
+
+// newBulkLoad writes the objects and claims (and acks) their outbox events
+// so that every engine sub-benchmark can apply the same events.
+func newBulkLoad(b *testing.B) *bulkLoad {
+	b.Helper()
+	ctx := context.Background()
+	st, s, typ := benchStore(b)
 	var attrIn []content.ObjectInput
 	for _, dt := range []string{"String", "Integer", "DateTime", "XmlRef.SimpleHtml"} {
 		attrIn = append(attrIn, content.ObjectInput{TypeID: content.TypeAttribute,

@@ -3,7 +3,6 @@ package indexing_test
 import (
 	"context"
 	"fmt"
-	"path/filepath"
 	"testing"
 	"time"
 
@@ -12,7 +11,6 @@ import (
 	"github.com/cmsplatform/cms/pkg/indexing"
 	"github.com/cmsplatform/cms/pkg/search"
 	"github.com/cmsplatform/cms/pkg/store"
-	"github.com/cmsplatform/cms/pkg/store/sqlite"
 )
 
 // Single-object transaction shape: txObjects objects indexed up front,
@@ -37,19 +35,7 @@ type txLoad struct {
 func newTxLoad(b *testing.B) *txLoad {
 	b.Helper()
 	ctx := context.Background()
-	st, err := sqlite.Open(ctx, filepath.Join(b.TempDir(), "cms.db"))
-	if err != nil {
-		b.Fatal(err)
-	}
-	b.Cleanup(func() { _ = st.Close() })
-	if err := content.Bootstrap(ctx, st); err != nil {
-		b.Fatal(err)
-	}
-	s := content.New(st, nil)
-	_, typ, err := s.CreateObjects(ctx, "4", editor, []content.ObjectInput{{TypeID: content.RootID}})
-	if err != nil {
-		b.Fatal(err)
-	}
+	st, s, typ := benchStore(b)
 	in := make([]content.ObjectInput, txObjects)
 	for i := range in {
 		in[i] = content.ObjectInput{TypeID: typ[0], Values: []content.ValueInput{
