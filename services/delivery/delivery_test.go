@@ -5,9 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
-	"net/http/httptest"
 	"os"
 	"regexp"
 	"sort"
@@ -22,11 +20,10 @@ import (
 	"github.com/cmsplatform/cms/pkg/indexdoc"
 	"github.com/cmsplatform/cms/pkg/search"
 	deliveryv1 "github.com/cmsplatform/cms/proto/gen/go/cms/delivery/v1"
-	"github.com/cmsplatform/cms/services/internal/gateway"
+	"github.com/cmsplatform/cms/services/internal/gatewaytest"
 	"github.com/cmsplatform/cms/services/internal/interceptors"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
-	"google.golang.org/grpc/credentials/insecure"
 	"google.golang.org/grpc/status"
 )
 
@@ -70,10 +67,6 @@ func newHarnessOpts(t testing.TB, authn auth.Authenticator, httpCache bool) *har
 	c := memory.New(memory.Options{})
 	t.Cleanup(func() { _ = c.Close() })
 	g := New(Options{Search: site.Engine, Cache: c, Layout: site.Options.Layout})
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
 	// Without authn every call is an administrator's, as in the app with
 	// credentials; the authorization interceptor runs either way.
 	authenticate := func(ctx context.Context, req any, _ *grpc.UnaryServerInfo, h grpc.UnaryHandler) (any, error) {
@@ -84,25 +77,12 @@ func newHarnessOpts(t testing.TB, authn auth.Authenticator, httpCache bool) *har
 	}
 	az := &interceptors.Authz{Resolvers: g.BranchResolvers()}
 	srv := grpc.NewServer(grpc.ChainUnaryInterceptor(authenticate, az.Unary))
-	g.RegisterGRPC(srv)
-	go func() { _ = srv.Serve(ln) }()
-	t.Cleanup(srv.Stop)
-	conn, err := grpc.NewClient(ln.Addr().String(), grpc.WithTransportCredentials(insecure.NewCredentials()))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { conn.Close() })
-	mux := gateway.NewServeMux()
-	if err := g.RegisterGateway(context.Background(), mux, conn); err != nil {
-		t.Fatal(err)
-	}
-	var handler http.Handler = mux
+	var middleware []func(http.Handler) http.Handler
 	if authn != nil && httpCache {
-		handler = g.HTTPCache(authn)(mux)
+		middleware = append(middleware, g.HTTPCache(authn))
 	}
-	hs := httptest.NewServer(handler)
-	t.Cleanup(hs.Close)
-	return &harness{site: site, client: deliveryv1.NewDeliveryServiceClient(conn), url: hs.URL + BasePath,
+	conn, url := gatewaytest.Serve(t, g, srv, middleware...)
+	return &harness{site: site, client: deliveryv1.NewDeliveryServiceClient(conn), url: url + BasePath,
 		cache: c, inv: g.Invalidator(nil, "test"), group: g, authz: az}
 }
 

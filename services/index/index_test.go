@@ -5,9 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
-	"net/http/httptest"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -18,9 +16,8 @@ import (
 	"github.com/cmsplatform/cms/pkg/indexing"
 	"github.com/cmsplatform/cms/pkg/search/bleve"
 	"github.com/cmsplatform/cms/pkg/store/sqlite"
-	"github.com/cmsplatform/cms/services/internal/gateway"
+	"github.com/cmsplatform/cms/services/internal/gatewaytest"
 	"google.golang.org/grpc"
-	"google.golang.org/grpc/credentials/insecure"
 )
 
 // harness: SQLite + pkg/content writes, the outbox applied by a real
@@ -90,26 +87,8 @@ func newHarness(t *testing.T) *harness {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv := grpc.NewServer()
-	g.RegisterGRPC(srv)
-	go func() { _ = srv.Serve(ln) }()
-	t.Cleanup(srv.Stop)
-	conn, err := grpc.NewClient(ln.Addr().String(), grpc.WithTransportCredentials(insecure.NewCredentials()))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { conn.Close() })
-	mux := gateway.NewServeMux()
-	if err := g.RegisterGateway(ctx, mux, conn); err != nil {
-		t.Fatal(err)
-	}
-	hs := httptest.NewServer(mux)
-	t.Cleanup(hs.Close)
-	h.url = hs.URL + BasePath
+	_, url := gatewaytest.Serve(t, g, grpc.NewServer())
+	h.url = url + BasePath
 
 	ch := content.Change{User: "editor"}
 	_, typ, err := h.svc.CreateObjects(ctx, "4", ch, []content.ObjectInput{{TypeID: content.RootID}})

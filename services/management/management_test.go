@@ -5,9 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
-	"net/http/httptest"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -16,10 +14,9 @@ import (
 	"github.com/cmsplatform/cms/pkg/content"
 	"github.com/cmsplatform/cms/pkg/store/sqlite"
 	managementv1 "github.com/cmsplatform/cms/proto/gen/go/cms/management/v1"
-	"github.com/cmsplatform/cms/services/internal/gateway"
+	"github.com/cmsplatform/cms/services/internal/gatewaytest"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
-	"google.golang.org/grpc/credentials/insecure"
 	"google.golang.org/grpc/status"
 )
 
@@ -47,28 +44,11 @@ func newHarness(t *testing.T, withContent bool) *harness {
 		svc = content.New(st, nil)
 	}
 	g := New(Options{Content: svc})
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
 	srv := grpc.NewServer(grpc.UnaryInterceptor(func(ctx context.Context, req any, _ *grpc.UnaryServerInfo, h grpc.UnaryHandler) (any, error) {
 		return h(auth.WithPrincipal(ctx, auth.Principal{Name: "editor", Admin: true}), req)
 	}))
-	g.RegisterGRPC(srv)
-	go func() { _ = srv.Serve(ln) }()
-	t.Cleanup(srv.Stop)
-	conn, err := grpc.NewClient(ln.Addr().String(), grpc.WithTransportCredentials(insecure.NewCredentials()))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { conn.Close() })
-	mux := gateway.NewServeMux()
-	if err := g.RegisterGateway(ctx, mux, conn); err != nil {
-		t.Fatal(err)
-	}
-	hs := httptest.NewServer(mux)
-	t.Cleanup(hs.Close)
-	return &harness{client: managementv1.NewManagementServiceClient(conn), url: hs.URL + BasePath}
+	conn, url := gatewaytest.Serve(t, g, srv)
+	return &harness{client: managementv1.NewManagementServiceClient(conn), url: url + BasePath}
 }
 
 type response struct {
