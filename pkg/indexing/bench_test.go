@@ -220,7 +220,7 @@ func openElastic(b testing.TB) search.Engine {
 	}
 	b.Cleanup(func() {
 		_ = eng.Close()
-		deletePrefix(b, url, prefix)
+		testenv.DeleteIndexes(b, url, prefix)
 	})
 	return eng
 }

@@ -4,9 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
-	"net/http"
-	"strings"
 	"testing"
 	"time"
 
@@ -101,7 +98,7 @@ func TestRebuildElasticsearch(t *testing.T) {
 	}
 	t.Cleanup(func() {
 		_ = eng.Close()
-		deletePrefix(t, url, prefix)
+		testenv.DeleteIndexes(t, url, prefix)
 	})
 	testRebuild(t, eng)
 }
@@ -255,22 +252,4 @@ func reference(t *testing.T, st store.Store) map[string]string {
 		t.Fatal(err)
 	}
 	return sources(t, eng, ix.ObjectsIndex())
-}
-
-// deletePrefix deletes every index named prefix*, one by one.
-func deletePrefix(t testing.TB, url, prefix string) {
-	base := strings.TrimRight(url, "/")
-	res, err := http.Get(base + "/_cat/indices/" + prefix + "*?h=index&expand_wildcards=all")
-	if err != nil {
-		t.Logf("cleanup: %v", err)
-		return
-	}
-	body, _ := io.ReadAll(res.Body)
-	res.Body.Close()
-	for _, name := range strings.Fields(string(body)) {
-		req, _ := http.NewRequest(http.MethodDelete, base+"/"+name, nil)
-		if res, err := http.DefaultClient.Do(req); err == nil {
-			res.Body.Close()
-		}
-	}
 }

@@ -5,10 +5,7 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
-	"io"
-	"net/http"
 	"path/filepath"
-	"strings"
 	"testing"
 
 	"github.com/cmsplatform/cms/pkg/changes"
@@ -61,7 +58,7 @@ func elasticEnv(t *testing.T) *env {
 	}
 	t.Cleanup(func() {
 		_ = eng.Close()
-		deletePrefix(t, url, prefix)
+		testenv.DeleteIndexes(t, url, prefix)
 	})
 	return newEnv(t, eng, indexingOptions("cms-"))
 }
@@ -128,24 +125,6 @@ func (e *env) sync(t *testing.T) int64 {
 		t.Fatal(err)
 	}
 	return v
-}
-
-// deletePrefix deletes every index named prefix*, one by one.
-func deletePrefix(t *testing.T, esURL, prefix string) {
-	base := strings.TrimRight(esURL, "/")
-	res, err := http.Get(base + "/_cat/indices/" + prefix + "*?h=index&expand_wildcards=all")
-	if err != nil {
-		t.Logf("cleanup: %v", err)
-		return
-	}
-	body, _ := io.ReadAll(res.Body)
-	res.Body.Close()
-	for _, name := range strings.Fields(string(body)) {
-		req, _ := http.NewRequest(http.MethodDelete, base+"/"+name, nil)
-		if res, err := http.DefaultClient.Do(req); err == nil {
-			res.Body.Close()
-		}
-	}
 }
 
 var editor = content.Change{User: "editor", Comment: "test"}

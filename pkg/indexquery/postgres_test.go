@@ -30,7 +30,7 @@ func TestCommentsPostgresElasticsearch(t *testing.T) {
 	}
 	t.Cleanup(func() {
 		_ = eng.Close()
-		deletePrefix(t, esURL, prefix)
+		testenv.DeleteIndexes(t, esURL, prefix)
 	})
 	commentScenario(t, newEnvStore(t, eng, indexingOptions("cms-"), st))
 }

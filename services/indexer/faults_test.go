@@ -89,7 +89,7 @@ func newFaultEnv(t *testing.T, ctx context.Context, natsURL string) *faultEnv {
 	}
 	t.Cleanup(func() {
 		_ = eng.Close()
-		deletePrefix(t, esURL, esPrefix)
+		testenv.DeleteIndexes(t, esURL, esPrefix)
 	})
 	f := &faultEnv{st: st, svc: content.New(st, nil), eng: eng, iopts: indexing.Options{Layout: indexdoc.Layout{IndexPrefix: "cms-"}},
 		natsURL: natsURL, prefix: "flt" + id + "."}

@@ -7,10 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
-	"net/http"
 	"path/filepath"
-	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -133,7 +130,7 @@ func realEnv(t testing.TB) *env {
 	}
 	t.Cleanup(func() {
 		_ = eng.Close()
-		deletePrefix(t, esURL, esPrefix)
+		testenv.DeleteIndexes(t, esURL, esPrefix)
 	})
 	return start(t, &env{st: st, bus: bus, pub: prefixPublisher{bus, prefix}, eng: eng, subjectPrefix: prefix},
 		indexing.Options{Layout: indexdoc.Layout{IndexPrefix: "cms-"}})
@@ -224,25 +221,6 @@ func deleteStream(t testing.TB, natsURL, name string) {
 	defer cancel()
 	if err := js.DeleteStream(ctx, name); err != nil && !errors.Is(err, jetstream.ErrStreamNotFound) {
 		t.Errorf("cleanup delete stream %s: %v", name, err)
-	}
-}
-
-// deletePrefix deletes every index named prefix*, one by one (ES 8 refuses
-// wildcard deletes).
-func deletePrefix(t testing.TB, esURL, prefix string) {
-	base := strings.TrimRight(esURL, "/")
-	res, err := http.Get(base + "/_cat/indices/" + prefix + "*?h=index&expand_wildcards=all")
-	if err != nil {
-		t.Logf("cleanup: %v", err)
-		return
-	}
-	body, _ := io.ReadAll(res.Body)
-	res.Body.Close()
-	for _, name := range strings.Fields(string(body)) {
-		req, _ := http.NewRequest(http.MethodDelete, base+"/"+name, nil)
-		if res, err := http.DefaultClient.Do(req); err == nil {
-			res.Body.Close()
-		}
 	}
 }
 

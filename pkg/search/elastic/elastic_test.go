@@ -3,9 +3,6 @@ package elastic_test
 import (
 	"context"
 	"fmt"
-	"io"
-	"net/http"
-	"strings"
 	"testing"
 	"time"
 
@@ -26,32 +23,13 @@ func newEngine(t *testing.T, opts ...elastic.Option) search.Engine {
 	}
 	t.Cleanup(func() {
 		_ = e.Close()
-		deletePrefix(t, url, prefix)
+		testenv.DeleteIndexes(t, url, prefix)
 	})
 	return e
 }
 
 func TestConformance(t *testing.T) {
 	searchtest.Run(t, func(t *testing.T) search.Engine { return newEngine(t) })
-}
-
-// deletePrefix deletes every index named prefix*, one by one: Elasticsearch 8
-// refuses wildcard deletes (action.destructive_requires_name).
-func deletePrefix(t *testing.T, url, prefix string) {
-	base := strings.TrimRight(url, "/")
-	res, err := http.Get(base + "/_cat/indices/" + prefix + "*?h=index&expand_wildcards=all")
-	if err != nil {
-		t.Logf("cleanup: %v", err)
-		return
-	}
-	body, _ := io.ReadAll(res.Body)
-	res.Body.Close()
-	for _, name := range strings.Fields(string(body)) {
-		req, _ := http.NewRequest(http.MethodDelete, base+"/"+name, nil)
-		if res, err := http.DefaultClient.Do(req); err == nil {
-			res.Body.Close()
-		}
-	}
 }
 
 func TestPing(t *testing.T) {

@@ -24,7 +24,7 @@ func TestKeywordPrefixesFieldLimit(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { _ = e.Close(); deletePrefix(t, url, prefix) })
+	t.Cleanup(func() { _ = e.Close(); testenv.DeleteIndexes(t, url, prefix) })
 	ctx := context.Background()
 	m := search.Mapping{Fields: map[string]search.Kind{"id": search.Keyword}, KeywordPrefixes: []string{"sk_"}}
 	if err := e.EnsureIndex(ctx, "lim", m); err != nil {

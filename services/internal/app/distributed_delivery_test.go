@@ -172,23 +172,7 @@ func isolatedDistributed(t *testing.T, name string) (func(target string) Config,
 // cleanupElasticsearch deletes the indexes named with prefix when the
 // test ends (the servers are stopped by then: cleanups run last first).
 func cleanupElasticsearch(t *testing.T, esURL, prefix string) {
-	t.Cleanup(func() {
-		resp, err := http.Get(esURL + "/_cat/indices/" + prefix + "*?h=index")
-		if err != nil {
-			t.Logf("list indexes %s*: %v", prefix, err)
-			return
-		}
-		body, _ := io.ReadAll(resp.Body)
-		resp.Body.Close()
-		for _, name := range strings.Fields(string(body)) {
-			req, _ := http.NewRequest(http.MethodDelete, esURL+"/"+name, nil)
-			if resp, err := http.DefaultClient.Do(req); err != nil {
-				t.Logf("delete index %s: %v", name, err)
-			} else {
-				resp.Body.Close()
-			}
-		}
-	})
+	t.Cleanup(func() { testenv.DeleteIndexes(t, esURL, prefix) })
 }
 
 // sharedNATS returns the URL of the NATS of CMS_NATS_URL and a bus on it
