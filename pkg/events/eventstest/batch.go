@@ -56,15 +56,7 @@ func (c *batchConsumer) stop(t *testing.T) {
 // next waits for one handler call.
 func (c *batchConsumer) next(t *testing.T) []events.Msg {
 	t.Helper()
-	select {
-	case ms := <-c.calls:
-		return ms
-	case err := <-c.done:
-		t.Fatalf("ConsumeBatch returned early: %v", err)
-	case <-time.After(waitTimeout):
-		t.Fatalf("no handler call within %v", waitTimeout)
-	}
-	return nil
+	return receive(t, c.calls, c.done, "ConsumeBatch", "handler call")
 }
 
 // quiet fails if the handler is called within 300 ms.

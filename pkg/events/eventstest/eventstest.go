@@ -135,15 +135,24 @@ func (c *consumer) stop(t *testing.T) error {
 // next waits for one delivery.
 func (c *consumer) next(t *testing.T) events.Msg {
 	t.Helper()
+	return receive(t, c.msgs, c.done, "Consume", "delivery")
+}
+
+// receive waits for the next value on ch; it fails the test when the
+// consumer (called name) returns on done first or nothing (a what) comes
+// within waitTimeout.
+func receive[T any](t *testing.T, ch <-chan T, done <-chan error, name, what string) T {
+	t.Helper()
 	select {
-	case m := <-c.msgs:
-		return m
-	case err := <-c.done:
-		t.Fatalf("Consume returned early: %v", err)
+	case v := <-ch:
+		return v
+	case err := <-done:
+		t.Fatalf("%s returned early: %v", name, err)
 	case <-time.After(waitTimeout):
-		t.Fatalf("no delivery within %v", waitTimeout)
+		t.Fatalf("no %s within %v", what, waitTimeout)
 	}
-	return events.Msg{}
+	var zero T
+	return zero
 }
 
 // nextN waits for n deliveries.

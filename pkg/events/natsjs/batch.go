@@ -43,13 +43,9 @@ func (b *Bus) ConsumeBatch(ctx context.Context, durable, subjectFilter string, h
 	if o.Ephemeral {
 		return fmt.Errorf("%w: ConsumeBatch does not support ephemeral consumers", events.ErrInvalidConsumer)
 	}
-	b.mu.Lock()
-	if b.isClosing {
-		b.mu.Unlock()
+	if !b.startConsumer() {
 		return events.ErrClosed
 	}
-	b.consumers.Add(1)
-	b.mu.Unlock()
 	defer b.consumers.Done()
 
 	cons, err := b.durable(ctx, durable, subjectFilter, o, o.BatchSize)

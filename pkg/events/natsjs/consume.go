@@ -31,13 +31,9 @@ func (b *Bus) Consume(ctx context.Context, durable, subjectFilter string, h even
 	if durable == "" || h == nil {
 		return fmt.Errorf("%w: durable name and handler are required", events.ErrInvalidConsumer)
 	}
-	b.mu.Lock()
-	if b.isClosing {
-		b.mu.Unlock()
+	if !b.startConsumer() {
 		return events.ErrClosed
 	}
-	b.consumers.Add(1)
-	b.mu.Unlock()
 	defer b.consumers.Done()
 
 	o := events.NewConsumeOptions(opts...)
@@ -199,4 +195,16 @@ func (b *Bus) messages(ctx context.Context, cons jetstream.Consumer, durable str
 		stopWatch()
 		cancel()
 	}, nil
+}
+
+// startConsumer registers a running consumer (Close waits for it to
+// return: call b.consumers.Done); false when the bus is closing.
+func (b *Bus) startConsumer() bool {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.isClosing {
+		return false
+	}
+	b.consumers.Add(1)
+	return true
 }
