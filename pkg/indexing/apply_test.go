@@ -82,21 +82,29 @@ func TestApplyOrderDoesNotMatter(t *testing.T) {
 	}
 }
 
+// memIndexer is an indexer of st on a fresh in-memory Bleve engine that
+// writes batch objects at a time; the engine closes when the test ends.
+func memIndexer(t *testing.T, st store.Store, batch int) (*indexing.Indexer, search.Engine) {
+	t.Helper()
+	eng, err := bleve.New("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = eng.Close() })
+	ix, err := indexing.New(st, eng, indexing.Options{Batch: batch})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ix, eng
+}
+
 // apply applies evs to a fresh in-memory engine, checks the recorded
 // version and returns the documents (id → fields, the version under
 // "_version").
 func apply(t *testing.T, st store.Store, evs []store.OutboxEvent) map[string]map[string]any {
 	t.Helper()
 	ctx := context.Background()
-	eng, err := bleve.New("")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer eng.Close()
-	ix, err := indexing.New(st, eng, indexing.Options{Batch: 7})
-	if err != nil {
-		t.Fatal(err)
-	}
+	ix, eng := memIndexer(t, st, 7)
 	var last int64
 	for _, e := range evs {
 		if _, err := ix.ApplyPayload(ctx, e.Payload); err != nil {

@@ -185,16 +185,9 @@ func TestApplyBatchCoalesces(t *testing.T) {
 func applyInBatches(t *testing.T, st store.Store, evs []changes.Event, size int) map[string]map[string]any {
 	t.Helper()
 	ctx := context.Background()
-	eng, err := bleve.New("")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer eng.Close()
-	ix, err := indexing.New(st, eng, indexing.Options{Batch: 2})
-	if err != nil {
-		t.Fatal(err)
-	}
+	ix, eng := memIndexer(t, st, 2)
 	for chunk := range slices.Chunk(evs, size) {
+		var err error
 		if size == 1 {
 			_, err = ix.Apply(ctx, chunk[0])
 		} else {

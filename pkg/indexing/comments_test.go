@@ -104,15 +104,7 @@ func TestCommentEventsOrderDoesNotMatter(t *testing.T) {
 func applyComments(t *testing.T, st store.Store, evs []store.OutboxEvent) (map[string]map[string]any, time.Time) {
 	t.Helper()
 	ctx := context.Background()
-	eng, err := bleve.New("")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer eng.Close()
-	ix, err := indexing.New(st, eng, indexing.Options{Batch: 3})
-	if err != nil {
-		t.Fatal(err)
-	}
+	ix, eng := memIndexer(t, st, 3)
 	var last int64
 	for _, e := range evs {
 		if _, err := ix.ApplyPayload(ctx, e.Payload); err != nil {
