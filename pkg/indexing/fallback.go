@@ -340,7 +340,7 @@ func (ix *Indexer) isLanguage(ctx context.Context, t tree, id int64) bool {
 	ls.mu.Lock()
 	defer ls.mu.Unlock()
 	if err := ls.load(ctx, ix.st, t); err != nil {
-		// Treat as a language: the caller's chainsFor reports the error.
+		// Treat as a language: Apply's path then reports the error.
 		return true
 	}
 	return ls.ids[id]

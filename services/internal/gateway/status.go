@@ -45,11 +45,6 @@ func Unavailable(ctx context.Context, err error) error {
 	return nil
 }
 
-// SearchUnavailable is Unavailable.
-//
-// Deprecated: OtherStatus maps unavailable components; call it.
-func SearchUnavailable(ctx context.Context, err error) error { return Unavailable(ctx, err) }
-
 // DomainStatus is the one mapping of domain errors to gRPC status (and,
 // through the reason table, HTTP status) for every API group: the error's
 // errkind decides (400, 404, 422, 413, 412, 403, 501); anything else goes
