@@ -44,8 +44,12 @@ type Cache interface {
 	// invalidated at a version > builtAt. Check and store are atomic with
 	// respect to InvalidateTagsAt.
 	SetAt(ctx context.Context, key string, e Entry, tags []string, ttl time.Duration, builtAt int64) (stored bool, err error)
-	// InvalidateTagsAt is InvalidateTags that also remembers, per tag, the
-	// highest version that invalidated it (the fence SetAt checks).
+	// InvalidateTagsAt removes the keys of tags that were built before
+	// version (SetAt with builtAt < version; plain Set counts as built
+	// before every version): an entry built at or after it already shows
+	// the change, however late the invalidation arrives. It also remembers,
+	// per tag, the highest version that invalidated it (the fence SetAt
+	// checks).
 	// Implementations may forget these fences after a while (FenceTTL) or
 	// raise a global floor instead (memory), never lower one.
 	InvalidateTagsAt(ctx context.Context, version int64, tags ...string) error

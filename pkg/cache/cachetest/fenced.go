@@ -32,6 +32,34 @@ func runFenced(t *testing.T, factory Factory) {
 		setAt(t, c, "k2", "x", 1, true, "a", "c")
 		wantHit(t, c, "k2", "x")
 	})
+	t.Run("InvalidateAtKeepsNewerBuilds", func(t *testing.T) {
+		// An entry built at or after the invalidating version already
+		// shows the change: a late invalidation (its consumer lagging
+		// behind the readers) must not evict it. Plain Set entries have
+		// no version and are always evicted.
+		c := factory(t)
+		setAt(t, c, "new", "n", 8, true, "a")
+		setAt(t, c, "same", "s", 7, true, "a")
+		setAt(t, c, "old", "o", 6, true, "a")
+		set(t, c, "plain", "p", 0, "a")
+		if err := c.InvalidateTagsAt(ctx, 7, "a"); err != nil {
+			t.Fatal(err)
+		}
+		wantHit(t, c, "new", "n")
+		wantHit(t, c, "same", "s")
+		wantMiss(t, c, "old")
+		wantMiss(t, c, "plain")
+		// The kept entries stay reachable by later invalidations.
+		if err := c.InvalidateTagsAt(ctx, 9, "a"); err != nil {
+			t.Fatal(err)
+		}
+		wantMiss(t, c, "new")
+		wantMiss(t, c, "same")
+		// A plain invalidation evicts whatever the version.
+		setAt(t, c, "new", "n", 20, true, "a")
+		invalidate(t, c, "a")
+		wantMiss(t, c, "new")
+	})
 	t.Run("FenceNeverLowers", func(t *testing.T) {
 		c := factory(t)
 		for _, v := range []int64{9, 3} {

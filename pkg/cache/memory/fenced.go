@@ -15,6 +15,7 @@ const maxFences = 100_000
 // SetAt implements cache.Cache.
 func (c *Cache) SetAt(_ context.Context, key string, e cache.Entry, tags []string, ttl time.Duration, builtAt int64) (bool, error) {
 	it := newItem(key, e, tags)
+	it.builtAt = builtAt
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.closed {
@@ -48,6 +49,6 @@ func (c *Cache) InvalidateTagsAt(_ context.Context, version int64, tags ...strin
 	for _, t := range tags {
 		c.fences[t] = max(c.fences[t], version)
 	}
-	c.invalidateLocked(tags)
+	c.invalidateLocked(tags, version)
 	return nil
 }

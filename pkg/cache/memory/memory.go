@@ -5,6 +5,7 @@ package memory
 import (
 	"container/list"
 	"context"
+	"math"
 	"sync"
 	"time"
 
@@ -35,6 +36,7 @@ type item struct {
 	tags    []string
 	expires time.Time // zero: never
 	size    int64
+	builtAt int64 // SetAt's version; math.MinInt64 for Set
 }
 
 // Cache is a bounded in-memory cache.Cache.
@@ -91,7 +93,8 @@ func (c *Cache) Get(_ context.Context, key string) (cache.Entry, bool, error) {
 
 // newItem is an entry ready to store: value and tags copied, size counted.
 func newItem(key string, e cache.Entry, tags []string) *item {
-	it := &item{key: key, entry: cache.Entry{Value: append([]byte(nil), e.Value...), ETag: e.ETag}, tags: append([]string(nil), tags...)}
+	it := &item{key: key, entry: cache.Entry{Value: append([]byte(nil), e.Value...), ETag: e.ETag}, tags: append([]string(nil), tags...),
+		builtAt: math.MinInt64}
 	it.size = int64(len(key) + len(e.Value) + len(e.ETag))
 	for _, t := range tags {
 		it.size += int64(len(t))
@@ -145,19 +148,19 @@ func (c *Cache) InvalidateTags(_ context.Context, tags ...string) error {
 	if c.closed {
 		return cache.ErrClosed
 	}
-	c.invalidateLocked(tags)
+	c.invalidateLocked(tags, math.MaxInt64)
 	return nil
 }
 
-// invalidateLocked removes the entries of tags; c.mu must be held.
-func (c *Cache) invalidateLocked(tags []string) {
+// invalidateLocked removes the entries of tags built before version; c.mu
+// must be held.
+func (c *Cache) invalidateLocked(tags []string, version int64) {
 	for _, t := range tags {
 		for key := range c.tags[t] {
-			if el, ok := c.items[key]; ok {
+			if el, ok := c.items[key]; ok && el.Value.(*item).builtAt < version {
 				c.remove(el)
 			}
 		}
-		delete(c.tags, t)
 	}
 }
 

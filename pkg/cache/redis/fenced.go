@@ -20,10 +20,10 @@ func (c *Cache) fenceKey(tag string) string { return c.prefix + "f:" + tag }
 
 var setAtScript = goredis.NewScript(`
 local n = tonumber(ARGV[5])
-local built = tonumber(ARGV[4])
+local built = ARGV[4]
 for i = n + 2, 2 * n + 1 do
   local f = redis.call('GET', KEYS[i])
-  if f and tonumber(f) > built then return 0 end
+  if f and tonumber(f) > tonumber(built) then return 0 end
 end
 local last = n + 1` + storeLua)
 
@@ -36,13 +36,14 @@ for i = n + 1, 2 * n do
   redis.call('SET', KEYS[i], f, 'PX', tonumber(ARGV[3]))
 end
 local total = 0
+local older = '(' .. ARGV[1]
 for i = 1, n do
-  local members = redis.call('SMEMBERS', KEYS[i])
+  local members = redis.call('ZRANGEBYSCORE', KEYS[i], '-inf', older)
   for j = 1, #members, 500 do
     redis.call('DEL', unpack(members, j, math.min(j + 499, #members)))
   end
   total = total + #members
-  redis.call('DEL', KEYS[i])
+  redis.call('ZREMRANGEBYSCORE', KEYS[i], '-inf', older)
 end
 return total
 `)

@@ -2,8 +2,11 @@
 // by all Delivery replicas.
 //
 // Layout under the instance prefix P: an entry is the hash P+"k:"+key with
-// fields v (value) and e (ETag) and the entry's TTL; a tag is the set
-// P+"t:"+tag of entry key names. Set and InvalidateTags are Lua scripts, so a
+// fields v (value) and e (ETag) and the entry's TTL; a tag is the sorted
+// set P+"z:"+tag of entry key names scored by the version the entry was
+// built at (SetAt; -inf for Set), so InvalidateTagsAt removes just the
+// entries built before its version. (Releases before had plain sets under
+// P+"t:"; they are no longer read and expire with their entries.) Set and InvalidateTags are Lua scripts, so a
 // concurrent Set can never slip between reading a tag set and deleting it. A
 // tag set lives at least as long as its longest-lived entry, so expiry never
 // drops a membership that an invalidation still needs.
@@ -77,11 +80,12 @@ func Dial(url, prefix string) (*Cache, error) {
 }
 
 func (c *Cache) entryKey(key string) string { return c.prefix + "k:" + key }
-func (c *Cache) tagKey(tag string) string   { return c.prefix + "t:" + tag }
+func (c *Cache) tagKey(tag string) string   { return c.prefix + "z:" + tag }
 
 // storeLua stores an entry (KEYS[1]: value ARGV[1], ETag ARGV[2], TTL
-// ARGV[3] ms) and adds it to the tag sets KEYS[2..last]; a tag set lives
-// as long as its longest-lived entry. The script that runs it sets last.
+// ARGV[3] ms) and adds it to the tag sets KEYS[2..last] with the score
+// built; a tag set lives as long as its longest-lived entry. The script
+// that runs it sets last and built.
 const storeLua = `
 redis.call('DEL', KEYS[1])
 redis.call('HSET', KEYS[1], 'v', ARGV[1], 'e', ARGV[2])
@@ -89,7 +93,7 @@ local ttl = tonumber(ARGV[3])
 if ttl > 0 then redis.call('PEXPIRE', KEYS[1], ttl) end
 for i = 2, last do
   local existed = redis.call('EXISTS', KEYS[i])
-  redis.call('SADD', KEYS[i], KEYS[1])
+  redis.call('ZADD', KEYS[i], built, KEYS[1])
   if ttl <= 0 then
     redis.call('PERSIST', KEYS[i])
   elseif existed == 0 then
@@ -102,12 +106,12 @@ end
 return 1
 `
 
-var setScript = goredis.NewScript("local last = #KEYS" + storeLua)
+var setScript = goredis.NewScript("local last = #KEYS\nlocal built = '-inf'" + storeLua)
 
 var invalidateScript = goredis.NewScript(`
 local n = 0
 for i = 1, #KEYS do
-  local members = redis.call('SMEMBERS', KEYS[i])
+  local members = redis.call('ZRANGE', KEYS[i], 0, -1)
   for j = 1, #members, 500 do
     redis.call('DEL', unpack(members, j, math.min(j + 499, #members)))
   end

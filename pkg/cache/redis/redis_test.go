@@ -52,17 +52,17 @@ func TestTagSetsOutliveEntries(t *testing.T) {
 	c, rdb, prefix := newCache(t)
 	_ = c.Set(ctx, "long", cache.Entry{Value: []byte("l")}, []string{"t"}, time.Hour)
 	_ = c.Set(ctx, "short", cache.Entry{Value: []byte("s")}, []string{"t"}, time.Minute)
-	if ttl := rdb.PTTL(ctx, prefix+"t:t").Val(); ttl < 59*time.Minute {
+	if ttl := rdb.PTTL(ctx, prefix+"z:t").Val(); ttl < 59*time.Minute {
 		t.Errorf("tag set TTL = %v, want about an hour", ttl)
 	}
 	_ = c.Set(ctx, "forever", cache.Entry{Value: []byte("f")}, []string{"t"}, 0)
-	if ttl := rdb.PTTL(ctx, prefix+"t:t").Val(); ttl != -1 {
+	if ttl := rdb.PTTL(ctx, prefix+"z:t").Val(); ttl != -1 {
 		t.Errorf("tag set TTL with a non-expiring entry = %v, want none (-1)", ttl)
 	}
 	if err := c.InvalidateTags(ctx, "t"); err != nil {
 		t.Fatal(err)
 	}
-	if n := rdb.Exists(ctx, prefix+"t:t", prefix+"k:long", prefix+"k:short", prefix+"k:forever").Val(); n != 0 {
+	if n := rdb.Exists(ctx, prefix+"z:t", prefix+"k:long", prefix+"k:short", prefix+"k:forever").Val(); n != 0 {
 		t.Errorf("%d keys left after invalidation", n)
 	}
 }
