@@ -1,7 +1,7 @@
 // Package changes is the change-event contract between the writer of
 // content and its consumers: pkg/content appends one event per write
 // transaction to the outbox, the relay publishes it on the event bus, and
-// the indexer (pkg/indexing through services/indexer) and Delivery's cache
+// the indexer (pkg/indexwriter through services/indexer) and Delivery's cache
 // invalidator consume it. Subjects, kinds and the JSON payload are defined
 // here once.
 package changes

@@ -14,7 +14,7 @@ import (
 
 // TestAttributeSortOnEngine: a sort by an attribute, in a language with
 // indexed name fields and without variants, is done by the engine on the
-// attribute's sort-key field (pkg/indexing/sortkeys.go): no cap applies
+// attribute's sort-key field (pkg/indexwriter/sortkeys.go): no cap applies
 // and skip/take page in the engine. Its order equals the in-memory order
 // (forced by asking for a variant no value has, which selects the same
 // values) for strings with language fallback, numbers (negatives,

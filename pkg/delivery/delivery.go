@@ -1,6 +1,6 @@
 // Package delivery is the domain of the Delivery group: it renders the
 // published, indexed view of a branch in NovaDB's Delivery shape. It reads
-// only the search index written by pkg/indexing (no store: in distributed
+// only the search index written by pkg/indexwriter (no store: in distributed
 // mode the delivery target has none): object documents carry their
 // resolved state in indexdoc.FieldSource, and the meta-model (types,
 // attributes, languages, forms) is loaded from the same index, as system

@@ -9,7 +9,7 @@ import (
 	"github.com/cmsplatform/cms/pkg/content"
 	"github.com/cmsplatform/cms/pkg/delivery"
 	"github.com/cmsplatform/cms/pkg/delivery/deliverytest"
-	"github.com/cmsplatform/cms/pkg/indexing"
+	"github.com/cmsplatform/cms/pkg/indexwriter"
 	"github.com/cmsplatform/cms/pkg/search"
 )
 
@@ -36,9 +36,9 @@ func rvCounted(t *testing.T, s *deliverytest.Site) (*delivery.Service, *rvCounti
 }
 
 // rvKeepDeleted wraps an engine so that the site indexes deleted objects
-// (indexing.Options.KeepDeleted), as the Index API needs.
+// (indexwriter.Options.KeepDeleted), as the Index API needs.
 func rvKeepDeleted(e deliverytest.Engine) deliverytest.Engine {
-	return deliverytest.Engine{Name: e.Name, New: func(t testing.TB) (search.Engine, indexing.Options) {
+	return deliverytest.Engine{Name: e.Name, New: func(t testing.TB) (search.Engine, indexwriter.Options) {
 		eng, opts := e.New(t)
 		opts.KeepDeleted = true
 		return eng, opts

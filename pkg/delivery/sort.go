@@ -13,7 +13,7 @@ import (
 )
 
 // MaxSortMatches caps the objects an in-memory sort may order. Attribute
-// values live in shared multi-valued keyed fields (see pkg/indexing); the
+// values live in shared multi-valued keyed fields (see pkg/indexwriter); the
 // engine sorts by an attribute's sort-key field (attrSortField) only for
 // a request language with indexed name fields and no variants. Other
 // attribute sorts fetch every match and order it in memory; beyond the
@@ -104,7 +104,7 @@ func (sc *scope) sortKey(k query.SortKey, indexed map[int64]bool) (sortKey, erro
 // displayNameKey orders by the display name rendering shows (render.go)
 // when typeAttr, else by attribute 1000: the type's display-name
 // attribute (5005) when typeAttr and the list has a type, else attribute
-// 1000, each along the variant and language chains. pkg/indexing fills
+// 1000, each along the variant and language chains. pkg/indexwriter fills
 // NameSortField(l) with the variant-0 display name (model.DisplayName)
 // and SortKeyField(1000, l) with the attribute-1000 value that l's
 // fallback chain selects, so the engine sorts when the request's language
@@ -147,9 +147,9 @@ func (sc *scope) displayNameKey(sk sortKey, typeAttr bool, indexed map[int64]boo
 }
 
 // attrSortField is the engine field that orders by attribute a as
-// rendering shows it, if any: pkg/indexing fills SortKeyField(a, l) with
+// rendering shows it, if any: pkg/indexwriter fills SortKeyField(a, l) with
 // the variant-0 values l's fallback chain selects, encoded to order like
-// sortHits (pkg/indexing/sortkeys.go). So, as for displayName, the engine
+// sortHits (pkg/indexwriter/sortkeys.go). So, as for displayName, the engine
 // sorts (no cap, paging by the engine) when the request's language has
 // indexed name fields and no variant is asked; otherwise the matches are
 // sorted in memory. Indexes built before sort keys existed have another

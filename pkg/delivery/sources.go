@@ -10,7 +10,7 @@ import (
 // sourceCacheSize bounds the decoded sources a Service keeps.
 const sourceCacheSize = 4096
 
-// sourceCache keeps decoded indexing.Sources by document id and version:
+// sourceCache keeps decoded indexwriter.Sources by document id and version:
 // the indexer writes a document with a new version whenever it changes,
 // so a (id, version) pair always decodes to the same Source. It saves the
 // JSON decode of FieldSource for objects read again (pages, refs). Cached

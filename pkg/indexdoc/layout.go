@@ -1,7 +1,7 @@
 package indexdoc
 
 // Layout is where an installation's index documents live and which
-// per-language fields they hold. The writer (pkg/indexing) and every
+// per-language fields they hold. The writer (pkg/indexwriter) and every
 // reader (Delivery, the Index group, branch resolution) must use the same
 // Layout, so that they name the same indexes and fields.
 type Layout struct {

@@ -1,4 +1,4 @@
-// Package indexdoc is the schema of the search documents pkg/indexing
+// Package indexdoc is the schema of the search documents pkg/indexwriter
 // writes and pkg/delivery, pkg/indexquery and the services read: index
 // names, field names and their encodings, the stored object source, sort
 // keys, display-name fields and comment documents. Writer and readers
@@ -22,7 +22,7 @@
 // FieldFullText (OBJECT_FULL_TEXT). Display names get real per-language
 // fields (exact, sortable, analysed) for the languages in the indexer's
 // display-name languages (DefaultLanguages), holding the name shown in the
-// language: its own, else along its fallback chain (pkg/indexing); readers
+// language: its own, else along its fallback chain (pkg/indexwriter); readers
 // must build queries with the helpers of this package so that both sides
 // agree on the encoding.
 package indexdoc

@@ -13,7 +13,7 @@ import (
 )
 
 // Comment questions (CommentIndex_*), answered from the comments index of
-// pkg/indexing. A search covers the comments of exactly the requested
+// pkg/indexwriter. A search covers the comments of exactly the requested
 // branch (comments belong to one branch; a child branch does not see its
 // parent's), never soft-deleted ones. Users compare without regard to case.
 
@@ -290,7 +290,7 @@ type XMLLinkCountRequest struct {
 }
 
 // XMLLinkCount counts the live objects of the branch whose XML values link
-// to one of ObjectIDs (indexing.XMLLinks). No ids count nothing.
+// to one of ObjectIDs (indexwriter.XMLLinks). No ids count nothing.
 func (s *Service) XMLLinkCount(ctx context.Context, r XMLLinkCountRequest) (CountResult, error) {
 	v, err := s.wait(ctx, r.Freshness)
 	if err != nil {

@@ -11,7 +11,7 @@ import (
 	"github.com/cmsplatform/cms/pkg/changes"
 	"github.com/cmsplatform/cms/pkg/content"
 	"github.com/cmsplatform/cms/pkg/indexdoc"
-	"github.com/cmsplatform/cms/pkg/indexing"
+	"github.com/cmsplatform/cms/pkg/indexwriter"
 	"github.com/cmsplatform/cms/pkg/indexquery"
 	"github.com/cmsplatform/cms/pkg/search"
 	"github.com/cmsplatform/cms/pkg/search/bleve"
@@ -22,18 +22,18 @@ import (
 )
 
 // env is the real write pipeline without the event bus: pkg/content
-// writes on SQLite, the outbox is drained into indexing.Indexer.Apply on
+// writes on SQLite, the outbox is drained into indexwriter.Indexer.Apply on
 // a real engine, and the Service under test reads that index.
 type env struct {
 	st  store.Store
 	svc *content.Service
-	ix  *indexing.Indexer
+	ix  *indexwriter.Indexer
 	q   *indexquery.Service
 }
 
 // Options the indexer and the reader share.
-func indexingOptions(prefix string) indexing.Options {
-	return indexing.Options{Layout: indexdoc.Layout{IndexPrefix: prefix}, KeepDeleted: true}
+func indexingOptions(prefix string) indexwriter.Options {
+	return indexwriter.Options{Layout: indexdoc.Layout{IndexPrefix: prefix}, KeepDeleted: true}
 }
 
 func bleveEnv(t *testing.T) *env {
@@ -63,7 +63,7 @@ func elasticEnv(t *testing.T) *env {
 	return newEnv(t, eng, indexingOptions("cms-"))
 }
 
-func newEnv(t *testing.T, eng search.Engine, opts indexing.Options) *env {
+func newEnv(t *testing.T, eng search.Engine, opts indexwriter.Options) *env {
 	t.Helper()
 	ctx := context.Background()
 	st, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "cms.db"))
@@ -75,13 +75,13 @@ func newEnv(t *testing.T, eng search.Engine, opts indexing.Options) *env {
 }
 
 // newEnvStore is newEnv on a given (empty) store.
-func newEnvStore(t *testing.T, eng search.Engine, opts indexing.Options, st store.Store) *env {
+func newEnvStore(t *testing.T, eng search.Engine, opts indexwriter.Options, st store.Store) *env {
 	t.Helper()
 	ctx := context.Background()
 	if err := content.Bootstrap(ctx, st); err != nil {
 		t.Fatal(err)
 	}
-	ix, err := indexing.New(st, eng, opts)
+	ix, err := indexwriter.New(st, eng, opts)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,8 +1,8 @@
 // Package indexquery answers the Index group's questions from the indexes
-// that pkg/indexing writes: objects (search, count, occurrences,
+// that pkg/indexwriter writes: objects (search, count, occurrences,
 // suggestions, work items, XML link count, matchStrings) and comments
 // (search, count, occurrences; comments.go). It translates the NovaDB request
-// records into search.Query/SearchRequest values built with pkg/indexing's
+// records into search.Query/SearchRequest values built with pkg/indexwriter's
 // encoding helpers, so that writer and reader agree, and runs them on any
 // search.Engine (Bleve or Elasticsearch). It has no transport imports:
 // services/index maps its records to and from the protos.

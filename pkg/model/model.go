@@ -4,7 +4,7 @@
 // object's display name, which attributes are secret and which data types
 // are references.
 //
-// pkg/content (the store-backed service), pkg/indexing (the indexer),
+// pkg/content (the store-backed service), pkg/indexwriter (the indexer),
 // pkg/delivery and pkg/indexquery (the readers of the index) call these
 // functions instead of keeping their own versions. The package is pure:
 // types and functions over rows already read, no I/O.

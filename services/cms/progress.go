@@ -7,10 +7,10 @@ import (
 	"strings"
 	"time"
 
-	"github.com/cmsplatform/cms/pkg/indexing"
+	"github.com/cmsplatform/cms/pkg/indexwriter"
 )
 
-// progressBar renders indexing.Progress: on a terminal one line redrawn in
+// progressBar renders indexwriter.Progress: on a terminal one line redrawn in
 // place (at most every redraw), otherwise a plain line every plainEvery.
 type progressBar struct {
 	w          io.Writer
@@ -36,7 +36,7 @@ func newProgressBar(w io.Writer, label string) *progressBar {
 }
 
 // update shows p (rate-limited); final forces a last line.
-func (b *progressBar) update(p indexing.Progress, final bool) {
+func (b *progressBar) update(p indexwriter.Progress, final bool) {
 	now := b.now()
 	every := b.plainEvery
 	if b.tty {
@@ -58,7 +58,7 @@ func (b *progressBar) update(p indexing.Progress, final bool) {
 }
 
 // line is "label [#####.....] done/total pct rate/s ETA".
-func (b *progressBar) line(p indexing.Progress, elapsed time.Duration) string {
+func (b *progressBar) line(p indexwriter.Progress, elapsed time.Duration) string {
 	total := max(p.Total, p.Done)
 	frac := 1.0
 	if total > 0 {

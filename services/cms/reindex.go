@@ -10,7 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/cmsplatform/cms/pkg/indexdoc"
-	"github.com/cmsplatform/cms/pkg/indexing"
+	"github.com/cmsplatform/cms/pkg/indexwriter"
 	"github.com/cmsplatform/cms/pkg/search"
 	"github.com/cmsplatform/cms/services/internal/app"
 )
@@ -21,7 +21,7 @@ Without --branch, every branch is indexed into a new index (objects-<unix ms>);
 when it is complete the "objects" alias is switched to it in one atomic step
 and the old index is deleted, so readers never see a missing or partial index.
 A running indexer keeps applying changes meanwhile: it also writes them into
-the new index while the rebuild runs (see pkg/indexing/reindex.go), so nothing
+the new index while the rebuild runs (see pkg/indexwriter/reindex.go), so nothing
 written during the rebuild is lost. Run one reindex at a time.
 
 With --branch X, branch X and its descendants are reindexed in place, in the
@@ -86,15 +86,15 @@ func runReindex(cmd *cobra.Command, _ []string) error {
 	defer comps.Close()
 	// These options must equal the services' (services/internal/app
 	// Config.indexing): today the defaults.
-	ix, err := indexing.New(comps.Store, comps.Search, indexing.Options{Logger: log.With("component", "indexing")})
+	ix, err := indexwriter.New(comps.Store, comps.Search, indexwriter.Options{Logger: log.With("component", "indexing")})
 	if err != nil {
 		return err
 	}
 	bar := newProgressBar(cmd.ErrOrStderr(), "reindex")
-	var last indexing.Progress
-	progress := func(p indexing.Progress) { last = p; bar.update(p, false) }
+	var last indexwriter.Progress
+	progress := func(p indexwriter.Progress) { last = p; bar.update(p, false) }
 	start := time.Now()
-	var res indexing.RebuildResult
+	var res indexwriter.RebuildResult
 	if branch > 0 {
 		res, err = ix.RebuildBranch(ctx, branch, comps.Store.LastTransactionID, progress)
 	} else {
@@ -102,7 +102,7 @@ func runReindex(cmd *cobra.Command, _ []string) error {
 	}
 	bar.update(last, true)
 	if err != nil {
-		if errors.Is(err, indexing.ErrNoAliases) {
+		if errors.Is(err, indexwriter.ErrNoAliases) {
 			return fmt.Errorf("reindex: %w (search engine %s)", err, cfg.Search.Engine)
 		}
 		return fmt.Errorf("reindex: %w", err)

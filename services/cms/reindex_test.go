@@ -11,7 +11,7 @@ import (
 
 	"github.com/cmsplatform/cms/pkg/content"
 	"github.com/cmsplatform/cms/pkg/indexdoc"
-	"github.com/cmsplatform/cms/pkg/indexing"
+	"github.com/cmsplatform/cms/pkg/indexwriter"
 	"github.com/cmsplatform/cms/pkg/search"
 	"github.com/cmsplatform/cms/pkg/search/bleve"
 	"github.com/cmsplatform/cms/pkg/store/sqlite"
@@ -86,7 +86,7 @@ func TestReindexCommand(t *testing.T) {
 
 func TestProgressLine(t *testing.T) {
 	b := &progressBar{label: "reindex"}
-	got := b.line(indexing.Progress{Done: 50, Total: 100}, 10*time.Second)
+	got := b.line(indexwriter.Progress{Done: 50, Total: 100}, 10*time.Second)
 	want := "reindex [###############...............] 50/100  50.0% 5 docs/s ETA 10s"
 	if got != want {
 		t.Errorf("line = %q, want %q", got, want)
@@ -94,10 +94,10 @@ func TestProgressLine(t *testing.T) {
 	var buf bytes.Buffer
 	now := time.Unix(0, 0)
 	p := &progressBar{w: &buf, label: "x", start: now, now: func() time.Time { return now }, plainEvery: time.Second}
-	p.update(indexing.Progress{Done: 1, Total: 4}, false)
-	p.update(indexing.Progress{Done: 2, Total: 4}, false) // within a second: dropped
+	p.update(indexwriter.Progress{Done: 1, Total: 4}, false)
+	p.update(indexwriter.Progress{Done: 2, Total: 4}, false) // within a second: dropped
 	now = now.Add(2 * time.Second)
-	p.update(indexing.Progress{Done: 4, Total: 4}, true)
+	p.update(indexwriter.Progress{Done: 4, Total: 4}, true)
 	if lines := strings.Split(strings.TrimSpace(buf.String()), "\n"); len(lines) != 2 || !strings.Contains(lines[1], "4/4 100.0%") {
 		t.Errorf("plain output = %q", buf.String())
 	}

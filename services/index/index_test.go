@@ -13,7 +13,7 @@ import (
 
 	"github.com/cmsplatform/cms/pkg/changes"
 	"github.com/cmsplatform/cms/pkg/content"
-	"github.com/cmsplatform/cms/pkg/indexing"
+	"github.com/cmsplatform/cms/pkg/indexwriter"
 	"github.com/cmsplatform/cms/pkg/search/bleve"
 	"github.com/cmsplatform/cms/pkg/store/sqlite"
 	"github.com/cmsplatform/cms/services/internal/gatewaytest"
@@ -21,7 +21,7 @@ import (
 )
 
 // harness: SQLite + pkg/content writes, the outbox applied by a real
-// indexing.Indexer on Bleve, and the Index group served over gRPC and the
+// indexwriter.Indexer on Bleve, and the Index group served over gRPC and the
 // gateway on random ports.
 type harness struct {
 	url     string
@@ -47,8 +47,8 @@ func newHarness(t *testing.T) *harness {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = eng.Close() })
-	iopts := indexing.Options{KeepDeleted: true}
-	ix, err := indexing.New(st, eng, iopts)
+	iopts := indexwriter.Options{KeepDeleted: true}
+	ix, err := indexwriter.New(st, eng, iopts)
 	if err != nil {
 		t.Fatal(err)
 	}

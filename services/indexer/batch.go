@@ -10,7 +10,7 @@ import (
 )
 
 // handleBatch is the events.BatchHandler: it applies a batch of change
-// events with indexing.ApplyBatch and acknowledges them together. Events
+// events with indexwriter.ApplyBatch and acknowledges them together. Events
 // are handled one at a time (handle, with the retry and park policy of
 // single events, each acknowledged before the next is tried) when the
 // batch is one event, when ApplyBatch failed on the events of an earlier

@@ -8,7 +8,7 @@ import (
 
 	"github.com/cmsplatform/cms/pkg/content"
 	"github.com/cmsplatform/cms/pkg/indexdoc"
-	"github.com/cmsplatform/cms/pkg/indexing"
+	"github.com/cmsplatform/cms/pkg/indexwriter"
 )
 
 // backlogObjects is how many objects a backlog's transactions touch.
@@ -73,8 +73,8 @@ func TestBacklogAppliedInBatches(t *testing.T) {
 	e := embeddedParts(t)
 	eng := &poisonEngine{Engine: e.eng}
 	e.eng = eng
-	e.retry = indexing.RetryPolicy{MaxAttempts: 2, RetryDelay: 10 * time.Millisecond, MaxRetryDelay: 20 * time.Millisecond}
-	start(t, e, indexing.Options{})
+	e.retry = indexwriter.RetryPolicy{MaxAttempts: 2, RetryDelay: 10 * time.Millisecond, MaxRetryDelay: 20 * time.Millisecond}
+	start(t, e, indexwriter.Options{})
 	const n = 400
 	name := func(i int) string {
 		if i == n-1 {

@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/cmsplatform/cms/pkg/content"
-	"github.com/cmsplatform/cms/pkg/indexing"
+	"github.com/cmsplatform/cms/pkg/indexwriter"
 	"github.com/cmsplatform/cms/pkg/search/bleve"
 )
 
@@ -70,7 +70,7 @@ func BenchmarkBacklogCatchUp(b *testing.B) {
 	}
 	b.Cleanup(func() { _ = eng.Close() })
 	e.eng = eng
-	benchBacklog(b, start(b, e, indexing.Options{}))
+	benchBacklog(b, start(b, e, indexwriter.Options{}))
 }
 
 // BenchmarkBacklogCatchUpDistributed is the same on PostgreSQL, NATS and

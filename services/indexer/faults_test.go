@@ -18,7 +18,7 @@ import (
 	"github.com/cmsplatform/cms/pkg/events"
 	"github.com/cmsplatform/cms/pkg/events/natsjs"
 	"github.com/cmsplatform/cms/pkg/indexdoc"
-	"github.com/cmsplatform/cms/pkg/indexing"
+	"github.com/cmsplatform/cms/pkg/indexwriter"
 	"github.com/cmsplatform/cms/pkg/outbox"
 	"github.com/cmsplatform/cms/pkg/search"
 	"github.com/cmsplatform/cms/pkg/search/elastic"
@@ -62,7 +62,7 @@ type faultEnv struct {
 	st      *postgres.Store
 	svc     *content.Service
 	eng     search.Engine
-	iopts   indexing.Options
+	iopts   indexwriter.Options
 	natsURL string
 	stream  events.StreamConfig
 	prefix  string // subject prefix of this test
@@ -91,7 +91,7 @@ func newFaultEnv(t *testing.T, ctx context.Context, natsURL string) *faultEnv {
 		_ = eng.Close()
 		testenv.DeleteIndexes(t, esURL, esPrefix)
 	})
-	f := &faultEnv{st: st, svc: content.New(st, nil), eng: eng, iopts: indexing.Options{Layout: indexdoc.Layout{IndexPrefix: "cms-"}},
+	f := &faultEnv{st: st, svc: content.New(st, nil), eng: eng, iopts: indexwriter.Options{Layout: indexdoc.Layout{IndexPrefix: "cms-"}},
 		natsURL: natsURL, prefix: "flt" + id + "."}
 	f.stream = events.StreamConfig{Name: "FAULTTEST_" + id, Subjects: []string{f.prefix + "cms.changes.>"}}
 	return f
@@ -218,7 +218,7 @@ func (f *faultEnv) write(t *testing.T, ctx context.Context, midway func()) load 
 
 // verify waits until the indexer has applied the newest transaction, then
 // compares the index with a rebuild of the store into a second alias.
-func (f *faultEnv) verify(t *testing.T, ctx context.Context, ix *indexing.Indexer, l load) {
+func (f *faultEnv) verify(t *testing.T, ctx context.Context, ix *indexwriter.Indexer, l load) {
 	t.Helper()
 	head, err := f.st.LastTransactionID(ctx)
 	if err != nil {
@@ -229,7 +229,7 @@ func (f *faultEnv) verify(t *testing.T, ctx context.Context, ix *indexing.Indexe
 		t.Fatalf("indexer did not catch up: version %d of %d: %v", v, head, err)
 	}
 	t.Logf("caught up with transaction %d %s after the last write", head, time.Since(start).Round(time.Millisecond))
-	ref, err := indexing.New(f.st, f.eng, indexing.Options{Layout: indexdoc.Layout{IndexPrefix: "ref-"}})
+	ref, err := indexwriter.New(f.st, f.eng, indexwriter.Options{Layout: indexdoc.Layout{IndexPrefix: "ref-"}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -312,7 +312,7 @@ const faultAfterApplied = 20
 // busy waits until the indexer is consuming (faultAfterApplied events
 // applied) and returns its version, so the fault lands mid-stream however
 // fast the writes are.
-func busy(t *testing.T, ctx context.Context, ix *indexing.Indexer) int64 {
+func busy(t *testing.T, ctx context.Context, ix *indexwriter.Indexer) int64 {
 	t.Helper()
 	v, err := ix.WaitForVersion(ctx, faultAfterApplied, time.Until(deadline(ctx)))
 	if err != nil {

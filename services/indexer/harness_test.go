@@ -19,7 +19,7 @@ import (
 	"github.com/cmsplatform/cms/pkg/events"
 	"github.com/cmsplatform/cms/pkg/events/natsjs"
 	"github.com/cmsplatform/cms/pkg/indexdoc"
-	"github.com/cmsplatform/cms/pkg/indexing"
+	"github.com/cmsplatform/cms/pkg/indexwriter"
 	"github.com/cmsplatform/cms/pkg/outbox"
 	"github.com/cmsplatform/cms/pkg/search"
 	"github.com/cmsplatform/cms/pkg/search/bleve"
@@ -38,13 +38,13 @@ type env struct {
 	pub   events.Publisher // what the relay publishes through
 	eng   search.Engine
 	svc   *content.Service
-	ix    *indexing.Indexer
+	ix    *indexwriter.Indexer
 	relay *outbox.Relay
 	// indexer is the running service; retry, when set before start, is
 	// its retry policy.
 	indexer *indexer.Service
-	retry   indexing.RetryPolicy
-	iopts   indexing.Options
+	retry   indexwriter.RetryPolicy
+	iopts   indexwriter.Options
 	// stopIndexer stops the running indexer (runIndexer starts another
 	// with the same durable consumer).
 	stopIndexer func()
@@ -73,7 +73,7 @@ func uniq() string {
 // embeddedEnv: SQLite, embedded NATS, in-memory Bleve.
 func embeddedEnv(t testing.TB) *env {
 	t.Helper()
-	return start(t, embeddedParts(t), indexing.Options{})
+	return start(t, embeddedParts(t), indexwriter.Options{})
 }
 
 // embeddedParts opens the embedded components of an env, closed when the
@@ -133,12 +133,12 @@ func realEnv(t testing.TB) *env {
 		testenv.DeleteIndexes(t, esURL, esPrefix)
 	})
 	return start(t, &env{st: st, bus: bus, pub: prefixPublisher{bus, prefix}, eng: eng, subjectPrefix: prefix},
-		indexing.Options{Layout: indexdoc.Layout{IndexPrefix: "cms-"}})
+		indexwriter.Options{Layout: indexdoc.Layout{IndexPrefix: "cms-"}})
 }
 
 // start bootstraps the content model and runs the relay and the indexer
 // until the test ends.
-func start(t testing.TB, e *env, iopts indexing.Options) *env {
+func start(t testing.TB, e *env, iopts indexwriter.Options) *env {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	if err := content.Bootstrap(ctx, e.st); err != nil {

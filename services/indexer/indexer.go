@@ -1,11 +1,11 @@
 // Package indexer is the "indexer" target: a JetStream consumer loop that
 // feeds change events (subjects changes.Subjects, durable consumer "indexer")
-// to pkg/indexing. It is transport only: decoding, ack/nak and logging.
+// to pkg/indexwriter. It is transport only: decoding, ack/nak and logging.
 //
 // Events arrive in batches of up to Options.BatchSize (whatever is pending,
 // events.Consumer.ConsumeBatch), at least once and in stream order (which
 // the outbox relay keeps equal to commit order). A batch is applied with
-// indexing.ApplyBatch (one pass, one refresh, one version record) and
+// indexwriter.ApplyBatch (one pass, one refresh, one version record) and
 // acknowledged after it; when that fails its events are applied one by one
 // (batch.go), each acknowledged after its Apply. A failed Apply is retried
 // before any later event, so the recorded change-tracking version never
@@ -15,7 +15,7 @@
 // stream. Lag reports how far behind the stream the indexer is.
 //
 // Retries back off exponentially and an event that keeps failing is parked
-// (indexing.RetryPolicy: after MaxAttempts failures that are not the
+// (indexwriter.RetryPolicy: after MaxAttempts failures that are not the
 // engine being unavailable, or after a crash loop) instead of blocking
 // every later event: it is logged at ERROR with its stream sequence, MsgID
 // and transaction, counted (Stats.Parked, the "parked" result of
@@ -23,7 +23,7 @@
 // in the change stream at that sequence (the stream keeps events after
 // acknowledgement) for an operator to inspect; `cms reindex` rebuilds the
 // index with its changes. Parking records the event's transaction as the
-// change-tracking version (indexing.Indexer.Park), so read-your-writes
+// change-tracking version (indexwriter.Indexer.Park), so read-your-writes
 // waiters for it return at once (without its changes) rather than waiting
 // out their deadline.
 package indexer
@@ -39,7 +39,7 @@ import (
 
 	"github.com/cmsplatform/cms/pkg/changes"
 	"github.com/cmsplatform/cms/pkg/events"
-	"github.com/cmsplatform/cms/pkg/indexing"
+	"github.com/cmsplatform/cms/pkg/indexwriter"
 	"github.com/cmsplatform/cms/pkg/search"
 	"github.com/cmsplatform/cms/pkg/store"
 )
@@ -61,8 +61,8 @@ type Options struct {
 	// (DefaultRetryDelay); it doubles per attempt up to Retry.MaxRetryDelay.
 	RetryDelay time.Duration
 	// Retry bounds the attempts before an event is parked; its RetryDelay
-	// is RetryDelay above (indexing.RetryPolicy for the defaults).
-	Retry indexing.RetryPolicy
+	// is RetryDelay above (indexwriter.RetryPolicy for the defaults).
+	Retry indexwriter.RetryPolicy
 	// AckWait is how long events delivered to a crashed indexer wait
 	// before JetStream redelivers them (events.DefaultAckWait); while a
 	// batch is applied its deadline is extended (events.ConsumeBatch).
@@ -71,17 +71,17 @@ type Options struct {
 	// (events.DefaultBatchSize; 1 applies one event at a time).
 	BatchSize int
 	// Indexing configures the indexer (index prefix, languages …).
-	Indexing indexing.Options
+	Indexing indexwriter.Options
 }
 
 // Service consumes change events and applies them to the search index.
 type Service struct {
 	bus   events.Consumer
-	ix    *indexing.Indexer
-	err   error // from indexing.New, reported by Run
+	ix    *indexwriter.Indexer
+	err   error // from indexwriter.New, reported by Run
 	log   *slog.Logger
 	opts  Options
-	retry indexing.RetryPolicy
+	retry indexwriter.RetryPolicy
 	// counters for Stats
 	applied, failed, dropped, parked atomic.Int64
 	batches, applyNanos              atomic.Int64
@@ -168,14 +168,14 @@ func New(bus events.Consumer, st store.Reader, eng search.Engine, log *slog.Logg
 	if o.Retry.RetryDelay <= 0 {
 		o.Retry.RetryDelay = o.RetryDelay
 	}
-	ix, err := indexing.New(st, eng, o.Indexing)
+	ix, err := indexwriter.New(st, eng, o.Indexing)
 	return &Service{bus: bus, ix: ix, err: err, log: log, opts: o, retry: o.Retry.WithDefaults(),
 		tries: map[uint64]tries{}}
 }
 
 // Indexer is the underlying indexer (for WaitForVersion in tests and
 // in-process readers); nil when the options were invalid.
-func (s *Service) Indexer() *indexing.Indexer { return s.ix }
+func (s *Service) Indexer() *indexwriter.Indexer { return s.ix }
 
 // Run consumes until ctx ends, then returns nil. It first makes sure the
 // indexes exist, retrying while the engine is unreachable; a mapping
@@ -229,7 +229,7 @@ func (s *Service) handle(ctx context.Context, m events.Msg) error {
 	case err != nil:
 		s.failed.Add(1)
 		tr.failed++
-		if !indexing.Transient(err) {
+		if !indexwriter.Transient(err) {
 			tr.failures++
 		}
 		if s.retry.ParkAfterFailure(tr.failures, err) {

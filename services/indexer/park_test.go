@@ -11,7 +11,7 @@ import (
 
 	"github.com/cmsplatform/cms/pkg/content"
 	"github.com/cmsplatform/cms/pkg/indexdoc"
-	"github.com/cmsplatform/cms/pkg/indexing"
+	"github.com/cmsplatform/cms/pkg/indexwriter"
 	"github.com/cmsplatform/cms/pkg/search"
 )
 
@@ -41,8 +41,8 @@ func TestParkFailingEvent(t *testing.T) {
 	eng := &poisonEngine{Engine: e.eng}
 	e.eng = eng
 	const attempts = 3
-	e.retry = indexing.RetryPolicy{MaxAttempts: attempts, RetryDelay: 10 * time.Millisecond, MaxRetryDelay: 40 * time.Millisecond}
-	start(t, e, indexing.Options{})
+	e.retry = indexwriter.RetryPolicy{MaxAttempts: attempts, RetryDelay: 10 * time.Millisecond, MaxRetryDelay: 40 * time.Millisecond}
+	start(t, e, indexwriter.Options{})
 
 	create := func(name string) (int64, int64) {
 		t.Helper()

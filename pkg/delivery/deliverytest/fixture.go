@@ -1,6 +1,6 @@
 // Package deliverytest builds published content through the real
 // pipeline for Delivery tests: pkg/content writes on SQLite, the outbox
-// events applied by pkg/indexing to a search engine (in-memory Bleve, or
+// events applied by pkg/indexwriter to a search engine (in-memory Bleve, or
 // Elasticsearch from CMS_ELASTICSEARCH_URL), and a delivery.Service
 // reading that index.
 package deliverytest
@@ -17,7 +17,7 @@ import (
 	"github.com/cmsplatform/cms/pkg/content"
 	"github.com/cmsplatform/cms/pkg/delivery"
 	"github.com/cmsplatform/cms/pkg/indexdoc"
-	"github.com/cmsplatform/cms/pkg/indexing"
+	"github.com/cmsplatform/cms/pkg/indexwriter"
 	"github.com/cmsplatform/cms/pkg/search"
 	"github.com/cmsplatform/cms/pkg/search/bleve"
 	"github.com/cmsplatform/cms/pkg/search/elastic"
@@ -32,9 +32,9 @@ type Site struct {
 	Svc     *delivery.Service
 	Content *content.Service
 	Store   store.Store
-	Index   *indexing.Indexer
+	Index   *indexwriter.Indexer
 	Engine  search.Engine
-	Options indexing.Options
+	Options indexwriter.Options
 
 	// Types and attributes.
 	WebPage, Module, Image           int64
@@ -71,26 +71,26 @@ type Engine struct {
 	// New returns a fresh engine (and the index options to use with it),
 	// cleaned up when the test ends; it skips (locally) or fails (CI)
 	// when its server is not configured.
-	New func(t testing.TB) (search.Engine, indexing.Options)
+	New func(t testing.TB) (search.Engine, indexwriter.Options)
 }
 
 // Engines are the embedded (Bleve, in memory) and distributed
 // (Elasticsearch from CMS_ELASTICSEARCH_URL) engines.
 func Engines() []Engine {
 	return []Engine{
-		{Name: "bleve", New: func(t testing.TB) (search.Engine, indexing.Options) {
+		{Name: "bleve", New: func(t testing.TB) (search.Engine, indexwriter.Options) {
 			eng, err := bleve.New("")
 			if err != nil {
 				t.Fatal(err)
 			}
 			t.Cleanup(func() { _ = eng.Close() })
-			return eng, indexing.Options{}
+			return eng, indexwriter.Options{}
 		}},
-		{Name: "elastic", New: func(t testing.TB) (search.Engine, indexing.Options) {
+		{Name: "elastic", New: func(t testing.TB) (search.Engine, indexwriter.Options) {
 			url := testenv.URL(t, testenv.ElasticsearchURL)
 			b := make([]byte, 5)
 			_, _ = rand.Read(b)
-			opts := indexing.Options{Layout: indexdoc.Layout{IndexPrefix: "dlv" + hex.EncodeToString(b) + "-"}}
+			opts := indexwriter.Options{Layout: indexdoc.Layout{IndexPrefix: "dlv" + hex.EncodeToString(b) + "-"}}
 			eng, err := elastic.New(url, elastic.WithPrefix("cmstest-"))
 			if err != nil {
 				t.Fatal(err)
@@ -124,7 +124,7 @@ func NewSiteOn(t testing.TB, e Engine) *Site {
 		t.Fatal(err)
 	}
 	s := &Site{Content: content.New(st, nil), Store: st, Engine: eng, Options: opts}
-	if s.Index, err = indexing.New(st, eng, s.Options); err != nil {
+	if s.Index, err = indexwriter.New(st, eng, s.Options); err != nil {
 		t.Fatal(err)
 	}
 	create := func(in ...content.ObjectInput) []int64 {

@@ -13,7 +13,7 @@ import (
 
 	"github.com/cmsplatform/cms/pkg/content"
 	"github.com/cmsplatform/cms/pkg/events"
-	"github.com/cmsplatform/cms/pkg/indexing"
+	"github.com/cmsplatform/cms/pkg/indexwriter"
 )
 
 // Targets that `cms serve --target` accepts. "all" is what `cms run` serves.
@@ -72,7 +72,7 @@ type Config struct {
 	MaxRequestValueBytes int `yaml:"maxRequestValueBytes"`
 	MaxIndexedChars      int `yaml:"maxIndexedChars"`
 	// IndexerMaxAttempts: applies of a failing change event before the
-	// indexer parks it (indexing.RetryPolicy; < 0 never parks).
+	// indexer parks it (indexwriter.RetryPolicy; < 0 never parks).
 	// CMS_INDEXER_MAX_ATTEMPTS.
 	IndexerMaxAttempts int `yaml:"indexerMaxAttempts"`
 	// IndexerBatchSize: change events the indexer applies in one pass
@@ -208,8 +208,8 @@ func DefaultConfig() Config {
 		// Value sizes.
 		MaxValueBytes:        content.DefaultMaxValueBytes,
 		MaxRequestValueBytes: content.DefaultMaxRequestValueBytes,
-		MaxIndexedChars:      indexing.DefaultMaxIndexedChars,
-		IndexerMaxAttempts:   indexing.DefaultMaxAttempts,
+		MaxIndexedChars:      indexwriter.DefaultMaxIndexedChars,
+		IndexerMaxAttempts:   indexwriter.DefaultMaxAttempts,
 		IndexerBatchSize:     events.DefaultBatchSize,
 		Store:                Component{Engine: EngineSQLite},
 		Events:               Component{Engine: EngineEmbeddedNATS},

@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/cmsplatform/cms/pkg/indexdoc"
-	"github.com/cmsplatform/cms/pkg/indexing"
+	"github.com/cmsplatform/cms/pkg/indexwriter"
 )
 
 // TestWriteIsIndexed follows one write through the whole embedded system:
@@ -21,7 +21,7 @@ func TestWriteIsIndexed(t *testing.T) {
 	admin := httpClient{t, "http://" + srv.HTTPAddr(), "admin", "test-password"}
 	start := time.Now()
 	created := admin.create(obj(0, "pipelineType", v(1000, 201, "Pipeline type")))
-	ix, err := indexing.New(srv.comps.Store, srv.comps.Search, srv.cfg.indexing(srv.log))
+	ix, err := indexwriter.New(srv.comps.Store, srv.comps.Search, srv.cfg.indexing(srv.log))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -102,7 +102,7 @@ func TestPasswordsNeverReachTheIndex(t *testing.T) {
 	srv := startServer(t)
 	admin := httpClient{t, "http://" + srv.HTTPAddr(), "admin", "test-password"}
 	created := admin.create(obj(110, "", v(1100, 0, "carol"), v(1101, 0, "s3cret-Pa55")))
-	ix, err := indexing.New(srv.comps.Store, srv.comps.Search, srv.cfg.indexing(srv.log))
+	ix, err := indexwriter.New(srv.comps.Store, srv.comps.Search, srv.cfg.indexing(srv.log))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -14,7 +14,7 @@ import (
 	"github.com/cmsplatform/cms/pkg/component"
 	"github.com/cmsplatform/cms/pkg/content"
 	"github.com/cmsplatform/cms/pkg/events"
-	"github.com/cmsplatform/cms/pkg/indexing"
+	"github.com/cmsplatform/cms/pkg/indexwriter"
 	"github.com/cmsplatform/cms/pkg/outbox"
 	"github.com/cmsplatform/cms/services/delivery"
 	"github.com/cmsplatform/cms/services/index"
@@ -131,7 +131,7 @@ func buildTargets(ctx context.Context, cfg Config, comps *Components, log *slog.
 			groups = append(groups, g)
 		case TargetIndexer:
 			ix := indexer.New(comps.Events, comps.Store, comps.Search, log.With("worker", "indexer"),
-				indexer.Options{Indexing: cfg.indexing(log), Retry: indexing.RetryPolicy{MaxAttempts: cfg.IndexerMaxAttempts},
+				indexer.Options{Indexing: cfg.indexing(log), Retry: indexwriter.RetryPolicy{MaxAttempts: cfg.IndexerMaxAttempts},
 					BatchSize: cfg.IndexerBatchSize})
 			workers = append(workers, ix.Run)
 			registerIndexerMetrics(reg, ix)
@@ -143,8 +143,8 @@ func buildTargets(ctx context.Context, cfg Config, comps *Components, log *slog.
 
 // indexing is the one place the index layout is configured: the indexer
 // writes with it and the read services (Index, Delivery) read with it.
-func (c Config) indexing(log *slog.Logger) indexing.Options {
-	return indexing.Options{Logger: log.With("component", "indexing"), MaxIndexedChars: c.MaxIndexedChars}
+func (c Config) indexing(log *slog.Logger) indexwriter.Options {
+	return indexwriter.Options{Logger: log.With("component", "indexing"), MaxIndexedChars: c.MaxIndexedChars}
 }
 
 // invalidatorDurable names the Delivery cache invalidator's JetStream

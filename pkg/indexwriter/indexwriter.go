@@ -1,5 +1,5 @@
-// Package indexing turns committed content changes into search documents:
-// it builds one document per (branch, visible object) from the store,
+// Package indexwriter is what writes the search index: it turns committed
+// content changes into search documents. It builds one document per (branch, visible object) from the store,
 // inheritance resolved, and applies change events (pkg/content's outbox
 // payload) to the objects index of a search.Engine. services/indexer feeds
 // it from the event stream; the Index and Delivery groups read the index it
@@ -22,7 +22,7 @@
 // document in indexdoc.StateIndex, durable and monotonic by construction. It is
 // global across branches. With one in-order consumer (services/indexer) it
 // means "every transaction up to it is searchable".
-package indexing
+package indexwriter
 
 import (
 	"context"

@@ -1,4 +1,4 @@
-package indexing_test
+package indexwriter_test
 
 import (
 	"context"
@@ -8,7 +8,7 @@ import (
 
 	"github.com/cmsplatform/cms/pkg/content"
 	"github.com/cmsplatform/cms/pkg/indexdoc"
-	"github.com/cmsplatform/cms/pkg/indexing"
+	"github.com/cmsplatform/cms/pkg/indexwriter"
 	"github.com/cmsplatform/cms/pkg/search/bleve"
 	"github.com/cmsplatform/cms/pkg/store/sqlite"
 )
@@ -25,7 +25,7 @@ func TestSourceField(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer eng.Close()
-	ix, err := indexing.New(st, eng, indexing.Options{})
+	ix, err := indexwriter.New(st, eng, indexwriter.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,4 +1,4 @@
-package indexing_test
+package indexwriter_test
 
 import (
 	"context"
@@ -12,7 +12,7 @@ import (
 	"github.com/cmsplatform/cms/pkg/changes"
 	"github.com/cmsplatform/cms/pkg/content"
 	"github.com/cmsplatform/cms/pkg/indexdoc"
-	"github.com/cmsplatform/cms/pkg/indexing"
+	"github.com/cmsplatform/cms/pkg/indexwriter"
 	"github.com/cmsplatform/cms/pkg/search"
 	"github.com/cmsplatform/cms/pkg/search/bleve"
 	"github.com/cmsplatform/cms/pkg/store"
@@ -155,7 +155,7 @@ func TestApplyBatchCoalesces(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer eng.Close()
-	ix, err := indexing.New(st, eng, indexing.Options{})
+	ix, err := indexwriter.New(st, eng, indexwriter.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,4 +1,4 @@
-package indexing_test
+package indexwriter_test
 
 import (
 	"context"
@@ -9,7 +9,7 @@ import (
 
 	"github.com/cmsplatform/cms/pkg/content"
 	"github.com/cmsplatform/cms/pkg/indexdoc"
-	"github.com/cmsplatform/cms/pkg/indexing"
+	"github.com/cmsplatform/cms/pkg/indexwriter"
 	"github.com/cmsplatform/cms/pkg/search"
 	"github.com/cmsplatform/cms/pkg/search/bleve"
 	"github.com/cmsplatform/cms/pkg/search/elastic"
@@ -19,7 +19,7 @@ import (
 
 // drain applies and acks every pending outbox event, like the relay and
 // the indexer would.
-func drain(t *testing.T, st store.Store, ix *indexing.Indexer) {
+func drain(t *testing.T, st store.Store, ix *indexwriter.Indexer) {
 	t.Helper()
 	ctx := context.Background()
 	for {
@@ -107,7 +107,7 @@ func testRebuild(t *testing.T, eng search.Engine) {
 	ctx := context.Background()
 	st := bootstrappedStore(t)
 	s := content.New(st, nil)
-	ix, err := indexing.New(st, eng, indexing.Options{Batch: 7})
+	ix, err := indexwriter.New(st, eng, indexwriter.Options{Batch: 7})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -145,9 +145,9 @@ func testRebuild(t *testing.T, eng search.Engine) {
 
 	// Writes while the new index is built go through Apply as usual.
 	var calls int
-	var last indexing.Progress
+	var last indexwriter.Progress
 	var added []int64
-	res, err := ix.Rebuild(ctx, st.LastTransactionID, func(p indexing.Progress) {
+	res, err := ix.Rebuild(ctx, st.LastTransactionID, func(p indexwriter.Progress) {
 		calls++
 		last = p
 		if calls != 2 {
@@ -244,7 +244,7 @@ func reference(t *testing.T, st store.Store) map[string]string {
 		t.Fatal(err)
 	}
 	defer eng.Close()
-	ix, err := indexing.New(st, eng, indexing.Options{})
+	ix, err := indexwriter.New(st, eng, indexwriter.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,4 +1,4 @@
-package indexing_test
+package indexwriter_test
 
 import (
 	"context"
@@ -8,7 +8,7 @@ import (
 
 	"github.com/cmsplatform/cms/pkg/content"
 	"github.com/cmsplatform/cms/pkg/indexdoc"
-	"github.com/cmsplatform/cms/pkg/indexing"
+	"github.com/cmsplatform/cms/pkg/indexwriter"
 	"github.com/cmsplatform/cms/pkg/search"
 	"github.com/cmsplatform/cms/pkg/store"
 )
@@ -34,7 +34,7 @@ func largeValue(n int, words bool) string {
 
 // applyLarge stores an object whose name (language 201) is value, applies
 // its outbox events to eng and returns the bytes allocated meanwhile.
-func applyLarge(t *testing.T, st store.Store, eng search.Engine, opts indexing.Options, value string) (*indexing.Indexer, int64, uint64) {
+func applyLarge(t *testing.T, st store.Store, eng search.Engine, opts indexwriter.Options, value string) (*indexwriter.Indexer, int64, uint64) {
 	t.Helper()
 	ctx := context.Background()
 	s := content.New(st, nil, content.WithValueLimits(content.ValueLimits{MaxValueBytes: 64 << 20, MaxRequestValueBytes: 64 << 20}))
@@ -47,7 +47,7 @@ func applyLarge(t *testing.T, st store.Store, eng search.Engine, opts indexing.O
 	if err != nil {
 		t.Fatal(err)
 	}
-	ix, err := indexing.New(st, eng, opts)
+	ix, err := indexwriter.New(st, eng, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -84,7 +84,7 @@ func TestLargeValue(t *testing.T) {
 
 func largeValueCase(t *testing.T, eng search.Engine, words bool) {
 	const size = 4 << 20
-	ix, id, alloc := applyLarge(t, bootstrappedStore(t), eng, indexing.Options{}, largeValue(size, words))
+	ix, id, alloc := applyLarge(t, bootstrappedStore(t), eng, indexwriter.Options{}, largeValue(size, words))
 	t.Logf("%d bytes allocated for a %d byte value (%.1fx)", alloc, size, float64(alloc)/size)
 	if alloc > 50*size {
 		t.Errorf("allocated %d bytes for a %d byte value: more than 50x", alloc, size)
@@ -106,7 +106,7 @@ func largeValueCase(t *testing.T, eng search.Engine, words bool) {
 // indexed, the ones before are.
 func TestMaxIndexedChars(t *testing.T) {
 	eng := openBleve(t, "")
-	ix, _, _ := applyLarge(t, bootstrappedStore(t), eng, indexing.Options{MaxIndexedChars: 12}, "früh äpfel late")
+	ix, _, _ := applyLarge(t, bootstrappedStore(t), eng, indexwriter.Options{MaxIndexedChars: 12}, "früh äpfel late")
 	for word, want := range map[string]int{"äpfel": 1, "late": 0} {
 		for _, field := range []string{indexdoc.FieldFullText, indexdoc.NameTextField(content.LanguageEnUS)} {
 			r, err := eng.Search(context.Background(), search.SearchRequest{Index: ix.ObjectsIndex(),

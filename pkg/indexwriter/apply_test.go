@@ -1,4 +1,4 @@
-package indexing_test
+package indexwriter_test
 
 import (
 	"context"
@@ -10,7 +10,7 @@ import (
 
 	"github.com/cmsplatform/cms/pkg/content"
 	"github.com/cmsplatform/cms/pkg/indexdoc"
-	"github.com/cmsplatform/cms/pkg/indexing"
+	"github.com/cmsplatform/cms/pkg/indexwriter"
 	"github.com/cmsplatform/cms/pkg/search"
 	"github.com/cmsplatform/cms/pkg/search/bleve"
 	"github.com/cmsplatform/cms/pkg/store"
@@ -84,14 +84,14 @@ func TestApplyOrderDoesNotMatter(t *testing.T) {
 
 // memIndexer is an indexer of st on a fresh in-memory Bleve engine that
 // writes batch objects at a time; the engine closes when the test ends.
-func memIndexer(t *testing.T, st store.Store, batch int) (*indexing.Indexer, search.Engine) {
+func memIndexer(t *testing.T, st store.Store, batch int) (*indexwriter.Indexer, search.Engine) {
 	t.Helper()
 	eng, err := bleve.New("")
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = eng.Close() })
-	ix, err := indexing.New(st, eng, indexing.Options{Batch: batch})
+	ix, err := indexwriter.New(st, eng, indexwriter.Options{Batch: batch})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,11 +1,11 @@
-package indexing_test
+package indexwriter_test
 
 import (
 	"slices"
 	"strings"
 	"testing"
 
-	"github.com/cmsplatform/cms/pkg/indexing"
+	"github.com/cmsplatform/cms/pkg/indexwriter"
 )
 
 func TestParseCommentBody(t *testing.T) {
@@ -22,7 +22,7 @@ func TestParseCommentBody(t *testing.T) {
 		{`<div><p>one</p><p>two</p></div>`, "one two", nil},
 		{`<div>broken <b>markup</div>`, "broken markup", nil},
 	} {
-		text, mentions := indexing.ParseCommentBody(c.body)
+		text, mentions := indexwriter.ParseCommentBody(c.body)
 		if text != c.text || !slices.Equal(mentions, c.mentions) {
 			t.Errorf("ParseCommentBody(%q) = %q, %q; want %q, %q", c.body, text, mentions, c.text, c.mentions)
 		}
@@ -30,14 +30,14 @@ func TestParseCommentBody(t *testing.T) {
 }
 
 func TestCommentSummary(t *testing.T) {
-	if s := indexing.CommentSummary("short  text\nhere"); s != "short text here" {
+	if s := indexwriter.CommentSummary("short  text\nhere"); s != "short text here" {
 		t.Errorf("short: %q", s)
 	}
 	exact := strings.Repeat("ä", 64)
-	if s := indexing.CommentSummary(exact); s != exact {
+	if s := indexwriter.CommentSummary(exact); s != exact {
 		t.Errorf("64 runes cut: %q", s)
 	}
-	if s := indexing.CommentSummary(exact + "b"); s != exact+"…" {
+	if s := indexwriter.CommentSummary(exact + "b"); s != exact+"…" {
 		t.Errorf("65 runes: %q", s)
 	}
 }
@@ -52,7 +52,7 @@ func TestXMLLinks(t *testing.T) {
 		{`<div><a href="https://x/objref:9">no</a><a href="objref:-1">neg</a><a href="objref:abc">nan</a><a data-objref="0"/></div>`, nil},
 		{`<div><a href="objref:1">ok</a><broken`, []int64{1}},
 	} {
-		if got := indexing.XMLLinks(c.xml); !slices.Equal(got, c.want) {
+		if got := indexwriter.XMLLinks(c.xml); !slices.Equal(got, c.want) {
 			t.Errorf("XMLLinks(%q) = %v, want %v", c.xml, got, c.want)
 		}
 	}

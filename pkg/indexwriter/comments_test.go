@@ -1,4 +1,4 @@
-package indexing_test
+package indexwriter_test
 
 import (
 	"context"
@@ -10,7 +10,7 @@ import (
 
 	"github.com/cmsplatform/cms/pkg/content"
 	"github.com/cmsplatform/cms/pkg/indexdoc"
-	"github.com/cmsplatform/cms/pkg/indexing"
+	"github.com/cmsplatform/cms/pkg/indexwriter"
 	"github.com/cmsplatform/cms/pkg/search"
 	"github.com/cmsplatform/cms/pkg/search/bleve"
 	"github.com/cmsplatform/cms/pkg/store"
@@ -84,7 +84,7 @@ func TestCommentEventsOrderDoesNotMatter(t *testing.T) {
 	eng, err := bleve.New("")
 	must(err)
 	defer eng.Close()
-	ix, err := indexing.New(st, eng, indexing.Options{})
+	ix, err := indexwriter.New(st, eng, indexwriter.Options{})
 	must(err)
 	_, err = ix.IndexAllComments(ctx, evs[len(evs)-1].TxID)
 	must(err)
@@ -122,7 +122,7 @@ func applyComments(t *testing.T, st store.Store, evs []store.OutboxEvent) (map[s
 	return commentDocs(t, eng, ix), ts
 }
 
-func commentDocs(t *testing.T, eng search.Engine, ix *indexing.Indexer) map[string]map[string]any {
+func commentDocs(t *testing.T, eng search.Engine, ix *indexwriter.Indexer) map[string]map[string]any {
 	t.Helper()
 	r, err := eng.Search(context.Background(), search.SearchRequest{Index: ix.CommentsIndex(), Size: search.MaxResultWindow})
 	if err != nil {

@@ -1,4 +1,4 @@
-package indexing_test
+package indexwriter_test
 
 import (
 	"context"
@@ -8,7 +8,7 @@ import (
 
 	"github.com/cmsplatform/cms/pkg/changes"
 	"github.com/cmsplatform/cms/pkg/content"
-	"github.com/cmsplatform/cms/pkg/indexing"
+	"github.com/cmsplatform/cms/pkg/indexwriter"
 	"github.com/cmsplatform/cms/pkg/search"
 	"github.com/cmsplatform/cms/pkg/store"
 )
@@ -134,7 +134,7 @@ func (l *txLoad) timeApply(b *testing.B, eng search.Engine, evs []changes.Event,
 	b.Helper()
 	b.StopTimer()
 	ctx := context.Background()
-	ix, err := indexing.New(l.st, eng, indexing.Options{})
+	ix, err := indexwriter.New(l.st, eng, indexwriter.Options{})
 	if err != nil {
 		b.Fatal(err)
 	}

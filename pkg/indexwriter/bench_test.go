@@ -1,4 +1,4 @@
-package indexing_test
+package indexwriter_test
 
 import (
 	"context"
@@ -10,7 +10,7 @@ import (
 	"github.com/cmsplatform/cms/pkg/changes"
 	"github.com/cmsplatform/cms/pkg/content"
 	"github.com/cmsplatform/cms/pkg/indexdoc"
-	"github.com/cmsplatform/cms/pkg/indexing"
+	"github.com/cmsplatform/cms/pkg/indexwriter"
 	"github.com/cmsplatform/cms/pkg/search"
 	"github.com/cmsplatform/cms/pkg/search/bleve"
 	"github.com/cmsplatform/cms/pkg/search/elastic"
@@ -140,10 +140,10 @@ func BenchmarkBulkIndexing(b *testing.B) {
 	}
 	modes := []struct {
 		name string
-		run  func(ctx context.Context, ix *indexing.Indexer) (indexing.ApplyResult, error)
+		run  func(ctx context.Context, ix *indexwriter.Indexer) (indexwriter.ApplyResult, error)
 	}{
-		{"Apply", func(ctx context.Context, ix *indexing.Indexer) (indexing.ApplyResult, error) {
-			var total indexing.ApplyResult
+		{"Apply", func(ctx context.Context, ix *indexwriter.Indexer) (indexwriter.ApplyResult, error) {
+			var total indexwriter.ApplyResult
 			for _, ev := range l.events {
 				r, err := ix.Apply(ctx, ev)
 				if err != nil {
@@ -154,7 +154,7 @@ func BenchmarkBulkIndexing(b *testing.B) {
 			}
 			return total, nil
 		}},
-		{"IndexBranch", func(ctx context.Context, ix *indexing.Indexer) (indexing.ApplyResult, error) {
+		{"IndexBranch", func(ctx context.Context, ix *indexwriter.Indexer) (indexwriter.ApplyResult, error) {
 			return ix.IndexBranch(ctx, content.BranchDefault, l.head)
 		}},
 	}
@@ -166,7 +166,7 @@ func BenchmarkBulkIndexing(b *testing.B) {
 				for range b.N {
 					b.StopTimer()
 					eng := e.open(b)
-					ix, err := indexing.New(l.st, eng, indexing.Options{})
+					ix, err := indexwriter.New(l.st, eng, indexwriter.Options{})
 					if err != nil {
 						b.Fatal(err)
 					}

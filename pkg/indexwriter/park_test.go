@@ -1,4 +1,4 @@
-package indexing_test
+package indexwriter_test
 
 import (
 	"context"
@@ -7,13 +7,13 @@ import (
 	"testing"
 	"time"
 
-	"github.com/cmsplatform/cms/pkg/indexing"
+	"github.com/cmsplatform/cms/pkg/indexwriter"
 	"github.com/cmsplatform/cms/pkg/search"
 )
 
 func TestRetryPolicy(t *testing.T) {
-	p := indexing.RetryPolicy{RetryDelay: time.Second, MaxRetryDelay: 5 * time.Second}.WithDefaults()
-	if p.MaxAttempts != indexing.DefaultMaxAttempts {
+	p := indexwriter.RetryPolicy{RetryDelay: time.Second, MaxRetryDelay: 5 * time.Second}.WithDefaults()
+	if p.MaxAttempts != indexwriter.DefaultMaxAttempts {
 		t.Fatalf("MaxAttempts = %d", p.MaxAttempts)
 	}
 	for attempt, want := range map[int]time.Duration{1: time.Second, 2: 2 * time.Second, 3: 4 * time.Second, 4: 5 * time.Second, 50: 5 * time.Second} {
@@ -38,7 +38,7 @@ func TestRetryPolicy(t *testing.T) {
 	if p.ParkUnseen(5) || !p.ParkUnseen(6) {
 		t.Error("ParkUnseen: an unseen delivery parks only beyond MaxAttempts")
 	}
-	never := indexing.RetryPolicy{MaxAttempts: -1}.WithDefaults()
+	never := indexwriter.RetryPolicy{MaxAttempts: -1}.WithDefaults()
 	if never.ParkAfterFailure(100, hard) || never.ParkUnseen(100) {
 		t.Error("MaxAttempts < 0 parks")
 	}

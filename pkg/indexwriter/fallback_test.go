@@ -1,4 +1,4 @@
-package indexing_test
+package indexwriter_test
 
 import (
 	"context"
@@ -10,7 +10,7 @@ import (
 	"github.com/cmsplatform/cms/pkg/changes"
 	"github.com/cmsplatform/cms/pkg/content"
 	"github.com/cmsplatform/cms/pkg/indexdoc"
-	"github.com/cmsplatform/cms/pkg/indexing"
+	"github.com/cmsplatform/cms/pkg/indexwriter"
 	"github.com/cmsplatform/cms/pkg/search"
 	"github.com/cmsplatform/cms/pkg/search/bleve"
 	"github.com/cmsplatform/cms/pkg/store"
@@ -22,7 +22,7 @@ import (
 type fallbackSite struct {
 	st                   store.Store
 	s                    *content.Service
-	ix                   *indexing.Indexer
+	ix                   *indexwriter.Indexer
 	eng                  search.Engine
 	fr, child            int64
 	en, de, frOnly, both int64 // objects named in en-US, de-DE, fr, en-US + de-DE
@@ -80,7 +80,7 @@ func newFallbackSite(t *testing.T) *fallbackSite {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = f.eng.Close() })
-	if f.ix, err = indexing.New(st, f.eng, indexing.Options{Layout: indexdoc.Layout{Languages: []int64{201, 202, f.fr}}, Batch: 5}); err != nil {
+	if f.ix, err = indexwriter.New(st, f.eng, indexwriter.Options{Layout: indexdoc.Layout{Languages: []int64{201, 202, f.fr}}, Batch: 5}); err != nil {
 		t.Fatal(err)
 	}
 	drain(t, st, f.ix)
@@ -221,7 +221,7 @@ func TestDisplayNameFallbackRetry(t *testing.T) {
 	fl := &flaky{Engine: f.eng}
 	// Batches of 2: the language's own document (an earlier id) is in
 	// an earlier batch than the first named object, whose write fails.
-	ix, err := indexing.New(f.st, fl, indexing.Options{Layout: indexdoc.Layout{Languages: []int64{201, 202, f.fr}}, Batch: 2})
+	ix, err := indexwriter.New(f.st, fl, indexwriter.Options{Layout: indexdoc.Layout{Languages: []int64{201, 202, f.fr}}, Batch: 2})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -264,7 +264,7 @@ func TestDisplayNameFallbackNewLanguage(t *testing.T) {
 	}
 	defer eng.Close()
 	const lang = 900000 // created below, with a fixed id the options can name
-	ix, err := indexing.New(st, eng, indexing.Options{Layout: indexdoc.Layout{Languages: []int64{201, 202, lang}}})
+	ix, err := indexwriter.New(st, eng, indexwriter.Options{Layout: indexdoc.Layout{Languages: []int64{201, 202, lang}}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -332,7 +332,7 @@ func TestDisplayNameFallbackChangedDuringApply(t *testing.T) {
 	ctx := context.Background()
 	f := newFallbackSite(t)
 	hs := &hookStore{Reader: f.st}
-	ix, err := indexing.New(hs, f.eng, indexing.Options{Layout: indexdoc.Layout{Languages: []int64{201, 202, f.fr}}})
+	ix, err := indexwriter.New(hs, f.eng, indexwriter.Options{Layout: indexdoc.Layout{Languages: []int64{201, 202, f.fr}}})
 	if err != nil {
 		t.Fatal(err)
 	}
