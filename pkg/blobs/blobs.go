@@ -61,6 +61,12 @@ type Store interface {
 	Stat(ctx context.Context, key string) (Info, error)
 	// Delete removes the blob. Deleting a missing blob is not an error.
 	Delete(ctx context.Context, key string) error
+	// Walk calls fn with the Info of every blob whose key starts with
+	// prefix, in no particular order, and stops at the first error fn
+	// returns (which Walk returns). It is meant for maintenance (expiring
+	// temporary uploads, clean-ups), not for serving requests: on the file
+	// system it reads the metadata of every blob in the store.
+	Walk(ctx context.Context, prefix string, fn func(Info) error) error
 }
 
 // RangeLen returns how many bytes GetRange(offset, length) reads from a blob

@@ -37,6 +37,7 @@ func Run(t *testing.T, factory Factory) {
 		{"NestedAndCaseSensitiveKeys", testNestedKeys},
 		{"FailedPutKeepsOldBlob", testFailedPut},
 		{"ConcurrentPuts", testConcurrent},
+		{"Walk", testWalk},
 	} {
 		t.Run(tc.name, func(t *testing.T) { tc.fn(t, factory(t)) })
 	}

@@ -2,6 +2,7 @@ package blobtest
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"io"
 	"strings"
@@ -210,5 +211,42 @@ func testConcurrent(t *testing.T, s blobs.Store) {
 	}
 	for k, v := range data {
 		get(t, s, k, v)
+	}
+}
+
+func testWalk(t *testing.T, s blobs.Store) {
+	ctx := t.Context()
+	for _, k := range []string{"w/a", "w/b/c", "wx", "other"} {
+		put(t, s, k, []byte("content of "+k), "text/plain")
+	}
+	if err := s.Delete(ctx, "w/a"); err != nil {
+		t.Fatal(err)
+	}
+	put(t, s, "w/d", nil, "")
+	walk := func(prefix string) map[string]int64 {
+		got := map[string]int64{}
+		err := s.Walk(ctx, prefix, func(info blobs.Info) error {
+			got[info.Key] = info.Size
+			return nil
+		})
+		if err != nil {
+			t.Fatalf("Walk(%q): %v", prefix, err)
+		}
+		return got
+	}
+	if got := walk("w/"); len(got) != 2 || got["w/b/c"] != int64(len("content of w/b/c")) || got["w/d"] != 0 {
+		t.Errorf(`Walk("w/") = %v, want w/b/c and w/d`, got)
+	}
+	if got := walk(""); len(got) != 4 {
+		t.Errorf(`Walk("") = %v, want 4 blobs`, got)
+	}
+	if got := walk("nothing/"); len(got) != 0 {
+		t.Errorf(`Walk("nothing/") = %v, want none`, got)
+	}
+	stop := errors.New("stop")
+	calls := 0
+	err := s.Walk(ctx, "", func(blobs.Info) error { calls++; return stop })
+	if !errors.Is(err, stop) || calls != 1 {
+		t.Errorf("Walk with a failing fn = %v after %d calls, want stop after 1", err, calls)
 	}
 }

@@ -26,6 +26,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/cmsplatform/cms/pkg/blobs"
@@ -239,4 +240,41 @@ func (c ctxReader) Read(p []byte) (int, error) {
 		return 0, err
 	}
 	return c.r.Read(p)
+}
+
+// Walk implements blobs.Store. Blob files are named by a hash of their key,
+// so it reads the trailer of every blob file and keeps those whose key has
+// the prefix; unreadable files are logged and skipped.
+func (s *Store) Walk(ctx context.Context, prefix string, fn func(blobs.Info) error) error {
+	return filepath.WalkDir(s.objectsDir(), func(p string, d iofs.DirEntry, err error) error {
+		if err != nil {
+			if errors.Is(err, iofs.ErrNotExist) {
+				return nil // removed while walking
+			}
+			return err
+		}
+		if cerr := ctx.Err(); cerr != nil {
+			return cerr
+		}
+		if d.IsDir() {
+			return nil
+		}
+		f, err := os.Open(p)
+		if errors.Is(err, iofs.ErrNotExist) {
+			return nil
+		}
+		if err != nil {
+			return fmt.Errorf("blobs/fs: walk: %w", err)
+		}
+		info, err := readTrailer(f, "")
+		_ = f.Close()
+		if err != nil {
+			s.log.Warn("walk: skipping an unreadable blob file", "file", p, "err", err)
+			return nil
+		}
+		if !strings.HasPrefix(info.Key, prefix) || s.path(info.Key) != p {
+			return nil
+		}
+		return fn(info)
+	})
 }

@@ -43,7 +43,8 @@ func writeTrailer(w io.Writer, info blobs.Info) error {
 	return err
 }
 
-// readTrailer reads the metadata of the blob file f, which must belong to key.
+// readTrailer reads the metadata of the blob file f, which must belong to
+// key (any key when key is empty).
 func readTrailer(f *os.File, key string) (blobs.Info, error) {
 	st, err := f.Stat()
 	if err != nil {
@@ -72,7 +73,7 @@ func readTrailer(f *os.File, key string) (blobs.Info, error) {
 	if err := json.Unmarshal(js, &m); err != nil {
 		return blobs.Info{}, fmt.Errorf("%w: %v", errCorrupt, err)
 	}
-	if m.Key != key || m.Size != size-int64(trailerTail)-n {
+	if (key != "" && m.Key != key) || m.Size != size-int64(trailerTail)-n {
 		return blobs.Info{}, fmt.Errorf("%w: metadata for %q, %d bytes", errCorrupt, m.Key, m.Size)
 	}
 	return blobs.Info(m), nil

@@ -20,6 +20,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"strings"
 	"time"
 
 	"github.com/nats-io/nats.go"
@@ -202,3 +203,29 @@ func toInfo(oi *jetstream.ObjectInfo) (blobs.Info, error) {
 type closeFunc func() error
 
 func (f closeFunc) Close() error { return f() }
+
+// Walk implements blobs.Store over the bucket's object list (metadata
+// only; no content is read).
+func (s *Store) Walk(ctx context.Context, prefix string, fn func(blobs.Info) error) error {
+	list, err := s.obs.List(ctx)
+	if errors.Is(err, jetstream.ErrNoObjectsFound) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("blobs/natsobj: walk: %w", err)
+	}
+	for _, oi := range list {
+		if oi.Deleted || !strings.HasPrefix(oi.Name, prefix) {
+			continue
+		}
+		info, err := toInfo(oi)
+		if err != nil {
+			s.log.Warn("walk: skipping an unreadable object", "object", oi.Name, "err", err)
+			continue
+		}
+		if err := fn(info); err != nil {
+			return err
+		}
+	}
+	return nil
+}
