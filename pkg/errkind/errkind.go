@@ -26,16 +26,23 @@ const (
 	Forbidden
 	// Unsupported is a valid request for something not implemented (501).
 	Unsupported
+	// Unprocessable is a well-formed request the domain cannot carry out
+	// as asked, e.g. an upload beyond the total size limit or a reference
+	// to content that does not exist (422).
+	Unprocessable
+	// RangeNotSatisfiable is a byte range outside the content (416).
+	RangeNotSatisfiable
 )
 
 var names = map[Kind]string{Invalid: "invalid", NotFound: "not found", Ambiguous: "ambiguous",
 	TooLarge: "too large", PreconditionFailed: "precondition failed", Forbidden: "forbidden",
-	Unsupported: "unsupported"}
+	Unsupported: "unsupported", Unprocessable: "unprocessable", RangeNotSatisfiable: "range not satisfiable"}
 
 func (k Kind) Error() string { return names[k] }
 
 // kinds lists every Kind for Of.
-var kinds = []Kind{Invalid, NotFound, Ambiguous, TooLarge, PreconditionFailed, Forbidden, Unsupported}
+var kinds = []Kind{Invalid, NotFound, Ambiguous, TooLarge, PreconditionFailed, Forbidden, Unsupported,
+	Unprocessable, RangeNotSatisfiable}
 
 // New returns a sentinel error with message msg that is of kind k.
 func New(k Kind, msg string) error { return &sentinel{kind: k, msg: msg} }

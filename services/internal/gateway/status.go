@@ -68,6 +68,10 @@ func DomainStatus(ctx context.Context, log *slog.Logger, group string, err error
 		return status.Error(codes.PermissionDenied, err.Error())
 	case errkind.Unsupported:
 		return status.Error(codes.Unimplemented, err.Error())
+	case errkind.Unprocessable:
+		return WithReason(codes.InvalidArgument, ReasonUnprocessable, err.Error(), nil)
+	case errkind.RangeNotSatisfiable:
+		return WithReason(codes.OutOfRange, ReasonRangeNotSatisfiable, err.Error(), nil)
 	}
 	return OtherStatus(ctx, log, group, err)
 }

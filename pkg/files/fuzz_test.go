@@ -1,0 +1,59 @@
+package files_test
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/cmsplatform/cms/pkg/files"
+)
+
+// FuzzParseName: a name either fails as invalid or parses to a canonical
+// name that parses to itself and holds no path syntax.
+func FuzzParseName(f *testing.F) {
+	for _, s := range []string{"d41d8cd9-8f00-b204-e980-0998ecf8427e.png", "d41d8cd98f00b204e9800998ecf8427e", "../x", "a\x00b",
+		"d41d8cd98f00b204e9800998ecf8427e.tar.gz", "d41d8cd98f00b204e9800998ecf8427e/.."} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		n, err := files.ParseName(s)
+		if err != nil {
+			return
+		}
+		c := n.String()
+		if strings.ContainsAny(c, "/\\\x00") || strings.Contains(c, "..") {
+			t.Fatalf("ParseName(%q) accepted path syntax: %q", s, c)
+		}
+		n2, err := files.ParseName(c)
+		if err != nil || n2 != n {
+			t.Fatalf("canonical %q of %q does not round-trip: %v, %v", c, s, n2, err)
+		}
+	})
+}
+
+// FuzzParseRange: every returned range lies inside the file and is not
+// empty; no input panics.
+func FuzzParseRange(f *testing.F) {
+	for _, s := range []string{"bytes=0-1", "bytes=-5", "bytes=5-", "bytes=0-0,2-3,-1", "bytes=9223372036854775807-", "bytes=-9223372036854775808", "bytes= 1 - 2"} {
+		f.Add(s, int64(10))
+	}
+	f.Fuzz(func(t *testing.T, h string, size int64) {
+		if size < 0 {
+			size = -size
+		}
+		if size < 0 {
+			return
+		}
+		rs, err := files.ParseRange(h, size)
+		if err != nil {
+			return
+		}
+		if len(rs) > files.MaxRanges {
+			t.Fatalf("%d ranges", len(rs))
+		}
+		for _, r := range rs {
+			if r.Start < 0 || r.Length <= 0 || r.Start+r.Length > size || r.Start+r.Length < r.Start {
+				t.Fatalf("ParseRange(%q, %d) = %+v out of bounds", h, size, rs)
+			}
+		}
+	})
+}

@@ -1,0 +1,152 @@
+package files
+
+import (
+	"crypto/md5"
+	"encoding/hex"
+	"fmt"
+	"strings"
+)
+
+// MaxExtensionLen is the longest file extension accepted, the dot included.
+const MaxExtensionLen = 32
+
+// maxNameLen bounds a file name: a GUID (36) plus the longest extension.
+const maxNameLen = 36 + MaxExtensionLen
+
+// Name is a parsed file name "{guid}{ext}": the content's MD5 and an
+// extension ("" or "." followed by letters, digits, '-' or '_').
+type Name struct {
+	MD5 [md5.Size]byte
+	Ext string
+}
+
+// GUID is the MD5 in GUID form: the 32 lower-case hex digits of the digest
+// in byte order, grouped 8-4-4-4-12.
+func (n Name) GUID() string { return GUID(n.MD5) }
+
+// Hex is the MD5 as 32 lower-case hex digits.
+func (n Name) Hex() string { return hex.EncodeToString(n.MD5[:]) }
+
+// String is the canonical file name: GUID form plus extension.
+func (n Name) String() string { return n.GUID() + n.Ext }
+
+// GUID formats an MD5 digest in GUID form (byte order, lower case).
+func GUID(sum [md5.Size]byte) string {
+	h := hex.EncodeToString(sum[:])
+	return h[:8] + "-" + h[8:12] + "-" + h[12:16] + "-" + h[16:20] + "-" + h[20:]
+}
+
+// ParseName parses a file name: an MD5 in GUID form (36 characters, with
+// dashes) or as 32 hex digits, either case, followed by an optional
+// extension. Anything else (path separators, "..", NUL, over-long names)
+// is ErrInvalidName; a name never reaches a file system.
+func ParseName(name string) (Name, error) {
+	bad := func(why string) (Name, error) {
+		return Name{}, fmt.Errorf("%w: %q: %s", ErrInvalidName, clip(name), why)
+	}
+	if len(name) > maxNameLen {
+		return bad(fmt.Sprintf("longer than %d bytes", maxNameLen))
+	}
+	var sum [md5.Size]byte
+	rest, ok := parseDigest(name, &sum)
+	if !ok {
+		return bad("does not start with an MD5 in GUID or 32-hex form")
+	}
+	ext, err := NormalizeExtension(rest, false)
+	if err != nil {
+		return bad(err.Error())
+	}
+	return Name{MD5: sum, Ext: ext}, nil
+}
+
+// ParseMD5 parses an MD5 in GUID form or as 32 hex digits, nothing after it.
+func ParseMD5(s string) ([md5.Size]byte, error) {
+	var sum [md5.Size]byte
+	rest, ok := parseDigest(s, &sum)
+	if !ok || rest != "" {
+		return sum, fmt.Errorf("%w: %q is not an MD5 in GUID or 32-hex form", ErrInvalidName, clip(s))
+	}
+	return sum, nil
+}
+
+// parseDigest reads a GUID-form or 32-hex digest at the start of s and
+// returns what follows it.
+func parseDigest(s string, sum *[md5.Size]byte) (string, bool) {
+	var digits string
+	switch {
+	case len(s) >= 36 && s[8] == '-' && s[13] == '-' && s[18] == '-' && s[23] == '-':
+		digits, s = s[:8]+s[9:13]+s[14:18]+s[19:23]+s[24:36], s[36:]
+	case len(s) >= 32:
+		digits, s = s[:32], s[32:]
+	default:
+		return "", false
+	}
+	if _, err := hex.Decode(sum[:], []byte(digits)); err != nil {
+		return "", false
+	}
+	return s, true
+}
+
+// NormalizeExtension returns ext with a leading dot (added when missing if
+// addDot) and checks it: at most MaxExtensionLen bytes, then only ASCII
+// letters, digits, '-', '_' and inner dots ("tar.gz"). "" stays "".
+func NormalizeExtension(ext string, addDot bool) (string, error) {
+	if ext == "" {
+		return "", nil
+	}
+	if addDot && !strings.HasPrefix(ext, ".") {
+		ext = "." + ext
+	}
+	if len(ext) > MaxExtensionLen {
+		return "", fmt.Errorf("extension longer than %d bytes", MaxExtensionLen)
+	}
+	if ext[0] != '.' || len(ext) == 1 || ext[len(ext)-1] == '.' {
+		return "", fmt.Errorf("extension %q must be a dot followed by letters or digits", clip(ext))
+	}
+	for i := 1; i < len(ext); i++ {
+		c := ext[i]
+		ok := c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '-' || c == '_' ||
+			c == '.' && ext[i-1] != '.'
+		if !ok {
+			return "", fmt.Errorf("extension %q may hold only letters, digits, '-', '_' and single inner dots", clip(ext))
+		}
+	}
+	return ext, nil
+}
+
+// clip shortens s for error messages and makes control characters visible
+// (the caller formats with %q).
+func clip(s string) string {
+	if len(s) > 80 {
+		return s[:80] + "..."
+	}
+	return s
+}
+
+// contentTypes maps lower-case extensions to media types. It is built in,
+// not read from the host, so every installation answers the same.
+var contentTypes = map[string]string{
+	".jpg": "image/jpeg", ".jpeg": "image/jpeg", ".png": "image/png", ".gif": "image/gif",
+	".webp": "image/webp", ".svg": "image/svg+xml", ".ico": "image/x-icon", ".bmp": "image/bmp",
+	".tif": "image/tiff", ".tiff": "image/tiff", ".avif": "image/avif",
+	".pdf": "application/pdf", ".zip": "application/zip", ".gz": "application/gzip",
+	".json": "application/json", ".xml": "application/xml", ".js": "text/javascript",
+	".css": "text/css", ".html": "text/html", ".htm": "text/html", ".txt": "text/plain", ".csv": "text/csv",
+	".md":  "text/markdown",
+	".mp3": "audio/mpeg", ".wav": "audio/wav", ".ogg": "audio/ogg", ".m4a": "audio/mp4",
+	".mp4": "video/mp4", ".webm": "video/webm", ".mov": "video/quicktime", ".vtt": "text/vtt",
+	".woff": "font/woff", ".woff2": "font/woff2", ".ttf": "font/ttf", ".otf": "font/otf",
+	".doc": "application/msword", ".xls": "application/vnd.ms-excel", ".ppt": "application/vnd.ms-powerpoint",
+	".docx": "application/vnd.openxmlformats-officedocument.wordprocessingml.document",
+	".xlsx": "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet",
+	".pptx": "application/vnd.openxmlformats-officedocument.presentationml.presentation",
+}
+
+// ContentType is the media type served for an extension;
+// application/octet-stream when unknown.
+func ContentType(ext string) string {
+	if ct, ok := contentTypes[strings.ToLower(ext)]; ok {
+		return ct
+	}
+	return "application/octet-stream"
+}
