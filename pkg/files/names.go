@@ -150,3 +150,18 @@ func ContentType(ext string) string {
 	}
 	return "application/octet-stream"
 }
+
+// ProxyName is the file a binary proxy object names with its hash (GUID or
+// 32-hex form) and extension (with or without the dot) values. Values that
+// name no valid file are ErrNotFound: the object has no servable file.
+func ProxyName(hash, ext string) (Name, error) {
+	sum, err := ParseMD5(strings.TrimSpace(hash))
+	if err != nil {
+		return Name{}, fmt.Errorf("%w: file hash %q", ErrNotFound, clip(hash))
+	}
+	e, err := NormalizeExtension(strings.TrimSpace(ext), true)
+	if err != nil {
+		return Name{}, fmt.Errorf("%w: file extension %q", ErrNotFound, clip(ext))
+	}
+	return Name{MD5: sum, Ext: e}, nil
+}

@@ -24,6 +24,7 @@ func setDefaults(v *viper.Viper, d app.Config) {
 	v.SetDefault("corsOrigins", d.CORSOrigins)
 	v.SetDefault("maxUploadBytes", d.MaxUploadBytes)
 	setEdgeDefaults(v, d.Edge)
+	setFilesDefaults(v, d.Files)
 	v.SetDefault("maxValueBytes", d.MaxValueBytes)
 	v.SetDefault("maxRequestValueBytes", d.MaxRequestValueBytes)
 	v.SetDefault("maxIndexedChars", d.MaxIndexedChars)
@@ -75,7 +76,7 @@ var componentURLEnv = map[string]string{
 func fromViper(v *viper.Viper, d app.Config) (app.Config, error) {
 	// viper's AutomaticEnv would look for CMS_HTTPADDR; bind the
 	// documented names explicitly.
-	for _, key := range append(configKeys[:len(configKeys):len(configKeys)], edgeKeys...) {
+	for _, key := range append(append(configKeys[:len(configKeys):len(configKeys)], edgeKeys...), filesKeys...) {
 		if err := v.BindEnv(key, envKey(key)); err != nil {
 			return d, err
 		}
@@ -93,6 +94,7 @@ func fromViper(v *viper.Viper, d app.Config) (app.Config, error) {
 	c.CORSOrigins = v.GetStringSlice("corsOrigins")
 	c.MaxUploadBytes = v.GetInt64("maxUploadBytes")
 	c.Edge = edgeFromViper(v)
+	c.Files = filesFromViper(v)
 	c.MaxValueBytes = v.GetInt("maxValueBytes")
 	c.MaxRequestValueBytes = v.GetInt("maxRequestValueBytes")
 	c.MaxIndexedChars = v.GetInt("maxIndexedChars")

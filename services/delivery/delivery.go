@@ -20,6 +20,7 @@ import (
 
 	"github.com/cmsplatform/cms/pkg/cache"
 	"github.com/cmsplatform/cms/pkg/delivery"
+	"github.com/cmsplatform/cms/pkg/files"
 	"github.com/cmsplatform/cms/pkg/indexdoc"
 	"github.com/cmsplatform/cms/pkg/search"
 	deliveryv1 "github.com/cmsplatform/cms/proto/gen/go/cms/delivery/v1"
@@ -43,6 +44,9 @@ type Options struct {
 	Cache cache.Cache
 	// Layout must be the indexer's (IndexPrefix, Languages).
 	Layout indexdoc.Layout
+	// Files serves files and the files of binary proxy objects; nil
+	// leaves those operations at 501.
+	Files *files.Service
 	// Logger; nil discards.
 	Logger *slog.Logger
 }
@@ -64,7 +68,7 @@ func New(opts Options) *Group {
 		s.dom, _ = delivery.New(delivery.Options{Search: opts.Search, Layout: opts.Layout, Logger: opts.Logger})
 		s.chains = indexbranches.FromDelivery(s.dom, opts.Logger)
 	}
-	return &Group{api: s, bin: &binaries{}}
+	return &Group{api: s, bin: &binaries{api: s, files: opts.Files}}
 }
 
 // Name implements app.Group.
@@ -96,9 +100,4 @@ type service struct {
 	log    *slog.Logger
 	chains *indexbranches.Resolver
 	stats  counters
-}
-
-// binaries implements DeliveryBinaryService.
-type binaries struct {
-	deliveryv1.UnimplementedDeliveryBinaryServiceServer
 }

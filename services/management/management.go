@@ -9,6 +9,7 @@ import (
 	"log/slog"
 
 	"github.com/cmsplatform/cms/pkg/content"
+	"github.com/cmsplatform/cms/pkg/files"
 
 	managementv1 "github.com/cmsplatform/cms/proto/gen/go/cms/management/v1"
 	"github.com/cmsplatform/cms/proto/gen/openapi"
@@ -28,6 +29,9 @@ type Options struct {
 	// Content is the domain behind branches, objects, typed objects and
 	// users. Nil leaves those operations at 501.
 	Content *content.Service
+	// Files is the domain of uploads and files. Nil leaves the file
+	// operations at 501.
+	Files *files.Service
 	// Logger receives server faults (nil discards).
 	Logger *slog.Logger
 }
@@ -45,7 +49,8 @@ func New(opts Options) *Group {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	return &Group{opts: opts, api: &service{content: opts.Content, log: log}, bin: &binaries{}}
+	api := &service{content: opts.Content, files: opts.Files, log: log}
+	return &Group{opts: opts, api: api, bin: &binaries{files: opts.Files, api: api}}
 }
 
 // Name implements app.Group.
@@ -77,12 +82,15 @@ func (g *Group) RegisterGateway(ctx context.Context, mux *runtime.ServeMux, conn
 type service struct {
 	managementv1.UnimplementedManagementServiceServer
 	content *content.Service
+	files   *files.Service
 	log     *slog.Logger
 }
 
 // binaries implements ManagementBinaryService.
 type binaries struct {
 	managementv1.UnimplementedManagementBinaryServiceServer
+	files *files.Service
+	api   *service // for its status mapping
 }
 
 // BranchResolvers implements app.BranchResolving: Management resolves

@@ -6,6 +6,8 @@ package rendering
 
 import (
 	"context"
+
+	"github.com/cmsplatform/cms/pkg/files"
 	"github.com/cmsplatform/cms/services/internal/interceptors"
 
 	renderingv1 "github.com/cmsplatform/cms/proto/gen/go/cms/rendering/v1"
@@ -61,4 +63,6 @@ func (g *Group) RegisterGateway(ctx context.Context, mux *runtime.ServeMux, conn
 // through to the generated stub (Unimplemented → 501 naming the operation).
 type service struct {
 	renderingv1.UnimplementedRenderingServiceServer
+	files *files.Service
+	bpos  BinaryProxies
 }

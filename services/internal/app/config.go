@@ -90,6 +90,8 @@ type Config struct {
 	// shutdown sequence. See "Deadlines, readiness and shutdown" in the
 	// README.
 	Timeouts   Timeouts      `yaml:"timeouts"`
+	// Files bounds uploads (files.go).
+	Files FilesConfig `yaml:"files"`
 	DrainDelay time.Duration `yaml:"drainDelay"`
 }
 
@@ -219,6 +221,7 @@ func DefaultConfig() Config {
 		Edge:                 DefaultEdgeConfig(),
 		// Resilience block.
 		Timeouts: DefaultTimeouts(),
+		Files:    DefaultFilesConfig(),
 	}
 }
 

@@ -13,6 +13,7 @@ import (
 	"github.com/cmsplatform/cms/pkg/auth"
 	"github.com/cmsplatform/cms/pkg/component"
 	"github.com/cmsplatform/cms/pkg/content"
+	pkgdelivery "github.com/cmsplatform/cms/pkg/delivery"
 	"github.com/cmsplatform/cms/pkg/events"
 	"github.com/cmsplatform/cms/pkg/indexwriter"
 	"github.com/cmsplatform/cms/pkg/outbox"
@@ -93,12 +94,16 @@ func buildTargets(ctx context.Context, cfg Config, comps *Components, log *slog.
 			st := notifyingStore{Store: comps.Store, notify: relay.Notify}
 			svc := content.New(st, log.With("component", "content"), content.WithUsersChanged(usersChanged),
 				content.WithValueLimits(content.ValueLimits{MaxValueBytes: cfg.MaxValueBytes, MaxRequestValueBytes: cfg.MaxRequestValueBytes}))
+			fs := newFiles(cfg, comps, log)
+			if fs != nil {
+				workers = append(workers, expireUploads(fs, log.With("worker", "uploads")))
+			}
 			groups = append(groups, management.New(management.Options{
-				MaxUploadBytes: cfg.MaxUploadBytes, Content: svc, Logger: log,
+				MaxUploadBytes: cfg.MaxUploadBytes, Content: svc, Files: fs, Logger: log,
 			}))
 		case TargetDelivery:
 			g := delivery.New(delivery.Options{Search: comps.Search, Cache: comps.Cache,
-				Layout: cfg.indexing(log).Layout, Logger: log.With("group", "delivery")})
+				Layout: cfg.indexing(log).Layout, Files: newFiles(cfg, comps, log), Logger: log.With("group", "delivery")})
 			groups = append(groups, g)
 			registerDeliveryMetrics(reg, g)
 			// Change events evict exactly the cached answers they touch. A
@@ -121,6 +126,7 @@ func buildTargets(ctx context.Context, cfg Config, comps *Components, log *slog.
 				}
 				g.WithBranches(br)
 			}
+			g.WithFiles(newFiles(cfg, comps, log), bpoReader(cfg, comps, log))
 			groups = append(groups, g)
 		case TargetIndex:
 			g, err := index.New(index.Options{Search: comps.Search,
@@ -139,6 +145,19 @@ func buildTargets(ctx context.Context, cfg Config, comps *Components, log *slog.
 		}
 	}
 	return groups, workers, nil
+}
+
+// bpoReader reads binary proxy objects for Rendering from the index (nil
+// without one).
+func bpoReader(cfg Config, comps *Components, log *slog.Logger) rendering.BinaryProxies {
+	if comps.Search == nil {
+		return nil
+	}
+	dom, err := pkgdelivery.New(pkgdelivery.Options{Search: comps.Search, Layout: cfg.indexing(log).Layout, Logger: log})
+	if err != nil {
+		return nil
+	}
+	return dom
 }
 
 // indexing is the one place the index layout is configured: the indexer

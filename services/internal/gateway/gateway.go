@@ -30,7 +30,8 @@ func NewServeMux(extra ...runtime.ServeMuxOption) *runtime.ServeMux {
 		// {path=**} must not match an empty rest: /jobs/{id}/artifacts is its own route.
 		runtime.WithStrictDeepWildcardMatching(),
 		runtime.WithWriteContentLength(),
-		runtime.WithMiddlewares(checkPathIdentifiers),
+		runtime.WithMiddlewares(checkPathIdentifiers, streamStatus),
+		runtime.WithStreamErrorHandler(StreamErrorHandler),
 	}
 	return runtime.NewServeMux(append(opts, extra...)...)
 }

@@ -1,0 +1,60 @@
+package app
+
+import (
+	"context"
+	"log/slog"
+	"time"
+
+	"github.com/cmsplatform/cms/pkg/files"
+)
+
+// FilesConfig bounds uploads (README "Files and uploads"). Env vars
+// CMS_FILES_<KEY>, e.g. CMS_FILES_MAX_CHUNK_BYTES.
+type FilesConfig struct {
+	// MaxChunkBytes caps one upload chunk: 413 beyond it.
+	MaxChunkBytes int64 `yaml:"maxChunkBytes"`
+	// MaxFileBytes caps a whole uploaded file: 422 beyond it.
+	MaxFileBytes int64 `yaml:"maxFileBytes"`
+	// UploadTTL: an upload idle this long is removed.
+	UploadTTL time.Duration `yaml:"uploadTtl"`
+}
+
+// DefaultFilesConfig: 32 MiB chunks, 16 GiB files, uploads kept 24 hours.
+func DefaultFilesConfig() FilesConfig {
+	return FilesConfig{MaxChunkBytes: files.DefaultMaxChunkBytes, MaxFileBytes: files.DefaultMaxFileBytes,
+		UploadTTL: files.DefaultUploadTTL}
+}
+
+// newFiles returns the files domain over the blob component (nil without
+// one: the file operations then answer 501).
+func newFiles(cfg Config, comps *Components, log *slog.Logger) *files.Service {
+	if comps.Blobs == nil {
+		return nil
+	}
+	return files.New(comps.Blobs, files.Options{MaxChunkBytes: cfg.Files.MaxChunkBytes,
+		MaxFileBytes: cfg.Files.MaxFileBytes, UploadTTL: cfg.Files.UploadTTL, Logger: log.With("component", "files")})
+}
+
+// expireUploads removes abandoned uploads every UploadTTL/4 (at least once
+// a minute, at most once an hour) until ctx ends.
+func expireUploads(svc *files.Service, log *slog.Logger) func(context.Context) error {
+	every := min(max(svc.Limits().UploadTTL/4, time.Minute), time.Hour)
+	return func(ctx context.Context) error {
+		t := time.NewTicker(every)
+		defer t.Stop()
+		for {
+			select {
+			case <-ctx.Done():
+				return nil
+			case <-t.C:
+			}
+			n, err := svc.ExpireUploads(ctx)
+			switch {
+			case err != nil && ctx.Err() == nil:
+				log.Warn("expiring abandoned uploads", "err", err)
+			case n > 0:
+				log.Info("expired abandoned uploads", "count", n)
+			}
+		}
+	}
+}
