@@ -89,9 +89,9 @@ type Config struct {
 	// Resilience (issue 11 item 10): deadlines of component calls and the
 	// shutdown sequence. See "Deadlines, readiness and shutdown" in the
 	// README.
-	Timeouts   Timeouts      `yaml:"timeouts"`
+	Timeouts Timeouts `yaml:"timeouts"`
 	// Files bounds uploads (files.go).
-	Files FilesConfig `yaml:"files"`
+	Files      FilesConfig   `yaml:"files"`
 	DrainDelay time.Duration `yaml:"drainDelay"`
 }
 
