@@ -3,6 +3,9 @@ package delivery
 import (
 	"context"
 	"encoding/json"
+	"strings"
+
+	"github.com/cmsplatform/cms/pkg/content"
 )
 
 // Attributes of a binary proxy object (a BPO: an object of a type with
@@ -25,6 +28,9 @@ type BinaryProxy struct {
 // ErrAmbiguous when it names several objects) on branch. An object without
 // a file hash is not found: it is no binary proxy object.
 func (s *Service) BinaryProxy(ctx context.Context, branch, id string) (BinaryProxy, error) {
+	if _, err := content.ParseIdent(id); err != nil {
+		return BinaryProxy{}, invalidf("id: %v", strings.TrimPrefix(err.Error(), content.ErrInvalid.Error()+": "))
+	}
 	sc, err := s.scope(ctx, Request{Branch: branch})
 	if err != nil {
 		return BinaryProxy{}, err

@@ -95,7 +95,33 @@ var emptyAnswerRequests = map[string]func(t *testing.T, c httpClient) (method, p
 	"PATCH /apis/cms/v1/jobs/{jobId}":        notImplementedYet(http.MethodPatch, "/apis/cms/v1/jobs/1", `{}`),
 	"DELETE /apis/cms/v1/jobs/{jobId}":       notImplementedYet(http.MethodDelete, "/apis/cms/v1/jobs/1", ""),
 	"DELETE /apis/cms/v1/jobInput/{token}":   notImplementedYet(http.MethodDelete, "/apis/cms/v1/jobInput/token", ""),
-	"DELETE /apis/cms/v1/fileUpload/{token}": notImplementedYet(http.MethodDelete, "/apis/cms/v1/fileUpload/token", ""),
+	"DELETE /apis/cms/v1/fileUpload/{token}": func(t *testing.T, c httpClient) (string, string, string) {
+		return http.MethodDelete, "/apis/cms/v1/fileUpload/" + newUpload(t, c), ""
+	},
+}
+
+// newUpload starts an upload and returns its token.
+func newUpload(t *testing.T, c httpClient) string {
+	t.Helper()
+	body, ct := multipartBody(t, "File", []byte("chunk"), "Extension", "txt")
+	req, err := http.NewRequest(http.MethodPost, c.base+"/apis/cms/v1/fileUpload", body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.SetBasicAuth(c.user, c.pass)
+	req.Header.Set("Content-Type", ct)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var out struct {
+		Token string `json:"token"`
+	}
+	if err := json.NewDecoder(resp.Body).Decode(&out); err != nil || out.Token == "" {
+		t.Fatalf("start upload: %d %v", resp.StatusCode, err)
+	}
+	return out.Token
 }
 
 func notImplementedYet(method, path, body string) func(*testing.T, httpClient) (string, string, string) {
