@@ -63,6 +63,7 @@ type Service struct {
 	log          *slog.Logger
 	usersChanged func()
 	limits       ValueLimits
+	fileCheck    FileCheck
 }
 
 // New returns the service. A nil logger discards.

@@ -176,8 +176,11 @@ var sysAttrs = []sysAttr{
 	{id: 5056, name: "Single editor", dataType: "Boolean"},
 	{id: 6001, api: "applicationAreaObjectTypes", name: "Object types", dataType: "ObjRef", multi: true, refTypes: []int64{RootID}},
 	{id: 6003, api: "applicationAreaSortKey", name: "Sort key", dataType: "Integer"},
-	{id: 11000, name: "File hash", dataType: "String"},
-	{id: 11005, name: "File extension", dataType: "String"},
+	// A binary proxy object's file (pkg/files): the content's MD5 in GUID
+	// form and the extension with its dot; Delivery renders them under
+	// these ApiIdentifiers, so a site builds files/{md5}{ext}.
+	{id: 11000, api: "externalBinaryMD5", name: "File hash", dataType: "String"},
+	{id: 11005, api: "externalBinaryFileExtension", name: "File extension", dataType: "String"},
 }
 
 // sysLanguage is a bootstrapped language.

@@ -71,6 +71,9 @@ func (s *Service) CreateObjects(ctx context.Context, branch string, ch Change, i
 	if err := s.limits.checkObjects(in); err != nil {
 		return Transaction{}, nil, err
 	}
+	if err := s.checkFileRefs(ctx, in); err != nil {
+		return Transaction{}, nil, err
+	}
 	tx, v, err := s.writeTx(ctx, branch, ch)
 	if err != nil {
 		return Transaction{}, nil, err
@@ -183,6 +186,9 @@ func (s *Service) UpdateObjects(ctx context.Context, branch string, ch Change, i
 		return UpdateResult{}, err
 	}
 	if err := s.limits.checkObjects(in); err != nil {
+		return UpdateResult{}, err
+	}
+	if err := s.checkFileRefs(ctx, in); err != nil {
 		return UpdateResult{}, err
 	}
 	tx, v, err := s.writeTx(ctx, branch, ch)

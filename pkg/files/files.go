@@ -212,3 +212,14 @@ const copyBuffer = 256 << 10
 
 // UnsatisfiedRange is the Content-Range of a 416 answer for f.
 func UnsatisfiedRange(f File) string { return "bytes */" + strconv.FormatInt(f.Size, 10) }
+
+// HashExists is the check a write of a binary proxy object's hash needs
+// (content.FileCheck): whether content with the MD5 (GUID or 32-hex form)
+// is stored. A value that is no MD5 is not stored.
+func (s *Service) HashExists(ctx context.Context, hash string) (bool, error) {
+	sum, err := ParseMD5(hash)
+	if err != nil {
+		return false, nil
+	}
+	return s.Exists(ctx, sum)
+}

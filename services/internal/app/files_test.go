@@ -333,6 +333,11 @@ func runFilesScenario(t *testing.T, start func() (string, func())) {
 	// and Rendering once indexed.
 	admin := httpClient{t, base, "admin", "test-password"}
 	w := admin.create(obj(0, "picture", v(1000, 201, "Picture"), v(5009, 0, true)))
+	// A BPO naming content no upload committed is refused.
+	unknown := obj(w.CreatedObjectIDs[0], "", v(11000, 0, strings.Repeat("0", 32)), v(11005, 0, ".png"))
+	if r := admin.do(http.MethodPost, "/apis/cms/v1/branches/4/objects", `{"objects":[`+unknown+`]}`); r.code != http.StatusUnprocessableEntity {
+		t.Errorf("BPO with an unknown hash = %d, want 422: %s", r.code, r.body)
+	}
 	w = admin.create(obj(w.CreatedObjectIDs[0], "logo", v(1000, 201, "Logo"), v(11000, 0, guid), v(11005, 0, ".png")))
 	bpo := strconv.FormatInt(w.CreatedObjectIDs[0], 10)
 	minVersion := strconv.FormatInt(w.Transaction.ID, 10)
@@ -350,4 +355,19 @@ func runFilesScenario(t *testing.T, start func() (string, func())) {
 		}
 	}
 	c.get("/delivery/api/branches/4/files/999999", http.StatusNotFound)
+	// Delivery renders the file fields under their ApiIdentifiers: a site
+	// builds files/{externalBinaryMD5}{externalBinaryFileExtension}.
+	_, b = c.get("/delivery/api/branches/4/objects/logo?props=1", http.StatusOK)
+	var one struct {
+		Obj struct {
+			Props map[string]any `json:"props"`
+		} `json:"obj"`
+	}
+	if err := json.Unmarshal(b, &one); err != nil {
+		t.Fatal(err)
+	}
+	if one.Obj.Props["externalBinaryMD5"] != guid || one.Obj.Props["externalBinaryFileExtension"] != ".png" {
+		t.Errorf("Delivery props of the BPO: %s", b)
+	}
+	c.get("/delivery/api/files/"+guid+".png", http.StatusOK)
 }

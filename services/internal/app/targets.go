@@ -92,12 +92,14 @@ func buildTargets(ctx context.Context, cfg Config, comps *Components, log *slog.
 				return nil, nil, fmt.Errorf("bootstrap the system model: %w", err)
 			}
 			st := notifyingStore{Store: comps.Store, notify: relay.Notify}
-			svc := content.New(st, log.With("component", "content"), content.WithUsersChanged(usersChanged),
-				content.WithValueLimits(content.ValueLimits{MaxValueBytes: cfg.MaxValueBytes, MaxRequestValueBytes: cfg.MaxRequestValueBytes}))
+			opts := []content.Option{content.WithUsersChanged(usersChanged),
+				content.WithValueLimits(content.ValueLimits{MaxValueBytes: cfg.MaxValueBytes, MaxRequestValueBytes: cfg.MaxRequestValueBytes})}
 			fs := newFiles(cfg, comps, log)
 			if fs != nil {
 				workers = append(workers, expireUploads(fs, log.With("worker", "uploads")))
+				opts = append(opts, content.WithFileCheck(fs.HashExists))
 			}
+			svc := content.New(st, log.With("component", "content"), opts...)
 			groups = append(groups, management.New(management.Options{
 				MaxUploadBytes: cfg.MaxUploadBytes, Content: svc, Files: fs, Logger: log,
 			}))
