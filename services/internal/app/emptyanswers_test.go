@@ -92,9 +92,9 @@ var emptyAnswerRequests = map[string]func(t *testing.T, c httpClient) (method, p
 	},
 	// Not implemented yet (501); when they are, give each a request that
 	// succeeds (a job or upload created first).
-	"PATCH /apis/cms/v1/jobs/{jobId}":        notImplementedYet(http.MethodPatch, "/apis/cms/v1/jobs/1", `{}`),
-	"DELETE /apis/cms/v1/jobs/{jobId}":       notImplementedYet(http.MethodDelete, "/apis/cms/v1/jobs/1", ""),
-	"DELETE /apis/cms/v1/jobInput/{token}":   notImplementedYet(http.MethodDelete, "/apis/cms/v1/jobInput/token", ""),
+	"PATCH /apis/cms/v1/jobs/{jobId}":      notImplementedYet(http.MethodPatch, "/apis/cms/v1/jobs/1", `{}`),
+	"DELETE /apis/cms/v1/jobs/{jobId}":     notImplementedYet(http.MethodDelete, "/apis/cms/v1/jobs/1", ""),
+	"DELETE /apis/cms/v1/jobInput/{token}": notImplementedYet(http.MethodDelete, "/apis/cms/v1/jobInput/token", ""),
 	"DELETE /apis/cms/v1/fileUpload/{token}": func(t *testing.T, c httpClient) (string, string, string) {
 		return http.MethodDelete, "/apis/cms/v1/fileUpload/" + newUpload(t, c), ""
 	},
