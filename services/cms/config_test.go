@@ -109,11 +109,11 @@ const (
 
 // testREADMEListsEverySetting: the README's settings table is the one
 // generated from app.Config, and every key of it is bound to its
-// environment variable (a key missing from configKeys, edgeKeys or
+// environment variable (a key missing from configKeys, edgeKeys, filesKeys or
 // resilienceKeys would be listed but not read from the environment).
 func testREADMEListsEverySetting(t *testing.T, readme string) {
 	bound := map[string]bool{}
-	for _, k := range slices.Concat(configKeys, edgeKeys, resilienceKeys) {
+	for _, k := range slices.Concat(configKeys, edgeKeys, resilienceKeys, filesKeys) {
 		bound[k] = true
 	}
 	for _, s := range settings() {
