@@ -142,7 +142,7 @@ func copyFile(tb testing.TB, dir string, r io.Reader) {
 // the ratios against the baseline.
 func BenchmarkFiles(b *testing.B) {
 	const size, chunk = 64 << 20, 32 << 20
-	base := benchServer(b, TargetManagement, Component{})
+	base := strings.TrimSuffix(benchServer(b, TargetManagement, Component{}), "/apis/cms/v1")
 	dir := b.TempDir()
 	var tCopy, tUp, tDown time.Duration
 	seed := uint64(time.Now().UnixNano())
@@ -174,7 +174,7 @@ func BenchmarkFiles(b *testing.B) {
 // buffers, whatever the file size. Linux only.
 func BenchmarkFilesPeakRSS(b *testing.B) {
 	const size, chunk = 1 << 30, 32 << 20
-	base := benchServer(b, TargetManagement, Component{})
+	base := strings.TrimSuffix(benchServer(b, TargetManagement, Component{}), "/apis/cms/v1")
 	if err := os.WriteFile("/proc/self/clear_refs", []byte("5"), 0); err != nil {
 		b.Skipf("cannot reset the peak RSS: %v", err)
 	}
