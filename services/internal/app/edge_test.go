@@ -15,6 +15,7 @@ import (
 	"runtime"
 	"strings"
 	"sync/atomic"
+	"sync"
 	"testing"
 	"time"
 
@@ -31,6 +32,14 @@ import (
 // log.
 func startLogged(t *testing.T, cfg Config) (*Server, *syncBuffer) {
 	t.Helper()
+	srv, logs, _ := startLoggedStop(t, cfg)
+	return srv, logs
+}
+
+// startLoggedStop is startLogged with a stop function, for tests that
+// restart a server; it is called at the end of the test if not before.
+func startLoggedStop(t *testing.T, cfg Config) (*Server, *syncBuffer, func()) {
+	t.Helper()
 	logs := &syncBuffer{}
 	log := slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelInfo}))
 	ctx, cancel := context.WithCancel(context.Background())
@@ -41,26 +50,30 @@ func startLogged(t *testing.T, cfg Config) (*Server, *syncBuffer) {
 	}
 	done := make(chan error, 1)
 	go func() { done <- srv.Run(ctx) }()
-	t.Cleanup(func() {
-		cancel()
-		select {
-		case err := <-done:
-			if err != nil {
-				t.Errorf("%s: Run: %v", cfg.Target, err)
+	var once sync.Once
+	stop := func() {
+		once.Do(func() {
+			cancel()
+			select {
+			case err := <-done:
+				if err != nil {
+					t.Errorf("%s: Run: %v", cfg.Target, err)
+				}
+			case <-time.After(20 * time.Second):
+				t.Errorf("%s did not shut down within 20s", cfg.Target)
 			}
-		case <-time.After(20 * time.Second):
-			t.Errorf("%s did not shut down within 20s", cfg.Target)
-		}
-		if t.Failed() {
-			t.Logf("log of %s:\n%s", cfg.Target, logs.String())
-		}
-	})
+			if t.Failed() {
+				t.Logf("log of %s:\n%s", cfg.Target, logs.String())
+			}
+		})
+	}
+	t.Cleanup(stop)
 	select {
 	case <-srv.Ready():
 	case err := <-done:
 		t.Fatalf("%s: Run ended early: %v", cfg.Target, err)
 	}
-	return srv, logs
+	return srv, logs, stop
 }
 
 // edgeServer runs `cms run` on random ports with mod applied to its

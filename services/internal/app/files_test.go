@@ -2,13 +2,11 @@ package app
 
 import (
 	"bytes"
-	"context"
 	"crypto/md5"
 	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
 	"io"
-	"log/slog"
 	"mime"
 	"mime/multipart"
 	"net/http"
@@ -58,36 +56,7 @@ func TestFilesDistributed(t *testing.T) {
 // startStoppable runs cfg until stop is called (or the test ends).
 func startStoppable(t *testing.T, cfg Config) (string, func()) {
 	t.Helper()
-	ctx, cancel := context.WithCancel(context.Background())
-	srv, err := Complete(ctx, cfg, slog.New(slog.DiscardHandler))
-	if err != nil {
-		cancel()
-		t.Fatal(err)
-	}
-	done := make(chan error, 1)
-	go func() { done <- srv.Run(ctx) }()
-	stopped := false
-	stop := func() {
-		if stopped {
-			return
-		}
-		stopped = true
-		cancel()
-		select {
-		case err := <-done:
-			if err != nil {
-				t.Errorf("Run: %v", err)
-			}
-		case <-time.After(20 * time.Second):
-			t.Error("server did not shut down within 20s")
-		}
-	}
-	t.Cleanup(stop)
-	select {
-	case <-srv.Ready():
-	case err := <-done:
-		t.Fatalf("Run ended early: %v", err)
-	}
+	srv, _, stop := startLoggedStop(t, cfg)
 	return "http://" + srv.HTTPAddr(), stop
 }
 
