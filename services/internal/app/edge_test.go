@@ -14,8 +14,8 @@ import (
 	"net/http"
 	"runtime"
 	"strings"
-	"sync/atomic"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
