@@ -12,7 +12,7 @@ import (
 // upload in GUID form; see pkg/files).
 const AttrFileHash = 11000
 
-// ErrUnknownFile: a write names a file hash no committed upload has.
+// ErrUnknownFile is a write naming a file hash no committed upload has.
 var ErrUnknownFile = errkind.New(errkind.Unprocessable, "no file with this hash")
 
 // FileCheck reports whether a file with the hash value (as written to

@@ -19,7 +19,7 @@ type FilesConfig struct {
 	UploadTTL time.Duration `yaml:"uploadTtl"`
 }
 
-// DefaultFilesConfig: 32 MiB chunks, 16 GiB files, uploads kept 24 hours.
+// DefaultFilesConfig is 32 MiB chunks, 16 GiB files, uploads kept 24 hours.
 func DefaultFilesConfig() FilesConfig {
 	return FilesConfig{MaxChunkBytes: files.DefaultMaxChunkBytes, MaxFileBytes: files.DefaultMaxFileBytes,
 		UploadTTL: files.DefaultUploadTTL}

@@ -235,7 +235,7 @@ func runFilesScenario(t *testing.T, start func() (string, func())) {
 	if !bytes.Equal(b, data[10:20]) || resp.Header.Get("Content-Range") != "bytes 10-19/"+strconv.Itoa(len(data)) {
 		t.Errorf("range 10-19: %q %v", b, resp.Header)
 	}
-	resp, b = c.get("/delivery/api/files/"+name, http.StatusPartialContent, "Range", "bytes=-5")
+	_, b = c.get("/delivery/api/files/"+name, http.StatusPartialContent, "Range", "bytes=-5")
 	if !bytes.Equal(b, data[len(data)-5:]) {
 		t.Errorf("suffix range: %x", b)
 	}
