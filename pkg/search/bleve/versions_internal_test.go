@@ -14,7 +14,7 @@ import (
 // writeLegacy indexes docs and deletes the way indexes were written
 // before the version store: each version record a Bleve internal key in
 // the batch of its document.
-func writeLegacy(t *testing.T, ix *index, docs []search.Document, deletes map[string]int64) {
+func writeLegacy(t testing.TB, ix *index, docs []search.Document, deletes map[string]int64) {
 	t.Helper()
 	b := ix.bi.NewBatch()
 	for _, d := range docs {
