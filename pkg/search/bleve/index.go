@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strconv"
 	"sync"
+	"sync/atomic"
 
 	blevesearch "github.com/blevesearch/bleve/v2"
 	"github.com/blevesearch/bleve/v2/analysis/analyzer/custom"
@@ -53,6 +54,10 @@ type index struct {
 	// legacy: records missing from versions may be Bleve internal keys
 	// (an index written before the version store).
 	legacy bool
+
+	onDisk     bool           // compacted when deletes pile up (compact.go)
+	compacting atomic.Bool    // a compaction is running
+	bg         sync.WaitGroup // the running compaction
 }
 
 func indexMapping(m search.Mapping) (*mapping.IndexMappingImpl, error) {
@@ -189,7 +194,7 @@ func withVersions(bi blevesearch.Index, path string, m search.Mapping, existing 
 		_ = bi.Close()
 		return nil, err
 	}
-	return &index{bi: bi, mapping: m, docs: newDocCache(), versions: vs, legacy: legacy}, nil
+	return &index{bi: bi, mapping: m, docs: newDocCache(), versions: vs, legacy: legacy, onDisk: true}, nil
 }
 
 func openIndex(path string) (*index, error) {
@@ -210,7 +215,12 @@ func openIndex(path string) (*index, error) {
 	return withVersions(bi, path, m, true)
 }
 
-func (ix *index) close() error { return errors.Join(ix.bi.Close(), ix.versions.close()) }
+// close closes Bleve first: that ends a running compaction.
+func (ix *index) close() error {
+	err := ix.bi.Close()
+	ix.bg.Wait()
+	return errors.Join(err, ix.versions.close())
+}
 
 func (ix *index) bulk(ctx context.Context, ops []search.Op) (search.BulkResult, error) {
 	var res search.BulkResult
@@ -283,6 +293,7 @@ func (ix *index) bulk(ctx context.Context, ops []search.Op) (search.BulkResult, 
 	if err := ix.versions.put(latest); err != nil {
 		return search.BulkResult{}, err
 	}
+	ix.maybeCompact()
 	return res, nil
 }
 

@@ -3,6 +3,7 @@ package bleve
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"testing"
@@ -153,5 +154,50 @@ func TestVersionsAfterLostWrite(t *testing.T) {
 	got, err = e.Get(ctx, "p", "a")
 	if err != nil || got.Version != 2 || got.Fields["category"] != "two" {
 		t.Fatalf("Get after the replay = %+v, %v", got, err)
+	}
+}
+
+// TestCompactReclaimsDeletes updates half the documents of an on-disk
+// index in two bulks: three segments, few enough for Bleve's merge policy
+// to keep them, a third of their documents deleted copies. The compaction
+// merges those away.
+func TestCompactReclaimsDeletes(t *testing.T) {
+	ctx := context.Background()
+	e, err := New(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close()
+	if err := e.EnsureIndex(ctx, "p", searchtest.ProductMapping); err != nil {
+		t.Fatal(err)
+	}
+	const n = 6 * compactMinDeleted
+	upsert := func(from, to int, v int64) {
+		ops := make([]search.Op, 0, to-from)
+		for i := from; i < to; i++ {
+			ops = append(ops, search.Upsert(search.Document{ID: fmt.Sprintf("d%05d", i), Version: v,
+				Fields: map[string]any{"category": fmt.Sprintf("c%d", v)}}))
+		}
+		if _, err := e.Bulk(ctx, "p", ops); err != nil {
+			t.Fatal(err)
+		}
+	}
+	upsert(0, n, 1)
+	upsert(0, n/4, 2)
+	upsert(n/4, n/2, 2)
+	ix, err := e.lookup("p")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ix.bg.Wait() // a compaction started by the last bulks
+	ix.maybeCompact()
+	ix.bg.Wait()
+	_, full, live := ix.segmentCounts()
+	if live != n || float64(full-live) > compactDeletedRatio*float64(full) {
+		t.Fatalf("after compaction: %d documents in segments, %d live; want %d live, at most %.0f%% deleted",
+			full, live, n, 100*compactDeletedRatio)
+	}
+	if res, err := e.Count(ctx, "p", search.Term{Field: "category", Value: "c2"}); err != nil || res != n/2 {
+		t.Fatalf("count after compaction = %d, %v; want %d", res, err, n/2)
 	}
 }
