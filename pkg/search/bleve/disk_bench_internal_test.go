@@ -8,7 +8,6 @@ import (
 	"testing"
 
 	"github.com/cmsplatform/cms/pkg/search"
-	"github.com/cmsplatform/cms/pkg/search/searchtest"
 )
 
 // Shape of BenchmarkUpdateDiskGrowth: diskDocs documents loaded in bulks
@@ -54,17 +53,7 @@ func diskGrowth(b *testing.B, internalKeys bool) (growth, rootBytes float64) {
 			"category": fmt.Sprintf("c%02d", i%25), "price": float64(i % 1000), "stock": i % 100,
 		}}
 	}
-	e, err := New(dir)
-	if err != nil {
-		b.Fatal(err)
-	}
-	if err := e.EnsureIndex(ctx, "p", searchtest.ProductMapping); err != nil {
-		b.Fatal(err)
-	}
-	ix, err := e.lookup("p")
-	if err != nil {
-		b.Fatal(err)
-	}
+	e, ix := openDisk(b, dir)
 	apply := func(from, to, v int) {
 		docs := make([]search.Document, 0, to-from)
 		for i := from; i < to; i++ {
@@ -86,12 +75,7 @@ func diskGrowth(b *testing.B, internalKeys bool) (growth, rootBytes float64) {
 		if err := e.Close(); err != nil {
 			b.Fatal(err)
 		}
-		if e, err = New(dir); err != nil {
-			b.Fatal(err)
-		}
-		if ix, err = e.lookup("p"); err != nil {
-			b.Fatal(err)
-		}
+		e, ix = openDisk(b, dir)
 	}
 	for i := 0; i < diskDocs; i += diskLoadBulk {
 		apply(i, min(i+diskLoadBulk, diskDocs), 1)

@@ -12,6 +12,23 @@ import (
 	"github.com/cmsplatform/cms/pkg/search/searchtest"
 )
 
+// openDisk opens the engine in dir with index "p" (ProductMapping).
+func openDisk(tb testing.TB, dir string) (*Engine, *index) {
+	tb.Helper()
+	e, err := New(dir)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	if err := e.EnsureIndex(context.Background(), "p", searchtest.ProductMapping); err != nil {
+		tb.Fatal(err)
+	}
+	ix, err := e.lookup("p")
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return e, ix
+}
+
 // writeLegacy indexes docs and deletes the way indexes were written
 // before the version store: each version record a Bleve internal key in
 // the batch of its document.
@@ -114,22 +131,12 @@ func TestLegacyInternalVersions(t *testing.T) {
 // applying the same op again is accepted and leaves the same state.
 func TestVersionsAfterLostWrite(t *testing.T) {
 	ctx := context.Background()
-	e, err := New(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
+	e, ix := openDisk(t, t.TempDir())
 	defer e.Close()
-	if err := e.EnsureIndex(ctx, "p", searchtest.ProductMapping); err != nil {
-		t.Fatal(err)
-	}
 	up := func(v int64, c string) search.Op {
 		return search.Upsert(search.Document{ID: "a", Version: v, Fields: map[string]any{"category": c}})
 	}
 	if _, err := e.Bulk(ctx, "p", []search.Op{up(1, "one")}); err != nil {
-		t.Fatal(err)
-	}
-	ix, err := e.lookup("p")
-	if err != nil {
 		t.Fatal(err)
 	}
 	// Version 2 reaches Bleve, its version record is lost.
@@ -163,14 +170,8 @@ func TestVersionsAfterLostWrite(t *testing.T) {
 // merges those away.
 func TestCompactReclaimsDeletes(t *testing.T) {
 	ctx := context.Background()
-	e, err := New(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
+	e, ix := openDisk(t, t.TempDir())
 	defer e.Close()
-	if err := e.EnsureIndex(ctx, "p", searchtest.ProductMapping); err != nil {
-		t.Fatal(err)
-	}
 	const n = 6 * compactMinDeleted
 	upsert := func(from, to int, v int64) {
 		ops := make([]search.Op, 0, to-from)
@@ -185,10 +186,6 @@ func TestCompactReclaimsDeletes(t *testing.T) {
 	upsert(0, n, 1)
 	upsert(0, n/4, 2)
 	upsert(n/4, n/2, 2)
-	ix, err := e.lookup("p")
-	if err != nil {
-		t.Fatal(err)
-	}
 	ix.bg.Wait() // a compaction started by the last bulks
 	ix.maybeCompact()
 	ix.bg.Wait()
