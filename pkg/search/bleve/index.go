@@ -269,9 +269,6 @@ func (ix *index) bulk(ctx context.Context, ops []search.Op) (search.BulkResult, 
 		}
 		if deleted {
 			b.Delete(id)
-			// A reader between the batch and the version write below
-			// must not answer the deleted document from the cache.
-			ix.docs.drop(id)
 			continue
 		}
 		if err := b.Index(id, docs[i]); err != nil {
@@ -280,6 +277,13 @@ func (ix *index) bulk(ctx context.Context, ops []search.Op) (search.BulkResult, 
 	}
 	if err := ix.bi.Batch(b); err != nil {
 		return search.BulkResult{}, fmt.Errorf("bleve: batch: %w", err)
+	}
+	for id, r := range latest {
+		if r.deleted {
+			// A read between the batch and the version write below
+			// must not answer the deleted document from the cache.
+			ix.docs.drop(id)
+		}
 	}
 	// The versions are written after the documents, never before: a crash
 	// or a failed write in between leaves a document newer than its
