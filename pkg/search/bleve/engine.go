@@ -7,11 +7,11 @@
 // its document was deleted. Tombstones are kept until the index is
 // deleted. Indexes written before the version store keep their older
 // records as Bleve internal keys ("v:<id>"), read when the store has none
-// and removed as their documents are written again.
+// and removed as their documents are written again. Writes are visible
+// to Get and Search as soon as Bulk returns; Refresh is therefore a no-op.
 //
 // On-disk indexes are compacted in the background once deleted copies of
-// updated documents pile up (compact.go), which bounds the folder's size. Writes are visible to Get and Search as soon as Bulk
-// returns; Refresh is therefore a no-op.
+// updated documents pile up (compact.go), which bounds the folder's size.
 //
 // In-memory indexes use Scorch without a path (segments in memory, no
 // persister and no merger, so every Bulk adds a segment: fine for tests
