@@ -2,9 +2,12 @@ package codegen
 
 import (
 	"errors"
+	"fmt"
+	"math/rand/v2"
 	"strings"
 	"testing"
 
+	"github.com/cmsplatform/cms/pkg/codegen/codegentest"
 	"github.com/cmsplatform/cms/pkg/errkind"
 )
 
@@ -194,15 +197,32 @@ func TestGenerateShapes(t *testing.T) {
 	}
 }
 
-// TestCompileAwkward compiles the awkward model in both languages, with a
-// TypeScript file that type-checks Delivery answers against the generated
-// types (and proves wrong ones fail with @ts-expect-error).
-func TestCompileAwkward(t *testing.T) {
+// TestCompile compiles, in one run of each compiler: the awkward model
+// with code that uses it (a TypeScript file type-checks Delivery answers
+// against the generated types and proves with @ts-expect-error that wrong
+// ones fail), the model seeded into a real store (ids=all), and a seeded
+// batch of random schemas (the property behind FuzzGenerate).
+func TestCompile(t *testing.T) {
 	s := awkwardSchema()
-	cs := generate(t, CSharp, s)
-	ts := generate(t, TypeScript, s)
-	compileCSharp(t, map[string]string{"Models.cs": cs, "Use.cs": csUse})
-	compileTypeScript(t, map[string]string{"models.ts": ts, "use.ts": tsUse})
+	cs := map[string]string{"Models.cs": generate(t, CSharp, s), "Use.cs": csUse}
+	ts := map[string]string{"models.ts": generate(t, TypeScript, s), "use.ts": tsUse}
+	svc, _, _ := seeded(t, Limits{})
+	cs["Seeded.cs"] = renamespace(gen(t, svc, Request{IDs: "all"}), "Seeded")
+	ts["seeded.ts"] = gen(t, svc, Request{Language: "typescript"})
+	r := rand.New(rand.NewPCG(2026, 18))
+	for i := range 20 {
+		rs := randomSchema(r)
+		cs[fmt.Sprintf("Random%02d.cs", i)] = renamespace(generate(t, CSharp, rs), fmt.Sprintf("R%02d", i))
+		ts[fmt.Sprintf("random%02d.ts", i)] = generate(t, TypeScript, rs)
+	}
+	codegentest.CompileCSharp(t, cs)
+	codegentest.CompileTypeScript(t, ts)
+}
+
+// renamespace moves generated C# into a namespace of its own, so several
+// answers compile together.
+func renamespace(src, sub string) string {
+	return strings.Replace(src, "namespace "+csNamespace+"\n", "namespace "+csNamespace+"."+sub+"\n", 1)
 }
 
 // csUse uses the generated classes the way a client fills them from

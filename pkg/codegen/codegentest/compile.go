@@ -1,4 +1,7 @@
-package codegen
+// Package codegentest helps tests of the code generator: it compiles
+// generated code with the real compilers (CompileCSharp, CompileTypeScript)
+// and seeds a content model with every data type and awkward names (Seed).
+package codegentest
 
 import (
 	"os"
@@ -11,13 +14,13 @@ import (
 	"github.com/cmsplatform/cms/pkg/testenv"
 )
 
-// Compile helpers: each compiles all files of one test in a single
-// compiler run (the compilers start slowly; CI has two cores). Without a
-// compiler the test skips locally and fails under CI (testenv.Tool).
+// Each helper compiles all files of one test in a single compiler run (the
+// compilers start slowly; CI has two cores). Without a compiler the test
+// skips locally and fails under CI (testenv.Tool).
 
-// compileCSharp compiles the C# files (name → source) into a library,
+// CompileCSharp compiles the C# files (name → source) into a library,
 // warnings as errors.
-func compileCSharp(t *testing.T, files map[string]string) {
+func CompileCSharp(t testing.TB, files map[string]string) {
 	t.Helper()
 	mcs := testenv.Tool(t, testenv.MCS)
 	dir := t.TempDir()
@@ -26,18 +29,18 @@ func compileCSharp(t *testing.T, files map[string]string) {
 	run(t, dir, mcs, args...)
 }
 
-// compileTypeScript type-checks the TypeScript files with tsc --strict.
-func compileTypeScript(t *testing.T, files map[string]string) {
+// CompileTypeScript type-checks the TypeScript files with tsc --strict.
+func CompileTypeScript(t testing.TB, files map[string]string) {
 	t.Helper()
 	tsc := testenv.Tool(t, testenv.TSC)
 	dir := t.TempDir()
-	args := []string{"--strict", "--noEmit", "--pretty", "false", "--target", "es2020", "--module", "es2020",
+	args := []string{"--strict", "--noEmit", "--pretty", "false", "--target", "es2020", "--module", "es2020", "--lib", "es2020", "--skipLibCheck",
 		"--exactOptionalPropertyTypes", "--noUncheckedIndexedAccess"}
 	args = append(args, writeFiles(t, dir, files)...)
 	run(t, dir, tsc, args...)
 }
 
-func writeFiles(t *testing.T, dir string, files map[string]string) []string {
+func writeFiles(t testing.TB, dir string, files map[string]string) []string {
 	t.Helper()
 	names := make([]string, 0, len(files))
 	for n := range files {
@@ -54,7 +57,7 @@ func writeFiles(t *testing.T, dir string, files map[string]string) []string {
 	return paths
 }
 
-func run(t *testing.T, dir, name string, args ...string) {
+func run(t testing.TB, dir, name string, args ...string) {
 	t.Helper()
 	cmd := exec.Command(name, args...)
 	cmd.Dir = dir
