@@ -207,8 +207,10 @@ func tsKey(s string) string {
 }
 
 // tsString is a TypeScript string literal of s (JSON's escaping, which
-// TypeScript reads alike, U+2028 and U+2029 included).
+// TypeScript reads alike, U+2028 and U+2029 included; U+0085 escaped too,
+// so no line of the output holds a character any language reads as a line
+// end).
 func tsString(s string) string {
 	out, _ := json.Marshal(s) // a string always marshals
-	return string(out)
+	return strings.ReplaceAll(string(out), "\u0085", `\u0085`)
 }
