@@ -24,7 +24,7 @@ type errorCase struct {
 	HTTPOnly bool              `yaml:"httpOnly"`
 	// Undeclared: the document declares no such status for the operation.
 	Undeclared bool `yaml:"undeclared"`
-	Want     struct {
+	Want       struct {
 		HTTPStatus int    `yaml:"httpStatus"`
 		GRPCCode   string `yaml:"grpcCode"`
 		Detail     string `yaml:"detail"`

@@ -251,6 +251,11 @@ func (cl *client) checkEnvelope(t *testing.T, c call, r reply) {
 		if r.status == http.StatusUnauthorized && !strings.HasPrefix(r.header.Get("WWW-Authenticate"), "Basic") {
 			t.Errorf("%s: 401 without WWW-Authenticate: Basic: %v", c.op, r.header)
 		}
+	case c.header["Accept"] == "text/plain":
+		// A string answer asked for as plain text (docs/codegen.md).
+		if !strings.HasPrefix(ct, "text/plain") || r.header.Get("ETag") == "" {
+			t.Errorf("%s: plain text answer with Content-Type %q, ETag %q", c.op, ct, r.header.Get("ETag"))
+		}
 	default:
 		if !strings.HasPrefix(ct, "application/json") {
 			t.Errorf("%s: %d with Content-Type %q", c.op, r.status, ct)

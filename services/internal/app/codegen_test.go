@@ -30,9 +30,12 @@ func TestGeneratedTypesFitDelivery(t *testing.T) {
 	wait := []string{"X-Cms-Min-Version", strconv.FormatInt(f.Transaction, 10), "X-Cms-Max-Wait", "30s"}
 	sensor := f.Objects["sensor"]
 	resolve := codegentest.AttrAPI("ObjRef", false, false) + "," + codegentest.AttrAPI("ObjRef", true, false)
-	one := admin.must(http.StatusOK, http.MethodGet, fmt.Sprintf("/delivery/api/branches/4/types/product/objects/%d?resolve=%s", sensor, resolve), "", wait...)
+	// By type id: Delivery matches type names without case, and the
+	// fixture's "Product" collides with "product" on purpose.
+	typ := f.Types["product"]
+	one := admin.must(http.StatusOK, http.MethodGet, fmt.Sprintf("/delivery/api/branches/4/types/%d/objects/%d?resolve=%s", typ, sensor, resolve), "", wait...)
 	german := admin.must(http.StatusOK, http.MethodGet, fmt.Sprintf("/delivery/api/branches/4/objects/%d?lang=de-DE", sensor), "", wait...)
-	list := admin.must(http.StatusOK, http.MethodGet, "/delivery/api/branches/4/types/product/objects?take=10&resolve="+resolve, "", wait...)
+	list := admin.must(http.StatusOK, http.MethodGet, fmt.Sprintf("/delivery/api/branches/4/types/%d/objects?take=10&resolve=%s", typ, resolve), "", wait...)
 	answers := "import type { ProductResult, ProductList } from \"./models\";\n\n" +
 		"export const one: ProductResult = " + string(one.body) + ";\n\n" +
 		"export const german: ProductResult = " + string(german.body) + ";\n\n" +

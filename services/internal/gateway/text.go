@@ -29,8 +29,12 @@ type TextPlain struct {
 	*Binary
 }
 
-// ContentType implements runtime.Marshaler.
+// ContentType implements runtime.Marshaler. grpc-gateway passes the
+// response message (wrapped with its response_body field), not the field.
 func (t TextPlain) ContentType(v any) string {
+	if rb, ok := v.(interface{ XXX_ResponseBody() any }); ok {
+		v = rb.XXX_ResponseBody()
+	}
 	if _, ok := v.(string); ok {
 		return ContentTypeText
 	}
