@@ -156,7 +156,8 @@ func checkTypeScript(src string) error {
 	var keys map[string]bool
 	for _, l := range strings.Split(body, "\n") {
 		l = strings.TrimSpace(l)
-		if strings.Count(l, "*/") > 1 || (strings.HasPrefix(l, "*") && l != "*/" && strings.Contains(l, "*/")) {
+		comment := strings.HasPrefix(l, "/**") || strings.HasPrefix(l, "*")
+		if comment && (strings.Count(l, "*/") > 1 || (strings.HasPrefix(l, "*") && l != "*/" && strings.Contains(l, "*/"))) {
 			return fmt.Errorf("a comment ends early: %q", l)
 		}
 		if m := tsLine[7].FindStringSubmatch(l); m != nil {

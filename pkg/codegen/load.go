@@ -34,11 +34,11 @@ import (
 // older (smaller id) is used. Everything is read with inheritance along
 // the branch chain, as on the branch itself.
 
-// Attribute ids the loader reads.
-const (
-	attrDescription int64 = 1012
-	readChunk             = 500 // ids per content read
-)
+// attrDescription is the attribute the descriptions are read from.
+const attrDescription int64 = 1012
+
+// readChunk is the number of ids per content read.
+const readChunk = 500
 
 // Limits bound one request.
 type Limits struct {
