@@ -13,10 +13,7 @@ import (
 
 // dataTypes are the data types of the value model (attribute 1001), an
 // empty one (unknown) and one this version does not know.
-var dataTypes = []string{"String", "TextRef", "TextRef.JavaScript", "TextRef.CSS", "String.DataType",
-	"String.InheritanceBehavior", "String.UserName", "String.RGBColor", "Integer", "Decimal", "Float", "Boolean",
-	"DateTime", "DateTime.Date", "ObjRef", "BinRef", "BinRef.Icon", "BinRef.Thumbnail", "XmlRef.SimpleHtml",
-	"XmlRef.VisualDocument", "", "Future.Type"}
+var dataTypes = append(append([]string{}, codegentest.DataTypes...), "", "Future.Type")
 
 // awkwardSchema has a type with every data type, single and multiple,
 // language-independent and -dependent, with and without unit; references;
