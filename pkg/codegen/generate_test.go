@@ -9,6 +9,7 @@ import (
 
 	"github.com/cmsplatform/cms/pkg/codegen/codegentest"
 	"github.com/cmsplatform/cms/pkg/errkind"
+	"github.com/cmsplatform/cms/pkg/testenv"
 )
 
 // dataTypes are the data types of the value model (attribute 1001), an
@@ -200,6 +201,8 @@ func TestGenerateShapes(t *testing.T) {
 // ones fail), the model seeded into a real store (ids=all), and a seeded
 // batch of random schemas (the property behind FuzzGenerate).
 func TestCompile(t *testing.T) {
+	testenv.Tool(t, testenv.MCS) // both or none: skip (locally) before compiling half
+	testenv.Tool(t, testenv.TSC)
 	s := awkwardSchema()
 	cs := map[string]string{"Models.cs": generate(t, CSharp, s), "Use.cs": csUse}
 	ts := map[string]string{"models.ts": generate(t, TypeScript, s), "use.ts": tsUse}
