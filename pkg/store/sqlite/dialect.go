@@ -105,11 +105,38 @@ type sqlQuerier interface {
 	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
 }
 
-// querier is sqlstore.Querier over a database/sql pool or transaction.
-type querier struct{ q sqlQuerier }
+// querier is sqlstore.Querier over a database/sql pool or transaction,
+// running the statements prepared by cache where it can: on the pool
+// itself, or in tx when tx is set (then q is tx).
+type querier struct {
+	q     sqlQuerier
+	cache *stmtCache
+	tx    *sql.Tx
+}
+
+// stmt returns the prepared statement to run query with, nil to run it
+// unprepared on q.
+func (c querier) stmt(ctx context.Context, query string) *sql.Stmt {
+	switch {
+	case c.cache == nil:
+		return nil
+	case c.tx == nil:
+		return c.cache.get(ctx, query)
+	}
+	if st := c.cache.getInTx(query); st != nil {
+		return c.tx.StmtContext(ctx, st)
+	}
+	return nil
+}
 
 func (c querier) Exec(ctx context.Context, query string, args ...any) (int64, error) {
-	res, err := c.q.ExecContext(ctx, query, args...)
+	var res sql.Result
+	var err error
+	if st := c.stmt(ctx, query); st != nil {
+		res, err = st.ExecContext(ctx, args...)
+	} else {
+		res, err = c.q.ExecContext(ctx, query, args...)
+	}
 	if err != nil {
 		return 0, err
 	}
@@ -117,7 +144,13 @@ func (c querier) Exec(ctx context.Context, query string, args ...any) (int64, er
 }
 
 func (c querier) Query(ctx context.Context, query string, args ...any) (sqlstore.Rows, error) {
-	rows, err := c.q.QueryContext(ctx, query, args...)
+	var rows *sql.Rows
+	var err error
+	if st := c.stmt(ctx, query); st != nil {
+		rows, err = st.QueryContext(ctx, args...)
+	} else {
+		rows, err = c.q.QueryContext(ctx, query, args...)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -125,13 +158,16 @@ func (c querier) Query(ctx context.Context, query string, args ...any) (sqlstore
 }
 
 func (c querier) QueryRow(ctx context.Context, query string, args ...any) sqlstore.Row {
+	if st := c.stmt(ctx, query); st != nil {
+		return st.QueryRowContext(ctx, args...)
+	}
 	return c.q.QueryRowContext(ctx, query, args...)
 }
 
 // ExecBatch runs each statement as it is queued: SQLite is in process, so
 // a round trip costs nothing.
 func (c querier) ExecBatch(ctx context.Context, queue func(sqlstore.Batch)) error {
-	b := &execNow{ctx: ctx, q: c.q}
+	b := &execNow{ctx: ctx, q: c}
 	queue(b)
 	return b.err
 }
@@ -140,13 +176,13 @@ func (c querier) ExecBatch(ctx context.Context, queue func(sqlstore.Batch)) erro
 // one fails.
 type execNow struct {
 	ctx context.Context
-	q   sqlQuerier
+	q   querier
 	err error
 }
 
 func (b *execNow) Queue(query string, args ...any) {
 	if b.err == nil {
-		_, b.err = b.q.ExecContext(b.ctx, query, args...)
+		_, b.err = b.q.Exec(b.ctx, query, args...)
 	}
 }
 
