@@ -129,7 +129,25 @@ func (c querier) stmt(ctx context.Context, query string) *sql.Stmt {
 	return nil
 }
 
+// detach returns the context to run a statement of a write transaction
+// with: ctx without its cancellation, but with its deadline. SQLite
+// interrupts a statement whose context ends, and an interrupted write
+// rolls back the whole database transaction, which a transaction group
+// shares with other callers (sqlstore's group commit): a caller that went
+// away must not take their writes with it. Pool statements keep ctx.
+func (c querier) detach(ctx context.Context) (context.Context, context.CancelFunc) {
+	if c.tx == nil {
+		return ctx, func() {}
+	}
+	if d, ok := ctx.Deadline(); ok {
+		return context.WithDeadline(context.WithoutCancel(ctx), d)
+	}
+	return context.WithoutCancel(ctx), func() {}
+}
+
 func (c querier) Exec(ctx context.Context, query string, args ...any) (int64, error) {
+	ctx, cancel := c.detach(ctx)
+	defer cancel()
 	var res sql.Result
 	var err error
 	if st := c.stmt(ctx, query); st != nil {
@@ -144,6 +162,7 @@ func (c querier) Exec(ctx context.Context, query string, args ...any) (int64, er
 }
 
 func (c querier) Query(ctx context.Context, query string, args ...any) (sqlstore.Rows, error) {
+	ctx, cancel := c.detach(ctx)
 	var rows *sql.Rows
 	var err error
 	if st := c.stmt(ctx, query); st != nil {
@@ -152,16 +171,29 @@ func (c querier) Query(ctx context.Context, query string, args ...any) (sqlstore
 		rows, err = c.q.QueryContext(ctx, query, args...)
 	}
 	if err != nil {
+		cancel()
 		return nil, err
 	}
-	return rowsCloser{rows}, nil
+	return rowsCloser{rows, cancel}, nil
 }
 
 func (c querier) QueryRow(ctx context.Context, query string, args ...any) sqlstore.Row {
+	ctx, cancel := c.detach(ctx)
 	if st := c.stmt(ctx, query); st != nil {
-		return st.QueryRowContext(ctx, args...)
+		return rowCanceller{st.QueryRowContext(ctx, args...), cancel}
 	}
-	return c.q.QueryRowContext(ctx, query, args...)
+	return rowCanceller{c.q.QueryRowContext(ctx, query, args...), cancel}
+}
+
+// rowCanceller is *sql.Row that ends its statement's context after Scan.
+type rowCanceller struct {
+	*sql.Row
+	cancel context.CancelFunc
+}
+
+func (r rowCanceller) Scan(dest ...any) error {
+	defer r.cancel()
+	return r.Row.Scan(dest...)
 }
 
 // ExecBatch runs each statement as it is queued: SQLite is in process, so
@@ -187,10 +219,16 @@ func (b *execNow) Queue(query string, args ...any) {
 }
 
 // rowsCloser is *sql.Rows with the Close of sqlstore.Rows (its error is
-// reported by Err).
-type rowsCloser struct{ *sql.Rows }
+// reported by Err), which also ends the statement's context.
+type rowsCloser struct {
+	*sql.Rows
+	cancel context.CancelFunc
+}
 
-func (r rowsCloser) Close() { _ = r.Rows.Close() }
+func (r rowsCloser) Close() {
+	_ = r.Rows.Close()
+	r.cancel()
+}
 
 // txConn is sqlstore.TxConn over a database/sql transaction. database/sql
 // ties the transaction to Begin's context, so Commit and Rollback take none.

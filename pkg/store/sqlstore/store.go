@@ -30,42 +30,56 @@ type Config struct {
 type Store struct {
 	reader
 	cfg    Config
+	w      *writer
 	closed atomic.Bool
 }
 
 // New returns the shared part of a SQL store for cfg.
 func New(cfg Config) *Store {
 	st := newStatements(cfg.Dialect)
-	return &Store{reader: reader{d: cfg.Dialect, st: st, q: cfg.Read}, cfg: cfg}
+	return &Store{reader: reader{d: cfg.Dialect, st: st, q: cfg.Read}, cfg: cfg, w: &writer{begin: cfg.Begin}}
 }
 
-// Begin implements store.Store: it opens a driver transaction, takes the
-// next transaction id from the 'transaction' counter row (whose lock
-// serialises writers until commit or rollback) and writes the transaction
-// record.
+// Begin implements store.Store: it waits for the writer, joins the open
+// transaction group or opens one (group.go), takes the next transaction
+// id from the 'transaction' counter row (whose lock serialises writers of
+// all processes until the group ends) and writes the transaction record.
 func (s *Store) Begin(ctx context.Context, meta store.TxMeta) (store.Tx, error) {
 	if s.closed.Load() {
 		return nil, store.ErrClosed
 	}
-	tx, err := s.cfg.Begin(ctx)
-	if err != nil {
+	if err := s.w.acquire(ctx); err != nil {
 		return nil, errorf(s.d, err, "begin")
 	}
-	t := store.Transaction{
+	g, first, err := s.w.join(ctx)
+	if err != nil {
+		s.w.handOver(nil)
+		return nil, errorf(s.d, err, "begin")
+	}
+	t := &writeTx{reader: reader{d: s.d, st: s.st, q: g.tx}, w: s.w, g: g, first: first, ctx: ctx}
+	t.meta = store.Transaction{
 		Time:    store.TxTime(meta, s.cfg.Options.Clock),
 		User:    meta.User,
 		Comment: meta.Comment,
 		Branch:  meta.Branch,
 	}
-	err = tx.QueryRow(ctx, s.st.beginTransaction).Scan(&t.ID)
+	if !first {
+		if _, err := g.tx.Exec(ctx, "SAVEPOINT "+savepoint); err != nil {
+			g.fail(err)
+			t.done = true
+			s.w.handOver(g)
+			return nil, errorf(s.d, err, "begin")
+		}
+	}
+	err = g.tx.QueryRow(ctx, s.st.beginTransaction).Scan(&t.meta.ID)
 	if err == nil {
-		_, err = tx.Exec(ctx, s.st.insertTransaction, t.ID, s.d.TimeArg(t.Time), t.User, t.Comment, t.Branch)
+		_, err = g.tx.Exec(ctx, s.st.insertTransaction, t.meta.ID, s.d.TimeArg(t.meta.Time), t.meta.User, t.meta.Comment, t.meta.Branch)
 	}
 	if err != nil {
-		_ = tx.Rollback(context.WithoutCancel(ctx))
+		_ = t.Rollback()
 		return nil, errorf(s.d, err, "begin")
 	}
-	return &writeTx{reader: reader{d: s.d, st: s.st, q: tx}, tx: tx, meta: t, ctx: ctx}, nil
+	return t, nil
 }
 
 // LastTransactionID implements store.Store.
