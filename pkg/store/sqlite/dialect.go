@@ -69,6 +69,8 @@ func (dialect) Greatest(a, b string) string { return `MAX(` + a + `, ` + b + `)`
 // BEGIN IMMEDIATE on, so rows need no lock of their own.
 func (dialect) LockForUpdate() string { return `` }
 
+func (dialect) ModifyingCTE() bool { return false }
+
 func (dialect) ClassifyError(err error) sqlstore.ErrorClass {
 	if errors.Is(err, sql.ErrTxDone) {
 		return sqlstore.ErrTxFinished

@@ -31,14 +31,18 @@ import (
 // committed, as when each had lost its own transaction.
 
 const (
-	// maxGroupSize bounds the members of one group.
-	maxGroupSize = 64
+	// maxGroupSize bounds the members of one group. Each later member is
+	// a savepoint, which PostgreSQL keeps as a subtransaction until the
+	// group ends; beyond 64 per transaction, snapshots get slower.
+	maxGroupSize = 32
 	// maxGroupAge stops further members from joining a group opened this
 	// long ago, so the first member's acknowledgement is not postponed for
 	// long under a steady stream of writers.
 	maxGroupAge = 20 * time.Millisecond
-	// savepoint is the name of a member's savepoint; members run one
-	// after the other, so one name serves all.
+	// savepoint is the name of a member's savepoint. Members run one
+	// after the other and a savepoint is never released: a name names the
+	// newest savepoint of that name, so ROLLBACK TO reaches the current
+	// member's, and the commit of the group keeps what the others did.
 	savepoint = "cms_member"
 )
 
@@ -58,6 +62,10 @@ type group struct {
 	tx      TxConn
 	opened  time.Time
 	members int // committed members waiting for the group's commit
+	// nextID is the transaction id of the member running now: the
+	// counter's value once its increment is done. A commit advances it, a
+	// rollback gives it to the next member.
+	nextID int64
 	// failed is set when a member could not be undone by its savepoint:
 	// the group is rolled back and every member gets this error.
 	failed error

@@ -63,23 +63,41 @@ func (s *Store) Begin(ctx context.Context, meta store.TxMeta) (store.Tx, error) 
 		Comment: meta.Comment,
 		Branch:  meta.Branch,
 	}
-	if !first {
-		if _, err := g.tx.Exec(ctx, "SAVEPOINT "+savepoint); err != nil {
+	if err := s.allocate(ctx, t); err != nil {
+		if !first {
+			// Whether the savepoint was set is unknown, and rolling
+			// back to the previous member's would undo its writes.
 			g.fail(err)
-			t.done = true
-			s.w.handOver(g)
-			return nil, errorf(s.d, err, "begin")
 		}
-	}
-	err = g.tx.QueryRow(ctx, s.st.beginTransaction).Scan(&t.meta.ID)
-	if err == nil {
-		_, err = g.tx.Exec(ctx, s.st.insertTransaction, t.meta.ID, s.d.TimeArg(t.meta.Time), t.meta.User, t.meta.Comment, t.meta.Branch)
-	}
-	if err != nil {
 		_ = t.Rollback()
 		return nil, errorf(s.d, err, "begin")
 	}
 	return t, nil
+}
+
+// allocate takes t's transaction id and writes its record. The group's
+// first member reads the id from the counter; a later member's id is
+// known (the group holds the counter's lock, and only its members
+// advance it), so its savepoint, the counter increment and the record go
+// in one batch: one round trip on PostgreSQL.
+func (s *Store) allocate(ctx context.Context, t *writeTx) error {
+	g, m := t.g, t.meta
+	if !t.first {
+		t.meta.ID = g.nextID
+		return g.tx.ExecBatch(ctx, func(b Batch) {
+			b.Queue("SAVEPOINT " + savepoint)
+			b.Queue(s.st.countTransaction)
+			b.Queue(s.st.insertTransaction, t.meta.ID, s.d.TimeArg(m.Time), m.User, m.Comment, m.Branch)
+		})
+	}
+	var err error
+	if s.st.beginAndInsert != "" {
+		err = g.tx.QueryRow(ctx, s.st.beginAndInsert, s.d.TimeArg(m.Time), m.User, m.Comment, m.Branch).Scan(&t.meta.ID)
+	} else if err = g.tx.QueryRow(ctx, s.st.beginTransaction).Scan(&t.meta.ID); err == nil {
+		_, err = g.tx.Exec(ctx, s.st.insertTransaction, t.meta.ID, s.d.TimeArg(m.Time), m.User, m.Comment, m.Branch)
+	}
+	g.nextID = t.meta.ID
+	return err
 }
 
 // LastTransactionID implements store.Store.

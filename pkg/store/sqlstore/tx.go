@@ -161,21 +161,17 @@ func (t *writeTx) AppendOutbox(ctx context.Context, events ...store.OutboxEvent)
 	return nil
 }
 
-// Commit releases the member's savepoint, hands the writer on and returns
-// once the group's commit has made the writes durable.
+// Commit hands the writer on and returns once the group's commit has made
+// the writes durable. The member's savepoint stays (see savepoint).
 func (t *writeTx) Commit(ctx context.Context) error {
 	if err := t.check(); err != nil {
 		return err
 	}
 	t.done = true
 	g := t.g
-	if !t.first {
-		if _, err := g.tx.Exec(ctx, "RELEASE SAVEPOINT "+savepoint); err != nil {
-			g.fail(err)
-		}
-	}
 	if g.failed == nil {
 		g.members++
+		g.nextID = t.meta.ID + 1
 	}
 	t.w.handOver(g)
 	if err := g.wait(ctx); err != nil {
@@ -184,7 +180,7 @@ func (t *writeTx) Commit(ctx context.Context) error {
 	return nil
 }
 
-// Rollback undoes the member's writes (its savepoint; the first member's
+// Rollback undoes the member's writes (to its savepoint; the first member's
 // rollback ends the group, which then has no other member) and hands the
 // writer on. It does not wait for the group.
 func (t *writeTx) Rollback() error {
@@ -194,10 +190,12 @@ func (t *writeTx) Rollback() error {
 	t.done = true
 	g := t.g
 	var err error
-	if t.first {
+	switch {
+	case t.first:
 		g.fail(errors.New("its first transaction was rolled back"))
-	} else if _, err = g.tx.Exec(context.WithoutCancel(t.ctx), "ROLLBACK TO SAVEPOINT "+savepoint); err == nil {
-		_, err = g.tx.Exec(context.WithoutCancel(t.ctx), "RELEASE SAVEPOINT "+savepoint)
+	case g.failed != nil: // nothing to undo: the group is rolled back
+	default:
+		_, err = g.tx.Exec(context.WithoutCancel(t.ctx), "ROLLBACK TO SAVEPOINT "+savepoint)
 	}
 	if err != nil {
 		g.fail(err)
