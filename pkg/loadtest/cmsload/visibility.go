@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"slices"
 	"strconv"
 	"sync"
 	"time"
@@ -49,10 +50,8 @@ type VisibilityReport struct {
 
 // MeasureVisibility writes one value of a seeded object at a fixed rate
 // and measures for each write how long it takes until it is searchable:
-// from sending the PATCH until Delivery answers the object with
-// X-Cms-Min-Version set to the write's transaction (Delivery answers once
-// its index has applied that transaction, and holds the request until then
-// up to X-Cms-Max-Wait).
+// from sending the PATCH until Delivery serves the write's transaction
+// (X-Cms-Min-Version, see prober).
 func MeasureVisibility(ctx context.Context, t Target, d *Data, o VisibilityOptions) (*VisibilityReport, error) {
 	if o.Rate <= 0 || o.Duration <= 0 {
 		return nil, errors.New("visibility: rate and duration must be positive")
@@ -81,6 +80,10 @@ func MeasureVisibility(ctx context.Context, t Target, d *Data, o VisibilityOptio
 			}
 		}
 	}
+	p := newProber(t, d.Objects[0], o.MaxWait)
+	pctx, stopProber := context.WithCancel(ctx)
+	proberDone := make(chan struct{})
+	go func() { p.run(pctx); close(proberDone) }()
 	sem := make(chan struct{}, o.MaxInFlight)
 	var wg sync.WaitGroup
 	interval := time.Duration(float64(time.Second) / o.Rate)
@@ -111,7 +114,7 @@ func MeasureVisibility(ctx context.Context, t Target, d *Data, o VisibilityOptio
 			if err != nil {
 				return
 			}
-			err = t.awaitVersion(ctx, id, tx, o.MaxWait)
+			err = p.await(tx)
 			record(&visible, &visErrs, &firstVE, time.Since(t0), err)
 		}()
 		if o.Log != nil && time.Since(lastLog) >= time.Second {
@@ -124,6 +127,8 @@ func MeasureVisibility(ctx context.Context, t Target, d *Data, o VisibilityOptio
 	}
 	elapsed := time.Since(start)
 	wg.Wait()
+	stopProber()
+	<-proberDone
 	return &VisibilityReport{
 		Rate: o.Rate, Elapsed: elapsed, Skipped: skipped, Duration: o.Duration,
 		Write:   loadtest.Summarize(OpWrite, writes, writeErrs, elapsed, firstWE),
@@ -143,20 +148,83 @@ func (t Target) writeNote(ctx context.Context, d *Data, id, i int) (int64, error
 	return r.TransactionID, err
 }
 
-// awaitVersion asks Delivery for object id with X-Cms-Min-Version tx until
-// it answers 200 or maxWait has passed.
-func (t Target) awaitVersion(ctx context.Context, id int, tx int64, maxWait time.Duration) error {
-	path := fmt.Sprintf("%s/branches/%d/objects/%d", deliveryPath, t.Branch, id)
-	deadline := time.Now().Add(maxWait)
-	for {
-		left := time.Until(deadline)
-		hdr := map[string]string{"X-Cms-Min-Version": strconv.FormatInt(tx, 10),
-			"X-Cms-Max-Wait": strconv.Itoa(max(1, int(min(left, 5*time.Second)/time.Second))) + "s"}
-		_, _, _, err := t.do(ctx, http.MethodGet, path, nil, hdr, http.StatusOK)
-		if err == nil || time.Now().After(deadline) || ctx.Err() != nil {
-			return err
+// prober finds out when transactions become visible in Delivery with
+// one request at a time, whatever the number of writes pending: it asks
+// for an object with X-Cms-Min-Version and a wait of 1 ms (200 when the
+// index has applied the version, 503 otherwise), binary-searching the
+// newest visible one among the pending transactions. (One long-polling
+// request per pending write would have the server poll its index
+// version for each of them.)
+type prober struct {
+	t       Target
+	path    string
+	maxWait time.Duration
+
+	mu      sync.Mutex
+	pending map[int64][]chan error // by transaction
+}
+
+func newProber(t Target, object int, maxWait time.Duration) *prober {
+	return &prober{t: t, path: fmt.Sprintf("%s/branches/%d/objects/%d", deliveryPath, t.Branch, object),
+		maxWait: maxWait, pending: map[int64][]chan error{}}
+}
+
+// await returns when tx is visible (nil) or after maxWait (an error).
+func (p *prober) await(tx int64) error {
+	ch := make(chan error, 1)
+	p.mu.Lock()
+	p.pending[tx] = append(p.pending[tx], ch)
+	p.mu.Unlock()
+	select {
+	case err := <-ch:
+		return err
+	case <-time.After(p.maxWait):
+		return fmt.Errorf("transaction %d not visible in Delivery after %v", tx, p.maxWait)
+	}
+}
+
+// visible reports whether Delivery serves version tx.
+func (p *prober) visible(ctx context.Context, tx int64) bool {
+	hdr := map[string]string{"X-Cms-Min-Version": strconv.FormatInt(tx, 10), "X-Cms-Max-Wait": "1"}
+	_, _, _, err := p.t.do(ctx, http.MethodGet, p.path, nil, hdr, http.StatusOK)
+	return err == nil
+}
+
+// run probes until ctx ends.
+func (p *prober) run(ctx context.Context) {
+	for ctx.Err() == nil {
+		p.mu.Lock()
+		txs := make([]int64, 0, len(p.pending))
+		for tx := range p.pending {
+			txs = append(txs, tx)
 		}
-		time.Sleep(10 * time.Millisecond)
+		p.mu.Unlock()
+		if len(txs) == 0 {
+			time.Sleep(2 * time.Millisecond)
+			continue
+		}
+		slices.Sort(txs)
+		// The newest visible: visibility is monotonic in the version.
+		lo, hi := -1, len(txs)-1 // txs[:lo+1] visible, txs[hi+1:] not
+		for lo < hi {
+			mid := (lo + hi + 1) / 2
+			if p.visible(ctx, txs[mid]) {
+				lo = mid
+			} else {
+				hi = mid - 1
+			}
+		}
+		p.mu.Lock()
+		for _, tx := range txs[:lo+1] {
+			for _, ch := range p.pending[tx] {
+				ch <- nil
+			}
+			delete(p.pending, tx)
+		}
+		p.mu.Unlock()
+		if lo < len(txs)-1 {
+			time.Sleep(2 * time.Millisecond)
+		}
 	}
 }
 
