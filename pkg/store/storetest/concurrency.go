@@ -18,53 +18,31 @@ func testConcurrentWriters(t *testing.T, s store.Store) {
 	start, err := s.LastTransactionID(ctx)
 	must(t, err)
 	type result struct{ tx, obj int64 }
-	results := make(chan result, workers*perWorker)
-	errs := make(chan error, workers)
-	var wg sync.WaitGroup
-	for w := range workers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := range perWorker {
-				r, err := func() (result, error) {
-					tx, err := s.Begin(ctx, store.TxMeta{User: fmt.Sprintf("w%d", w), Comment: fmt.Sprint(i)})
-					if err != nil {
-						return result{}, err
-					}
-					defer func() { _ = tx.Rollback() }()
-					newIDs, err := tx.NewObjectIDs(ctx, 1)
-					if err != nil {
-						return result{}, err
-					}
-					id := newIDs[0]
-					if err := tx.PutObjects(ctx, obj(id, 0, 1, fmt.Sprintf("w%d-%d", w, i), "")); err != nil {
-						return result{}, err
-					}
-					if err := tx.PutValues(ctx, val(id, 0, 1000, 0, 0, 0, fmt.Sprint(i))); err != nil {
-						return result{}, err
-					}
-					if err := tx.AppendOutbox(ctx, store.OutboxEvent{Subject: "s", MsgID: fmt.Sprint(id)}); err != nil {
-						return result{}, err
-					}
-					return result{tx.ID(), id}, tx.Commit(ctx)
-				}()
-				if err != nil {
-					errs <- fmt.Errorf("worker %d tx %d: %w", w, i, err)
-					return
-				}
-				results <- r
-			}
-		}()
-	}
-	wg.Wait()
-	close(errs)
-	close(results)
-	for err := range errs {
-		t.Fatal(err)
-	}
+	results := runWorkers(t, workers, perWorker, func(w, i int) (result, error) {
+		tx, err := s.Begin(ctx, store.TxMeta{User: fmt.Sprintf("w%d", w), Comment: fmt.Sprint(i)})
+		if err != nil {
+			return result{}, err
+		}
+		defer func() { _ = tx.Rollback() }()
+		newIDs, err := tx.NewObjectIDs(ctx, 1)
+		if err != nil {
+			return result{}, err
+		}
+		id := newIDs[0]
+		if err := tx.PutObjects(ctx, obj(id, 0, 1, fmt.Sprintf("w%d-%d", w, i), "")); err != nil {
+			return result{}, err
+		}
+		if err := tx.PutValues(ctx, val(id, 0, 1000, 0, 0, 0, fmt.Sprint(i))); err != nil {
+			return result{}, err
+		}
+		if err := tx.AppendOutbox(ctx, store.OutboxEvent{Subject: "s", MsgID: fmt.Sprint(id)}); err != nil {
+			return result{}, err
+		}
+		return result{tx.ID(), id}, tx.Commit(ctx)
+	})
 	txs, objs := map[int64]bool{}, map[int64]bool{}
 	var objIDs []int64
-	for r := range results {
+	for _, r := range results {
 		if txs[r.tx] || objs[r.obj] {
 			t.Fatalf("duplicate id: tx %d obj %d", r.tx, r.obj)
 		}
@@ -121,67 +99,45 @@ func testConcurrentWritersWithFailures(t *testing.T, s store.Store) {
 		tx, obj   int64
 		committed bool
 	}
-	results := make(chan result, workers*perWorker)
-	errs := make(chan error, workers)
-	var wg sync.WaitGroup
-	for w := range workers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := range perWorker {
-				r, err := func() (result, error) {
-					tx, err := s.Begin(ctx, store.TxMeta{User: fmt.Sprintf("w%d", w)})
-					if err != nil {
-						return result{}, err
-					}
-					defer func() { _ = tx.Rollback() }()
-					ids, err := tx.NewObjectIDs(ctx, 1)
-					if err != nil {
-						return result{}, err
-					}
-					r := result{tx: tx.ID(), obj: ids[0]}
-					guid := fmt.Sprintf("f%d-%d", w, i)
-					if i%3 == 0 {
-						guid = "taken"
-					}
-					err = tx.PutObjects(ctx, obj(r.obj, 0, 1, guid, ""))
-					switch {
-					case i%3 == 0 && !errors.Is(err, store.ErrConflict):
-						return r, fmt.Errorf("reused GUID: got %v, want ErrConflict", err)
-					case i%3 == 0:
-						return r, tx.Rollback()
-					case err != nil:
-						return r, err
-					}
-					if err := tx.PutValues(ctx, val(r.obj, 0, 1000, 0, 0, 0, `"`+guid+`"`)); err != nil {
-						return r, err
-					}
-					if err := tx.AppendOutbox(ctx, store.OutboxEvent{Subject: "s", MsgID: guid}); err != nil {
-						return r, err
-					}
-					if i%5 == 4 {
-						return r, tx.Rollback()
-					}
-					r.committed = true
-					return r, tx.Commit(ctx)
-				}()
-				if err != nil {
-					errs <- fmt.Errorf("worker %d tx %d: %w", w, i, err)
-					return
-				}
-				results <- r
-			}
-		}()
-	}
-	wg.Wait()
-	close(errs)
-	close(results)
-	for err := range errs {
-		t.Fatal(err)
-	}
+	results := runWorkers(t, workers, perWorker, func(w, i int) (result, error) {
+		tx, err := s.Begin(ctx, store.TxMeta{User: fmt.Sprintf("w%d", w)})
+		if err != nil {
+			return result{}, err
+		}
+		defer func() { _ = tx.Rollback() }()
+		ids, err := tx.NewObjectIDs(ctx, 1)
+		if err != nil {
+			return result{}, err
+		}
+		r := result{tx: tx.ID(), obj: ids[0]}
+		guid := fmt.Sprintf("f%d-%d", w, i)
+		if i%3 == 0 {
+			guid = "taken"
+		}
+		err = tx.PutObjects(ctx, obj(r.obj, 0, 1, guid, ""))
+		switch {
+		case i%3 == 0 && !errors.Is(err, store.ErrConflict):
+			return r, fmt.Errorf("reused GUID: got %v, want ErrConflict", err)
+		case i%3 == 0:
+			return r, tx.Rollback()
+		case err != nil:
+			return r, err
+		}
+		if err := tx.PutValues(ctx, val(r.obj, 0, 1000, 0, 0, 0, `"`+guid+`"`)); err != nil {
+			return r, err
+		}
+		if err := tx.AppendOutbox(ctx, store.OutboxEvent{Subject: "s", MsgID: guid}); err != nil {
+			return r, err
+		}
+		if i%5 == 4 {
+			return r, tx.Rollback()
+		}
+		r.committed = true
+		return r, tx.Commit(ctx)
+	})
 	var committed []int64
 	txs := map[int64]bool{}
-	for r := range results {
+	for _, r := range results {
 		if r.committed {
 			if txs[r.tx] {
 				t.Fatalf("transaction id %d committed twice", r.tx)
@@ -224,4 +180,39 @@ func testConcurrentWritersWithFailures(t *testing.T, s store.Store) {
 			t.Fatalf("outbox event of transaction %d, which did not commit", e.TxID)
 		}
 	}
+}
+
+// runWorkers runs fn(w, i) for i < perWorker in each of workers goroutines
+// at once and returns the results; the first error fails t, naming the
+// worker and the round.
+func runWorkers[R any](t *testing.T, workers, perWorker int, fn func(w, i int) (R, error)) []R {
+	t.Helper()
+	results := make(chan R, workers*perWorker)
+	errs := make(chan error, workers)
+	var wg sync.WaitGroup
+	for w := range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range perWorker {
+				r, err := fn(w, i)
+				if err != nil {
+					errs <- fmt.Errorf("worker %d tx %d: %w", w, i, err)
+					return
+				}
+				results <- r
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	close(results)
+	for err := range errs {
+		t.Fatal(err)
+	}
+	out := make([]R, 0, len(results))
+	for r := range results {
+		out = append(out, r)
+	}
+	return out
 }
