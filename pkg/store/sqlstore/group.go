@@ -98,9 +98,18 @@ func (w *writer) acquire(ctx context.Context) error {
 		}
 	}
 	w.mu.Unlock()
-	// The writer was handed over just as ctx ended: pass it on.
-	w.handOver(nil)
+	w.abandon()
 	return ctx.Err()
+}
+
+// abandon passes on the writer that was handed to a Begin whose context
+// ended just then, as a member that wrote nothing: the open group goes to
+// the next waiter or ends (committing the members before).
+func (w *writer) abandon() {
+	w.mu.Lock()
+	g := w.cur
+	w.mu.Unlock()
+	w.handOver(g)
 }
 
 // join returns the open group, or opens one. The caller owns the writer;
