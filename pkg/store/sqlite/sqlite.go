@@ -106,7 +106,11 @@ func Open(ctx context.Context, path string, opts ...store.Option) (*Store, error
 			Read:    querier{q: r, cache: rs},
 			Write:   querier{q: w, cache: ws},
 			Begin: func(ctx context.Context) (sqlstore.TxConn, error) {
-				tx, err := w.BeginTx(ctx, nil) // BEGIN IMMEDIATE (_txlock)
+				// database/sql rolls a transaction back when the context
+				// it began with ends: the group's must not end with the
+				// member that opened it. BEGIN IMMEDIATE (_txlock) waits
+				// for another process's writer up to busy_timeout.
+				tx, err := w.BeginTx(context.WithoutCancel(ctx), nil)
 				if err != nil {
 					return nil, err
 				}

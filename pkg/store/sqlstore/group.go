@@ -122,9 +122,9 @@ func (w *writer) join(ctx context.Context) (g *group, first bool, err error) {
 	if g != nil {
 		return g, false, nil
 	}
-	// The group outlives the member that opens it: database/sql would roll
-	// it back when that member's context ends.
-	tx, err := w.begin(context.WithoutCancel(ctx))
+	// The group outlives the member that opens it: Config.Begin must not
+	// tie the transaction to ctx (see there).
+	tx, err := w.begin(ctx)
 	if err != nil {
 		return nil, false, err
 	}

@@ -17,8 +17,10 @@ type Config struct {
 	Read Querier
 	// Write runs the outbox statements outside write transactions.
 	Write Querier
-	// Begin opens a driver transaction for a write transaction. The
-	// backend chooses its isolation and how it waits for the write lock.
+	// Begin opens a driver transaction for a group of write transactions
+	// (group.go). The backend chooses its isolation and how it waits for
+	// the write lock. ctx bounds opening it, not the transaction's life:
+	// the group outlives the member whose Begin opened it.
 	Begin func(ctx context.Context) (TxConn, error)
 	// Options are the store's options (clock, outbox lease …).
 	Options store.Options
