@@ -49,6 +49,7 @@ type index struct {
 	mapping search.Mapping
 	wmu     sync.Mutex // serialises version checks with writes
 	docs    *docCache  // decoded sources (doccache.go)
+	cols    *columns   // structured searches (columns.go)
 }
 
 func indexMapping(m search.Mapping) (*mapping.IndexMappingImpl, error) {
@@ -243,6 +244,7 @@ func (ix *index) bulk(ctx context.Context, ops []search.Op) (search.BulkResult, 
 	defer ix.wmu.Unlock()
 	latest := map[string]int64{} // versions written earlier in this batch
 	b := ix.bi.NewBatch()
+	changes := make([]colChange, 0, len(ops))
 	for i, op := range ops {
 		id := op.Doc.ID
 		cur, ok := latest[id]
@@ -260,6 +262,7 @@ func (ix *index) bulk(ctx context.Context, ops []search.Op) (search.BulkResult, 
 		latest[id] = op.Doc.Version
 		res.Applied++
 		if op.Type == search.OpDelete {
+			changes = append(changes, colChange{id: id})
 			b.Delete(id)
 			b.SetInternal(versionKey(id), encodeVersion(op.Doc.Version, true))
 			continue
@@ -268,10 +271,12 @@ func (ix *index) bulk(ctx context.Context, ops []search.Op) (search.BulkResult, 
 			return search.BulkResult{}, fmt.Errorf("bleve: index %q: %w", id, err)
 		}
 		b.SetInternal(versionKey(id), encodeVersion(op.Doc.Version, false))
+		changes = append(changes, colChange{id: id, fields: bleveFields(docs[i])})
 	}
 	if err := ix.bi.Batch(b); err != nil {
 		return search.BulkResult{}, fmt.Errorf("bleve: batch: %w", err)
 	}
+	ix.cols.update(changes)
 	return res, nil
 }
 
