@@ -11,7 +11,7 @@ import (
 // DecodeSourceFields decodes what DecodeSource does, for the named
 // fields only.
 func TestDecodeSourceFields(t *testing.T) {
-	fields := map[string]any{"k": []any{"a", "b"}, "n": int64(7), "d": 2.5, "b": true,
+	fields := map[string]any{"k": []any{"a", `q"uo\te}]`, "{[x"}, "n": int64(7), "d": 2.5, "b": true,
 		"t": time.Date(2024, 3, 1, 8, 0, 0, 123000000, time.UTC)}
 	raw, err := search.EncodeSource(fields)
 	if err != nil {
@@ -32,7 +32,13 @@ func TestDecodeSourceFields(t *testing.T) {
 			t.Errorf("DecodeSourceFields(%v) = %#v, want %#v", names, got, want)
 		}
 	}
-	if _, err := m.DecodeSourceFields([]byte(`{"n": "x"}`), []string{"n"}); err == nil {
-		t.Error("a wrong value decoded")
+	for _, bad := range []string{`{"n": "x"}`, `{"n": 1`, `{"k": "a}`, `["n"]`, `{"k": ["a", {"x": 1}]}`, `{"n" 1}`, ``} {
+		if _, err := m.DecodeSourceFields([]byte(bad), []string{"n", "k"}); err == nil {
+			t.Errorf("%s decoded", bad)
+		}
+	}
+	got, err := m.DecodeSourceFields([]byte(` { "x" : {"a": [1, "]"]}, "n" : 3 } `), []string{"n"})
+	if err != nil || !reflect.DeepEqual(got, map[string]any{"n": int64(3)}) {
+		t.Errorf("spaced source: %v, %v", got, err)
 	}
 }
