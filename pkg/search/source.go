@@ -23,10 +23,18 @@ func (m Mapping) DecodeSourceFields(raw []byte, names []string) (map[string]any,
 			return nil
 		}
 		var v any
-		dec := json.NewDecoder(bytes.NewReader(val))
-		dec.UseNumber()
-		if err := dec.Decode(&v); err != nil {
-			return fmt.Errorf("search: decode source field %q: %w", name, err)
+		if val[0] == '"' { // a string (a stored source): no interface decoding
+			var str string
+			if err := json.Unmarshal(val, &str); err != nil {
+				return fmt.Errorf("search: decode source field %q: %w", name, err)
+			}
+			v = str
+		} else {
+			dec := json.NewDecoder(bytes.NewReader(val))
+			dec.UseNumber()
+			if err := dec.Decode(&v); err != nil {
+				return fmt.Errorf("search: decode source field %q: %w", name, err)
+			}
 		}
 		nv, err := normalizeField(k, v)
 		if err != nil {
