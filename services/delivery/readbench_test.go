@@ -147,17 +147,9 @@ func BenchmarkUncachedReads(b *testing.B) {
 // Elasticsearch (CMS_ELASTICSEARCH_URL; skipped without it, failing
 // under CI=true): figures only.
 func BenchmarkUncachedReadsElastic(b *testing.B) {
-	readFixtureOn(b, deliverytest.Engines()[1]).run(b)
-}
-
-func readFixtureOn(b *testing.B, e deliverytest.Engine) *readFixture {
-	var f *readFixture
-	// Built inside a sub-benchmark so its cleanup (the index) runs last.
-	b.Run("load", func(b *testing.B) { f = newReadFixture(b, e) })
-	if f == nil {
-		b.SkipNow()
-	}
-	return f
+	// The body runs once (it has sub-benchmarks): the fixture is built
+	// once and removed when the benchmark ends.
+	newReadFixture(b, deliverytest.Engines()[1]).run(b)
 }
 
 func (f *readFixture) run(b *testing.B) {
