@@ -8,7 +8,7 @@ import (
 	"github.com/cmsplatform/cms/pkg/component"
 )
 
-// ErrOverloaded: a query was refused because QueryLimit.Concurrent queries
+// ErrOverloaded means a query was refused because QueryLimit.Concurrent queries
 // were running and QueryLimit.Queue more were waiting. It comes wrapped in
 // a *component.UnavailableError, so the transport answers 503 with
 // Retry-After.
