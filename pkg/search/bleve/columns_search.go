@@ -381,14 +381,7 @@ func (col *column) spanOpen(n int, lo string, loIncl, loOpen bool, hi string, hi
 // an absent bound, an empty upper keyword bound and a zero date leave that
 // side open.
 func (c *columns) rangeSlots(ix *index, r search.Range) bitset {
-	lo, loIncl := r.Gt, false
-	if r.Gte != nil {
-		lo, loIncl = r.Gte, true
-	}
-	hi, hiIncl := r.Lt, false
-	if r.Lte != nil {
-		hi, hiIncl = r.Lte, true
-	}
+	lo, loIncl, hi, hiIncl := rangeBounds(r)
 	open := func(v any) bool {
 		switch x := v.(type) {
 		case nil:
