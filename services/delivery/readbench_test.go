@@ -201,6 +201,7 @@ func (f *readFixture) run(b *testing.B) {
 type loadResult struct {
 	n    int
 	wall time.Duration
+	cpu  time.Duration // of the whole process (server and clients)
 	durs []time.Duration
 }
 
@@ -211,6 +212,9 @@ func (l loadResult) report(b *testing.B, prefix string) {
 		return float64(l.durs[min(len(l.durs)-1, int(p*float64(len(l.durs))))].Microseconds()) / 1000
 	}
 	b.ReportMetric(l.rate(), prefix+"req/s")
+	// CPU time per request, steadier than wall time on a shared machine:
+	// 2000/cpu-ms is what two otherwise idle cores could serve.
+	b.ReportMetric(float64(l.cpu.Microseconds())/1000/float64(l.n), prefix+"cpu-ms/req")
 	b.ReportMetric(q(0.50), prefix+"p50-ms")
 	b.ReportMetric(q(0.99), prefix+"p99-ms")
 	if prefix == "" {
@@ -231,7 +235,7 @@ func runLoad(b *testing.B, conns, n int, url func(*rand.Rand) string) loadResult
 	durs := make([]time.Duration, n)
 	var wg sync.WaitGroup
 	var failed atomic.Value
-	t0 := time.Now()
+	t0, cpu0 := time.Now(), processCPU(b)
 	for w := range conns {
 		wg.Go(func() {
 			r := rand.New(rand.NewPCG(uint64(w), uint64(n)))
@@ -257,10 +261,10 @@ func runLoad(b *testing.B, conns, n int, url func(*rand.Rand) string) loadResult
 		})
 	}
 	wg.Wait()
-	wall := time.Since(t0)
+	wall, cpu := time.Since(t0), processCPU(b)-cpu0
 	if msg := failed.Load(); msg != nil {
 		b.Fatal(msg)
 	}
 	slices.Sort(durs)
-	return loadResult{n: n, wall: wall, durs: durs}
+	return loadResult{n: n, wall: wall, cpu: cpu, durs: durs}
 }
