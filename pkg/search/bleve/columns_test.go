@@ -317,3 +317,65 @@ func TestColumnsReopen(t *testing.T) {
 	}
 	check("written")
 }
+
+// Searches running while Bulk writes neither fail nor race (run with
+// -race). As with a Bleve search, hits are read after the page is chosen,
+// so a document written meanwhile shows its new fields (or is dropped).
+func TestColumnsConcurrent(t *testing.T) {
+	ctx := context.Background()
+	eng, err := New("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer eng.Close()
+	m := search.Mapping{Fields: map[string]search.Kind{"n": search.Long}}
+	if err := eng.EnsureIndex(ctx, "con", m); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan struct{})
+	errs := make(chan error, 4)
+	for w := range 3 {
+		go func() {
+			for {
+				select {
+				case <-done:
+					errs <- nil
+					return
+				default:
+				}
+				res, err := eng.Search(ctx, search.SearchRequest{Index: "con", Query: search.Range{Field: "n", Gte: int64(w)},
+					Sort: []search.SortField{{Field: "n"}}, Size: 10})
+				if err == nil && res.Total > 100 {
+					err = fmt.Errorf("total %d of at most 100 documents", res.Total)
+				}
+				if len(res.Hits) > 10 {
+					err = fmt.Errorf("%d hits for size 10", len(res.Hits))
+				}
+				if err != nil {
+					errs <- err
+					return
+				}
+			}
+		}()
+	}
+	for v := range 40 {
+		var ops []search.Op
+		for i := range 10 {
+			id := fmt.Sprint((v*10 + i) % 100)
+			if i == 9 {
+				ops = append(ops, search.Delete(id, int64(v+1)))
+				continue
+			}
+			ops = append(ops, search.Upsert(search.Document{ID: id, Version: int64(v + 1), Fields: map[string]any{"n": (v * i) % 13}}))
+		}
+		if _, err := eng.Bulk(ctx, "con", ops); err != nil {
+			t.Fatal(err)
+		}
+	}
+	close(done)
+	for range 3 {
+		if err := <-errs; err != nil {
+			t.Fatal(err)
+		}
+	}
+}
