@@ -37,6 +37,7 @@ func setDefaults(v *viper.Viper, d app.Config) {
 		v.SetDefault(name+".prefix", c.Prefix)
 	}
 	setResilienceDefaults(v, d)
+	setQueryDefaults(v, d)
 }
 
 // envKey is the environment variable of a config key: CMS_HTTP_ADDR for
@@ -114,6 +115,9 @@ func fromViper(v *viper.Viper, d app.Config) (app.Config, error) {
 		return c, fmt.Errorf("shutdownTimeout must be positive")
 	}
 	if err := resilienceFromViper(v, &c); err != nil {
+		return c, err
+	}
+	if err := queriesFromViper(v, &c); err != nil {
 		return c, err
 	}
 	return c, nil

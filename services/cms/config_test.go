@@ -113,7 +113,7 @@ const (
 // resilienceKeys would be listed but not read from the environment).
 func testREADMEListsEverySetting(t *testing.T, readme string) {
 	bound := map[string]bool{}
-	for _, k := range slices.Concat(configKeys, edgeKeys, resilienceKeys, filesKeys) {
+	for _, k := range slices.Concat(configKeys, edgeKeys, resilienceKeys, queryKeys, filesKeys) {
 		bound[k] = true
 	}
 	for _, s := range settings() {

@@ -8,6 +8,7 @@ import (
 	"context"
 	"log/slog"
 
+	"github.com/cmsplatform/cms/pkg/codegen"
 	"github.com/cmsplatform/cms/pkg/content"
 	"github.com/cmsplatform/cms/pkg/files"
 
@@ -32,6 +33,9 @@ type Options struct {
 	// Files is the domain of uploads and files. Nil leaves the file
 	// operations at 501.
 	Files *files.Service
+	// Codegen bounds the code generator (zero: codegen's defaults). The
+	// generator runs on Content; without it both operations answer 501.
+	Codegen codegen.Limits
 	// Logger receives server faults (nil discards).
 	Logger *slog.Logger
 }
@@ -50,6 +54,9 @@ func New(opts Options) *Group {
 		log = slog.New(slog.DiscardHandler)
 	}
 	api := &service{content: opts.Content, files: opts.Files, log: log}
+	if opts.Content != nil {
+		api.codegen = codegen.New(opts.Content, opts.Codegen)
+	}
 	return &Group{opts: opts, api: api, bin: &binaries{files: opts.Files, api: api}}
 }
 
@@ -83,6 +90,7 @@ type service struct {
 	managementv1.UnimplementedManagementServiceServer
 	content *content.Service
 	files   *files.Service
+	codegen *codegen.Service
 	log     *slog.Logger
 }
 

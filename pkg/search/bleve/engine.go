@@ -1,16 +1,22 @@
 // Package bleve is the embedded search.Engine: one Bleve v2 (scorch) index per
 // index name, in a directory or in memory.
 //
-// Versions and tombstones live in each index's internal key space (key
-// "v:<id>"), written in the same batch as the documents, so a stale op is
-// recognised even after its document was deleted. Tombstones are kept until
-// the index is deleted. Writes are visible to Get and Search as soon as Bulk
-// returns; Refresh is therefore a no-op.
+// Versions and tombstones live in a version store next to each index (a
+// bbolt file in its directory, a map in memory; versions.go), written
+// after each batch of documents, so a stale op is recognised even after
+// its document was deleted. Tombstones are kept until the index is
+// deleted. Indexes written before the version store keep their older
+// records as Bleve internal keys ("v:<id>"), read when the store has none
+// and removed as their documents are written again. Writes are visible
+// to Get and Search as soon as Bulk returns; Refresh is therefore a no-op.
+//
+// On-disk indexes are compacted in the background once deleted copies of
+// updated documents pile up (compact.go), which bounds the folder's size.
 //
 // In-memory indexes use Scorch without a path (segments in memory, no
 // persister and no merger, so every Bulk adds a segment: fine for tests
 // and short-lived engines, which is what the in-memory mode is for).
-// Hits and Get read a document's version from the internal key space and
+// Hits and Get read a document's version from the version store and
 // its fields from a per-index cache of decoded sources keyed by (id,
 // version), decoding the stored source only on a miss (doccache.go,
 // load.go); a bare IDs query is answered by those lookups, not a search.
@@ -32,6 +38,9 @@ import (
 type Engine struct {
 	dir string // "" = in memory
 	log *slog.Logger
+	// columnLimit is the most documents an index keeps a column index
+	// for (columns.go; 0 = none).
+	columnLimit int
 
 	mu      sync.Mutex
 	indexes map[string]*index
@@ -47,10 +56,15 @@ type Option func(*Engine)
 // WithLogger sets the logger (default: discard).
 func WithLogger(l *slog.Logger) Option { return func(e *Engine) { e.log = l } }
 
+// WithColumnLimit sets the most documents an index keeps its in-memory
+// column index for (default DefaultColumnLimit; 0 turns it off, so every
+// search goes to Bleve). See columns.go.
+func WithColumnLimit(n int) Option { return func(e *Engine) { e.columnLimit = n } }
+
 // New returns an engine keeping one index per name in dir/<name>. An empty dir
 // keeps everything in memory (lost on Close).
 func New(dir string, opts ...Option) (*Engine, error) {
-	e := &Engine{dir: dir, log: slog.New(slog.DiscardHandler), indexes: map[string]*index{}}
+	e := &Engine{dir: dir, log: slog.New(slog.DiscardHandler), indexes: map[string]*index{}, columnLimit: DefaultColumnLimit}
 	for _, o := range opts {
 		o(e)
 	}
@@ -95,6 +109,7 @@ func (e *Engine) lookupLocked(name string) (*index, error) {
 	if err != nil {
 		return nil, err
 	}
+	ix.cols = newColumns(e.columnLimit)
 	e.indexes[name] = ix
 	return ix, nil
 }
@@ -127,6 +142,7 @@ func (e *Engine) EnsureIndex(_ context.Context, name string, m search.Mapping) e
 	if err != nil {
 		return err
 	}
+	ix.cols = newColumns(e.columnLimit)
 	e.indexes[name] = ix
 	e.log.Info("search index created", "index", name, "dir", path)
 	return nil

@@ -165,7 +165,8 @@ func (c *Components) openSearch(ctx context.Context, cfg Config, log *slog.Logge
 		c.Search = nil
 		return err
 	}
-	c.Search = search.WithDeadline(c.Search, component.Guard{Name: "search", Timeout: cfg.Timeouts.Search})
+	c.Search = search.WithDeadline(search.WithQueryLimit(c.Search, cfg.Queries.limit()),
+		component.Guard{Name: "search", Timeout: cfg.Timeouts.Search})
 	c.add("search", c.Search.Close, c.Search.(interface{ Ping(context.Context) error }).Ping)
 	return nil
 }

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 	"time"
@@ -14,6 +15,7 @@ import (
 	"github.com/cmsplatform/cms/pkg/content"
 	"github.com/cmsplatform/cms/pkg/events"
 	"github.com/cmsplatform/cms/pkg/indexwriter"
+	"github.com/cmsplatform/cms/pkg/search"
 )
 
 // Targets that `cms serve --target` accepts. "all" is what `cms run` serves.
@@ -89,10 +91,35 @@ type Config struct {
 	// Resilience (issue 11 item 10): deadlines of component calls and the
 	// shutdown sequence. See "Deadlines, readiness and shutdown" in the
 	// README.
-	Timeouts Timeouts `yaml:"timeouts"`
-	// Files bounds uploads (files.go).
-	Files      FilesConfig   `yaml:"files"`
+	Timeouts   Timeouts      `yaml:"timeouts"`
 	DrainDelay time.Duration `yaml:"drainDelay"`
+	// Files bounds uploads (files.go).
+	Files FilesConfig `yaml:"files"`
+
+	// Queries bounds the search engine queries running at once (README
+	// "Overload"): CMS_QUERIES_CONCURRENT, CMS_QUERIES_QUEUE.
+	Queries QueryLimits `yaml:"queries"`
+}
+
+// QueryLimits bound concurrent search engine queries (search.QueryLimit):
+// Concurrent run at once (0: twice the CPUs; < 0: no limit), Queue more
+// wait for a slot, within timeouts.search; one more is answered 503 with
+// Retry-After at once.
+type QueryLimits struct {
+	Concurrent int `yaml:"concurrent"`
+	Queue      int `yaml:"queue"`
+}
+
+// DefaultQueryQueue is the default of QueryLimits.Queue.
+const DefaultQueryQueue = 64
+
+// limit is the search.QueryLimit the limits mean on this machine.
+func (q QueryLimits) limit() search.QueryLimit {
+	n := q.Concurrent
+	if n == 0 {
+		n = 2 * runtime.NumCPU()
+	}
+	return search.QueryLimit{Concurrent: n, Queue: q.Queue}
 }
 
 // EdgeConfig bounds what the HTTP server accepts (README "### HTTP edge").
@@ -222,6 +249,7 @@ func DefaultConfig() Config {
 		// Resilience block.
 		Timeouts: DefaultTimeouts(),
 		Files:    DefaultFilesConfig(),
+		Queries:  QueryLimits{Queue: DefaultQueryQueue},
 	}
 }
 
@@ -264,6 +292,9 @@ func (c Config) Validate() error {
 		errs = append(errs, errors.New("adminPassword is empty: set CMS_ADMIN_PASSWORD"))
 	}
 	errs = append(errs, c.Edge.validate()...)
+	if c.Queries.Queue < 0 {
+		errs = append(errs, errors.New("queries: queue must not be negative"))
+	}
 	if slices.ContainsFunc(c.CORSOrigins, func(o string) bool { return strings.EqualFold(strings.TrimSpace(o), "null") }) {
 		errs = append(errs, errors.New(`corsOrigins: "null" is never allowed (any sandboxed page sends it)`))
 	}
