@@ -101,7 +101,8 @@ func (g *Group) HTTPCache(authn auth.Authenticator) func(http.Handler) http.Hand
 
 // cacheablePath reports whether r may be answered from the HTTP cache and
 // returns its branch parameter. The branch list is not: it depends on the
-// caller's grants, which the URL does not name.
+// caller's grants, which the URL does not name; nor are the files of
+// binary proxy objects, streamed and validated by their content hash.
 func cacheablePath(r *http.Request) (string, bool) {
 	if r.Method != http.MethodGet || r.Header.Get(HeaderMinVersion) != "" || r.Header.Get("X-CmsApi-Username") != "" {
 		return "", false
@@ -114,7 +115,10 @@ func cacheablePath(r *http.Request) (string, bool) {
 	if !ok || rest == "" {
 		return "", false
 	}
-	branch, _, _ := strings.Cut(rest, "/")
+	branch, sub, _ := strings.Cut(rest, "/")
+	if strings.HasPrefix(sub, "files/") || strings.HasPrefix(sub, "thumbnails/") {
+		return "", false // streamed binaries: never copied into the cache
+	}
 	return branch, true
 }
 
