@@ -85,16 +85,22 @@ func (c *Cache) Storage() cache.Cache {
 // was built from.
 type Build[T proto.Message] func() (T, []string, error)
 
+// Index is what answers are built from: Version is its change-tracking
+// version (pkg/delivery.Service).
+type Index interface {
+	Version(ctx context.Context) (int64, error)
+}
+
 // Serve answers the read op with request req (its deterministic encoding
 // is the cache key, Key) for a caller that needs index version minVersion
 // or newer (0: any). A cached answer built at or after minVersion is
-// returned as it is; otherwise version is read (the index version the
-// build will see at least) and build runs once for all identical
+// returned as it is; otherwise the index's version is read (the version
+// the build will see at least) and build runs once for all identical
 // concurrent misses, and its answer is stored with its tags, fenced at
 // that version. It returns the answer and its ETag. Errors are those of
-// version and build (and of encoding the answer).
+// the version read and of build (and of encoding the answer).
 func Serve[T proto.Message](ctx context.Context, c *Cache, op string, req proto.Message, minVersion int64,
-	version func(context.Context) (int64, error), build Build[T]) (T, string, error) {
+	index Index, build Build[T]) (T, string, error) {
 	var zero T
 	if c == nil {
 		c = New(nil, nil)
@@ -111,7 +117,7 @@ func Serve[T proto.Message](ctx context.Context, c *Cache, op string, req proto.
 	// mine is the answer when this caller built it: no decoding needed.
 	var mine T
 	r, shared, err := c.flights.do(ctx, key, minVersion, func() (rendering, error) {
-		builtAt, err := version(ctx)
+		builtAt, err := index.Version(ctx)
 		if err != nil {
 			return rendering{}, err
 		}

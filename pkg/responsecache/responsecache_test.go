@@ -29,11 +29,11 @@ func newFixture(t *testing.T) *fixture {
 	return &fixture{c: New(m, nil)}
 }
 
-func (f *fixture) versionFn(context.Context) (int64, error) { return f.version.Load(), nil }
+func (f *fixture) Version(context.Context) (int64, error) { return f.version.Load(), nil }
 
 // serve serves req through the cache with a build answering body.
 func (f *fixture) serve(ctx context.Context, req string, minVersion int64, body string, tags ...string) (*wrapperspb.StringValue, string, error) {
-	return Serve(ctx, f.c, "Op", wrapperspb.String(req), minVersion, f.versionFn, func() (*wrapperspb.StringValue, []string, error) {
+	return Serve(ctx, f.c, "Op", wrapperspb.String(req), minVersion, f, func() (*wrapperspb.StringValue, []string, error) {
 		f.builds.Add(1)
 		return wrapperspb.String(body), tags, nil
 	})
@@ -121,7 +121,7 @@ func TestConcurrentMissesBuildOnce(t *testing.T) {
 	errs := make([]error, n)
 	for i := range n {
 		wg.Go(func() {
-			out, tag, err := Serve(context.Background(), f.c, "Op", wrapperspb.String("same"), 0, f.versionFn, build)
+			out, tag, err := Serve(context.Background(), f.c, "Op", wrapperspb.String("same"), 0, f, build)
 			if err == nil && out.Value != "answer" {
 				err = fmt.Errorf("answer %q", out.Value)
 			}
@@ -160,7 +160,7 @@ func TestFailedBuildIsNotKept(t *testing.T) {
 	errs := make([]error, n)
 	for i := range n {
 		wg.Go(func() {
-			_, _, errs[i] = Serve(context.Background(), f.c, "Op", wrapperspb.String("same"), 0, f.versionFn, failing)
+			_, _, errs[i] = Serve(context.Background(), f.c, "Op", wrapperspb.String("same"), 0, f, failing)
 		})
 	}
 	waitJoined(t, f.c, n)
@@ -192,7 +192,7 @@ func TestLeaderCancelDoesNotFailFollowers(t *testing.T) {
 	leaderDone := make(chan error, 1)
 	started := make(chan struct{})
 	go func() {
-		_, _, err := Serve(leaderCtx, f.c, "Op", req, 0, f.versionFn, func() (*wrapperspb.StringValue, []string, error) {
+		_, _, err := Serve(leaderCtx, f.c, "Op", req, 0, f, func() (*wrapperspb.StringValue, []string, error) {
 			f.builds.Add(1)
 			close(started)
 			<-leaderCtx.Done()
@@ -228,6 +228,43 @@ func TestLeaderCancelDoesNotFailFollowers(t *testing.T) {
 	}
 }
 
+// TestPanickingBuild: a build that panics panics in its leader's
+// goroutine; the callers waiting for it get ErrBuildPanicked, and the key
+// is free again.
+func TestPanickingBuild(t *testing.T) {
+	const followers = 3
+	f := newFixture(t)
+	release := make(chan struct{})
+	leaderPanic := make(chan any, 1)
+	go func() {
+		defer func() { leaderPanic <- recover() }()
+		_, _, _ = Serve(context.Background(), f.c, "Op", wrapperspb.String("same"), 0, f, func() (*wrapperspb.StringValue, []string, error) {
+			<-release
+			panic("boom")
+		})
+	}()
+	waitJoined(t, f.c, 1)
+	var wg sync.WaitGroup
+	errs := make([]error, followers)
+	for i := range followers {
+		wg.Go(func() { _, _, errs[i] = f.serve(context.Background(), "same", 0, "answer") })
+	}
+	waitJoined(t, f.c, followers+1)
+	close(release)
+	wg.Wait()
+	if p := <-leaderPanic; p != "boom" {
+		t.Errorf("leader recovered %v, want its build's panic", p)
+	}
+	for i, err := range errs {
+		if !errors.Is(err, ErrBuildPanicked) {
+			t.Errorf("follower %d: %v, want ErrBuildPanicked", i, err)
+		}
+	}
+	if out, _, err := f.serve(context.Background(), "same", 0, "answer"); err != nil || out.Value != "answer" {
+		t.Fatalf("after the panic: %v %v", out, err)
+	}
+}
+
 func TestETagMatches(t *testing.T) {
 	for _, c := range []struct {
 		header string
@@ -235,6 +272,27 @@ func TestETagMatches(t *testing.T) {
 	}{{`"a"`, true}, {`W/"a"`, true}, {`"b", "a"`, true}, {`*`, true}, {`"b"`, false}, {``, false}, {`a`, false}} {
 		if got := ETagMatches(c.header, `"a"`); got != c.ok {
 			t.Errorf("ETagMatches(%q) = %v", c.header, got)
+		}
+	}
+}
+
+// BenchmarkServeHit: a cached answer from the memory cache (key, lookup,
+// decoding), the path every repeated gRPC read takes.
+func BenchmarkServeHit(b *testing.B) {
+	m := memory.New(memory.Options{})
+	defer m.Close()
+	f := &fixture{c: New(m, nil)}
+	ctx := context.Background()
+	req := wrapperspb.String("same")
+	build := func() (*wrapperspb.StringValue, []string, error) {
+		return wrapperspb.String("answer"), []string{"t"}, nil
+	}
+	if _, _, err := Serve(ctx, f.c, "Op", req, 0, f, build); err != nil {
+		b.Fatal(err)
+	}
+	for b.Loop() {
+		if _, _, err := Serve(ctx, f.c, "Op", req, 0, f, build); err != nil {
+			b.Fatal(err)
 		}
 	}
 }

@@ -11,7 +11,7 @@ type Stats struct {
 	HTTPHits, HTTPNotModified, HTTPMisses int64
 	// Hits were answered from the cache by Serve, Misses were not. Shared
 	// counts the misses answered by an identical concurrent build instead
-	// of their own (Misses minus Shared builds ran).
+	// of their own.
 	Hits, Misses, Shared int64
 	// Invalidations are change events applied to the cache, EvictedTags the
 	// tags they evicted.

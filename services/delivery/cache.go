@@ -56,7 +56,7 @@ func serve[T proto.Message](ctx context.Context, s *service, op string, req prot
 	if err != nil {
 		return zero, err
 	}
-	out, tag, err := responsecache.Serve(ctx, s.cache, op, req, minV, s.dom.Version, build)
+	out, tag, err := responsecache.Serve(ctx, s.cache, op, req, minV, s.dom, build)
 	if err != nil {
 		return zero, s.toStatus(ctx, err)
 	}
