@@ -13,6 +13,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/cmsplatform/cms/pkg/testenv"
 )
 
 // update rewrites the generated package graph in architecture.md:
@@ -102,25 +104,8 @@ func TestArchitectureGraph(t *testing.T) {
 			}
 		}
 	}
-	b, err := os.ReadFile("architecture.md")
-	if err != nil {
-		t.Fatal(err)
-	}
-	doc := string(b)
-	begin, end := strings.Index(doc, graphBegin), strings.Index(doc, graphEnd)
-	if begin < 0 || end < begin {
-		t.Fatalf("architecture.md lacks the graph between %q and %q", graphBegin, graphEnd)
-	}
-	want := graph(imports)
-	if got := doc[begin+len(graphBegin) : end]; got != want {
-		if *update {
-			if err := os.WriteFile("architecture.md", []byte(doc[:begin+len(graphBegin)]+want+doc[end:]), 0o644); err != nil {
-				t.Fatal(err)
-			}
-			return
-		}
-		t.Errorf("architecture.md's package graph differs from the imports; run go test ./docs -run TestArchitectureGraph -update. Want:\n%s", want)
-	}
+	testenv.Generated(t, "architecture.md", graphBegin, graphEnd, graph(imports), *update,
+		"go test ./docs -run TestArchitectureGraph -update")
 }
 
 // TestREADMEListsEveryPackage: the README's package table has one row per
@@ -130,13 +115,8 @@ func TestREADMEListsEveryPackage(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	readme := string(b)
-	begin, end := strings.Index(readme, tableBegin), strings.Index(readme, tableEnd)
-	if begin < 0 || end < begin {
-		t.Fatalf("README lacks the package table between %q and %q", tableBegin, tableEnd)
-	}
 	listed := map[string]bool{}
-	for line := range strings.Lines(readme[begin+len(tableBegin) : end]) {
+	for line := range strings.Lines(testenv.Section(t, string(b), tableBegin, tableEnd)) {
 		cells := strings.Split(line, "|")
 		if len(cells) < 3 {
 			continue

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/cmsplatform/cms/pkg/testenv"
 	"github.com/cmsplatform/cms/services/internal/app"
 )
 
@@ -78,7 +79,7 @@ func TestREADMEDocumentsTheDefaults(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	testREADMEListsEverySetting(t, string(b))
+	testREADMEListsEverySetting(t)
 	d := app.DefaultConfig()
 	for _, s := range []string{"`" + d.HTTPAddr + "`", "`" + d.GRPCAddr + "`", "`" + d.DataDir + "`",
 		"password `" + app.DefaultAdminPassword + "`", "user `" + d.AdminUser + "`"} {
@@ -109,19 +110,7 @@ const (
 // testREADMEListsEverySetting: the README's settings table is the one
 // generated from app.Config (configKeys, from which defaults and
 // environment bindings come too).
-func testREADMEListsEverySetting(t *testing.T, readme string) {
-	begin, end := strings.Index(readme, settingsBegin), strings.Index(readme, settingsEnd)
-	if begin < 0 || end < begin {
-		t.Fatalf("README lacks the settings table between %q and %q", settingsBegin, settingsEnd)
-	}
-	want := settingsTable()
-	if got := readme[begin+len(settingsBegin) : end]; got != want {
-		if *update {
-			if err := os.WriteFile("../../README.md", []byte(readme[:begin+len(settingsBegin)]+want+readme[end:]), 0o644); err != nil {
-				t.Fatal(err)
-			}
-			return
-		}
-		t.Errorf("README's settings table differs from app.Config; run go test ./services/cms -run TestREADMEDocumentsTheDefaults -update. Want:\n%s", want)
-	}
+func testREADMEListsEverySetting(t *testing.T) {
+	testenv.Generated(t, "../../README.md", settingsBegin, settingsEnd, settingsTable(), *update,
+		"go test ./services/cms -run TestREADMEDocumentsTheDefaults -update")
 }
