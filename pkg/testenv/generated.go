@@ -27,6 +27,10 @@ func Generated(t testing.TB, path, begin, end, want string, update bool, regener
 	if err != nil {
 		t.Fatal(err)
 	}
+	info, err := os.Stat(path)
+	if err != nil {
+		t.Fatal(err)
+	}
 	doc := string(b)
 	if Section(t, doc, begin, end) == want {
 		return
@@ -34,7 +38,7 @@ func Generated(t testing.TB, path, begin, end, want string, update bool, regener
 	if update {
 		head, _, _ := strings.Cut(doc, begin)
 		_, tail, _ := strings.Cut(doc, end)
-		if err := os.WriteFile(path, []byte(head+begin+want+end+tail), 0o644); err != nil {
+		if err := os.WriteFile(path, []byte(head+begin+want+end+tail), info.Mode().Perm()); err != nil {
 			t.Fatal(err)
 		}
 		return
