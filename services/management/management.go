@@ -8,6 +8,7 @@ import (
 	"context"
 	"log/slog"
 
+	"github.com/cmsplatform/cms/pkg/codegen"
 	"github.com/cmsplatform/cms/pkg/content"
 
 	managementv1 "github.com/cmsplatform/cms/proto/gen/go/cms/management/v1"
@@ -28,6 +29,9 @@ type Options struct {
 	// Content is the domain behind branches, objects, typed objects and
 	// users. Nil leaves those operations at 501.
 	Content *content.Service
+	// Codegen bounds the code generator (zero: codegen's defaults). The
+	// generator runs on Content; without it both operations answer 501.
+	Codegen codegen.Limits
 	// Logger receives server faults (nil discards).
 	Logger *slog.Logger
 }
@@ -45,7 +49,11 @@ func New(opts Options) *Group {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	return &Group{opts: opts, api: &service{content: opts.Content, log: log}, bin: &binaries{}}
+	api := &service{content: opts.Content, log: log}
+	if opts.Content != nil {
+		api.codegen = codegen.New(opts.Content, opts.Codegen)
+	}
+	return &Group{opts: opts, api: api, bin: &binaries{}}
 }
 
 // Name implements app.Group.
@@ -77,6 +85,7 @@ func (g *Group) RegisterGateway(ctx context.Context, mux *runtime.ServeMux, conn
 type service struct {
 	managementv1.UnimplementedManagementServiceServer
 	content *content.Service
+	codegen *codegen.Service
 	log     *slog.Logger
 }
 
