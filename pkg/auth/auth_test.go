@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/base64"
 	"errors"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 )
@@ -154,5 +156,83 @@ func TestCachedFlush(t *testing.T) {
 	_, _ = c.Authenticate(ctx, "admin", "pw")
 	if inner.calls != 2 {
 		t.Fatalf("inner called %d times, want 2 (once before and once after Flush)", inner.calls)
+	}
+}
+
+// gated is an authenticator whose checks block until open is closed.
+type gated struct {
+	open  chan struct{}
+	calls atomic.Int32
+}
+
+func (g *gated) Authenticate(context.Context, string, string) (Principal, error) {
+	g.calls.Add(1)
+	<-g.open
+	return Principal{Name: "editor"}, nil
+}
+
+// TestCachedCoalescesConcurrentChecks: many requests with the same
+// credentials miss the cache together (first request, expiry, Flush). They
+// must share one password check instead of queueing behind the guard's
+// concurrency bound, where all but the first would be refused as busy.
+func TestCachedCoalescesConcurrentChecks(t *testing.T) {
+	inner := &gated{open: make(chan struct{})}
+	c := NewCached(NewGuarded(inner, GuardConfig{Concurrency: 1, Wait: 10 * time.Millisecond}, nil), time.Minute, 10)
+	const callers = 32
+	var arrived atomic.Int32
+	errs := make(chan error, callers)
+	var wg sync.WaitGroup
+	for range callers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			arrived.Add(1)
+			p, err := c.Authenticate(context.Background(), "editor", "pw")
+			if err == nil && p.Name != "editor" {
+				err = errors.New("wrong principal " + p.Name)
+			}
+			errs <- err
+		}()
+	}
+	for arrived.Load() < callers || inner.calls.Load() == 0 {
+		time.Sleep(time.Millisecond)
+	}
+	time.Sleep(50 * time.Millisecond) // past the guard's wait: uncoalesced callers would be refused by now
+	close(inner.open)
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		if err != nil {
+			t.Fatalf("a caller with the same valid credentials failed: %v", err)
+		}
+	}
+	if n := inner.calls.Load(); n != 1 {
+		t.Fatalf("%d password checks for one credential, want 1", n)
+	}
+	// A Flush makes the next callers check again (once), not reuse the
+	// entry or a flight from before it.
+	c.Flush()
+	if _, err := c.Authenticate(context.Background(), "editor", "pw"); err != nil {
+		t.Fatal(err)
+	}
+	if n := inner.calls.Load(); n != 2 {
+		t.Fatalf("%d password checks after Flush, want 2", n)
+	}
+}
+
+// TestCachedWaiterHonoursItsContext: a caller waiting for another's check
+// stops when its own context ends.
+func TestCachedWaiterHonoursItsContext(t *testing.T) {
+	inner := &gated{open: make(chan struct{})}
+	defer close(inner.open)
+	c := NewCached(inner, time.Minute, 10)
+	go func() { _, _ = c.Authenticate(context.Background(), "editor", "pw") }()
+	for inner.calls.Load() == 0 {
+		time.Sleep(time.Millisecond)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := c.Authenticate(ctx, "editor", "pw"); !errors.Is(err, context.Canceled) {
+		t.Fatalf("err = %v, want context.Canceled", err)
 	}
 }

@@ -5,8 +5,11 @@ import (
 	"crypto/hmac"
 	"crypto/rand"
 	"crypto/sha256"
+	"strconv"
 	"sync"
 	"time"
+
+	"golang.org/x/sync/singleflight"
 )
 
 // Cached remembers successful authentications for a short time, so that a
@@ -15,6 +18,12 @@ import (
 // are keyed by an HMAC of user and password under a per-process random key,
 // so the cache never holds a password or a reusable hash of one. Failures
 // are not cached.
+//
+// Concurrent misses for the same credentials are coalesced: one password
+// check runs and every caller waiting for it gets its answer. Without that,
+// N workers sharing one login would all miss together when the entry
+// expires (or after Flush) and queue N checks behind the guard's small
+// concurrency bound, and the last ones would be refused as busy.
 type Cached struct {
 	next Authenticator
 	ttl  time.Duration
@@ -22,8 +31,13 @@ type Cached struct {
 	key  []byte
 	max  int
 
+	flights singleflight.Group
+
 	mu      sync.Mutex
 	entries map[[32]byte]cachedPrincipal
+	// gen counts Flush calls: a check that started before a Flush neither
+	// fills the cache nor answers callers that arrived after it.
+	gen uint64
 }
 
 type cachedPrincipal struct {
@@ -46,19 +60,54 @@ func (c *Cached) Authenticate(ctx context.Context, user, password string) (Princ
 	mac.Write([]byte(password))
 	var k [32]byte
 	copy(k[:], mac.Sum(nil))
+	if p, ok := c.lookup(k); ok {
+		return p, nil
+	}
+	c.mu.Lock()
+	gen := c.gen
+	c.mu.Unlock()
+	// The check runs detached from this caller's cancellation (others may
+	// be waiting for it; the authenticator bounds its own calls), and each
+	// caller stops waiting when its own context ends.
+	ch := c.flights.DoChan(string(k[:])+strconv.FormatUint(gen, 10), func() (any, error) {
+		if p, ok := c.lookup(k); ok { // a flight that just ended filled it
+			return p, nil
+		}
+		p, err := c.next.Authenticate(context.WithoutCancel(ctx), user, password)
+		if err == nil {
+			c.store(k, gen, p)
+		}
+		return p, err
+	})
+	select {
+	case r := <-ch:
+		p, _ := r.Val.(Principal)
+		return p, r.Err
+	case <-ctx.Done():
+		return Principal{}, ctx.Err()
+	}
+}
+
+// lookup returns the live entry of k.
+func (c *Cached) lookup(k [32]byte) (Principal, bool) {
 	now := c.now()
 	c.mu.Lock()
+	defer c.mu.Unlock()
 	e, ok := c.entries[k]
-	c.mu.Unlock()
 	if ok && now.Before(e.expires) {
-		return e.p, nil
+		return e.p, true
 	}
-	p, err := c.next.Authenticate(ctx, user, password)
-	if err != nil {
-		return p, err
-	}
+	return Principal{}, false
+}
+
+// store caches p under k unless the cache was flushed since gen.
+func (c *Cached) store(k [32]byte, gen uint64, p Principal) {
+	now := c.now()
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	if gen != c.gen {
+		return
+	}
 	if len(c.entries) >= c.max {
 		for k2, e2 := range c.entries { // drop expired entries, else everything
 			if !now.Before(e2.expires) {
@@ -70,7 +119,6 @@ func (c *Cached) Authenticate(ctx context.Context, user, password string) (Princ
 		}
 	}
 	c.entries[k] = cachedPrincipal{p: p, expires: now.Add(c.ttl)}
-	return p, nil
 }
 
 // Flush forgets every cached authentication, so the next request of each
@@ -80,4 +128,5 @@ func (c *Cached) Flush() {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	clear(c.entries)
+	c.gen++
 }

@@ -68,6 +68,20 @@ func TestLoadCommand(t *testing.T) {
 		t.Errorf("stderr (seed and progress):\n%s", progress)
 	}
 
+	// The write-visibility phase: every write answered and visible.
+	out, progress, err = run("--write-rate", "20", "--duration", "1s")
+	if err != nil {
+		t.Fatalf("cms load --write-rate: %v\nstdout:\n%s\nstderr:\n%s", err, out, progress)
+	}
+	for _, want := range []string{"write visibility: 20 writes/s", cmsload.OpWrite, cmsload.OpWriteVisible, "p99-ms"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("--write-rate stdout lacks %q:\n%s", want, out)
+		}
+	}
+	if strings.Contains(out, "errors, e.g.") || strings.Contains(out, cmsload.OpDeliveryGet) {
+		t.Errorf("--write-rate: errors or the mix ran:\n%s", out)
+	}
+
 	// Any error rate is above -1 %: the status must say so.
 	if _, _, err := run("--requests", "20", "--max-errors", "-1", "--mix", "delivery-get=1"); !errors.Is(err, errTooManyErrors) {
 		t.Errorf("--max-errors -1: err = %v, want errTooManyErrors", err)

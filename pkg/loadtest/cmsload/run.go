@@ -26,6 +26,9 @@ type Options struct {
 	SeedWait time.Duration
 	// Log receives the seeding and progress lines (nil = silent).
 	Log io.Writer
+	// Visibility, when set, replaces the mix and the baseline by the
+	// write-visibility phase (MeasureVisibility).
+	Visibility *VisibilityOptions
 }
 
 // Result of a run.
@@ -35,6 +38,8 @@ type Result struct {
 	Baseline *loadtest.Report
 	// Counts of the system phase (warm-up included).
 	Counts *Counts
+	// Visibility is the write-visibility phase's result, if it ran.
+	Visibility *VisibilityReport
 }
 
 // Run seeds, drives the mix against the system and then the baseline with
@@ -56,6 +61,12 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 		return nil, err
 	}
 	res := &Result{Data: d}
+	if o.Visibility != nil {
+		vo := *o.Visibility
+		vo.Log = o.Log
+		res.Visibility, err = MeasureVisibility(ctx, o.Target, d, vo)
+		return res, err
+	}
 	cfg := o.Load
 	cfg.Label = "system"
 	ops, counts := Ops(o.Target, d, o.Mix)
@@ -90,6 +101,9 @@ func NewClient(conns int) *http.Client {
 // delivery-get against the baseline (same bytes) and the whole mix's
 // throughput against the baseline's.
 func (r *Result) Write(w io.Writer) error {
+	if r.Visibility != nil {
+		return r.Visibility.Print(w)
+	}
 	if r.System == nil {
 		return nil
 	}

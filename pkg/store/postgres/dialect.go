@@ -67,6 +67,8 @@ func (dialect) Greatest(a, b string) string { return `GREATEST(` + a + `, ` + b 
 // is changed is locked.
 func (dialect) LockForUpdate() string { return ` FOR UPDATE` }
 
+func (dialect) ModifyingCTE() bool { return true }
+
 func (dialect) ClassifyError(err error) sqlstore.ErrorClass {
 	if errors.Is(err, pgx.ErrTxClosed) {
 		return sqlstore.ErrTxFinished

@@ -75,6 +75,8 @@ func Open(ctx context.Context, url string, opts ...store.Option) (*Store, error)
 			Read:    onPool,
 			Write:   onPool,
 			Begin: func(ctx context.Context) (sqlstore.TxConn, error) {
+				// ctx bounds the BEGIN only; pgx does not tie the
+				// transaction to it.
 				tx, err := pool.BeginTx(ctx, pgx.TxOptions{IsoLevel: pgx.ReadCommitted})
 				if err != nil {
 					return nil, err

@@ -3,8 +3,12 @@ package postgres_test
 import (
 	"context"
 	"errors"
+	"strconv"
 	"testing"
 	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/cmsplatform/cms/pkg/store"
 	"github.com/cmsplatform/cms/pkg/store/postgres"
@@ -139,4 +143,38 @@ func TestTextPostgreSQLCannotStore(t *testing.T) {
 		t.Fatalf("plain text: %v", err)
 	}
 	_ = tx.Rollback()
+}
+
+// BenchmarkSingleWrites: single-object write transactions through the
+// store against pgx alone on the same database (default pool, READ
+// COMMITTED, synchronous_commit as the server has it), inserting a row and
+// an outbox row and committing per write.
+func BenchmarkSingleWrites(b *testing.B) {
+	ctx := context.Background()
+	dbURL := freshDatabase(b)
+	s := open(b, dbURL)
+	raw, err := pgxpool.New(ctx, dbURL)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer raw.Close()
+	if _, err := raw.Exec(ctx, `CREATE TABLE bench_t (id BIGINT PRIMARY KEY, v TEXT NOT NULL);
+		CREATE TABLE bench_o (id BIGSERIAL PRIMARY KEY, tx BIGINT NOT NULL, msg TEXT NOT NULL)`); err != nil {
+		b.Fatal(err)
+	}
+	storetest.BenchmarkSingleWrites(b, s, func(ctx context.Context, i int64) error {
+		tx, err := raw.BeginTx(ctx, pgx.TxOptions{IsoLevel: pgx.ReadCommitted})
+		if err != nil {
+			return err
+		}
+		defer func() { _ = tx.Rollback(ctx) }()
+		v := strconv.FormatInt(i, 10)
+		if _, err := tx.Exec(ctx, `INSERT INTO bench_t (id, v) VALUES ($1, $2) ON CONFLICT (id) DO UPDATE SET v = excluded.v`, i, v); err != nil {
+			return err
+		}
+		if _, err := tx.Exec(ctx, `INSERT INTO bench_o (tx, msg) VALUES ($1, $2)`, i, v); err != nil {
+			return err
+		}
+		return tx.Commit(ctx)
+	})
 }

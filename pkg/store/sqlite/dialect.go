@@ -69,6 +69,8 @@ func (dialect) Greatest(a, b string) string { return `MAX(` + a + `, ` + b + `)`
 // BEGIN IMMEDIATE on, so rows need no lock of their own.
 func (dialect) LockForUpdate() string { return `` }
 
+func (dialect) ModifyingCTE() bool { return false }
+
 func (dialect) ClassifyError(err error) sqlstore.ErrorClass {
 	if errors.Is(err, sql.ErrTxDone) {
 		return sqlstore.ErrTxFinished
@@ -105,11 +107,56 @@ type sqlQuerier interface {
 	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
 }
 
-// querier is sqlstore.Querier over a database/sql pool or transaction.
-type querier struct{ q sqlQuerier }
+// querier is sqlstore.Querier over a database/sql pool or transaction,
+// running the statements prepared by cache where it can: on the pool
+// itself, or in tx when tx is set (then q is tx).
+type querier struct {
+	q     sqlQuerier
+	cache *stmtCache
+	tx    *sql.Tx
+}
+
+// stmt returns the prepared statement to run query with, nil to run it
+// unprepared on q.
+func (c querier) stmt(ctx context.Context, query string) *sql.Stmt {
+	switch {
+	case c.cache == nil:
+		return nil
+	case c.tx == nil:
+		return c.cache.get(ctx, query)
+	}
+	if st := c.cache.getInTx(query); st != nil {
+		return c.tx.StmtContext(ctx, st)
+	}
+	return nil
+}
+
+// detach returns the context to run a statement of a write transaction
+// with: ctx without its cancellation, but with its deadline. SQLite
+// interrupts a statement whose context ends, and an interrupted write
+// rolls back the whole database transaction, which a transaction group
+// shares with other callers (sqlstore's group commit): a caller that went
+// away must not take their writes with it. Pool statements keep ctx.
+func (c querier) detach(ctx context.Context) (context.Context, context.CancelFunc) {
+	if c.tx == nil {
+		return ctx, func() {}
+	}
+	if d, ok := ctx.Deadline(); ok {
+		return context.WithDeadline(context.WithoutCancel(ctx), d)
+	}
+	return context.WithoutCancel(ctx), func() {}
+}
 
 func (c querier) Exec(ctx context.Context, query string, args ...any) (int64, error) {
-	res, err := c.q.ExecContext(ctx, query, args...)
+	ctx, cancel := c.detach(ctx)
+	defer cancel()
+	var res sql.Result
+	var err error
+	if st := c.stmt(ctx, query); st != nil {
+		res, err = st.ExecContext(ctx, args...)
+	} else {
+		res, err = c.q.ExecContext(ctx, query, args...)
+	}
 	if err != nil {
 		return 0, err
 	}
@@ -117,21 +164,44 @@ func (c querier) Exec(ctx context.Context, query string, args ...any) (int64, er
 }
 
 func (c querier) Query(ctx context.Context, query string, args ...any) (sqlstore.Rows, error) {
-	rows, err := c.q.QueryContext(ctx, query, args...)
+	ctx, cancel := c.detach(ctx)
+	var rows *sql.Rows
+	var err error
+	if st := c.stmt(ctx, query); st != nil {
+		rows, err = st.QueryContext(ctx, args...)
+	} else {
+		rows, err = c.q.QueryContext(ctx, query, args...)
+	}
 	if err != nil {
+		cancel()
 		return nil, err
 	}
-	return rowsCloser{rows}, nil
+	return rowsCloser{rows, cancel}, nil
 }
 
 func (c querier) QueryRow(ctx context.Context, query string, args ...any) sqlstore.Row {
-	return c.q.QueryRowContext(ctx, query, args...)
+	ctx, cancel := c.detach(ctx)
+	if st := c.stmt(ctx, query); st != nil {
+		return rowCanceller{st.QueryRowContext(ctx, args...), cancel}
+	}
+	return rowCanceller{c.q.QueryRowContext(ctx, query, args...), cancel}
+}
+
+// rowCanceller is *sql.Row that ends its statement's context after Scan.
+type rowCanceller struct {
+	*sql.Row
+	cancel context.CancelFunc
+}
+
+func (r rowCanceller) Scan(dest ...any) error {
+	defer r.cancel()
+	return r.Row.Scan(dest...)
 }
 
 // ExecBatch runs each statement as it is queued: SQLite is in process, so
 // a round trip costs nothing.
 func (c querier) ExecBatch(ctx context.Context, queue func(sqlstore.Batch)) error {
-	b := &execNow{ctx: ctx, q: c.q}
+	b := &execNow{ctx: ctx, q: c}
 	queue(b)
 	return b.err
 }
@@ -140,21 +210,27 @@ func (c querier) ExecBatch(ctx context.Context, queue func(sqlstore.Batch)) erro
 // one fails.
 type execNow struct {
 	ctx context.Context
-	q   sqlQuerier
+	q   querier
 	err error
 }
 
 func (b *execNow) Queue(query string, args ...any) {
 	if b.err == nil {
-		_, b.err = b.q.ExecContext(b.ctx, query, args...)
+		_, b.err = b.q.Exec(b.ctx, query, args...)
 	}
 }
 
 // rowsCloser is *sql.Rows with the Close of sqlstore.Rows (its error is
-// reported by Err).
-type rowsCloser struct{ *sql.Rows }
+// reported by Err), which also ends the statement's context.
+type rowsCloser struct {
+	*sql.Rows
+	cancel context.CancelFunc
+}
 
-func (r rowsCloser) Close() { _ = r.Rows.Close() }
+func (r rowsCloser) Close() {
+	_ = r.Rows.Close()
+	r.cancel()
+}
 
 // txConn is sqlstore.TxConn over a database/sql transaction. database/sql
 // ties the transaction to Begin's context, so Commit and Rollback take none.

@@ -38,6 +38,8 @@ type Store struct {
 	*sqlstore.Store
 	writer *sql.DB
 	readDB *sql.DB
+	// Prepared statements of each pool.
+	writeStmts, readStmts *stmtCache
 }
 
 var _ store.Store = (*Store)(nil)
@@ -97,22 +99,29 @@ func Open(ctx context.Context, path string, opts ...store.Option) (*Store, error
 	}
 	r.SetMaxOpenConns(readerConns)
 	r.SetMaxIdleConns(readerConns)
+	ws, rs := newStmtCache(w), newStmtCache(r)
 	return &Store{
 		Store: sqlstore.New(sqlstore.Config{
 			Dialect: dialect{},
-			Read:    querier{q: r},
-			Write:   querier{q: w},
+			Read:    querier{q: r, cache: rs},
+			Write:   querier{q: w, cache: ws},
 			Begin: func(ctx context.Context) (sqlstore.TxConn, error) {
-				tx, err := w.BeginTx(ctx, nil) // BEGIN IMMEDIATE (_txlock)
+				// database/sql rolls a transaction back when the context
+				// it began with ends: the group's must not end with the
+				// member that opened it. BEGIN IMMEDIATE (_txlock) waits
+				// for another process's writer up to busy_timeout.
+				tx, err := w.BeginTx(context.WithoutCancel(ctx), nil)
 				if err != nil {
 					return nil, err
 				}
-				return txConn{querier: querier{q: tx}, tx: tx}, nil
+				return txConn{querier: querier{q: tx, cache: ws, tx: tx}, tx: tx}, nil
 			},
 			Options: o,
 		}),
-		writer: w,
-		readDB: r,
+		writer:     w,
+		readDB:     r,
+		writeStmts: ws,
+		readStmts:  rs,
 	}, nil
 }
 
@@ -152,6 +161,8 @@ func (s *Store) Close() error {
 	if !s.MarkClosed() {
 		return nil
 	}
+	s.readStmts.close()
+	s.writeStmts.close()
 	return errors.Join(s.readDB.Close(), s.writer.Close())
 }
 

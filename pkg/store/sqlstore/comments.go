@@ -62,14 +62,14 @@ func (t *writeTx) InsertComment(ctx context.Context, c store.Comment) (store.Com
 	if err := store.CheckComment(c); err != nil {
 		return store.Comment{}, err
 	}
-	if err := t.tx.QueryRow(ctx, t.st.allocateCommentID).Scan(&c.ID); err != nil {
+	if err := t.g.tx.QueryRow(ctx, t.st.allocateCommentID).Scan(&c.ID); err != nil {
 		return store.Comment{}, errorf(t.d, err, "allocate comment id")
 	}
 	c.Created, c.Modified = t.meta.Time, t.meta.Time
 	c.CreatedTx, c.ModifiedTx = t.meta.ID, t.meta.ID
 	c.Deleted = false
 	at := t.d.TimeArg(t.meta.Time)
-	_, err := t.tx.Exec(ctx, t.st.insertComment,
+	_, err := t.g.tx.Exec(ctx, t.st.insertComment,
 		c.ID, c.Branch, c.ObjectID, c.User, c.Body, at, at, t.meta.ID, t.meta.ID, store.CommentUserKey(c.User))
 	if err != nil {
 		return store.Comment{}, errorf(t.d, err, "insert comment")
@@ -81,7 +81,7 @@ func (t *writeTx) UpdateCommentBody(ctx context.Context, id int64, body string) 
 	if err := t.check(); err != nil {
 		return err
 	}
-	n, err := t.tx.Exec(ctx, t.st.updateCommentBody, body, t.d.TimeArg(t.meta.Time), t.meta.ID, id)
+	n, err := t.g.tx.Exec(ctx, t.st.updateCommentBody, body, t.d.TimeArg(t.meta.Time), t.meta.ID, id)
 	if err != nil {
 		return errorf(t.d, err, "update comment %d", id)
 	}
@@ -96,13 +96,13 @@ func (t *writeTx) DeleteComment(ctx context.Context, id int64) (bool, error) {
 		return false, err
 	}
 	var wasDeleted bool
-	if err := t.tx.QueryRow(ctx, t.st.commentDeleted, id).Scan(&wasDeleted); err != nil {
+	if err := t.g.tx.QueryRow(ctx, t.st.commentDeleted, id).Scan(&wasDeleted); err != nil {
 		return false, errorf(t.d, err, "comment %d", id)
 	}
 	if wasDeleted {
 		return false, nil
 	}
-	if _, err := t.tx.Exec(ctx, t.st.deleteComment, t.d.TimeArg(t.meta.Time), t.meta.ID, id); err != nil {
+	if _, err := t.g.tx.Exec(ctx, t.st.deleteComment, t.d.TimeArg(t.meta.Time), t.meta.ID, id); err != nil {
 		return false, errorf(t.d, err, "delete comment %d", id)
 	}
 	return true, nil

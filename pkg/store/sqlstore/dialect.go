@@ -59,6 +59,12 @@ type Dialect interface {
 	// already holds a lock that covers it).
 	LockForUpdate() string
 
+	// ModifyingCTE reports whether a WITH clause may hold an UPDATE …
+	// RETURNING whose rows the statement's INSERT uses (PostgreSQL), so
+	// that taking a transaction id and writing its record is one
+	// statement (one round trip while holding the writer lock).
+	ModifyingCTE() bool
+
 	// ClassifyError says which of the store's error kinds a driver error
 	// is, ErrOther for none.
 	ClassifyError(err error) ErrorClass

@@ -9,8 +9,12 @@ const (
 // arguments, rendered once for a dialect. The comment beside each lists its
 // parameters in order.
 type statements struct {
-	beginTransaction   string // none; returns the transaction id
-	insertTransaction  string // id, time, user, comment, branch
+	beginTransaction  string // none; returns the transaction id
+	insertTransaction string // id, time, user, comment, branch
+	countTransaction  string // none; takes the next id without returning it
+	// beginAndInsert takes the next id and writes the record in one
+	// statement where the dialect can (ModifyingCTE), else "".
+	beginAndInsert     string // time, user, comment, branch; returns the id
 	getTransaction     string // id
 	getTransactions    string // ids
 	lastTransactionID  string // none
@@ -52,11 +56,19 @@ func newStatements(d Dialect) *statements {
 		t("created") + `, ` + t("modified") + `, created_tx, modified_tx`
 	selectComments := `SELECT ` + commentColumns + ` FROM comments`
 	r := d.Rebind
+	beginAndInsert := ""
+	if d.ModifyingCTE() {
+		beginAndInsert = r(`WITH c AS (UPDATE counters SET value = value + 1 WHERE name = 'transaction' RETURNING value)
+			INSERT INTO transactions (id, ` + t("time") + `, user_name, comment, branch)
+			SELECT value, ?, ?, ?, ? FROM c RETURNING id`)
+	}
 	return &statements{
+		beginAndInsert:   beginAndInsert,
 		beginTransaction: `UPDATE counters SET value = value + 1 WHERE name = 'transaction' RETURNING value`,
 		insertTransaction: r(`INSERT INTO transactions (id, ` + t("time") + `, user_name, comment, branch)
 			VALUES (?, ?, ?, ?, ?)`),
-		getTransaction: r(`SELECT id, ` + t("time") + `, user_name, comment, branch FROM transactions WHERE id = ?`),
+		countTransaction: `UPDATE counters SET value = value + 1 WHERE name = 'transaction'`,
+		getTransaction:   r(`SELECT id, ` + t("time") + `, user_name, comment, branch FROM transactions WHERE id = ?`),
 		getTransactions: r(`SELECT id, ` + t("time") + `, user_name, comment, branch FROM transactions
 			WHERE ` + in("id") + ` ORDER BY id`),
 		lastTransactionID:  `SELECT COALESCE(MAX(id), 0) FROM transactions`,

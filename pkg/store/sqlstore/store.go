@@ -17,8 +17,10 @@ type Config struct {
 	Read Querier
 	// Write runs the outbox statements outside write transactions.
 	Write Querier
-	// Begin opens a driver transaction for a write transaction. The
-	// backend chooses its isolation and how it waits for the write lock.
+	// Begin opens a driver transaction for a group of write transactions
+	// (group.go). The backend chooses its isolation and how it waits for
+	// the write lock. ctx bounds opening it, not the transaction's life:
+	// the group outlives the member whose Begin opened it.
 	Begin func(ctx context.Context) (TxConn, error)
 	// Options are the store's options (clock, outbox lease …).
 	Options store.Options
@@ -30,42 +32,74 @@ type Config struct {
 type Store struct {
 	reader
 	cfg    Config
+	w      *writer
 	closed atomic.Bool
 }
 
 // New returns the shared part of a SQL store for cfg.
 func New(cfg Config) *Store {
 	st := newStatements(cfg.Dialect)
-	return &Store{reader: reader{d: cfg.Dialect, st: st, q: cfg.Read}, cfg: cfg}
+	return &Store{reader: reader{d: cfg.Dialect, st: st, q: cfg.Read}, cfg: cfg, w: &writer{begin: cfg.Begin}}
 }
 
-// Begin implements store.Store: it opens a driver transaction, takes the
-// next transaction id from the 'transaction' counter row (whose lock
-// serialises writers until commit or rollback) and writes the transaction
-// record.
+// Begin implements store.Store: it waits for the writer, joins the open
+// transaction group or opens one (group.go), takes the next transaction
+// id from the 'transaction' counter row (whose lock serialises writers of
+// all processes until the group ends) and writes the transaction record.
 func (s *Store) Begin(ctx context.Context, meta store.TxMeta) (store.Tx, error) {
 	if s.closed.Load() {
 		return nil, store.ErrClosed
 	}
-	tx, err := s.cfg.Begin(ctx)
-	if err != nil {
+	if err := s.w.acquire(ctx); err != nil {
 		return nil, errorf(s.d, err, "begin")
 	}
-	t := store.Transaction{
+	g, first, err := s.w.join(ctx)
+	if err != nil {
+		s.w.handOver(nil)
+		return nil, errorf(s.d, err, "begin")
+	}
+	t := &writeTx{reader: reader{d: s.d, st: s.st, q: g.tx}, w: s.w, g: g, first: first, ctx: ctx}
+	t.meta = store.Transaction{
 		Time:    store.TxTime(meta, s.cfg.Options.Clock),
 		User:    meta.User,
 		Comment: meta.Comment,
 		Branch:  meta.Branch,
 	}
-	err = tx.QueryRow(ctx, s.st.beginTransaction).Scan(&t.ID)
-	if err == nil {
-		_, err = tx.Exec(ctx, s.st.insertTransaction, t.ID, s.d.TimeArg(t.Time), t.User, t.Comment, t.Branch)
-	}
-	if err != nil {
-		_ = tx.Rollback(context.WithoutCancel(ctx))
+	if err := s.allocate(ctx, t); err != nil {
+		if !first {
+			// Whether the savepoint was set is unknown, and rolling
+			// back to the previous member's would undo its writes.
+			g.fail(err)
+		}
+		_ = t.Rollback()
 		return nil, errorf(s.d, err, "begin")
 	}
-	return &writeTx{reader: reader{d: s.d, st: s.st, q: tx}, tx: tx, meta: t, ctx: ctx}, nil
+	return t, nil
+}
+
+// allocate takes t's transaction id and writes its record. The group's
+// first member reads the id from the counter; a later member's id is
+// known (the group holds the counter's lock, and only its members
+// advance it), so its savepoint, the counter increment and the record go
+// in one batch: one round trip on PostgreSQL.
+func (s *Store) allocate(ctx context.Context, t *writeTx) error {
+	g, m := t.g, t.meta
+	if !t.first {
+		t.meta.ID = g.nextID
+		return g.tx.ExecBatch(ctx, func(b Batch) {
+			b.Queue("SAVEPOINT " + savepoint)
+			b.Queue(s.st.countTransaction)
+			b.Queue(s.st.insertTransaction, t.meta.ID, s.d.TimeArg(m.Time), m.User, m.Comment, m.Branch)
+		})
+	}
+	var err error
+	if s.st.beginAndInsert != "" {
+		err = g.tx.QueryRow(ctx, s.st.beginAndInsert, s.d.TimeArg(m.Time), m.User, m.Comment, m.Branch).Scan(&t.meta.ID)
+	} else if err = g.tx.QueryRow(ctx, s.st.beginTransaction).Scan(&t.meta.ID); err == nil {
+		_, err = g.tx.Exec(ctx, s.st.insertTransaction, t.meta.ID, s.d.TimeArg(m.Time), m.User, m.Comment, m.Branch)
+	}
+	g.nextID = t.meta.ID
+	return err
 }
 
 // LastTransactionID implements store.Store.

@@ -2,18 +2,23 @@ package sqlstore
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
 	"github.com/cmsplatform/cms/pkg/store"
 )
 
-// writeTx implements store.Tx on one driver transaction.
+// writeTx implements store.Tx as a member of a transaction group
+// (group.go): the group's first member runs in the driver transaction
+// itself, each later one in a savepoint of it.
 type writeTx struct {
 	reader
-	tx   TxConn
-	meta store.Transaction
-	ctx  context.Context // Begin's context, for Rollback
-	done bool
+	w     *writer
+	g     *group
+	first bool // no savepoint: a rollback ends the group
+	meta  store.Transaction
+	ctx   context.Context // Begin's context, for Rollback
+	done  bool
 }
 
 func (t *writeTx) ID() int64               { return t.meta.ID }
@@ -37,7 +42,7 @@ func (t *writeTx) NewObjectIDs(ctx context.Context, n int) ([]int64, error) {
 		return nil, nil
 	}
 	var last int64
-	if err := t.tx.QueryRow(ctx, t.st.allocateObjectIDs, n).Scan(&last); err != nil {
+	if err := t.g.tx.QueryRow(ctx, t.st.allocateObjectIDs, n).Scan(&last); err != nil {
 		return nil, errorf(t.d, err, "allocate object ids")
 	}
 	ids := make([]int64, n)
@@ -57,7 +62,7 @@ func (t *writeTx) PutObjects(ctx context.Context, objs ...store.Object) error {
 	if err := store.CheckObjects(objs); err != nil {
 		return err
 	}
-	err := t.tx.ExecBatch(ctx, func(b Batch) {
+	err := t.g.tx.ExecBatch(ctx, func(b Batch) {
 		for _, o := range objs {
 			var api any // NULL for none
 			if o.APIIdentifier != "" {
@@ -80,7 +85,7 @@ func (t *writeTx) DeleteObjects(ctx context.Context, branch int64, ids []int64) 
 	if len(ids) == 0 {
 		return 0, nil
 	}
-	n, err := t.tx.Exec(ctx, t.st.deleteObjects, t.meta.ID, branch, t.d.Int64List(ids))
+	n, err := t.g.tx.Exec(ctx, t.st.deleteObjects, t.meta.ID, branch, t.d.Int64List(ids))
 	if err != nil {
 		return 0, errorf(t.d, err, "delete objects")
 	}
@@ -98,7 +103,7 @@ func (t *writeTx) PutValues(ctx context.Context, values ...store.Value) error {
 	if len(values) == 0 {
 		return nil
 	}
-	err = t.tx.ExecBatch(ctx, func(b Batch) {
+	err = t.g.tx.ExecBatch(ctx, func(b Batch) {
 		for i, v := range values {
 			b.Queue(t.st.putValue,
 				v.Branch, v.ObjectID, v.AttributeID, v.Variant, v.Language, v.SortReverse, string(js[i]), v.UnitRef, t.meta.ID)
@@ -122,7 +127,7 @@ func (t *writeTx) DeleteValues(ctx context.Context, branch int64, objectIDs []in
 	b.where(`branch = ?`, branch)
 	b.whereIn("object_id", objectIDs)
 	b.whereValues(f)
-	n, err := t.tx.Exec(ctx, b.sql(), b.args...)
+	n, err := t.g.tx.Exec(ctx, b.sql(), b.args...)
 	if err != nil {
 		return 0, errorf(t.d, err, "delete values")
 	}
@@ -141,7 +146,7 @@ func (t *writeTx) AppendOutbox(ctx context.Context, events ...store.OutboxEvent)
 			return fmt.Errorf("%w: outbox event without subject", store.ErrInvalidArgument)
 		}
 	}
-	err := t.tx.ExecBatch(ctx, func(b Batch) {
+	err := t.g.tx.ExecBatch(ctx, func(b Batch) {
 		for _, e := range events {
 			payload := e.Payload
 			if payload == nil {
@@ -156,23 +161,47 @@ func (t *writeTx) AppendOutbox(ctx context.Context, events ...store.OutboxEvent)
 	return nil
 }
 
+// Commit hands the writer on and returns once the group's commit has made
+// the writes durable. The member's savepoint stays (see savepoint).
 func (t *writeTx) Commit(ctx context.Context) error {
 	if err := t.check(); err != nil {
 		return err
 	}
 	t.done = true
-	if err := t.tx.Commit(ctx); err != nil {
+	g := t.g
+	if g.failed == nil {
+		g.members++
+		g.nextID = t.meta.ID + 1
+	}
+	t.w.handOver(g)
+	if err := g.wait(ctx); err != nil {
 		return errorf(t.d, err, "commit %d", t.meta.ID)
 	}
 	return nil
 }
 
+// Rollback undoes the member's writes (to its savepoint; the first member's
+// rollback ends the group, which then has no other member) and hands the
+// writer on. It does not wait for the group.
 func (t *writeTx) Rollback() error {
 	if t.done {
 		return nil
 	}
 	t.done = true
-	if err := t.tx.Rollback(context.WithoutCancel(t.ctx)); err != nil {
+	g := t.g
+	var err error
+	switch {
+	case t.first:
+		g.fail(errors.New("its first transaction was rolled back"))
+	case g.failed != nil: // nothing to undo: the group is rolled back
+	default:
+		_, err = g.tx.Exec(context.WithoutCancel(t.ctx), "ROLLBACK TO SAVEPOINT "+savepoint)
+	}
+	if err != nil {
+		g.fail(err)
+	}
+	t.w.handOver(g)
+	if err != nil {
 		return errorf(t.d, err, "rollback %d", t.meta.ID)
 	}
 	return nil
@@ -186,10 +215,10 @@ func (t *writeTx) PurgeObjects(ctx context.Context, branch int64, ids []int64) (
 		return 0, nil
 	}
 	list := t.d.Int64List(ids)
-	if _, err := t.tx.Exec(ctx, t.st.purgeValues, branch, list); err != nil {
+	if _, err := t.g.tx.Exec(ctx, t.st.purgeValues, branch, list); err != nil {
 		return 0, errorf(t.d, err, "purge values")
 	}
-	n, err := t.tx.Exec(ctx, t.st.purgeObjects, branch, list)
+	n, err := t.g.tx.Exec(ctx, t.st.purgeObjects, branch, list)
 	if err != nil {
 		return 0, errorf(t.d, err, "purge objects")
 	}
@@ -200,13 +229,13 @@ func (t *writeTx) PurgeBranch(ctx context.Context, branch int64) (int, error) {
 	if err := t.check(); err != nil {
 		return 0, err
 	}
-	if _, err := t.tx.Exec(ctx, t.st.purgeBranchValues, branch); err != nil {
+	if _, err := t.g.tx.Exec(ctx, t.st.purgeBranchValues, branch); err != nil {
 		return 0, errorf(t.d, err, "purge branch values")
 	}
-	if _, err := t.tx.Exec(ctx, t.st.purgeBranchComment, branch); err != nil {
+	if _, err := t.g.tx.Exec(ctx, t.st.purgeBranchComment, branch); err != nil {
 		return 0, errorf(t.d, err, "purge branch comments")
 	}
-	n, err := t.tx.Exec(ctx, t.st.purgeBranchObjects, branch)
+	n, err := t.g.tx.Exec(ctx, t.st.purgeBranchObjects, branch)
 	if err != nil {
 		return 0, errorf(t.d, err, "purge branch objects")
 	}

@@ -42,6 +42,7 @@ func Run(t *testing.T, newStore Factory) {
 		{"Outbox", testOutbox},
 		{"OutboxConcurrentClaims", testOutboxConcurrentClaims},
 		{"ConcurrentWriters", testConcurrentWriters},
+		{"ConcurrentWritersWithFailures", testConcurrentWritersWithFailures},
 		{"CommentRoundTrip", testCommentRoundTrip},
 		{"CommentUpdateDelete", testCommentUpdateDelete},
 		{"ListComments", testListComments},

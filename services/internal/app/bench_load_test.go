@@ -2,6 +2,7 @@ package app
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -53,4 +54,37 @@ func BenchmarkLoadMixed(b *testing.B) {
 		b.ReportMetric(loadtest.Compare(base, get).P50, "ratio-%")
 	}
 	b.ReportMetric(loadtest.Compare(base, sys.Total).Throughput, "throughput-%")
+}
+
+// BenchmarkManagementWrites drives single-value PATCHes (management-write
+// only) over HTTP through the whole system, with 1 and with 8 clients for
+// 3 s, and reports writes/s, p50/p99 and the throughput against the bare
+// net/http baseline of the same run (throughput-%).
+func BenchmarkManagementWrites(b *testing.B) {
+	url := strings.TrimSuffix(benchServer(b, TargetAll, Component{}), "/apis/cms/v1")
+	mix := []cmsload.Weight{{Name: cmsload.OpManagementWrite, Weight: 1}}
+	for _, clients := range []int{1, 8} {
+		b.Run(fmt.Sprintf("clients=%d", clients), func(b *testing.B) {
+			var res *cmsload.Result
+			var err error
+			for b.Loop() {
+				res, err = cmsload.Run(context.Background(), cmsload.Options{
+					Target: cmsload.Target{URL: url, User: "admin", Password: "test-password", Branch: 4},
+					Mix:    mix, Objects: 50,
+					Load: loadtest.Config{Concurrency: clients, Duration: 3 * time.Second, Warmup: 500 * time.Millisecond},
+				})
+				if err != nil {
+					b.Fatal(err)
+				}
+			}
+			w, _ := res.System.Op(cmsload.OpManagementWrite)
+			if w.Errors > 0 {
+				b.Fatalf("%d of %d writes failed: %v", w.Errors, w.Requests, w.FirstError)
+			}
+			b.ReportMetric(w.Throughput, "writes/s")
+			b.ReportMetric(loadtest.Millis(w.P50), "p50-ms")
+			b.ReportMetric(loadtest.Millis(w.P99), "p99-ms")
+			b.ReportMetric(loadtest.Compare(res.Baseline.Total, w).Throughput, "throughput-%")
+		})
+	}
 }
