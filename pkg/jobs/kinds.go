@@ -47,7 +47,10 @@ func builtinKinds() map[string]KindFunc {
 // exportBatch is how many objects an export reads at once.
 const exportBatch = 500
 
-// eachExported calls fn for every object the export job selects.
+// eachExported calls fn for every object the export job selects. User
+// objects (type 110: login names and grants) are never exported: a job
+// reads as a trusted internal reader, and only administrators may see
+// them.
 func eachExported(ctx context.Context, t *Task, fn func(content.Object) error) (int, error) {
 	c := t.svc.content
 	branch := strconv.FormatInt(t.Job.Branch, 10)
@@ -65,6 +68,9 @@ func eachExported(ctx context.Context, t *Task, fn func(content.Object) error) (
 				return n, err
 			}
 			for _, o := range objs {
+				if o.TypeID == content.TypeUser {
+					continue
+				}
 				if err := fn(o); err != nil {
 					return n, err
 				}
@@ -88,6 +94,9 @@ func eachExported(ctx context.Context, t *Task, fn func(content.Object) error) (
 			return n, err
 		}
 		for _, o := range page.Objects {
+			if o.TypeID == content.TypeUser {
+				continue
+			}
 			if err := fn(o); err != nil {
 				return n, err
 			}

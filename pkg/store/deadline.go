@@ -262,7 +262,9 @@ func (d deadlineReader) GetJob(ctx context.Context, id int64) (Job, error) {
 func (d deadlineReader) ListJobs(ctx context.Context, q JobQuery) ([]Job, error) {
 	return component.Call(ctx, d.g, func(ctx context.Context) ([]Job, error) { return d.r.ListJobs(ctx, q) })
 }
-func (d *deadlineTx) GetJob(ctx context.Context, id int64) (Job, error) { return d.rd().GetJob(ctx, id) }
+func (d *deadlineTx) GetJob(ctx context.Context, id int64) (Job, error) {
+	return d.rd().GetJob(ctx, id)
+}
 func (d *deadlineTx) ListJobs(ctx context.Context, q JobQuery) ([]Job, error) {
 	return d.rd().ListJobs(ctx, q)
 }

@@ -9,6 +9,7 @@ import (
 	"log/slog"
 
 	"github.com/cmsplatform/cms/pkg/content"
+	"github.com/cmsplatform/cms/pkg/jobs"
 
 	managementv1 "github.com/cmsplatform/cms/proto/gen/go/cms/management/v1"
 	"github.com/cmsplatform/cms/proto/gen/openapi"
@@ -28,6 +29,9 @@ type Options struct {
 	// Content is the domain behind branches, objects, typed objects and
 	// users. Nil leaves those operations at 501.
 	Content *content.Service
+	// Jobs is the job domain (pkg/jobs). Nil leaves the job and job
+	// input operations at 501.
+	Jobs *jobs.Service
 	// Logger receives server faults (nil discards).
 	Logger *slog.Logger
 }
@@ -45,7 +49,9 @@ func New(opts Options) *Group {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	return &Group{opts: opts, api: &service{content: opts.Content, log: log}, bin: &binaries{}}
+	g := &Group{opts: opts, api: &service{content: opts.Content, jobs: opts.Jobs, log: log}}
+	g.bin = &binaries{api: g.api}
+	return g
 }
 
 // Name implements app.Group.
@@ -77,12 +83,14 @@ func (g *Group) RegisterGateway(ctx context.Context, mux *runtime.ServeMux, conn
 type service struct {
 	managementv1.UnimplementedManagementServiceServer
 	content *content.Service
+	jobs    *jobs.Service
 	log     *slog.Logger
 }
 
 // binaries implements ManagementBinaryService.
 type binaries struct {
 	managementv1.UnimplementedManagementBinaryServiceServer
+	api *service
 }
 
 // BranchResolvers implements app.BranchResolving: Management resolves
