@@ -2,10 +2,12 @@ package management
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"mime"
+	"net/http"
 	"path"
 	"strconv"
 
@@ -15,7 +17,6 @@ import (
 	"github.com/cmsplatform/cms/services/internal/gateway"
 	"google.golang.org/genproto/googleapis/api/httpbody"
 	"google.golang.org/grpc"
-	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/metadata"
 	"google.golang.org/protobuf/types/known/emptypb"
 )
@@ -26,8 +27,12 @@ import (
 // chunkSize is the size of one streamed HttpBody message.
 const chunkSize = 64 << 10
 
-// GetJobLogs implements Job_GetJobLogs: what the job logged so far, as
-// plain text.
+// binaryType is the content type of logs, artifacts and the ZIP: NovaDB's
+// document declares application/octet-stream for all three.
+const binaryType = "application/octet-stream"
+
+// GetJobLogs implements Job_GetJobLogs: what the job logged so far (UTF-8
+// text lines).
 func (b *binaries) GetJobLogs(req *managementv1.GetJobLogsRequest, stream grpc.ServerStreamingServer[httpbody.HttpBody]) error {
 	if b.api.jobs == nil {
 		return b.UnimplementedManagementBinaryServiceServer.GetJobLogs(req, stream)
@@ -42,7 +47,7 @@ func (b *binaries) GetJobLogs(req *managementv1.GetJobLogsRequest, stream grpc.S
 		return b.api.toStatus(ctx, err)
 	}
 	defer rc.Close()
-	return sendStream(stream, "text/plain; charset=utf-8", rc)
+	return sendStream(stream, binaryType, rc)
 }
 
 // GetJobArtifact implements Job_GetJobArtifact: one artifact, with a
@@ -68,8 +73,7 @@ func (b *binaries) GetJobArtifact(req *managementv1.GetJobArtifactRequest, strea
 	}
 	a, err := b.api.jobs.OpenArtifact(ctx, j, req.GetPath(), rng)
 	if errors.Is(err, jobs.ErrRangeNotSatisfiable) {
-		_ = grpc.SetHeader(ctx, metadata.Pairs("content-range", fmt.Sprintf("bytes */%d", a.Size)))
-		return gateway.WithReason(codes.OutOfRange, gateway.ReasonRangeNotSatisfiable, err.Error(), nil)
+		return rangeNotSatisfiable(stream, a.Size, err)
 	}
 	if err != nil {
 		return b.api.toStatus(ctx, err)
@@ -86,11 +90,7 @@ func (b *binaries) GetJobArtifact(req *managementv1.GetJobArtifactRequest, strea
 	if err := grpc.SetHeader(ctx, hdr); err != nil {
 		return err
 	}
-	ct := a.ContentType
-	if ct == "" {
-		ct = "application/octet-stream"
-	}
-	return sendStream(stream, ct, a)
+	return sendStream(stream, binaryType, a)
 }
 
 // GetJobArtifactsZip implements Job_GetJobArtifactsZip: every artifact in
@@ -108,7 +108,7 @@ func (b *binaries) GetJobArtifactsZip(req *managementv1.GetJobArtifactsZipReques
 	if err := grpc.SetHeader(ctx, metadata.Pairs("content-disposition", name)); err != nil {
 		return err
 	}
-	w := &bodyWriter{stream: stream, contentType: "application/zip"}
+	w := &bodyWriter{stream: stream, contentType: binaryType}
 	if err := b.api.jobs.WriteZip(ctx, j, w); err != nil {
 		return b.api.toStatus(ctx, err)
 	}
@@ -260,4 +260,22 @@ func (c *chunkReader) Read(p []byte) (int, error) {
 	n := copy(p, c.pending)
 	c.pending = c.pending[n:]
 	return n, nil
+}
+
+// rangeNotSatisfiable answers 416 with Content-Range and a ProblemDetails
+// body. It is sent as the stream's answer, not as an error: grpc-gateway
+// sets the status of a failed stream from the gRPC code alone, which has
+// no 416.
+func rangeNotSatisfiable(stream grpc.ServerStreamingServer[httpbody.HttpBody], size int64, err error) error {
+	ctx := stream.Context()
+	if err := grpc.SetHeader(ctx, metadata.Pairs("content-range", fmt.Sprintf("bytes */%d", size))); err != nil {
+		return err
+	}
+	if err := gateway.SetHTTPStatus(ctx, http.StatusRequestedRangeNotSatisfiable); err != nil {
+		return err
+	}
+	body, _ := json.Marshal(gateway.Problem{Type: "https://cmsplatform.dev/problems/range-not-satisfiable",
+		Title: http.StatusText(http.StatusRequestedRangeNotSatisfiable), Status: http.StatusRequestedRangeNotSatisfiable,
+		Detail: err.Error(), Reason: gateway.ReasonRangeNotSatisfiable})
+	return stream.Send(&httpbody.HttpBody{ContentType: gateway.ContentTypeProblem, Data: body})
 }
