@@ -43,7 +43,7 @@ func setups(t *testing.T, fn func(t *testing.T, e *env)) {
 	t.Run("distributed", func(t *testing.T) { fn(t, distributed(t)) })
 }
 
-func embedded(t *testing.T) *env {
+func embedded(t testing.TB) *env {
 	t.Helper()
 	ctx := context.Background()
 	st, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "cms.db"))
@@ -63,7 +63,7 @@ func embedded(t *testing.T) *env {
 	return start(t, st, bus, bl, "")
 }
 
-func distributed(t *testing.T) *env {
+func distributed(t testing.TB) *env {
 	t.Helper()
 	pg := testenv.PostgresDatabase(t)
 	natsURL := testenv.URL(t, testenv.NATSURL)
@@ -100,7 +100,7 @@ func distributed(t *testing.T) *env {
 	return start(t, st, bus, bl, ns)
 }
 
-func start(t *testing.T, st store.Store, bus *natsjs.Bus, bl blobs.Store, ns string) *env {
+func start(t testing.TB, st store.Store, bus *natsjs.Bus, bl blobs.Store, ns string) *env {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	if err := content.Bootstrap(ctx, st); err != nil {
@@ -121,10 +121,14 @@ func start(t *testing.T, st store.Store, bus *natsjs.Bus, bl blobs.Store, ns str
 
 // runner starts a runner with test timings; stop abandons its jobs
 // unacknowledged, like a killed process.
-func (e *env) runner(t *testing.T, name string, kinds map[string]jobs.KindFunc) (stop func()) {
+func (e *env) runner(t testing.TB, name string, kinds map[string]jobs.KindFunc) (stop func()) {
+	return e.runnerN(t, name, 2, kinds)
+}
+
+func (e *env) runnerN(t testing.TB, name string, concurrency int, kinds map[string]jobs.KindFunc) (stop func()) {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
-	r := e.svc.NewRunner(e.queue, jobs.RunnerOptions{Concurrency: 2, AckWait: 1500 * time.Millisecond,
+	r := e.svc.NewRunner(e.queue, jobs.RunnerOptions{Concurrency: concurrency, AckWait: 1500 * time.Millisecond,
 		CheckEvery: 50 * time.Millisecond, MetricsEvery: 50 * time.Millisecond, Instance: name, Kinds: kinds})
 	done := make(chan struct{})
 	go func() { defer close(done); _ = r.Run(ctx) }()

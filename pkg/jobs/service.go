@@ -338,7 +338,7 @@ func kill(j *Job, why string) error {
 func restart(j *Job) {
 	j.State, j.Restarts, j.Queued = StateNew, j.Restarts+1, j.Queued+1
 	j.Started, j.Finished, j.Progress, j.ProgressInfo, j.StateMessage, j.InstanceID = nil, nil, nil, "", "", ""
-	j.Metrics = nil
+	j.Metrics, j.Artifacts = nil, nil
 }
 
 // Delete marks a job deleted; a job not finished yet is killed too.
