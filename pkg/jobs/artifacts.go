@@ -75,7 +75,7 @@ type Artifact struct {
 	Offset, Length int64
 }
 
-// ErrRangeNotSatisfiable: the range starts past the artifact's end (416).
+// ErrRangeNotSatisfiable is a range that starts past the artifact's end (416).
 var ErrRangeNotSatisfiable = errors.New("jobs: range not satisfiable")
 
 // OpenArtifact opens artifact rel of job j, or the range r of it. A path

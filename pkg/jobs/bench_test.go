@@ -103,12 +103,10 @@ func BenchmarkImportExport(b *testing.B) {
 			if err != nil {
 				b.Fatal(err)
 			}
-			input := bulkInput(n, typ[0])
-			token, _, err := e.svc.StartInput(bg, bytes.NewReader(input))
+			token, _, err := e.svc.StartInput(bg, bytes.NewReader(bulkInput(n, typ[0])))
 			if err != nil {
 				b.Fatal(err)
 			}
-			input = nil
 			runtime.GC()
 			peak := watchHeap()
 			start := time.Now()

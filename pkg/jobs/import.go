@@ -49,11 +49,11 @@ func importJSON(ctx context.Context, t *Task) error {
 	created, updated := 0, 0
 	flush := func() error {
 		if len(creates) > 0 {
-			if _, ids, err := t.svc.content.CreateObjects(ctx, branch, ch, creates); err != nil {
+			_, ids, err := t.svc.content.CreateObjects(ctx, branch, ch, creates)
+			if err != nil {
 				return fmt.Errorf("objects %d to %d: %w", created+updated+1, created+updated+len(creates), err)
-			} else {
-				created += len(ids)
 			}
+			created += len(ids)
 		}
 		if len(updates) > 0 {
 			if _, err := t.svc.content.UpdateObjects(ctx, branch, ch, updates); err != nil {

@@ -62,11 +62,11 @@ func rssMiB() float64 {
 
 // addMetric appends a sample; beyond max every other one of the older
 // half is dropped, so a long job keeps samples over its whole run.
-func (t *Task) addMetric(max int, m Metric) {
+func (t *Task) addMetric(limit int, m Metric) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	t.Job.Metrics = append(t.Job.Metrics, m)
-	if len(t.Job.Metrics) > max {
+	if len(t.Job.Metrics) > limit {
 		half := len(t.Job.Metrics) / 2
 		kept := make([]Metric, 0, len(t.Job.Metrics))
 		for i, s := range t.Job.Metrics[:half] {

@@ -133,7 +133,10 @@ func logKey(id int64) string { return jobPrefix(id) + "log.txt" }
 // characters, at most 512 bytes. Anything else is ErrInvalid (path
 // traversal included).
 func CleanArtifactPath(p string) (string, error) {
-	if p == "" || len(p) > 512 || strings.HasPrefix(p, "/") || strings.ContainsAny(p, "\\\x00") {
+	if len(p) > 512 {
+		return "", invalidf("artifact path of %d bytes is longer than 512", len(p))
+	}
+	if p == "" || strings.HasPrefix(p, "/") || strings.ContainsAny(p, "\\\x00") {
 		return "", invalidf("artifact path %q is not a relative path", p)
 	}
 	for _, seg := range strings.Split(p, "/") {
