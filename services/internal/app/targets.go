@@ -82,10 +82,13 @@ func buildTargets(ctx context.Context, cfg Config, comps *Components, log *slog.
 			// Management writes; its relay publishes the outbox. Several
 			// replicas may run it: one at a time claims (the store's relay
 			// lock), the others stand by, so events stay in commit order.
-			pub, err := jw.route(ctx, events.PublisherWithDeadline(comps.Events, component.Guard{Name: "events", Timeout: cfg.Timeouts.Events}))
+			// Job queue events go to the job queue, the others to the
+			// change stream (jobs.Route), both under the events deadline.
+			route, err := jw.route(ctx, comps.Events)
 			if err != nil {
 				return nil, nil, err
 			}
+			pub := events.PublisherWithDeadline(route, component.Guard{Name: "events", Timeout: cfg.Timeouts.Events})
 			relay := outbox.New(comps.Store, pub, outbox.Options{Logger: log.With("worker", "outbox")})
 			workers = append(workers, relay.Run)
 			registerRelayMetrics(reg, relay)
