@@ -19,6 +19,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/cmsplatform/cms/pkg/content"
 	"github.com/cmsplatform/cms/pkg/errkind"
 )
 
@@ -38,12 +39,13 @@ const (
 	RequestRestart = 1
 )
 
-// Sentinel errors; every client mistake wraps one of them.
+// Sentinel errors; every client mistake wraps one of them. Not found and
+// invalid are the content domain's own (a job's definition and branch are
+// content).
 var (
-	ErrNotFound    = errkind.New(errkind.NotFound, "not found")
-	ErrInvalid     = errkind.New(errkind.Invalid, "invalid request")
+	ErrNotFound    = content.ErrNotFound
+	ErrInvalid     = content.ErrInvalid
 	ErrTooLarge    = errkind.New(errkind.TooLarge, "too large")
-	ErrForbidden   = errkind.New(errkind.Forbidden, "forbidden")
 	ErrUnsupported = errkind.New(errkind.Unsupported, "not supported yet")
 )
 

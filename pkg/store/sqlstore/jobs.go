@@ -10,14 +10,7 @@ import (
 // writeTx.
 
 func (r reader) GetJob(ctx context.Context, id int64) (store.Job, error) {
-	js, err := r.queryJobs(ctx, r.st.getJob, id)
-	if err != nil {
-		return store.Job{}, err
-	}
-	if len(js) == 0 {
-		return store.Job{}, notFound(r.d, "job %d", id)
-	}
-	return js[0], nil
+	return one[store.Job](r.d, "job", id)(r.queryJobs(ctx, r.st.getJob, id))
 }
 
 func (r reader) ListJobs(ctx context.Context, q store.JobQuery) ([]store.Job, error) {
@@ -38,16 +31,7 @@ func (r reader) ListJobs(ctx context.Context, q store.JobQuery) ([]store.Job, er
 	if q.User != "" {
 		b.where(`user_key = ?`, store.CommentUserKey(q.User))
 	}
-	if q.Deleted != nil {
-		b.where(`deleted = ?`, *q.Deleted)
-	}
-	if q.BeforeID > 0 {
-		b.where(`id < ?`, q.BeforeID)
-	}
-	b.add(` ORDER BY id DESC`)
-	if q.Limit > 0 {
-		b.add(` LIMIT ?`, q.Limit)
-	}
+	b.newestFirst(q.Deleted, q.BeforeID, q.Limit)
 	return r.queryJobs(ctx, b.sql(), b.args...)
 }
 
