@@ -126,9 +126,13 @@ func (e *env) runner(t testing.TB, name string, kinds map[string]jobs.KindFunc) 
 }
 
 func (e *env) runnerN(t testing.TB, name string, concurrency int, kinds map[string]jobs.KindFunc) (stop func()) {
+	return e.runnerWait(t, name, concurrency, 1500*time.Millisecond, kinds)
+}
+
+func (e *env) runnerWait(t testing.TB, name string, concurrency int, ackWait time.Duration, kinds map[string]jobs.KindFunc) (stop func()) {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
-	r := e.svc.NewRunner(e.queue, jobs.RunnerOptions{Concurrency: concurrency, AckWait: 1500 * time.Millisecond,
+	r := e.svc.NewRunner(e.queue, jobs.RunnerOptions{Concurrency: concurrency, AckWait: ackWait,
 		CheckEvery: 50 * time.Millisecond, MetricsEvery: 50 * time.Millisecond, Instance: name, Kinds: kinds})
 	done := make(chan struct{})
 	go func() { defer close(done); _ = r.Run(ctx) }()

@@ -267,3 +267,27 @@ func TestCreateRefusals(t *testing.T) {
 		}
 	}
 }
+
+// TestReleaseDeadAfterRestart: the embedded `cms run` restarted after a
+// kill -9 releases what its dead runner held (Queue.ReleaseDead), so the
+// job is taken over at once instead of after the ack wait (here a
+// minute, far beyond the test's wait).
+func TestReleaseDeadAfterRestart(t *testing.T) {
+	e := embedded(t)
+	first := newSlow()
+	stop := e.runnerWait(t, "dead", 1, time.Minute, slowKinds(first))
+	j := e.create(t, jobs.CreateRequest{Definition: e.def(t, jobs.KindCleanupFiles)})
+	e.wait(t, j.ID, "running", func(j jobs.Job) bool { return j.State == jobs.StateRunning })
+	stop()
+	if err := e.queue.ReleaseDead(bg); err != nil {
+		t.Fatal(err)
+	}
+	second := newSlow()
+	close(second.release)
+	e.runnerWait(t, "restarted", 1, time.Minute, slowKinds(second))
+	start := time.Now()
+	j = e.waitDone(t, j.ID)
+	if j.State != jobs.StateSucceeded || j.Restarts != 1 || second.finished.Load() != 1 || time.Since(start) > 30*time.Second {
+		t.Fatalf("job after restart: state %d %q restarts %d after %s", j.State, j.StateMessage, j.Restarts, time.Since(start))
+	}
+}

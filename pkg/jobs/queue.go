@@ -3,6 +3,7 @@ package jobs
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -117,4 +118,31 @@ func (r router) Publish(ctx context.Context, e events.Event) error {
 		return r.q.Publish(ctx, e)
 	}
 	return r.next.Publish(ctx, e)
+}
+
+// ReleaseDead makes the jobs that runners of an earlier process took but
+// never acknowledged deliverable at once, instead of after the runner's
+// AckWait. Only for a queue whose runners all live in this process (the
+// embedded server of `cms run`), called before the runner starts: every
+// pending delivery then belonged to a process that died (kill -9, OOM).
+// The runner consumer is reset to its ack floor; on a work-queue stream
+// acknowledged jobs are gone, so nothing finished comes again.
+func (q *Queue) ReleaseDead(ctx context.Context) error {
+	st, err := q.js.Stream(ctx, q.stream)
+	if err != nil {
+		return err
+	}
+	c, err := st.Consumer(ctx, RunnerDurable)
+	if errors.Is(err, jetstream.ErrConsumerNotFound) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	info, err := c.Info(ctx)
+	if err != nil || info.NumAckPending == 0 {
+		return err
+	}
+	_, err = st.ResetConsumer(ctx, RunnerDurable)
+	return err
 }

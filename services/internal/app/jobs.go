@@ -29,6 +29,13 @@ func (w *jobsWiring) open(ctx context.Context) (*jobs.Queue, error) {
 	if err != nil {
 		return nil, fmt.Errorf("job queue: %w", err)
 	}
+	if w.cfg.Events.Engine == EngineEmbeddedNATS && w.cfg.Has(TargetJobs) {
+		// The embedded server serves this process only: jobs its queue
+		// still holds for a runner belong to a process that died.
+		if err := q.ReleaseDead(ctx); err != nil {
+			w.log.Warn("job queue: releasing the jobs of a dead runner failed; they come back after jobAckWait", "err", err)
+		}
+	}
 	w.queue = q
 	return q, nil
 }
