@@ -263,6 +263,12 @@ func (r *Runner) execute(ctx context.Context, m jetstream.Msg, j Job, instance s
 			t.addMetric(r.svc.lim.MaxMetrics, metrics.sample())
 			return r.finish(ctx, t, instance, err, context.Cause(runCtx))
 		case <-ctx.Done():
+			// The runner stops: the kind sees the same cancellation; give it
+			// a moment to return so it does not outlive the runner.
+			select {
+			case <-done:
+			case <-time.After(10 * time.Second):
+			}
 			return ctx.Err()
 		case <-check.C:
 			_ = m.InProgress()
