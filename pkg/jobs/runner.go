@@ -266,7 +266,10 @@ func (r *Runner) execute(ctx context.Context, m jetstream.Msg, j Job, instance s
 			// The runner stops: the kind sees the same cancellation; give it
 			// a moment to return so it does not outlive the runner.
 			select {
-			case <-done:
+			case err := <-done:
+				if err != nil {
+					r.log.Info("job stopped with its runner", "job", j.ID, "err", err)
+				}
 			case <-time.After(10 * time.Second):
 			}
 			return ctx.Err()
