@@ -1,18 +1,20 @@
 #!/usr/bin/env bash
 # Installs and starts the real components the integration tests use:
-# PostgreSQL, Redis, NATS (JetStream) and Elasticsearch, on a fresh Debian 12
+# PostgreSQL, Redis, NATS (JetStream) and Elasticsearch, and installs the
+# compilers the code generator tests run (mcs, tsc), on a fresh Debian 12
 # machine as root, without Docker. Idempotent: services that already answer
 # are left running, so a second run is a quick no-op. Downloads and binaries
 # are cached in CMS_CI_CACHE (default /var/cache/cms-ci).
 #
 # On success it writes an env file (CMS_CI_ENV_FILE, default
-# $CMS_CI_CACHE/env) with the CMS_*_URL variables pkg/testenv reads:
+# $CMS_CI_CACHE/env) with the CMS_*_URL variables and the compiler paths
+# (CMS_MCS, CMS_TSC) pkg/testenv reads:
 #   sudo ./scripts/ci-services.sh && source /var/cache/cms-ci/env
 # If any component fails it exits non-zero and says which, so CI fails too.
 set -euo pipefail
 
 SCRIPT_DIR="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
-SERVICES=(elasticsearch nats postgres redis)
+SERVICES=(compilers elasticsearch nats postgres redis)
 
 # Re-exec as root, keeping PATH: sudo's secure_path would otherwise hide the
 # Go and Java that CI set up.
@@ -54,6 +56,8 @@ write_env_file() {
 		export CMS_NATS_URL='nats://127.0.0.1:4222'
 		export CMS_ELASTICSEARCH_URL='http://127.0.0.1:9200'
 	EOF
+	printf "export CMS_MCS='%s'\nexport CMS_TSC='%s'\n" "$(command -v mcs)" \
+		"${CMS_CI_CACHE}/typescript/node_modules/.bin/tsc" >>"${tmp}"
 	chmod 644 "${tmp}"
 	mv "${tmp}" "${ENV_FILE}"
 }

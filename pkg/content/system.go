@@ -229,6 +229,11 @@ func systemGUID(id int64) string {
 	return fmt.Sprintf("00000000-0000-0000-0000-%012x", id)
 }
 
+// IsSystemObject reports whether id is an object of the system model
+// (bootstrapped and protected): the core types, attributes, languages and
+// the default branch. Every other type is a custom type.
+func IsSystemObject(id int64) bool { return isSystemID(id) }
+
 // isSystemID reports whether id is a bootstrapped (protected) object.
 func isSystemID(id int64) bool {
 	_, ok := systemIDs[id]

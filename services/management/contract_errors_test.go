@@ -22,7 +22,9 @@ type errorCase struct {
 	NoAuth   bool              `yaml:"noAuth"`
 	Invalid  bool              `yaml:"invalid"`
 	HTTPOnly bool              `yaml:"httpOnly"`
-	Want     struct {
+	// Undeclared: the document declares no such status for the operation.
+	Undeclared bool `yaml:"undeclared"`
+	Want       struct {
 		HTTPStatus int    `yaml:"httpStatus"`
 		GRPCCode   string `yaml:"grpcCode"`
 		Detail     string `yaml:"detail"`
@@ -65,7 +67,7 @@ func contractErrors(t *testing.T, cl *client) {
 
 	for _, c := range loadErrorCases(t) {
 		t.Run(c.Name, func(t *testing.T) {
-			cc := call{op: c.Op, method: c.Method, path: c.Path, body: c.Body, header: c.Header, noAuth: c.NoAuth, invalid: c.Invalid}
+			cc := call{op: c.Op, method: c.Method, path: c.Path, body: c.Body, header: c.Header, noAuth: c.NoAuth, invalid: c.Invalid, undeclared: c.Undeclared}
 			r := cl.do(t, c.Want.HTTPStatus, cc)
 			if c.Want.Detail != "" && !strings.Contains(string(r.body), c.Want.Detail) {
 				t.Errorf("problem %s does not mention %q", r.body, c.Want.Detail)

@@ -14,6 +14,7 @@ var implementedOps = []string{
 	"Cms_GetBranches", "Cms_CreateBranch", "Cms_GetBranch", "Cms_UpdateBranch", "Cms_DeleteBranch",
 	"Cms_GetObject", "Cms_GetObjects", "Cms_CreateObjects", "Cms_UpdateObjects", "Cms_DeleteObjects",
 	"Cms_GetTypedObjects", "Identity_GetUserDisplayName",
+	"CodeGenerator_GetCSharpClasses", "CodeGenerator_GetCSharpClass",
 }
 
 func TestContractSQLite(t *testing.T) { runContract(t, app.Component{}) }
@@ -32,6 +33,7 @@ func runContract(t *testing.T, store app.Component) {
 	t.Run("ClientShapes", func(t *testing.T) { contractClientShapes(t, cl) })
 	t.Run("Units", func(t *testing.T) { contractUnits(t, cl) })
 	t.Run("ChildLastTransaction", func(t *testing.T) { contractChildLastTransaction(t, cl) })
+	t.Run("CodeGenerator", func(t *testing.T) { contractCodeGenerator(t, cl) })
 	total := 0
 	for _, op := range implementedOps {
 		if cl.seen[op] == 0 {

@@ -8,6 +8,7 @@ import (
 	"context"
 	"log/slog"
 
+	"github.com/cmsplatform/cms/pkg/codegen"
 	"github.com/cmsplatform/cms/pkg/content"
 	"github.com/cmsplatform/cms/pkg/jobs"
 
@@ -32,6 +33,9 @@ type Options struct {
 	// Jobs is the job domain (pkg/jobs). Nil leaves the job and job
 	// input operations at 501.
 	Jobs *jobs.Service
+	// Codegen bounds the code generator (zero: codegen's defaults). The
+	// generator runs on Content; without it both operations answer 501.
+	Codegen codegen.Limits
 	// Logger receives server faults (nil discards).
 	Logger *slog.Logger
 }
@@ -49,9 +53,11 @@ func New(opts Options) *Group {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	g := &Group{opts: opts, api: &service{content: opts.Content, jobs: opts.Jobs, log: log}}
-	g.bin = &binaries{api: g.api}
-	return g
+	api := &service{content: opts.Content, jobs: opts.Jobs, log: log}
+	if opts.Content != nil {
+		api.codegen = codegen.New(opts.Content, opts.Codegen)
+	}
+	return &Group{opts: opts, api: api, bin: &binaries{api: api}}
 }
 
 // Name implements app.Group.
@@ -84,6 +90,7 @@ type service struct {
 	managementv1.UnimplementedManagementServiceServer
 	content *content.Service
 	jobs    *jobs.Service
+	codegen *codegen.Service
 	log     *slog.Logger
 }
 

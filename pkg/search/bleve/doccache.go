@@ -59,6 +59,13 @@ func selectFields(f map[string]any, names []string) map[string]any {
 	return out
 }
 
+// drop forgets id.
+func (c *docCache) drop(id string) {
+	c.mu.Lock()
+	delete(c.m, id)
+	c.mu.Unlock()
+}
+
 // put keeps a copy of fields as id at version ver. When full it drops an
 // arbitrary quarter of the entries (map order), which is cheap and good
 // enough for a cache whose misses only cost a decode.

@@ -1,16 +1,22 @@
 // Package bleve is the embedded search.Engine: one Bleve v2 (scorch) index per
 // index name, in a directory or in memory.
 //
-// Versions and tombstones live in each index's internal key space (key
-// "v:<id>"), written in the same batch as the documents, so a stale op is
-// recognised even after its document was deleted. Tombstones are kept until
-// the index is deleted. Writes are visible to Get and Search as soon as Bulk
-// returns; Refresh is therefore a no-op.
+// Versions and tombstones live in a version store next to each index (a
+// bbolt file in its directory, a map in memory; versions.go), written
+// after each batch of documents, so a stale op is recognised even after
+// its document was deleted. Tombstones are kept until the index is
+// deleted. Indexes written before the version store keep their older
+// records as Bleve internal keys ("v:<id>"), read when the store has none
+// and removed as their documents are written again. Writes are visible
+// to Get and Search as soon as Bulk returns; Refresh is therefore a no-op.
+//
+// On-disk indexes are compacted in the background once deleted copies of
+// updated documents pile up (compact.go), which bounds the folder's size.
 //
 // In-memory indexes use Scorch without a path (segments in memory, no
 // persister and no merger, so every Bulk adds a segment: fine for tests
 // and short-lived engines, which is what the in-memory mode is for).
-// Hits and Get read a document's version from the internal key space and
+// Hits and Get read a document's version from the version store and
 // its fields from a per-index cache of decoded sources keyed by (id,
 // version), decoding the stored source only on a miss (doccache.go,
 // load.go); a bare IDs query is answered by those lookups, not a search.

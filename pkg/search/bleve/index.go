@@ -2,11 +2,12 @@ package bleve
 
 import (
 	"context"
-	"encoding/binary"
+	"errors"
 	"fmt"
 	"slices"
 	"strconv"
 	"sync"
+	"sync/atomic"
 
 	blevesearch "github.com/blevesearch/bleve/v2"
 	"github.com/blevesearch/bleve/v2/analysis/analyzer/custom"
@@ -45,10 +46,18 @@ func shadowed(k search.Kind) bool {
 }
 
 type index struct {
-	bi      blevesearch.Index
-	mapping search.Mapping
-	wmu     sync.Mutex // serialises version checks with writes
-	docs    *docCache  // decoded sources (doccache.go)
+	bi       blevesearch.Index
+	mapping  search.Mapping
+	wmu      sync.Mutex   // serialises version checks with writes
+	docs     *docCache    // decoded sources (doccache.go)
+	versions versionStore // versions and tombstones (versions.go)
+	// legacy: records missing from versions may be Bleve internal keys
+	// (an index written before the version store).
+	legacy bool
+
+	onDisk     bool           // compacted when deletes pile up (compact.go)
+	compacting atomic.Bool    // a compaction is running
+	bg         sync.WaitGroup // the running compaction
 }
 
 func indexMapping(m search.Mapping) (*mapping.IndexMappingImpl, error) {
@@ -171,7 +180,21 @@ func createIndex(path string, m search.Mapping) (*index, error) {
 		_ = bi.Close()
 		return nil, fmt.Errorf("bleve: store mapping: %w", err)
 	}
-	return &index{bi: bi, mapping: m, docs: newDocCache()}, nil
+	if path == "" {
+		return &index{bi: bi, mapping: m, docs: newDocCache(), versions: newMemVersions()}, nil
+	}
+	return withVersions(bi, path, m, false)
+}
+
+// withVersions opens the version store of the on-disk index bi at path;
+// existing says the index was opened, not created.
+func withVersions(bi blevesearch.Index, path string, m search.Mapping, existing bool) (*index, error) {
+	vs, legacy, err := openBoltVersions(path, existing)
+	if err != nil {
+		_ = bi.Close()
+		return nil, err
+	}
+	return &index{bi: bi, mapping: m, docs: newDocCache(), versions: vs, legacy: legacy, onDisk: true}, nil
 }
 
 func openIndex(path string) (*index, error) {
@@ -189,32 +212,14 @@ func openIndex(path string) (*index, error) {
 		_ = bi.Close()
 		return nil, err
 	}
-	return &index{bi: bi, mapping: m, docs: newDocCache()}, nil
+	return withVersions(bi, path, m, true)
 }
 
-func (ix *index) close() error { return ix.bi.Close() }
-
-// Version records: 8 bytes big-endian version, then 1 byte: 1 = tombstone.
-func versionKey(id string) []byte { return []byte("v:" + id) }
-
-func encodeVersion(v int64, deleted bool) []byte {
-	b := make([]byte, 9)
-	binary.BigEndian.PutUint64(b, uint64(v))
-	if deleted {
-		b[8] = 1
-	}
-	return b
-}
-
-func (ix *index) storedVersion(id string) (int64, error) {
-	b, err := ix.bi.GetInternal(versionKey(id))
-	if err != nil {
-		return 0, fmt.Errorf("bleve: read version: %w", err)
-	}
-	if len(b) != 9 {
-		return 0, nil
-	}
-	return int64(binary.BigEndian.Uint64(b)), nil
+// close closes Bleve first: that ends a running compaction.
+func (ix *index) close() error {
+	err := ix.bi.Close()
+	ix.bg.Wait()
+	return errors.Join(err, ix.versions.close())
 }
 
 func (ix *index) bulk(ctx context.Context, ops []search.Op) (search.BulkResult, error) {
@@ -241,37 +246,58 @@ func (ix *index) bulk(ctx context.Context, ops []search.Op) (search.BulkResult, 
 	}
 	ix.wmu.Lock()
 	defer ix.wmu.Unlock()
-	latest := map[string]int64{} // versions written earlier in this batch
+	latest := map[string]versionRec{} // versions written by this batch
 	b := ix.bi.NewBatch()
 	for i, op := range ops {
 		id := op.Doc.ID
 		cur, ok := latest[id]
 		if !ok {
-			v, err := ix.storedVersion(id)
-			if err != nil {
+			var err error
+			if cur, _, err = ix.version(ix.bi, id); err != nil {
 				return search.BulkResult{}, err
 			}
-			cur = v
 		}
-		if op.Doc.Version <= cur {
+		if op.Doc.Version <= cur.ver {
 			res.Stale++
 			continue
 		}
-		latest[id] = op.Doc.Version
 		res.Applied++
-		if op.Type == search.OpDelete {
+		deleted := op.Type == search.OpDelete
+		latest[id] = versionRec{ver: op.Doc.Version, deleted: deleted}
+		if ix.legacy {
+			b.DeleteInternal(versionKey(id)) // superseded by the version store
+		}
+		if deleted {
 			b.Delete(id)
-			b.SetInternal(versionKey(id), encodeVersion(op.Doc.Version, true))
 			continue
 		}
 		if err := b.Index(id, docs[i]); err != nil {
 			return search.BulkResult{}, fmt.Errorf("bleve: index %q: %w", id, err)
 		}
-		b.SetInternal(versionKey(id), encodeVersion(op.Doc.Version, false))
 	}
 	if err := ix.bi.Batch(b); err != nil {
 		return search.BulkResult{}, fmt.Errorf("bleve: batch: %w", err)
 	}
+	for id, r := range latest {
+		if r.deleted {
+			// A read between the batch and the version write below
+			// must not answer the deleted document from the cache.
+			ix.docs.drop(id)
+		}
+	}
+	// The versions are written after the documents, never before: a crash
+	// or a failed write in between leaves a document newer than its
+	// recorded version, never a recorded version whose document is
+	// missing. Bulk did not return success, so the caller has not
+	// acknowledged the events and they are delivered again, in order;
+	// applying them again is idempotent (their versions are still newer
+	// than the recorded ones, so the same documents are indexed or
+	// deleted again and the versions written). Reads of a document take
+	// its version from the document itself when they load it (load.go).
+	if err := ix.versions.put(latest); err != nil {
+		return search.BulkResult{}, err
+	}
+	ix.maybeCompact()
 	return res, nil
 }
 

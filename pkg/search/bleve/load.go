@@ -1,7 +1,6 @@
 package bleve
 
 import (
-	"encoding/binary"
 	"fmt"
 	"slices"
 
@@ -23,8 +22,8 @@ func (ix *index) reader() (bleveindex.IndexReader, error) {
 	return r, nil
 }
 
-// load reads document id through r: its version from the internal key
-// space (a map lookup), its fields from the decoded-document cache or, on
+// load reads document id through r: its version from the version store
+// (versions.go), its fields from the decoded-document cache or, on
 // a miss, from the stored source. ok is false when the document does not
 // exist (never written, or deleted).
 func (ix *index) load(r bleveindex.IndexReader, id string) (doc search.Document, ok bool, err error) {
@@ -34,14 +33,14 @@ func (ix *index) load(r bleveindex.IndexReader, id string) (doc search.Document,
 // loadFields is load returning only the fields named in names (all of
 // them when names is nil). The cache always keeps the whole document.
 func (ix *index) loadFields(r bleveindex.IndexReader, id string, names []string) (doc search.Document, ok bool, err error) {
-	rec, err := r.GetInternal(versionKey(id))
+	rec, ok, err := ix.version(r, id)
 	if err != nil {
-		return search.Document{}, false, fmt.Errorf("bleve: read version of %q: %w", id, err)
+		return search.Document{}, false, err
 	}
-	if len(rec) != 9 || rec[8] == 1 {
+	if !ok || rec.deleted {
 		return search.Document{}, false, nil // unknown or tombstone
 	}
-	ver := int64(binary.BigEndian.Uint64(rec))
+	ver := rec.ver
 	if fields, hit := ix.docs.get(id, ver, names); hit {
 		return search.Document{ID: id, Version: ver, Fields: fields}, true, nil
 	}
@@ -109,11 +108,11 @@ func (ix *index) searchIDs(ids search.IDs, from, size int, names []string) (sear
 		// Only the requested page is decoded; the rest is only counted.
 		inPage := out.Total >= int64(from) && out.Total < int64(from+size)
 		if !inPage {
-			rec, err := r.GetInternal(versionKey(id))
+			rec, ok, err := ix.version(r, id)
 			if err != nil {
-				return search.SearchResult{}, fmt.Errorf("bleve: read version of %q: %w", id, err)
+				return search.SearchResult{}, err
 			}
-			if len(rec) == 9 && rec[8] == 0 {
+			if ok && !rec.deleted {
 				out.Total++
 			}
 			continue

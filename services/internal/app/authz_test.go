@@ -241,9 +241,24 @@ func TestAuthorizationTable(t *testing.T) {
 	req, _ := http.NewRequest(http.MethodPost, base+"/apis/cms/v1/branches/4/objects", strings.NewReader(user))
 	req.Header.Set("Content-Type", "application/json")
 	req.SetBasicAuth("admin", "test-password")
-	if code, _, body := authzDo(t, req); code != http.StatusCreated {
+	code, _, body := authzDo(t, req)
+	if code != http.StatusCreated {
 		t.Fatalf("create user: %d %s", code, body)
 	}
+	// Delivery and the Index group know a branch from the index: wait until
+	// it holds the user's transaction, so a slow indexer on a loaded machine
+	// answers no "branch not found" where the table expects 403.
+	var created struct {
+		Transaction struct {
+			ID int64 `json:"id"`
+		} `json:"transaction"`
+	}
+	if err := json.Unmarshal([]byte(body), &created); err != nil || created.Transaction.ID == 0 {
+		t.Fatalf("create user: no transaction id in %s (%v)", body, err)
+	}
+	admin := httpClient{t, base, "admin", "test-password"}
+	admin.must(http.StatusOK, http.MethodGet, "/delivery/api/branches/4/objects?take=1", "",
+		"X-Cms-Min-Version", strconv.FormatInt(created.Transaction.ID, 10), "X-Cms-Max-Wait", "30s")
 	rpcs := declaredRPCs()
 	if len(rpcs) != 75 {
 		t.Fatalf("%d RPCs, want 75", len(rpcs))

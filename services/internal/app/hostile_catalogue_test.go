@@ -218,6 +218,10 @@ func queryCases(d declared) []hostileCase {
 		case "resolveDepth", "resolveReverseDepth":
 			q(n+"=1000000", n+"=1000000", bad)
 			q(n+"=-1", n+"=-1", bad)
+		case "ids":
+			// Over any identifier limit (the code generator's is 1000).
+			q("ids of 5000 identifiers", "ids="+strings.TrimSuffix(strings.Repeat("a,", 5000), ","), clientError())
+			q("ids all and more", "ids=all,"+strings.Repeat("x", 300), clientError())
 		case "sort":
 			q("20 sort keys", "sort="+strings.TrimSuffix(strings.Repeat("id,", 20), ","), bad)
 		case "filter", "pattern", "fields":

@@ -19,6 +19,7 @@ import (
 func NewServeMux(extra ...runtime.ServeMuxOption) *runtime.ServeMux {
 	opts := []runtime.ServeMuxOption{
 		runtime.WithMarshalerOption(runtime.MIMEWildcard, NewBinary()),
+		runtime.WithMarshalerOption(MIMETextPlain, TextPlain{NewBinary()}),
 		runtime.WithErrorHandler(ErrorHandler),
 		runtime.WithRoutingErrorHandler(RoutingErrorHandler),
 		runtime.WithIncomingHeaderMatcher(IncomingHeaderMatcher),

@@ -30,6 +30,8 @@ var incomingHeaders = map[string]bool{
 	// Delivery read-your-writes: wait until this change version is indexed.
 	"x-cms-min-version": true,
 	"x-cms-max-wait":    true,
+	// Accept: text/plain selects plain text for string answers (text.go).
+	"accept": true,
 }
 
 // Response metadata written back as real HTTP headers, without grpc-gateway's
@@ -45,6 +47,7 @@ var outgoingHeaders = map[string]string{
 	"retry-after":         "Retry-After",
 	"www-authenticate":    "WWW-Authenticate",
 	"x-request-id":        "X-Request-Id",
+	"vary":                "Vary",
 }
 
 // IncomingHeaderMatcher implements runtime.HeaderMatcherFunc for requests.

@@ -27,7 +27,8 @@ type GetCSharpClassesRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// Path: the branch ID or ApiIdentifier (NovaDB default "4").
 	Branch string `protobuf:"bytes,1,opt,name=branch,proto3" json:"branch,omitempty"`
-	// Path: the target language (NovaDB default "csharp", the only one supported).
+	// Path: the target language: "csharp" (NovaDB's default) or "typescript",
+	// without case; any other is 400 (docs/codegen.md).
 	Language string `protobuf:"bytes,2,opt,name=language,proto3" json:"language,omitempty"`
 	// Comma separated type IDs, Guids or ApiIdentifiers, or "all" (absent =
 	// "all": every custom type with an ApiIdentifier).
@@ -93,7 +94,7 @@ type GetCSharpClassRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// Path: the branch ID or ApiIdentifier.
 	Branch string `protobuf:"bytes,1,opt,name=branch,proto3" json:"branch,omitempty"`
-	// Path: the target language ("csharp").
+	// Path: the target language ("csharp" or "typescript").
 	Language string `protobuf:"bytes,2,opt,name=language,proto3" json:"language,omitempty"`
 	// Path: the type ID or ApiIdentifier.
 	Type          string `protobuf:"bytes,3,opt,name=type,proto3" json:"type,omitempty"`
@@ -153,7 +154,8 @@ func (x *GetCSharpClassRequest) GetType() string {
 }
 
 // GeneratedCode holds generated source code. The HTTP response is the JSON
-// string in source (response_body), not an object.
+// string in source (response_body), not an object; with Accept: text/plain
+// the raw text.
 type GeneratedCode struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// The generated source code.

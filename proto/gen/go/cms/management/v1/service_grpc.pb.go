@@ -74,9 +74,9 @@ type ManagementServiceClient interface {
 	UpdateBranch(ctx context.Context, in *UpdateBranchRequest, opts ...grpc.CallOption) (*UpdateBranchResponse, error)
 	// DeleteBranch deletes a branch permanently; 400 (also when it cannot be deleted), 403, 404.
 	DeleteBranch(ctx context.Context, in *DeleteBranchRequest, opts ...grpc.CallOption) (*DeleteBranchResponse, error)
-	// GetCSharpClasses generates source code for object types with an ApiIdentifier; 400 (also unsupported language), 403.
+	// GetCSharpClasses generates source code (C# or TypeScript) for object types with an ApiIdentifier; 304, 400 (also unsupported language), 403, 404, 422.
 	GetCSharpClasses(ctx context.Context, in *GetCSharpClassesRequest, opts ...grpc.CallOption) (*GeneratedCode, error)
-	// GetCSharpClass generates source code for one object type; 400 (also unsupported language).
+	// GetCSharpClass generates source code (C# or TypeScript) for one object type; 304, 400 (also unsupported language), 403, 404, 422.
 	GetCSharpClass(ctx context.Context, in *GetCSharpClassRequest, opts ...grpc.CallOption) (*GeneratedCode, error)
 	// GetUserDisplayName returns a CmsObject carrying a user's display name; 304, 400, 403, 404, 422 (name matches more than one user).
 	GetUserDisplayName(ctx context.Context, in *GetUserDisplayNameRequest, opts ...grpc.CallOption) (*CmsObject, error)
@@ -512,9 +512,9 @@ type ManagementServiceServer interface {
 	UpdateBranch(context.Context, *UpdateBranchRequest) (*UpdateBranchResponse, error)
 	// DeleteBranch deletes a branch permanently; 400 (also when it cannot be deleted), 403, 404.
 	DeleteBranch(context.Context, *DeleteBranchRequest) (*DeleteBranchResponse, error)
-	// GetCSharpClasses generates source code for object types with an ApiIdentifier; 400 (also unsupported language), 403.
+	// GetCSharpClasses generates source code (C# or TypeScript) for object types with an ApiIdentifier; 304, 400 (also unsupported language), 403, 404, 422.
 	GetCSharpClasses(context.Context, *GetCSharpClassesRequest) (*GeneratedCode, error)
-	// GetCSharpClass generates source code for one object type; 400 (also unsupported language).
+	// GetCSharpClass generates source code (C# or TypeScript) for one object type; 304, 400 (also unsupported language), 403, 404, 422.
 	GetCSharpClass(context.Context, *GetCSharpClassRequest) (*GeneratedCode, error)
 	// GetUserDisplayName returns a CmsObject carrying a user's display name; 304, 400, 403, 404, 422 (name matches more than one user).
 	GetUserDisplayName(context.Context, *GetUserDisplayNameRequest) (*CmsObject, error)

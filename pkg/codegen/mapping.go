@@ -1,0 +1,83 @@
+package codegen
+
+import (
+	"strings"
+
+	"github.com/cmsplatform/cms/pkg/model"
+)
+
+// kind is what a data type (attribute 1001) holds; the languages map
+// kinds to their types (csharpType, tsType; docs/codegen.md has the table).
+type kind int
+
+const (
+	kindAny kind = iota // unknown or missing data type: any scalar
+	kindString
+	kindInteger
+	kindDecimal
+	kindFloat
+	kindBool
+	kindDateTime
+	kindDate
+	kindRef
+	kindXML
+)
+
+// kindOf maps a data type name to its kind: the String and TextRef
+// families are strings, ObjRef and the BinRef family references,
+// XmlRef.* markup; anything else unknown is kindAny.
+func kindOf(dataType string) kind {
+	switch dataType {
+	case "Integer":
+		return kindInteger
+	case "Decimal":
+		return kindDecimal
+	case "Float":
+		return kindFloat
+	case "Boolean":
+		return kindBool
+	case "DateTime":
+		return kindDateTime
+	case "DateTime.Date":
+		return kindDate
+	}
+	switch {
+	case model.IsReference(dataType):
+		return kindRef
+	case model.IsMarkup(dataType):
+		return kindXML
+	case dataType == "String", dataType == "TextRef",
+		strings.HasPrefix(dataType, "String."), strings.HasPrefix(dataType, "TextRef."):
+		return kindString
+	}
+	return kindAny
+}
+
+// describe is the line of the doc comment that tells an attribute's id,
+// ApiIdentifier, data type and shape.
+func describe(a Attribute) string {
+	var b strings.Builder
+	b.WriteString("Attribute ")
+	b.WriteString(itoa(a.ID))
+	b.WriteString(" (")
+	dt := a.DataType
+	if dt == "" {
+		dt = "unknown data type"
+	}
+	b.WriteString(dt)
+	if a.Multiple {
+		b.WriteString(", multiple values")
+	}
+	if a.LanguageDependent {
+		b.WriteString(", language-dependent")
+	}
+	if a.HasUnit {
+		b.WriteString(", with unit")
+	}
+	if len(a.RefTypes) > 0 {
+		b.WriteString(", references ")
+		b.WriteString(strings.Join(a.RefTypes, ", "))
+	}
+	b.WriteString(").")
+	return b.String()
+}
