@@ -29,6 +29,8 @@ func setDefaults(v *viper.Viper, d app.Config) {
 	v.SetDefault("maxIndexedChars", d.MaxIndexedChars)
 	v.SetDefault("indexerMaxAttempts", d.IndexerMaxAttempts)
 	v.SetDefault("indexerBatchSize", d.IndexerBatchSize)
+	v.SetDefault("jobConcurrency", d.JobConcurrency)
+	v.SetDefault("jobAckWait", d.JobAckWait)
 	for name, c := range map[string]app.Component{"store": d.Store, "events": d.Events, "search": d.Search,
 		"cache": d.Cache, "blobs": d.Blobs} {
 		v.SetDefault(name+".engine", c.Engine)
@@ -62,6 +64,7 @@ func envKey(key string) string {
 var configKeys = []string{"target", "httpAddr", "grpcAddr", "dataDir", "logLevel", "logFormat",
 	"shutdownTimeout", "adminUser", "adminPassword", "corsOrigins", "maxUploadBytes",
 	"maxValueBytes", "maxRequestValueBytes", "maxIndexedChars", "indexerMaxAttempts", "indexerBatchSize",
+	"jobConcurrency", "jobAckWait",
 	"store.engine", "store.url", "store.prefix", "events.engine", "events.url", "events.prefix",
 	"search.engine", "search.url", "search.prefix", "cache.engine", "cache.url", "cache.prefix",
 	"blobs.engine", "blobs.url", "blobs.prefix"}
@@ -99,6 +102,8 @@ func fromViper(v *viper.Viper, d app.Config) (app.Config, error) {
 	c.MaxIndexedChars = v.GetInt("maxIndexedChars")
 	c.IndexerMaxAttempts = v.GetInt("indexerMaxAttempts")
 	c.IndexerBatchSize = v.GetInt("indexerBatchSize")
+	c.JobConcurrency = v.GetInt("jobConcurrency")
+	c.JobAckWait = v.GetDuration("jobAckWait")
 	comps := map[string]*app.Component{"store": &c.Store, "events": &c.Events, "search": &c.Search,
 		"cache": &c.Cache, "blobs": &c.Blobs}
 	for name, comp := range comps {
