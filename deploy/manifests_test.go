@@ -157,7 +157,7 @@ func TestDistributedLayout(t *testing.T) {
 			hpa = hpa || reflect.TypeOf(o).Elem().Name() == "HorizontalPodAutoscaler"
 		}
 	}
-	for _, tg := range []string{"management", "delivery", "rendering", "index", "indexer"} {
+	for _, tg := range []string{"management", "delivery", "rendering", "index", "indexer", "jobs"} {
 		if byTarget[tg] == nil {
 			t.Errorf("no Deployment runs --target=%s", tg)
 		}

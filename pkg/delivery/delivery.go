@@ -20,6 +20,8 @@ import (
 	"log/slog"
 	"sync"
 
+	"golang.org/x/sync/singleflight"
+
 	"github.com/cmsplatform/cms/pkg/errkind"
 	"github.com/cmsplatform/cms/pkg/indexdoc"
 	"github.com/cmsplatform/cms/pkg/search"
@@ -67,6 +69,9 @@ type Service struct {
 
 	mu     sync.Mutex
 	models map[int64]*branchModel // per branch, for one index version
+	// loads coalesces concurrent loads of one branch's model (a burst
+	// of requests after a change reads the model once).
+	loads singleflight.Group
 }
 
 // New returns a Service.

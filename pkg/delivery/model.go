@@ -74,17 +74,26 @@ func (s *Service) model(ctx context.Context, branch int64) (*branchModel, error)
 	if m != nil && m.version == v {
 		return m, nil
 	}
-	m, err = s.loadModel(ctx, branch, v)
+	// The load is shared: one caller going away must not fail the others
+	// (engine calls keep their own deadline).
+	shared := context.WithoutCancel(ctx)
+	loaded, err, _ := s.loads.Do(fmt.Sprintf("%d@%d", branch, v), func() (any, error) {
+		m, err := s.loadModel(shared, branch, v)
+		if err != nil {
+			return nil, err
+		}
+		s.mu.Lock()
+		if len(s.models) > 256 {
+			clear(s.models)
+		}
+		s.models[branch] = m
+		s.mu.Unlock()
+		return m, nil
+	})
 	if err != nil {
 		return nil, err
 	}
-	s.mu.Lock()
-	if len(s.models) > 256 {
-		clear(s.models)
-	}
-	s.models[branch] = m
-	s.mu.Unlock()
-	return m, nil
+	return loaded.(*branchModel), nil
 }
 
 // loadModel reads every type, attribute, language and form of branch,

@@ -62,6 +62,8 @@ func fromViper(v *viper.Viper, d app.Config) (app.Config, error) {
 	c.MaxIndexedChars = v.GetInt("maxIndexedChars")
 	c.IndexerMaxAttempts = v.GetInt("indexerMaxAttempts")
 	c.IndexerBatchSize = v.GetInt("indexerBatchSize")
+	c.JobConcurrency = v.GetInt("jobConcurrency")
+	c.JobAckWait = v.GetDuration("jobAckWait")
 	comps := map[string]*app.Component{"store": &c.Store, "events": &c.Events, "search": &c.Search,
 		"cache": &c.Cache, "blobs": &c.Blobs}
 	for name, comp := range comps {
@@ -76,6 +78,9 @@ func fromViper(v *viper.Viper, d app.Config) (app.Config, error) {
 		return c, fmt.Errorf("shutdownTimeout must be positive")
 	}
 	if err := resilienceFromViper(v, &c); err != nil {
+		return c, err
+	}
+	if err := queriesFromViper(v, &c); err != nil {
 		return c, err
 	}
 	return c, nil

@@ -64,7 +64,13 @@ func newHarnessWith(t testing.TB, authn auth.Authenticator) *harness {
 
 func newHarnessOpts(t testing.TB, authn auth.Authenticator, httpCache bool) *harness {
 	t.Helper()
-	site := deliverytest.NewSite(t)
+	return newHarnessOn(t, deliverytest.NewSite(t), authn, httpCache)
+}
+
+// newHarnessOn is newHarnessOpts over a given site (another engine, a
+// bigger data set).
+func newHarnessOn(t testing.TB, site *deliverytest.Site, authn auth.Authenticator, httpCache bool) *harness {
+	t.Helper()
 	c := memory.New(memory.Options{})
 	t.Cleanup(func() { _ = c.Close() })
 	g := New(Options{Search: site.Engine, Cache: c, Layout: site.Options.Layout})

@@ -10,6 +10,7 @@ import (
 
 	"github.com/cmsplatform/cms/pkg/codegen"
 	"github.com/cmsplatform/cms/pkg/content"
+	"github.com/cmsplatform/cms/pkg/jobs"
 
 	managementv1 "github.com/cmsplatform/cms/proto/gen/go/cms/management/v1"
 	"github.com/cmsplatform/cms/proto/gen/openapi"
@@ -29,6 +30,9 @@ type Options struct {
 	// Content is the domain behind branches, objects, typed objects and
 	// users. Nil leaves those operations at 501.
 	Content *content.Service
+	// Jobs is the job domain (pkg/jobs). Nil leaves the job and job
+	// input operations at 501.
+	Jobs *jobs.Service
 	// Codegen bounds the code generator (zero: codegen's defaults). The
 	// generator runs on Content; without it both operations answer 501.
 	Codegen codegen.Limits
@@ -49,11 +53,11 @@ func New(opts Options) *Group {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	api := &service{content: opts.Content, log: log}
+	api := &service{content: opts.Content, jobs: opts.Jobs, log: log}
 	if opts.Content != nil {
 		api.codegen = codegen.New(opts.Content, opts.Codegen)
 	}
-	return &Group{opts: opts, api: api, bin: &binaries{}}
+	return &Group{opts: opts, api: api, bin: &binaries{api: api}}
 }
 
 // Name implements app.Group.
@@ -85,6 +89,7 @@ func (g *Group) RegisterGateway(ctx context.Context, mux *runtime.ServeMux, conn
 type service struct {
 	managementv1.UnimplementedManagementServiceServer
 	content *content.Service
+	jobs    *jobs.Service
 	codegen *codegen.Service
 	log     *slog.Logger
 }
@@ -92,6 +97,7 @@ type service struct {
 // binaries implements ManagementBinaryService.
 type binaries struct {
 	managementv1.UnimplementedManagementBinaryServiceServer
+	api *service
 }
 
 // BranchResolvers implements app.BranchResolving: Management resolves

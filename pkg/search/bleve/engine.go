@@ -38,6 +38,9 @@ import (
 type Engine struct {
 	dir string // "" = in memory
 	log *slog.Logger
+	// columnLimit is the most documents an index keeps a column index
+	// for (columns.go; 0 = none).
+	columnLimit int
 
 	mu      sync.Mutex
 	indexes map[string]*index
@@ -53,10 +56,15 @@ type Option func(*Engine)
 // WithLogger sets the logger (default: discard).
 func WithLogger(l *slog.Logger) Option { return func(e *Engine) { e.log = l } }
 
+// WithColumnLimit sets the most documents an index keeps its in-memory
+// column index for (default DefaultColumnLimit; 0 turns it off, so every
+// search goes to Bleve). See columns.go.
+func WithColumnLimit(n int) Option { return func(e *Engine) { e.columnLimit = n } }
+
 // New returns an engine keeping one index per name in dir/<name>. An empty dir
 // keeps everything in memory (lost on Close).
 func New(dir string, opts ...Option) (*Engine, error) {
-	e := &Engine{dir: dir, log: slog.New(slog.DiscardHandler), indexes: map[string]*index{}}
+	e := &Engine{dir: dir, log: slog.New(slog.DiscardHandler), indexes: map[string]*index{}, columnLimit: DefaultColumnLimit}
 	for _, o := range opts {
 		o(e)
 	}
@@ -101,6 +109,7 @@ func (e *Engine) lookupLocked(name string) (*index, error) {
 	if err != nil {
 		return nil, err
 	}
+	ix.cols = newColumns(e.columnLimit)
 	e.indexes[name] = ix
 	return ix, nil
 }
@@ -133,6 +142,7 @@ func (e *Engine) EnsureIndex(_ context.Context, name string, m search.Mapping) e
 	if err != nil {
 		return err
 	}
+	ix.cols = newColumns(e.columnLimit)
 	e.indexes[name] = ix
 	e.log.Info("search index created", "index", name, "dir", path)
 	return nil

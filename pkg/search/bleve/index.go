@@ -50,6 +50,7 @@ type index struct {
 	mapping  search.Mapping
 	wmu      sync.Mutex   // serialises version checks with writes
 	docs     *docCache    // decoded sources (doccache.go)
+	cols     *columns     // structured searches (columns.go)
 	versions versionStore // versions and tombstones (versions.go)
 	// legacy: records missing from versions may be Bleve internal keys
 	// (an index written before the version store).
@@ -248,6 +249,7 @@ func (ix *index) bulk(ctx context.Context, ops []search.Op) (search.BulkResult, 
 	defer ix.wmu.Unlock()
 	latest := map[string]versionRec{} // versions written by this batch
 	b := ix.bi.NewBatch()
+	changes := make([]colChange, 0, len(ops))
 	for i, op := range ops {
 		id := op.Doc.ID
 		cur, ok := latest[id]
@@ -268,12 +270,14 @@ func (ix *index) bulk(ctx context.Context, ops []search.Op) (search.BulkResult, 
 			b.DeleteInternal(versionKey(id)) // superseded by the version store
 		}
 		if deleted {
+			changes = append(changes, colChange{id: id})
 			b.Delete(id)
 			continue
 		}
 		if err := b.Index(id, docs[i]); err != nil {
 			return search.BulkResult{}, fmt.Errorf("bleve: index %q: %w", id, err)
 		}
+		changes = append(changes, colChange{id: id, fields: bleveFields(docs[i])})
 	}
 	if err := ix.bi.Batch(b); err != nil {
 		return search.BulkResult{}, fmt.Errorf("bleve: batch: %w", err)
@@ -297,6 +301,7 @@ func (ix *index) bulk(ctx context.Context, ops []search.Op) (search.BulkResult, 
 	if err := ix.versions.put(latest); err != nil {
 		return search.BulkResult{}, err
 	}
+	ix.cols.update(changes)
 	ix.maybeCompact()
 	return res, nil
 }

@@ -31,7 +31,8 @@ func (ix *index) load(r bleveindex.IndexReader, id string) (doc search.Document,
 }
 
 // loadFields is load returning only the fields named in names (all of
-// them when names is nil). The cache always keeps the whole document.
+// them when names is nil). The cache always keeps the whole document; on
+// a miss with names only those fields are decoded.
 func (ix *index) loadFields(r bleveindex.IndexReader, id string, names []string) (doc search.Document, ok bool, err error) {
 	rec, ok, err := ix.version(r, id)
 	if err != nil {
@@ -64,14 +65,20 @@ func (ix *index) loadFields(r bleveindex.IndexReader, id string, names []string)
 	if stored < 0 {
 		return search.Document{}, false, fmt.Errorf("bleve: document %q has no version", id)
 	}
+	if names != nil {
+		// Only the named fields are decoded (and not cached: the cache
+		// keeps whole documents).
+		fields, err := ix.mapping.DecodeSourceFields(src, names)
+		if err != nil {
+			return search.Document{}, false, err
+		}
+		return search.Document{ID: id, Version: stored, Fields: fields}, true, nil
+	}
 	fields, err := ix.mapping.DecodeSource(src)
 	if err != nil {
 		return search.Document{}, false, err
 	}
 	ix.docs.put(id, stored, fields)
-	if names != nil {
-		fields = selectFields(fields, names)
-	}
 	return search.Document{ID: id, Version: stored, Fields: fields}, true, nil
 }
 

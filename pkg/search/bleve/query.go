@@ -119,15 +119,21 @@ func (ix *index) term(field string, v any) query.Query {
 	return q
 }
 
-func (ix *index) rangeQuery(r search.Range) (query.Query, error) {
-	lo, loIncl := r.Gt, false
+// rangeBounds returns the lower and upper bound of r (nil: none) and
+// whether each is inclusive.
+func rangeBounds(r search.Range) (lo any, loIncl bool, hi any, hiIncl bool) {
+	lo, hi = r.Gt, r.Lt
 	if r.Gte != nil {
 		lo, loIncl = r.Gte, true
 	}
-	hi, hiIncl := r.Lt, false
 	if r.Lte != nil {
 		hi, hiIncl = r.Lte, true
 	}
+	return lo, loIncl, hi, hiIncl
+}
+
+func (ix *index) rangeQuery(r search.Range) (query.Query, error) {
+	lo, loIncl, hi, hiIncl := rangeBounds(r)
 	switch ix.kind(r.Field) {
 	case search.Keyword:
 		s := func(v any) string {

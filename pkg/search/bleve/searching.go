@@ -19,6 +19,14 @@ func (ix *index) search(ctx context.Context, req search.SearchRequest) (search.S
 	if ids, ok := req.Query.(search.IDs); ok && len(req.Sort) == 0 && len(req.Aggs) == 0 {
 		return ix.searchIDs(ids, req.From, req.Size, req.Fields)
 	}
+	if res, ok, err := ix.searchColumns(req); ok || err != nil {
+		return res, err
+	}
+	return ix.searchBleve(ctx, req)
+}
+
+// searchBleve answers a normalised request with a Bleve search.
+func (ix *index) searchBleve(ctx context.Context, req search.SearchRequest) (search.SearchResult, error) {
 	q, err := ix.translate(req.Query)
 	if err != nil {
 		return search.SearchResult{}, err

@@ -59,6 +59,9 @@ var needs = map[string][]string{
 	// Index reads the index only; the store authenticates users.
 	TargetIndex:   {"search", "store"},
 	TargetIndexer: {"store", "events", "search"},
+	// The job runner reads and writes content, keeps logs and artifacts
+	// in the blob store and rebuilds the index (jobReindex).
+	TargetJobs: {"store", "events", "blobs", "search"},
 }
 
 // OpenComponents opens what the configured targets need, in dependency
@@ -165,7 +168,8 @@ func (c *Components) openSearch(ctx context.Context, cfg Config, log *slog.Logge
 		c.Search = nil
 		return err
 	}
-	c.Search = search.WithDeadline(c.Search, component.Guard{Name: "search", Timeout: cfg.Timeouts.Search})
+	c.Search = search.WithDeadline(search.WithQueryLimit(c.Search, cfg.Queries.limit()),
+		component.Guard{Name: "search", Timeout: cfg.Timeouts.Search})
 	c.add("search", c.Search.Close, c.Search.(interface{ Ping(context.Context) error }).Ping)
 	return nil
 }

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 	"time"
@@ -14,6 +15,7 @@ import (
 	"github.com/cmsplatform/cms/pkg/content"
 	"github.com/cmsplatform/cms/pkg/events"
 	"github.com/cmsplatform/cms/pkg/indexwriter"
+	"github.com/cmsplatform/cms/pkg/search"
 )
 
 // Targets that `cms serve --target` accepts. "all" is what `cms run` serves.
@@ -24,10 +26,11 @@ const (
 	TargetRendering  = "rendering"
 	TargetIndex      = "index"
 	TargetIndexer    = "indexer"
+	TargetJobs       = "jobs"
 )
 
 // AllTargets lists the single targets in start order.
-var AllTargets = []string{TargetManagement, TargetDelivery, TargetRendering, TargetIndex, TargetIndexer}
+var AllTargets = []string{TargetManagement, TargetDelivery, TargetRendering, TargetIndex, TargetIndexer, TargetJobs}
 
 // Engines of each component: the embedded one first, the distributed second.
 const (
@@ -79,6 +82,12 @@ type Config struct {
 	// (whatever is pending, up to this; 1 applies them one at a time).
 	// CMS_INDEXER_BATCH_SIZE.
 	IndexerBatchSize int `yaml:"indexerBatchSize"`
+	// JobConcurrency: jobs one process of the jobs target runs at once;
+	// JobAckWait: how long a job's runner may stay silent before the queue
+	// hands the job to another runner (pkg/jobs.RunnerOptions).
+	// CMS_JOB_CONCURRENCY, CMS_JOB_ACK_WAIT.
+	JobConcurrency int           `yaml:"jobConcurrency"`
+	JobAckWait     time.Duration `yaml:"jobAckWait"`
 
 	Store  Component `yaml:"store"`
 	Events Component `yaml:"events"`
@@ -91,6 +100,31 @@ type Config struct {
 	// README.
 	Timeouts   Timeouts      `yaml:"timeouts"`
 	DrainDelay time.Duration `yaml:"drainDelay"`
+
+	// Queries bounds the search engine queries running at once (README
+	// "Overload"): CMS_QUERIES_CONCURRENT, CMS_QUERIES_QUEUE.
+	Queries QueryLimits `yaml:"queries"`
+}
+
+// QueryLimits bound concurrent search engine queries (search.QueryLimit):
+// Concurrent run at once (0: twice the CPUs; < 0: no limit), Queue more
+// wait for a slot, within timeouts.search; one more is answered 503 with
+// Retry-After at once.
+type QueryLimits struct {
+	Concurrent int `yaml:"concurrent"`
+	Queue      int `yaml:"queue"`
+}
+
+// DefaultQueryQueue is the default of QueryLimits.Queue.
+const DefaultQueryQueue = 64
+
+// limit is the search.QueryLimit the limits mean on this machine.
+func (q QueryLimits) limit() search.QueryLimit {
+	n := q.Concurrent
+	if n == 0 {
+		n = 2 * runtime.NumCPU()
+	}
+	return search.QueryLimit{Concurrent: n, Queue: q.Queue}
 }
 
 // EdgeConfig bounds what the HTTP server accepts (README "### HTTP edge").
@@ -211,6 +245,8 @@ func DefaultConfig() Config {
 		MaxIndexedChars:      indexwriter.DefaultMaxIndexedChars,
 		IndexerMaxAttempts:   indexwriter.DefaultMaxAttempts,
 		IndexerBatchSize:     events.DefaultBatchSize,
+		JobConcurrency:       2,
+		JobAckWait:           30 * time.Second,
 		Store:                Component{Engine: EngineSQLite},
 		Events:               Component{Engine: EngineEmbeddedNATS},
 		Search:               Component{Engine: EngineBleve, Prefix: "cms"},
@@ -219,6 +255,7 @@ func DefaultConfig() Config {
 		Edge:                 DefaultEdgeConfig(),
 		// Resilience block.
 		Timeouts: DefaultTimeouts(),
+		Queries:  QueryLimits{Queue: DefaultQueryQueue},
 	}
 }
 
@@ -261,6 +298,9 @@ func (c Config) Validate() error {
 		errs = append(errs, errors.New("adminPassword is empty: set CMS_ADMIN_PASSWORD"))
 	}
 	errs = append(errs, c.Edge.validate()...)
+	if c.Queries.Queue < 0 {
+		errs = append(errs, errors.New("queries: queue must not be negative"))
+	}
 	if slices.ContainsFunc(c.CORSOrigins, func(o string) bool { return strings.EqualFold(strings.TrimSpace(o), "null") }) {
 		errs = append(errs, errors.New(`corsOrigins: "null" is never allowed (any sandboxed page sends it)`))
 	}

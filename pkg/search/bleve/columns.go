@@ -1,0 +1,327 @@
+package bleve
+
+import (
+	"encoding/binary"
+	"math"
+	"math/bits"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+)
+
+// The column index answers structured searches without Bleve: a query
+// without full text (no Match, no Prefix on a text field), sorted by
+// fields (not by score), without aggregations. Bleve visits every match
+// to sort and page, so a page of a list matching 10,000 documents cost
+// tens of milliseconds; here a page costs about the page.
+//
+// It keeps, per document slot, the values of the fields queries have used
+// so far as order-preserving byte keys (colKey), and per field one array
+// of (key, slot) entries in key order. A Term, Terms, Range or keyword
+// Prefix is a binary search in that array, marking the matching slots in
+// a bitset; And, Or and Not combine bitsets; Exists reads the field
+// "@f" that lists the fields a document has (as Bleve does); the total is
+// the bitset's population count. Sorting walks the first sort field's
+// array from the start (ascending) or the end (descending): the first
+// time a matching slot is met its key is its minimum (or maximum), which
+// is how Bleve orders multi-valued fields, and the walk stops once the
+// page is complete. Slots with equal first keys are ordered by the
+// other sort fields, then by document id; slots without the field come
+// last. Paging past the end walks at most every entry once.
+//
+// Columns are built on first use by reading every document (once per new
+// field) and maintained by Bulk, under the index's write lock: changed
+// slots are marked, and the next search merges their new entries into the
+// sorted arrays (one linear pass, however many documents changed). An
+// index with more than ColumnLimit documents does not use (and frees) its
+// columns: searches go to Bleve as before.
+
+// DefaultColumnLimit is the default ColumnLimit: the most documents an
+// index keeps columns for. The memory is about 24 bytes per indexed value
+// of the fields queries use plus the values themselves (for an object
+// with a few dozen values about 2 KiB, so 100,000 documents cost about
+// 200 MiB at most).
+const DefaultColumnLimit = 100000
+
+const (
+	colPresent = fieldPresent // the fields a document has (Exists)
+	colID      = "@id"        // the document id (default order, ties)
+)
+
+// colEntry is one value of one slot.
+type colEntry struct {
+	key  string
+	slot int32
+}
+
+// column is one field: the keys of each slot (sorted ascending, so the
+// first is the minimum and the last the maximum) and all entries in key
+// order (then slot).
+type column struct {
+	vals   [][]string
+	sorted []colEntry
+	dirty  bitset // slots whose entries in sorted are stale
+	ndirty int
+}
+
+// columns is the column index of one index.
+type columns struct {
+	limit int
+
+	mu     sync.RWMutex
+	off    bool // over the limit or never built: searches use Bleve
+	built  bool // slots and ids are loaded
+	slots  map[string]int32
+	ids    []string // slot → document id ("" = free)
+	free   []int32
+	live   bitset
+	fields map[string]*column
+}
+
+func newColumns(limit int) *columns {
+	return &columns{limit: limit, off: limit <= 0}
+}
+
+// bitset is a set of slots.
+type bitset []uint64
+
+func newBitset(n int) bitset { return make(bitset, (n+63)/64) }
+
+func (b bitset) has(i int32) bool { return int(i>>6) < len(b) && b[i>>6]&(1<<(uint(i)&63)) != 0 }
+func (b bitset) set(i int32)      { b[i>>6] |= 1 << (uint(i) & 63) }
+func (b bitset) clear(i int32) {
+	if int(i>>6) < len(b) {
+		b[i>>6] &^= 1 << (uint(i) & 63)
+	}
+}
+
+func (b bitset) count() int {
+	n := 0
+	for _, w := range b {
+		n += bits.OnesCount64(w)
+	}
+	return n
+}
+
+func (b bitset) and(o bitset) {
+	for i := range b {
+		b[i] &= o[i]
+	}
+}
+
+func (b bitset) or(o bitset) {
+	for i := range b {
+		b[i] |= o[i]
+	}
+}
+
+func (b bitset) andNot(o bitset) {
+	for i := range b {
+		b[i] &^= o[i]
+	}
+}
+
+// grow makes b hold slot i.
+func (b *bitset) grow(i int32) {
+	for int(i>>6) >= len(*b) {
+		*b = append(*b, 0)
+	}
+}
+
+// colKey is the order-preserving byte key of a normalised value: keywords
+// as they are, numbers as float64 (as Bleve keeps them) and dates as Unix
+// nanoseconds in 8 bytes whose byte order is the value order, booleans "F"
+// and "T" (Bleve's terms).
+func colKey(v any) (string, bool) {
+	switch x := v.(type) {
+	case string:
+		return x, true
+	case int64:
+		return floatKey(float64(x)), true
+	case float64:
+		return floatKey(x), true
+	case bool:
+		if x {
+			return "T", true
+		}
+		return "F", true
+	case time.Time:
+		var b [8]byte
+		binary.BigEndian.PutUint64(b[:], uint64(x.UnixNano())^(1<<63))
+		return string(b[:]), true
+	}
+	return "", false
+}
+
+func floatKey(f float64) string {
+	u := math.Float64bits(f)
+	if u>>63 == 1 {
+		u = ^u
+	} else {
+		u |= 1 << 63
+	}
+	var b [8]byte
+	binary.BigEndian.PutUint64(b[:], u)
+	return string(b[:])
+}
+
+// colKeys are the sorted, distinct keys of a field's value (one or many).
+func colKeys(v any) []string {
+	var out []string
+	add := func(e any) {
+		if k, ok := colKey(e); ok {
+			out = append(out, k)
+		}
+	}
+	if vals, ok := v.([]any); ok {
+		for _, e := range vals {
+			add(e)
+		}
+	} else if vals, ok := v.([]string); ok {
+		out = append(out, vals...)
+	} else {
+		add(v)
+	}
+	slices.Sort(out)
+	return slices.Compact(out)
+}
+
+// docFields is what the column index reads of one document: its
+// normalised fields without the internal ones ('@…') and Stored fields.
+type docFields map[string]any
+
+// value returns the keys of field name in d (colPresent: the names of
+// the fields d has).
+func (d docFields) value(name string) []string {
+	if name == colPresent {
+		out := make([]string, 0, len(d))
+		for n := range d {
+			out = append(out, n)
+		}
+		slices.Sort(out)
+		return out
+	}
+	v, ok := d[name]
+	if !ok {
+		return nil
+	}
+	return colKeys(v)
+}
+
+// slot returns the slot of id, taking a free one for a new id.
+func (c *columns) slot(id string) int32 {
+	if s, ok := c.slots[id]; ok {
+		return s
+	}
+	var s int32
+	if n := len(c.free); n > 0 {
+		s = c.free[n-1]
+		c.free = c.free[:n-1]
+		c.ids[s] = id
+	} else {
+		s = int32(len(c.ids))
+		c.ids = append(c.ids, id)
+	}
+	c.slots[id] = s
+	c.live.grow(s)
+	c.live.set(s)
+	return s
+}
+
+// put records the fields of document id (nil: deleted). The caller holds
+// c.mu for writing.
+func (c *columns) put(id string, d docFields) {
+	if d == nil {
+		s, ok := c.slots[id]
+		if !ok {
+			return
+		}
+		delete(c.slots, id)
+		c.ids[s] = ""
+		c.free = append(c.free, s)
+		c.live.clear(s)
+		for _, col := range c.fields {
+			col.setSlot(s, nil)
+		}
+		return
+	}
+	s := c.slot(id)
+	for name, col := range c.fields {
+		if name == colID {
+			col.setSlot(s, []string{id})
+			continue
+		}
+		col.setSlot(s, d.value(name))
+	}
+}
+
+func (col *column) setSlot(s int32, keys []string) {
+	for int(s) >= len(col.vals) {
+		col.vals = append(col.vals, nil)
+	}
+	if len(col.vals[s]) == 0 && len(keys) == 0 {
+		return
+	}
+	col.vals[s] = keys
+	col.dirty.grow(s)
+	if !col.dirty.has(s) {
+		col.dirty.set(s)
+		col.ndirty++
+	}
+}
+
+// flush merges the entries of dirty slots into sorted.
+func (col *column) flush() {
+	if col.ndirty == 0 {
+		return
+	}
+	var add []colEntry
+	for i, w := range col.dirty {
+		for w != 0 {
+			s := int32(i*64 + bits.TrailingZeros64(w))
+			w &= w - 1
+			if int(s) < len(col.vals) {
+				for _, k := range col.vals[s] {
+					add = append(add, colEntry{k, s})
+				}
+			}
+		}
+	}
+	slices.SortFunc(add, cmpEntry)
+	out := make([]colEntry, 0, len(col.sorted)+len(add))
+	j := 0
+	for _, e := range col.sorted {
+		if col.dirty.has(e.slot) {
+			continue
+		}
+		for j < len(add) && cmpEntry(add[j], e) < 0 {
+			out = append(out, add[j])
+			j++
+		}
+		out = append(out, e)
+	}
+	col.sorted = append(out, add[j:]...)
+	clear(col.dirty)
+	col.ndirty = 0
+}
+
+func cmpEntry(a, b colEntry) int {
+	if c := strings.Compare(a.key, b.key); c != 0 {
+		return c
+	}
+	return int(a.slot) - int(b.slot)
+}
+
+// lower is the index of the first entry whose key is >= k (> k when
+// strict).
+func (col *column) lower(k string, strict bool) int {
+	i, _ := slices.BinarySearchFunc(col.sorted, k, func(e colEntry, k string) int {
+		c := strings.Compare(e.key, k)
+		if c == 0 && strict {
+			return -1
+		}
+		return c
+	})
+	return i
+}

@@ -1,0 +1,526 @@
+package bleve
+
+import (
+	"fmt"
+	"math/bits"
+	"slices"
+	"strings"
+	"time"
+
+	bleveindex "github.com/blevesearch/bleve_index_api"
+
+	"github.com/cmsplatform/cms/pkg/search"
+)
+
+// colChange is one document a Bulk wrote (fields nil: deleted).
+type colChange struct {
+	id     string
+	fields docFields
+}
+
+// bleveFields is the docFields of a document as toBleve built it.
+func bleveFields(doc map[string]any) docFields {
+	out := make(docFields, len(doc))
+	for k, v := range doc {
+		if !strings.HasPrefix(k, "@") {
+			out[k] = v
+		}
+	}
+	return out
+}
+
+// update applies what a Bulk wrote. The caller holds ix.wmu, so no
+// build runs at the same time.
+func (c *columns) update(changes []colChange) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.off || !c.built {
+		return
+	}
+	for _, ch := range changes {
+		c.put(ch.id, ch.fields)
+	}
+	if len(c.slots) > c.limit {
+		c.drop()
+	}
+}
+
+// drop turns the column index off and frees it.
+func (c *columns) drop() {
+	c.off, c.built = true, false
+	c.slots, c.ids, c.free, c.live, c.fields = nil, nil, nil, nil, nil
+}
+
+// colPlan is what a search needs from the column index.
+type colPlan struct {
+	fields []string
+}
+
+// planColumns reports whether the column index can answer req (no full
+// text, no score sort, no aggregations) and the fields it reads.
+func (ix *index) planColumns(req search.SearchRequest) (colPlan, bool) {
+	if len(req.Aggs) > 0 {
+		return colPlan{}, false
+	}
+	p := colPlan{fields: []string{colID}}
+	for _, s := range req.Sort {
+		if s.Field == search.ScoreField {
+			return colPlan{}, false
+		}
+		p.fields = append(p.fields, s.Field)
+	}
+	if !ix.queryFields(req.Query, &p.fields) {
+		return colPlan{}, false
+	}
+	slices.Sort(p.fields)
+	p.fields = slices.Compact(p.fields)
+	return p, true
+}
+
+// queryFields adds the fields q reads to fields; false if the column
+// index cannot answer q.
+func (ix *index) queryFields(q search.Query, fields *[]string) bool {
+	switch q := q.(type) {
+	case search.MatchAll, search.IDs:
+		return true
+	case search.Term:
+		*fields = append(*fields, q.Field)
+	case search.Terms:
+		*fields = append(*fields, q.Field)
+	case search.Range:
+		*fields = append(*fields, q.Field)
+	case search.Prefix:
+		if ix.kind(q.Field) != search.Keyword {
+			return false
+		}
+		*fields = append(*fields, q.Field)
+	case search.Exists:
+		*fields = append(*fields, colPresent)
+	case search.And:
+		for _, s := range q {
+			if !ix.queryFields(s, fields) {
+				return false
+			}
+		}
+	case search.Or:
+		for _, s := range q {
+			if !ix.queryFields(s, fields) {
+				return false
+			}
+		}
+	case search.Not:
+		return ix.queryFields(q.Query, fields)
+	default:
+		return false
+	}
+	return true
+}
+
+// searchColumns answers a normalised req from the column index; ok is
+// false when the index cannot (see planColumns) or is off.
+func (ix *index) searchColumns(req search.SearchRequest) (res search.SearchResult, ok bool, err error) {
+	plan, ok := ix.planColumns(req)
+	if !ok {
+		return res, false, nil
+	}
+	c := ix.cols
+	c.mu.RLock()
+	if c.off {
+		c.mu.RUnlock()
+		return res, false, nil
+	}
+	if !c.ready(plan.fields) {
+		c.mu.RUnlock()
+		if err := ix.prepareColumns(plan.fields); err != nil {
+			return res, false, err
+		}
+		c.mu.RLock()
+		if c.off || !c.ready(plan.fields) { // turned off, or written meanwhile: Bleve answers
+			c.mu.RUnlock()
+			return res, false, nil
+		}
+	}
+	m := c.eval(ix, req.Query)
+	total := m.count()
+	page := c.page(m, req.Sort, req.From, req.Size)
+	ids := make([]string, len(page))
+	for i, s := range page {
+		ids[i] = c.ids[s]
+	}
+	c.mu.RUnlock()
+	res = search.SearchResult{Total: int64(total)}
+	if len(ids) == 0 {
+		return res, true, nil
+	}
+	r, err := ix.reader()
+	if err != nil {
+		return res, false, err
+	}
+	defer r.Close()
+	res.Hits = make([]search.Hit, 0, len(ids))
+	for _, id := range ids {
+		d, found, err := ix.loadFields(r, id, req.Fields)
+		if err != nil {
+			return res, false, err
+		}
+		if !found { // deleted since
+			res.Total--
+			continue
+		}
+		res.Hits = append(res.Hits, search.Hit{ID: d.ID, Version: d.Version, Score: 1, Fields: d.Fields})
+	}
+	return res, true, nil
+}
+
+// ready reports whether every field has a clean column (c.mu held).
+func (c *columns) ready(fields []string) bool {
+	if !c.built {
+		return false
+	}
+	for _, f := range fields {
+		col, ok := c.fields[f]
+		if !ok || col.ndirty > 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// prepareColumns loads the slots (first use), builds missing columns by
+// reading every document, and merges pending changes. It holds the
+// index's write lock so no Bulk runs meanwhile.
+func (ix *index) prepareColumns(fields []string) error {
+	ix.wmu.Lock()
+	defer ix.wmu.Unlock()
+	c := ix.cols
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.off {
+		return nil
+	}
+	var missing []string
+	for _, f := range fields {
+		if _, ok := c.fields[f]; !ok || !c.built {
+			missing = append(missing, f)
+		}
+	}
+	if len(missing) > 0 {
+		if err := ix.loadColumns(missing); err != nil {
+			return err
+		}
+		if c.off {
+			return nil
+		}
+	}
+	for _, f := range fields {
+		c.fields[f].flush()
+	}
+	return nil
+}
+
+// loadColumns reads every document into the named new columns (and the
+// slots, on first use). c.mu is held for writing.
+func (ix *index) loadColumns(names []string) error {
+	c := ix.cols
+	r, err := ix.reader()
+	if err != nil {
+		return err
+	}
+	defer r.Close()
+	if !c.built {
+		n, err := r.DocCount()
+		if err != nil {
+			return fmt.Errorf("bleve: columns: %w", err)
+		}
+		if n > uint64(c.limit) {
+			c.drop()
+			return nil
+		}
+		c.slots, c.fields, c.live = map[string]int32{}, map[string]*column{}, nil
+		c.ids, c.free = nil, nil
+		if err := eachDocID(r, func(id string) { c.slot(id) }); err != nil {
+			return err
+		}
+		c.built = true
+	}
+	added := make([]*column, len(names))
+	for i, n := range names {
+		added[i] = &column{}
+		c.fields[n] = added[i]
+	}
+	for s, id := range c.ids {
+		if id == "" {
+			continue
+		}
+		d, ok, err := ix.load(r, id)
+		if err != nil {
+			return err
+		}
+		if !ok { // deleted before the reader's snapshot was taken
+			c.put(id, nil)
+			continue
+		}
+		f := make(docFields, len(d.Fields))
+		for k, v := range d.Fields {
+			if ix.kind(k) != search.Stored {
+				f[k] = v
+			}
+		}
+		for i, n := range names {
+			if n == colID {
+				added[i].setSlot(int32(s), []string{id})
+			} else {
+				added[i].setSlot(int32(s), f.value(n))
+			}
+		}
+	}
+	return nil
+}
+
+// eachDocID calls fn with the id of every live document of r.
+func eachDocID(r bleveindex.IndexReader, fn func(id string)) error {
+	dr, err := r.DocIDReaderAll()
+	if err != nil {
+		return fmt.Errorf("bleve: columns: %w", err)
+	}
+	defer dr.Close()
+	for {
+		iid, err := dr.Next()
+		if err != nil {
+			return fmt.Errorf("bleve: columns: %w", err)
+		}
+		if iid == nil {
+			return nil
+		}
+		id, err := r.ExternalID(iid)
+		if err != nil {
+			return fmt.Errorf("bleve: columns: %w", err)
+		}
+		fn(id)
+	}
+}
+
+// eval returns the slots matching q (c.mu held, columns ready).
+func (c *columns) eval(ix *index, q search.Query) bitset {
+	n := len(c.ids)
+	switch q := q.(type) {
+	case search.MatchAll:
+		return slices.Clone(c.live)
+	case search.IDs:
+		out := newBitset(n)
+		for _, id := range q {
+			if s, ok := c.slots[id]; ok {
+				out.set(s)
+			}
+		}
+		return out
+	case search.Term:
+		k, _ := colKey(q.Value)
+		return c.fields[q.Field].span(n, k, true, k, true)
+	case search.Terms:
+		out := newBitset(n)
+		for _, v := range q.Values {
+			k, _ := colKey(v)
+			out.or(c.fields[q.Field].span(n, k, true, k, true))
+		}
+		return out
+	case search.Range:
+		return c.rangeSlots(ix, q)
+	case search.Prefix:
+		col := c.fields[q.Field]
+		out := newBitset(n)
+		for i := col.lower(q.Value, false); i < len(col.sorted) && strings.HasPrefix(col.sorted[i].key, q.Value); i++ {
+			out.set(col.sorted[i].slot)
+		}
+		return out
+	case search.Exists:
+		return c.fields[colPresent].span(n, q.Field, true, q.Field, true)
+	case search.And:
+		out := slices.Clone(c.live)
+		for _, s := range q {
+			out.and(c.eval(ix, s))
+		}
+		return out
+	case search.Or:
+		out := newBitset(n)
+		for _, s := range q {
+			out.or(c.eval(ix, s))
+		}
+		return out
+	case search.Not:
+		out := slices.Clone(c.live)
+		out.andNot(c.eval(ix, q.Query))
+		return out
+	}
+	return newBitset(n) // planColumns admits no other node
+}
+
+// span marks the slots with a key between lo and hi; open says a bound
+// is absent ("" with loOpen/hiOpen false is a real bound).
+func (col *column) span(n int, lo string, loIncl bool, hi string, hiIncl bool) bitset {
+	return col.spanOpen(n, lo, loIncl, false, hi, hiIncl, false)
+}
+
+func (col *column) spanOpen(n int, lo string, loIncl, loOpen bool, hi string, hiIncl, hiOpen bool) bitset {
+	out := newBitset(n)
+	i := 0
+	if !loOpen {
+		i = col.lower(lo, !loIncl)
+	}
+	end := len(col.sorted)
+	if !hiOpen {
+		end = col.lower(hi, hiIncl)
+	}
+	for ; i < end; i++ {
+		out.set(col.sorted[i].slot)
+	}
+	return out
+}
+
+// rangeSlots evaluates a Range as Bleve's range queries do (rangeQuery):
+// an absent bound, an empty upper keyword bound and a zero date leave that
+// side open.
+func (c *columns) rangeSlots(ix *index, r search.Range) bitset {
+	lo, loIncl, hi, hiIncl := rangeBounds(r)
+	open := func(v any) bool {
+		switch x := v.(type) {
+		case nil:
+			return true
+		case string:
+			return x == ""
+		case time.Time:
+			return x.IsZero()
+		}
+		return false
+	}
+	n := len(c.ids)
+	if ix.kind(r.Field) == search.Keyword && lo == nil && hi == "" && !hiIncl {
+		return newBitset(n) // < "" matches nothing
+	}
+	lk, _ := colKey(lo)
+	hk, _ := colKey(hi)
+	loOpen := open(lo)
+	if ix.kind(r.Field) == search.Keyword {
+		// Bleve starts a term range at "" even without a lower bound: the
+		// empty term is in it only for Gte "".
+		loOpen = false
+	}
+	return c.fields[r.Field].spanOpen(n, lk, loIncl, loOpen, hk, hiIncl, open(hi))
+}
+
+// page returns the slots of m at [from, from+size) in the order of sort
+// (then document id).
+//
+// A document without the sort field sorts as Bleve's does: last when
+// ascending; when descending as the key "\x00", so after every key but
+// the empty keyword.
+func (c *columns) page(m bitset, sort []search.SortField, from, size int) []int32 {
+	need := from + size
+	if size == 0 {
+		return nil
+	}
+	primary, desc := c.fields[colID], false
+	rest := sort
+	if len(sort) > 0 {
+		primary, desc, rest = c.fields[sort[0].Field], sort[0].Desc, sort[1:]
+	}
+	cmp := c.tieOrder(rest)
+	seen := newBitset(len(c.ids))
+	var out, group []int32
+	gkey := ""
+	done := func() {
+		slices.SortFunc(group, cmp)
+		out = append(out, group...)
+		group = group[:0]
+	}
+	missingDone := false
+	missing := func() {
+		missingDone = true
+		for i, w := range m {
+			for w != 0 {
+				s := int32(i*64 + bits.TrailingZeros64(w))
+				w &= w - 1
+				if int(s) >= len(primary.vals) || len(primary.vals[s]) == 0 {
+					group = append(group, s)
+				}
+			}
+		}
+		done()
+	}
+	walk := func(e colEntry) bool {
+		if !m.has(e.slot) || seen.has(e.slot) {
+			return true
+		}
+		seen.set(e.slot)
+		if len(group) > 0 && e.key != gkey {
+			if done(); len(out) >= need {
+				return false
+			}
+		}
+		if desc && e.key == "" && !missingDone {
+			if missing(); len(out) >= need {
+				return false
+			}
+		}
+		gkey = e.key
+		group = append(group, e.slot)
+		return true
+	}
+	if desc {
+		for i := len(primary.sorted) - 1; i >= 0 && walk(primary.sorted[i]); i-- {
+		}
+	} else {
+		for i := 0; i < len(primary.sorted) && walk(primary.sorted[i]); i++ {
+		}
+	}
+	if len(out) < need {
+		done()
+	}
+	if len(out) < need && !missingDone {
+		missing()
+	}
+	if from >= len(out) {
+		return nil
+	}
+	return out[from:min(need, len(out))]
+}
+
+// tieOrder compares slots by the sort fields rest, then by document id:
+// a slot's key is its minimum (ascending) or maximum (descending); one
+// without the field sorts as in page.
+func (c *columns) tieOrder(rest []search.SortField) func(a, b int32) int {
+	cols := make([]*column, len(rest))
+	for i, s := range rest {
+		cols[i] = c.fields[s.Field]
+	}
+	key := func(col *column, s int32, desc bool) (string, bool) {
+		if int(s) >= len(col.vals) || len(col.vals[s]) == 0 {
+			return "\x00", !desc // missing: last ascending, "\x00" descending
+		}
+		if v := col.vals[s]; desc {
+			return v[len(v)-1], false
+		}
+		return col.vals[s][0], false
+	}
+	return func(a, b int32) int {
+		for i, col := range cols {
+			ka, lastA := key(col, a, rest[i].Desc)
+			kb, lastB := key(col, b, rest[i].Desc)
+			switch {
+			case lastA && lastB:
+				continue
+			case lastA:
+				return 1
+			case lastB:
+				return -1
+			}
+			if r := strings.Compare(ka, kb); r != 0 {
+				if rest[i].Desc {
+					return -r
+				}
+				return r
+			}
+		}
+		return strings.Compare(c.ids[a], c.ids[b])
+	}
+}

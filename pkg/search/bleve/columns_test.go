@@ -1,0 +1,381 @@
+package bleve
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/cmsplatform/cms/pkg/search"
+)
+
+// The column index must answer exactly as Bleve does: random documents
+// (multi-valued, missing fields, many ties), random structured queries,
+// sorts and pages, compared path against path, while documents are
+// updated and deleted between rounds.
+func TestColumnsMatchBleve(t *testing.T) {
+	ctx := context.Background()
+	eng, err := New("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer eng.Close()
+	m := search.Mapping{Fields: map[string]search.Kind{
+		"k": search.Keyword, "n": search.Long, "d": search.Double, "b": search.Bool,
+		"t": search.Date, "txt": search.Text, "src": search.Stored,
+	}, KeywordPrefixes: []string{"sk_"}}
+	if err := eng.EnsureIndex(ctx, "cols", m); err != nil {
+		t.Fatal(err)
+	}
+	ix, err := eng.lookup("cols")
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := rand.New(rand.NewPCG(7, 11))
+	g := colGen{r: r}
+	version := int64(1)
+	write := func(n int) {
+		var ops []search.Op
+		for range n {
+			version++
+			id := fmt.Sprintf("d%03d", r.IntN(400))
+			if r.IntN(8) == 0 {
+				ops = append(ops, search.Delete(id, version))
+				continue
+			}
+			ops = append(ops, search.Upsert(search.Document{ID: id, Version: version, Fields: g.doc()}))
+		}
+		if _, err := eng.Bulk(ctx, "cols", ops); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write(500)
+	used := 0
+	for round := range 20 {
+		for range 30 {
+			req := search.SearchRequest{Index: "cols", Query: g.query(3), Sort: g.sort(), From: r.IntN(60), Size: r.IntN(40)}
+			nreq, err := search.NormalizeRequest(req, m)
+			if err != nil {
+				t.Fatalf("normalize %+v: %v", req, err)
+			}
+			got, ok, err := ix.searchColumns(nreq)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !ok {
+				t.Fatalf("column index refused %+v", nreq)
+			}
+			used++
+			want, err := ix.searchBleve(ctx, nreq)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got.Total != want.Total || !slices.Equal(hitIDs(got), hitIDs(want)) {
+				t.Fatalf("round %d: %#v sort %v from %d size %d:\ncolumns total %d %v\nbleve   total %d %v",
+					round, nreq.Query, nreq.Sort, nreq.From, nreq.Size, got.Total, hitIDs(got), want.Total, hitIDs(want))
+			}
+		}
+		write(1 + r.IntN(30))
+	}
+	if used == 0 {
+		t.Fatal("no search went through the column index")
+	}
+}
+
+// Full text, score sorts and aggregations are left to Bleve.
+func TestColumnsDecline(t *testing.T) {
+	ix := &index{mapping: search.Mapping{Fields: map[string]search.Kind{"k": search.Keyword, "txt": search.Text}}, cols: newColumns(10)}
+	for _, req := range []search.SearchRequest{
+		{Query: search.Match{Field: "txt", Text: "a"}},
+		{Query: search.And{search.Term{Field: "k", Value: "a"}, search.Prefix{Field: "txt", Value: "a"}}},
+		{Query: search.MatchAll{}, Sort: []search.SortField{{Field: search.ScoreField}}},
+		{Query: search.MatchAll{}, Aggs: []search.TermsAgg{{Field: "k", Size: 3}}},
+	} {
+		if _, ok := ix.planColumns(req); ok {
+			t.Errorf("planColumns accepted %+v", req)
+		}
+	}
+	if _, ok := ix.planColumns(search.SearchRequest{Query: search.And{search.Prefix{Field: "k", Value: "a"}, search.Exists{Field: "txt"}}}); !ok {
+		t.Error("planColumns refused a structured query")
+	}
+}
+
+// An index over the limit turns its columns off and Bleve answers.
+func TestColumnsLimit(t *testing.T) {
+	ctx := context.Background()
+	eng, err := New("", WithColumnLimit(5))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer eng.Close()
+	m := search.Mapping{Fields: map[string]search.Kind{"n": search.Long}}
+	if err := eng.EnsureIndex(ctx, "lim", m); err != nil {
+		t.Fatal(err)
+	}
+	put := func(from, to int) {
+		var ops []search.Op
+		for i := from; i < to; i++ {
+			ops = append(ops, search.Upsert(search.Document{ID: fmt.Sprint(i), Version: 1, Fields: map[string]any{"n": i}}))
+		}
+		if _, err := eng.Bulk(ctx, "lim", ops); err != nil {
+			t.Fatal(err)
+		}
+	}
+	put(0, 4)
+	req := search.SearchRequest{Index: "lim", Sort: []search.SortField{{Field: "n", Desc: true}}, Size: 2}
+	res, err := eng.Search(ctx, req)
+	if err != nil || res.Total != 4 || res.Hits[0].ID != "3" {
+		t.Fatalf("search = %+v, %v", res, err)
+	}
+	ix, _ := eng.lookup("lim")
+	if ix.cols.off || !ix.cols.built {
+		t.Fatal("columns not in use under the limit")
+	}
+	put(4, 9)
+	res, err = eng.Search(ctx, req)
+	if err != nil || res.Total != 9 || res.Hits[0].ID != "8" {
+		t.Fatalf("search = %+v, %v", res, err)
+	}
+	if !ix.cols.off || ix.cols.slots != nil {
+		t.Fatal("columns kept over the limit")
+	}
+}
+
+func hitIDs(r search.SearchResult) []string {
+	out := make([]string, len(r.Hits))
+	for i, h := range r.Hits {
+		out[i] = h.ID
+	}
+	return out
+}
+
+// colGen makes random documents and queries over small value domains.
+type colGen struct{ r *rand.Rand }
+
+var colWords = []string{"", "a", "ab", "abc", "b", "ba", "B", "z", "Ä"}
+
+func (g colGen) kw() string { return colWords[g.r.IntN(len(colWords))] }
+func (g colGen) num() int64 { return int64(g.r.IntN(9) - 4) }
+func (g colGen) dbl() float64 {
+	return float64(g.r.IntN(9)-4) / 2
+}
+func (g colGen) date() time.Time {
+	return time.Date(2020, 1, 1+g.r.IntN(6), 0, 0, 0, 0, time.UTC)
+}
+
+func (g colGen) doc() map[string]any {
+	f := map[string]any{"src": "x"}
+	maybe := func(name string, v func() any) {
+		switch g.r.IntN(4) {
+		case 0:
+		case 1:
+			f[name] = []any{v(), v(), v()}
+		default:
+			f[name] = v()
+		}
+	}
+	maybe("k", func() any { return g.kw() })
+	maybe("n", func() any { return g.num() })
+	maybe("d", func() any { return g.dbl() })
+	maybe("t", func() any { return g.date() })
+	maybe("sk_1", func() any { return g.kw() })
+	if g.r.IntN(3) > 0 {
+		f["b"] = g.r.IntN(2) == 0
+	}
+	if g.r.IntN(2) == 0 {
+		f["txt"] = "some words"
+	}
+	return f
+}
+
+func (g colGen) value(field string) any {
+	switch field {
+	case "n":
+		return g.num()
+	case "d":
+		return g.dbl()
+	case "t":
+		return g.date()
+	case "b":
+		return g.r.IntN(2) == 0
+	}
+	return g.kw()
+}
+
+func (g colGen) query(depth int) search.Query {
+	fields := []string{"k", "n", "d", "t", "b", "sk_1"}
+	f := fields[g.r.IntN(len(fields))]
+	n := 9
+	if depth == 0 {
+		n = 6
+	}
+	switch g.r.IntN(n) {
+	case 0:
+		return search.Term{Field: f, Value: g.value(f)}
+	case 1:
+		return search.Terms{Field: f, Values: []any{g.value(f), g.value(f)}}
+	case 2:
+		if f == "b" {
+			f = "n"
+		}
+		q := search.Range{Field: f}
+		switch g.r.IntN(3) {
+		case 0:
+			q.Gt = g.value(f)
+		case 1:
+			q.Gte = g.value(f)
+		}
+		switch g.r.IntN(3) {
+		case 0:
+			q.Lt = g.value(f)
+		case 1:
+			q.Lte = g.value(f)
+		}
+		if q.Gt == nil && q.Gte == nil && q.Lt == nil && q.Lte == nil {
+			q.Gte = g.value(f)
+		}
+		return q
+	case 3:
+		return search.Exists{Field: []string{"k", "n", "txt", "t", "sk_1", "b"}[g.r.IntN(6)]}
+	case 4:
+		if v := g.kw(); v != "" {
+			return search.Prefix{Field: "k", Value: v}
+		}
+		return search.MatchAll{}
+	case 5:
+		return search.IDs{fmt.Sprintf("d%03d", g.r.IntN(400)), fmt.Sprintf("d%03d", g.r.IntN(400))}
+	case 6:
+		return search.And{g.query(depth - 1), g.query(depth - 1)}
+	case 7:
+		return search.Or{g.query(depth - 1), g.query(depth - 1)}
+	}
+	return search.Not{Query: g.query(depth - 1)}
+}
+
+func (g colGen) sort() []search.SortField {
+	fields := []string{"k", "n", "d", "t", "b", "sk_1"}
+	var out []search.SortField
+	for range g.r.IntN(3) {
+		out = append(out, search.SortField{Field: fields[g.r.IntN(len(fields))], Desc: g.r.IntN(2) == 0})
+	}
+	return out
+}
+
+// A reopened index builds its columns from the documents on disk (the
+// first search), then follows new writes and deletes.
+func TestColumnsReopen(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	m := search.Mapping{Fields: map[string]search.Kind{"n": search.Long, "k": search.Keyword}}
+	open := func() (*Engine, *index) {
+		eng, err := New(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := eng.EnsureIndex(ctx, "re", m); err != nil {
+			t.Fatal(err)
+		}
+		ix, err := eng.lookup("re")
+		if err != nil {
+			t.Fatal(err)
+		}
+		return eng, ix
+	}
+	eng, _ := open()
+	var ops []search.Op
+	for i := range 50 {
+		ops = append(ops, search.Upsert(search.Document{ID: fmt.Sprintf("d%02d", i), Version: 1, Fields: map[string]any{"n": i % 7, "k": fmt.Sprint(i % 3)}}))
+	}
+	if _, err := eng.Bulk(ctx, "re", ops); err != nil {
+		t.Fatal(err)
+	}
+	if err := eng.Close(); err != nil {
+		t.Fatal(err)
+	}
+	eng, ix := open()
+	defer eng.Close()
+	req, err := search.NormalizeRequest(search.SearchRequest{Index: "re", Query: search.Term{Field: "k", Value: "1"},
+		Sort: []search.SortField{{Field: "n", Desc: true}}, Size: 30}, m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	check := func(step string) {
+		t.Helper()
+		got, ok, err := ix.searchColumns(req)
+		want, err2 := ix.searchBleve(ctx, req)
+		if !ok || err != nil || err2 != nil || got.Total != want.Total || !slices.Equal(hitIDs(got), hitIDs(want)) {
+			t.Fatalf("%s: columns %v %v %v, bleve %v %v", step, ok, hitIDs(got), err, hitIDs(want), err2)
+		}
+	}
+	check("reopened")
+	if _, err := eng.Bulk(ctx, "re", []search.Op{search.Delete("d01", 2),
+		search.Upsert(search.Document{ID: "d04", Version: 2, Fields: map[string]any{"n": 100, "k": "1"}}),
+		search.Upsert(search.Document{ID: "d60", Version: 2, Fields: map[string]any{"n": -1, "k": "1"}})}); err != nil {
+		t.Fatal(err)
+	}
+	check("written")
+}
+
+// Searches running while Bulk writes neither fail nor race (run with
+// -race). As with a Bleve search, hits are read after the page is chosen,
+// so a document written meanwhile shows its new fields (or is dropped).
+func TestColumnsConcurrent(t *testing.T) {
+	ctx := context.Background()
+	eng, err := New("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer eng.Close()
+	m := search.Mapping{Fields: map[string]search.Kind{"n": search.Long}}
+	if err := eng.EnsureIndex(ctx, "con", m); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan struct{})
+	errs := make(chan error, 4)
+	for w := range 3 {
+		go func() {
+			for {
+				select {
+				case <-done:
+					errs <- nil
+					return
+				default:
+				}
+				res, err := eng.Search(ctx, search.SearchRequest{Index: "con", Query: search.Range{Field: "n", Gte: int64(w)},
+					Sort: []search.SortField{{Field: "n"}}, Size: 10})
+				if err == nil && res.Total > 100 {
+					err = fmt.Errorf("total %d of at most 100 documents", res.Total)
+				}
+				if len(res.Hits) > 10 {
+					err = fmt.Errorf("%d hits for size 10", len(res.Hits))
+				}
+				if err != nil {
+					errs <- err
+					return
+				}
+			}
+		}()
+	}
+	for v := range 40 {
+		var ops []search.Op
+		for i := range 10 {
+			id := fmt.Sprint((v*10 + i) % 100)
+			if i == 9 {
+				ops = append(ops, search.Delete(id, int64(v+1)))
+				continue
+			}
+			ops = append(ops, search.Upsert(search.Document{ID: id, Version: int64(v + 1), Fields: map[string]any{"n": (v * i) % 13}}))
+		}
+		if _, err := eng.Bulk(ctx, "con", ops); err != nil {
+			t.Fatal(err)
+		}
+	}
+	close(done)
+	for range 3 {
+		if err := <-errs; err != nil {
+			t.Fatal(err)
+		}
+	}
+}

@@ -1,0 +1,81 @@
+package search
+
+import (
+	"context"
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/cmsplatform/cms/pkg/component"
+)
+
+// blockingEngine answers Search once release is closed.
+type blockingEngine struct {
+	Engine
+	started chan struct{}
+	release chan struct{}
+}
+
+func (b *blockingEngine) Search(context.Context, SearchRequest) (SearchResult, error) {
+	b.started <- struct{}{}
+	<-b.release
+	return SearchResult{Total: 1}, nil
+}
+
+// One query runs, one waits, the next is refused at once as unavailable
+// (503); a waiting query gives up with its context; once the running one
+// ends the waiting one runs.
+func TestQueryLimit(t *testing.T) {
+	b := &blockingEngine{started: make(chan struct{}, 4), release: make(chan struct{})}
+	e := WithQueryLimit(b, QueryLimit{Concurrent: 1, Queue: 1}).(*limitEngine)
+	ctx := context.Background()
+	done := make(chan error, 2)
+	go func() { _, err := e.Search(ctx, SearchRequest{}); done <- err }()
+	<-b.started
+	go func() { _, err := e.Search(ctx, SearchRequest{}); done <- err }()
+	for deadline := time.Now().Add(5 * time.Second); e.waiting.Load() != 1; {
+		if time.Now().After(deadline) {
+			t.Fatal("the second query does not wait")
+		}
+		time.Sleep(time.Millisecond)
+	}
+	_, err := e.Search(ctx, SearchRequest{})
+	var ue *component.UnavailableError
+	if !errors.As(err, &ue) || !errors.Is(err, ErrOverloaded) || !errors.Is(err, component.ErrUnavailable) {
+		t.Fatalf("third query: %v, want an unavailable ErrOverloaded", err)
+	}
+	if _, err := e.Count(ctx, "x", nil); !errors.Is(err, ErrOverloaded) {
+		t.Fatalf("count beyond the queue: %v", err)
+	}
+	close(b.release)
+	for range 2 {
+		if err := <-done; err != nil {
+			t.Fatal(err)
+		}
+	}
+	if n := len(b.started); n != 1 { // the queued one ran after the first
+		t.Fatalf("%d more queries started, want 1", n)
+	}
+}
+
+// A waiting query gives up when its context ends.
+func TestQueryLimitContext(t *testing.T) {
+	b := &blockingEngine{started: make(chan struct{}, 1), release: make(chan struct{})}
+	defer close(b.release)
+	e := WithQueryLimit(b, QueryLimit{Concurrent: 1, Queue: 5})
+	go func() { _, _ = e.Search(context.Background(), SearchRequest{}) }()
+	<-b.started
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Millisecond)
+	defer cancel()
+	if _, err := e.Search(ctx, SearchRequest{}); !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("waiting query: %v, want its deadline", err)
+	}
+}
+
+// No limit leaves the engine as it is.
+func TestQueryLimitOff(t *testing.T) {
+	b := &blockingEngine{}
+	if e := WithQueryLimit(b, QueryLimit{}); e != Engine(b) {
+		t.Fatal("engine wrapped without a limit")
+	}
+}

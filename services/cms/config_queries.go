@@ -1,0 +1,11 @@
+package main
+
+import (
+	"github.com/cmsplatform/cms/services/internal/app"
+	"github.com/spf13/viper"
+)
+
+func queriesFromViper(v *viper.Viper, c *app.Config) error {
+	c.Queries = app.QueryLimits{Concurrent: v.GetInt("queries.concurrent"), Queue: v.GetInt("queries.queue")}
+	return nil
+}
