@@ -54,12 +54,12 @@ func (t *writeTx) InsertJob(ctx context.Context, j store.Job) (store.Job, error)
 	if err := store.CheckJob(j); err != nil {
 		return store.Job{}, err
 	}
-	if err := t.tx.QueryRow(ctx, t.st.allocateJobID).Scan(&j.ID); err != nil {
+	if err := t.g.tx.QueryRow(ctx, t.st.allocateJobID).Scan(&j.ID); err != nil {
 		return store.Job{}, errorf(t.d, err, "allocate job id")
 	}
 	j.Created, j.Modified = t.meta.Time, t.meta.Time
 	at := t.d.TimeArg(t.meta.Time)
-	_, err := t.tx.Exec(ctx, t.st.insertJob, j.ID, j.Branch, j.Definition, j.Trigger, j.User,
+	_, err := t.g.tx.Exec(ctx, t.st.insertJob, j.ID, j.Branch, j.Definition, j.Trigger, j.User,
 		store.CommentUserKey(j.User), j.State, string(j.Doc), at, at)
 	if err != nil {
 		return store.Job{}, errorf(t.d, err, "insert job")
@@ -72,7 +72,7 @@ func (t *writeTx) UpdateJob(ctx context.Context, j store.Job) error {
 	if err := t.check(); err != nil {
 		return err
 	}
-	n, err := t.tx.Exec(ctx, t.st.updateJob, j.State, j.Deleted, string(j.Doc), t.d.TimeArg(t.meta.Time), j.ID)
+	n, err := t.g.tx.Exec(ctx, t.st.updateJob, j.State, j.Deleted, string(j.Doc), t.d.TimeArg(t.meta.Time), j.ID)
 	if err != nil {
 		return errorf(t.d, err, "update job %d", j.ID)
 	}
