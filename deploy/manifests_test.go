@@ -9,12 +9,12 @@ import (
 	"go/parser"
 	"go/token"
 	"io"
+	"os"
 	"reflect"
 	"slices"
 	"strconv"
 	"strings"
 	"testing"
-	"unicode"
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -157,7 +157,7 @@ func TestDistributedLayout(t *testing.T) {
 			hpa = hpa || reflect.TypeOf(o).Elem().Name() == "HorizontalPodAutoscaler"
 		}
 	}
-	for _, tg := range []string{"management", "delivery", "rendering", "index", "indexer"} {
+	for _, tg := range []string{"management", "delivery", "rendering", "index", "indexer", "jobs"} {
 		if byTarget[tg] == nil {
 			t.Errorf("no Deployment runs --target=%s", tg)
 		}
@@ -401,72 +401,49 @@ func appTargets(t *testing.T) []string {
 	return out
 }
 
-// appEnvNames derives CMS_<KEY> for every yaml key of app.Config (nested
-// Component keys as store.url …) plus the four component URL names.
+// readmeFile holds the table of every setting with its environment
+// variable, generated from app.Config (and checked against it) by
+// services/cms TestREADMEDocumentsTheDefaults. Reading the names from it
+// keeps the one rule that spells a key as CMS_<KEY> in services/cms: this
+// module cannot import the binary's packages.
+const readmeFile = "../README.md"
+
+// The settings table lies between these lines of readmeFile.
+const (
+	settingsBegin = "<!-- settings: generated from app.Config"
+	settingsEnd   = "<!-- end of settings -->"
+)
+
+// appEnvNames returns the environment variable of every setting (the env
+// column of the README's generated settings table) plus the four
+// component URL names.
 func appEnvNames(t *testing.T) []string {
 	t.Helper()
-	f := parseAppConfig(t)
-	structs := map[string]*ast.StructType{}
-	ast.Inspect(f, func(n ast.Node) bool {
-		if ts, ok := n.(*ast.TypeSpec); ok {
-			if st, ok := ts.Type.(*ast.StructType); ok {
-				structs[ts.Name.Name] = st
-			}
-		}
-		return true
-	})
-	var keys []string
-	var walk func(prefix string, st *ast.StructType)
-	walk = func(prefix string, st *ast.StructType) {
-		for _, fld := range st.Fields.List {
-			if fld.Tag == nil {
-				continue
-			}
-			tag, _ := strconv.Unquote(fld.Tag.Value)
-			key, _, _ := strings.Cut(reflect.StructTag(tag).Get("yaml"), ",")
-			if key == "" || key == "-" {
-				continue
-			}
-			if id, ok := fld.Type.(*ast.Ident); ok && structs[id.Name] != nil {
-				walk(prefix+key+".", structs[id.Name])
-				continue
-			}
-			keys = append(keys, prefix+key)
-		}
+	b, err := os.ReadFile(readmeFile)
+	if err != nil {
+		t.Fatal(err)
 	}
-	if structs["Config"] == nil {
-		t.Fatalf("%s: no type Config struct", appConfigFile)
+	_, table, ok := strings.Cut(string(b), settingsBegin)
+	table, _, ok2 := strings.Cut(table, settingsEnd)
+	if !ok || !ok2 {
+		t.Fatalf("%s lacks the settings table (%q … %q)", readmeFile, settingsBegin, settingsEnd)
 	}
-	walk("", structs["Config"])
 	names := slices.Clone(componentURLEnv)
-	for _, k := range keys {
-		names = append(names, envKey(k))
+	for line := range strings.Lines(table) {
+		cells := strings.Split(line, "|")
+		if len(cells) < 3 {
+			continue
+		}
+		if env := strings.Trim(strings.TrimSpace(cells[2]), "`"); strings.HasPrefix(env, "CMS_") {
+			names = append(names, env)
+		}
 	}
 	for _, want := range []string{"CMS_HTTP_ADDR", "CMS_ADMIN_PASSWORD", "CMS_STORE_URL"} {
 		if !slices.Contains(names, want) {
-			t.Fatalf("env names derived from %s lack %s: %v", appConfigFile, want, names)
+			t.Fatalf("env names read from %s lack %s: %v", readmeFile, want, names)
 		}
 	}
 	return names
-}
-
-// envKey mirrors services/cms/config.go: httpAddr → CMS_HTTP_ADDR,
-// store.engine → CMS_STORE_ENGINE.
-func envKey(key string) string {
-	var b strings.Builder
-	b.WriteString("CMS_")
-	for i, r := range key {
-		switch {
-		case r == '.':
-			b.WriteByte('_')
-		case unicode.IsUpper(r) && i > 0 && key[i-1] != '.':
-			b.WriteByte('_')
-			b.WriteRune(r)
-		default:
-			b.WriteRune(unicode.ToUpper(r))
-		}
-	}
-	return b.String()
 }
 
 func parseAppConfig(t *testing.T) *ast.File {

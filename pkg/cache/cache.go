@@ -1,6 +1,8 @@
-// Package cache defines the response cache of the Delivery group: rendered
-// responses keyed by request, tagged with what they were built from, and
-// evicted precisely when a change event names one of those tags.
+// Package cache is the one cache interface of the project: a tagged
+// key/value store whose entries are evicted precisely when one of their
+// tags is invalidated. It is the storage of the Delivery response cache
+// (pkg/responsecache), which keeps rendered answers keyed by request and
+// tagged with what they were built from.
 //
 // Tags are plain strings; by convention "obj:<branch>:<id>" for one object and
 // "branch:<id>" for everything of a branch. Implementations: cache/memory

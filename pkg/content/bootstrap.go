@@ -69,6 +69,9 @@ func systemModel() []systemObject {
 		}
 		add(l.id, TypeLanguage, l.api, vals...)
 	}
+	for _, d := range sysJobDefinitions {
+		add(d.id, TypeJobDefinition, d.api, name(d.name))
+	}
 	return out
 }
 

@@ -176,6 +176,8 @@ var sysAttrs = []sysAttr{
 	{id: 5056, name: "Single editor", dataType: "Boolean"},
 	{id: 6001, api: "applicationAreaObjectTypes", name: "Object types", dataType: "ObjRef", multi: true, refTypes: []int64{RootID}},
 	{id: 6003, api: "applicationAreaSortKey", name: "Sort key", dataType: "Integer"},
+	{id: AttrJobKind, api: "jobDefinitionKind", name: "Job kind", dataType: "String"},
+	{id: AttrJobParameters, api: "jobDefinitionParameters", name: "Job default parameters", dataType: "TextRef"},
 	// A binary proxy object's file (pkg/files): the content's MD5 in GUID
 	// form and the extension with its dot; Delivery renders them under
 	// these ApiIdentifiers, so a site builds files/{md5}{ext}.
@@ -189,6 +191,35 @@ type sysLanguage struct {
 	api, iso string
 	nameEn   string
 	fallback int64
+}
+
+// TypeJobDefinition holds job definitions (pkg/jobs). The built-in ones
+// are bootstrapped below; a user's own definition names a built-in one in
+// AttrJobKind and may carry default parameters in AttrJobParameters.
+const (
+	TypeJobDefinition int64 = 120
+	// AttrJobKind (String): the ApiIdentifier of the built-in definition
+	// a user's job definition runs.
+	AttrJobKind int64 = 1210
+	// AttrJobParameters (TextRef): default parameters as a JSON array of
+	// {"name": ..., "values": [...]}; a job's own parameters win.
+	AttrJobParameters int64 = 1211
+)
+
+// sysJobDefinition is a bootstrapped built-in job definition.
+type sysJobDefinition struct {
+	id        int64
+	api, name string
+}
+
+// sysJobDefinitions are the built-in job definitions; pkg/jobs runs them
+// by ApiIdentifier.
+var sysJobDefinitions = []sysJobDefinition{
+	{1200, "jobExportJson", "Export objects as JSON"},
+	{1201, "jobExportCsv", "Export objects as CSV"},
+	{1202, "jobImportJson", "Import objects from JSON"},
+	{1203, "jobReindex", "Rebuild the search index"},
+	{1204, "jobCleanupFiles", "Remove unreferenced files"},
 }
 
 var sysLanguages = []sysLanguage{

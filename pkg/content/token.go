@@ -63,3 +63,11 @@ func listScope(kind string, branch, typ int64, deleted *bool) string {
 	}
 	return fmt.Sprintf("%s/%d/%d/%s", kind, branch, typ, d)
 }
+
+// ContinueToken is the opaque keyset token for other packages' lists (the
+// job list): it continues after id within the list named by scope.
+func ContinueToken(after int64, scope string) string { return encodeToken(after, scope) }
+
+// ParseContinueToken reads a ContinueToken of the same scope ("" = first
+// page); a malformed or foreign token is ErrInvalid.
+func ParseContinueToken(tok, scope string) (int64, error) { return decodeToken(tok, scope) }

@@ -88,7 +88,7 @@ func New(opts Options) (*Service, error) {
 	}
 	s := &Service{eng: opts.Search, log: opts.Logger,
 		objects:  opts.Layout.IndexPrefix + indexdoc.ObjectsIndex,
-		tracking: indexdoc.NewChangeTracking(opts.Search, opts.Layout.IndexPrefix, 0, nil),
+		tracking: indexdoc.NewChangeTracking(opts.Search, opts.Layout.IndexPrefix, waitPoll, nil),
 		langs:    map[int64]bool{}, models: map[int64]*branchModel{}, sources: newSourceCache()}
 	for _, l := range langs {
 		s.langs[l] = true

@@ -236,31 +236,13 @@ var ErrVersionTimeout = errors.New("delivery: change version not visible in time
 const waitPoll = 10 * time.Millisecond
 
 // WaitForVersion waits until the index's change-tracking version is at
-// least minVersion (read-your-writes), for at most maxWait. It returns the
-// version seen last; on timeout the error wraps ErrVersionTimeout.
+// least minVersion (read-your-writes), for at most maxWait: the one wait
+// of the index readers, indexdoc.ChangeTracking.WaitForVersion. It returns
+// the version seen last; on timeout the error wraps ErrVersionTimeout.
 func (s *Service) WaitForVersion(ctx context.Context, minVersion int64, maxWait time.Duration) (int64, error) {
-	deadline := time.Now().Add(maxWait)
-	for {
-		v, err := s.Version(ctx)
-		// While the index is being created its shards may not answer yet:
-		// that is "not visible yet", not a failure, until the deadline.
-		if err != nil && !errors.Is(err, search.ErrUnavailable) {
-			return 0, err
-		}
-		if err == nil && v >= minVersion {
-			return v, nil
-		}
-		left := time.Until(deadline)
-		if left <= 0 {
-			if err != nil {
-				return 0, err
-			}
-			return v, fmt.Errorf("%w: want %d, index at %d", ErrVersionTimeout, minVersion, v)
-		}
-		select {
-		case <-ctx.Done():
-			return v, ctx.Err()
-		case <-time.After(min(left, waitPoll)):
-		}
+	v, err := s.tracking.WaitForVersion(ctx, minVersion, maxWait)
+	if errors.Is(err, indexdoc.ErrWaitTimeout) {
+		return v, fmt.Errorf("%w: want %d, index at %d", ErrVersionTimeout, minVersion, v)
 	}
+	return v, err
 }

@@ -56,9 +56,12 @@ func (c ChangeTracking) Version(ctx context.Context) (int64, error) {
 // WaitForVersion waits until the version is at least minVersion or
 // maxWait has passed, and returns the version it saw last. On timeout the
 // error is ErrWaitTimeout (callers answering an Index request usually go
-// on with the older version). Read errors are retried until maxWait (an
-// index being created answers 503 for a moment); the last one is returned
-// if the wait ends on it.
+// on with the older version). A read that fails with
+// search.ErrUnavailable (an index being created answers 503 for a moment)
+// is retried until maxWait, and that error is returned if the wait ends
+// on it; any other read error ends the wait at once. This is the one wait
+// for an index version: the writer, the Index group and Delivery (its
+// read-your-writes and its cache invalidator) all use it.
 func (c ChangeTracking) WaitForVersion(ctx context.Context, minVersion int64, maxWait time.Duration) (int64, error) {
 	var cur int64
 	err := c.wait(ctx, maxWait, func() (bool, error) {
@@ -107,7 +110,8 @@ func (c ChangeTracking) WaitForCommentTimestamp(ctx context.Context, minTS time.
 }
 
 // wait calls reached until it reports true, maxWait has passed (the last
-// read error, else ErrWaitTimeout) or ctx ends.
+// read error, else ErrWaitTimeout), reached fails with anything but
+// search.ErrUnavailable, or ctx ends.
 func (c ChangeTracking) wait(ctx context.Context, maxWait time.Duration, reached func() (bool, error)) error {
 	deadline := time.Now().Add(maxWait)
 	for {
@@ -118,6 +122,9 @@ func (c ChangeTracking) wait(ctx context.Context, maxWait time.Duration, reached
 		done, err := reached()
 		if err == nil && done {
 			return nil
+		}
+		if err != nil && !errors.Is(err, search.ErrUnavailable) {
+			return err
 		}
 		left := time.Until(deadline)
 		if left <= 0 {

@@ -8,6 +8,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/cmsplatform/cms/pkg/testenv"
 )
 
 func msList(vals ...int) []time.Duration {
@@ -166,7 +168,7 @@ func TestRunDuration(t *testing.T) {
 		time.Sleep(2 * time.Millisecond)
 		return nil
 	}}
-	var prog syncBuffer
+	var prog testenv.Buffer
 	rep, err := Run(context.Background(), Config{Concurrency: 2, Duration: 300 * time.Millisecond, Warmup: 150 * time.Millisecond,
 		Progress: &prog, ProgressEvery: 100 * time.Millisecond, Label: "t"}, []Op{op})
 	if err != nil {

@@ -249,3 +249,28 @@ func (d *deadlineTx) DeleteComment(ctx context.Context, id int64) (bool, error) 
 	return component.Call(ctx, d.g, func(ctx context.Context) (bool, error) { return d.Tx.DeleteComment(ctx, id) })
 }
 func (d *deadlineTx) Commit(ctx context.Context) error { return d.g.Do(ctx, d.Tx.Commit) }
+
+func (d *deadlineStore) GetJob(ctx context.Context, id int64) (Job, error) {
+	return deadlineReader{d.Store, d.g}.GetJob(ctx, id)
+}
+func (d *deadlineStore) ListJobs(ctx context.Context, q JobQuery) ([]Job, error) {
+	return deadlineReader{d.Store, d.g}.ListJobs(ctx, q)
+}
+func (d deadlineReader) GetJob(ctx context.Context, id int64) (Job, error) {
+	return component.Call(ctx, d.g, func(ctx context.Context) (Job, error) { return d.r.GetJob(ctx, id) })
+}
+func (d deadlineReader) ListJobs(ctx context.Context, q JobQuery) ([]Job, error) {
+	return component.Call(ctx, d.g, func(ctx context.Context) ([]Job, error) { return d.r.ListJobs(ctx, q) })
+}
+func (d *deadlineTx) GetJob(ctx context.Context, id int64) (Job, error) {
+	return d.rd().GetJob(ctx, id)
+}
+func (d *deadlineTx) ListJobs(ctx context.Context, q JobQuery) ([]Job, error) {
+	return d.rd().ListJobs(ctx, q)
+}
+func (d *deadlineTx) InsertJob(ctx context.Context, j Job) (Job, error) {
+	return component.Call(ctx, d.g, func(ctx context.Context) (Job, error) { return d.Tx.InsertJob(ctx, j) })
+}
+func (d *deadlineTx) UpdateJob(ctx context.Context, j Job) error {
+	return d.g.Do(ctx, func(ctx context.Context) error { return d.Tx.UpdateJob(ctx, j) })
+}

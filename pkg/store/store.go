@@ -92,6 +92,7 @@ type Reader interface {
 
 	ChainReader
 	CommentReader
+	JobReader
 }
 
 // ChainReader reads several branches at once, so that resolving inheritance
@@ -181,6 +182,7 @@ type Tx interface {
 	AppendOutbox(ctx context.Context, events ...OutboxEvent) error
 
 	CommentWriter
+	JobWriter
 
 	// Commit makes all writes and the transaction record visible atomically.
 	Commit(ctx context.Context) error

@@ -10,36 +10,6 @@ import (
 	"github.com/spf13/viper"
 )
 
-// setDefaults registers every key so AutomaticEnv finds CMS_<KEY> for it.
-func setDefaults(v *viper.Viper, d app.Config) {
-	v.SetDefault("target", d.Target)
-	v.SetDefault("httpAddr", d.HTTPAddr)
-	v.SetDefault("grpcAddr", d.GRPCAddr)
-	v.SetDefault("dataDir", d.DataDir)
-	v.SetDefault("logLevel", d.LogLevel)
-	v.SetDefault("logFormat", d.LogFormat)
-	v.SetDefault("shutdownTimeout", d.ShutdownTimeout)
-	v.SetDefault("adminUser", d.AdminUser)
-	v.SetDefault("adminPassword", d.AdminPassword)
-	v.SetDefault("corsOrigins", d.CORSOrigins)
-	v.SetDefault("maxUploadBytes", d.MaxUploadBytes)
-	setEdgeDefaults(v, d.Edge)
-	setFilesDefaults(v, d.Files)
-	v.SetDefault("maxValueBytes", d.MaxValueBytes)
-	v.SetDefault("maxRequestValueBytes", d.MaxRequestValueBytes)
-	v.SetDefault("maxIndexedChars", d.MaxIndexedChars)
-	v.SetDefault("indexerMaxAttempts", d.IndexerMaxAttempts)
-	v.SetDefault("indexerBatchSize", d.IndexerBatchSize)
-	for name, c := range map[string]app.Component{"store": d.Store, "events": d.Events, "search": d.Search,
-		"cache": d.Cache, "blobs": d.Blobs} {
-		v.SetDefault(name+".engine", c.Engine)
-		v.SetDefault(name+".url", c.URL)
-		v.SetDefault(name+".prefix", c.Prefix)
-	}
-	setResilienceDefaults(v, d)
-	setQueryDefaults(v, d)
-}
-
 // envKey is the environment variable of a config key: CMS_HTTP_ADDR for
 // httpAddr, CMS_STORE_ENGINE for store.engine.
 func envKey(key string) string {
@@ -59,14 +29,6 @@ func envKey(key string) string {
 	return b.String()
 }
 
-// configKeys are every key of Config, in the file's (camelCase) spelling.
-var configKeys = []string{"target", "httpAddr", "grpcAddr", "dataDir", "logLevel", "logFormat",
-	"shutdownTimeout", "adminUser", "adminPassword", "corsOrigins", "maxUploadBytes",
-	"maxValueBytes", "maxRequestValueBytes", "maxIndexedChars", "indexerMaxAttempts", "indexerBatchSize",
-	"store.engine", "store.url", "store.prefix", "events.engine", "events.url", "events.prefix",
-	"search.engine", "search.url", "search.prefix", "cache.engine", "cache.url", "cache.prefix",
-	"blobs.engine", "blobs.url", "blobs.prefix"}
-
 // componentURLEnv are the shared component URLs (the same names the
 // integration tests use); they fill a distributed engine's empty url.
 var componentURLEnv = map[string]string{
@@ -77,8 +39,8 @@ var componentURLEnv = map[string]string{
 func fromViper(v *viper.Viper, d app.Config) (app.Config, error) {
 	// viper's AutomaticEnv would look for CMS_HTTPADDR; bind the
 	// documented names explicitly.
-	for _, key := range append(append(configKeys[:len(configKeys):len(configKeys)], edgeKeys...), filesKeys...) {
-		if err := v.BindEnv(key, envKey(key)); err != nil {
+	for _, k := range configKeys() {
+		if err := v.BindEnv(k.Key, envKey(k.Key)); err != nil {
 			return d, err
 		}
 	}
@@ -101,6 +63,8 @@ func fromViper(v *viper.Viper, d app.Config) (app.Config, error) {
 	c.MaxIndexedChars = v.GetInt("maxIndexedChars")
 	c.IndexerMaxAttempts = v.GetInt("indexerMaxAttempts")
 	c.IndexerBatchSize = v.GetInt("indexerBatchSize")
+	c.JobConcurrency = v.GetInt("jobConcurrency")
+	c.JobAckWait = v.GetDuration("jobAckWait")
 	comps := map[string]*app.Component{"store": &c.Store, "events": &c.Events, "search": &c.Search,
 		"cache": &c.Cache, "blobs": &c.Blobs}
 	for name, comp := range comps {

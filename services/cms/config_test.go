@@ -5,10 +5,10 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 	"testing"
 
+	"github.com/cmsplatform/cms/pkg/testenv"
 	"github.com/cmsplatform/cms/services/internal/app"
 )
 
@@ -79,7 +79,7 @@ func TestREADMEDocumentsTheDefaults(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	testREADMEListsEverySetting(t, string(b))
+	testREADMEListsEverySetting(t)
 	d := app.DefaultConfig()
 	for _, s := range []string{"`" + d.HTTPAddr + "`", "`" + d.GRPCAddr + "`", "`" + d.DataDir + "`",
 		"password `" + app.DefaultAdminPassword + "`", "user `" + d.AdminUser + "`"} {
@@ -108,35 +108,9 @@ const (
 )
 
 // testREADMEListsEverySetting: the README's settings table is the one
-// generated from app.Config, and every key of it is bound to its
-// environment variable (a key missing from configKeys, edgeKeys, filesKeys or
-// resilienceKeys would be listed but not read from the environment).
-func testREADMEListsEverySetting(t *testing.T, readme string) {
-	bound := map[string]bool{}
-	for _, k := range slices.Concat(configKeys, edgeKeys, resilienceKeys, queryKeys, filesKeys) {
-		bound[k] = true
-	}
-	for _, s := range settings() {
-		if !bound[s.Key] {
-			t.Errorf("setting %s is not bound to %s", s.Key, s.Env)
-		}
-		delete(bound, s.Key)
-	}
-	for k := range bound {
-		t.Errorf("key %s is bound but is no field of app.Config", k)
-	}
-	begin, end := strings.Index(readme, settingsBegin), strings.Index(readme, settingsEnd)
-	if begin < 0 || end < begin {
-		t.Fatalf("README lacks the settings table between %q and %q", settingsBegin, settingsEnd)
-	}
-	want := settingsTable()
-	if got := readme[begin+len(settingsBegin) : end]; got != want {
-		if *update {
-			if err := os.WriteFile("../../README.md", []byte(readme[:begin+len(settingsBegin)]+want+readme[end:]), 0o644); err != nil {
-				t.Fatal(err)
-			}
-			return
-		}
-		t.Errorf("README's settings table differs from app.Config; run go test ./services/cms -run TestREADMEDocumentsTheDefaults -update. Want:\n%s", want)
-	}
+// generated from app.Config (configKeys, from which defaults and
+// environment bindings come too).
+func testREADMEListsEverySetting(t *testing.T) {
+	testenv.Generated(t, "../../README.md", settingsBegin, settingsEnd, settingsTable(), *update,
+		"go test ./services/cms -run TestREADMEDocumentsTheDefaults -update")
 }

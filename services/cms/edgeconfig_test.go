@@ -57,7 +57,11 @@ func TestREADMEDocumentsTheEdgeSettings(t *testing.T) {
 		"edge.loginMaxBackoff": d.LoginMaxBackoff.String(), "edge.loginTracked": "10000", "edge.passwordChecks": "0",
 		"edge.passwordCheckWait": d.PasswordCheckWait.String(),
 	}
-	for _, key := range edgeKeys {
+	for _, k := range configKeys() {
+		key := k.Key
+		if !strings.HasPrefix(key, "edge.") {
+			continue
+		}
 		row := ""
 		for _, line := range strings.Split(string(b), "\n") {
 			if strings.Contains(line, "`"+envKey(key)+"`") {

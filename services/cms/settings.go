@@ -3,10 +3,12 @@ package main
 import (
 	"fmt"
 	"reflect"
+	"slices"
 	"strings"
 	"time"
 
 	"github.com/cmsplatform/cms/services/internal/app"
+	"github.com/spf13/viper"
 )
 
 // setting is one configuration key with its environment variable and its
@@ -15,29 +17,56 @@ type setting struct {
 	Key, Env, Run, Serve string
 }
 
-// settings lists every key of app.Config, read from its yaml tags, so the
-// list cannot miss a field: nested structs give dotted keys
-// (edge.maxBodyBytes, store.engine).
-func settings() []setting {
-	var out []setting
-	var walk func(prefix string, run, serve reflect.Value)
-	walk = func(prefix string, run, serve reflect.Value) {
-		for i := 0; i < run.NumField(); i++ {
-			f := run.Type().Field(i)
+// configKey is one key of app.Config: its dotted yaml spelling and the
+// index path of its field.
+type configKey struct {
+	Key   string
+	Index []int
+}
+
+// configKeys lists every key of app.Config, read from its yaml tags, so
+// the list cannot miss a field: nested structs give dotted keys
+// (edge.maxBodyBytes, store.engine). Defaults, environment variables and
+// the README's settings table all come from it.
+func configKeys() []configKey {
+	var out []configKey
+	var walk func(prefix string, t reflect.Type, index []int)
+	walk = func(prefix string, t reflect.Type, index []int) {
+		for i := range t.NumField() {
+			f := t.Field(i)
 			tag := strings.Split(f.Tag.Get("yaml"), ",")[0]
 			if tag == "" || tag == "-" {
 				continue
 			}
-			key := prefix + tag
-			if f.Type.Kind() == reflect.Struct && f.Type != reflect.TypeFor[time.Duration]() {
-				walk(key+".", run.Field(i), serve.Field(i))
+			key, idx := prefix+tag, append(slices.Clone(index), i)
+			if f.Type.Kind() == reflect.Struct {
+				walk(key+".", f.Type, idx)
 				continue
 			}
-			out = append(out, setting{Key: key, Env: envKey(key),
-				Run: settingValue(run.Field(i)), Serve: settingValue(serve.Field(i))})
+			out = append(out, configKey{Key: key, Index: idx})
 		}
 	}
-	walk("", reflect.ValueOf(app.DefaultConfig()), reflect.ValueOf(app.DistributedConfig()))
+	walk("", reflect.TypeFor[app.Config](), nil)
+	return out
+}
+
+// setDefaults registers every key with its default, and so viper knows
+// every key a file or CMS_<KEY> may set.
+func setDefaults(v *viper.Viper, d app.Config) {
+	dv := reflect.ValueOf(d)
+	for _, k := range configKeys() {
+		v.SetDefault(k.Key, dv.FieldByIndex(k.Index).Interface())
+	}
+}
+
+// settings lists every key with its environment variable and defaults.
+func settings() []setting {
+	run, serve := reflect.ValueOf(app.DefaultConfig()), reflect.ValueOf(app.DistributedConfig())
+	var out []setting
+	for _, k := range configKeys() {
+		out = append(out, setting{Key: k.Key, Env: envKey(k.Key),
+			Run: settingValue(run.FieldByIndex(k.Index)), Serve: settingValue(serve.FieldByIndex(k.Index))})
+	}
 	return out
 }
 

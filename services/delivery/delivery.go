@@ -3,14 +3,14 @@
 // domain in pkg/delivery and back; operations not built yet answer 501
 // naming the operation.
 //
-// Caching (etag.go): answers are cached under the normalized query with
-// the tags pkg/delivery names (objects rendered and resolved, lists per
-// branch and type, the branch's meta-model) and evicted by the change
-// events that touch them (Invalidator), fenced by the index version so a
-// rendering from older data is never stored after its eviction; HTTPCache
-// serves hits in front of the gateway. Every answer has a strong ETag
-// (304 on If-None-Match) and Cache-Control "public, max-age=0,
-// must-revalidate". Read-your-writes: X-Cms-Min-Version / X-Cms-Max-Wait.
+// Caching (cache.go) is pkg/responsecache: answers are cached under the
+// normalized query with the tags pkg/delivery names (objects rendered and
+// resolved, lists per branch and type, the branch's meta-model) and
+// evicted by the change events that touch them (Invalidator), fenced by
+// the index version; HTTPCache serves hits in front of the gateway. This
+// package only translates: gRPC metadata and headers (strong ETag, 304 on
+// If-None-Match, Cache-Control; read-your-writes with X-Cms-Min-Version /
+// X-Cms-Max-Wait) and the authorization of the HTTP fast path.
 // Access (access.go): read grants on the branch or an ancestor.
 package delivery
 
@@ -22,6 +22,7 @@ import (
 	"github.com/cmsplatform/cms/pkg/delivery"
 	"github.com/cmsplatform/cms/pkg/files"
 	"github.com/cmsplatform/cms/pkg/indexdoc"
+	"github.com/cmsplatform/cms/pkg/responsecache"
 	"github.com/cmsplatform/cms/pkg/search"
 	deliveryv1 "github.com/cmsplatform/cms/proto/gen/go/cms/delivery/v1"
 	"github.com/cmsplatform/cms/proto/gen/openapi"
@@ -39,8 +40,8 @@ type Options struct {
 	// Search is the engine the indexer writes. Nil: every operation
 	// answers Unavailable.
 	Search search.Engine
-	// Cache, when set, keeps rendered responses keyed by the index
-	// version, so an indexed change makes them unreachable at once.
+	// Cache, when set, stores the response cache (pkg/responsecache);
+	// nil caches nothing.
 	Cache cache.Cache
 	// Layout must be the indexer's (IndexPrefix, Languages).
 	Layout indexdoc.Layout
@@ -62,7 +63,7 @@ func New(opts Options) *Group {
 	if opts.Logger == nil {
 		opts.Logger = slog.New(slog.DiscardHandler)
 	}
-	s := &service{log: opts.Logger, cache: opts.Cache}
+	s := &service{log: opts.Logger, cache: responsecache.New(opts.Cache, opts.Logger)}
 	if opts.Search != nil {
 		// New fails only without an engine.
 		s.dom, _ = delivery.New(delivery.Options{Search: opts.Search, Layout: opts.Layout, Logger: opts.Logger})
@@ -96,8 +97,7 @@ func (g *Group) RegisterGateway(ctx context.Context, mux *runtime.ServeMux, conn
 type service struct {
 	deliveryv1.UnimplementedDeliveryServiceServer
 	dom    *delivery.Service
-	cache  cache.Cache
+	cache  *responsecache.Cache
 	log    *slog.Logger
 	chains *indexbranches.Resolver
-	stats  counters
 }

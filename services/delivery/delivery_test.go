@@ -18,6 +18,7 @@ import (
 	"github.com/cmsplatform/cms/pkg/delivery/deliverytest"
 	"github.com/cmsplatform/cms/pkg/events"
 	"github.com/cmsplatform/cms/pkg/indexdoc"
+	"github.com/cmsplatform/cms/pkg/responsecache"
 	"github.com/cmsplatform/cms/pkg/search"
 	deliveryv1 "github.com/cmsplatform/cms/proto/gen/go/cms/delivery/v1"
 	"github.com/cmsplatform/cms/services/internal/gatewaytest"
@@ -34,7 +35,7 @@ type harness struct {
 	client deliveryv1.DeliveryServiceClient
 	url    string
 	cache  *memory.Cache
-	inv    *Invalidator
+	inv    *responsecache.Invalidator
 	group  *Group
 	authz  *interceptors.Authz
 }

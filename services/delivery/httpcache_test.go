@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/cmsplatform/cms/pkg/auth"
+	"github.com/cmsplatform/cms/pkg/responsecache"
 )
 
 // users is a test Authenticator: password "pw" for every listed user.
@@ -39,7 +40,7 @@ func TestHTTPCache(t *testing.T) {
 	ctx := context.Background()
 	path := "/branches/4/objects/home?resolve=moduleRefs&lang=en-US"
 	u, _ := url.Parse(h.url + path)
-	key := httpKey(&http.Request{URL: u, Header: http.Header{"Accept": {"application/json"}}})
+	key := responsecache.HTTPKey(&http.Request{URL: u, Header: http.Header{"Accept": {"application/json"}}})
 	h.get(t, 401, path)
 	first := h.get(t, 200, path, "Authorization", basicAuth("reader"))
 	if _, ok, _ := h.cache.Get(ctx, key); !ok {
@@ -48,7 +49,7 @@ func TestHTTPCache(t *testing.T) {
 	// Hits: same body and ETag, 304 on If-None-Match, refused callers still refused.
 	again := h.get(t, 200, "/branches/4/objects/home?lang=en-US&resolve=moduleRefs", "Authorization", basicAuth("reader"))
 	if string(again.body) != string(first.body) || again.header.Get("ETag") != first.header.Get("ETag") ||
-		again.header.Get("Cache-Control") != CacheControl || again.header.Get("Content-Type") != first.header.Get("Content-Type") {
+		again.header.Get("Cache-Control") != responsecache.CacheControl || again.header.Get("Content-Type") != first.header.Get("Content-Type") {
 		t.Fatalf("hit differs:\n%s %v\n%s %v", again.body, again.header, first.body, first.header)
 	}
 	h.get(t, 304, path, "Authorization", basicAuth("reader"), "If-None-Match", first.header.Get("ETag"))

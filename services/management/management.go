@@ -11,6 +11,7 @@ import (
 	"github.com/cmsplatform/cms/pkg/codegen"
 	"github.com/cmsplatform/cms/pkg/content"
 	"github.com/cmsplatform/cms/pkg/files"
+	"github.com/cmsplatform/cms/pkg/jobs"
 
 	managementv1 "github.com/cmsplatform/cms/proto/gen/go/cms/management/v1"
 	"github.com/cmsplatform/cms/proto/gen/openapi"
@@ -33,6 +34,9 @@ type Options struct {
 	// Files is the domain of uploads and files. Nil leaves the file
 	// operations at 501.
 	Files *files.Service
+	// Jobs is the job domain (pkg/jobs). Nil leaves the job and job
+	// input operations at 501.
+	Jobs *jobs.Service
 	// Codegen bounds the code generator (zero: codegen's defaults). The
 	// generator runs on Content; without it both operations answer 501.
 	Codegen codegen.Limits
@@ -53,7 +57,7 @@ func New(opts Options) *Group {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	api := &service{content: opts.Content, files: opts.Files, log: log}
+	api := &service{content: opts.Content, files: opts.Files, jobs: opts.Jobs, log: log}
 	if opts.Content != nil {
 		api.codegen = codegen.New(opts.Content, opts.Codegen)
 	}
@@ -90,6 +94,7 @@ type service struct {
 	managementv1.UnimplementedManagementServiceServer
 	content *content.Service
 	files   *files.Service
+	jobs    *jobs.Service
 	codegen *codegen.Service
 	log     *slog.Logger
 }
@@ -98,7 +103,7 @@ type service struct {
 type binaries struct {
 	managementv1.UnimplementedManagementBinaryServiceServer
 	files *files.Service
-	api   *service // for its status mapping
+	api   *service
 }
 
 // BranchResolvers implements app.BranchResolving: Management resolves

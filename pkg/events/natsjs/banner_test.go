@@ -1,39 +1,20 @@
 package natsjs_test
 
 import (
-	"bytes"
 	"log/slog"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/cmsplatform/cms/pkg/events/natsjs"
+	"github.com/cmsplatform/cms/pkg/testenv"
 )
-
-// lockedBuffer is a bytes.Buffer safe for the server's goroutines.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
-}
 
 // TestEmbeddedStartsQuietly: at info the embedded server logs one line
 // (ready, with its store directory), not nats-server's banner; the banner
 // is still there at debug.
 func TestEmbeddedStartsQuietly(t *testing.T) {
 	for _, level := range []slog.Level{slog.LevelInfo, slog.LevelDebug} {
-		var logs lockedBuffer
+		var logs testenv.Buffer
 		log := slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: level}))
 		b, err := natsjs.NewEmbedded(t.Context(), natsjs.EmbeddedConfig{Dir: t.TempDir(), Logger: log})
 		if err != nil {

@@ -10,14 +10,22 @@ import (
 // store.CommentWriter on writeTx.
 
 func (r reader) GetComment(ctx context.Context, id int64) (store.Comment, error) {
-	cs, err := r.queryComments(ctx, r.st.getComment, id)
-	if err != nil {
-		return store.Comment{}, err
+	return one[store.Comment](r.d, "comment", id)(r.queryComments(ctx, r.st.getComment, id))
+}
+
+// one returns the single row of a by-id query, or ErrNotFound naming
+// what and id.
+func one[T any](d Dialect, what string, id int64) func([]T, error) (T, error) {
+	return func(rows []T, err error) (T, error) {
+		var zero T
+		if err != nil {
+			return zero, err
+		}
+		if len(rows) == 0 {
+			return zero, notFound(d, "%s %d", what, id)
+		}
+		return rows[0], nil
 	}
-	if len(cs) == 0 {
-		return store.Comment{}, notFound(r.d, "comment %d", id)
-	}
-	return cs[0], nil
 }
 
 func (r reader) ListComments(ctx context.Context, q store.CommentQuery) ([]store.Comment, error) {
@@ -32,17 +40,25 @@ func (r reader) ListComments(ctx context.Context, q store.CommentQuery) ([]store
 	if q.User != "" {
 		b.where(`user_key = ?`, store.CommentUserKey(q.User))
 	}
-	if q.Deleted != nil {
-		b.where(`deleted = ?`, *q.Deleted)
-	}
-	if q.BeforeID > 0 {
-		b.where(`id < ?`, q.BeforeID)
-	}
-	b.add(` ORDER BY id DESC`)
-	if q.Limit > 0 {
-		b.add(` LIMIT ?`, q.Limit)
-	}
+	b.newestFirst(q.Deleted, q.BeforeID, q.Limit)
 	return r.queryComments(ctx, b.sql(), b.args...)
+}
+
+// newestFirst ends a list of rows with a deleted flag and int64 ids
+// (comments, jobs): the deleted filter (nil: both), keyset paging below
+// beforeID (0: from the newest), id descending, at most limit rows (<= 0:
+// all).
+func (q *query) newestFirst(deleted *bool, beforeID int64, limit int) {
+	if deleted != nil {
+		q.where(`deleted = ?`, *deleted)
+	}
+	if beforeID > 0 {
+		q.where(`id < ?`, beforeID)
+	}
+	q.add(` ORDER BY id DESC`)
+	if limit > 0 {
+		q.add(` LIMIT ?`, limit)
+	}
 }
 
 func (r reader) queryComments(ctx context.Context, query string, args ...any) ([]store.Comment, error) {

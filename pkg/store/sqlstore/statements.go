@@ -40,12 +40,17 @@ type statements struct {
 	commentDeleted     string // id
 	deleteComment      string // modified, tx, id
 	getComment         string // id
+	allocateJobID      string // none; returns the id
+	insertJob          string // id, branch, definition, trigger, user, user key, state, doc, created, modified
+	updateJob          string // state, deleted, doc, modified, id
+	getJob             string // id
 
 	// The SELECT … FROM of the queries built per call; they take no
 	// parameter.
 	selectObjects  string
 	selectValues   string
 	selectComments string
+	selectJobs     string
 }
 
 func newStatements(d Dialect) *statements {
@@ -55,6 +60,9 @@ func newStatements(d Dialect) *statements {
 	commentColumns := `id, branch, object_id, user_name, body, deleted, ` +
 		t("created") + `, ` + t("modified") + `, created_tx, modified_tx`
 	selectComments := `SELECT ` + commentColumns + ` FROM comments`
+	jobColumns := `id, branch, definition_id, trigger_id, user_name, state, deleted, doc, ` +
+		t("created") + `, ` + t("modified")
+	selectJobs := `SELECT ` + jobColumns + ` FROM jobs`
 	r := d.Rebind
 	beginAndInsert := ""
 	if d.ModifyingCTE() {
@@ -104,10 +112,16 @@ func newStatements(d Dialect) *statements {
 		commentDeleted:    r(`SELECT deleted FROM comments WHERE id = ?` + d.LockForUpdate()),
 		deleteComment:     r(`UPDATE comments SET deleted = TRUE, ` + t("modified") + ` = ?, modified_tx = ? WHERE id = ?`),
 		getComment:        r(selectComments + ` WHERE id = ?`),
+		allocateJobID:     `UPDATE counters SET value = value + 1 WHERE name = 'job' RETURNING value`,
+		insertJob: r(`INSERT INTO jobs (id, branch, definition_id, trigger_id, user_name, user_key, state, doc, ` +
+			t("created") + `, ` + t("modified") + `) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`),
+		updateJob: r(`UPDATE jobs SET state = ?, deleted = ?, doc = ?, ` + t("modified") + ` = ? WHERE id = ?`),
+		getJob:    r(selectJobs + ` WHERE id = ?`),
 
 		selectObjects: selectObjects,
 		selectValues: `SELECT object_id, branch, attribute_id, language, variant, sort_reverse, ` +
 			d.JSONText("value") + `, unit_ref, modified_tx FROM object_values`,
 		selectComments: selectComments,
+		selectJobs:     selectJobs,
 	}
 }

@@ -48,6 +48,7 @@ func Run(t *testing.T, newStore Factory) {
 		{"ListComments", testListComments},
 		{"CommentsInTx", testCommentsInTx},
 		{"CommentsPurgedWithBranch", testCommentsPurgedWithBranch},
+		{"Jobs", testJobs},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -59,6 +59,9 @@ var needs = map[string][]string{
 	// Index reads the index only; the store authenticates users.
 	TargetIndex:   {"search", "store"},
 	TargetIndexer: {"store", "events", "search"},
+	// The job runner reads and writes content, keeps logs and artifacts
+	// in the blob store and rebuilds the index (jobReindex).
+	TargetJobs: {"store", "events", "blobs", "search"},
 }
 
 // OpenComponents opens what the configured targets need, in dependency

@@ -26,10 +26,11 @@ const (
 	TargetRendering  = "rendering"
 	TargetIndex      = "index"
 	TargetIndexer    = "indexer"
+	TargetJobs       = "jobs"
 )
 
 // AllTargets lists the single targets in start order.
-var AllTargets = []string{TargetManagement, TargetDelivery, TargetRendering, TargetIndex, TargetIndexer}
+var AllTargets = []string{TargetManagement, TargetDelivery, TargetRendering, TargetIndex, TargetIndexer, TargetJobs}
 
 // Engines of each component: the embedded one first, the distributed second.
 const (
@@ -81,6 +82,12 @@ type Config struct {
 	// (whatever is pending, up to this; 1 applies them one at a time).
 	// CMS_INDEXER_BATCH_SIZE.
 	IndexerBatchSize int `yaml:"indexerBatchSize"`
+	// JobConcurrency: jobs one process of the jobs target runs at once;
+	// JobAckWait: how long a job's runner may stay silent before the queue
+	// hands the job to another runner (pkg/jobs.RunnerOptions).
+	// CMS_JOB_CONCURRENCY, CMS_JOB_ACK_WAIT.
+	JobConcurrency int           `yaml:"jobConcurrency"`
+	JobAckWait     time.Duration `yaml:"jobAckWait"`
 
 	Store  Component `yaml:"store"`
 	Events Component `yaml:"events"`
@@ -240,6 +247,8 @@ func DefaultConfig() Config {
 		MaxIndexedChars:      indexwriter.DefaultMaxIndexedChars,
 		IndexerMaxAttempts:   indexwriter.DefaultMaxAttempts,
 		IndexerBatchSize:     events.DefaultBatchSize,
+		JobConcurrency:       2,
+		JobAckWait:           30 * time.Second,
 		Store:                Component{Engine: EngineSQLite},
 		Events:               Component{Engine: EngineEmbeddedNATS},
 		Search:               Component{Engine: EngineBleve, Prefix: "cms"},

@@ -19,6 +19,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cmsplatform/cms/pkg/testenv"
 	"github.com/cmsplatform/cms/services/internal/gateway"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
@@ -30,7 +31,7 @@ import (
 
 // startLogged runs cfg until the test ends and returns the server and its
 // log.
-func startLogged(t *testing.T, cfg Config) (*Server, *syncBuffer) {
+func startLogged(t *testing.T, cfg Config) (*Server, *testenv.Buffer) {
 	t.Helper()
 	srv, logs, _ := startLoggedStop(t, cfg)
 	return srv, logs
@@ -38,9 +39,9 @@ func startLogged(t *testing.T, cfg Config) (*Server, *syncBuffer) {
 
 // startLoggedStop is startLogged with a stop function, for tests that
 // restart a server; it is called at the end of the test if not before.
-func startLoggedStop(t *testing.T, cfg Config) (*Server, *syncBuffer, func()) {
+func startLoggedStop(t *testing.T, cfg Config) (*Server, *testenv.Buffer, func()) {
 	t.Helper()
-	logs := &syncBuffer{}
+	logs := &testenv.Buffer{}
 	log := slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelInfo}))
 	ctx, cancel := context.WithCancel(context.Background())
 	srv, err := Complete(ctx, cfg, log)
@@ -78,13 +79,13 @@ func startLoggedStop(t *testing.T, cfg Config) (*Server, *syncBuffer, func()) {
 
 // edgeServer runs `cms run` on random ports with mod applied to its
 // configuration.
-func edgeServer(t *testing.T, mod func(*Config)) (string, *syncBuffer) {
+func edgeServer(t *testing.T, mod func(*Config)) (string, *testenv.Buffer) {
 	t.Helper()
 	srv, logs := edgeServerGRPC(t, mod)
 	return "http://" + srv.HTTPAddr(), logs
 }
 
-func edgeServerGRPC(t *testing.T, mod func(*Config)) (*Server, *syncBuffer) {
+func edgeServerGRPC(t *testing.T, mod func(*Config)) (*Server, *testenv.Buffer) {
 	t.Helper()
 	cfg := DefaultConfig()
 	cfg.DataDir = t.TempDir()

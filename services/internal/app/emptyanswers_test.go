@@ -90,11 +90,17 @@ var emptyAnswerRequests = map[string]func(t *testing.T, c httpClient) (method, p
 	"DELETE /apis/cms/v1/comments/{commentId}": func(t *testing.T, c httpClient) (string, string, string) {
 		return http.MethodDelete, fmt.Sprintf("/apis/cms/v1/comments/%d", newComment(t, c)), ""
 	},
-	// Not implemented yet (501); when they are, give each a request that
-	// succeeds (a job or upload created first).
-	"PATCH /apis/cms/v1/jobs/{jobId}":      notImplementedYet(http.MethodPatch, "/apis/cms/v1/jobs/1", `{}`),
-	"DELETE /apis/cms/v1/jobs/{jobId}":     notImplementedYet(http.MethodDelete, "/apis/cms/v1/jobs/1", ""),
-	"DELETE /apis/cms/v1/jobInput/{token}": notImplementedYet(http.MethodDelete, "/apis/cms/v1/jobInput/token", ""),
+	"PATCH /apis/cms/v1/jobs/{jobId}": func(t *testing.T, c httpClient) (string, string, string) {
+		return http.MethodPatch, fmt.Sprintf("/apis/cms/v1/jobs/%d", newJob(t, c)), `{"retainUntil":"2030-01-01T00:00:00Z"}`
+	},
+	"DELETE /apis/cms/v1/jobs/{jobId}": func(t *testing.T, c httpClient) (string, string, string) {
+		return http.MethodDelete, fmt.Sprintf("/apis/cms/v1/jobs/%d", newJob(t, c)), ""
+	},
+	// Cancelling a job input is idempotent: a well-formed token answers
+	// 200 whether or not an upload holds it.
+	"DELETE /apis/cms/v1/jobInput/{token}": func(*testing.T, httpClient) (string, string, string) {
+		return http.MethodDelete, "/apis/cms/v1/jobInput/" + strings.Repeat("ab", 16), ""
+	},
 	"DELETE /apis/cms/v1/fileUpload/{token}": func(t *testing.T, c httpClient) (string, string, string) {
 		return http.MethodDelete, "/apis/cms/v1/fileUpload/" + newUpload(t, c), ""
 	},
@@ -126,6 +132,19 @@ func newUpload(t *testing.T, c httpClient) string {
 
 func notImplementedYet(method, path, body string) func(*testing.T, httpClient) (string, string, string) {
 	return func(*testing.T, httpClient) (string, string, string) { return method, path, body }
+}
+
+// newJob creates an export job (definition 1200 = jobExportJson).
+func newJob(t *testing.T, c httpClient) int64 {
+	t.Helper()
+	r := c.must(http.StatusOK, http.MethodPost, "/apis/cms/v1/jobs", `{"branchId":4,"jobDefinitionId":1200,"objIds":[201],"language":0}`)
+	var out struct {
+		ID int64 `json:"id"`
+	}
+	if err := json.Unmarshal(r.body, &out); err != nil || out.ID == 0 {
+		t.Fatalf("create job: %s", r.body)
+	}
+	return out.ID
 }
 
 func newComment(t *testing.T, c httpClient) int64 {

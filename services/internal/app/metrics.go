@@ -2,6 +2,7 @@ package app
 
 import (
 	"github.com/cmsplatform/cms/pkg/outbox"
+	"github.com/cmsplatform/cms/pkg/responsecache"
 	"github.com/cmsplatform/cms/services/delivery"
 	"github.com/cmsplatform/cms/services/indexer"
 	"github.com/prometheus/client_golang/prometheus"
@@ -41,17 +42,18 @@ func registerIndexerMetrics(reg prometheus.Registerer, ix *indexer.Service) {
 }
 
 func registerDeliveryMetrics(reg prometheus.Registerer, g *delivery.Group) {
-	answers := func(layer, result string, f func(delivery.Stats) int64) prometheus.Collector {
+	answers := func(layer, result string, f func(responsecache.Stats) int64) prometheus.Collector {
 		return prometheus.NewCounterFunc(prometheus.CounterOpts{Name: "cms_delivery_cache_requests_total",
 			Help:        "Delivery requests by cache layer (http in front of the gateway, grpc behind it) and result.",
 			ConstLabels: prometheus.Labels{"layer": layer, "result": result}}, func() float64 { return float64(f(g.Stats())) })
 	}
 	reg.MustRegister(
-		answers("http", "hit", func(s delivery.Stats) int64 { return s.HTTPHits }),
-		answers("http", "not_modified", func(s delivery.Stats) int64 { return s.HTTPNotModified }),
-		answers("http", "miss", func(s delivery.Stats) int64 { return s.HTTPMisses }),
-		answers("grpc", "hit", func(s delivery.Stats) int64 { return s.Hits }),
-		answers("grpc", "miss", func(s delivery.Stats) int64 { return s.Misses }),
+		answers("http", "hit", func(s responsecache.Stats) int64 { return s.HTTPHits }),
+		answers("http", "not_modified", func(s responsecache.Stats) int64 { return s.HTTPNotModified }),
+		answers("http", "miss", func(s responsecache.Stats) int64 { return s.HTTPMisses }),
+		answers("grpc", "hit", func(s responsecache.Stats) int64 { return s.Hits }),
+		answers("grpc", "miss", func(s responsecache.Stats) int64 { return s.Misses }),
+		counterFunc("cms_delivery_cache_shared_builds_total", "Delivery cache misses answered by an identical concurrent build instead of their own.", func() int64 { return g.Stats().Shared }),
 		counterFunc("cms_delivery_invalidations_total", "Change events applied to the Delivery cache.", func() int64 { return g.Stats().Invalidations }),
 		counterFunc("cms_delivery_evicted_tags_total", "Cache tags evicted by change events.", func() int64 { return g.Stats().EvictedTags }))
 }

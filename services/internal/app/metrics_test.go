@@ -32,6 +32,7 @@ func TestPipelineMetrics(t *testing.T) {
 		`cms_delivery_cache_requests_total{layer="http",result="miss"}`:         1,
 		`cms_delivery_cache_requests_total{layer="grpc",result="miss"}`:         1,
 		"cms_delivery_invalidations_total":                                      1,
+		"cms_delivery_cache_shared_builds_total":                                0,
 	}
 	var got map[string]float64
 	for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(20 * time.Millisecond) {

@@ -29,6 +29,7 @@ var readyNeeds = map[string][][]string{
 	TargetRendering:  {},
 	TargetIndex:      {{"search"}},
 	TargetIndexer:    {{"events"}, {"search"}},
+	TargetJobs:       {{"store"}, {"events"}},
 }
 
 // readyGroups are the readiness groups of the configured targets.

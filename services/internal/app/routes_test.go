@@ -225,9 +225,9 @@ func TestOperationalEndpoints(t *testing.T) {
 	}
 	// The same 501 over gRPC: code Unimplemented, message naming the operation.
 	ctx := metadata.AppendToOutgoingContext(context.Background(), "authorization", "Basic YWRtaW46dGVzdC1wYXNzd29yZA==")
-	err = conn.Invoke(ctx, "/cms.management.v1.ManagementService/GetJobs", &emptypb.Empty{}, &emptypb.Empty{})
-	if status.Code(err) != codes.Unimplemented || !strings.Contains(status.Convert(err).Message(), "Job_GetJobs") {
-		t.Fatalf("gRPC GetJobs (not built yet): %v", err)
+	err = conn.Invoke(ctx, "/cms.rendering.v1.RenderingService/RenderBatch", &emptypb.Empty{}, &emptypb.Empty{})
+	if status.Code(err) != codes.Unimplemented || !strings.Contains(status.Convert(err).Message(), "RenderBatchAsync") {
+		t.Fatalf("gRPC RenderBatch (not built yet): %v", err)
 	}
 	err = conn.Invoke(context.Background(), "/cms.management.v1.ManagementService/GetBranches", &emptypb.Empty{}, &emptypb.Empty{})
 	if status.Code(err) != codes.Unauthenticated {

@@ -76,13 +76,20 @@ func guarded(e EdgeConfig, a auth.Authenticator) *auth.Guarded {
 func buildTargets(ctx context.Context, cfg Config, comps *Components, log *slog.Logger, reg prometheus.Registerer, usersChanged func(), readyDetail func(func() string)) ([]Group, []func(context.Context) error, error) {
 	var groups []Group
 	var workers []func(context.Context) error
+	jw := &jobsWiring{cfg: cfg, comps: comps, log: log}
 	for _, t := range cfg.Targets() {
 		switch t {
 		case TargetManagement:
 			// Management writes; its relay publishes the outbox. Several
 			// replicas may run it: one at a time claims (the store's relay
 			// lock), the others stand by, so events stay in commit order.
-			pub := events.PublisherWithDeadline(comps.Events, component.Guard{Name: "events", Timeout: cfg.Timeouts.Events})
+			// Job queue events go to the job queue, the others to the
+			// change stream (jobs.Route), both under the events deadline.
+			route, err := jw.route(ctx, comps.Events)
+			if err != nil {
+				return nil, nil, err
+			}
+			pub := events.PublisherWithDeadline(route, component.Guard{Name: "events", Timeout: cfg.Timeouts.Events})
 			relay := outbox.New(comps.Store, pub, outbox.Options{Logger: log.With("worker", "outbox")})
 			workers = append(workers, relay.Run)
 			registerRelayMetrics(reg, relay)
@@ -101,7 +108,7 @@ func buildTargets(ctx context.Context, cfg Config, comps *Components, log *slog.
 			}
 			svc := content.New(st, log.With("component", "content"), opts...)
 			groups = append(groups, management.New(management.Options{
-				MaxUploadBytes: cfg.MaxUploadBytes, Content: svc, Files: fs, Logger: log,
+				MaxUploadBytes: cfg.MaxUploadBytes, Content: svc, Files: fs, Jobs: jw.service(svc, relay.Notify), Logger: log,
 			}))
 		case TargetDelivery:
 			g := delivery.New(delivery.Options{Search: comps.Search, Cache: comps.Cache,
@@ -144,6 +151,12 @@ func buildTargets(ctx context.Context, cfg Config, comps *Components, log *slog.
 			workers = append(workers, ix.Run)
 			registerIndexerMetrics(reg, ix)
 			readyDetail(func() string { return indexerLag(ix.Lag()) })
+		case TargetJobs:
+			run, err := jw.runner(ctx, usersChanged)
+			if err != nil {
+				return nil, nil, err
+			}
+			workers = append(workers, run)
 		}
 	}
 	return groups, workers, nil

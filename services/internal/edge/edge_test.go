@@ -8,26 +8,13 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/cmsplatform/cms/pkg/auth"
+	"github.com/cmsplatform/cms/pkg/testenv"
 	"github.com/cmsplatform/cms/services/internal/gateway"
 )
-
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  strings.Builder
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string { l.mu.Lock(); defer l.mu.Unlock(); return l.b.String() }
 
 func serve(h http.Handler, r *http.Request) (*httptest.ResponseRecorder, gateway.Problem) {
 	w := httptest.NewRecorder()
@@ -41,7 +28,7 @@ func serve(h http.Handler, r *http.Request) (*httptest.ResponseRecorder, gateway
 // error handler and a panic both leave an ERROR line carrying the request
 // id the ProblemDetails shows, with the cause the client never sees.
 func TestServerErrorsAreLoggedWithTheRequestID(t *testing.T) {
-	logs := &lockedBuffer{}
+	logs := &testenv.Buffer{}
 	log := slog.New(slog.NewTextHandler(logs, nil))
 	failing := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.URL.Path == "/panic" {

@@ -2,8 +2,8 @@ package gateway
 
 import (
 	"context"
-	"strings"
 
+	"github.com/cmsplatform/cms/pkg/responsecache"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/metadata"
 )
@@ -11,7 +11,8 @@ import (
 // Conditional answers a conditional GET: it sends tag as the ETag (with
 // the extra header pairs, e.g. "cache-control", "…") and returns
 // NotModified (304) when the request's If-None-Match names tag or is "*".
-// An empty tag sends nothing and never matches.
+// An empty tag sends nothing and never matches. The comparison is
+// responsecache.ETagMatches, also used by Delivery's HTTP cache.
 func Conditional(ctx context.Context, tag string, headerPairs ...string) error {
 	if tag == "" {
 		return nil
@@ -19,21 +20,9 @@ func Conditional(ctx context.Context, tag string, headerPairs ...string) error {
 	_ = grpc.SetHeader(ctx, metadata.Pairs(append([]string{"etag", tag}, headerPairs...)...))
 	md, _ := metadata.FromIncomingContext(ctx)
 	for _, h := range md.Get("if-none-match") {
-		if ETagMatches(h, tag) {
+		if responsecache.ETagMatches(h, tag) {
 			return NotModified()
 		}
 	}
 	return nil
-}
-
-// ETagMatches implements the weak comparison of If-None-Match (RFC 9110
-// 13.1.2): header is a list of tags, W/ is ignored, "*" matches anything.
-func ETagMatches(header, tag string) bool {
-	for c := range strings.SplitSeq(header, ",") {
-		c = strings.TrimPrefix(strings.TrimSpace(c), "W/")
-		if c == "*" || c == tag {
-			return true
-		}
-	}
-	return false
 }

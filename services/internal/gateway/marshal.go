@@ -45,7 +45,9 @@ func (WireJSON) ContentType(v any) string {
 // written as ProblemDetails.
 func (WireJSON) Marshal(v any) ([]byte, error) {
 	if st, ok := asStreamError(v); ok {
-		return json.Marshal(problemFromStatus(status.FromProto(st), "", nil))
+		p := problemFromStatus(status.FromProto(st), "", nil)
+		p.Detail = clipProblemText(p.Detail) // as WriteProblem does
+		return json.Marshal(p)
 	}
 	buf := encodeBuffers.Get().(*bytes.Buffer)
 	defer func() {

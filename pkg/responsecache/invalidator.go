@@ -1,4 +1,4 @@
-package delivery
+package responsecache
 
 import (
 	"context"
@@ -9,13 +9,11 @@ import (
 
 	"github.com/cmsplatform/cms/pkg/cache"
 	"github.com/cmsplatform/cms/pkg/changes"
-	"github.com/cmsplatform/cms/pkg/delivery"
 	"github.com/cmsplatform/cms/pkg/events"
 )
 
 // Invalidator defaults.
 const (
-	DefaultInvalidatorSubject = changes.Subjects
 	// DefaultIndexWait bounds the wait for the indexer per event before the
 	// event is retried.
 	DefaultIndexWait = 30 * time.Second
@@ -24,12 +22,23 @@ const (
 	ClockSkewMargin = 30 * time.Second
 )
 
-// Invalidator evicts cached Delivery responses when a change event makes
-// them stale. For each event (pkg/changes.Event, in stream order) it
-// waits until the index shows the event's transaction, asks the domain
-// which tags the change touches (delivery.Service.ChangeTags) and
-// invalidates them fenced at the transaction (cache.Cache.InvalidateTagsAt), so a response
-// rendered from older index data cannot be stored afterwards.
+// Source is what the invalidator asks the domain (pkg/delivery.Service):
+// when the index shows a transaction, and which tags a change touches.
+type Source interface {
+	// WaitForVersion waits until the index shows version minVersion, at
+	// most maxWait.
+	WaitForVersion(ctx context.Context, minVersion int64, maxWait time.Duration) (int64, error)
+	// ChangeTags returns the cache tags ev makes stale; it is called once
+	// the index shows ev's transaction.
+	ChangeTags(ctx context.Context, ev changes.Event) ([]string, error)
+}
+
+// Invalidator evicts cached answers when a change event makes them stale.
+// For each event (pkg/changes.Event, in stream order) it waits until the
+// index shows the event's transaction, asks the Source which tags the
+// change touches and invalidates them fenced at the transaction
+// (cache.Cache.InvalidateTagsAt), so an answer rendered from older index
+// data cannot be stored afterwards.
 //
 // Replicas sharing a cache (Redis) share one durable consumer: each event
 // is handled once across them, and a restarted replica continues where the
@@ -39,23 +48,21 @@ const (
 // per pod would be left behind on the NATS server by every restart).
 type Invalidator struct {
 	bus     events.Consumer
-	dom     *delivery.Service
-	cache   cache.Cache
+	src     Source
+	c       *Cache
 	durable string
 	log     *slog.Logger
 	wait    time.Duration
 	// since is set for a per-process invalidator (PerProcess).
 	since time.Time
-	stats *counters
 }
 
-// Invalidator returns the cache invalidator of the group, consuming with
-// the durable consumer durable (see PerProcess for a per-process cache).
-// Run it as a worker of the delivery target.
-// With no cache or no search engine configured, Run returns at once.
-func (g *Group) Invalidator(bus events.Consumer, durable string) *Invalidator {
-	return &Invalidator{bus: bus, dom: g.api.dom, cache: g.api.cache, durable: durable,
-		log: g.api.log.With("worker", "delivery-invalidator"), wait: DefaultIndexWait, stats: &g.api.stats}
+// Invalidator returns the invalidator of c, consuming from bus with the
+// durable consumer durable (see PerProcess for a per-process cache) and
+// asking src. With no storage or no src, Run idles until its context ends.
+func (c *Cache) Invalidator(bus events.Consumer, durable string, src Source) *Invalidator {
+	return &Invalidator{bus: bus, src: src, c: c, durable: durable,
+		log: c.log.With("worker", "delivery-invalidator"), wait: DefaultIndexWait}
 }
 
 // PerProcess makes iv consume through an ephemeral consumer of this process
@@ -75,15 +82,16 @@ func (iv *Invalidator) PerProcess(cacheStart time.Time) *Invalidator {
 	return iv
 }
 
-// Run consumes change events until ctx ends, then returns nil.
+// Run consumes change events (changes.Subjects) until ctx ends, then
+// returns nil.
 func (iv *Invalidator) Run(ctx context.Context) error {
-	if iv.cache == nil || iv.dom == nil {
+	if !iv.c.Enabled() || iv.src == nil {
 		iv.log.Info("delivery: no response cache or index; invalidator idle")
 		<-ctx.Done()
 		return nil
 	}
 	if iv.durable == "" {
-		return fmt.Errorf("delivery: the invalidator needs a durable consumer name")
+		return fmt.Errorf("responsecache: the invalidator needs a durable consumer name")
 	}
 	opts := []events.ConsumeOption{events.WithRetryDelay(time.Second)}
 	if !iv.since.IsZero() {
@@ -92,7 +100,7 @@ func (iv *Invalidator) Run(ctx context.Context) error {
 	} else {
 		iv.log.Info("delivery invalidator consuming", "durable", iv.durable)
 	}
-	return iv.bus.Consume(ctx, iv.durable, DefaultInvalidatorSubject, iv.Handle, opts...)
+	return iv.bus.Consume(ctx, iv.durable, changes.Subjects, iv.Handle, opts...)
 }
 
 // Handle processes one change event: nil acks it, an error retries it.
@@ -102,19 +110,19 @@ func (iv *Invalidator) Handle(ctx context.Context, m events.Msg) error {
 		iv.log.Error("delivery: dropping malformed change event", "subject", m.Subject, "err", err)
 		return nil
 	}
-	if _, err := iv.dom.WaitForVersion(ctx, ev.Transaction, iv.wait); err != nil {
-		return fmt.Errorf("delivery: wait for the index to show transaction %d: %w", ev.Transaction, err)
+	if _, err := iv.src.WaitForVersion(ctx, ev.Transaction, iv.wait); err != nil {
+		return fmt.Errorf("responsecache: wait for the index to show transaction %d: %w", ev.Transaction, err)
 	}
-	tags, err := iv.dom.ChangeTags(ctx, ev)
+	tags, err := iv.src.ChangeTags(ctx, ev)
 	if err != nil {
 		return err
 	}
-	err = iv.cache.InvalidateTagsAt(ctx, ev.Transaction, tags...)
+	err = iv.c.store.InvalidateTagsAt(ctx, ev.Transaction, tags...)
 	if err != nil && !errors.Is(err, cache.ErrClosed) {
-		return fmt.Errorf("delivery: invalidate: %w", err)
+		return fmt.Errorf("responsecache: invalidate: %w", err)
 	}
-	iv.stats.invalidations.Add(1)
-	iv.stats.evictedTags.Add(int64(len(tags)))
+	iv.c.stats.invalidations.Add(1)
+	iv.c.stats.evictedTags.Add(int64(len(tags)))
 	iv.log.Debug("delivery: invalidated", "tx", ev.Transaction, "branch", ev.Branch, "tags", len(tags))
 	return nil
 }

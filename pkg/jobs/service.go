@@ -1,0 +1,445 @@
+package jobs
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/cmsplatform/cms/pkg/blobs"
+	"github.com/cmsplatform/cms/pkg/content"
+	"github.com/cmsplatform/cms/pkg/store"
+)
+
+// Limits bound what one request may ask of the job API. Zero fields get
+// the defaults (DefaultLimits).
+type Limits struct {
+	// MaxObjects caps objIds and scopeIds of a CreateJobRequest (10,000).
+	MaxObjects int
+	// MaxParameters caps the parameters of a job (100), MaxValues the
+	// values of one parameter (1,000) and MaxValueBytes one value (4 KiB).
+	MaxParameters, MaxValues, MaxValueBytes int
+	// MaxInputBytes caps one job input file across its chunks (1 GiB).
+	MaxInputBytes int64
+	// MaxLogBytes caps the log kept per job (4 MiB); later lines are
+	// dropped behind a truncation note.
+	MaxLogBytes int
+	// MaxMetrics caps the metric samples kept per job (1,000; the oldest
+	// half is thinned out beyond it).
+	MaxMetrics int
+}
+
+// DefaultLimits are the limits of a zero Limits.
+var DefaultLimits = Limits{MaxObjects: 10000, MaxParameters: 100, MaxValues: 1000, MaxValueBytes: 4096,
+	MaxInputBytes: 1 << 30, MaxLogBytes: 4 << 20, MaxMetrics: 1000}
+
+func (l Limits) withDefaults() Limits {
+	d := DefaultLimits
+	for _, f := range []struct{ v, def *int }{{&l.MaxObjects, &d.MaxObjects}, {&l.MaxParameters, &d.MaxParameters},
+		{&l.MaxValues, &d.MaxValues}, {&l.MaxValueBytes, &d.MaxValueBytes}, {&l.MaxLogBytes, &d.MaxLogBytes},
+		{&l.MaxMetrics, &d.MaxMetrics}} {
+		if *f.v <= 0 {
+			*f.v = *f.def
+		}
+	}
+	if l.MaxInputBytes <= 0 {
+		l.MaxInputBytes = d.MaxInputBytes
+	}
+	return l
+}
+
+// Service is the job domain: it creates, lists and changes jobs and
+// serves their logs, artifacts and inputs. A Runner executes them.
+type Service struct {
+	st      store.Store
+	blobs   blobs.Store
+	content *content.Service
+	notify  func()
+	log     *slog.Logger
+	lim     Limits
+}
+
+// Options configure a Service.
+type Options struct {
+	// Notify is called after a commit that queued a job (the outbox
+	// relay's Notify); nil waits for the relay's next poll.
+	Notify func()
+	Limits Limits
+	Logger *slog.Logger
+}
+
+// New returns the job domain over the store, the blob store and the
+// content domain (definitions, exports and imports go through it).
+func New(st store.Store, bl blobs.Store, c *content.Service, opts Options) *Service {
+	if opts.Logger == nil {
+		opts.Logger = slog.New(slog.DiscardHandler)
+	}
+	if opts.Notify == nil {
+		opts.Notify = func() {}
+	}
+	return &Service{st: st, blobs: bl, content: c, notify: opts.Notify, log: opts.Logger, lim: opts.Limits.withDefaults()}
+}
+
+// Limits returns the limits in force.
+func (s *Service) Limits() Limits { return s.lim }
+
+// CreateRequest is a CreateJobRequest.
+type CreateRequest struct {
+	Branch     int64
+	Definition int64
+	Scope      []int64
+	Objects    []int64
+	Parameters []Parameter
+	Input      *InputFile
+	Language   int64
+	User       string
+}
+
+// Create stores a job in state New and queues it, both in one
+// transaction. An unknown branch or definition is ErrNotFound.
+func (s *Service) Create(ctx context.Context, r CreateRequest) (Job, error) {
+	if err := s.checkCreate(r); err != nil {
+		return Job{}, err
+	}
+	if _, err := s.content.GetBranch(ctx, strconv.FormatInt(r.Branch, 10), content.ReadOptions{}); err != nil {
+		return Job{}, err
+	}
+	def, err := s.Definition(ctx, r.Branch, r.Definition)
+	if err != nil {
+		return Job{}, err
+	}
+	if r.Input != nil {
+		if err := s.checkInputToken(ctx, r.Input.Token); err != nil {
+			return Job{}, err
+		}
+	}
+	j := Job{GUID: newGUID(), Branch: r.Branch, Definition: r.Definition, User: r.User, State: StateNew,
+		Scope: r.Scope, Objects: r.Objects, Parameters: mergeParameters(def.Defaults, r.Parameters),
+		Input: r.Input, Language: r.Language, Queued: 1}
+	err = s.write(ctx, store.TxMeta{User: r.User, Comment: "create job", Branch: r.Branch}, func(tx store.Tx) error {
+		row, err := tx.InsertJob(ctx, toRow(j))
+		if err != nil {
+			return err
+		}
+		j.ID, j.Created, j.Modified = row.ID, row.Created, row.Modified
+		return enqueue(ctx, tx, j)
+	})
+	if err != nil {
+		return Job{}, err
+	}
+	s.notify()
+	return j, nil
+}
+
+func (s *Service) checkCreate(r CreateRequest) error {
+	if r.Branch <= 0 {
+		return invalidf("branchId %d is not a branch id", r.Branch)
+	}
+	if r.Definition <= 0 {
+		return invalidf("jobDefinitionId %d is not an object id", r.Definition)
+	}
+	if len(r.Objects) > s.lim.MaxObjects || len(r.Scope) > s.lim.MaxObjects {
+		return fmt.Errorf("%w: objIds and scopeIds take at most %d ids each", ErrTooLarge, s.lim.MaxObjects)
+	}
+	for _, ids := range [][]int64{r.Objects, r.Scope} {
+		for _, id := range ids {
+			if id <= 0 {
+				return invalidf("object id %d is not an object id", id)
+			}
+		}
+	}
+	if len(r.Parameters) > s.lim.MaxParameters {
+		return fmt.Errorf("%w: a job takes at most %d parameters", ErrTooLarge, s.lim.MaxParameters)
+	}
+	for _, p := range r.Parameters {
+		if strings.TrimSpace(p.Name) == "" || len(p.Name) > 256 {
+			return invalidf("a parameter needs a name of 1 to 256 bytes")
+		}
+		if len(p.Values) > s.lim.MaxValues {
+			return fmt.Errorf("%w: parameter %q takes at most %d values", ErrTooLarge, p.Name, s.lim.MaxValues)
+		}
+		for _, v := range p.Values {
+			if len(v) > s.lim.MaxValueBytes {
+				return fmt.Errorf("%w: a value of parameter %q is longer than %d bytes", ErrTooLarge, p.Name, s.lim.MaxValueBytes)
+			}
+		}
+	}
+	if r.Input != nil && r.Input.Token == "" {
+		return invalidf("inputFile needs the token of a job input")
+	}
+	return nil
+}
+
+// mergeParameters returns the definition's defaults overridden by the
+// job's own parameters of the same name.
+func mergeParameters(defaults, own []Parameter) []Parameter {
+	out := append([]Parameter(nil), own...)
+	for _, d := range defaults {
+		found := false
+		for _, p := range own {
+			found = found || p.Name == d.Name
+		}
+		if !found {
+			out = append(out, d)
+		}
+	}
+	return out
+}
+
+// Get returns one job (deleted ones too) or ErrNotFound.
+func (s *Service) Get(ctx context.Context, id int64) (Job, error) {
+	row, err := s.st.GetJob(ctx, id)
+	if errors.Is(err, store.ErrNotFound) {
+		return Job{}, notFoundf("job %d", id)
+	}
+	if err != nil {
+		return Job{}, err
+	}
+	return fromRow(row)
+}
+
+// Query selects jobs, newest first (GET /jobs).
+type Query struct {
+	Branch, Definition, Trigger *int64
+	State                       *int
+	User                        string
+	Deleted                     *bool
+	Take                        int // 1..content.MaxTake
+	Continue                    string
+	// Visible, when set, keeps only jobs of branches it accepts.
+	Visible func(branch int64) bool
+}
+
+// Page is one page of jobs; Continue is "" on the last page.
+type Page struct {
+	Jobs     []Job
+	Continue string
+}
+
+func (q Query) scope() string {
+	f := func(p *int64) string {
+		if p == nil {
+			return "-"
+		}
+		return strconv.FormatInt(*p, 10)
+	}
+	st, del := "-", "-"
+	if q.State != nil {
+		st = strconv.Itoa(*q.State)
+	}
+	if q.Deleted != nil {
+		del = strconv.FormatBool(*q.Deleted)
+	}
+	return strings.Join([]string{"jobs", f(q.Branch), f(q.Definition), f(q.Trigger), st, strings.ToLower(q.User), del}, "/")
+}
+
+// List pages through jobs, newest first, by keyset on the id.
+func (s *Service) List(ctx context.Context, q Query) (Page, error) {
+	before, err := content.ParseContinueToken(q.Continue, q.scope())
+	if err != nil {
+		return Page{}, err
+	}
+	if q.Continue != "" && before <= 1 {
+		return Page{Jobs: []Job{}}, nil
+	}
+	var rows []store.Job
+	for {
+		batch, err := s.st.ListJobs(ctx, store.JobQuery{Branch: q.Branch, Definition: q.Definition, Trigger: q.Trigger,
+			State: q.State, User: strings.TrimSpace(q.User), Deleted: q.Deleted, BeforeID: before, Limit: q.Take + 1})
+		if err != nil {
+			return Page{}, err
+		}
+		for _, r := range batch {
+			if q.Visible == nil || q.Visible(r.Branch) {
+				rows = append(rows, r)
+			}
+		}
+		if len(batch) < q.Take+1 || len(rows) > q.Take {
+			break
+		}
+		before = batch[len(batch)-1].ID
+	}
+	page := Page{Jobs: make([]Job, 0, min(len(rows), q.Take))}
+	for i, r := range rows {
+		if i == q.Take {
+			page.Continue = content.ContinueToken(rows[i-1].ID, q.scope())
+			break
+		}
+		j, err := fromRow(r)
+		if err != nil {
+			return Page{}, err
+		}
+		page.Jobs = append(page.Jobs, j)
+	}
+	return page, nil
+}
+
+// Update applies a PATCH: state is the write-side JobState (0 kill,
+// 1 restart; the read-side 4 and 5 are taken for the same), retainUntil
+// sets the retention. A transition the job's state does not allow is
+// ErrInvalid naming it.
+func (s *Service) Update(ctx context.Context, id int64, user string, state *int, retainUntil *time.Time) error {
+	restarted := false
+	err := s.change(ctx, id, user, "update job", func(j *Job) error {
+		if retainUntil != nil {
+			t := retainUntil.UTC()
+			j.RetainUntil = &t
+		}
+		if state == nil {
+			return nil
+		}
+		switch *state {
+		case RequestKill, StateKillRequest:
+			return kill(j, "killed by "+orUnknown(user))
+		case RequestRestart, StateRestartRequest:
+			if !j.Terminal() {
+				return invalidf("job %d is %s: only a succeeded or failed job can be restarted", j.ID, StateName(j.State))
+			}
+			restart(j)
+			restarted = true
+			return nil
+		default:
+			return invalidf("state %d is no JobState (0 KillRequest, 1 RestartRequest)", *state)
+		}
+	}, func(ctx context.Context, tx store.Tx, j Job) error {
+		if restarted {
+			return enqueue(ctx, tx, j)
+		}
+		return nil
+	})
+	if err == nil && restarted {
+		s.notify()
+	}
+	return err
+}
+
+// kill ends a job that has not started and asks the runner to stop a
+// running one.
+func kill(j *Job, why string) error {
+	switch j.State {
+	case StateNew:
+		j.State, j.StateMessage = StateError, why+" before it started"
+		now := time.Now().UTC()
+		j.Finished = &now
+	case StateRunning:
+		j.State, j.StateMessage = StateKillRequest, why
+	case StateKillRequest:
+	default:
+		return invalidf("job %d is %s: a finished job cannot be killed", j.ID, StateName(j.State))
+	}
+	return nil
+}
+
+func restart(j *Job) {
+	j.State, j.Restarts, j.Queued = StateNew, j.Restarts+1, j.Queued+1
+	j.Started, j.Finished, j.Progress, j.ProgressInfo, j.StateMessage, j.InstanceID = nil, nil, nil, "", "", ""
+	j.Metrics, j.Artifacts = nil, nil
+}
+
+// Delete marks a job deleted; a job not finished yet is killed too.
+func (s *Service) Delete(ctx context.Context, id int64, user string) error {
+	return s.change(ctx, id, user, "delete job", func(j *Job) error {
+		j.Deleted = true
+		if !j.Terminal() {
+			return kill(j, "deleted by "+orUnknown(user))
+		}
+		return nil
+	}, nil)
+}
+
+func orUnknown(user string) string {
+	if user == "" {
+		return "an unknown user"
+	}
+	return user
+}
+
+// change reads job id in a write transaction, applies fn and stores the
+// result; after runs in the same transaction.
+func (s *Service) change(ctx context.Context, id int64, user, comment string, fn func(*Job) error,
+	after func(context.Context, store.Tx, Job) error) error {
+	return s.write(ctx, store.TxMeta{User: user, Comment: comment}, func(tx store.Tx) error {
+		row, err := tx.GetJob(ctx, id)
+		if errors.Is(err, store.ErrNotFound) {
+			return notFoundf("job %d", id)
+		}
+		if err != nil {
+			return err
+		}
+		j, err := fromRow(row)
+		if err != nil {
+			return err
+		}
+		if err := fn(&j); err != nil {
+			return err
+		}
+		if err := tx.UpdateJob(ctx, toRow(j)); err != nil {
+			return err
+		}
+		if after != nil {
+			return after(ctx, tx, j)
+		}
+		return nil
+	})
+}
+
+// write runs fn in one write transaction and commits it.
+func (s *Service) write(ctx context.Context, meta store.TxMeta, fn func(store.Tx) error) error {
+	tx, err := s.st.Begin(ctx, meta)
+	if err != nil {
+		return err
+	}
+	defer func() { _ = tx.Rollback() }()
+	if err := fn(tx); err != nil {
+		return err
+	}
+	return tx.Commit(ctx)
+}
+
+// StateName names a JobStatus for messages.
+func StateName(state int) string {
+	names := []string{"New", "Running", "Succeeded", "Error", "KillRequest", "RestartRequest"}
+	if state >= 0 && state < len(names) {
+		return names[state]
+	}
+	return strconv.Itoa(state)
+}
+
+func toRow(j Job) store.Job {
+	d := doc{GUID: j.GUID, Scope: j.Scope, Objects: j.Objects, Parameters: j.Parameters, Input: j.Input,
+		Language: j.Language, Started: j.Started, Finished: j.Finished, RetainUntil: j.RetainUntil,
+		StateMessage: j.StateMessage, Restarts: j.Restarts, InstanceID: j.InstanceID, Artifacts: j.Artifacts,
+		Progress: j.Progress, ProgressInfo: j.ProgressInfo, Metrics: j.Metrics, Queued: j.Queued}
+	b, err := json.Marshal(d)
+	if err != nil {
+		panic(err) // plain data only
+	}
+	return store.Job{ID: j.ID, Branch: j.Branch, Definition: j.Definition, Trigger: j.Trigger, User: j.User,
+		State: j.State, Deleted: j.Deleted, Doc: b}
+}
+
+func fromRow(r store.Job) (Job, error) {
+	var d doc
+	if err := json.Unmarshal(r.Doc, &d); err != nil {
+		return Job{}, fmt.Errorf("jobs: job %d: stored document: %w", r.ID, err)
+	}
+	return Job{ID: r.ID, GUID: d.GUID, Branch: r.Branch, Definition: r.Definition, Trigger: r.Trigger, User: r.User,
+		State: r.State, Deleted: r.Deleted, Created: r.Created, Modified: r.Modified,
+		Scope: d.Scope, Objects: d.Objects, Parameters: d.Parameters, Input: d.Input, Language: d.Language,
+		Started: d.Started, Finished: d.Finished, RetainUntil: d.RetainUntil, StateMessage: d.StateMessage,
+		Restarts: d.Restarts, InstanceID: d.InstanceID, Artifacts: d.Artifacts, Progress: d.Progress,
+		ProgressInfo: d.ProgressInfo, Metrics: d.Metrics, Queued: d.Queued}, nil
+}
+
+func newGUID() string {
+	var b [16]byte
+	_, _ = rand.Read(b[:])
+	b[6] = b[6]&0x0f | 0x40
+	b[8] = b[8]&0x3f | 0x80
+	return fmt.Sprintf("%x-%x-%x-%x-%x", b[0:4], b[4:6], b[6:8], b[8:10], b[10:16])
+}

@@ -1,0 +1,147 @@
+package responsecache
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/binary"
+	"net/http"
+	"strings"
+
+	"github.com/cmsplatform/cms/pkg/cache"
+)
+
+// MaxHTTPBody bounds the answers the HTTP layer keeps; larger ones pass
+// through uncached.
+const MaxHTTPBody = 8 << 20
+
+// HTTP returns middleware that answers cached reads directly, without the
+// gateway's gRPC hop and JSON encoding: the cached answer of a request is
+// the body the handler behind wrote for the same normalized URL (path,
+// sorted query, Accept; HTTPKey), stored with the cache tags and index
+// version that Serve recorded for its ETag, so the same change events
+// evict it, fenced the same way. A hit answers 200 with the stored body,
+// or 304 when If-None-Match matches; both carry ETag and CacheControl.
+//
+// admit decides, per request, whether it may be answered from the cache
+// at all, and returns the context to use (the transport authenticates and
+// authorizes the caller there): anything it refuses goes to next
+// unchanged. Only 200 answers with an ETag of at most MaxHTTPBody bytes
+// are kept. Without storage the middleware is next itself.
+func (c *Cache) HTTP(admit func(*http.Request) (context.Context, bool)) func(http.Handler) http.Handler {
+	return func(next http.Handler) http.Handler {
+		if !c.Enabled() {
+			return next
+		}
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			ctx, ok := admit(r)
+			if !ok {
+				next.ServeHTTP(w, r)
+				return
+			}
+			key := HTTPKey(r)
+			if c.serveHTTP(ctx, w, r, key) {
+				return
+			}
+			c.stats.httpMisses.Add(1)
+			rec := &recorder{ResponseWriter: w, status: http.StatusOK}
+			next.ServeHTTP(rec, r)
+			if rec.status == http.StatusOK && !rec.big {
+				c.storeHTTP(ctx, key, w.Header().Get("ETag"), w.Header().Get("Content-Type"), rec.body.Bytes())
+			}
+		})
+	}
+}
+
+// serveHTTP answers r from the entry of key, if there is one.
+func (c *Cache) serveHTTP(ctx context.Context, w http.ResponseWriter, r *http.Request, key string) bool {
+	e, ok, err := c.store.Get(ctx, key)
+	if err != nil || !ok || len(e.Value) <= 9 {
+		return false
+	}
+	ctLen := int(e.Value[8])
+	if len(e.Value) < 9+ctLen {
+		return false
+	}
+	h := w.Header()
+	h.Set("ETag", e.ETag)
+	h.Set("Cache-Control", CacheControl)
+	if inm := r.Header.Get("If-None-Match"); inm != "" && ETagMatches(inm, e.ETag) {
+		c.stats.httpNotModified.Add(1)
+		w.WriteHeader(http.StatusNotModified)
+		return true
+	}
+	c.stats.httpHits.Add(1)
+	h.Set("Content-Type", string(e.Value[9:9+ctLen]))
+	_, _ = w.Write(e.Value[9+ctLen:])
+	return true
+}
+
+// storeHTTP keeps body under key with the tags and version Serve recorded
+// for etag (nothing when there is no such record: the answer was not
+// built by Serve, or its entry is gone already).
+func (c *Cache) storeHTTP(ctx context.Context, key, etag, contentType string, body []byte) {
+	if etag == "" || len(contentType) > 255 {
+		return
+	}
+	meta, ok, err := c.store.Get(ctx, metaKey(etag))
+	if err != nil || !ok || len(meta.Value) < 8 || meta.ETag != etag {
+		return
+	}
+	builtAt := int64(binary.BigEndian.Uint64(meta.Value))
+	var tags []string
+	if len(meta.Value) > 8 {
+		tags = strings.Split(string(meta.Value[8:]), "\n")
+	}
+	v := make([]byte, 9, 9+len(contentType)+len(body))
+	binary.BigEndian.PutUint64(v, uint64(builtAt))
+	v[8] = byte(len(contentType))
+	v = append(append(v, contentType...), body...)
+	if _, err := c.store.SetAt(ctx, key, cache.Entry{Value: v, ETag: etag}, tags, TTL, builtAt); err != nil {
+		c.log.WarnContext(ctx, "responsecache: http set", "error", err)
+	}
+}
+
+// HTTPKey is the normalized HTTP request: path, query with sorted keys,
+// Accept.
+func HTTPKey(r *http.Request) string {
+	h := sha256.New()
+	h.Write([]byte(r.URL.Path + "?" + r.URL.Query().Encode() + "\x00" + r.Header.Get("Accept")))
+	return "delivery:http:" + base64.RawURLEncoding.EncodeToString(h.Sum(nil)[:18])
+}
+
+// recorder passes a response through and keeps a copy of a 200 body.
+type recorder struct {
+	http.ResponseWriter
+	status int
+	body   bytes.Buffer
+	wrote  bool
+	big    bool // the body outgrew MaxHTTPBody: not cached
+}
+
+func (r *recorder) WriteHeader(code int) {
+	if !r.wrote {
+		r.status, r.wrote = code, true
+	}
+	r.ResponseWriter.WriteHeader(code)
+}
+
+func (r *recorder) Write(b []byte) (int, error) {
+	r.wrote = true
+	if r.status == http.StatusOK && !r.big {
+		if r.body.Len()+len(b) > MaxHTTPBody {
+			r.big = true
+		} else {
+			r.body.Write(b)
+		}
+	}
+	return r.ResponseWriter.Write(b)
+}
+
+// Flush keeps streaming responses working through the recorder.
+func (r *recorder) Flush() {
+	if f, ok := r.ResponseWriter.(http.Flusher); ok {
+		f.Flush()
+	}
+}

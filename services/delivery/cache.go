@@ -1,0 +1,172 @@
+package delivery
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/cmsplatform/cms/pkg/auth"
+	"github.com/cmsplatform/cms/pkg/delivery"
+	"github.com/cmsplatform/cms/pkg/events"
+	"github.com/cmsplatform/cms/pkg/responsecache"
+	deliveryv1 "github.com/cmsplatform/cms/proto/gen/go/cms/delivery/v1"
+	"github.com/cmsplatform/cms/services/internal/gateway"
+	"github.com/cmsplatform/cms/services/internal/interceptors"
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/metadata"
+	"google.golang.org/grpc/status"
+	"google.golang.org/protobuf/proto"
+)
+
+// The transport of the response cache (pkg/responsecache) and of
+// read-your-writes, as seen by clients:
+//
+//   - Every answer carries a strong ETag and Cache-Control
+//     (responsecache.CacheControl); a matching If-None-Match answers 304.
+//   - HeaderMinVersion (X-Cms-Min-Version: a change-tracking version, i.e.
+//     the transaction id of a write) makes the request wait until the
+//     index shows that version, at most HeaderMaxWait (X-Cms-Max-Wait:
+//     milliseconds or a Go duration such as "2s"; default DefaultMaxWait,
+//     at most MaxWait); if it is not reached the answer is 503. Cached
+//     answers built before that version are not used for such requests.
+const (
+	HeaderMinVersion = "x-cms-min-version"
+	HeaderMaxWait    = "x-cms-max-wait"
+	DefaultMaxWait   = 5 * time.Second
+	MaxWait          = 30 * time.Second
+)
+
+// serve answers one read through the response cache: op names the
+// operation (with whatever of the caller the answer depends on), req is
+// the request (the normalized query), build renders the answer and names
+// its cache tags.
+func serve[T proto.Message](ctx context.Context, s *service, op string, req proto.Message, build responsecache.Build[T]) (T, error) {
+	var zero T
+	if s.dom == nil {
+		return zero, errNoEngine
+	}
+	// Wait for the asked version first: the branch the read grant is
+	// checked against may itself only appear with it.
+	md, _ := metadata.FromIncomingContext(ctx)
+	minV, err := s.readYourWrites(ctx, md)
+	if err != nil {
+		return zero, err
+	}
+	out, tag, err := responsecache.Serve(ctx, s.cache, op, req, minV, s.dom, build)
+	if err != nil {
+		return zero, s.toStatus(ctx, err)
+	}
+	if err := gateway.Conditional(ctx, tag, "cache-control", responsecache.CacheControl); err != nil {
+		return zero, err
+	}
+	return out, nil
+}
+
+// readYourWrites waits for HeaderMinVersion, if given, and returns it (0
+// when absent).
+func (s *service) readYourWrites(ctx context.Context, md metadata.MD) (int64, error) {
+	vs := md.Get(HeaderMinVersion)
+	if len(vs) == 0 || strings.TrimSpace(vs[0]) == "" {
+		return 0, nil
+	}
+	minV, err := strconv.ParseInt(strings.TrimSpace(vs[0]), 10, 64)
+	if err != nil || minV < 0 {
+		return 0, status.Errorf(codes.InvalidArgument, "%s must be a change-tracking version (a transaction id), got %q", HeaderMinVersion, vs[0])
+	}
+	wait := DefaultMaxWait
+	if ws := md.Get(HeaderMaxWait); len(ws) > 0 && strings.TrimSpace(ws[0]) != "" {
+		w := strings.TrimSpace(ws[0])
+		if ms, err := strconv.ParseInt(w, 10, 64); err == nil && ms >= 0 {
+			wait = time.Duration(ms) * time.Millisecond
+		} else if d, err := time.ParseDuration(w); err == nil && d >= 0 {
+			wait = d
+		} else {
+			return 0, status.Errorf(codes.InvalidArgument, "%s must be milliseconds or a duration such as 2s, got %q", HeaderMaxWait, ws[0])
+		}
+	}
+	if _, err := s.dom.WaitForVersion(ctx, minV, min(wait, MaxWait)); err != nil {
+		if errors.Is(err, delivery.ErrVersionTimeout) {
+			// Like every 503: the client may retry shortly.
+			_ = grpc.SetHeader(ctx, metadata.Pairs("retry-after", gateway.RetryAfterSeconds))
+			return 0, status.Error(codes.Unavailable, err.Error())
+		}
+		return 0, s.toStatus(ctx, err)
+	}
+	return minV, nil
+}
+
+// HTTPCache returns middleware for the HTTP server that answers cached
+// Delivery GETs directly, without the gateway's gRPC hop and JSON
+// encoding (responsecache.Cache.HTTP).
+//
+// It serves only what the normal path would serve the same caller: it
+// authenticates with authn (the authenticator of the auth interceptor)
+// and checks read access to the branch; anything else (no or bad
+// credentials, X-CmsApi-Username, X-Cms-Min-Version, other methods or
+// paths, misses) goes to next unchanged, which answers as usual. Hits skip
+// the gRPC interceptors (request logging and metrics).
+func (g *Group) HTTPCache(authn auth.Authenticator) func(http.Handler) http.Handler {
+	if g.api.dom == nil || authn == nil {
+		return func(next http.Handler) http.Handler { return next }
+	}
+	// Every cacheable path is a branch-scoped Delivery read: the declared
+	// access of List (READ on its branch) is theirs.
+	az := &interceptors.Authz{Resolvers: g.BranchResolvers()}
+	return g.api.cache.HTTP(func(r *http.Request) (context.Context, bool) {
+		branch, ok := cacheablePath(r)
+		if !ok {
+			return nil, false
+		}
+		p, err := auth.Authorize(r.Context(), authn, r.Header.Get("Authorization"), "")
+		if err != nil {
+			return nil, false
+		}
+		ctx := auth.WithPrincipal(r.Context(), p)
+		if err := az.Check(ctx, deliveryv1.DeliveryService_List_FullMethodName, &deliveryv1.ListRequest{Branch: branch}); err != nil {
+			return nil, false
+		}
+		return ctx, true
+	})
+}
+
+// cacheablePath reports whether r may be answered from the HTTP cache and
+// returns its branch parameter. The branch list is not: it depends on the
+// caller's grants, which the URL does not name; nor are the files of
+// binary proxy objects, streamed and validated by their content hash.
+func cacheablePath(r *http.Request) (string, bool) {
+	if r.Method != http.MethodGet || r.Header.Get(HeaderMinVersion) != "" || r.Header.Get("X-CmsApi-Username") != "" {
+		return "", false
+	}
+	rest, ok := strings.CutPrefix(r.URL.Path, BasePath+"/branches")
+	if !ok {
+		return "", false
+	}
+	rest, ok = strings.CutPrefix(rest, "/")
+	if !ok || rest == "" {
+		return "", false
+	}
+	branch, sub, _ := strings.Cut(rest, "/")
+	if strings.HasPrefix(sub, "files/") || strings.HasPrefix(sub, "thumbnails/") {
+		return "", false // streamed binaries: never copied into the cache
+	}
+	return branch, true
+}
+
+// Invalidator returns the cache invalidator of the group, consuming with
+// the durable consumer durable (see responsecache.Invalidator.PerProcess
+// for a per-process cache). Run it as a worker of the delivery target.
+// With no cache or no search engine configured, Run idles.
+func (g *Group) Invalidator(bus events.Consumer, durable string) *responsecache.Invalidator {
+	var src responsecache.Source
+	if g.api.dom != nil {
+		src = g.api.dom
+	}
+	return g.api.cache.Invalidator(bus, durable, src)
+}
+
+// Stats returns the counters of the group's response cache.
+func (g *Group) Stats() responsecache.Stats { return g.api.cache.Stats() }
