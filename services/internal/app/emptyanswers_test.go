@@ -130,10 +130,6 @@ func newUpload(t *testing.T, c httpClient) string {
 	return out.Token
 }
 
-func notImplementedYet(method, path, body string) func(*testing.T, httpClient) (string, string, string) {
-	return func(*testing.T, httpClient) (string, string, string) { return method, path, body }
-}
-
 // newJob creates an export job (definition 1200 = jobExportJson).
 func newJob(t *testing.T, c httpClient) int64 {
 	t.Helper()
