@@ -247,7 +247,7 @@ func (s *Service) EnsureUser(ctx context.Context, spec UserSpec) (bool, error) {
 	if err := tx.PutValues(ctx, put...); err != nil {
 		return false, err
 	}
-	if _, err := commit(ctx, tx, BranchDefault, kind, []int64{id}); err != nil {
+	if _, err := commit(ctx, tx, Change{}, BranchDefault, kind, []int64{id}); err != nil {
 		return false, err
 	}
 	s.notifyUsers(true)

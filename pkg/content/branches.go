@@ -99,7 +99,7 @@ func (s *Service) CreateBranch(ctx context.Context, ch Change, values []ValueInp
 	if err := tx.PutValues(ctx, rows...); err != nil {
 		return Object{}, Transaction{}, err
 	}
-	t, err := commit(ctx, tx, BranchDefault, changes.KindCreated, ids)
+	t, err := commit(ctx, tx, ch, BranchDefault, changes.KindCreated, ids)
 	if err != nil {
 		return Object{}, Transaction{}, err
 	}
@@ -138,7 +138,7 @@ func (s *Service) UpdateBranch(ctx context.Context, id string, ch Change, values
 	if err != nil {
 		return 0, Transaction{}, err
 	}
-	t, err := commit(ctx, tx, BranchDefault, changes.KindUpdated, ids)
+	t, err := commit(ctx, tx, ch, BranchDefault, changes.KindUpdated, ids)
 	return created, t, err
 }
 
@@ -176,5 +176,5 @@ func (s *Service) DeleteBranch(ctx context.Context, id string, ch Change) (Trans
 	if _, err := tx.PurgeObjects(ctx, BranchDefault, []int64{bid}); err != nil {
 		return Transaction{}, err
 	}
-	return commit(ctx, tx, bid, changes.KindBranchDeleted, []int64{bid})
+	return commit(ctx, tx, ch, bid, changes.KindBranchDeleted, []int64{bid})
 }

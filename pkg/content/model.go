@@ -1,9 +1,12 @@
 package content
 
 import (
+	"context"
 	"encoding/json"
-	"github.com/cmsplatform/cms/pkg/auth"
 	"time"
+
+	"github.com/cmsplatform/cms/pkg/auth"
+	"github.com/cmsplatform/cms/pkg/store"
 )
 
 // Object is an object as seen on one branch.
@@ -120,6 +123,11 @@ type Change struct {
 	// IfMatch, when set, makes an update or delete of one object or branch
 	// conditional on its current state (precondition.go); creates ignore it.
 	IfMatch *Precondition[Object]
+	// InTx, when set, runs inside the write transaction just before it
+	// commits; an error rolls the whole write back. A job records how far
+	// it got in the same transaction as the objects it wrote (pkg/jobs), so
+	// a job taken over after a crash neither repeats nor skips a write.
+	InTx func(ctx context.Context, tx store.Tx) error
 }
 
 // Transaction is a committed write.

@@ -30,10 +30,15 @@ func (s *Service) writeTx(ctx context.Context, branch string, ch Change) (store.
 	return tx, v, nil
 }
 
-// commit appends the change event and commits.
-func commit(ctx context.Context, tx store.Tx, branch int64, kind string, ids []int64) (Transaction, error) {
+// commit appends the change event, runs the caller's ch.InTx and commits.
+func commit(ctx context.Context, tx store.Tx, ch Change, branch int64, kind string, ids []int64) (Transaction, error) {
 	if err := appendChange(ctx, tx, branch, kind, ids); err != nil {
 		return Transaction{}, err
+	}
+	if ch.InTx != nil {
+		if err := ch.InTx(ctx, tx); err != nil {
+			return Transaction{}, err
+		}
 	}
 	if err := tx.Commit(ctx); err != nil {
 		return Transaction{}, err
@@ -164,7 +169,7 @@ func (s *Service) CreateObjects(ctx context.Context, branch string, ch Change, i
 	if err := tx.PutValues(ctx, rows...); err != nil {
 		return Transaction{}, nil, err
 	}
-	t, err := commit(ctx, tx, v.branch, changes.KindCreated, newIDs)
+	t, err := commit(ctx, tx, ch, v.branch, changes.KindCreated, newIDs)
 	if err != nil {
 		return Transaction{}, nil, err
 	}
@@ -200,7 +205,7 @@ func (s *Service) UpdateObjects(ctx context.Context, branch string, ch Change, i
 	if err != nil {
 		return UpdateResult{}, err
 	}
-	t, err := commit(ctx, tx, v.branch, changes.KindUpdated, ids)
+	t, err := commit(ctx, tx, ch, v.branch, changes.KindUpdated, ids)
 	if err != nil {
 		return UpdateResult{}, err
 	}
@@ -382,7 +387,7 @@ func (s *Service) DeleteObjects(ctx context.Context, branch string, ch Change, i
 	if err := tx.PutObjects(ctx, tombstones...); err != nil {
 		return 0, Transaction{}, err
 	}
-	t, err := commit(ctx, tx, v.branch, changes.KindDeleted, ids)
+	t, err := commit(ctx, tx, ch, v.branch, changes.KindDeleted, ids)
 	if err != nil {
 		return 0, Transaction{}, err
 	}

@@ -29,6 +29,11 @@ func importBatchSize(t *Task) (int, error) {
 	return n, nil
 }
 
+// importJSON creates and updates the objects of the job input in
+// transactions of at most batchSize objects. Each transaction holds one run
+// of consecutive creates or updates and records the job's checkpoint (how
+// many input objects are done), so a runner that takes the job over after
+// a crash skips exactly what was committed: nothing is written twice.
 func importJSON(ctx context.Context, t *Task) error {
 	batch, err := importBatchSize(t)
 	if err != nil {
@@ -43,54 +48,74 @@ func importJSON(ctx context.Context, t *Task) error {
 	if err := openObjectArray(dec); err != nil {
 		return err
 	}
+	var cp Checkpoint
+	if t.Job.Checkpoint != nil {
+		cp = *t.Job.Checkpoint
+		t.Logf("resuming after %d input objects (%d created, %d updated before)", cp.Consumed, cp.Created, cp.Updated)
+	}
 	branch := strconv.FormatInt(t.Job.Branch, 10)
-	ch := content.Change{User: t.Job.User, Comment: fmt.Sprintf("job %d: import", t.Job.ID)}
-	var creates, updates []content.ObjectInput
-	created, updated := 0, 0
+	comment := fmt.Sprintf("job %d: import", t.Job.ID)
+	var pending []content.ObjectInput
+	creating := false
 	flush := func() error {
-		if len(creates) > 0 {
-			_, ids, err := t.svc.content.CreateObjects(ctx, branch, ch, creates)
-			if err != nil {
-				return fmt.Errorf("objects %d to %d: %w", created+updated+1, created+updated+len(creates), err)
-			}
-			created += len(ids)
+		if len(pending) == 0 {
+			return nil
 		}
-		if len(updates) > 0 {
-			if _, err := t.svc.content.UpdateObjects(ctx, branch, ch, updates); err != nil {
-				return fmt.Errorf("objects %d to %d: %w", created+updated+1, created+updated+len(updates), err)
-			}
-			updated += len(updates)
+		next := cp
+		next.Consumed += len(pending)
+		if creating {
+			next.Created += len(pending)
+		} else {
+			next.Updated += len(pending)
 		}
-		creates, updates = creates[:0], updates[:0]
-		t.setInfo(fmt.Sprintf("%d objects created, %d updated", created, updated))
+		ch := content.Change{User: t.Job.User, Comment: comment, InTx: t.Checkpointed(next)}
+		var err error
+		if creating {
+			_, _, err = t.svc.content.CreateObjects(ctx, branch, ch, pending)
+		} else {
+			_, err = t.svc.content.UpdateObjects(ctx, branch, ch, pending)
+		}
+		if err != nil {
+			return fmt.Errorf("objects %d to %d: %w", cp.Consumed+1, next.Consumed, err)
+		}
+		cp, pending = next, pending[:0]
+		t.setInfo(fmt.Sprintf("%d objects created, %d updated", cp.Created, cp.Updated))
 		return nil
 	}
-	for dec.More() {
+	for seen := 0; dec.More(); seen++ {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
 		var w wireObject
 		if err := dec.Decode(&w); err != nil {
-			return invalidf("job input: object %d: %v", created+updated+len(creates)+len(updates)+1, err)
+			return invalidf("job input: object %d: %v", seen+1, err)
 		}
-		if w.Meta.ID > 0 {
-			updates = append(updates, w.input())
-		} else {
-			creates = append(creates, w.input())
+		if seen < cp.Consumed {
+			continue // committed by an earlier run of this job
 		}
-		if len(creates)+len(updates) >= batch {
+		if update := w.Meta.ID > 0; len(pending) > 0 && update == creating {
 			if err := flush(); err != nil {
-				t.Logf("import stopped after %d created and %d updated objects", created, updated)
-				return err
+				return stopped(t, cp, err)
+			}
+		}
+		creating = w.Meta.ID <= 0
+		pending = append(pending, w.input())
+		if len(pending) >= batch {
+			if err := flush(); err != nil {
+				return stopped(t, cp, err)
 			}
 		}
 	}
 	if err := flush(); err != nil {
-		t.Logf("import stopped after %d created and %d updated objects", created, updated)
-		return err
+		return stopped(t, cp, err)
 	}
-	t.Logf("imported: %d objects created, %d updated", created, updated)
+	t.Logf("imported: %d objects created, %d updated", cp.Created, cp.Updated)
 	return nil
+}
+
+func stopped(t *Task, cp Checkpoint, err error) error {
+	t.Logf("import stopped after %d created and %d updated objects", cp.Created, cp.Updated)
+	return err
 }
 
 // openObjectArray reads the decoder up to the first element of the object

@@ -107,6 +107,18 @@ type Job struct {
 	// Queued counts how often the job was queued (1 at creation, +1 per
 	// restart); a queue message of an older round is stale.
 	Queued int
+	// Checkpoint is how far a kind that writes content got, stored in the
+	// same transaction as each of its writes (Task.Checkpointed); a runner
+	// taking the job over resumes after it. A restart clears it.
+	Checkpoint *Checkpoint
+}
+
+// Checkpoint counts the input a job has durably processed.
+type Checkpoint struct {
+	// Consumed input items (e.g. objects of an import file), in order.
+	Consumed int `json:"consumed"`
+	Created  int `json:"created,omitempty"`
+	Updated  int `json:"updated,omitempty"`
 }
 
 // doc is the part of Job kept in the store's JSON document.
@@ -128,6 +140,7 @@ type doc struct {
 	ProgressInfo string      `json:"progressInfo,omitempty"`
 	Metrics      []Metric    `json:"metrics,omitempty"`
 	Queued       int         `json:"queued"`
+	Checkpoint   *Checkpoint `json:"checkpoint,omitempty"`
 }
 
 // Terminal reports whether the job is finished (Succeeded or Error).

@@ -338,7 +338,7 @@ func kill(j *Job, why string) error {
 func restart(j *Job) {
 	j.State, j.Restarts, j.Queued = StateNew, j.Restarts+1, j.Queued+1
 	j.Started, j.Finished, j.Progress, j.ProgressInfo, j.StateMessage, j.InstanceID = nil, nil, nil, "", "", ""
-	j.Metrics, j.Artifacts = nil, nil
+	j.Metrics, j.Artifacts, j.Checkpoint = nil, nil, nil
 }
 
 // Delete marks a job deleted; a job not finished yet is killed too.
@@ -364,21 +364,8 @@ func orUnknown(user string) string {
 func (s *Service) change(ctx context.Context, id int64, user, comment string, fn func(*Job) error,
 	after func(context.Context, store.Tx, Job) error) error {
 	return s.write(ctx, store.TxMeta{User: user, Comment: comment}, func(tx store.Tx) error {
-		row, err := tx.GetJob(ctx, id)
-		if errors.Is(err, store.ErrNotFound) {
-			return notFoundf("job %d", id)
-		}
+		j, err := changeInTx(ctx, tx, id, fn)
 		if err != nil {
-			return err
-		}
-		j, err := fromRow(row)
-		if err != nil {
-			return err
-		}
-		if err := fn(&j); err != nil {
-			return err
-		}
-		if err := tx.UpdateJob(ctx, toRow(j)); err != nil {
 			return err
 		}
 		if after != nil {
@@ -386,6 +373,25 @@ func (s *Service) change(ctx context.Context, id int64, user, comment string, fn
 		}
 		return nil
 	})
+}
+
+// changeInTx reads job id in tx, applies fn and stores the result.
+func changeInTx(ctx context.Context, tx store.Tx, id int64, fn func(*Job) error) (Job, error) {
+	row, err := tx.GetJob(ctx, id)
+	if errors.Is(err, store.ErrNotFound) {
+		return Job{}, notFoundf("job %d", id)
+	}
+	if err != nil {
+		return Job{}, err
+	}
+	j, err := fromRow(row)
+	if err != nil {
+		return Job{}, err
+	}
+	if err := fn(&j); err != nil {
+		return Job{}, err
+	}
+	return j, tx.UpdateJob(ctx, toRow(j))
 }
 
 // write runs fn in one write transaction and commits it.
@@ -414,7 +420,7 @@ func toRow(j Job) store.Job {
 	d := doc{GUID: j.GUID, Scope: j.Scope, Objects: j.Objects, Parameters: j.Parameters, Input: j.Input,
 		Language: j.Language, Started: j.Started, Finished: j.Finished, RetainUntil: j.RetainUntil,
 		StateMessage: j.StateMessage, Restarts: j.Restarts, InstanceID: j.InstanceID, Artifacts: j.Artifacts,
-		Progress: j.Progress, ProgressInfo: j.ProgressInfo, Metrics: j.Metrics, Queued: j.Queued}
+		Progress: j.Progress, ProgressInfo: j.ProgressInfo, Metrics: j.Metrics, Queued: j.Queued, Checkpoint: j.Checkpoint}
 	b, err := json.Marshal(d)
 	if err != nil {
 		panic(err) // plain data only
@@ -433,7 +439,7 @@ func fromRow(r store.Job) (Job, error) {
 		Scope: d.Scope, Objects: d.Objects, Parameters: d.Parameters, Input: d.Input, Language: d.Language,
 		Started: d.Started, Finished: d.Finished, RetainUntil: d.RetainUntil, StateMessage: d.StateMessage,
 		Restarts: d.Restarts, InstanceID: d.InstanceID, Artifacts: d.Artifacts, Progress: d.Progress,
-		ProgressInfo: d.ProgressInfo, Metrics: d.Metrics, Queued: d.Queued}, nil
+		ProgressInfo: d.ProgressInfo, Metrics: d.Metrics, Queued: d.Queued, Checkpoint: d.Checkpoint}, nil
 }
 
 func newGUID() string {

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/cmsplatform/cms/pkg/blobs"
+	"github.com/cmsplatform/cms/pkg/store"
 )
 
 // Task is what a running job's kind works with: the job, its log, its
@@ -84,6 +85,23 @@ func (t *Task) WriteArtifact(ctx context.Context, rel, contentType string, write
 	t.artifacts = append(t.artifacts, clean)
 	t.progDirty = true
 	return nil
+}
+
+// Checkpointed returns a hook for content.Change.InTx that stores cp as the
+// job's checkpoint in the transaction of the write it belongs to. It fails
+// (rolling the write back) when another runner has taken the job over, so
+// two runners never both write.
+func (t *Task) Checkpointed(cp Checkpoint) func(context.Context, store.Tx) error {
+	return func(ctx context.Context, tx store.Tx) error {
+		_, err := changeInTx(ctx, tx, t.Job.ID, func(j *Job) error {
+			if j.InstanceID != t.Job.InstanceID {
+				return errLost
+			}
+			j.Checkpoint = &cp
+			return nil
+		})
+		return err
+	}
 }
 
 // OpenInput opens the job's input file (CreateJobRequest.inputFile).
