@@ -111,6 +111,9 @@ type Job struct {
 	// same transaction as each of its writes (Task.Checkpointed); a runner
 	// taking the job over resumes after it. A restart clears it.
 	Checkpoint *Checkpoint
+	// Removed is when the job's log and artifacts were deleted because its
+	// retainUntil had passed (RemoveExpired); nil = kept.
+	Removed *time.Time
 }
 
 // Checkpoint counts the input a job has durably processed.
@@ -141,6 +144,7 @@ type doc struct {
 	Metrics      []Metric    `json:"metrics,omitempty"`
 	Queued       int         `json:"queued"`
 	Checkpoint   *Checkpoint `json:"checkpoint,omitempty"`
+	Removed      *time.Time  `json:"removed,omitempty"`
 }
 
 // Terminal reports whether the job is finished (Succeeded or Error).

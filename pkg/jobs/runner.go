@@ -37,6 +37,10 @@ type RunnerOptions struct {
 	// MaxAttempts bounds how often a job whose runner was lost (killed,
 	// crashed) is taken over before it is failed (default 3).
 	MaxAttempts int
+	// RemoveExpiredEvery is how often the runner removes finished jobs
+	// whose retainUntil has passed (Service.RemoveExpired; default 10m,
+	// first right after the start).
+	RemoveExpiredEvery time.Duration
 	// Instance names this runner in CmsJob.instanceId (default
 	// host-pid).
 	Instance string
@@ -77,6 +81,9 @@ func (s *Service) NewRunner(q *Queue, o RunnerOptions) *Runner {
 	if o.MaxAttempts <= 0 {
 		o.MaxAttempts = 3
 	}
+	if o.RemoveExpiredEvery <= 0 {
+		o.RemoveExpiredEvery = 10 * time.Minute
+	}
 	if o.Instance == "" {
 		host, _ := os.Hostname()
 		o.Instance = fmt.Sprintf("%s-%d", host, os.Getpid())
@@ -104,6 +111,11 @@ func (r *Runner) Run(ctx context.Context) error {
 	slots := make(chan struct{}, r.o.Concurrency)
 	var wg sync.WaitGroup
 	defer wg.Wait()
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		r.removeExpired(ctx)
+	}()
 	for {
 		select {
 		case <-ctx.Done():
@@ -136,6 +148,21 @@ func (r *Runner) Run(ctx context.Context) error {
 		if !got {
 			<-slots
 		}
+	}
+}
+
+// removeExpired calls Service.RemoveExpired every RemoveExpiredEvery
+// until ctx ends.
+func (r *Runner) removeExpired(ctx context.Context) {
+	for ctx.Err() == nil {
+		n, err := r.svc.RemoveExpired(ctx, time.Now().UTC())
+		switch {
+		case err != nil && ctx.Err() == nil:
+			r.log.Warn("removing expired jobs failed; tried again later", "err", err)
+		case n > 0:
+			r.log.Info("expired jobs removed", "jobs", n)
+		}
+		sleep(ctx, r.o.RemoveExpiredEvery)
 	}
 }
 

@@ -300,6 +300,9 @@ func (s *Service) Update(ctx context.Context, id int64, user string, state *int,
 			if !j.Terminal() {
 				return invalidf("job %d is %s: only a succeeded or failed job can be restarted", j.ID, StateName(j.State))
 			}
+			if j.Removed != nil {
+				return invalidf("job %d was removed after its retainUntil: it cannot be restarted", j.ID)
+			}
 			restart(j)
 			restarted = true
 			return nil
@@ -420,7 +423,7 @@ func toRow(j Job) store.Job {
 	d := doc{GUID: j.GUID, Scope: j.Scope, Objects: j.Objects, Parameters: j.Parameters, Input: j.Input,
 		Language: j.Language, Started: j.Started, Finished: j.Finished, RetainUntil: j.RetainUntil,
 		StateMessage: j.StateMessage, Restarts: j.Restarts, InstanceID: j.InstanceID, Artifacts: j.Artifacts,
-		Progress: j.Progress, ProgressInfo: j.ProgressInfo, Metrics: j.Metrics, Queued: j.Queued, Checkpoint: j.Checkpoint}
+		Progress: j.Progress, ProgressInfo: j.ProgressInfo, Metrics: j.Metrics, Queued: j.Queued, Checkpoint: j.Checkpoint, Removed: j.Removed}
 	b, err := json.Marshal(d)
 	if err != nil {
 		panic(err) // plain data only
@@ -439,7 +442,7 @@ func fromRow(r store.Job) (Job, error) {
 		Scope: d.Scope, Objects: d.Objects, Parameters: d.Parameters, Input: d.Input, Language: d.Language,
 		Started: d.Started, Finished: d.Finished, RetainUntil: d.RetainUntil, StateMessage: d.StateMessage,
 		Restarts: d.Restarts, InstanceID: d.InstanceID, Artifacts: d.Artifacts, Progress: d.Progress,
-		ProgressInfo: d.ProgressInfo, Metrics: d.Metrics, Queued: d.Queued, Checkpoint: d.Checkpoint}, nil
+		ProgressInfo: d.ProgressInfo, Metrics: d.Metrics, Queued: d.Queued, Checkpoint: d.Checkpoint, Removed: d.Removed}, nil
 }
 
 func newGUID() string {
