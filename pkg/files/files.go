@@ -57,6 +57,8 @@ type Options struct {
 	// UploadTTL is how long an upload may stay idle before ExpireUploads
 	// removes it.
 	UploadTTL time.Duration
+	// Thumbnails bound thumbnail generation (thumbnails.go).
+	Thumbnails ThumbnailOptions
 	// Now is the clock; nil is time.Now.
 	Now func() time.Time
 	// Logger; nil discards.
@@ -65,9 +67,10 @@ type Options struct {
 
 // Service serves uploads and files from a blob store.
 type Service struct {
-	blobs blobs.Store
-	opts  Options
-	locks keyedMutex
+	blobs  blobs.Store
+	opts   Options
+	locks  keyedMutex
+	thumbs thumbnailer
 }
 
 // New returns a Service over store.
@@ -87,7 +90,8 @@ func New(store blobs.Store, opts Options) *Service {
 	if opts.Logger == nil {
 		opts.Logger = slog.New(slog.DiscardHandler)
 	}
-	return &Service{blobs: store, opts: opts}
+	opts.Thumbnails = opts.Thumbnails.withDefaults()
+	return &Service{blobs: store, opts: opts, thumbs: newThumbnailer(opts.Thumbnails)}
 }
 
 // Limits returns the effective options (defaults applied).
@@ -103,6 +107,17 @@ type File struct {
 	// ETag is the quoted content hash.
 	ETag     string
 	Modified time.Time
+	// key is the blob holding the bytes (the content blob when empty; a
+	// derived blob for thumbnails).
+	key string
+}
+
+// blobKey is the blob holding f's bytes.
+func (f File) blobKey() string {
+	if f.key != "" {
+		return f.key
+	}
+	return contentKey(f.Name.MD5)
 }
 
 // Stat looks a file up by its parsed name.
@@ -168,7 +183,7 @@ func boundaryFor(f File) string { return "cms-range-" + f.Name.Hex() }
 
 // WriteTo streams the body of r to w.
 func (s *Service) WriteTo(ctx context.Context, r Response, w io.Writer) error {
-	key := contentKey(r.file.Name.MD5)
+	key := r.file.blobKey()
 	if len(r.ranges) == 0 {
 		return s.copyRange(ctx, w, key, 0, -1)
 	}

@@ -1,6 +1,10 @@
 package files_test
 
 import (
+	"bytes"
+	"image"
+	"image/png"
+	"io"
 	"strings"
 	"testing"
 
@@ -55,5 +59,29 @@ func FuzzParseRange(f *testing.F) {
 				t.Fatalf("ParseRange(%q, %d) = %+v out of bounds", h, size, rs)
 			}
 		}
+	})
+}
+
+// FuzzThumbnailInput feeds arbitrary bytes to the header check and, when it
+// passes with a small pixel cap, to the decoder and encoder: no panic, and
+// nothing beyond the cap is decoded.
+func FuzzThumbnailInput(f *testing.F) {
+	var b bytes.Buffer
+	_ = png.Encode(&b, image.NewNRGBA(image.Rect(0, 0, 3, 2)))
+	f.Add(b.Bytes(), uint8(2))
+	f.Add([]byte("GIF89a\x01\x00\x01\x00"), uint8(16))
+	f.Add([]byte("RIFF\x00\x00\x00\x00WEBPVP8 "), uint8(0))
+	f.Fuzz(func(t *testing.T, data []byte, size uint8) {
+		if err := files.CheckImageHeader(bytes.NewReader(data), 4096); err != nil {
+			return
+		}
+		img, _, err := image.Decode(bytes.NewReader(data))
+		if err != nil {
+			return
+		}
+		if b := img.Bounds(); int64(b.Dx())*int64(b.Dy()) > 4096 {
+			t.Fatalf("decoded %v past the header check", b)
+		}
+		_, _ = files.EncodeThumbnail(io.Discard, img, 1+int(size)%64)
 	})
 }
