@@ -17,12 +17,26 @@ type FilesConfig struct {
 	MaxFileBytes int64 `yaml:"maxFileBytes"`
 	// UploadTTL: an upload idle this long is removed.
 	UploadTTL time.Duration `yaml:"uploadTtl"`
+	// ThumbnailSize is the longer side of a thumbnail requested without
+	// a size.
+	ThumbnailSize int `yaml:"thumbnailSize"`
+	// MaxThumbnailSize caps a requested thumbnail size: 400 beyond it.
+	MaxThumbnailSize int `yaml:"maxThumbnailSize"`
+	// MaxImagePixels caps the pixels an image may declare to get a
+	// thumbnail: 422 beyond it, before decoding.
+	MaxImagePixels int64 `yaml:"maxImagePixels"`
+	// ThumbnailParallel is how many thumbnails a process generates at once.
+	ThumbnailParallel int `yaml:"thumbnailParallel"`
 }
 
-// DefaultFilesConfig is 32 MiB chunks, 16 GiB files, uploads kept 24 hours.
+// DefaultFilesConfig is 32 MiB chunks, 16 GiB files, uploads kept 24
+// hours; thumbnails 256 px by default, at most 2048 px, of images up to 40
+// megapixels, 2 generated at once.
 func DefaultFilesConfig() FilesConfig {
 	return FilesConfig{MaxChunkBytes: files.DefaultMaxChunkBytes, MaxFileBytes: files.DefaultMaxFileBytes,
-		UploadTTL: files.DefaultUploadTTL}
+		UploadTTL: files.DefaultUploadTTL, ThumbnailSize: files.DefaultThumbnailSize,
+		MaxThumbnailSize: files.DefaultMaxThumbnailSize, MaxImagePixels: files.DefaultMaxImagePixels,
+		ThumbnailParallel: files.DefaultThumbnailParallel}
 }
 
 // newFiles returns the files domain over the blob component (nil without
@@ -32,7 +46,9 @@ func newFiles(cfg Config, comps *Components, log *slog.Logger) *files.Service {
 		return nil
 	}
 	return files.New(comps.Blobs, files.Options{MaxChunkBytes: cfg.Files.MaxChunkBytes,
-		MaxFileBytes: cfg.Files.MaxFileBytes, UploadTTL: cfg.Files.UploadTTL, Logger: log.With("component", "files")})
+		MaxFileBytes: cfg.Files.MaxFileBytes, UploadTTL: cfg.Files.UploadTTL, Logger: log.With("component", "files"),
+		Thumbnails: files.ThumbnailOptions{DefaultSize: cfg.Files.ThumbnailSize, MaxSize: cfg.Files.MaxThumbnailSize,
+			MaxPixels: cfg.Files.MaxImagePixels, Parallel: cfg.Files.ThumbnailParallel}})
 }
 
 // expireUploads removes abandoned uploads every UploadTTL/4 (at least once

@@ -302,6 +302,7 @@ func runFilesScenario(t *testing.T, start func() (string, func())) {
 	// and Rendering once indexed.
 	admin := httpClient{t, base, "admin", "test-password"}
 	w := admin.create(obj(0, "picture", v(1000, 201, "Picture"), v(5009, 0, true)))
+	pictureType := w.CreatedObjectIDs[0]
 	// A BPO naming content no upload committed is refused.
 	unknown := obj(w.CreatedObjectIDs[0], "", v(11000, 0, strings.Repeat("0", 32)), v(11005, 0, ".png"))
 	if r := admin.do(http.MethodPost, "/apis/cms/v1/branches/4/objects", `{"objects":[`+unknown+`]}`); r.code != http.StatusUnprocessableEntity {
@@ -339,4 +340,5 @@ func runFilesScenario(t *testing.T, start func() (string, func())) {
 		t.Errorf("Delivery props of the BPO: %s", b)
 	}
 	c.get("/delivery/api/files/"+guid+".png", http.StatusOK)
+	runThumbnailScenario(t, c, admin, pictureType)
 }

@@ -130,6 +130,8 @@ func request_DeliveryBinaryService_GetBpoExternalBinary_0(ctx context.Context, m
 	return stream, metadata, nil
 }
 
+var filter_DeliveryBinaryService_GetBpoThumbnail_0 = &utilities.DoubleArray{Encoding: map[string]int{"branch": 0, "id": 1}, Base: []int{1, 1, 2, 0, 0}, Check: []int{0, 1, 1, 2, 3}}
+
 func request_DeliveryBinaryService_GetBpoThumbnail_0(ctx context.Context, marshaler runtime.Marshaler, client DeliveryBinaryServiceClient, req *http.Request, pathParams map[string]string) (DeliveryBinaryService_GetBpoThumbnailClient, runtime.ServerMetadata, error) {
 	var (
 		protoReq GetBpoThumbnailRequest
@@ -151,6 +153,12 @@ func request_DeliveryBinaryService_GetBpoThumbnail_0(ctx context.Context, marsha
 	protoReq.Id, err = runtime.String(val)
 	if err != nil {
 		return nil, metadata, status.Errorf(codes.InvalidArgument, "type mismatch, parameter: %s, error: %v", "id", err)
+	}
+	if err := req.ParseForm(); err != nil {
+		return nil, metadata, status.Errorf(codes.InvalidArgument, "%v", err)
+	}
+	if err := runtime.PopulateQueryParameters(&protoReq, req.Form, filter_DeliveryBinaryService_GetBpoThumbnail_0); err != nil {
+		return nil, metadata, status.Errorf(codes.InvalidArgument, "%v", err)
 	}
 	if req.Body != nil {
 		_, _ = io.Copy(io.Discard, req.Body)

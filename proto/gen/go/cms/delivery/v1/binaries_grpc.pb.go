@@ -43,8 +43,12 @@ type DeliveryBinaryServiceClient interface {
 	// GetBpoExternalBinary streams the file of a binary proxy object; 304, 404,
 	// 422 (id not unique).
 	GetBpoExternalBinary(ctx context.Context, in *GetBpoExternalBinaryRequest, opts ...grpc.CallOption) (grpc.ServerStreamingClient[httpbody.HttpBody], error)
-	// GetBpoThumbnail streams the thumbnail of a binary proxy object; 304, 404,
-	// 422 (id not unique).
+	// GetBpoThumbnail streams the thumbnail of a binary proxy object's image
+	// (JPEG, PNG, GIF or WebP): at most `size` (or `width`) px on its longer
+	// side, default 256, 1 to 2048 (400 beyond), never enlarged; JPEG, or PNG
+	// when the image has transparency. 304; 404 (no such object, or its file
+	// is no image: "no thumbnail"); 422 (id not unique, the image declares
+	// more pixels than allowed, or the file is no readable image).
 	GetBpoThumbnail(ctx context.Context, in *GetBpoThumbnailRequest, opts ...grpc.CallOption) (grpc.ServerStreamingClient[httpbody.HttpBody], error)
 }
 
@@ -149,8 +153,12 @@ type DeliveryBinaryServiceServer interface {
 	// GetBpoExternalBinary streams the file of a binary proxy object; 304, 404,
 	// 422 (id not unique).
 	GetBpoExternalBinary(*GetBpoExternalBinaryRequest, grpc.ServerStreamingServer[httpbody.HttpBody]) error
-	// GetBpoThumbnail streams the thumbnail of a binary proxy object; 304, 404,
-	// 422 (id not unique).
+	// GetBpoThumbnail streams the thumbnail of a binary proxy object's image
+	// (JPEG, PNG, GIF or WebP): at most `size` (or `width`) px on its longer
+	// side, default 256, 1 to 2048 (400 beyond), never enlarged; JPEG, or PNG
+	// when the image has transparency. 304; 404 (no such object, or its file
+	// is no image: "no thumbnail"); 422 (id not unique, the image declares
+	// more pixels than allowed, or the file is no readable image).
 	GetBpoThumbnail(*GetBpoThumbnailRequest, grpc.ServerStreamingServer[httpbody.HttpBody]) error
 	mustEmbedUnimplementedDeliveryBinaryServiceServer()
 }
