@@ -1,6 +1,12 @@
 package delivery
 
 import (
+	"context"
+	"fmt"
+	"strconv"
+
+	"github.com/cmsplatform/cms/pkg/auth"
+	"github.com/cmsplatform/cms/pkg/content"
 	"github.com/cmsplatform/cms/pkg/files"
 	deliveryv1 "github.com/cmsplatform/cms/proto/gen/go/cms/delivery/v1"
 	"github.com/cmsplatform/cms/services/internal/filestream"
@@ -8,9 +14,9 @@ import (
 	"google.golang.org/grpc"
 )
 
-// binaries implements DeliveryBinaryService: files by name and the files
-// and thumbnails of binary proxy objects. Database binaries
-// (GET /binaries/{id}) are not built: they answer 501.
+// binaries implements DeliveryBinaryService: files by name, the files and
+// thumbnails of binary proxy objects, and "database binaries", which are
+// the files of binary proxy objects of the default branch by object id.
 type binaries struct {
 	deliveryv1.UnimplementedDeliveryBinaryServiceServer
 	api   *service
@@ -34,15 +40,25 @@ func (b *binaries) GetBpoExternalBinary(req *deliveryv1.GetBpoExternalBinaryRequ
 		return b.UnimplementedDeliveryBinaryServiceServer.GetBpoExternalBinary(req, stream)
 	}
 	ctx := stream.Context()
-	bp, err := b.api.dom.BinaryProxy(ctx, req.GetBranch(), req.GetId())
+	return b.api.toStatus(ctx, b.serveProxy(ctx, req.GetBranch(), req.GetId(), stream))
+}
+
+// serveProxy streams the file of the binary proxy object id on branch.
+func (b *binaries) serveProxy(ctx context.Context, branch, id string, out filestream.Sender) error {
+	n, err := b.proxyName(ctx, branch, id)
 	if err != nil {
-		return b.api.toStatus(ctx, err)
+		return err
 	}
-	n, err := files.ProxyName(bp.Hash, bp.Ext)
+	return filestream.ServeFile(ctx, b.files, n, out)
+}
+
+// proxyName is the file name a binary proxy object holds.
+func (b *binaries) proxyName(ctx context.Context, branch, id string) (files.Name, error) {
+	bp, err := b.api.dom.BinaryProxy(ctx, branch, id)
 	if err != nil {
-		return b.api.toStatus(ctx, err)
+		return files.Name{}, err
 	}
-	return b.api.toStatus(ctx, filestream.ServeFile(ctx, b.files, n, stream))
+	return files.ProxyName(bp.Hash, bp.Ext)
 }
 
 // GetBpoThumbnail implements Delivery_GetBpoThumbnail
@@ -61,11 +77,7 @@ func (b *binaries) GetBpoThumbnail(req *deliveryv1.GetBpoThumbnailRequest, strea
 	if err != nil {
 		return b.api.toStatus(ctx, err)
 	}
-	bp, err := b.api.dom.BinaryProxy(ctx, req.GetBranch(), req.GetId())
-	if err != nil {
-		return b.api.toStatus(ctx, err)
-	}
-	n, err := files.ProxyName(bp.Hash, bp.Ext)
+	n, err := b.proxyName(ctx, req.GetBranch(), req.GetId())
 	if err != nil {
 		return b.api.toStatus(ctx, err)
 	}
@@ -74,4 +86,31 @@ func (b *binaries) GetBpoThumbnail(req *deliveryv1.GetBpoThumbnailRequest, strea
 		return b.api.toStatus(ctx, err)
 	}
 	return b.api.toStatus(ctx, filestream.Serve(ctx, b.files, f, stream))
+}
+
+// GetBinary implements Delivery_GetBinary (GET /binaries/{id}). There are
+// no separate database binaries: id is the object id of a binary proxy
+// object on the default branch, whose file it streams like
+// GET /branches/{default}/files/{id}. The RPC declares authentication only
+// (the request names no branch), so the answer is filtered here: a caller
+// who may not read the default branch gets the same 404 as for a missing
+// object.
+func (b *binaries) GetBinary(req *deliveryv1.GetBinaryRequest, stream grpc.ServerStreamingServer[httpbody.HttpBody]) error {
+	if b.files == nil || b.api.dom == nil {
+		return b.UnimplementedDeliveryBinaryServiceServer.GetBinary(req, stream)
+	}
+	ctx := stream.Context()
+	notFound := fmt.Errorf("%w: binary %d", files.ErrNotFound, req.GetId())
+	if req.GetId() <= 0 {
+		return b.api.toStatus(ctx, notFound)
+	}
+	branch := strconv.FormatInt(content.BranchDefault, 10)
+	chain, err := b.api.BranchChain(ctx, branch)
+	if err != nil {
+		return b.api.toStatus(ctx, err)
+	}
+	if p, _ := auth.FromContext(ctx); !p.Allowed(auth.AccessRead, chain) {
+		return b.api.toStatus(ctx, notFound)
+	}
+	return b.api.toStatus(ctx, b.serveProxy(ctx, branch, strconv.FormatInt(int64(req.GetId()), 10), stream))
 }

@@ -106,3 +106,51 @@ func runThumbnailScenario(t *testing.T, c filesClient, admin httpClient, picture
 		}
 	}
 }
+
+// runDatabaseBinaryScenario reads GET /delivery/api/binaries/{id}: the
+// file of the binary proxy object bpo (holding data) on the default
+// branch, for callers who may read that branch only.
+func runDatabaseBinaryScenario(t *testing.T, c filesClient, admin httpClient, bpo string, data []byte) {
+	resp, body := c.get("/delivery/api/binaries/"+bpo, http.StatusOK)
+	if !bytes.Equal(body, data) || resp.Header.Get("Content-Type") != "image/png" {
+		t.Fatalf("binaries/%s: %d bytes, %v", bpo, len(body), resp.Header)
+	}
+	etag := resp.Header.Get("ETag")
+	c.get("/delivery/api/binaries/"+bpo, http.StatusNotModified, "If-None-Match", etag)
+	for _, tc := range []struct {
+		id   string
+		want int
+	}{{"999999", http.StatusNotFound}, {"0", http.StatusNotFound}, {"-3", http.StatusBadRequest}, {"abc", http.StatusBadRequest}} {
+		resp, body := c.get("/delivery/api/binaries/"+tc.id, tc.want)
+		if !strings.HasPrefix(resp.Header.Get("Content-Type"), "application/problem+json") {
+			t.Errorf("binaries/%s = %d %s: %s", tc.id, resp.StatusCode, resp.Header.Get("Content-Type"), body)
+		}
+	}
+	// A reader of the default branch gets the file; a user without a
+	// grant on it gets 404, as if there were no such binary.
+	admin.create(
+		obj(110, "", v(1100, 0, "binreader"), v(1000, 201, "Reader"), v(1101, 0, "binreader-pw"), v(1104, 0, 4)),
+		obj(110, "", v(1100, 0, "nobody"), v(1000, 201, "Nobody"), v(1101, 0, "nobody-pw")))
+	for _, u := range []struct {
+		name, password string
+		want           int
+	}{{"binreader", "binreader-pw", http.StatusOK}, {"nobody", "nobody-pw", http.StatusNotFound}} {
+		var code int
+		for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(100 * time.Millisecond) {
+			req, _ := http.NewRequest(http.MethodGet, c.base+"/delivery/api/binaries/"+bpo, nil)
+			req.SetBasicAuth(u.name, u.password)
+			resp, err := http.DefaultClient.Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			resp.Body.Close()
+			code = resp.StatusCode
+			if code != http.StatusUnauthorized || time.Now().After(deadline) {
+				break
+			}
+		}
+		if code != u.want {
+			t.Errorf("binaries/%s as %s = %d, want %d", bpo, u.name, code, u.want)
+		}
+	}
+}

@@ -27,7 +27,7 @@ const (
 // GetBinaryRequest holds the parameters of Delivery_GetBinary.
 type GetBinaryRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
-	// Database binary id (path).
+	// Object id of a binary proxy object on the default branch (path).
 	Id            int32 `protobuf:"varint,1,opt,name=id,proto3" json:"id,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
