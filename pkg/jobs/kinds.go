@@ -32,14 +32,16 @@ import (
 //   - jobReindex: what `cms reindex` does (parameter "branch": that
 //     branch and its descendants in place), where the runner's process
 //     has the search engine (ReindexKind).
-//   - jobCleanupFiles: not available yet (the job fails saying so).
+//   - jobCleanupFiles: what `cms files cleanup` does (CleanupFilesKind),
+//     where the runner's process has the blob component; without it the
+//     job fails saying so.
 func builtinKinds() map[string]KindFunc {
 	return map[string]KindFunc{
 		KindExportJSON: exportJSON,
 		KindExportCSV:  exportCSV,
 		KindImportJSON: importJSON,
 		KindCleanupFiles: func(context.Context, *Task) error {
-			return fmt.Errorf("%w: removing unreferenced files needs the file store, which this version does not have", ErrUnsupported)
+			return fmt.Errorf("%w: removing unreferenced files needs the blob component, which this runner does not have", ErrUnsupported)
 		},
 	}
 }

@@ -216,9 +216,15 @@ func runJobs(t *testing.T, store app.Component) {
 	c.do(t, 400, "DELETE", "/jobInput/not-a-token", "")
 	c.do(t, 400, "POST", "/jobs", fmt.Sprintf(`{"branchId":4,"jobDefinitionId":1202,"inputFile":{"token":%q},"language":0}`, token))
 
-	// jobCleanupFiles is defined but cannot run yet: the job fails saying so.
-	cl := c.do(t, 200, "POST", "/jobs", `{"branchId":4,"jobDefinitionId":1204,"language":0}`).object(t)
-	if j := c.waitJob(t, int64(cl["id"].(float64))); j["state"] != float64(3) || !strings.Contains(j["stateMessage"].(string), "not supported") {
+	// jobCleanupFiles runs files.Service.Cleanup (its removals are tested
+	// in services/internal/app/files_test.go on both setups); a dry run
+	// succeeds and an invalid parameter fails the job.
+	cl := c.do(t, 200, "POST", "/jobs", `{"branchId":4,"jobDefinitionId":1204,"parameters":[{"name":"dryRun","values":["true"]}],"language":0}`).object(t)
+	if j := c.waitJob(t, int64(cl["id"].(float64))); j["state"] != float64(2) {
 		t.Fatalf("cleanup job = %v", j)
+	}
+	cl = c.do(t, 200, "POST", "/jobs", `{"branchId":4,"jobDefinitionId":1204,"parameters":[{"name":"minAge","values":["soon"]}],"language":0}`).object(t)
+	if j := c.waitJob(t, int64(cl["id"].(float64))); j["state"] != float64(3) || !strings.Contains(j["stateMessage"].(string), "minAge") {
+		t.Fatalf("cleanup job with an invalid minAge = %v", j)
 	}
 }
