@@ -262,6 +262,7 @@ func runFilesScenario(t *testing.T, start func() (string, func())) {
 
 	// The same content again: stored once, created false.
 	r = c.upload(http.MethodPost, "/apis/cms/v1/fileUpload", http.StatusOK, data[:10], "Extension", ".txt", "Commit", "true")
+	unreferenced := *r.GUID + ".txt"
 	r = c.upload(http.MethodPost, "/apis/cms/v1/fileUpload", http.StatusOK, data[:10], "Extension", ".bin", "Commit", "true")
 	if r.Created == nil || *r.Created {
 		t.Errorf("the same content again: %+v, want created false", r)
@@ -342,4 +343,5 @@ func runFilesScenario(t *testing.T, start func() (string, func())) {
 	c.get("/delivery/api/files/"+guid+".png", http.StatusOK)
 	runThumbnailScenario(t, c, admin, pictureType)
 	runDatabaseBinaryScenario(t, c, admin, bpo, data)
+	runCleanupScenario(t, c, admin, name, unreferenced)
 }
