@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"fmt"
 	"io"
 	"os"
@@ -16,6 +17,7 @@ type progressBar struct {
 	w          io.Writer
 	tty        bool
 	label      string
+	unit       string // of the rate, "docs" unless set
 	start      time.Time
 	now        func() time.Time
 	last       time.Time
@@ -78,5 +80,5 @@ func (b *progressBar) line(p indexwriter.Progress, elapsed time.Duration) string
 	const width = 30
 	filled := int(frac * width)
 	bar := strings.Repeat("#", filled) + strings.Repeat(".", width-filled)
-	return fmt.Sprintf("%s [%s] %d/%d %5.1f%% %.0f docs/s ETA %s", b.label, bar, p.Done, total, 100*frac, rate, eta)
+	return fmt.Sprintf("%s [%s] %d/%d %5.1f%% %.0f %s/s ETA %s", b.label, bar, p.Done, total, 100*frac, rate, cmp.Or(b.unit, "docs"), eta)
 }

@@ -39,9 +39,9 @@ func DefaultFilesConfig() FilesConfig {
 		ThumbnailParallel: files.DefaultThumbnailParallel}
 }
 
-// newFiles returns the files domain over the blob component (nil without
+// NewFiles returns the files domain over the blob component (nil without
 // one: the file operations then answer 501).
-func newFiles(cfg Config, comps *Components, log *slog.Logger) *files.Service {
+func NewFiles(cfg Config, comps *Components, log *slog.Logger) *files.Service {
 	if comps.Blobs == nil {
 		return nil
 	}

@@ -101,7 +101,7 @@ func buildTargets(ctx context.Context, cfg Config, comps *Components, log *slog.
 			st := notifyingStore{Store: comps.Store, notify: relay.Notify}
 			opts := []content.Option{content.WithUsersChanged(usersChanged),
 				content.WithValueLimits(content.ValueLimits{MaxValueBytes: cfg.MaxValueBytes, MaxRequestValueBytes: cfg.MaxRequestValueBytes})}
-			fs := newFiles(cfg, comps, log)
+			fs := NewFiles(cfg, comps, log)
 			if fs != nil {
 				workers = append(workers, expireUploads(fs, log.With("worker", "uploads")))
 				opts = append(opts, content.WithFileCheck(fs.HashExists))
@@ -112,7 +112,7 @@ func buildTargets(ctx context.Context, cfg Config, comps *Components, log *slog.
 			}))
 		case TargetDelivery:
 			g := delivery.New(delivery.Options{Search: comps.Search, Cache: comps.Cache,
-				Layout: cfg.indexing(log).Layout, Files: newFiles(cfg, comps, log), Logger: log.With("group", "delivery")})
+				Layout: cfg.indexing(log).Layout, Files: NewFiles(cfg, comps, log), Logger: log.With("group", "delivery")})
 			groups = append(groups, g)
 			registerDeliveryMetrics(reg, g)
 			// Change events evict exactly the cached answers they touch. A
@@ -135,7 +135,7 @@ func buildTargets(ctx context.Context, cfg Config, comps *Components, log *slog.
 				}
 				g.WithBranches(br)
 			}
-			g.WithFiles(newFiles(cfg, comps, log), bpoReader(cfg, comps, log))
+			g.WithFiles(NewFiles(cfg, comps, log), bpoReader(cfg, comps, log))
 			groups = append(groups, g)
 		case TargetIndex:
 			g, err := index.New(index.Options{Search: comps.Search,
