@@ -8,13 +8,13 @@ import (
 	"image"
 	_ "image/gif" // decoders registered for image.Decode
 	"image/jpeg"
-	_ "image/png"
+	_ "image/png" // PNG decoder for image.Decode
 	"io"
 	"strconv"
 	"time"
 
 	"github.com/disintegration/imaging"
-	_ "golang.org/x/image/webp"
+	_ "golang.org/x/image/webp" // WebP decoder for image.Decode
 	"golang.org/x/sync/singleflight"
 
 	"github.com/cmsplatform/cms/pkg/blobs"
