@@ -98,15 +98,13 @@ func TestGiveUp(t *testing.T) {
 		typ := e.create(t, objectOf(content.RootID, "Article"))[0]
 		e.create(t, hook(rcv.srv.URL+"/all", "k"))
 		rcv.down.Store(true)
-		var givenUp atomic.Bool
 		var attempts atomic.Int32
 		e.dispatch(t, Config{Client: ClientSettings{AllowPrivate: true},
-			Retry: RetrySettings{Initial: 20 * time.Millisecond, Max: 100 * time.Millisecond, GiveUpAfter: 700 * time.Millisecond},
+			Retry:     RetrySettings{Initial: 20 * time.Millisecond, Max: 100 * time.Millisecond, GiveUpAfter: 700 * time.Millisecond},
 			OnAttempt: func(_ int64, _ changes.Event, a Attempt) { attempts.Add(1) }})
 		lost := e.create(t, objectOf(typ, "lost"))[0]
 		waitFor(t, "the give-up time", func() bool { return attempts.Load() >= 3 })
 		time.Sleep(time.Second)
-		givenUp.Store(true)
 		rcv.down.Store(false)
 		kept := e.create(t, objectOf(typ, "kept"))[0]
 		waitFor(t, "the later event", func() bool {
