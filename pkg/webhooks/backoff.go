@@ -40,7 +40,7 @@ func (s RetrySettings) Backoff(n int, retryAfter time.Duration) time.Duration {
 		ceil *= 2
 	}
 	ceil = min(ceil, s.Max)
-	d := time.Duration(rand.Int64N(int64(ceil)) + 1)
+	d := time.Duration(rand.Int64N(int64(ceil)) + 1) //nolint:gosec // jitter, not a secret
 	if retryAfter > d {
 		d = min(retryAfter, s.Max)
 	}
