@@ -15,8 +15,8 @@ import (
 //   - user objects (type TypeUser) and the system objects of the model (the
 //     type, AttrUserName and the security attributes) are created, changed
 //     and deleted by administrators only (Change.Admin), else ErrForbidden;
-//   - values of the security attributes are written by administrators
-//     only, on any object;
+//   - values of the security attributes (the webhook secret among them)
+//     are written by administrators only, on any object;
 //   - users live on the default branch: a user object created or changed
 //     elsewhere is ErrInvalid;
 //   - a password value is hashed with bcrypt before it is stored; null
@@ -32,6 +32,7 @@ const PasswordCost = bcrypt.DefaultCost
 var securityAttrs = map[int64]bool{
 	AttrUserPassword: true, AttrUserAdmin: true, AttrUserInternal: true,
 	AttrUserReadBranches: true, AttrUserWriteBranches: true,
+	AttrWebHookSecret: true,
 }
 
 // isSecurityObject reports whether id is a system object of the security
@@ -70,7 +71,7 @@ func checkSecurityValue(ch Change, attr int64, raw json.RawMessage) (out []byte,
 		return nil, false, nil
 	}
 	if !ch.Admin {
-		return nil, false, forbiddenf("attribute %d: only administrators may set users' passwords and rights", attr)
+		return nil, false, forbiddenf("attribute %d: only administrators may set passwords, rights and webhook secrets", attr)
 	}
 	if attr != AttrUserPassword {
 		return nil, false, nil

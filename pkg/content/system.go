@@ -178,6 +178,12 @@ var sysAttrs = []sysAttr{
 	{id: 6003, api: "applicationAreaSortKey", name: "Sort key", dataType: "Integer"},
 	{id: AttrJobKind, api: "jobDefinitionKind", name: "Job kind", dataType: "String"},
 	{id: AttrJobParameters, api: "jobDefinitionParameters", name: "Job default parameters", dataType: "TextRef"},
+	{id: AttrWebHookURL, api: "webHookUrl", name: "Webhook URL", dataType: "String"},
+	{id: AttrWebHookSecret, api: "webHookSecret", name: "Webhook secret", dataType: "String"},
+	{id: AttrWebHookBranches, api: "webHookBranches", name: "Webhook branches", dataType: "ObjRef", multi: true, refTypes: []int64{TypeBranch}},
+	{id: AttrWebHookTypes, api: "webHookTypes", name: "Webhook object types", dataType: "ObjRef", multi: true, refTypes: []int64{RootID}},
+	{id: AttrWebHookKinds, api: "webHookKinds", name: "Webhook event kinds", dataType: "String", multi: true},
+	{id: AttrWebHookEnabled, api: "webHookEnabled", name: "Webhook enabled", dataType: "Boolean"},
 	// A binary proxy object's file (pkg/files): the content's MD5 in GUID
 	// form and the extension with its dot; Delivery renders them under
 	// these ApiIdentifiers, so a site builds files/{md5}{ext}.
@@ -204,6 +210,30 @@ const (
 	// AttrJobParameters (TextRef): default parameters as a JSON array of
 	// {"name": ..., "values": [...]}; a job's own parameters win.
 	AttrJobParameters int64 = 1211
+)
+
+// TypeWebHookDefinition holds webhook definitions (pkg/webhooks): each
+// object of the type is one receiver of the change feed. The attributes are
+// our choice (NovaDB documents the type, not its attributes).
+const (
+	TypeWebHookDefinition int64 = 210
+	// AttrWebHookURL (String): the http(s) URL events are POSTed to.
+	AttrWebHookURL int64 = 1220
+	// AttrWebHookSecret (String): the HMAC-SHA256 key of the signature
+	// header. Secret: written by administrators only, never returned by a
+	// read, never indexed.
+	AttrWebHookSecret = model.AttrWebHookSecret
+	// AttrWebHookBranches (ObjRef to branches, multi-valued): only events
+	// of these branches; none = every branch.
+	AttrWebHookBranches int64 = 1222
+	// AttrWebHookTypes (ObjRef to types, multi-valued): only events
+	// touching objects of these types; none = every type.
+	AttrWebHookTypes int64 = 1223
+	// AttrWebHookKinds (String, multi-valued): only events of these kinds
+	// ("created", "updated", "deleted", ...); none = every kind.
+	AttrWebHookKinds int64 = 1224
+	// AttrWebHookEnabled (Boolean): deliveries happen only while true.
+	AttrWebHookEnabled int64 = 1225
 )
 
 // sysJobDefinition is a bootstrapped built-in job definition.

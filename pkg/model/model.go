@@ -29,9 +29,12 @@ const (
 	AttrTypeDisplayName int64 = 5005
 	// AttrUserPassword holds a user's password hash: a secret.
 	AttrUserPassword int64 = 1101
+	// AttrWebHookSecret holds the HMAC key of a webhook definition (type
+	// 210): a secret the dispatcher reads from the store, never a client.
+	AttrWebHookSecret int64 = 1221
 )
 
 // SecretAttribute reports whether values of attribute id must never leave
 // the service (reads drop them, the index never holds them): today only the
-// password hash.
-func SecretAttribute(id int64) bool { return id == AttrUserPassword }
+// password hash and the webhook signing secret.
+func SecretAttribute(id int64) bool { return id == AttrUserPassword || id == AttrWebHookSecret }

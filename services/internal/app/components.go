@@ -62,6 +62,8 @@ var needs = map[string][]string{
 	// The job runner reads and writes content, keeps logs and artifacts
 	// in the blob store and rebuilds the index (jobReindex).
 	TargetJobs: {"store", "events", "blobs", "search"},
+	// The webhook dispatcher reads definitions and consumes the changes.
+	TargetWebhooks: {"store", "events"},
 }
 
 // OpenComponents opens what the configured targets need, in dependency

@@ -27,10 +27,11 @@ const (
 	TargetIndex      = "index"
 	TargetIndexer    = "indexer"
 	TargetJobs       = "jobs"
+	TargetWebhooks   = "webhooks"
 )
 
 // AllTargets lists the single targets in start order.
-var AllTargets = []string{TargetManagement, TargetDelivery, TargetRendering, TargetIndex, TargetIndexer, TargetJobs}
+var AllTargets = []string{TargetManagement, TargetDelivery, TargetRendering, TargetIndex, TargetIndexer, TargetJobs, TargetWebhooks}
 
 // Engines of each component: the embedded one first, the distributed second.
 const (
@@ -88,6 +89,16 @@ type Config struct {
 	// CMS_JOB_CONCURRENCY, CMS_JOB_ACK_WAIT.
 	JobConcurrency int           `yaml:"jobConcurrency"`
 	JobAckWait     time.Duration `yaml:"jobAckWait"`
+	// Webhook deliveries (pkg/webhooks, docs/webhooks.md): the bound of one
+	// attempt, how long an event is retried before it is given up, the
+	// response bytes read, and whether receivers may sit on loopback,
+	// link-local or private addresses. CMS_WEBHOOK_TIMEOUT,
+	// CMS_WEBHOOK_GIVE_UP, CMS_WEBHOOK_MAX_RESPONSE_BYTES,
+	// CMS_WEBHOOK_ALLOW_PRIVATE.
+	WebhookTimeout          time.Duration `yaml:"webhookTimeout"`
+	WebhookGiveUp           time.Duration `yaml:"webhookGiveUp"`
+	WebhookMaxResponseBytes int64         `yaml:"webhookMaxResponseBytes"`
+	WebhookAllowPrivate     bool          `yaml:"webhookAllowPrivate"`
 
 	Store  Component `yaml:"store"`
 	Events Component `yaml:"events"`
@@ -242,19 +253,22 @@ func DefaultConfig() Config {
 		CORSOrigins:     nil, // no cross-origin access unless configured
 		MaxUploadBytes:  512 << 20,
 		// Value sizes.
-		MaxValueBytes:        content.DefaultMaxValueBytes,
-		MaxRequestValueBytes: content.DefaultMaxRequestValueBytes,
-		MaxIndexedChars:      indexwriter.DefaultMaxIndexedChars,
-		IndexerMaxAttempts:   indexwriter.DefaultMaxAttempts,
-		IndexerBatchSize:     events.DefaultBatchSize,
-		JobConcurrency:       2,
-		JobAckWait:           30 * time.Second,
-		Store:                Component{Engine: EngineSQLite},
-		Events:               Component{Engine: EngineEmbeddedNATS},
-		Search:               Component{Engine: EngineBleve, Prefix: "cms"},
-		Cache:                Component{Engine: EngineMemory, Prefix: "cms"},
-		Blobs:                Component{Engine: EngineFS},
-		Edge:                 DefaultEdgeConfig(),
+		MaxValueBytes:           content.DefaultMaxValueBytes,
+		MaxRequestValueBytes:    content.DefaultMaxRequestValueBytes,
+		MaxIndexedChars:         indexwriter.DefaultMaxIndexedChars,
+		IndexerMaxAttempts:      indexwriter.DefaultMaxAttempts,
+		IndexerBatchSize:        events.DefaultBatchSize,
+		JobConcurrency:          2,
+		JobAckWait:              30 * time.Second,
+		WebhookTimeout:          10 * time.Second,
+		WebhookGiveUp:           24 * time.Hour,
+		WebhookMaxResponseBytes: 64 << 10,
+		Store:                   Component{Engine: EngineSQLite},
+		Events:                  Component{Engine: EngineEmbeddedNATS},
+		Search:                  Component{Engine: EngineBleve, Prefix: "cms"},
+		Cache:                   Component{Engine: EngineMemory, Prefix: "cms"},
+		Blobs:                   Component{Engine: EngineFS},
+		Edge:                    DefaultEdgeConfig(),
 		// Resilience block.
 		Timeouts: DefaultTimeouts(),
 		Files:    DefaultFilesConfig(),

@@ -30,6 +30,7 @@ var readyNeeds = map[string][][]string{
 	TargetIndex:      {{"search"}},
 	TargetIndexer:    {{"events"}, {"search"}},
 	TargetJobs:       {{"store"}, {"events"}},
+	TargetWebhooks:   {{"store"}, {"events"}},
 }
 
 // readyGroups are the readiness groups of the configured targets.

@@ -17,6 +17,7 @@ import (
 	"github.com/cmsplatform/cms/pkg/events"
 	"github.com/cmsplatform/cms/pkg/indexwriter"
 	"github.com/cmsplatform/cms/pkg/outbox"
+	"github.com/cmsplatform/cms/pkg/webhooks"
 	"github.com/cmsplatform/cms/services/delivery"
 	"github.com/cmsplatform/cms/services/index"
 	"github.com/cmsplatform/cms/services/indexer"
@@ -157,6 +158,11 @@ func buildTargets(ctx context.Context, cfg Config, comps *Components, log *slog.
 				return nil, nil, err
 			}
 			workers = append(workers, run)
+		case TargetWebhooks:
+			d := webhooks.New(comps.Store, comps.Events, webhooks.Config{
+				Client: webhooks.ClientSettings{Timeout: cfg.WebhookTimeout, MaxResponseBytes: cfg.WebhookMaxResponseBytes, AllowPrivate: cfg.WebhookAllowPrivate},
+				Retry:  webhooks.RetrySettings{GiveUpAfter: cfg.WebhookGiveUp}, Logger: log.With("worker", "webhooks")})
+			workers = append(workers, d.Run)
 		}
 	}
 	return groups, workers, nil

@@ -1,0 +1,196 @@
+package webhooks
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"path/filepath"
+	"slices"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/nats-io/nats.go/jetstream"
+
+	"github.com/cmsplatform/cms/pkg/content"
+	"github.com/cmsplatform/cms/pkg/events"
+	"github.com/cmsplatform/cms/pkg/events/natsjs"
+	"github.com/cmsplatform/cms/pkg/outbox"
+	"github.com/cmsplatform/cms/pkg/store"
+	"github.com/cmsplatform/cms/pkg/store/postgres"
+	"github.com/cmsplatform/cms/pkg/store/sqlite"
+	"github.com/cmsplatform/cms/pkg/testenv"
+)
+
+type env struct {
+	st      store.Store
+	bus     *natsjs.Bus
+	content *content.Service
+}
+
+// setups runs fn on the embedded setup (SQLite, embedded NATS) and the
+// distributed one (PostgreSQL, NATS; skipped locally without CMS_*_URL,
+// failing under CI).
+func setups(t *testing.T, fn func(t *testing.T, e *env)) {
+	t.Run("embedded", func(t *testing.T) {
+		ctx := context.Background()
+		st, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "cms.db"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { _ = st.Close() })
+		bus, err := natsjs.NewEmbedded(ctx, natsjs.EmbeddedConfig{Dir: t.TempDir()})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { _ = bus.Close() })
+		fn(t, start(t, st, bus))
+	})
+	t.Run("distributed", func(t *testing.T) {
+		pg := testenv.PostgresDatabase(t)
+		natsURL := testenv.URL(t, testenv.NATSURL)
+		ctx := context.Background()
+		st, err := postgres.Open(ctx, pg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { _ = st.Close() })
+		var b [4]byte
+		_, _ = rand.Read(b[:])
+		ns := "hooktest" + hex.EncodeToString(b[:])
+		bus, err := natsjs.Connect(ctx, natsURL, natsjs.Options{Stream: events.StreamConfig{Namespace: ns}, Name: "webhooks-test"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() {
+			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+			defer cancel()
+			if err := bus.JetStream().DeleteStream(ctx, bus.JetStreamName()); err != nil && !errors.Is(err, jetstream.ErrStreamNotFound) {
+				t.Errorf("cleanup stream: %v", err)
+			}
+			_ = bus.Close()
+		})
+		fn(t, start(t, st, bus))
+	})
+}
+
+func start(t *testing.T, st store.Store, bus *natsjs.Bus) *env {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	if err := content.Bootstrap(ctx, st); err != nil {
+		t.Fatal(err)
+	}
+	relay := outbox.New(st, bus, outbox.Options{Idle: 10 * time.Millisecond, MaxIdle: 50 * time.Millisecond})
+	done := make(chan struct{})
+	go func() { defer close(done); _ = relay.Run(ctx) }()
+	t.Cleanup(func() { cancel(); <-done })
+	return &env{st: st, bus: bus, content: content.New(st, nil)}
+}
+
+var admin = content.Change{User: "admin", Comment: "test", Admin: true}
+
+func vin(attr int64, v any) content.ValueInput {
+	b, _ := json.Marshal(v)
+	lang := int64(0)
+	if attr == content.AttrName {
+		lang = content.LanguageEnUS
+	}
+	return content.ValueInput{Attribute: attr, Language: lang, JSON: b}
+}
+
+// create writes objects and returns their ids.
+func (e *env) create(t *testing.T, in ...content.ObjectInput) []int64 {
+	t.Helper()
+	_, ids, err := e.content.CreateObjects(context.Background(), "4", admin, in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ids
+}
+
+func (e *env) rename(t *testing.T, id int64, name string) {
+	t.Helper()
+	_, err := e.content.UpdateObjects(context.Background(), "4", admin, []content.ObjectInput{{ID: id, Values: []content.ValueInput{vin(content.AttrName, name)}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// hook is a definition input; extra values replace the defaults of their
+// attribute.
+func hook(url, secret string, extra ...content.ValueInput) content.ObjectInput {
+	vals := []content.ValueInput{}
+	for _, v := range []content.ValueInput{vin(content.AttrName, "hook"), vin(content.AttrWebHookURL, url),
+		vin(content.AttrWebHookSecret, secret), vin(content.AttrWebHookEnabled, true)} {
+		if !slices.ContainsFunc(extra, func(x content.ValueInput) bool { return x.Attribute == v.Attribute }) {
+			vals = append(vals, v)
+		}
+	}
+	return content.ObjectInput{TypeID: content.TypeWebHookDefinition, Values: append(vals, extra...)}
+}
+
+// receiver is a local webhook receiver that verifies signatures and can
+// be taken down (answers 503).
+type receiver struct {
+	srv    *httptest.Server
+	secret []byte
+	down   atomic.Bool
+	mu     sync.Mutex
+	got    map[string][]Payload // by URL path
+	bad    int
+}
+
+func newReceiver(t *testing.T, secret string) *receiver {
+	r := &receiver{secret: []byte(secret), got: map[string][]Payload{}}
+	r.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+		if r.down.Load() {
+			http.Error(w, "down", http.StatusServiceUnavailable)
+			return
+		}
+		body, _ := io.ReadAll(req.Body)
+		r.mu.Lock()
+		defer r.mu.Unlock()
+		var p Payload
+		if Verify(r.secret, req.Header.Get(SignatureHeader), body, time.Now(), time.Minute) != nil || json.Unmarshal(body, &p) != nil {
+			r.bad++
+			http.Error(w, "bad signature", http.StatusUnauthorized)
+			return
+		}
+		r.got[req.URL.Path] = append(r.got[req.URL.Path], p)
+	}))
+	t.Cleanup(r.srv.Close)
+	return r
+}
+
+func (r *receiver) payloads(path string) []Payload {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return append([]Payload(nil), r.got[path]...)
+}
+
+// dispatch runs a dispatcher until the test ends.
+func (e *env) dispatch(t *testing.T, cfg Config) {
+	ctx, cancel := context.WithCancel(context.Background())
+	d := New(e.st, e.bus, cfg)
+	done := make(chan struct{})
+	go func() { defer close(done); _ = d.Run(ctx) }()
+	t.Cleanup(func() { cancel(); <-done })
+}
+
+// waitFor polls cond for up to 30s.
+func waitFor(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out waiting for %s", what)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
