@@ -6,8 +6,11 @@ import (
 	"sync"
 )
 
-// docCacheSize bounds the decoded documents kept per index.
-const docCacheSize = 4096
+// docCacheBytes bounds the estimated memory of the decoded documents
+// kept per index (docCost): 64 MiB hold about 20,000 documents of a few
+// dozen fields, so the working set of a typical site (every object a list
+// page or a reference resolution reads) is decoded once per version.
+const docCacheBytes = 64 << 20
 
 // docCache keeps decoded stored sources by document id and version, so a
 // document read again (a list page, the targets of references) is not
@@ -18,16 +21,30 @@ const docCacheSize = 4096
 // but are clipped, so appending to one reallocates (no caller writes
 // elements in place; copying them cost more than the cache saved).
 type docCache struct {
-	mu sync.Mutex
-	m  map[string]cachedDoc
+	mu    sync.Mutex
+	m     map[string]cachedDoc
+	bytes int64 // sum of the entries' costs
+	limit int64
 }
 
 type cachedDoc struct {
 	ver    int64
+	cost   int64
 	fields map[string]any
 }
 
-func newDocCache() *docCache { return &docCache{m: make(map[string]cachedDoc)} }
+func newDocCache() *docCache { return newDocCacheOf(docCacheBytes) }
+
+func newDocCacheOf(limit int64) *docCache {
+	return &docCache{m: make(map[string]cachedDoc), limit: limit}
+}
+
+// docCost estimates the memory a decoded document holds: its values (no
+// more than the stored source they were decoded from) and per field a map
+// entry, a key and an interface.
+func docCost(srcLen int, fields map[string]any) int64 {
+	return int64(srcLen) + 64*int64(len(fields)) + 64
+}
 
 // get returns a copy of the fields of id at version ver, if cached: all
 // of them when names is nil, else only those named.
@@ -62,32 +79,40 @@ func selectFields(f map[string]any, names []string) map[string]any {
 // drop forgets id.
 func (c *docCache) drop(id string) {
 	c.mu.Lock()
+	c.bytes -= c.m[id].cost
 	delete(c.m, id)
 	c.mu.Unlock()
 }
 
-// put keeps a copy of fields as id at version ver. When full it drops an
-// arbitrary quarter of the entries (map order), which is cheap and good
+// put keeps a copy of fields as id at version ver, decoded from srcLen
+// bytes of source. When over its limit it drops arbitrary entries (map
+// order) until a quarter of the limit is free, which is cheap and good
 // enough for a cache whose misses only cost a decode.
-func (c *docCache) put(id string, ver int64, fields map[string]any) {
+func (c *docCache) put(id string, ver int64, fields map[string]any, srcLen int) {
 	cp := copyFields(fields)
 	for k, v := range fields { // the caller keeps fields: clip its slices too
 		if vals, ok := v.([]any); ok {
 			fields[k] = slices.Clip(vals)
 		}
 	}
+	cost := docCost(srcLen, cp)
+	if cost > c.limit/4 {
+		return // one huge document would evict a quarter of the cache
+	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if _, ok := c.m[id]; !ok && len(c.m) >= docCacheSize {
-		n := docCacheSize / 4
-		for k := range c.m {
-			delete(c.m, k)
-			if n--; n == 0 {
+	c.bytes -= c.m[id].cost
+	if c.bytes+cost > c.limit {
+		for k, d := range c.m {
+			if c.bytes+cost <= c.limit*3/4 {
 				break
 			}
+			delete(c.m, k)
+			c.bytes -= d.cost
 		}
 	}
-	c.m[id] = cachedDoc{ver: ver, fields: cp}
+	c.m[id] = cachedDoc{ver: ver, cost: cost, fields: cp}
+	c.bytes += cost
 }
 
 // copyFields copies the map of normalised fields: scalars are immutable

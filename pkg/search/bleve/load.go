@@ -30,9 +30,12 @@ func (ix *index) load(r bleveindex.IndexReader, id string) (doc search.Document,
 	return ix.loadFields(r, id, nil)
 }
 
+// wholeDecodeBytes is the largest stored source loadFields decodes whole
+// (and caches) when only some of its fields are asked for.
+const wholeDecodeBytes = 16 << 10
+
 // loadFields is load returning only the fields named in names (all of
-// them when names is nil). The cache always keeps the whole document; on
-// a miss with names only those fields are decoded.
+// them when names is nil). The cache always keeps whole documents.
 func (ix *index) loadFields(r bleveindex.IndexReader, id string, names []string) (doc search.Document, ok bool, err error) {
 	rec, ok, err := ix.version(r, id)
 	if err != nil {
@@ -65,20 +68,27 @@ func (ix *index) loadFields(r bleveindex.IndexReader, id string, names []string)
 	if stored < 0 {
 		return search.Document{}, false, fmt.Errorf("bleve: document %q has no version", id)
 	}
-	if names != nil {
-		// Only the named fields are decoded (and not cached: the cache
-		// keeps whole documents).
+	if names != nil && len(src) > wholeDecodeBytes {
+		// A large document: only the named fields are decoded (and not
+		// cached: the cache keeps whole documents).
 		fields, err := ix.mapping.DecodeSourceFields(src, names)
 		if err != nil {
 			return search.Document{}, false, err
 		}
 		return search.Document{ID: id, Version: stored, Fields: fields}, true, nil
 	}
+	// A small document is decoded whole and cached even when only some
+	// fields are asked for: decoding all of them costs little more than
+	// some, and the next read of it (a list page, a resolved reference) is
+	// a cache hit.
 	fields, err := ix.mapping.DecodeSource(src)
 	if err != nil {
 		return search.Document{}, false, err
 	}
-	ix.docs.put(id, stored, fields)
+	ix.docs.put(id, stored, fields, len(src))
+	if names != nil {
+		fields = selectFields(fields, names)
+	}
 	return search.Document{ID: id, Version: stored, Fields: fields}, true, nil
 }
 
