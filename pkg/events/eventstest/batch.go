@@ -109,6 +109,46 @@ func testBatchPending(t *testing.T, s *suite) {
 	c2.quiet(t)
 }
 
+// testBatchGathersArrivals: messages that arrive one by one while the
+// handler is busy are handed over together in the next batch, not one per
+// call (a consumer that has caught up, then falls behind, must batch).
+func testBatchGathersArrivals(t *testing.T, s *suite) {
+	release := make(chan struct{})
+	first := true
+	c := s.consumeBatch("arrivals", func(ms []events.Msg) (int, error) {
+		if first {
+			first = false
+			<-release
+		}
+		return len(ms), nil
+	}, events.WithBatchSize(32))
+	s.publishN(1, 1)
+	if g := ids(c.next(t)); g != "1#1" {
+		t.Fatalf("first batch %s, want 1#1", g)
+	}
+	for i := 2; i <= 21; i++ { // each delivered before the next is published
+		s.publishN(i, i)
+		time.Sleep(5 * time.Millisecond)
+	}
+	time.Sleep(200 * time.Millisecond)
+	close(release)
+	var got []string
+	calls := 0
+	for len(got) < 20 {
+		ms := c.next(t)
+		calls++
+		for _, m := range ms {
+			got = append(got, ids([]events.Msg{m}))
+		}
+	}
+	if g := strings.Join(got, " "); !strings.HasPrefix(g, "2#1 3#1 ") || !strings.HasSuffix(g, " 21#1") || len(got) != 20 {
+		t.Fatalf("deliveries = %s, want 2..21 once each in order", g)
+	}
+	if calls > 2 {
+		t.Errorf("20 messages that arrived while the handler was busy came in %d batches, want 1 (2 at most)", calls)
+	}
+}
+
 // testBatchRetry: when the handler fails on a message, the messages before
 // it are acknowledged and it is handed over again after the retry delay,
 // first, with NumDelivered 2, before any later message; a handler taking a

@@ -51,6 +51,7 @@ func Run(t *testing.T, factory Factory) {
 		{"EphemeralInvalidName", testEphemeralInvalid},
 		{"NamespaceIsolates", testNamespace},
 		{"BatchPendingInOrder", testBatchPending},
+		{"BatchGathersArrivals", testBatchGathersArrivals},
 		{"BatchHandlerFailureRetriesFirst", testBatchRetry},
 		{"BatchStopReleasesMessages", testBatchStopReleases},
 		{"BatchInvalidInput", testBatchInvalid},

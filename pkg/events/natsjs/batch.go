@@ -19,12 +19,17 @@ import (
 // server reports more pending (it normally arrives at once).
 const gatherWait = 100 * time.Millisecond
 
+// heldWait bounds the wait for the next message of a batch otherwise: one
+// the client has already pulled is returned at once.
+const heldWait = time.Millisecond
+
 // ConsumeBatch implements events.Consumer with the durable pull consumer of
 // Consume, allowing BatchSize unacknowledged messages. A batch is the
 // first message the iterator returns plus those that follow while the
-// server reports more pending for the consumer (Msg.NumPending) and the
-// batch has room: a consumer that has caught up hands over one message
-// without waiting. Acknowledgements of a batch are sent together and the
+// batch has room: messages the client has already pulled, and, while the
+// server reports more pending for the consumer (Msg.NumPending), those
+// still to come; a consumer that has caught up hands over what it holds
+// after waiting at most heldWait. Acknowledgements of a batch are sent together and the
 // last is confirmed by the server before the next batch is gathered.
 // Messages left after a handler failure stay with this call: their ack
 // deadline is extended (InProgress) until the retry delay has passed, so
@@ -96,8 +101,15 @@ func (b *Bus) ConsumeBatch(ctx context.Context, durable, subjectFilter string, h
 			continue
 		}
 		batch = append(batch[:0], jm)
-		for len(batch) < o.BatchSize && moreComing(batch[len(batch)-1]) && stopCtx.Err() == nil {
-			jm, err := it.Next(jetstream.NextMaxWait(gatherWait))
+		for len(batch) < o.BatchSize && stopCtx.Err() == nil {
+			// Messages the client already holds (pulled ahead, up to
+			// BatchSize) report nothing pending at the server: take them
+			// too, waiting only briefly for them.
+			wait := heldWait
+			if moreComing(batch[len(batch)-1]) {
+				wait = gatherWait
+			}
+			jm, err := it.Next(jetstream.NextMaxWait(wait))
 			if err != nil {
 				if !errors.Is(err, nats.ErrTimeout) {
 					log.Debug("gather batch", "err", err) // the next Next reports it again
