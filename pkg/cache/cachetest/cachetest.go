@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/cmsplatform/cms/pkg/cache"
+	"github.com/cmsplatform/cms/pkg/testenv"
 )
 
 // Factory returns a fresh, empty cache for one test and registers its cleanup.
@@ -18,22 +19,16 @@ type Factory func(t *testing.T) cache.Cache
 
 // Run runs the suite.
 func Run(t *testing.T, factory Factory) {
-	tests := []struct {
-		name string
-		fn   func(t *testing.T, c cache.Cache)
-	}{
-		{"Miss", testMiss},
-		{"SetGet", testSetGet},
-		{"Overwrite", testOverwrite},
-		{"TTL", testTTL},
-		{"InvalidateTags", testInvalidate},
-		{"SeveralTags", testSeveralTags},
-		{"InvalidateThenSetAgain", testInvalidateThenSet},
-		{"Concurrent", testConcurrent},
-	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) { tc.fn(t, factory(t)) })
-	}
+	testenv.RunCases(t, factory, []testenv.Case[cache.Cache]{
+		{Name: "Miss", Run: testMiss},
+		{Name: "SetGet", Run: testSetGet},
+		{Name: "Overwrite", Run: testOverwrite},
+		{Name: "TTL", Run: testTTL},
+		{Name: "InvalidateTags", Run: testInvalidate},
+		{Name: "SeveralTags", Run: testSeveralTags},
+		{Name: "InvalidateThenSetAgain", Run: testInvalidateThenSet},
+		{Name: "Concurrent", Run: testConcurrent},
+	})
 	runFenced(t, factory)
 }
 

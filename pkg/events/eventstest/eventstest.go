@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/cmsplatform/cms/pkg/events"
+	"github.com/cmsplatform/cms/pkg/testenv"
 )
 
 // Factory returns a Bus on the given stream, which the factory must create.
@@ -30,43 +31,37 @@ const waitTimeout = 10 * time.Second
 
 // Run runs the suite.
 func Run(t *testing.T, factory Factory) {
-	tests := []struct {
-		name string
-		fn   func(t *testing.T, s *suite)
-	}{
-		{"RoundTrip", testRoundTrip},
-		{"DuplicateMsgIDStoredOnce", testDedupe},
-		{"HandlerErrorRedelivers", testRedeliver},
-		{"DurableResumesAfterRestart", testDurableResume},
-		{"StopReleasesBufferedMessages", testStopReleasesBuffered},
-		{"OrderPerSubject", testOrder},
-		{"SubjectFilter", testFilter},
-		{"CancelStopsPromptly", testCancel},
-		{"InvalidInput", testInvalid},
-		{"Close", testClose},
-		{"EphemeralNewEventsOnlyPerConsumer", testEphemeralNewOnly},
-		{"EphemeralStartTime", testEphemeralStartTime},
-		{"EphemeralGoneAfterStop", testEphemeralGoneAfterStop},
-		{"EphemeralHandlerErrorRetries", testEphemeralRetry},
-		{"EphemeralInvalidName", testEphemeralInvalid},
-		{"NamespaceIsolates", testNamespace},
-		{"BatchPendingInOrder", testBatchPending},
-		{"BatchGathersArrivals", testBatchGathersArrivals},
-		{"BatchHandlerFailureRetriesFirst", testBatchRetry},
-		{"BatchStopReleasesMessages", testBatchStopReleases},
-		{"BatchInvalidInput", testBatchInvalid},
+	fresh := func(t *testing.T) *suite {
+		suffix := randSuffix(t)
+		cfg := events.StreamConfig{
+			Name:     "T_" + strings.ToUpper(suffix),
+			Subjects: []string{"t" + suffix + ".>"},
+		}
+		return &suite{t: t, bus: factory(t, cfg), prefix: "t" + suffix + ".", factory: factory, cfg: cfg, suffix: suffix}
 	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			suffix := randSuffix(t)
-			cfg := events.StreamConfig{
-				Name:     "T_" + strings.ToUpper(suffix),
-				Subjects: []string{"t" + suffix + ".>"},
-			}
-			s := &suite{t: t, bus: factory(t, cfg), prefix: "t" + suffix + ".", factory: factory, cfg: cfg, suffix: suffix}
-			tc.fn(t, s)
-		})
-	}
+	testenv.RunCases(t, fresh, []testenv.Case[*suite]{
+		{Name: "RoundTrip", Run: testRoundTrip},
+		{Name: "DuplicateMsgIDStoredOnce", Run: testDedupe},
+		{Name: "HandlerErrorRedelivers", Run: testRedeliver},
+		{Name: "DurableResumesAfterRestart", Run: testDurableResume},
+		{Name: "StopReleasesBufferedMessages", Run: testStopReleasesBuffered},
+		{Name: "OrderPerSubject", Run: testOrder},
+		{Name: "SubjectFilter", Run: testFilter},
+		{Name: "CancelStopsPromptly", Run: testCancel},
+		{Name: "InvalidInput", Run: testInvalid},
+		{Name: "Close", Run: testClose},
+		{Name: "EphemeralNewEventsOnlyPerConsumer", Run: testEphemeralNewOnly},
+		{Name: "EphemeralStartTime", Run: testEphemeralStartTime},
+		{Name: "EphemeralGoneAfterStop", Run: testEphemeralGoneAfterStop},
+		{Name: "EphemeralHandlerErrorRetries", Run: testEphemeralRetry},
+		{Name: "EphemeralInvalidName", Run: testEphemeralInvalid},
+		{Name: "NamespaceIsolates", Run: testNamespace},
+		{Name: "BatchPendingInOrder", Run: testBatchPending},
+		{Name: "BatchGathersArrivals", Run: testBatchGathersArrivals},
+		{Name: "BatchHandlerFailureRetriesFirst", Run: testBatchRetry},
+		{Name: "BatchStopReleasesMessages", Run: testBatchStopReleases},
+		{Name: "BatchInvalidInput", Run: testBatchInvalid},
+	})
 }
 
 type suite struct {

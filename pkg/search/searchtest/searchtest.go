@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/cmsplatform/cms/pkg/search"
+	"github.com/cmsplatform/cms/pkg/testenv"
 )
 
 // Factory returns a fresh engine for one test; it registers its own cleanup
@@ -22,32 +23,26 @@ type Factory func(t *testing.T) search.Engine
 
 // Run runs the whole suite against engines made by factory.
 func Run(t *testing.T, factory Factory) {
-	tests := []struct {
-		name string
-		fn   func(t *testing.T, e search.Engine)
-	}{
-		{"EnsureIndex", testEnsureIndex},
-		{"BulkAndGet", testBulkAndGet},
-		{"InvalidDocumentWritesNothing", testInvalidDocument},
-		{"Queries", testQueries},
-		{"InvalidQueries", testInvalidQueries},
-		{"Sort", testSort},
-		{"InMemorySort", testInMemorySort},
-		{"Paging", testPaging},
-		{"Count", testCount},
-		{"TermsAggregations", testAggs},
-		{"StaleVersionIgnored", testStaleVersion},
-		{"DeleteTombstone", testDeleteTombstone},
-		{"OrderWithinBulk", testOrderWithinBulk},
-		{"RefreshReadYourWrites", testRefresh},
-		{"DeleteIndex", testDeleteIndex},
-		{"Stored", testStored},
-		{"Aliases", testAliases},
-		{"KeywordPrefixes", testKeywordPrefixes},
-	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) { tc.fn(t, factory(t)) })
-	}
+	testenv.RunCases(t, factory, []testenv.Case[search.Engine]{
+		{Name: "EnsureIndex", Run: testEnsureIndex},
+		{Name: "BulkAndGet", Run: testBulkAndGet},
+		{Name: "InvalidDocumentWritesNothing", Run: testInvalidDocument},
+		{Name: "Queries", Run: testQueries},
+		{Name: "InvalidQueries", Run: testInvalidQueries},
+		{Name: "Sort", Run: testSort},
+		{Name: "InMemorySort", Run: testInMemorySort},
+		{Name: "Paging", Run: testPaging},
+		{Name: "Count", Run: testCount},
+		{Name: "TermsAggregations", Run: testAggs},
+		{Name: "StaleVersionIgnored", Run: testStaleVersion},
+		{Name: "DeleteTombstone", Run: testDeleteTombstone},
+		{Name: "OrderWithinBulk", Run: testOrderWithinBulk},
+		{Name: "RefreshReadYourWrites", Run: testRefresh},
+		{Name: "DeleteIndex", Run: testDeleteIndex},
+		{Name: "Stored", Run: testStored},
+		{Name: "Aliases", Run: testAliases},
+		{Name: "KeywordPrefixes", Run: testKeywordPrefixes},
+	})
 }
 
 var seq atomic.Int64

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/cmsplatform/cms/pkg/store"
+	"github.com/cmsplatform/cms/pkg/testenv"
 )
 
 // Factory returns a fresh, empty, migrated store for one test. It registers
@@ -20,41 +21,33 @@ type Factory func(t *testing.T) store.Store
 
 // Run runs every conformance test against stores made by newStore.
 func Run(t *testing.T, newStore Factory) {
-	tests := []struct {
-		name string
-		fn   func(t *testing.T, s store.Store)
-	}{
-		{"TransactionIDs", testTransactionIDs},
-		{"CommitRollback", testCommitRollback},
-		{"TxDone", testTxDone},
-		{"ReadYourWritesAndIsolation", testReadYourWrites},
-		{"ObjectRoundTrip", testObjectRoundTrip},
-		{"ObjectIDAllocation", testObjectIDAllocation},
-		{"GetObjectsBatchOrder", testGetObjectsBatchOrder},
-		{"UniqueConflicts", testUniqueConflicts},
-		{"FindAndListObjects", testFindAndListObjects},
-		{"ValuesRoundTrip", testValuesRoundTrip},
-		{"DeleteValues", testDeleteValues},
-		{"ValueUnits", testValueUnits},
-		{"SoftDelete", testSoftDelete},
-		{"ChainReads", testChainReads},
-		{"Purge", testPurge},
-		{"Outbox", testOutbox},
-		{"OutboxConcurrentClaims", testOutboxConcurrentClaims},
-		{"ConcurrentWriters", testConcurrentWriters},
-		{"ConcurrentWritersWithFailures", testConcurrentWritersWithFailures},
-		{"CommentRoundTrip", testCommentRoundTrip},
-		{"CommentUpdateDelete", testCommentUpdateDelete},
-		{"ListComments", testListComments},
-		{"CommentsInTx", testCommentsInTx},
-		{"CommentsPurgedWithBranch", testCommentsPurgedWithBranch},
-		{"Jobs", testJobs},
-	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			tc.fn(t, newStore(t))
-		})
-	}
+	testenv.RunCases(t, newStore, []testenv.Case[store.Store]{
+		{Name: "TransactionIDs", Run: testTransactionIDs},
+		{Name: "CommitRollback", Run: testCommitRollback},
+		{Name: "TxDone", Run: testTxDone},
+		{Name: "ReadYourWritesAndIsolation", Run: testReadYourWrites},
+		{Name: "ObjectRoundTrip", Run: testObjectRoundTrip},
+		{Name: "ObjectIDAllocation", Run: testObjectIDAllocation},
+		{Name: "GetObjectsBatchOrder", Run: testGetObjectsBatchOrder},
+		{Name: "UniqueConflicts", Run: testUniqueConflicts},
+		{Name: "FindAndListObjects", Run: testFindAndListObjects},
+		{Name: "ValuesRoundTrip", Run: testValuesRoundTrip},
+		{Name: "DeleteValues", Run: testDeleteValues},
+		{Name: "ValueUnits", Run: testValueUnits},
+		{Name: "SoftDelete", Run: testSoftDelete},
+		{Name: "ChainReads", Run: testChainReads},
+		{Name: "Purge", Run: testPurge},
+		{Name: "Outbox", Run: testOutbox},
+		{Name: "OutboxConcurrentClaims", Run: testOutboxConcurrentClaims},
+		{Name: "ConcurrentWriters", Run: testConcurrentWriters},
+		{Name: "ConcurrentWritersWithFailures", Run: testConcurrentWritersWithFailures},
+		{Name: "CommentRoundTrip", Run: testCommentRoundTrip},
+		{Name: "CommentUpdateDelete", Run: testCommentUpdateDelete},
+		{Name: "ListComments", Run: testListComments},
+		{Name: "CommentsInTx", Run: testCommentsInTx},
+		{Name: "CommentsPurgedWithBranch", Run: testCommentsPurgedWithBranch},
+		{Name: "Jobs", Run: testJobs},
+	})
 }
 
 func ctxT(t *testing.T) context.Context {
