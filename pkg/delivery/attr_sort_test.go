@@ -21,81 +21,78 @@ import (
 // decimals, ties), dates, multi-valued strings, booleans and references,
 // values missing or empty, ascending and descending, on each engine.
 func TestAttributeSortOnEngine(t *testing.T) {
-	for _, e := range deliverytest.Engines() {
-		t.Run(e.Name, func(t *testing.T) {
-			s := deliverytest.NewSiteOn(t, e)
-			product, n := addProducts(t, s)
-			variant := strconv.FormatInt(product, 10) // an object no value has as variant
-			list := func(r delivery.Request) ([]int64, error) {
-				r.Branch, r.Type, r.Props = "4", "product", delivery.PropsNone
-				if r.Take == 0 {
-					r.Take = 100
-				}
-				l, err := s.Svc.List(ctx, r)
-				if err != nil {
-					return nil, err
-				}
-				return ids(l.Objs), nil
+	deliverytest.OnEachEngine(t, func(t *testing.T, s *deliverytest.Site) {
+		product, n := addProducts(t, s)
+		variant := strconv.FormatInt(product, 10) // an object no value has as variant
+		list := func(r delivery.Request) ([]int64, error) {
+			r.Branch, r.Type, r.Props = "4", "product", delivery.PropsNone
+			if r.Take == 0 {
+				r.Take = 100
 			}
-			for _, lang := range []string{"en-US", "de-DE"} {
-				for _, key := range []string{"title", "cost", "when", "tags", "flag", "ref", "cost desc, title", "flag, cost desc"} {
-					for _, dir := range []string{"", " asc", " desc"} {
-						sort := key + dir
-						if strings.Contains(key, ",") && dir != "" {
-							continue
-						}
-						t.Run(lang+" "+sort, func(t *testing.T) {
-							// Cap 1: only the engine path can answer.
-							eng, err := list(delivery.WithSortCap(delivery.Request{Lang: lang, Sort: sort}, 1))
-							if err != nil {
-								t.Fatalf("engine sort: %v", err)
-							}
-							mem, err := list(delivery.Request{Lang: lang, Sort: sort, Variants: variant})
-							if err != nil {
-								t.Fatalf("in-memory sort: %v", err)
-							}
-							if len(eng) != n || !slices.Equal(eng, mem) {
-								t.Errorf("engine order %v\nin-memory    %v", eng, mem)
-							}
-							_, err = list(delivery.WithSortCap(delivery.Request{Lang: lang, Sort: sort, Variants: variant}, 1))
-							if !errors.Is(err, delivery.ErrInvalidArgument) {
-								t.Errorf("in-memory sort above the cap = %v, want ErrInvalidArgument", err)
-							}
-						})
-					}
-				}
-			}
-			// Not every order is the id order (the keys order something).
-			for _, key := range []string{"title", "cost", "when", "tags", "flag", "ref"} {
-				asc, _ := list(delivery.Request{Lang: "de-DE", Sort: key})
-				desc, _ := list(delivery.Request{Lang: "de-DE", Sort: key + " desc"})
-				if slices.Equal(asc, desc) || slices.IsSorted(asc) {
-					t.Errorf("sort %s: asc %v, desc %v: not ordered by the key", key, asc, desc)
-				}
-			}
-			// Paging past a cap of 3 on the engine.
-			all, err := list(delivery.WithSortCap(delivery.Request{Lang: "de-DE", Sort: "cost desc"}, 3))
+			l, err := s.Svc.List(ctx, r)
 			if err != nil {
-				t.Fatal(err)
+				return nil, err
 			}
-			var paged []int64
-			for skip := int64(0); skip < int64(n)+3; skip += 3 {
-				r := delivery.WithSortCap(delivery.Request{Branch: "4", Type: "product", Props: delivery.PropsNone,
-					Lang: "de-DE", Sort: "cost desc", Skip: skip, Take: 3}, 3)
-				l, err := s.Svc.List(ctx, r)
-				if err != nil {
-					t.Fatalf("skip %d: %v", skip, err)
+			return ids(l.Objs), nil
+		}
+		for _, lang := range []string{"en-US", "de-DE"} {
+			for _, key := range []string{"title", "cost", "when", "tags", "flag", "ref", "cost desc, title", "flag, cost desc"} {
+				for _, dir := range []string{"", " asc", " desc"} {
+					sort := key + dir
+					if strings.Contains(key, ",") && dir != "" {
+						continue
+					}
+					t.Run(lang+" "+sort, func(t *testing.T) {
+						// Cap 1: only the engine path can answer.
+						eng, err := list(delivery.WithSortCap(delivery.Request{Lang: lang, Sort: sort}, 1))
+						if err != nil {
+							t.Fatalf("engine sort: %v", err)
+						}
+						mem, err := list(delivery.Request{Lang: lang, Sort: sort, Variants: variant})
+						if err != nil {
+							t.Fatalf("in-memory sort: %v", err)
+						}
+						if len(eng) != n || !slices.Equal(eng, mem) {
+							t.Errorf("engine order %v\nin-memory    %v", eng, mem)
+						}
+						_, err = list(delivery.WithSortCap(delivery.Request{Lang: lang, Sort: sort, Variants: variant}, 1))
+						if !errors.Is(err, delivery.ErrInvalidArgument) {
+							t.Errorf("in-memory sort above the cap = %v, want ErrInvalidArgument", err)
+						}
+					})
 				}
-				if want := skip+int64(len(l.Objs)) < int64(n); l.More != want {
-					t.Errorf("skip %d: more = %v, want %v", skip, l.More, want)
-				}
-				paged = append(paged, ids(l.Objs)...)
 			}
-			if !slices.Equal(paged, all) || len(all) != n {
-				t.Errorf("pages %v, want %v", paged, all)
+		}
+		// Not every order is the id order (the keys order something).
+		for _, key := range []string{"title", "cost", "when", "tags", "flag", "ref"} {
+			asc, _ := list(delivery.Request{Lang: "de-DE", Sort: key})
+			desc, _ := list(delivery.Request{Lang: "de-DE", Sort: key + " desc"})
+			if slices.Equal(asc, desc) || slices.IsSorted(asc) {
+				t.Errorf("sort %s: asc %v, desc %v: not ordered by the key", key, asc, desc)
 			}
-		})
-	}
+		}
+		// Paging past a cap of 3 on the engine.
+		all, err := list(delivery.WithSortCap(delivery.Request{Lang: "de-DE", Sort: "cost desc"}, 3))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var paged []int64
+		for skip := int64(0); skip < int64(n)+3; skip += 3 {
+			r := delivery.WithSortCap(delivery.Request{Branch: "4", Type: "product", Props: delivery.PropsNone,
+				Lang: "de-DE", Sort: "cost desc", Skip: skip, Take: 3}, 3)
+			l, err := s.Svc.List(ctx, r)
+			if err != nil {
+				t.Fatalf("skip %d: %v", skip, err)
+			}
+			if want := skip+int64(len(l.Objs)) < int64(n); l.More != want {
+				t.Errorf("skip %d: more = %v, want %v", skip, l.More, want)
+			}
+			paged = append(paged, ids(l.Objs)...)
+		}
+		if !slices.Equal(paged, all) || len(all) != n {
+			t.Errorf("pages %v, want %v", paged, all)
+		}
+	})
 }
 
 // addProducts adds a type "product" (returned, with the number of

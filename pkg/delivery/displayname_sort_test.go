@@ -19,90 +19,87 @@ import (
 // along the language chain (de-DE → en-US → language-independent), on
 // each engine (Bleve; Elasticsearch when CMS_ELASTICSEARCH_URL is set).
 func TestSortByDisplayNameFollowsFallback(t *testing.T) {
-	for _, e := range deliverytest.Engines() {
-		t.Run(e.Name, func(t *testing.T) {
-			s := deliverytest.NewSiteOn(t, e)
-			// The fixture's pages in de-DE: "About us" (en-US only, the
-			// fallback), "Nur Deutsch", "Startseite".
-			l, err := s.Svc.List(ctx, delivery.Request{Branch: "4", Type: "webPage", Lang: "de-DE", Sort: "displayName"})
-			if err != nil {
-				t.Fatal(err)
-			}
-			if got, want := ids(l.Objs), []int64{s.About, s.DeOnly, s.Home}; !slices.Equal(got, want) {
-				t.Errorf("webPage lang=de-DE sort=displayName = %v, want %v (About, DeOnly, Home)", got, want)
-			}
-			article := addArticles(t, s)
-			for _, c := range []struct {
-				lang, sort string
-				want       []string // rendered display names in order; "" = none
-			}{
-				// The end-to-end report: named in en-US only, asked in de-DE.
-				{"de-DE", "displayName desc", []string{"Zulu DE", "Gamma", "Echo", "Delta", "Charlie", "Beta", "Alpha"}},
-				{"de-DE", "displayName asc", []string{"Alpha", "Beta", "Charlie", "Delta", "Echo", "Gamma", "Zulu DE"}},
-				{"de-DE", "displayName", []string{"Alpha", "Beta", "Charlie", "Delta", "Echo", "Gamma", "Zulu DE"}},
-				// en-US has no fallback: the de-DE only names are not shown
-				// and sort last in both directions (ties by id).
-				{"en-US", "displayName asc", []string{"Alpha", "Charlie", "Gamma", "yankee", "Zulu", "", ""}},
-				{"en-US", "displayName desc", []string{"Zulu", "yankee", "Gamma", "Charlie", "Alpha", "", ""}},
-			} {
-				t.Run(c.lang+" "+c.sort, func(t *testing.T) {
-					l, err := s.Svc.List(ctx, delivery.Request{Branch: "4", Type: "article", Lang: c.lang, Sort: c.sort,
-						Props: delivery.PropsNone, Take: 100})
-					if err != nil {
-						t.Fatal(err)
-					}
-					got := make([]string, len(l.Objs))
-					for i, o := range l.Objs {
-						got[i] = o.DisplayName
-					}
-					if !slices.Equal(got, c.want) {
-						t.Fatalf("displayName order = %q, want %q", got, c.want)
-					}
-					// The order is the order of the rendered names
-					// (case-insensitive), whatever the fixture says.
-					named := slices.Clone(got)
-					for len(named) > 0 && named[len(named)-1] == "" {
-						named = named[:len(named)-1]
-					}
-					if strings.HasSuffix(c.sort, "desc") {
-						slices.Reverse(named)
-					}
-					if !slices.IsSortedFunc(named, func(a, b string) int { return strings.Compare(strings.ToLower(a), strings.ToLower(b)) }) {
-						t.Fatalf("rendered names %q are not in %s order", got, c.sort)
-					}
-				})
-			}
-			// A language without name fields in the index (fr-FR, falling
-			// back to de-DE) and a type whose display name is another
-			// attribute: sorted in memory along the same chains.
-			addFrenchAndStories(t, s, article)
-			for _, c := range []struct {
-				typ, lang, sort string
-				want            []string
-			}{
-				{"article", "fr-FR", "displayName", []string{"Alpha", "Beta", "Charlie", "Delta", "Echo", "Foxtrot", "Gamma", "Zulu DE"}},
-				{"article", "fr-FR", "displayName desc", []string{"Zulu DE", "Gamma", "Foxtrot", "Echo", "Delta", "Charlie", "Beta", "Alpha"}},
-				{"article", "de-DE", "displayName", []string{"Alpha", "Beta", "Charlie", "Delta", "Echo", "Gamma", "Zulu DE", "zzz"}},
-				{"story", "de-DE", "displayName", []string{"Iota", "Kappa", "Lambda", "Theta"}},
-				{"story", "de-DE", "displayName desc", []string{"Theta", "Lambda", "Kappa", "Iota"}},
-				{"story", "en-US", "displayName", []string{"Aaa", "Kappa", "Lambda", "Theta"}},
-			} {
-				t.Run(c.typ+" "+c.lang+" "+c.sort, func(t *testing.T) {
-					l, err := s.Svc.List(ctx, delivery.Request{Branch: "4", Type: c.typ, Lang: c.lang, Sort: c.sort, Props: delivery.PropsNone})
-					if err != nil {
-						t.Fatal(err)
-					}
-					got := make([]string, len(l.Objs))
-					for i, o := range l.Objs {
-						got[i] = o.DisplayName
-					}
-					if !slices.Equal(got, c.want) {
-						t.Fatalf("displayName order = %q, want %q", got, c.want)
-					}
-				})
-			}
-		})
-	}
+	deliverytest.OnEachEngine(t, func(t *testing.T, s *deliverytest.Site) {
+		// The fixture's pages in de-DE: "About us" (en-US only, the
+		// fallback), "Nur Deutsch", "Startseite".
+		l, err := s.Svc.List(ctx, delivery.Request{Branch: "4", Type: "webPage", Lang: "de-DE", Sort: "displayName"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got, want := ids(l.Objs), []int64{s.About, s.DeOnly, s.Home}; !slices.Equal(got, want) {
+			t.Errorf("webPage lang=de-DE sort=displayName = %v, want %v (About, DeOnly, Home)", got, want)
+		}
+		article := addArticles(t, s)
+		for _, c := range []struct {
+			lang, sort string
+			want       []string // rendered display names in order; "" = none
+		}{
+			// The end-to-end report: named in en-US only, asked in de-DE.
+			{"de-DE", "displayName desc", []string{"Zulu DE", "Gamma", "Echo", "Delta", "Charlie", "Beta", "Alpha"}},
+			{"de-DE", "displayName asc", []string{"Alpha", "Beta", "Charlie", "Delta", "Echo", "Gamma", "Zulu DE"}},
+			{"de-DE", "displayName", []string{"Alpha", "Beta", "Charlie", "Delta", "Echo", "Gamma", "Zulu DE"}},
+			// en-US has no fallback: the de-DE only names are not shown
+			// and sort last in both directions (ties by id).
+			{"en-US", "displayName asc", []string{"Alpha", "Charlie", "Gamma", "yankee", "Zulu", "", ""}},
+			{"en-US", "displayName desc", []string{"Zulu", "yankee", "Gamma", "Charlie", "Alpha", "", ""}},
+		} {
+			t.Run(c.lang+" "+c.sort, func(t *testing.T) {
+				l, err := s.Svc.List(ctx, delivery.Request{Branch: "4", Type: "article", Lang: c.lang, Sort: c.sort,
+					Props: delivery.PropsNone, Take: 100})
+				if err != nil {
+					t.Fatal(err)
+				}
+				got := make([]string, len(l.Objs))
+				for i, o := range l.Objs {
+					got[i] = o.DisplayName
+				}
+				if !slices.Equal(got, c.want) {
+					t.Fatalf("displayName order = %q, want %q", got, c.want)
+				}
+				// The order is the order of the rendered names
+				// (case-insensitive), whatever the fixture says.
+				named := slices.Clone(got)
+				for len(named) > 0 && named[len(named)-1] == "" {
+					named = named[:len(named)-1]
+				}
+				if strings.HasSuffix(c.sort, "desc") {
+					slices.Reverse(named)
+				}
+				if !slices.IsSortedFunc(named, func(a, b string) int { return strings.Compare(strings.ToLower(a), strings.ToLower(b)) }) {
+					t.Fatalf("rendered names %q are not in %s order", got, c.sort)
+				}
+			})
+		}
+		// A language without name fields in the index (fr-FR, falling
+		// back to de-DE) and a type whose display name is another
+		// attribute: sorted in memory along the same chains.
+		addFrenchAndStories(t, s, article)
+		for _, c := range []struct {
+			typ, lang, sort string
+			want            []string
+		}{
+			{"article", "fr-FR", "displayName", []string{"Alpha", "Beta", "Charlie", "Delta", "Echo", "Foxtrot", "Gamma", "Zulu DE"}},
+			{"article", "fr-FR", "displayName desc", []string{"Zulu DE", "Gamma", "Foxtrot", "Echo", "Delta", "Charlie", "Beta", "Alpha"}},
+			{"article", "de-DE", "displayName", []string{"Alpha", "Beta", "Charlie", "Delta", "Echo", "Gamma", "Zulu DE", "zzz"}},
+			{"story", "de-DE", "displayName", []string{"Iota", "Kappa", "Lambda", "Theta"}},
+			{"story", "de-DE", "displayName desc", []string{"Theta", "Lambda", "Kappa", "Iota"}},
+			{"story", "en-US", "displayName", []string{"Aaa", "Kappa", "Lambda", "Theta"}},
+		} {
+			t.Run(c.typ+" "+c.lang+" "+c.sort, func(t *testing.T) {
+				l, err := s.Svc.List(ctx, delivery.Request{Branch: "4", Type: c.typ, Lang: c.lang, Sort: c.sort, Props: delivery.PropsNone})
+				if err != nil {
+					t.Fatal(err)
+				}
+				got := make([]string, len(l.Objs))
+				for i, o := range l.Objs {
+					got[i] = o.DisplayName
+				}
+				if !slices.Equal(got, c.want) {
+					t.Fatalf("displayName order = %q, want %q", got, c.want)
+				}
+			})
+		}
+	})
 }
 
 // addArticles adds a type "article" with objects created so that id order

@@ -109,6 +109,15 @@ func Engines() []Engine {
 // NewSite builds the site on an in-memory Bleve index.
 func NewSite(t testing.TB) *Site { return NewSiteOn(t, Engines()[0]) }
 
+// OnEachEngine runs fn as one subtest per engine (Engines), each on a
+// fresh site (NewSiteOn).
+func OnEachEngine(t *testing.T, fn func(t *testing.T, s *Site)) {
+	t.Helper()
+	for _, e := range Engines() {
+		t.Run(e.Name, func(t *testing.T) { fn(t, NewSiteOn(t, e)) })
+	}
+}
+
 // NewSiteOn builds the site on the engine e makes and returns it with its
 // Delivery service.
 func NewSiteOn(t testing.TB, e Engine) *Site {
