@@ -1,15 +1,10 @@
 package management_test
 
 import (
-	"bytes"
-	"encoding/json"
 	"fmt"
-	"io"
-	"net/http"
 	"strings"
 	"testing"
 
-	"github.com/cmsplatform/cms/pkg/openapitest"
 	"github.com/cmsplatform/cms/services/internal/app"
 )
 
@@ -24,110 +19,9 @@ func TestCommentsPostgres(t *testing.T) {
 	runComments(t, app.Component{Engine: app.EnginePostgres, URL: freshPostgres(t)})
 }
 
-type commentClient struct {
-	base string
-	doc  *openapitest.Document
-}
-
-type commentReply struct {
-	status int
-	header http.Header
-	body   []byte
-}
-
-func (r commentReply) object(t *testing.T) map[string]any {
-	t.Helper()
-	var m map[string]any
-	if err := json.Unmarshal(r.body, &m); err != nil {
-		t.Fatalf("status %d, body %q: %v", r.status, r.body, err)
-	}
-	return m
-}
-
-// do sends one request as the administrator, checks the status, and
-// validates request and response against the document (an invalid request
-// on purpose skips the request check).
-func (c commentClient) do(t *testing.T, want int, method, path, body string, hdr ...string) commentReply {
-	t.Helper()
-	return c.exchange(t, true, want, method, path, body, hdr...)
-}
-
-// undeclared is do for a status the document does not declare for the
-// operation: 304 on the comment reads (ETag/If-None-Match as on every other
-// CMS read, docs/api-reference.md §3) and 400 for a non-numeric comment id. The
-// response is then checked for shape (empty 304, ProblemDetails) only.
-func (c commentClient) undeclared(t *testing.T, want int, method, path, body string, hdr ...string) commentReply {
-	t.Helper()
-	return c.exchange(t, false, want, method, path, body, hdr...)
-}
-
-func (c commentClient) exchange(t *testing.T, declared bool, want int, method, path, body string, hdr ...string) commentReply {
-	t.Helper()
-	var reqBody []byte
-	if body != "" {
-		reqBody = []byte(body)
-	}
-	req, err := http.NewRequest(method, c.base+path, bytes.NewReader(reqBody))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if reqBody != nil {
-		req.Header.Set("Content-Type", "application/json")
-	}
-	req.Header.Set("Accept", "application/json")
-	req.SetBasicAuth("admin", adminPassword)
-	for i := 0; i+1 < len(hdr); i += 2 {
-		req.Header.Set(hdr[i], hdr[i+1])
-	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	b, err := io.ReadAll(resp.Body)
-	resp.Body.Close()
-	if err != nil {
-		t.Fatal(err)
-	}
-	r := commentReply{status: resp.StatusCode, header: resp.Header, body: b}
-	if r.status != want {
-		t.Fatalf("%s %s = %d, want %d: %s", method, path, r.status, want, b)
-	}
-	ct := r.header.Get("Content-Type")
-	switch {
-	case want == http.StatusNotModified:
-		if len(b) != 0 || r.header.Get("ETag") == "" {
-			t.Errorf("%s %s: 304 with body %q, ETag %q", method, path, b, r.header.Get("ETag"))
-		}
-	case want >= 400:
-		if !strings.HasPrefix(ct, "application/problem+json") {
-			t.Errorf("%s %s: %d is not ProblemDetails: %s %s", method, path, want, ct, b)
-		}
-	case len(b) > 0 && !strings.HasPrefix(ct, "application/json"):
-		t.Errorf("%s %s: Content-Type %q", method, path, ct)
-	}
-	if want != http.StatusBadRequest {
-		if err := c.doc.ValidateRequest(req, reqBody); err != nil {
-			t.Errorf("test sends a request the document rejects: %v", err)
-		}
-	}
-	if !declared {
-		return r
-	}
-	if err := c.doc.ValidateResponse(req, reqBody, resp, b); err != nil {
-		t.Errorf("%s %s: contract violation: %v\nbody: %.600s", method, path, err, b)
-	}
-	return r
-}
-
-func (r commentReply) detail(t *testing.T) string {
-	t.Helper()
-	d, _ := r.object(t)["detail"].(string)
-	return d
-}
-
 func runComments(t *testing.T, store app.Component) {
 	base, _ := startSystem(t, store)
-	c := commentClient{base: base, doc: contractDoc(t)}
+	c := docClient{base: base, doc: contractDoc(t)}
 
 	// Create on the default branch, on object 40 (typeBranch, a system
 	// object). The author is the authenticated user.

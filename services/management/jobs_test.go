@@ -5,9 +5,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"io"
-	"mime/multipart"
-	"net/http"
 	"strings"
 	"testing"
 	"time"
@@ -28,7 +25,7 @@ func TestJobsPostgres(t *testing.T) {
 }
 
 // waitJob polls GET /jobs/{id} until the job is finished (state 2 or 3).
-func (c commentClient) waitJob(t *testing.T, id int64) map[string]any {
+func (c docClient) waitJob(t *testing.T, id int64) map[string]any {
 	t.Helper()
 	deadline := time.Now().Add(60 * time.Second)
 	for {
@@ -43,70 +40,9 @@ func (c commentClient) waitJob(t *testing.T, id int64) map[string]any {
 	}
 }
 
-// upload sends a multipart job input chunk (field "file") and returns the
-// reply; path is /jobInput or /jobInput/{token}.
-func (c commentClient) upload(t *testing.T, want int, path string, data []byte) commentReply {
-	t.Helper()
-	var buf bytes.Buffer
-	mw := multipart.NewWriter(&buf)
-	fw, _ := mw.CreateFormFile("file", "input.json")
-	_, _ = fw.Write(data)
-	_ = mw.Close()
-	body := buf.Bytes()
-	req, _ := http.NewRequest("POST", c.base+path, bytes.NewReader(body))
-	req.Header.Set("Content-Type", mw.FormDataContentType())
-	req.SetBasicAuth("admin", adminPassword)
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	b, _ := io.ReadAll(resp.Body)
-	resp.Body.Close()
-	if resp.StatusCode != want {
-		t.Fatalf("POST %s = %d, want %d: %s", path, resp.StatusCode, want, b)
-	}
-	if err := c.doc.ValidateResponse(req, body, resp, b); err != nil {
-		t.Errorf("POST %s: contract violation: %v\nbody: %.600s", path, err, b)
-	}
-	return commentReply{status: resp.StatusCode, header: resp.Header, body: b}
-}
-
-// bin GETs a byte stream (logs, artifacts, the ZIP): application/octet-
-// stream as the document declares; a 200 is validated against it.
-func (c commentClient) bin(t *testing.T, want int, path string, hdr ...string) commentReply {
-	t.Helper()
-	req, _ := http.NewRequest("GET", c.base+path, nil)
-	req.SetBasicAuth("admin", adminPassword)
-	for i := 0; i+1 < len(hdr); i += 2 {
-		req.Header.Set(hdr[i], hdr[i+1])
-	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	b, _ := io.ReadAll(resp.Body)
-	resp.Body.Close()
-	if resp.StatusCode != want {
-		t.Fatalf("GET %s = %d, want %d: %s", path, resp.StatusCode, want, b)
-	}
-	ct := resp.Header.Get("Content-Type")
-	switch {
-	case want >= 400 && !strings.HasPrefix(ct, "application/problem+json"):
-		t.Errorf("GET %s: %d is not ProblemDetails: %s", path, want, ct)
-	case want < 300 && ct != "application/octet-stream":
-		t.Errorf("GET %s: Content-Type %q", path, ct)
-	}
-	if want == 200 {
-		if err := c.doc.ValidateResponse(req, nil, resp, b); err != nil {
-			t.Errorf("GET %s: contract violation: %v", path, err)
-		}
-	}
-	return commentReply{status: resp.StatusCode, header: resp.Header, body: b}
-}
-
 func runJobs(t *testing.T, store app.Component) {
 	base, _ := startSystem(t, store)
-	c := commentClient{base: base, doc: contractDoc(t)}
+	c := docClient{base: base, doc: contractDoc(t)}
 
 	// Export two languages (system objects 201, 202) as JSON.
 	r := c.do(t, 200, "POST", "/jobs", `{"branchId":4,"jobDefinitionId":1200,"objIds":[201,202],"language":201}`).object(t)
