@@ -26,31 +26,23 @@ func newRootCommand() *cobra.Command {
 }
 
 func newRunCommand() *cobra.Command {
-	cmd := &cobra.Command{
-		Use:   "run",
-		Short: "Run every service in one process on embedded components (SQLite, NATS, Bleve, memory cache)",
-		Args:  cobra.NoArgs,
-	}
-	bindFlags(cmd, app.DefaultConfig(), false)
-	cmd.RunE = func(cmd *cobra.Command, _ []string) error {
-		cfg, err := loadConfig(cmd, app.DefaultConfig())
-		if err != nil {
-			return err
-		}
-		return serve(cmd, cfg)
-	}
-	return cmd
+	return newServingCommand("run", "Run every service in one process on embedded components (SQLite, NATS, Bleve, memory cache)",
+		app.DefaultConfig, false)
 }
 
 func newServeCommand() *cobra.Command {
-	cmd := &cobra.Command{
-		Use:   "serve",
-		Short: "Run one service (or all) against PostgreSQL, NATS, Elasticsearch and Redis",
-		Args:  cobra.NoArgs,
-	}
-	bindFlags(cmd, app.DistributedConfig(), true)
+	return newServingCommand("serve", "Run one service (or all) against PostgreSQL, NATS, Elasticsearch and Redis",
+		app.DistributedConfig, true)
+}
+
+// newServingCommand is a command that serves with the configuration
+// defaults returns, overridden by the file, the environment and the flags
+// (loadConfig); withTarget adds the --target flag.
+func newServingCommand(use, short string, defaults func() app.Config, withTarget bool) *cobra.Command {
+	cmd := &cobra.Command{Use: use, Short: short, Args: cobra.NoArgs}
+	bindFlags(cmd, defaults(), withTarget)
 	cmd.RunE = func(cmd *cobra.Command, _ []string) error {
-		cfg, err := loadConfig(cmd, app.DistributedConfig())
+		cfg, err := loadConfig(cmd, defaults())
 		if err != nil {
 			return err
 		}

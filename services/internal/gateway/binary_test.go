@@ -3,7 +3,6 @@ package gateway
 import (
 	"context"
 	"io"
-	"net"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -13,7 +12,6 @@ import (
 	"google.golang.org/genproto/googleapis/api/httpbody"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
-	"google.golang.org/grpc/credentials/insecure"
 	"google.golang.org/grpc/metadata"
 	"google.golang.org/grpc/status"
 )
@@ -42,19 +40,7 @@ func (files) GetFile(req *managementv1.GetFileRequest, stream grpc.ServerStreami
 }
 
 func TestBinaryStreams(t *testing.T) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv := grpc.NewServer()
-	managementv1.RegisterManagementBinaryServiceServer(srv, files{})
-	go func() { _ = srv.Serve(ln) }()
-	defer srv.Stop()
-	conn, err := grpc.NewClient(ln.Addr().String(), grpc.WithTransportCredentials(insecure.NewCredentials()))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close()
+	conn := backend(t, func(srv *grpc.Server) { managementv1.RegisterManagementBinaryServiceServer(srv, files{}) })
 	mux := NewServeMux()
 	if err := managementv1.RegisterManagementBinaryServiceHandlerClient(context.Background(), mux, managementv1.NewManagementBinaryServiceClient(conn)); err != nil {
 		t.Fatal(err)

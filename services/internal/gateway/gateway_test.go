@@ -73,6 +73,26 @@ func (scripted) GetBranch(ctx context.Context, req *managementv1.GetBranchReques
 	return nil, status.Error(codes.Unimplemented, "unknown script")
 }
 
+// backend serves the services register adds on a gRPC server on a free
+// port for the test and returns a connection to it.
+func backend(t *testing.T, register func(*grpc.Server)) *grpc.ClientConn {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := grpc.NewServer()
+	register(srv)
+	go func() { _ = srv.Serve(ln) }()
+	t.Cleanup(srv.Stop)
+	conn, err := grpc.NewClient(ln.Addr().String(), grpc.WithTransportCredentials(insecure.NewCredentials()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = conn.Close() })
+	return conn
+}
+
 type harness struct {
 	client managementv1.ManagementServiceClient
 	http   *httptest.Server
@@ -80,19 +100,7 @@ type harness struct {
 
 func newHarness(t *testing.T) *harness {
 	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv := grpc.NewServer()
-	managementv1.RegisterManagementServiceServer(srv, scripted{})
-	go func() { _ = srv.Serve(ln) }()
-	t.Cleanup(srv.Stop)
-	conn, err := grpc.NewClient(ln.Addr().String(), grpc.WithTransportCredentials(insecure.NewCredentials()))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { conn.Close() })
+	conn := backend(t, func(srv *grpc.Server) { managementv1.RegisterManagementServiceServer(srv, scripted{}) })
 	mux := NewServeMux()
 	client := managementv1.NewManagementServiceClient(conn)
 	if err := managementv1.RegisterManagementServiceHandlerClient(context.Background(), mux, client); err != nil {

@@ -7,7 +7,6 @@ import (
 	"encoding/json"
 	"io"
 	"mime/multipart"
-	"net"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -16,7 +15,6 @@ import (
 	managementv1 "github.com/cmsplatform/cms/proto/gen/go/cms/management/v1"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
-	"google.golang.org/grpc/credentials/insecure"
 	"google.golang.org/grpc/status"
 	"google.golang.org/protobuf/proto"
 )
@@ -72,19 +70,7 @@ func (uploads) ContinueUpload(stream grpc.ClientStreamingServer[managementv1.Con
 
 func newUploadServer(t *testing.T, limit int64) string {
 	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv := grpc.NewServer()
-	managementv1.RegisterManagementServiceServer(srv, uploads{})
-	go func() { _ = srv.Serve(ln) }()
-	t.Cleanup(srv.Stop)
-	conn, err := grpc.NewClient(ln.Addr().String(), grpc.WithTransportCredentials(insecure.NewCredentials()))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { conn.Close() })
+	conn := backend(t, func(srv *grpc.Server) { managementv1.RegisterManagementServiceServer(srv, uploads{}) })
 	mux := NewServeMux()
 	sd := managementv1.File_cms_management_v1_service_proto.Services().ByName("ManagementService")
 	if err := RegisterMultipart(mux, conn, sd, MultipartLimits{MaxRequestBytes: limit}); err != nil {
