@@ -22,14 +22,18 @@ func TestConformanceOnDisk(t *testing.T) {
 }
 
 func TestConformanceInMemory(t *testing.T) {
-	searchtest.Run(t, func(t *testing.T) search.Engine {
-		e, err := bleve.New("")
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { _ = e.Close() })
-		return e
-	})
+	searchtest.Run(t, func(t *testing.T) search.Engine { return newMemoryEngine(t) })
+}
+
+// newMemoryEngine is an in-memory engine, closed when the test ends.
+func newMemoryEngine(tb testing.TB) *bleve.Engine {
+	tb.Helper()
+	e, err := bleve.New("")
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() { _ = e.Close() })
+	return e
 }
 
 // TestReopen checks that documents, versions, tombstones and the mapping

@@ -7,7 +7,6 @@ import (
 	"testing"
 
 	"github.com/cmsplatform/cms/pkg/search"
-	"github.com/cmsplatform/cms/pkg/search/bleve"
 )
 
 // BenchmarkSearchIDsFields reads 1000 cached documents of 20 fields by id,
@@ -15,11 +14,7 @@ import (
 // resolves references.
 func BenchmarkSearchIDsFields(b *testing.B) {
 	ctx := context.Background()
-	e, err := bleve.New("")
-	if err != nil {
-		b.Fatal(err)
-	}
-	b.Cleanup(func() { _ = e.Close() })
+	e := newMemoryEngine(b)
 	m := search.Mapping{Fields: map[string]search.Kind{"src": search.Stored}}
 	for i := range 19 {
 		m.Fields[fmt.Sprintf("k%d", i)] = search.Keyword

@@ -6,7 +6,6 @@ import (
 	"testing"
 
 	"github.com/cmsplatform/cms/pkg/search"
-	"github.com/cmsplatform/cms/pkg/search/bleve"
 	"github.com/cmsplatform/cms/pkg/search/searchtest"
 )
 
@@ -15,11 +14,7 @@ import (
 // version is seen, a caller's changes to a hit do not leak into the next).
 func TestIDsPagingAndCache(t *testing.T) {
 	ctx := context.Background()
-	e, err := bleve.New("")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = e.Close() })
+	e := newMemoryEngine(t)
 	if err := e.EnsureIndex(ctx, "p", searchtest.ProductMapping); err != nil {
 		t.Fatal(err)
 	}
