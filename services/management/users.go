@@ -33,10 +33,9 @@ func (s *service) GetUserDisplayName(ctx context.Context, req *managementv1.GetU
 // write on the branch addressed (a grant covers the descendants); reading a
 // branch object needs read on it, changing it write on it, creating one
 // write on its parent, deleting one write on its parent. Administrators may
-// do everything; unknown branches stay 404. Jobs and comments addressed by
-// id are checked on the branch that owns them (OwnerResolvers). What the
-// interceptor cannot see (lists spanning branches) the handlers filter
-// with pkg/auth.Principal.CanRead.
+// do everything; unknown branches stay 404. What the interceptor cannot
+// see (lists spanning branches, comments addressed by id) the handlers
+// filter with pkg/auth.Principal.CanRead.
 
 // BranchChain implements interceptors.BranchResolver from the store.
 func (s *service) BranchChain(ctx context.Context, branch string) ([]int64, error) {
