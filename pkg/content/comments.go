@@ -127,17 +127,6 @@ func (s *Service) GetComment(ctx context.Context, id int64) (Comment, error) {
 	return toComment(c), nil
 }
 
-// CommentBranch is the branch comment id belongs to (deleted comments
-// too; it never changes), or ErrNotFound: the branch an id-addressed
-// comment operation is authorized on.
-func (s *Service) CommentBranch(ctx context.Context, id int64) (int64, error) {
-	c, err := s.GetComment(ctx, id)
-	if err != nil {
-		return 0, err
-	}
-	return c.Branch, nil
-}
-
 // GetComments pages through comments, newest (highest id) first. A Branch
 // filter naming no branch is ErrNotFound. Paging is keyset paging by id,
 // so a token stays valid across writes; comments created after the first

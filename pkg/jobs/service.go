@@ -203,17 +203,6 @@ func (s *Service) Get(ctx context.Context, id int64) (Job, error) {
 	return fromRow(row)
 }
 
-// JobBranch is the branch job id belongs to (the one it was created on),
-// or ErrNotFound: the branch an id-addressed job operation is authorized
-// on.
-func (s *Service) JobBranch(ctx context.Context, id int64) (int64, error) {
-	j, err := s.Get(ctx, id)
-	if err != nil {
-		return 0, err
-	}
-	return j.Branch, nil
-}
-
 // Query selects jobs, newest first (GET /jobs).
 type Query struct {
 	Branch, Definition, Trigger *int64

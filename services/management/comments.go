@@ -2,6 +2,7 @@ package management
 
 import (
 	"context"
+	"fmt"
 
 	"github.com/cmsplatform/cms/pkg/auth"
 	"github.com/cmsplatform/cms/pkg/content"
@@ -23,9 +24,7 @@ import (
 //   - updating or deleting needs read on the comment's branch and being its
 //     author (pkg/content); an administrator may do all of it.
 //
-// An unknown branch or comment stays 404. The branch checks are declared
-// in the proto; a comment addressed by id is checked on its own branch
-// (owner OWNER_COMMENT, resolved by pkg/content.Service.CommentBranch).
+// An unknown branch or comment stays 404.
 
 // commentActor is the caller as the comment domain sees it: the user writes are
 // recorded under (X-CmsApi-Username for internal callers) and whether the
@@ -103,9 +102,9 @@ func (s *service) GetComment(ctx context.Context, req *managementv1.GetCommentRe
 	if s.content == nil {
 		return s.UnimplementedManagementServiceServer.GetComment(ctx, req)
 	}
-	c, err := s.content.GetComment(ctx, req.GetCommentId())
+	c, err := s.readableComment(ctx, req.GetCommentId())
 	if err != nil {
-		return nil, s.toStatus(ctx, err)
+		return nil, err
 	}
 	return conditional(ctx, commentToProto(c))
 }
@@ -115,6 +114,9 @@ func (s *service) GetComment(ctx context.Context, req *managementv1.GetCommentRe
 func (s *service) UpdateComment(ctx context.Context, req *managementv1.UpdateCommentRequest) (*emptypb.Empty, error) {
 	if s.content == nil {
 		return s.UnimplementedManagementServiceServer.UpdateComment(ctx, req)
+	}
+	if _, err := s.readableComment(ctx, req.GetCommentId()); err != nil {
+		return nil, err
 	}
 	if err := s.content.UpdateComment(ctx, conditionalActor(ctx), req.GetCommentId(), req.GetBody()); err != nil {
 		return nil, s.toStatus(ctx, err)
@@ -127,10 +129,35 @@ func (s *service) DeleteComment(ctx context.Context, req *managementv1.DeleteCom
 	if s.content == nil {
 		return s.UnimplementedManagementServiceServer.DeleteComment(ctx, req)
 	}
+	if _, err := s.readableComment(ctx, req.GetCommentId()); err != nil {
+		return nil, err
+	}
 	if err := s.content.DeleteComment(ctx, conditionalActor(ctx), req.GetCommentId()); err != nil {
 		return nil, s.toStatus(ctx, err)
 	}
 	return &emptypb.Empty{}, nil
+}
+
+// readableComment reads comment id and checks read permission on its
+// branch (a comment's branch never changes, so checking before a write is
+// safe).
+func (s *service) readableComment(ctx context.Context, id int64) (content.Comment, error) {
+	c, err := s.content.GetComment(ctx, id)
+	if err != nil {
+		return content.Comment{}, s.toStatus(ctx, err)
+	}
+	p := caller(ctx)
+	if p.Admin {
+		return c, nil
+	}
+	chains, err := s.content.BranchChains(ctx, []int64{c.Branch})
+	if err != nil {
+		return content.Comment{}, s.toStatus(ctx, err)
+	}
+	if !p.CanRead(chains)(c.Branch) {
+		return content.Comment{}, s.toStatus(ctx, fmt.Errorf("%w: user %q has no read permission on branch %d", content.ErrForbidden, p.Name, c.Branch))
+	}
+	return c, nil
 }
 
 func commentToProto(c content.Comment) *managementv1.CmsComment {

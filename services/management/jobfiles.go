@@ -11,6 +11,7 @@ import (
 	"path"
 	"strconv"
 
+	"github.com/cmsplatform/cms/pkg/auth"
 	"github.com/cmsplatform/cms/pkg/jobs"
 	managementv1 "github.com/cmsplatform/cms/proto/gen/go/cms/management/v1"
 	"github.com/cmsplatform/cms/services/internal/gateway"
@@ -37,7 +38,7 @@ func (b *binaries) GetJobLogs(req *managementv1.GetJobLogsRequest, stream grpc.S
 		return b.UnimplementedManagementBinaryServiceServer.GetJobLogs(req, stream)
 	}
 	ctx := stream.Context()
-	j, err := b.api.job(ctx, req.GetJobId())
+	j, err := b.api.permittedJob(ctx, req.GetJobId(), auth.AccessRead)
 	if err != nil {
 		return err
 	}
@@ -60,7 +61,7 @@ func (b *binaries) GetJobArtifact(req *managementv1.GetJobArtifactRequest, strea
 	if _, err := jobs.CleanArtifactPath(req.GetPath()); err != nil {
 		return b.api.toStatus(ctx, err)
 	}
-	j, err := b.api.job(ctx, req.GetJobId())
+	j, err := b.api.permittedJob(ctx, req.GetJobId(), auth.AccessRead)
 	if err != nil {
 		return err
 	}
@@ -99,7 +100,7 @@ func (b *binaries) GetJobArtifactsZip(req *managementv1.GetJobArtifactsZipReques
 		return b.UnimplementedManagementBinaryServiceServer.GetJobArtifactsZip(req, stream)
 	}
 	ctx := stream.Context()
-	j, err := b.api.job(ctx, req.GetJobId())
+	j, err := b.api.permittedJob(ctx, req.GetJobId(), auth.AccessRead)
 	if err != nil {
 		return err
 	}

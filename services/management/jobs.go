@@ -7,18 +7,19 @@ import (
 	"strings"
 	"time"
 
+	"github.com/cmsplatform/cms/pkg/auth"
+	"github.com/cmsplatform/cms/pkg/content"
 	"github.com/cmsplatform/cms/pkg/jobs"
 	managementv1 "github.com/cmsplatform/cms/proto/gen/go/cms/management/v1"
 	"google.golang.org/protobuf/types/known/emptypb"
 	"google.golang.org/protobuf/types/known/timestamppb"
 )
 
-// Job permissions are declared in the proto: creating a job and listing
-// the jobs of one branch need write and read on branch_id; a job addressed
-// by id is governed by its branch (owner OWNER_JOB, resolved by
-// pkg/jobs.Service.JobBranch): reading it (and its logs, progress,
-// metrics, artifacts) needs read on the job's branch, changing or
-// deleting it write on that branch; an administrator may do all of it.
+// Job permissions. Creating a job and listing the jobs of one branch are
+// declared in the proto (write, read on branch_id). A job addressed by id
+// is governed by its branch like a comment: reading it (and its logs,
+// progress, metrics, artifacts) needs read on the job's branch, changing
+// or deleting it write on that branch; an administrator may do all of it.
 // An unfiltered list keeps the readable branches only.
 
 // CreateJob implements Job_CreateJob (200 with the job, state 0 New).
@@ -84,7 +85,7 @@ func (s *service) GetJob(ctx context.Context, req *managementv1.GetJobRequest) (
 	if s.jobs == nil {
 		return s.UnimplementedManagementServiceServer.GetJob(ctx, req)
 	}
-	j, err := s.job(ctx, req.GetJobId())
+	j, err := s.permittedJob(ctx, req.GetJobId(), auth.AccessRead)
 	if err != nil {
 		return nil, err
 	}
@@ -97,6 +98,9 @@ func (s *service) GetJob(ctx context.Context, req *managementv1.GetJobRequest) (
 func (s *service) UpdateJob(ctx context.Context, req *managementv1.UpdateJobRequest) (*emptypb.Empty, error) {
 	if s.jobs == nil {
 		return s.UnimplementedManagementServiceServer.UpdateJob(ctx, req)
+	}
+	if _, err := s.permittedJob(ctx, req.GetJobId(), auth.AccessWrite); err != nil {
+		return nil, err
 	}
 	var state *int
 	if req.State != nil {
@@ -123,6 +127,9 @@ func (s *service) DeleteJob(ctx context.Context, req *managementv1.DeleteJobRequ
 	if s.jobs == nil {
 		return s.UnimplementedManagementServiceServer.DeleteJob(ctx, req)
 	}
+	if _, err := s.permittedJob(ctx, req.GetJobId(), auth.AccessWrite); err != nil {
+		return nil, err
+	}
 	if err := s.jobs.Delete(ctx, int64(req.GetJobId()), caller(ctx).User()); err != nil {
 		return nil, s.toStatus(ctx, err)
 	}
@@ -138,7 +145,7 @@ func (s *service) GetJobMetrics(ctx context.Context, req *managementv1.GetJobMet
 	if req.MaxItems != nil && req.GetMaxItems() < 0 {
 		return nil, s.toStatus(ctx, fmt.Errorf("%w: maxItems %d is negative", jobs.ErrInvalid, req.GetMaxItems()))
 	}
-	j, err := s.job(ctx, req.GetJobId())
+	j, err := s.permittedJob(ctx, req.GetJobId(), auth.AccessRead)
 	if err != nil {
 		return nil, err
 	}
@@ -159,7 +166,7 @@ func (s *service) GetJobProgress(ctx context.Context, req *managementv1.GetJobPr
 	if s.jobs == nil {
 		return s.UnimplementedManagementServiceServer.GetJobProgress(ctx, req)
 	}
-	j, err := s.job(ctx, req.GetJobId())
+	j, err := s.permittedJob(ctx, req.GetJobId(), auth.AccessRead)
 	if err != nil {
 		return nil, err
 	}
@@ -175,7 +182,7 @@ func (s *service) GetJobObjectIds(ctx context.Context, req *managementv1.GetJobO
 	if s.jobs == nil {
 		return s.UnimplementedManagementServiceServer.GetJobObjectIds(ctx, req)
 	}
-	j, err := s.job(ctx, req.GetJobId())
+	j, err := s.permittedJob(ctx, req.GetJobId(), auth.AccessRead)
 	if err != nil {
 		return nil, err
 	}
@@ -188,7 +195,7 @@ func (s *service) GetJobArtifacts(ctx context.Context, req *managementv1.GetJobA
 	if s.jobs == nil {
 		return s.UnimplementedManagementServiceServer.GetJobArtifacts(ctx, req)
 	}
-	j, err := s.job(ctx, req.GetJobId())
+	j, err := s.permittedJob(ctx, req.GetJobId(), auth.AccessRead)
 	if err != nil {
 		return nil, err
 	}
@@ -204,12 +211,23 @@ func (s *service) GetJobArtifacts(ctx context.Context, req *managementv1.GetJobA
 	return out, nil
 }
 
-// job reads job id; the interceptor has checked the caller's access to
-// its branch.
-func (s *service) job(ctx context.Context, id int32) (jobs.Job, error) {
+// permittedJob reads job id and checks the caller's access to its branch.
+func (s *service) permittedJob(ctx context.Context, id int32, mode auth.Access) (jobs.Job, error) {
 	j, err := s.jobs.Get(ctx, int64(id))
 	if err != nil {
 		return jobs.Job{}, s.toStatus(ctx, err)
+	}
+	p := caller(ctx)
+	if p.Admin {
+		return j, nil
+	}
+	chains, err := s.content.BranchChains(ctx, []int64{j.Branch})
+	if err != nil {
+		return jobs.Job{}, s.toStatus(ctx, err)
+	}
+	if !p.Allowed(mode, chains[j.Branch]) {
+		return jobs.Job{}, s.toStatus(ctx, fmt.Errorf("%w: user %q has no %s permission on branch %d of job %d",
+			content.ErrForbidden, p.Name, mode, j.Branch, j.ID))
 	}
 	return j, nil
 }

@@ -14,7 +14,6 @@ import (
 	"github.com/cmsplatform/cms/pkg/jobs"
 
 	managementv1 "github.com/cmsplatform/cms/proto/gen/go/cms/management/v1"
-	optionsv1 "github.com/cmsplatform/cms/proto/gen/go/cms/options/v1"
 	"github.com/cmsplatform/cms/proto/gen/openapi"
 	"github.com/cmsplatform/cms/services/internal/gateway"
 	"github.com/cmsplatform/cms/services/internal/interceptors"
@@ -105,28 +104,6 @@ type binaries struct {
 	managementv1.UnimplementedManagementBinaryServiceServer
 	files *files.Service
 	api   *service
-}
-
-// OwnerResolvers implements app.OwnerResolving: the branches that own the
-// jobs (pkg/jobs) and comments (pkg/content) addressed by id, for the
-// RPCs declaring owner_field.
-func (g *Group) OwnerResolvers() map[optionsv1.Owner]interceptors.OwnerBranchResolver {
-	out := map[optionsv1.Owner]interceptors.OwnerBranchResolver{}
-	if g.api.content != nil {
-		out[optionsv1.Owner_OWNER_COMMENT] = g.api.ownerBranch(g.api.content.CommentBranch)
-	}
-	if g.api.jobs != nil {
-		out[optionsv1.Owner_OWNER_JOB] = g.api.ownerBranch(g.api.jobs.JobBranch)
-	}
-	return out
-}
-
-// ownerBranch is the domain's owner lookup f with its errors as statuses.
-func (s *service) ownerBranch(f func(context.Context, int64) (int64, error)) interceptors.OwnerBranchFunc {
-	return func(ctx context.Context, id int64) (int64, error) {
-		b, err := f(ctx, id)
-		return b, s.toStatus(ctx, err)
-	}
 }
 
 // BranchResolvers implements app.BranchResolving: Management resolves

@@ -72,45 +72,29 @@ func TestEveryRPCDeclaresAccess(t *testing.T) {
 		if f := d.access.GetBranchField(); f != "" && d.md.Input().Fields().ByName(protoreflect.Name(f)) == nil {
 			t.Errorf("%s: branch_field %q is no field of %s", d.md.FullName(), f, d.md.Input().FullName())
 		}
-		if f := d.access.GetOwnerField(); f != "" {
-			fd := d.md.Input().Fields().ByName(protoreflect.Name(f))
-			switch {
-			case fd == nil || fd.IsList() || (fd.Kind() != protoreflect.Int32Kind && fd.Kind() != protoreflect.Int64Kind):
-				t.Errorf("%s: owner_field %q is no integer field of %s", d.md.FullName(), f, d.md.Input().FullName())
-			case d.access.GetOwner() == optionsv1.Owner_OWNER_UNSPECIFIED:
-				t.Errorf("%s: owner_field %q without an owner kind", d.md.FullName(), f)
-			}
-		}
 		perm := d.access.GetPermission()
 		branchScoped := perm == optionsv1.Permission_PERMISSION_READ || perm == optionsv1.Permission_PERMISSION_WRITE
-		branches := 0
-		for _, named := range []bool{d.access.GetBranchField() != "", d.access.GetNewBranchParent(),
-			d.access.GetOwnerField() != "", d.access.GetDefaultBranch()} {
-			if named {
-				branches++
-			}
-		}
-		if want := map[bool]int{true: 1, false: 0}[branchScoped]; branches != want {
-			t.Errorf("%s: %v with %d ways to name a branch (%v): READ and WRITE need exactly one, others none",
-				d.md.FullName(), perm, branches, d.access)
+		if branchScoped != (d.access.GetBranchField() != "" || d.access.GetNewBranchParent()) {
+			t.Errorf("%s: %v with branch_field %q: READ and WRITE need a branch, others none", d.md.FullName(), perm, d.access.GetBranchField())
 		}
 	}
 }
 
-// ownedVars are path variables naming the resources of kind owner the
-// authorization table addresses (created on the default branch).
-type ownedVars map[optionsv1.Owner]string
-
-// parts is the rpcParts of d's request: the owned resource's id where d
-// declares owner_field.
-func (o ownedVars) parts(d declared) rpcParts {
-	if f := d.access.GetOwnerField(); f != "" {
-		return rpcParts{vars: map[string]string{f: o[d.access.GetOwner()]}}
+// authzRequest builds the HTTP request of d from its route: path
+// variables and, for a branch field outside the path, the query (GET,
+// DELETE) or the JSON body name the default branch 4 where the declared
+// branch goes, 1 elsewhere.
+func authzRequest(t *testing.T, base string, d declared) *http.Request {
+	t.Helper()
+	req, err := rpcRequest(base, d, rpcParts{})
+	if err != nil {
+		t.Fatal(err)
 	}
-	return rpcParts{}
+	return req
 }
 
-// rpcParts varies the request rpcRequest builds for an RPC.
+// rpcParts varies the request rpcRequest builds for an RPC; the zero value
+// is authzRequest's request.
 type rpcParts struct {
 	branch      string            // the declared branch as sent ("" = 4); raw in a path
 	vars        map[string]string // path variables by name, raw (already escaped)
@@ -149,10 +133,8 @@ func rpcBody(d declared, branch string) map[string]any {
 	return body
 }
 
-// rpcRequest builds the HTTP request of d from its route with parts
-// applied: path variables and, for a branch field outside the path, the
-// query (GET, DELETE) or the JSON body name the default branch 4 where the
-// declared branch goes, 1 elsewhere.
+// rpcRequest builds the HTTP request of d from its route (see
+// authzRequest) with parts applied.
 func rpcRequest(base string, d declared, parts rpcParts) (*http.Request, error) {
 	branch := parts.branch
 	if branch == "" {
@@ -247,8 +229,7 @@ func authzDo(t *testing.T, req *http.Request) (int, gateway.Problem, string) {
 
 // TestAuthorizationTable calls every RPC through the gateway: without
 // credentials it is 401; as a user without grants a READ, WRITE or ADMIN
-// RPC is 403 (before the handler: also the ones answering 501 today; an
-// RPC addressing a job or comment by id addresses an existing one),
+// RPC is 403 (before the handler: also the ones answering 501 today),
 // while an AUTHENTICATED one reaches its handler (neither 401 nor 403).
 func TestAuthorizationTable(t *testing.T) {
 	srv := startServer(t)
@@ -278,21 +259,6 @@ func TestAuthorizationTable(t *testing.T) {
 	admin := httpClient{t, base, "admin", "test-password"}
 	admin.must(http.StatusOK, http.MethodGet, "/delivery/api/branches/4/objects?take=1", "",
 		"X-Cms-Min-Version", strconv.FormatInt(created.Transaction.ID, 10), "X-Cms-Max-Wait", "30s")
-	// A job and a comment on the default branch, for the RPCs that
-	// address them by id (owner_field): their branch is checked.
-	owned := ownedVars{}
-	for owner, create := range map[optionsv1.Owner][2]string{
-		optionsv1.Owner_OWNER_JOB:     {"/apis/cms/v1/jobs", `{"branchId":4,"jobDefinitionId":1200,"objIds":[201],"language":0}`},
-		optionsv1.Owner_OWNER_COMMENT: {"/apis/cms/v1/comments", `{"branchId":4,"objectRef":201,"body":"<div>x</div>"}`},
-	} {
-		var r struct {
-			ID int64 `json:"id"`
-		}
-		if err := json.Unmarshal(admin.must(http.StatusOK, http.MethodPost, create[0], create[1]).body, &r); err != nil || r.ID == 0 {
-			t.Fatalf("create %v: %v", owner, err)
-		}
-		owned[owner] = strconv.FormatInt(r.ID, 10)
-	}
 	rpcs := declaredRPCs()
 	if len(rpcs) != 75 {
 		t.Fatalf("%d RPCs, want 75", len(rpcs))
@@ -302,17 +268,10 @@ func TestAuthorizationTable(t *testing.T) {
 			if d.access == nil {
 				t.Fatal("no declared access")
 			}
-			request := func() *http.Request {
-				req, err := rpcRequest(base, d, owned.parts(d))
-				if err != nil {
-					t.Fatal(err)
-				}
-				return req
-			}
-			if code, _, body := authzDo(t, request()); code != http.StatusUnauthorized {
+			if code, _, body := authzDo(t, authzRequest(t, base, d)); code != http.StatusUnauthorized {
 				t.Errorf("without credentials: %d, want 401: %s", code, body)
 			}
-			req := request()
+			req := authzRequest(t, base, d)
 			req.SetBasicAuth("nogrant", "nogrant-pw")
 			code, p, body := authzDo(t, req)
 			if d.access.GetPermission() == optionsv1.Permission_PERMISSION_AUTHENTICATED {

@@ -80,24 +80,6 @@ func authCases(d declared, w hostileWorld) []hostileCase {
 	if !isBranchScoped(d) {
 		return append(out, reader("(authenticated operation)", rpcParts{}, acceptable()))
 	}
-	if f := d.access.GetOwnerField(); f != "" {
-		// A job or comment addressed by id: refused on B's, unknown ids
-		// 404, a write on A's with a read grant refused.
-		onA, onB := w.jobA, w.jobB
-		if d.access.GetOwner() == optionsv1.Owner_OWNER_COMMENT {
-			onA, onB = 0, w.comment
-		}
-		id := func(n int64) rpcParts { return rpcParts{vars: map[string]string{f: strconv.FormatInt(n, 10)}} }
-		out = append(out, reader("on one of branch B", id(onB), only(http.StatusForbidden).early()),
-			reader("on an unknown id", id(999999), only(http.StatusNotFound).early()))
-		if d.access.GetPermission() == optionsv1.Permission_PERMISSION_WRITE && onA != 0 {
-			out = append(out, reader("writing one of A (read grant only)", id(onA), only(http.StatusForbidden).early()))
-		}
-		return out
-	}
-	if d.access.GetDefaultBranch() {
-		return append(out, reader("on the default branch above A", rpcParts{}, only(http.StatusForbidden).early()))
-	}
 	denied := only(http.StatusForbidden, http.StatusNotFound).early()
 	b := strconv.FormatInt(w.b, 10)
 	out = append(out,

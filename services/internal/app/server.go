@@ -12,7 +12,6 @@ import (
 	"sync/atomic"
 
 	"github.com/cmsplatform/cms/pkg/auth"
-	optionsv1 "github.com/cmsplatform/cms/proto/gen/go/cms/options/v1"
 	"github.com/cmsplatform/cms/services/delivery"
 	"github.com/cmsplatform/cms/services/index"
 	"github.com/cmsplatform/cms/services/internal/edge"
@@ -92,7 +91,7 @@ func Complete(ctx context.Context, cfg Config, log *slog.Logger) (*Server, error
 	rec := interceptors.Recovery{Log: log}
 	public := []string{"/grpc.health.v1.", "/grpc.reflection."}
 	au := interceptors.Auth{Authenticator: authn, Public: public}
-	az := &interceptors.Authz{Resolvers: branchResolvers(s.groups), Owners: ownerResolvers(s.groups), Public: public}
+	az := &interceptors.Authz{Resolvers: branchResolvers(s.groups), Public: public}
 	s.grpc = grpc.NewServer(
 		grpc.ChainUnaryInterceptor(rec.Unary, obs.Unary, au.Unary, az.Unary, interceptors.UnaryNotImplemented),
 		grpc.ChainStreamInterceptor(rec.Stream, obs.Stream, au.Stream, az.Stream, interceptors.StreamNotImplemented),
@@ -124,24 +123,6 @@ func branchResolvers(groups []Group) map[string]interceptors.BranchResolver {
 	for _, g := range groups {
 		if r, ok := g.(BranchResolving); ok {
 			maps.Copy(out, r.BranchResolvers())
-		}
-	}
-	return out
-}
-
-// OwnerResolving is a Group whose services declare owner_field: it
-// resolves the branch that owns a job or comment addressed by id.
-type OwnerResolving interface {
-	// OwnerResolvers maps each kind of owned resource to its resolver.
-	OwnerResolvers() map[optionsv1.Owner]interceptors.OwnerBranchResolver
-}
-
-// ownerResolvers collects the owner resolvers of the groups.
-func ownerResolvers(groups []Group) map[optionsv1.Owner]interceptors.OwnerBranchResolver {
-	out := map[optionsv1.Owner]interceptors.OwnerBranchResolver{}
-	for _, g := range groups {
-		if r, ok := g.(OwnerResolving); ok {
-			maps.Copy(out, r.OwnerResolvers())
 		}
 	}
 	return out

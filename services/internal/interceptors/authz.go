@@ -2,13 +2,11 @@ package interceptors
 
 import (
 	"context"
-	"fmt"
 	"strconv"
 	"strings"
 	"sync"
 
 	"github.com/cmsplatform/cms/pkg/auth"
-	"github.com/cmsplatform/cms/pkg/model"
 	optionsv1 "github.com/cmsplatform/cms/proto/gen/go/cms/options/v1"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
@@ -35,20 +33,6 @@ type NewBranchParentResolver interface {
 	NewBranchParent(req proto.Message) string
 }
 
-// OwnerBranchResolver finds the branch that owns a resource addressed by
-// its own id (a job, a comment), for RPCs declaring owner_field. An
-// unknown id is a NotFound status error; other errors are gRPC status
-// errors too.
-type OwnerBranchResolver interface {
-	OwnerBranch(ctx context.Context, id int64) (int64, error)
-}
-
-// OwnerBranchFunc is a function used as an OwnerBranchResolver.
-type OwnerBranchFunc func(ctx context.Context, id int64) (int64, error)
-
-// OwnerBranch implements OwnerBranchResolver.
-func (f OwnerBranchFunc) OwnerBranch(ctx context.Context, id int64) (int64, error) { return f(ctx, id) }
-
 // ReadYourWritesResolver is implemented by resolvers of groups whose
 // requests may ask for a minimum index version (the index lags the store):
 // the interceptor calls it before resolving, so that a branch created by
@@ -66,24 +50,17 @@ type ReadYourWritesResolver interface {
 //   - AUTHENTICATED: any principal; the handler filters;
 //   - ADMIN: administrators only, else 403;
 //   - READ/WRITE: administrators, or a grant (pkg/auth.Principal.Allowed)
-//     on the request's branch or an ancestor; an unknown branch is the
-//     resolver's 404, a missing grant 403. The branch is named by the
-//     request field branch_field (an unset, empty or 0 field leaves the
-//     check to the handler: an optional branch filter), is the parent of
-//     a new branch (new_branch_parent), the default branch
-//     (default_branch), or owns the job or comment whose id is in
-//     owner_field (Owners resolves it: an unknown, unset or 0 id is 404;
-//     an existing one the caller may not see is 403 like a branch, so ids
-//     are not secret but their content is).
+//     on the branch named by the request field branch_field (or the parent
+//     of a new branch) or an ancestor; an unknown branch is the resolver's
+//     404, a missing grant 403. An unset, empty or 0 field leaves the check
+//     to the handler (an optional branch filter).
 //
 // Methods whose full name starts with one of Public are not checked.
 // Resolvers maps a service's full name ("cms.index.v1.IndexService") to
 // its group's resolver; a READ/WRITE method of a service without one
-// answers 403 to everybody but administrators, and so does an owner_field
-// method whose owner kind has no resolver in Owners.
+// answers 403 to everybody but administrators.
 type Authz struct {
 	Resolvers map[string]BranchResolver
-	Owners    map[optionsv1.Owner]OwnerBranchResolver
 	Public    []string
 	methods   sync.Map // full method → *optionsv1.Access (nil: none)
 }
@@ -167,9 +144,15 @@ func (a *Authz) check(ctx context.Context, fullMethod string, req any) error {
 		return status.Errorf(codes.PermissionDenied, "user %q: branch permissions cannot be checked here", p.Name)
 	}
 	msg, _ := req.(proto.Message)
-	branch, what, err := a.branchOf(ctx, p, acc, res, msg)
-	if err != nil || branch == "" {
-		return err
+	var branch string
+	if acc.GetNewBranchParent() {
+		pr, ok := res.(NewBranchParentResolver)
+		if !ok || msg == nil {
+			return status.Errorf(codes.PermissionDenied, "user %q: the parent branch cannot be checked here", p.Name)
+		}
+		branch = pr.NewBranchParent(msg)
+	} else if branch = fieldString(msg, acc.GetBranchField()); branch == "" {
+		return nil
 	}
 	if rw, ok := res.(ReadYourWritesResolver); ok && msg != nil {
 		if err := rw.ReadYourWrites(ctx, msg); err != nil {
@@ -180,49 +163,14 @@ func (a *Authz) check(ctx context.Context, fullMethod string, req any) error {
 	if err != nil {
 		return err
 	}
+	what := "branch"
 	if acc.GetAncestorsOnly() {
-		chain, what = chain[min(1, len(chain)):], "the parent of "+what
+		chain, what = chain[min(1, len(chain)):], "the parent of branch"
 	}
 	if !p.Allowed(mode, chain) {
-		return status.Errorf(codes.PermissionDenied, "user %q has no %s permission on %s", p.Name, mode, what)
+		return status.Errorf(codes.PermissionDenied, "user %q has no %s permission on %s %s", p.Name, mode, what, branch)
 	}
 	return nil
-}
-
-// branchOf is the branch a READ or WRITE check of acc is on, and how the
-// refusal names it; "" without error leaves the check to the handler.
-func (a *Authz) branchOf(ctx context.Context, p auth.Principal, acc *optionsv1.Access, res BranchResolver, msg proto.Message) (string, string, error) {
-	switch {
-	case acc.GetNewBranchParent():
-		pr, ok := res.(NewBranchParentResolver)
-		if !ok || msg == nil {
-			return "", "", status.Errorf(codes.PermissionDenied, "user %q: the parent branch cannot be checked here", p.Name)
-		}
-		b := pr.NewBranchParent(msg)
-		return b, "branch " + b, nil
-	case acc.GetDefaultBranch():
-		b := strconv.FormatInt(model.BranchDefault, 10)
-		return b, "the default branch " + b, nil
-	case acc.GetOwnerField() != "":
-		or := a.Owners[acc.GetOwner()]
-		if or == nil || msg == nil {
-			return "", "", status.Errorf(codes.PermissionDenied, "user %q: the branch of a %s cannot be checked here", p.Name, ownerName(acc.GetOwner()))
-		}
-		id, _ := strconv.ParseInt(fieldString(msg, acc.GetOwnerField()), 10, 64)
-		owner, err := or.OwnerBranch(ctx, id)
-		if err != nil {
-			return "", "", err
-		}
-		b := strconv.FormatInt(owner, 10)
-		return b, fmt.Sprintf("branch %s of %s %d", b, ownerName(acc.GetOwner()), id), nil
-	}
-	b := fieldString(msg, acc.GetBranchField())
-	return b, "branch " + b, nil
-}
-
-// ownerName is how a refusal names a resource of kind o ("job").
-func ownerName(o optionsv1.Owner) string {
-	return strings.ToLower(strings.TrimPrefix(o.String(), "OWNER_"))
 }
 
 // fieldString returns the top-level field name of msg as a branch

@@ -5,10 +5,8 @@ import (
 	"testing"
 
 	"github.com/cmsplatform/cms/pkg/auth"
-	deliveryv1 "github.com/cmsplatform/cms/proto/gen/go/cms/delivery/v1"
 	indexv1 "github.com/cmsplatform/cms/proto/gen/go/cms/index/v1"
 	managementv1 "github.com/cmsplatform/cms/proto/gen/go/cms/management/v1"
-	optionsv1 "github.com/cmsplatform/cms/proto/gen/go/cms/options/v1"
 	renderingv1 "github.com/cmsplatform/cms/proto/gen/go/cms/rendering/v1"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
@@ -37,18 +35,7 @@ func (c chains) NewBranchParent(proto.Message) string { return c.parent }
 func TestAuthzUnary(t *testing.T) {
 	mgmt := managementv1.ManagementService_ServiceDesc.ServiceName
 	index := indexv1.IndexService_ServiceDesc.ServiceName
-	delivery := deliveryv1.DeliveryBinaryService_ServiceDesc.ServiceName
-	// Job 7 is on branch 11, comment 8 on branch 4; others are unknown.
-	owned := func(id, branch int64) OwnerBranchFunc {
-		return func(_ context.Context, n int64) (int64, error) {
-			if n != id {
-				return 0, status.Errorf(codes.NotFound, "id %d", n)
-			}
-			return branch, nil
-		}
-	}
-	az := &Authz{Resolvers: map[string]BranchResolver{mgmt: chains{parent: "10"}, index: chains{}, delivery: chains{}},
-		Owners: map[optionsv1.Owner]OwnerBranchResolver{optionsv1.Owner_OWNER_JOB: owned(7, 11), optionsv1.Owner_OWNER_COMMENT: owned(8, 4)}}
+	az := &Authz{Resolvers: map[string]BranchResolver{mgmt: chains{parent: "10"}, index: chains{}}}
 	reader10 := auth.Principal{Name: "r", Read: []int64{10}}
 	writer10 := auth.Principal{Name: "w", Write: []int64{10}}
 	writer11 := auth.Principal{Name: "w11", Write: []int64{11}}
@@ -76,16 +63,6 @@ func TestAuthzUnary(t *testing.T) {
 		{"Index branch field", &reader10, indexv1.IndexService_ObjectSearch_FullMethodName, &indexv1.ObjectSearchRequest{Branch: "11"}, codes.OK},
 		{"Index branch field refused", &reader10, indexv1.IndexService_ObjectSearch_FullMethodName, &indexv1.ObjectSearchRequest{Branch: "4"}, codes.PermissionDenied},
 		{"optional branch filter unset", &auth.Principal{Name: "x"}, managementv1.ManagementService_GetComments_FullMethodName, &managementv1.GetCommentsRequest{}, codes.OK},
-		{"job on a readable branch", &reader10, managementv1.ManagementService_GetJob_FullMethodName, &managementv1.GetJobRequest{JobId: 7}, codes.OK},
-		{"job write with read only", &reader10, managementv1.ManagementService_DeleteJob_FullMethodName, &managementv1.DeleteJobRequest{JobId: 7}, codes.PermissionDenied},
-		{"job write", &writer10, managementv1.ManagementService_UpdateJob_FullMethodName, &managementv1.UpdateJobRequest{JobId: 7}, codes.OK},
-		{"unknown job", &writer10, managementv1.ManagementService_GetJob_FullMethodName, &managementv1.GetJobRequest{JobId: 99}, codes.NotFound},
-		{"job id unset", &writer10, managementv1.ManagementService_GetJob_FullMethodName, &managementv1.GetJobRequest{}, codes.NotFound},
-		{"comment above the grant", &reader10, managementv1.ManagementService_GetComment_FullMethodName, &managementv1.GetCommentRequest{CommentId: 8}, codes.PermissionDenied},
-		{"comment read", &auth.Principal{Name: "r4", Read: []int64{4}}, managementv1.ManagementService_DeleteComment_FullMethodName, &managementv1.DeleteCommentRequest{CommentId: 8}, codes.OK},
-		{"admin skips the owner", &auth.Principal{Admin: true}, managementv1.ManagementService_GetJob_FullMethodName, &managementv1.GetJobRequest{JobId: 99}, codes.OK},
-		{"default branch refused", &reader10, deliveryv1.DeliveryBinaryService_GetBinary_FullMethodName, &deliveryv1.GetBinaryRequest{Id: 3}, codes.PermissionDenied},
-		{"default branch", &auth.Principal{Name: "r4", Read: []int64{4}}, deliveryv1.DeliveryBinaryService_GetBinary_FullMethodName, &deliveryv1.GetBinaryRequest{Id: 3}, codes.OK},
 		{"no resolver for the group", &reader10, renderingv1.RenderingService_GetAppFontsCss_FullMethodName, &renderingv1.GetAppFontsCssRequest{BranchId: "10"}, codes.PermissionDenied},
 	}
 	for _, c := range cases {

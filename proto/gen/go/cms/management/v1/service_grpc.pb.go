@@ -86,13 +86,9 @@ type ManagementServiceClient interface {
 	GetComments(ctx context.Context, in *GetCommentsRequest, opts ...grpc.CallOption) (*CmsCommentList, error)
 	// GetComment reads a comment; 403, 404.
 	GetComment(ctx context.Context, in *GetCommentRequest, opts ...grpc.CallOption) (*CmsComment, error)
-	// DeleteComment deletes a comment (200, empty body); 400, 403, 404. It
-	// needs read on the comment's branch (declared) and to be its author or an
-	// administrator (pkg/content).
+	// DeleteComment deletes a comment (200, empty body); 400, 403, 404.
 	DeleteComment(ctx context.Context, in *DeleteCommentRequest, opts ...grpc.CallOption) (*emptypb.Empty, error)
 	// UpdateComment replaces a comment's body (200, empty body); 400, 403, 404 (also when the comment is deleted).
-	// Read on the comment's branch is declared; only its author or an
-	// administrator may change it (pkg/content).
 	UpdateComment(ctx context.Context, in *UpdateCommentRequest, opts ...grpc.CallOption) (*emptypb.Empty, error)
 	// StartUpload starts a chunked file upload (multipart Extension, Commit, File); 400 (also file missing), 403, 413 (chunk too large), 422 (total size too large).
 	StartUpload(ctx context.Context, opts ...grpc.CallOption) (grpc.ClientStreamingClient[StartUploadRequest, FileUploadResult], error)
@@ -528,13 +524,9 @@ type ManagementServiceServer interface {
 	GetComments(context.Context, *GetCommentsRequest) (*CmsCommentList, error)
 	// GetComment reads a comment; 403, 404.
 	GetComment(context.Context, *GetCommentRequest) (*CmsComment, error)
-	// DeleteComment deletes a comment (200, empty body); 400, 403, 404. It
-	// needs read on the comment's branch (declared) and to be its author or an
-	// administrator (pkg/content).
+	// DeleteComment deletes a comment (200, empty body); 400, 403, 404.
 	DeleteComment(context.Context, *DeleteCommentRequest) (*emptypb.Empty, error)
 	// UpdateComment replaces a comment's body (200, empty body); 400, 403, 404 (also when the comment is deleted).
-	// Read on the comment's branch is declared; only its author or an
-	// administrator may change it (pkg/content).
 	UpdateComment(context.Context, *UpdateCommentRequest) (*emptypb.Empty, error)
 	// StartUpload starts a chunked file upload (multipart Extension, Commit, File); 400 (also file missing), 403, 413 (chunk too large), 422 (total size too large).
 	StartUpload(grpc.ClientStreamingServer[StartUploadRequest, FileUploadResult]) error
