@@ -6,6 +6,9 @@ import (
 	"github.com/cmsplatform/cms/pkg/auth"
 	"github.com/cmsplatform/cms/pkg/content"
 	managementv1 "github.com/cmsplatform/cms/proto/gen/go/cms/management/v1"
+	optionsv1 "github.com/cmsplatform/cms/proto/gen/go/cms/options/v1"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
 	"google.golang.org/protobuf/proto"
 )
 
@@ -34,8 +37,9 @@ func (s *service) GetUserDisplayName(ctx context.Context, req *managementv1.GetU
 // branch object needs read on it, changing it write on it, creating one
 // write on its parent, deleting one write on its parent. Administrators may
 // do everything; unknown branches stay 404. What the interceptor cannot
-// see (lists spanning branches, comments addressed by id) the handlers
-// filter with pkg/auth.Principal.CanRead.
+// see from the request alone (the branch of a job or comment addressed by
+// id) the resolver looks up (OwnerBranch); lists spanning branches the
+// handlers filter with pkg/auth.Principal.CanRead.
 
 // BranchChain implements interceptors.BranchResolver from the store.
 func (s *service) BranchChain(ctx context.Context, branch string) ([]int64, error) {
@@ -44,6 +48,26 @@ func (s *service) BranchChain(ctx context.Context, branch string) ([]int64, erro
 		return nil, s.toStatus(ctx, err)
 	}
 	return chain, nil
+}
+
+// OwnerBranch implements interceptors.OwnerBranchResolver: the branch of
+// the job or comment id (deleted ones included; unknown ids are 404).
+func (s *service) OwnerBranch(ctx context.Context, owner optionsv1.Owner, id int64) (int64, error) {
+	switch {
+	case owner == optionsv1.Owner_OWNER_JOB && s.jobs != nil:
+		j, err := s.jobs.Get(ctx, id)
+		if err != nil {
+			return 0, s.toStatus(ctx, err)
+		}
+		return j.Branch, nil
+	case owner == optionsv1.Owner_OWNER_COMMENT && s.content != nil:
+		c, err := s.content.GetComment(ctx, id)
+		if err != nil {
+			return 0, s.toStatus(ctx, err)
+		}
+		return c.Branch, nil
+	}
+	return 0, status.Errorf(codes.Unimplemented, "%v: not available in this deployment", owner)
 }
 
 // NewBranchParent implements interceptors.NewBranchParentResolver: the

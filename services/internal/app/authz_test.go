@@ -72,10 +72,20 @@ func TestEveryRPCDeclaresAccess(t *testing.T) {
 		if f := d.access.GetBranchField(); f != "" && d.md.Input().Fields().ByName(protoreflect.Name(f)) == nil {
 			t.Errorf("%s: branch_field %q is no field of %s", d.md.FullName(), f, d.md.Input().FullName())
 		}
+		if f := d.access.GetOwnerField(); (f != "") != (d.access.GetOwner() != optionsv1.Owner_OWNER_UNSPECIFIED) ||
+			f != "" && d.md.Input().Fields().ByName(protoreflect.Name(f)) == nil {
+			t.Errorf("%s: owner %v with owner_field %q: both or neither, and a field of %s", d.md.FullName(), d.access.GetOwner(), f, d.md.Input().FullName())
+		}
 		perm := d.access.GetPermission()
 		branchScoped := perm == optionsv1.Permission_PERMISSION_READ || perm == optionsv1.Permission_PERMISSION_WRITE
-		if branchScoped != (d.access.GetBranchField() != "" || d.access.GetNewBranchParent()) {
-			t.Errorf("%s: %v with branch_field %q: READ and WRITE need a branch, others none", d.md.FullName(), perm, d.access.GetBranchField())
+		names := 0
+		for _, set := range []bool{d.access.GetBranchField() != "", d.access.GetNewBranchParent(), d.access.GetOwnerField() != "", d.access.GetDefaultBranch()} {
+			if set {
+				names++
+			}
+		}
+		if branchScoped && names != 1 || !branchScoped && names != 0 {
+			t.Errorf("%s: %v naming %d branches (%v): READ and WRITE need exactly one, others none", d.md.FullName(), perm, names, d.access)
 		}
 	}
 }
@@ -86,7 +96,13 @@ func TestEveryRPCDeclaresAccess(t *testing.T) {
 // branch goes, 1 elsewhere.
 func authzRequest(t *testing.T, base string, d declared) *http.Request {
 	t.Helper()
-	req, err := rpcRequest(base, d, rpcParts{})
+	return mustRequest(t, base, d, rpcParts{})
+}
+
+// mustRequest is rpcRequest failing t on an error.
+func mustRequest(t *testing.T, base string, d declared, parts rpcParts) *http.Request {
+	t.Helper()
+	req, err := rpcRequest(base, d, parts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -259,6 +275,12 @@ func TestAuthorizationTable(t *testing.T) {
 	admin := httpClient{t, base, "admin", "test-password"}
 	admin.must(http.StatusOK, http.MethodGet, "/delivery/api/branches/4/objects?take=1", "",
 		"X-Cms-Min-Version", strconv.FormatInt(created.Transaction.ID, 10), "X-Cms-Max-Wait", "30s")
+	// RPCs addressing a job or comment by id are checked on its branch:
+	// they get an existing one (an unknown id is 404 for everybody).
+	owned := map[optionsv1.Owner]string{
+		optionsv1.Owner_OWNER_JOB:     strconv.FormatInt(newJob(t, admin), 10),
+		optionsv1.Owner_OWNER_COMMENT: strconv.FormatInt(newComment(t, admin), 10),
+	}
 	rpcs := declaredRPCs()
 	if len(rpcs) != 75 {
 		t.Fatalf("%d RPCs, want 75", len(rpcs))
@@ -268,10 +290,19 @@ func TestAuthorizationTable(t *testing.T) {
 			if d.access == nil {
 				t.Fatal("no declared access")
 			}
-			if code, _, body := authzDo(t, authzRequest(t, base, d)); code != http.StatusUnauthorized {
+			var parts rpcParts
+			if f := d.access.GetOwnerField(); f != "" {
+				parts.vars = map[string]string{f: owned[d.access.GetOwner()]}
+				unknown, _ := rpcRequest(base, d, rpcParts{vars: map[string]string{f: "999999"}})
+				unknown.SetBasicAuth("nogrant", "nogrant-pw")
+				if code, _, body := authzDo(t, unknown); code != http.StatusNotFound {
+					t.Errorf("unknown %s: %d, want 404: %s", f, code, body)
+				}
+			}
+			if code, _, body := authzDo(t, mustRequest(t, base, d, parts)); code != http.StatusUnauthorized {
 				t.Errorf("without credentials: %d, want 401: %s", code, body)
 			}
-			req := authzRequest(t, base, d)
+			req := mustRequest(t, base, d, parts)
 			req.SetBasicAuth("nogrant", "nogrant-pw")
 			code, p, body := authzDo(t, req)
 			if d.access.GetPermission() == optionsv1.Permission_PERMISSION_AUTHENTICATED {

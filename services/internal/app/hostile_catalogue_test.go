@@ -80,6 +80,20 @@ func authCases(d declared, w hostileWorld) []hostileCase {
 	if !isBranchScoped(d) {
 		return append(out, reader("(authenticated operation)", rpcParts{}, acceptable()))
 	}
+	if f := d.access.GetOwnerField(); f != "" {
+		// A job or comment addressed by id: checked on its branch.
+		on := func(id string) rpcParts { return rpcParts{vars: map[string]string{f: id}} }
+		owned := w.owned[d.access.GetOwner()]
+		out = append(out,
+			reader("on B's", on(owned[w.b]), only(http.StatusForbidden).early()),
+			reader("on an unknown id", on("999999"), only(http.StatusNotFound)))
+		if d.access.GetPermission() == optionsv1.Permission_PERMISSION_WRITE {
+			out = append(out, reader("writing A's (read grant only)", on(owned[w.a]), only(http.StatusForbidden).early()))
+		} else {
+			out = append(out, reader("on A's", on(owned[w.a]), acceptable()))
+		}
+		return out
+	}
 	denied := only(http.StatusForbidden, http.StatusNotFound).early()
 	b := strconv.FormatInt(w.b, 10)
 	out = append(out,

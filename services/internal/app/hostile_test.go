@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	optionsv1 "github.com/cmsplatform/cms/proto/gen/go/cms/options/v1"
 	"github.com/cmsplatform/cms/services/internal/gateway"
 )
 
@@ -180,6 +181,9 @@ type hostileWorld struct {
 	victim     int64  // a child branch of 4 that conditional deletes aim at
 	typ, attr  int64  // a type and its Integer attribute
 	doc, spare int64  // objects of typ on branch 4; spare is for conditional deletes
+	// owned holds, by owner kind and branch (A, B), the id of a job and
+	// of a comment on that branch, for RPCs addressing them by id.
+	owned map[optionsv1.Owner]map[int64]string
 }
 
 func newHostileWorld(t *testing.T, start func(t *testing.T) (func(string) string, string)) hostileWorld {
@@ -209,9 +213,16 @@ func newHostileWorld(t *testing.T, start func(t *testing.T) (func(string) string
 	r := admin.must(http.StatusCreated, http.MethodPost, fmt.Sprintf("/apis/cms/v1/branches/%d/objects", w.b),
 		`{"objects":[`+obj(w.typ, "", v(1000, 201, hostileMarker+" object"), v(w.attr, 0, 5))+`]}`)
 	secret := decodeWrite(t, r)
-	if c := admin.do(http.MethodPost, "/apis/cms/v1/comments", fmt.Sprintf(`{"branchId":%d,"objectRef":%d,"body":%q}`,
-		w.b, secret.CreatedObjectIDs[0], "<div>"+hostileMarker+" comment</div>")); c.code >= 300 {
-		t.Fatalf("comment on branch B: %d %s", c.code, c.body)
+	w.owned = map[optionsv1.Owner]map[int64]string{optionsv1.Owner_OWNER_JOB: {}, optionsv1.Owner_OWNER_COMMENT: {}}
+	for _, br := range []int64{w.a, w.b} {
+		body := "<div>comment on " + strconv.FormatInt(br, 10) + "</div>"
+		if br == w.b {
+			body = "<div>" + hostileMarker + " comment</div>"
+		}
+		w.owned[optionsv1.Owner_OWNER_COMMENT][br] = createdID(t, admin.must(http.StatusOK, http.MethodPost, "/apis/cms/v1/comments",
+			fmt.Sprintf(`{"branchId":%d,"objectRef":%d,"body":%q}`, br, w.doc, body)))
+		w.owned[optionsv1.Owner_OWNER_JOB][br] = createdID(t, admin.must(http.StatusOK, http.MethodPost, "/apis/cms/v1/jobs",
+			fmt.Sprintf(`{"branchId":%d,"jobDefinitionId":1200,"objIds":[%d],"language":0}`, br, w.doc)))
 	}
 	// Let the index catch up, so the marker is searchable when the
 	// catalogue runs.
@@ -219,6 +230,18 @@ func newHostileWorld(t *testing.T, start func(t *testing.T) (func(string) string
 	httpClient{t, base("/delivery/api"), "admin", "test-password"}.must(http.StatusOK, http.MethodGet,
 		fmt.Sprintf("/delivery/api/branches/%d/objects?filter=", w.b), "", "X-Cms-Min-Version", tx, "X-Cms-Max-Wait", "30s")
 	return w
+}
+
+// createdID is the "id" of a created comment or job answer.
+func createdID(t *testing.T, r httpResult) string {
+	t.Helper()
+	var out struct {
+		ID int64 `json:"id"`
+	}
+	if err := json.Unmarshal(r.body, &out); err != nil || out.ID == 0 {
+		t.Fatalf("no id in %s", r.body)
+	}
+	return strconv.FormatInt(out.ID, 10)
 }
 
 // hostileResult is the outcome of one case.

@@ -127,14 +127,15 @@ func runDatabaseBinaryScenario(t *testing.T, c filesClient, admin httpClient, bp
 		}
 	}
 	// A reader of the default branch gets the file; a user without a
-	// grant on it gets 404, as if there were no such binary.
+	// grant on it gets 403 (for every id: the RPC declares the default
+	// branch, so nothing tells which binaries exist).
 	admin.create(
 		obj(110, "", v(1100, 0, "binreader"), v(1000, 201, "Reader"), v(1101, 0, "binreader-pw"), v(1104, 0, 4)),
 		obj(110, "", v(1100, 0, "nobody"), v(1000, 201, "Nobody"), v(1101, 0, "nobody-pw")))
 	for _, u := range []struct {
 		name, password string
 		want           int
-	}{{"binreader", "binreader-pw", http.StatusOK}, {"nobody", "nobody-pw", http.StatusNotFound}} {
+	}{{"binreader", "binreader-pw", http.StatusOK}, {"nobody", "nobody-pw", http.StatusForbidden}} {
 		var code int
 		for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(100 * time.Millisecond) {
 			req, _ := http.NewRequest(http.MethodGet, c.base+"/delivery/api/binaries/"+bpo, nil)

@@ -2,6 +2,7 @@ package interceptors
 
 import (
 	"context"
+	"fmt"
 	"strconv"
 	"strings"
 	"sync"
@@ -33,6 +34,17 @@ type NewBranchParentResolver interface {
 	NewBranchParent(req proto.Message) string
 }
 
+// OwnerBranchResolver is implemented by resolvers of groups with RPCs
+// declaring an owner (a job or comment id): it returns the branch the
+// resource belongs to. Errors are gRPC status errors (an unknown id is
+// NotFound).
+type OwnerBranchResolver interface {
+	OwnerBranch(ctx context.Context, owner optionsv1.Owner, id int64) (int64, error)
+}
+
+// defaultBranch is the id of the default branch, the root of every chain.
+const defaultBranch = "4"
+
 // ReadYourWritesResolver is implemented by resolvers of groups whose
 // requests may ask for a minimum index version (the index lags the store):
 // the interceptor calls it before resolving, so that a branch created by
@@ -50,10 +62,12 @@ type ReadYourWritesResolver interface {
 //   - AUTHENTICATED: any principal; the handler filters;
 //   - ADMIN: administrators only, else 403;
 //   - READ/WRITE: administrators, or a grant (pkg/auth.Principal.Allowed)
-//     on the branch named by the request field branch_field (or the parent
-//     of a new branch) or an ancestor; an unknown branch is the resolver's
-//     404, a missing grant 403. An unset, empty or 0 field leaves the check
-//     to the handler (an optional branch filter).
+//     on the branch the access names or an ancestor: the request field
+//     branch_field, the parent of a new branch, the branch of the job or
+//     comment whose id is in owner_field, or the default branch; an
+//     unknown branch or resource is the resolver's 404, a missing grant
+//     403. An unset, empty or 0 branch_field leaves the check to the
+//     handler (an optional branch filter).
 //
 // Methods whose full name starts with one of Public are not checked.
 // Resolvers maps a service's full name ("cms.index.v1.IndexService") to
@@ -144,15 +158,9 @@ func (a *Authz) check(ctx context.Context, fullMethod string, req any) error {
 		return status.Errorf(codes.PermissionDenied, "user %q: branch permissions cannot be checked here", p.Name)
 	}
 	msg, _ := req.(proto.Message)
-	var branch string
-	if acc.GetNewBranchParent() {
-		pr, ok := res.(NewBranchParentResolver)
-		if !ok || msg == nil {
-			return status.Errorf(codes.PermissionDenied, "user %q: the parent branch cannot be checked here", p.Name)
-		}
-		branch = pr.NewBranchParent(msg)
-	} else if branch = fieldString(msg, acc.GetBranchField()); branch == "" {
-		return nil
+	branch, what, err := a.branchOf(ctx, acc, res, msg)
+	if err != nil || branch == "" {
+		return err
 	}
 	if rw, ok := res.(ReadYourWritesResolver); ok && msg != nil {
 		if err := rw.ReadYourWrites(ctx, msg); err != nil {
@@ -163,7 +171,6 @@ func (a *Authz) check(ctx context.Context, fullMethod string, req any) error {
 	if err != nil {
 		return err
 	}
-	what := "branch"
 	if acc.GetAncestorsOnly() {
 		chain, what = chain[min(1, len(chain)):], "the parent of branch"
 	}
@@ -171,6 +178,40 @@ func (a *Authz) check(ctx context.Context, fullMethod string, req any) error {
 		return status.Errorf(codes.PermissionDenied, "user %q has no %s permission on %s %s", p.Name, mode, what, branch)
 	}
 	return nil
+}
+
+// branchOf returns the branch acc checks for request msg and how to name
+// it in a refusal; "" leaves the check to the handler (an unset optional
+// branch_field).
+func (a *Authz) branchOf(ctx context.Context, acc *optionsv1.Access, res BranchResolver, msg proto.Message) (branch, what string, err error) {
+	p, _ := auth.FromContext(ctx)
+	switch {
+	case acc.GetNewBranchParent():
+		pr, ok := res.(NewBranchParentResolver)
+		if !ok || msg == nil {
+			return "", "", status.Errorf(codes.PermissionDenied, "user %q: the parent branch cannot be checked here", p.Name)
+		}
+		return pr.NewBranchParent(msg), "branch", nil
+	case acc.GetOwner() != optionsv1.Owner_OWNER_UNSPECIFIED:
+		or, ok := res.(OwnerBranchResolver)
+		if !ok || msg == nil {
+			return "", "", status.Errorf(codes.PermissionDenied, "user %q: the branch of a %s cannot be checked here", p.Name, ownerName(acc.GetOwner()))
+		}
+		id, _ := strconv.ParseInt(fieldString(msg, acc.GetOwnerField()), 10, 64)
+		b, err := or.OwnerBranch(ctx, acc.GetOwner(), id)
+		if err != nil {
+			return "", "", err
+		}
+		return strconv.FormatInt(b, 10), fmt.Sprintf("the branch of %s %d, branch", ownerName(acc.GetOwner()), id), nil
+	case acc.GetDefaultBranch():
+		return defaultBranch, "the default branch", nil
+	}
+	return fieldString(msg, acc.GetBranchField()), "branch", nil
+}
+
+// ownerName is how refusals name an owner kind ("job", "comment").
+func ownerName(o optionsv1.Owner) string {
+	return strings.ToLower(strings.TrimPrefix(o.String(), "OWNER_"))
 }
 
 // fieldString returns the top-level field name of msg as a branch

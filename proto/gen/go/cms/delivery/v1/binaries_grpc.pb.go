@@ -38,9 +38,8 @@ type DeliveryBinaryServiceClient interface {
 	// GetBinary streams a "database binary" by its int32 id; 304, 404. This
 	// platform keeps no binaries apart from files: the id is the object id of
 	// a binary proxy object on the default branch, and the answer is its file
-	// (as GET /branches/{default}/files/{id}). The request names no branch, so
-	// only authentication is declared; a caller without a read grant on the
-	// default branch gets 404, like for an id that is no binary proxy object.
+	// (as GET /branches/{default}/files/{id}), so it needs a read grant on
+	// the default branch (403 without, whatever the id).
 	GetBinary(ctx context.Context, in *GetBinaryRequest, opts ...grpc.CallOption) (grpc.ServerStreamingClient[httpbody.HttpBody], error)
 	// GetExternalBinary streams an external binary (a file) by file name
 	// ("{md5 guid}{extension}"); 304, 400 (invalid file name), 404.
@@ -153,9 +152,8 @@ type DeliveryBinaryServiceServer interface {
 	// GetBinary streams a "database binary" by its int32 id; 304, 404. This
 	// platform keeps no binaries apart from files: the id is the object id of
 	// a binary proxy object on the default branch, and the answer is its file
-	// (as GET /branches/{default}/files/{id}). The request names no branch, so
-	// only authentication is declared; a caller without a read grant on the
-	// default branch gets 404, like for an id that is no binary proxy object.
+	// (as GET /branches/{default}/files/{id}), so it needs a read grant on
+	// the default branch (403 without, whatever the id).
 	GetBinary(*GetBinaryRequest, grpc.ServerStreamingServer[httpbody.HttpBody]) error
 	// GetExternalBinary streams an external binary (a file) by file name
 	// ("{md5 guid}{extension}"); 304, 400 (invalid file name), 404.

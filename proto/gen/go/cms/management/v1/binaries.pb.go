@@ -233,13 +233,13 @@ const file_cms_management_v1_binaries_proto_rawDesc = "" +
 	"\x06job_id\x18\x01 \x01(\x05R\x05jobId\"B\n" +
 	"\x15GetJobArtifactRequest\x12\x15\n" +
 	"\x06job_id\x18\x01 \x01(\x05R\x05jobId\x12\x12\n" +
-	"\x04path\x18\x02 \x01(\tR\x04path2\xff\x04\n" +
+	"\x04path\x18\x02 \x01(\tR\x04path2\x9d\x05\n" +
 	"\x17ManagementBinaryService\x12~\n" +
-	"\aGetFile\x12!.cms.management.v1.GetFileRequest\x1a\x14.google.api.HttpBody\"8\xea\xf9\x18\rFiles_GetFile\xfa\xf9\x18\x02\b\x01\x82\xd3\xe4\x93\x02\x1b\x12\x19/apis/cms/v1/files/{name}0\x01\x12\x8b\x01\n" +
+	"\aGetFile\x12!.cms.management.v1.GetFileRequest\x1a\x14.google.api.HttpBody\"8\xea\xf9\x18\rFiles_GetFile\xfa\xf9\x18\x02\b\x01\x82\xd3\xe4\x93\x02\x1b\x12\x19/apis/cms/v1/files/{name}0\x01\x12\x95\x01\n" +
 	"\n" +
-	"GetJobLogs\x12$.cms.management.v1.GetJobLogsRequest\x1a\x14.google.api.HttpBody\"?\xea\xf9\x18\x0eJob_GetJobLogs\xfa\xf9\x18\x02\b\x01\x82\xd3\xe4\x93\x02!\x12\x1f/apis/cms/v1/jobs/{job_id}/logs0\x01\x12\xac\x01\n" +
-	"\x12GetJobArtifactsZip\x12,.cms.management.v1.GetJobArtifactsZipRequest\x1a\x14.google.api.HttpBody\"P\xea\xf9\x18\x16Job_GetJobArtifactsZip\xfa\xf9\x18\x02\b\x01\x82\xd3\xe4\x93\x02*\x12(/apis/cms/v1/jobs/{job_id}/artifacts.zip0\x01\x12\xa6\x01\n" +
-	"\x0eGetJobArtifact\x12(.cms.management.v1.GetJobArtifactRequest\x1a\x14.google.api.HttpBody\"R\xea\xf9\x18\x12Job_GetJobArtifact\xfa\xf9\x18\x02\b\x01\x82\xd3\xe4\x93\x020\x12./apis/cms/v1/jobs/{job_id}/artifacts/{path=**}0\x01BHZFgithub.com/cmsplatform/cms/proto/gen/go/cms/management/v1;managementv1b\x06proto3"
+	"GetJobLogs\x12$.cms.management.v1.GetJobLogsRequest\x1a\x14.google.api.HttpBody\"I\xea\xf9\x18\x0eJob_GetJobLogs\xfa\xf9\x18\f\b\x02(\x012\x06job_id\x82\xd3\xe4\x93\x02!\x12\x1f/apis/cms/v1/jobs/{job_id}/logs0\x01\x12\xb6\x01\n" +
+	"\x12GetJobArtifactsZip\x12,.cms.management.v1.GetJobArtifactsZipRequest\x1a\x14.google.api.HttpBody\"Z\xea\xf9\x18\x16Job_GetJobArtifactsZip\xfa\xf9\x18\f\b\x02(\x012\x06job_id\x82\xd3\xe4\x93\x02*\x12(/apis/cms/v1/jobs/{job_id}/artifacts.zip0\x01\x12\xb0\x01\n" +
+	"\x0eGetJobArtifact\x12(.cms.management.v1.GetJobArtifactRequest\x1a\x14.google.api.HttpBody\"\\\xea\xf9\x18\x12Job_GetJobArtifact\xfa\xf9\x18\f\b\x02(\x012\x06job_id\x82\xd3\xe4\x93\x020\x12./apis/cms/v1/jobs/{job_id}/artifacts/{path=**}0\x01BHZFgithub.com/cmsplatform/cms/proto/gen/go/cms/management/v1;managementv1b\x06proto3"
 
 var (
 	file_cms_management_v1_binaries_proto_rawDescOnce sync.Once

@@ -27,7 +27,7 @@ var File_cms_management_v1_service_proto protoreflect.FileDescriptor
 
 const file_cms_management_v1_service_proto_rawDesc = "" +
 	"\n" +
-	"\x1fcms/management/v1/service.proto\x12\x11cms.management.v1\x1a cms/management/v1/branches.proto\x1a\x1fcms/management/v1/codegen.proto\x1a cms/management/v1/comments.proto\x1a\x1ecms/management/v1/common.proto\x1a\x1ccms/management/v1/jobs.proto\x1a\x1fcms/management/v1/objects.proto\x1a%cms/management/v1/typed_objects.proto\x1a\x1fcms/management/v1/uploads.proto\x1a\x1dcms/management/v1/users.proto\x1a\x1ccms/options/v1/options.proto\x1a\x1cgoogle/api/annotations.proto\x1a\x1bgoogle/protobuf/empty.proto2\x9e,\n" +
+	"\x1fcms/management/v1/service.proto\x12\x11cms.management.v1\x1a cms/management/v1/branches.proto\x1a\x1fcms/management/v1/codegen.proto\x1a cms/management/v1/comments.proto\x1a\x1ecms/management/v1/common.proto\x1a\x1ccms/management/v1/jobs.proto\x1a\x1fcms/management/v1/objects.proto\x1a%cms/management/v1/typed_objects.proto\x1a\x1fcms/management/v1/uploads.proto\x1a\x1dcms/management/v1/users.proto\x1a\x1ccms/options/v1/options.proto\x1a\x1cgoogle/api/annotations.proto\x1a\x1bgoogle/protobuf/empty.proto2\x8f-\n" +
 	"\x11ManagementService\x12\x8e\x01\n" +
 	"\vGetBranches\x12%.cms.management.v1.GetBranchesRequest\x1a .cms.management.v1.CmsObjectList\"6\xea\xf9\x18\x0fCms_GetBranches\xfa\xf9\x18\x02\b\x01\x82\xd3\xe4\x93\x02\x17\x12\x15/apis/cms/v1/branches\x12\x92\x01\n" +
 	"\fCreateBranch\x12&.cms.management.v1.CreateBranchRequest\x1a\x1c.cms.management.v1.CmsObject\"<\xea\xf9\x18\x10Cms_CreateBranch\xfa\xf9\x18\x04\b\x03 \x01\x82\xd3\xe4\x93\x02\x1a:\x01*\"\x15/apis/cms/v1/branches\x12\x8d\x01\n" +
@@ -41,27 +41,30 @@ const file_cms_management_v1_service_proto_rawDesc = "" +
 	"\x12GetUserDisplayName\x12,.cms.management.v1.GetUserDisplayNameRequest\x1a\x1c.cms.management.v1.CmsObject\"F\xea\xf9\x18\x1bIdentity_GetUserDisplayName\xfa\xf9\x18\x02\b\x01\x82\xd3\xe4\x93\x02\x1b\x12\x19/apis/cms/v1/users/{name}\x12\xa3\x01\n" +
 	"\rCreateComment\x12'.cms.management.v1.CreateCommentRequest\x1a\x1d.cms.management.v1.CmsComment\"J\xea\xf9\x18\x15Comment_CreateComment\xfa\xf9\x18\r\b\x02\x12\tbranch_id\x82\xd3\xe4\x93\x02\x1a:\x01*\"\x15/apis/cms/v1/comments\x12\x9f\x01\n" +
 	"\vGetComments\x12%.cms.management.v1.GetCommentsRequest\x1a!.cms.management.v1.CmsCommentList\"F\xea\xf9\x18\x13Comment_GetComments\xfa\xf9\x18\x0e\b\x02\x12\n" +
-	"branch_ref\x82\xd3\xe4\x93\x02\x17\x12\x15/apis/cms/v1/comments\x12\x99\x01\n" +
+	"branch_ref\x82\xd3\xe4\x93\x02\x17\x12\x15/apis/cms/v1/comments\x12\xa7\x01\n" +
 	"\n" +
-	"GetComment\x12$.cms.management.v1.GetCommentRequest\x1a\x1d.cms.management.v1.CmsComment\"F\xea\xf9\x18\x12Comment_GetComment\xfa\xf9\x18\x02\b\x01\x82\xd3\xe4\x93\x02$\x12\"/apis/cms/v1/comments/{comment_id}\x12\x9b\x01\n" +
-	"\rDeleteComment\x12'.cms.management.v1.DeleteCommentRequest\x1a\x16.google.protobuf.Empty\"I\xea\xf9\x18\x15Comment_DeleteComment\xfa\xf9\x18\x02\b\x01\x82\xd3\xe4\x93\x02$*\"/apis/cms/v1/comments/{comment_id}\x12\x9e\x01\n" +
-	"\rUpdateComment\x12'.cms.management.v1.UpdateCommentRequest\x1a\x16.google.protobuf.Empty\"L\xea\xf9\x18\x15Comment_UpdateComment\xfa\xf9\x18\x02\b\x01\x82\xd3\xe4\x93\x02':\x01*2\"/apis/cms/v1/comments/{comment_id}\x12\x9b\x01\n" +
+	"GetComment\x12$.cms.management.v1.GetCommentRequest\x1a\x1d.cms.management.v1.CmsComment\"T\xea\xf9\x18\x12Comment_GetComment\xfa\xf9\x18\x10\b\x02(\x022\n" +
+	"comment_id\x82\xd3\xe4\x93\x02$\x12\"/apis/cms/v1/comments/{comment_id}\x12\xa9\x01\n" +
+	"\rDeleteComment\x12'.cms.management.v1.DeleteCommentRequest\x1a\x16.google.protobuf.Empty\"W\xea\xf9\x18\x15Comment_DeleteComment\xfa\xf9\x18\x10\b\x02(\x022\n" +
+	"comment_id\x82\xd3\xe4\x93\x02$*\"/apis/cms/v1/comments/{comment_id}\x12\xac\x01\n" +
+	"\rUpdateComment\x12'.cms.management.v1.UpdateCommentRequest\x1a\x16.google.protobuf.Empty\"Z\xea\xf9\x18\x15Comment_UpdateComment\xfa\xf9\x18\x10\b\x02(\x022\n" +
+	"comment_id\x82\xd3\xe4\x93\x02':\x01*2\"/apis/cms/v1/comments/{comment_id}\x12\x9b\x01\n" +
 	"\vStartUpload\x12%.cms.management.v1.StartUploadRequest\x1a#.cms.management.v1.FileUploadResult\">\xea\xf9\x18\x11Files_StartUpload\xf2\xf9\x18\x1f\n" +
 	"\x04POST\x12\x17/apis/cms/v1/fileUpload\xfa\xf9\x18\x02\b\x01(\x01\x12\xab\x01\n" +
 	"\x0eContinueUpload\x12(.cms.management.v1.ContinueUploadRequest\x1a#.cms.management.v1.FileUploadResult\"H\xea\xf9\x18\x14Files_ContinueUpload\xf2\xf9\x18&\n" +
 	"\x03PUT\x12\x1f/apis/cms/v1/fileUpload/{token}\xfa\xf9\x18\x02\b\x01(\x01\x12\x99\x01\n" +
 	"\x0eDeleteTempFile\x12(.cms.management.v1.DeleteTempFileRequest\x1a\x16.google.protobuf.Empty\"E\xea\xf9\x18\x14Files_DeleteTempFile\xfa\xf9\x18\x02\b\x01\x82\xd3\xe4\x93\x02!*\x1f/apis/cms/v1/fileUpload/{token}\x12\x8b\x01\n" +
 	"\tCreateJob\x12#.cms.management.v1.CreateJobRequest\x1a\x19.cms.management.v1.CmsJob\">\xea\xf9\x18\rJob_CreateJob\xfa\xf9\x18\r\b\x03\x12\tbranch_id\x82\xd3\xe4\x93\x02\x16:\x01*\"\x11/apis/cms/v1/jobs\x12\x86\x01\n" +
-	"\aGetJobs\x12!.cms.management.v1.GetJobsRequest\x1a\x1d.cms.management.v1.CmsJobList\"9\xea\xf9\x18\vJob_GetJobs\xfa\xf9\x18\r\b\x02\x12\tbranch_id\x82\xd3\xe4\x93\x02\x13\x12\x11/apis/cms/v1/jobs\x12}\n" +
-	"\x06GetJob\x12 .cms.management.v1.GetJobRequest\x1a\x19.cms.management.v1.CmsJob\"6\xea\xf9\x18\n" +
-	"Job_GetJob\xfa\xf9\x18\x02\b\x01\x82\xd3\xe4\x93\x02\x1c\x12\x1a/apis/cms/v1/jobs/{job_id}\x12\x86\x01\n" +
-	"\tUpdateJob\x12#.cms.management.v1.UpdateJobRequest\x1a\x16.google.protobuf.Empty\"<\xea\xf9\x18\rJob_UpdateJob\xfa\xf9\x18\x02\b\x01\x82\xd3\xe4\x93\x02\x1f:\x01*2\x1a/apis/cms/v1/jobs/{job_id}\x12\x83\x01\n" +
-	"\tDeleteJob\x12#.cms.management.v1.DeleteJobRequest\x1a\x16.google.protobuf.Empty\"9\xea\xf9\x18\rJob_DeleteJob\xfa\xf9\x18\x02\b\x01\x82\xd3\xe4\x93\x02\x1c*\x1a/apis/cms/v1/jobs/{job_id}\x12\xa9\x01\n" +
-	"\rGetJobMetrics\x12'.cms.management.v1.GetJobMetricsRequest\x1a!.cms.management.v1.JobMetricsList\"L\xea\xf9\x18\x11Job_GetJobMetrics\xfa\xf9\x18\x02\b\x01\x82\xd3\xe4\x93\x02+b\x05items\x12\"/apis/cms/v1/jobs/{job_id}/metrics\x12\xa3\x01\n" +
-	"\x0eGetJobProgress\x12(.cms.management.v1.GetJobProgressRequest\x1a\x1e.cms.management.v1.JobProgress\"G\xea\xf9\x18\x12Job_GetJobProgress\xfa\xf9\x18\x02\b\x01\x82\xd3\xe4\x93\x02%\x12#/apis/cms/v1/jobs/{job_id}/progress\x12\xb4\x01\n" +
-	"\x0fGetJobObjectIds\x12).cms.management.v1.GetJobObjectIdsRequest\x1a\x1f.cms.management.v1.JobObjectIds\"U\xea\xf9\x18\x13Job_GetJobObjectIds\xfa\xf9\x18\x02\b\x01\x82\xd3\xe4\x93\x022b\n" +
-	"object_ids\x12$/apis/cms/v1/jobs/{job_id}/objectIds\x12\xab\x01\n" +
-	"\x0fGetJobArtifacts\x12).cms.management.v1.GetJobArtifactsRequest\x1a\".cms.management.v1.JobArtifactList\"I\xea\xf9\x18\x13Job_GetJobArtifacts\xfa\xf9\x18\x02\b\x01\x82\xd3\xe4\x93\x02&\x12$/apis/cms/v1/jobs/{job_id}/artifacts\x12\xa4\x01\n" +
+	"\aGetJobs\x12!.cms.management.v1.GetJobsRequest\x1a\x1d.cms.management.v1.CmsJobList\"9\xea\xf9\x18\vJob_GetJobs\xfa\xf9\x18\r\b\x02\x12\tbranch_id\x82\xd3\xe4\x93\x02\x13\x12\x11/apis/cms/v1/jobs\x12\x87\x01\n" +
+	"\x06GetJob\x12 .cms.management.v1.GetJobRequest\x1a\x19.cms.management.v1.CmsJob\"@\xea\xf9\x18\n" +
+	"Job_GetJob\xfa\xf9\x18\f\b\x02(\x012\x06job_id\x82\xd3\xe4\x93\x02\x1c\x12\x1a/apis/cms/v1/jobs/{job_id}\x12\x90\x01\n" +
+	"\tUpdateJob\x12#.cms.management.v1.UpdateJobRequest\x1a\x16.google.protobuf.Empty\"F\xea\xf9\x18\rJob_UpdateJob\xfa\xf9\x18\f\b\x03(\x012\x06job_id\x82\xd3\xe4\x93\x02\x1f:\x01*2\x1a/apis/cms/v1/jobs/{job_id}\x12\x8d\x01\n" +
+	"\tDeleteJob\x12#.cms.management.v1.DeleteJobRequest\x1a\x16.google.protobuf.Empty\"C\xea\xf9\x18\rJob_DeleteJob\xfa\xf9\x18\f\b\x03(\x012\x06job_id\x82\xd3\xe4\x93\x02\x1c*\x1a/apis/cms/v1/jobs/{job_id}\x12\xb3\x01\n" +
+	"\rGetJobMetrics\x12'.cms.management.v1.GetJobMetricsRequest\x1a!.cms.management.v1.JobMetricsList\"V\xea\xf9\x18\x11Job_GetJobMetrics\xfa\xf9\x18\f\b\x02(\x012\x06job_id\x82\xd3\xe4\x93\x02+b\x05items\x12\"/apis/cms/v1/jobs/{job_id}/metrics\x12\xad\x01\n" +
+	"\x0eGetJobProgress\x12(.cms.management.v1.GetJobProgressRequest\x1a\x1e.cms.management.v1.JobProgress\"Q\xea\xf9\x18\x12Job_GetJobProgress\xfa\xf9\x18\f\b\x02(\x012\x06job_id\x82\xd3\xe4\x93\x02%\x12#/apis/cms/v1/jobs/{job_id}/progress\x12\xbe\x01\n" +
+	"\x0fGetJobObjectIds\x12).cms.management.v1.GetJobObjectIdsRequest\x1a\x1f.cms.management.v1.JobObjectIds\"_\xea\xf9\x18\x13Job_GetJobObjectIds\xfa\xf9\x18\f\b\x02(\x012\x06job_id\x82\xd3\xe4\x93\x022b\n" +
+	"object_ids\x12$/apis/cms/v1/jobs/{job_id}/objectIds\x12\xb5\x01\n" +
+	"\x0fGetJobArtifacts\x12).cms.management.v1.GetJobArtifactsRequest\x1a\".cms.management.v1.JobArtifactList\"S\xea\xf9\x18\x13Job_GetJobArtifacts\xfa\xf9\x18\f\b\x02(\x012\x06job_id\x82\xd3\xe4\x93\x02&\x12$/apis/cms/v1/jobs/{job_id}/artifacts\x12\xa4\x01\n" +
 	"\x0eJobInputUpload\x12(.cms.management.v1.JobInputUploadRequest\x1a'.cms.management.v1.JobInputUploadResult\"=\xea\xf9\x18\x12Job_JobInputUpload\xf2\xf9\x18\x1d\n" +
 	"\x04POST\x12\x15/apis/cms/v1/jobInput\xfa\xf9\x18\x02\b\x01(\x01\x12\xb2\x01\n" +
 	"\x10JobInputContinue\x12*.cms.management.v1.JobInputContinueRequest\x1a'.cms.management.v1.JobInputUploadResult\"G\xea\xf9\x18\x14Job_JobInputContinue\xf2\xf9\x18%\n" +

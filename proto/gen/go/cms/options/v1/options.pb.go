@@ -29,14 +29,14 @@ const (
 	// PERMISSION_UNSPECIFIED is refused: every RPC states its permission.
 	Permission_PERMISSION_UNSPECIFIED Permission = 0
 	// PERMISSION_AUTHENTICATED: any authenticated user; the handler filters
-	// what it answers to what the caller may read (branch lists, comments
-	// and jobs addressed by id, work items).
+	// what it answers to what the caller may read (branch lists, work
+	// items) or the resource is the caller's own (upload tokens).
 	Permission_PERMISSION_AUTHENTICATED Permission = 1
-	// PERMISSION_READ: a read (or write) grant on the branch named by
-	// branch_field or one of its ancestors.
+	// PERMISSION_READ: a read (or write) grant on the branch the Access
+	// names (branch_field, owner, default_branch) or one of its ancestors.
 	Permission_PERMISSION_READ Permission = 2
-	// PERMISSION_WRITE: a write grant on the branch named by branch_field
-	// or one of its ancestors.
+	// PERMISSION_WRITE: a write grant on that branch or one of its
+	// ancestors.
 	Permission_PERMISSION_WRITE Permission = 3
 	// PERMISSION_ADMIN: administrators only.
 	Permission_PERMISSION_ADMIN Permission = 4
@@ -85,6 +85,58 @@ func (x Permission) Number() protoreflect.EnumNumber {
 // Deprecated: Use Permission.Descriptor instead.
 func (Permission) EnumDescriptor() ([]byte, []int) {
 	return file_cms_options_v1_options_proto_rawDescGZIP(), []int{0}
+}
+
+// Owner is the kind of resource an Access.owner_field identifies.
+type Owner int32
+
+const (
+	Owner_OWNER_UNSPECIFIED Owner = 0
+	// OWNER_JOB: a job id (its branchRef).
+	Owner_OWNER_JOB Owner = 1
+	// OWNER_COMMENT: a comment id (its branchRef).
+	Owner_OWNER_COMMENT Owner = 2
+)
+
+// Enum value maps for Owner.
+var (
+	Owner_name = map[int32]string{
+		0: "OWNER_UNSPECIFIED",
+		1: "OWNER_JOB",
+		2: "OWNER_COMMENT",
+	}
+	Owner_value = map[string]int32{
+		"OWNER_UNSPECIFIED": 0,
+		"OWNER_JOB":         1,
+		"OWNER_COMMENT":     2,
+	}
+)
+
+func (x Owner) Enum() *Owner {
+	p := new(Owner)
+	*p = x
+	return p
+}
+
+func (x Owner) String() string {
+	return protoimpl.X.EnumStringOf(x.Descriptor(), protoreflect.EnumNumber(x))
+}
+
+func (Owner) Descriptor() protoreflect.EnumDescriptor {
+	return file_cms_options_v1_options_proto_enumTypes[1].Descriptor()
+}
+
+func (Owner) Type() protoreflect.EnumType {
+	return &file_cms_options_v1_options_proto_enumTypes[1]
+}
+
+func (x Owner) Number() protoreflect.EnumNumber {
+	return protoreflect.EnumNumber(x)
+}
+
+// Deprecated: Use Owner.Descriptor instead.
+func (Owner) EnumDescriptor() ([]byte, []int) {
+	return file_cms_options_v1_options_proto_rawDescGZIP(), []int{1}
 }
 
 // MultipartRoute is an HTTP route served by the gateway itself for
@@ -164,8 +216,19 @@ type Access struct {
 	// being created (attribute 4000; the default branch when absent),
 	// extracted by the group's resolver.
 	NewBranchParent bool `protobuf:"varint,4,opt,name=new_branch_parent,json=newBranchParent,proto3" json:"new_branch_parent,omitempty"`
-	unknownFields   protoimpl.UnknownFields
-	sizeCache       protoimpl.SizeCache
+	// owner checks the branch of the resource whose id is in the request
+	// field owner_field (integer, top level): a job or a comment belongs to
+	// one branch, which the group's resolver looks up
+	// (interceptors.OwnerBranchResolver). An unknown id is its 404; a caller
+	// without the grant gets 403 for an existing one.
+	Owner      Owner  `protobuf:"varint,5,opt,name=owner,proto3,enum=cms.options.v1.Owner" json:"owner,omitempty"`
+	OwnerField string `protobuf:"bytes,6,opt,name=owner_field,json=ownerField,proto3" json:"owner_field,omitempty"`
+	// default_branch checks the default branch (id 4), for requests that
+	// address its content without naming a branch (Delivery's
+	// GET /binaries/{id}).
+	DefaultBranch bool `protobuf:"varint,7,opt,name=default_branch,json=defaultBranch,proto3" json:"default_branch,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
 }
 
 func (x *Access) Reset() {
@@ -222,6 +285,27 @@ func (x *Access) GetAncestorsOnly() bool {
 func (x *Access) GetNewBranchParent() bool {
 	if x != nil {
 		return x.NewBranchParent
+	}
+	return false
+}
+
+func (x *Access) GetOwner() Owner {
+	if x != nil {
+		return x.Owner
+	}
+	return Owner_OWNER_UNSPECIFIED
+}
+
+func (x *Access) GetOwnerField() string {
+	if x != nil {
+		return x.OwnerField
+	}
+	return ""
+}
+
+func (x *Access) GetDefaultBranch() bool {
+	if x != nil {
+		return x.DefaultBranch
 	}
 	return false
 }
@@ -313,21 +397,29 @@ const file_cms_options_v1_options_proto_rawDesc = "" +
 	"\x1ccms/options/v1/options.proto\x12\x0ecms.options.v1\x1a google/protobuf/descriptor.proto\"<\n" +
 	"\x0eMultipartRoute\x12\x16\n" +
 	"\x06method\x18\x01 \x01(\tR\x06method\x12\x12\n" +
-	"\x04path\x18\x02 \x01(\tR\x04path\"\xba\x01\n" +
+	"\x04path\x18\x02 \x01(\tR\x04path\"\xaf\x02\n" +
 	"\x06Access\x12:\n" +
 	"\n" +
 	"permission\x18\x01 \x01(\x0e2\x1a.cms.options.v1.PermissionR\n" +
 	"permission\x12!\n" +
 	"\fbranch_field\x18\x02 \x01(\tR\vbranchField\x12%\n" +
 	"\x0eancestors_only\x18\x03 \x01(\bR\rancestorsOnly\x12*\n" +
-	"\x11new_branch_parent\x18\x04 \x01(\bR\x0fnewBranchParent*\x87\x01\n" +
+	"\x11new_branch_parent\x18\x04 \x01(\bR\x0fnewBranchParent\x12+\n" +
+	"\x05owner\x18\x05 \x01(\x0e2\x15.cms.options.v1.OwnerR\x05owner\x12\x1f\n" +
+	"\vowner_field\x18\x06 \x01(\tR\n" +
+	"ownerField\x12%\n" +
+	"\x0edefault_branch\x18\a \x01(\bR\rdefaultBranch*\x87\x01\n" +
 	"\n" +
 	"Permission\x12\x1a\n" +
 	"\x16PERMISSION_UNSPECIFIED\x10\x00\x12\x1c\n" +
 	"\x18PERMISSION_AUTHENTICATED\x10\x01\x12\x13\n" +
 	"\x0fPERMISSION_READ\x10\x02\x12\x14\n" +
 	"\x10PERMISSION_WRITE\x10\x03\x12\x14\n" +
-	"\x10PERMISSION_ADMIN\x10\x04:>\n" +
+	"\x10PERMISSION_ADMIN\x10\x04*@\n" +
+	"\x05Owner\x12\x15\n" +
+	"\x11OWNER_UNSPECIFIED\x10\x00\x12\r\n" +
+	"\tOWNER_JOB\x10\x01\x12\x11\n" +
+	"\rOWNER_COMMENT\x10\x02:>\n" +
 	"\n" +
 	"omit_empty\x12\x1d.google.protobuf.FieldOptions\x18\xb9\x8e\x03 \x01(\bR\tomitEmpty:<\n" +
 	"\temit_null\x12\x1d.google.protobuf.FieldOptions\x18\xba\x8e\x03 \x01(\bR\bemitNull:C\n" +
@@ -347,29 +439,31 @@ func file_cms_options_v1_options_proto_rawDescGZIP() []byte {
 	return file_cms_options_v1_options_proto_rawDescData
 }
 
-var file_cms_options_v1_options_proto_enumTypes = make([]protoimpl.EnumInfo, 1)
+var file_cms_options_v1_options_proto_enumTypes = make([]protoimpl.EnumInfo, 2)
 var file_cms_options_v1_options_proto_msgTypes = make([]protoimpl.MessageInfo, 2)
 var file_cms_options_v1_options_proto_goTypes = []any{
 	(Permission)(0),                    // 0: cms.options.v1.Permission
-	(*MultipartRoute)(nil),             // 1: cms.options.v1.MultipartRoute
-	(*Access)(nil),                     // 2: cms.options.v1.Access
-	(*descriptorpb.FieldOptions)(nil),  // 3: google.protobuf.FieldOptions
-	(*descriptorpb.MethodOptions)(nil), // 4: google.protobuf.MethodOptions
+	(Owner)(0),                         // 1: cms.options.v1.Owner
+	(*MultipartRoute)(nil),             // 2: cms.options.v1.MultipartRoute
+	(*Access)(nil),                     // 3: cms.options.v1.Access
+	(*descriptorpb.FieldOptions)(nil),  // 4: google.protobuf.FieldOptions
+	(*descriptorpb.MethodOptions)(nil), // 5: google.protobuf.MethodOptions
 }
 var file_cms_options_v1_options_proto_depIdxs = []int32{
 	0, // 0: cms.options.v1.Access.permission:type_name -> cms.options.v1.Permission
-	3, // 1: cms.options.v1.omit_empty:extendee -> google.protobuf.FieldOptions
-	3, // 2: cms.options.v1.emit_null:extendee -> google.protobuf.FieldOptions
-	4, // 3: cms.options.v1.operation_id:extendee -> google.protobuf.MethodOptions
-	4, // 4: cms.options.v1.multipart:extendee -> google.protobuf.MethodOptions
-	4, // 5: cms.options.v1.access:extendee -> google.protobuf.MethodOptions
-	1, // 6: cms.options.v1.multipart:type_name -> cms.options.v1.MultipartRoute
-	2, // 7: cms.options.v1.access:type_name -> cms.options.v1.Access
-	8, // [8:8] is the sub-list for method output_type
-	8, // [8:8] is the sub-list for method input_type
-	6, // [6:8] is the sub-list for extension type_name
-	1, // [1:6] is the sub-list for extension extendee
-	0, // [0:1] is the sub-list for field type_name
+	1, // 1: cms.options.v1.Access.owner:type_name -> cms.options.v1.Owner
+	4, // 2: cms.options.v1.omit_empty:extendee -> google.protobuf.FieldOptions
+	4, // 3: cms.options.v1.emit_null:extendee -> google.protobuf.FieldOptions
+	5, // 4: cms.options.v1.operation_id:extendee -> google.protobuf.MethodOptions
+	5, // 5: cms.options.v1.multipart:extendee -> google.protobuf.MethodOptions
+	5, // 6: cms.options.v1.access:extendee -> google.protobuf.MethodOptions
+	2, // 7: cms.options.v1.multipart:type_name -> cms.options.v1.MultipartRoute
+	3, // 8: cms.options.v1.access:type_name -> cms.options.v1.Access
+	9, // [9:9] is the sub-list for method output_type
+	9, // [9:9] is the sub-list for method input_type
+	7, // [7:9] is the sub-list for extension type_name
+	2, // [2:7] is the sub-list for extension extendee
+	0, // [0:2] is the sub-list for field type_name
 }
 
 func init() { file_cms_options_v1_options_proto_init() }
@@ -382,7 +476,7 @@ func file_cms_options_v1_options_proto_init() {
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_cms_options_v1_options_proto_rawDesc), len(file_cms_options_v1_options_proto_rawDesc)),
-			NumEnums:      1,
+			NumEnums:      2,
 			NumMessages:   2,
 			NumExtensions: 5,
 			NumServices:   0,
