@@ -5,8 +5,10 @@ import (
 	"testing"
 
 	"github.com/cmsplatform/cms/pkg/auth"
+	deliveryv1 "github.com/cmsplatform/cms/proto/gen/go/cms/delivery/v1"
 	indexv1 "github.com/cmsplatform/cms/proto/gen/go/cms/index/v1"
 	managementv1 "github.com/cmsplatform/cms/proto/gen/go/cms/management/v1"
+	optionsv1 "github.com/cmsplatform/cms/proto/gen/go/cms/options/v1"
 	renderingv1 "github.com/cmsplatform/cms/proto/gen/go/cms/rendering/v1"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
@@ -32,10 +34,25 @@ func (chains) BranchChain(_ context.Context, branch string) ([]int64, error) {
 
 func (c chains) NewBranchParent(proto.Message) string { return c.parent }
 
+// OwnerBranch: job 7 is on branch 11, comment 8 on the default branch 4;
+// other ids are NotFound.
+func (chains) OwnerBranch(_ context.Context, owner optionsv1.Owner, id int64) (int64, error) {
+	switch {
+	case owner == optionsv1.Owner_OWNER_JOB && id == 7:
+		return 11, nil
+	case owner == optionsv1.Owner_OWNER_COMMENT && id == 8:
+		return 4, nil
+	}
+	return 0, status.Errorf(codes.NotFound, "%v %d", owner, id)
+}
+
 func TestAuthzUnary(t *testing.T) {
 	mgmt := managementv1.ManagementService_ServiceDesc.ServiceName
 	index := indexv1.IndexService_ServiceDesc.ServiceName
-	az := &Authz{Resolvers: map[string]BranchResolver{mgmt: chains{parent: "10"}, index: chains{}}}
+	delivery := deliveryv1.DeliveryBinaryService_ServiceDesc.ServiceName
+	mgmtBin := managementv1.ManagementBinaryService_ServiceDesc.ServiceName
+	az := &Authz{Resolvers: map[string]BranchResolver{mgmt: chains{parent: "10"}, mgmtBin: chains{}, index: chains{}, delivery: chains{}}}
+	reader4 := auth.Principal{Name: "r4", Read: []int64{4}}
 	reader10 := auth.Principal{Name: "r", Read: []int64{10}}
 	writer10 := auth.Principal{Name: "w", Write: []int64{10}}
 	writer11 := auth.Principal{Name: "w11", Write: []int64{11}}
@@ -63,6 +80,17 @@ func TestAuthzUnary(t *testing.T) {
 		{"Index branch field", &reader10, indexv1.IndexService_ObjectSearch_FullMethodName, &indexv1.ObjectSearchRequest{Branch: "11"}, codes.OK},
 		{"Index branch field refused", &reader10, indexv1.IndexService_ObjectSearch_FullMethodName, &indexv1.ObjectSearchRequest{Branch: "4"}, codes.PermissionDenied},
 		{"optional branch filter unset", &auth.Principal{Name: "x"}, managementv1.ManagementService_GetComments_FullMethodName, &managementv1.GetCommentsRequest{}, codes.OK},
+		{"job on a readable branch", &reader10, managementv1.ManagementService_GetJob_FullMethodName, &managementv1.GetJobRequest{JobId: 7}, codes.OK},
+		{"job write with read only", &reader10, managementv1.ManagementService_DeleteJob_FullMethodName, &managementv1.DeleteJobRequest{JobId: 7}, codes.PermissionDenied},
+		{"job write inherited", &writer10, managementv1.ManagementService_UpdateJob_FullMethodName, &managementv1.UpdateJobRequest{JobId: 7}, codes.OK},
+		{"job stream", &reader10, managementv1.ManagementBinaryService_GetJobLogs_FullMethodName, &managementv1.GetJobLogsRequest{JobId: 7}, codes.OK},
+		{"unknown job", &writer10, managementv1.ManagementService_GetJob_FullMethodName, &managementv1.GetJobRequest{JobId: 99}, codes.NotFound},
+		{"job id unset", &writer10, managementv1.ManagementService_GetJob_FullMethodName, &managementv1.GetJobRequest{}, codes.NotFound},
+		{"comment above the grant", &reader10, managementv1.ManagementService_GetComment_FullMethodName, &managementv1.GetCommentRequest{CommentId: 8}, codes.PermissionDenied},
+		{"comment on a readable branch", &reader4, managementv1.ManagementService_DeleteComment_FullMethodName, &managementv1.DeleteCommentRequest{CommentId: 8}, codes.OK},
+		{"admin skips the owner lookup", &auth.Principal{Admin: true}, managementv1.ManagementService_GetJob_FullMethodName, &managementv1.GetJobRequest{JobId: 99}, codes.OK},
+		{"default branch refused", &reader10, deliveryv1.DeliveryBinaryService_GetBinary_FullMethodName, &deliveryv1.GetBinaryRequest{Id: 3}, codes.PermissionDenied},
+		{"default branch", &reader4, deliveryv1.DeliveryBinaryService_GetBinary_FullMethodName, &deliveryv1.GetBinaryRequest{Id: 3}, codes.OK},
 		{"no resolver for the group", &reader10, renderingv1.RenderingService_GetAppFontsCss_FullMethodName, &renderingv1.GetAppFontsCssRequest{BranchId: "10"}, codes.PermissionDenied},
 	}
 	for _, c := range cases {
