@@ -2,10 +2,7 @@ package jobs_test
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"errors"
-	"path/filepath"
 	"testing"
 	"time"
 
@@ -13,14 +10,11 @@ import (
 	blobsfs "github.com/cmsplatform/cms/pkg/blobs/fs"
 	"github.com/cmsplatform/cms/pkg/blobs/natsobj"
 	"github.com/cmsplatform/cms/pkg/content"
-	"github.com/cmsplatform/cms/pkg/events"
 	"github.com/cmsplatform/cms/pkg/events/natsjs"
 	"github.com/cmsplatform/cms/pkg/jobs"
 	"github.com/cmsplatform/cms/pkg/outbox"
 	"github.com/cmsplatform/cms/pkg/store"
-	"github.com/cmsplatform/cms/pkg/store/postgres"
-	"github.com/cmsplatform/cms/pkg/store/sqlite"
-	"github.com/cmsplatform/cms/pkg/testenv"
+	testsetups "github.com/cmsplatform/cms/pkg/testenv/setups"
 	"github.com/nats-io/nats.go/jetstream"
 )
 
@@ -45,55 +39,28 @@ func setups(t *testing.T, fn func(t *testing.T, e *env)) {
 
 func embedded(t testing.TB) *env {
 	t.Helper()
-	ctx := context.Background()
-	st, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "cms.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = st.Close() })
-	bus, err := natsjs.NewEmbedded(ctx, natsjs.EmbeddedConfig{Dir: t.TempDir()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = bus.Close() })
 	bl, err := blobsfs.New(t.TempDir(), blobsfs.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	return start(t, st, bus, bl, "")
+	return start(t, testsetups.SQLiteStore(t), testsetups.EmbeddedBus(t), bl, "")
 }
 
 func distributed(t testing.TB) *env {
 	t.Helper()
-	pg := testenv.PostgresDatabase(t)
-	natsURL := testenv.URL(t, testenv.NATSURL)
-	ctx := context.Background()
-	st, err := postgres.Open(ctx, pg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = st.Close() })
-	var b [4]byte
-	_, _ = rand.Read(b[:])
-	ns := "jobtest" + hex.EncodeToString(b[:])
-	bus, err := natsjs.Connect(ctx, natsURL, natsjs.Options{Stream: events.StreamConfig{Namespace: ns}, Name: "jobs-test"})
-	if err != nil {
-		t.Fatal(err)
-	}
+	st := testsetups.PostgresStore(t)
+	bus, ns := testsetups.NATSBus(t, "jobtest", "jobs-test")
 	bucket := ns + "_blobs"
-	t.Cleanup(func() {
+	t.Cleanup(func() { // before the bus closes
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		defer cancel()
 		js := bus.JetStream()
-		for _, s := range []string{bus.JetStreamName(), ns + "_CMS_JOBS"} {
-			if err := js.DeleteStream(ctx, s); err != nil && !errors.Is(err, jetstream.ErrStreamNotFound) {
-				t.Errorf("cleanup stream %s: %v", s, err)
-			}
+		if err := js.DeleteStream(ctx, ns+"_CMS_JOBS"); err != nil && !errors.Is(err, jetstream.ErrStreamNotFound) {
+			t.Errorf("cleanup the job queue: %v", err)
 		}
 		_ = js.DeleteObjectStore(ctx, bucket)
-		_ = bus.Close()
 	})
-	bl, err := natsobj.New(ctx, bus.JetStream(), natsobj.Options{Bucket: bucket})
+	bl, err := natsobj.New(context.Background(), bus.JetStream(), natsobj.Options{Bucket: bucket})
 	if err != nil {
 		t.Fatal(err)
 	}

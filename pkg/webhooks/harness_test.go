@@ -2,30 +2,21 @@ package webhooks
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"encoding/json"
-	"errors"
 	"io"
 	"net/http"
 	"net/http/httptest"
-	"path/filepath"
 	"slices"
 	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
 
-	"github.com/nats-io/nats.go/jetstream"
-
 	"github.com/cmsplatform/cms/pkg/content"
-	"github.com/cmsplatform/cms/pkg/events"
 	"github.com/cmsplatform/cms/pkg/events/natsjs"
 	"github.com/cmsplatform/cms/pkg/outbox"
 	"github.com/cmsplatform/cms/pkg/store"
-	"github.com/cmsplatform/cms/pkg/store/postgres"
-	"github.com/cmsplatform/cms/pkg/store/sqlite"
-	"github.com/cmsplatform/cms/pkg/testenv"
+	testsetups "github.com/cmsplatform/cms/pkg/testenv/setups"
 )
 
 type env struct {
@@ -39,43 +30,11 @@ type env struct {
 // failing under CI).
 func setups(t *testing.T, fn func(t *testing.T, e *env)) {
 	t.Run("embedded", func(t *testing.T) {
-		ctx := context.Background()
-		st, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "cms.db"))
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { _ = st.Close() })
-		bus, err := natsjs.NewEmbedded(ctx, natsjs.EmbeddedConfig{Dir: t.TempDir()})
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { _ = bus.Close() })
-		fn(t, start(t, st, bus))
+		fn(t, start(t, testsetups.SQLiteStore(t), testsetups.EmbeddedBus(t)))
 	})
 	t.Run("distributed", func(t *testing.T) {
-		pg := testenv.PostgresDatabase(t)
-		natsURL := testenv.URL(t, testenv.NATSURL)
-		ctx := context.Background()
-		st, err := postgres.Open(ctx, pg)
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { _ = st.Close() })
-		var b [4]byte
-		_, _ = rand.Read(b[:])
-		ns := "hooktest" + hex.EncodeToString(b[:])
-		bus, err := natsjs.Connect(ctx, natsURL, natsjs.Options{Stream: events.StreamConfig{Namespace: ns}, Name: "webhooks-test"})
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() {
-			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-			defer cancel()
-			if err := bus.JetStream().DeleteStream(ctx, bus.JetStreamName()); err != nil && !errors.Is(err, jetstream.ErrStreamNotFound) {
-				t.Errorf("cleanup stream: %v", err)
-			}
-			_ = bus.Close()
-		})
+		st := testsetups.PostgresStore(t)
+		bus, _ := testsetups.NATSBus(t, "hooktest", "webhooks-test")
 		fn(t, start(t, st, bus))
 	})
 }
