@@ -68,12 +68,8 @@ func (s *service) GetComments(ctx context.Context, req *managementv1.GetComments
 		b := int64(req.GetBranchRef())
 		q.Branch = &b
 	}
-	if p := caller(ctx); !p.Admin {
-		chains, err := s.content.AllBranchChains(ctx)
-		if err != nil {
-			return nil, s.toStatus(ctx, err)
-		}
-		q.Visible = p.CanRead(chains)
+	if q.Visible, err = s.readable(ctx); err != nil {
+		return nil, err
 	}
 	if req.ObjectRef != nil {
 		o := int64(req.GetObjectRef())

@@ -57,12 +57,8 @@ func (s *service) GetJobs(ctx context.Context, req *managementv1.GetJobsRequest)
 		st := int(req.GetState())
 		q.State = &st
 	}
-	if p := caller(ctx); !p.Admin {
-		chains, err := s.content.AllBranchChains(ctx)
-		if err != nil {
-			return nil, s.toStatus(ctx, err)
-		}
-		q.Visible = p.CanRead(chains)
+	if q.Visible, err = s.readable(ctx); err != nil {
+		return nil, err
 	}
 	page, err := s.jobs.List(ctx, q)
 	if err != nil {

@@ -78,6 +78,20 @@ func (s *service) NewBranchParent(req proto.Message) string {
 	return parentOf(vals)
 }
 
+// readable is the filter of a list spanning branches: the branches the
+// caller may read, nil (everything) for an administrator.
+func (s *service) readable(ctx context.Context) (func(branch int64) bool, error) {
+	p := caller(ctx)
+	if p.Admin {
+		return nil, nil
+	}
+	chains, err := s.content.AllBranchChains(ctx)
+	if err != nil {
+		return nil, s.toStatus(ctx, err)
+	}
+	return p.CanRead(chains), nil
+}
+
 // caller is the authenticated principal; the interceptors guarantee one,
 // a missing one reads as a user without grants (fail closed).
 func caller(ctx context.Context) auth.Principal {
