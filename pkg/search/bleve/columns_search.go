@@ -336,11 +336,7 @@ func (c *columns) eval(ix *index, q search.Query) bitset {
 	case search.Exists:
 		return c.fields[colPresent].span(n, q.Field, true, q.Field, true)
 	case search.And:
-		out := slices.Clone(c.live)
-		for _, s := range q {
-			out.and(c.eval(ix, s))
-		}
-		return out
+		return c.evalAnd(ix, q)
 	case search.Or:
 		out := newBitset(n)
 		for _, s := range q {
@@ -353,6 +349,78 @@ func (c *columns) eval(ix *index, q search.Query) bitset {
 		return out
 	}
 	return newBitset(n) // planColumns admits no other node
+}
+
+// smallMatches is the most slots a Term may match for evalAnd to check
+// the other clauses slot by slot, and a match set may hold for page to
+// sort it directly.
+const smallMatches = 256
+
+// evalAnd intersects the clauses of q. When a Term among them matches at
+// most smallMatches slots (an id, an ApiIdentifier), the clauses that are
+// Terms or negated Terms are checked on those slots alone instead of being
+// expanded over every document (a branch or deleted flag matches them
+// all); the others are evaluated as usual.
+func (c *columns) evalAnd(ix *index, q search.And) bitset {
+	best, bestN := -1, smallMatches+1
+	for i, s := range q {
+		if t, ok := s.(search.Term); ok {
+			col := c.fields[t.Field]
+			k, _ := colKey(t.Value)
+			if n := col.lower(k, true) - col.lower(k, false); n < bestN {
+				best, bestN = i, n
+			}
+		}
+	}
+	if best < 0 {
+		out := slices.Clone(c.live)
+		for _, s := range q {
+			out.and(c.eval(ix, s))
+		}
+		return out
+	}
+	out := c.eval(ix, q[best])
+	out.and(c.live)
+	for i, s := range q {
+		if i == best {
+			continue
+		}
+		t, negated, ok := termClause(s)
+		if !ok {
+			out.and(c.eval(ix, s))
+			continue
+		}
+		col := c.fields[t.Field]
+		k, _ := colKey(t.Value)
+		for w, word := range out {
+			for word != 0 {
+				slot := int32(w*64 + bits.TrailingZeros64(word))
+				word &= word - 1
+				if col.has(slot, k) == negated {
+					out.clear(slot)
+				}
+			}
+		}
+	}
+	return out
+}
+
+// termClause returns q as a Term, and whether it is negated (Not{Term}).
+func termClause(q search.Query) (t search.Term, negated, ok bool) {
+	if n, isNot := q.(search.Not); isNot {
+		q, negated = n.Query, true
+	}
+	t, ok = q.(search.Term)
+	return t, negated, ok
+}
+
+// has reports whether slot has the key k (its keys are sorted).
+func (col *column) has(slot int32, k string) bool {
+	if int(slot) >= len(col.vals) {
+		return false
+	}
+	_, found := slices.BinarySearch(col.vals[slot], k)
+	return found
 }
 
 // span marks the slots with a key between lo and hi; open says a bound
@@ -418,6 +486,21 @@ func (c *columns) page(m bitset, sort []search.SortField, from, size int) []int3
 	need := from + size
 	if size == 0 {
 		return nil
+	}
+	if n := m.count(); n <= smallMatches {
+		// Few matches: sort them, rather than walk the sort column for them.
+		slots := make([]int32, 0, n)
+		for w, word := range m {
+			for word != 0 {
+				slots = append(slots, int32(w*64+bits.TrailingZeros64(word)))
+				word &= word - 1
+			}
+		}
+		slices.SortFunc(slots, c.tieOrder(sort))
+		if from >= len(slots) {
+			return nil
+		}
+		return slots[from:min(need, len(slots))]
 	}
 	primary, desc := c.fields[colID], false
 	rest := sort
