@@ -9,6 +9,7 @@ import (
 	"mime"
 	"mime/multipart"
 	"net/http"
+	"os"
 	"strconv"
 	"strings"
 
@@ -185,14 +186,18 @@ func (u *upload) serve(mux *runtime.ServeMux, conn grpc.ClientConnInterface, lim
 }
 
 // send streams the header message (path parameters and every plain form
-// field, whatever their order in the form) and then the first file part in
-// chunks. ParseMultipartForm keeps small parts in memory and spools larger
-// ones to temporary files, which it removes afterwards.
+// field) and then the first file part in chunks. The form is read as it
+// arrives: when every form field of the header has come before the file
+// part (the usual order), the file is streamed straight from the request;
+// otherwise it is spooled to a temporary file (removed afterwards) until
+// the rest of the form has been read. Later file parts and repeated fields
+// are ignored (the first counts). A body that ends early or breaks a limit
+// fails the call: the stream is never closed as if complete.
 func (u *upload) send(stream grpc.ClientStream, r *http.Request, params map[string]string, limits MultipartLimits) error {
-	if err := r.ParseMultipartForm(multipartMemory); err != nil {
+	mr, err := r.MultipartReader()
+	if err != nil {
 		return multipartError(err, limits)
 	}
-	defer func() { _ = r.MultipartForm.RemoveAll() }()
 	hdr := u.req.New()
 	hmsg := hdr.Mutable(u.header).Message()
 	for k, v := range params {
@@ -200,48 +205,144 @@ func (u *upload) send(stream grpc.ClientStream, r *http.Request, params map[stri
 			return err
 		}
 	}
-	for name, vals := range r.MultipartForm.Value {
-		if len(vals) > 0 {
-			if err := setScalar(hmsg, name, vals[0]); err != nil {
-				return err
-			}
+	missing := formFields(hmsg.Descriptor(), params)
+	var spooled *spooledPart
+	defer func() { spooled.remove() }()
+	fileSent := false
+	for parts := 0; ; parts++ {
+		part, err := mr.NextPart()
+		if err == io.EOF { //nolint:errorlint // only the bare io.EOF is the final boundary; a wrapped one is a cut-off body
+			break
 		}
+		if err != nil {
+			return multipartError(err, limits)
+		}
+		if parts >= maxFormParts {
+			return status.Errorf(codes.InvalidArgument, "the form has more than %d parts", maxFormParts)
+		}
+		if part.FileName() == "" { // a plain field
+			name := part.FormName()
+			value, err := io.ReadAll(io.LimitReader(part, maxFieldBytes+1))
+			if err != nil {
+				return multipartError(err, limits)
+			}
+			if len(value) > maxFieldBytes {
+				return status.Errorf(codes.InvalidArgument, "form field %q is longer than %d bytes", name, maxFieldBytes)
+			}
+			if f := fieldByFormName(hmsg.Descriptor(), name); f != nil && missing[f.Number()] && !fileSent {
+				delete(missing, f.Number())
+				if err := setScalar(hmsg, name, string(value)); err != nil {
+					return err
+				}
+			}
+			continue
+		}
+		if fileSent || spooled != nil {
+			continue // only the first file part counts
+		}
+		if len(missing) > 0 {
+			if spooled, err = spool(part); err != nil {
+				return multipartError(err, limits)
+			}
+			continue
+		}
+		if err := stream.SendMsg(hdr.Interface()); err != nil {
+			return err
+		}
+		fileSent = true
+		if err := u.sendFile(stream, part, part.FileName(), part.Header.Get("Content-Type")); err != nil {
+			return multipartError(err, limits)
+		}
+	}
+	if fileSent {
+		return stream.CloseSend()
 	}
 	if err := stream.SendMsg(hdr.Interface()); err != nil {
 		return err
 	}
-	for _, files := range r.MultipartForm.File {
-		if len(files) == 0 {
-			continue
-		}
-		return u.sendFile(stream, files[0])
+	if spooled == nil {
+		return stream.CloseSend() // a form without a file: the service decides
 	}
-	return stream.CloseSend() // a form without a file: the service decides
+	if _, err := spooled.f.Seek(0, io.SeekStart); err != nil {
+		return status.Errorf(codes.Internal, "reading the spooled file part: %v", err)
+	}
+	if err := u.sendFile(stream, spooled.f, spooled.name, spooled.contentType); err != nil {
+		return status.Errorf(codes.Internal, "reading the spooled file part: %v", err)
+	}
+	return stream.CloseSend()
 }
 
-// multipartMemory is how much of a form is kept in memory before spooling.
-const multipartMemory = 8 << 20
+// maxFormParts and maxFieldBytes bound a multipart form: its parts, and
+// the value of a plain field (400 beyond either).
+const (
+	maxFormParts  = 1000
+	maxFieldBytes = 64 << 10
+)
 
-func (u *upload) sendFile(stream grpc.ClientStream, fh *multipart.FileHeader) error {
-	f, err := fh.Open()
-	if err != nil {
-		return status.Errorf(codes.InvalidArgument, "file part: %v", err)
+// formFields are the scalar fields of the header md that the form may
+// set: those no path parameter in params has set.
+func formFields(md protoreflect.MessageDescriptor, params map[string]string) map[protoreflect.FieldNumber]bool {
+	out := map[protoreflect.FieldNumber]bool{}
+	fields := md.Fields()
+	for i := 0; i < fields.Len(); i++ {
+		if f := fields.Get(i); !f.IsList() && !f.IsMap() && f.Message() == nil {
+			out[f.Number()] = true
+		}
 	}
-	defer f.Close()
+	for k := range params {
+		if f := fieldByFormName(md, k); f != nil {
+			delete(out, f.Number())
+		}
+	}
+	return out
+}
+
+// spooledPart is a file part kept in a temporary file while the rest of
+// the form is read.
+type spooledPart struct {
+	f                 *os.File
+	name, contentType string
+}
+
+func spool(part *multipart.Part) (*spooledPart, error) {
+	f, err := os.CreateTemp("", "cms-upload-*")
+	if err != nil {
+		return nil, err
+	}
+	sp := &spooledPart{f: f, name: part.FileName(), contentType: part.Header.Get("Content-Type")}
+	if _, err := io.Copy(f, part); err != nil {
+		sp.remove()
+		return nil, err
+	}
+	return sp, nil
+}
+
+func (sp *spooledPart) remove() {
+	if sp == nil {
+		return
+	}
+	_ = sp.f.Close()
+	_ = os.Remove(sp.f.Name())
+}
+
+// sendFile streams the file data from r in chunk messages, the first with
+// its name and content type; it returns r's read errors as they are (a
+// file part cut off by the end of the body is io.ErrUnexpectedEOF).
+func (u *upload) sendFile(stream grpc.ClientStream, r io.Reader, name, contentType string) error {
 	buf := make([]byte, MultipartChunkSize)
 	first := true
 	for {
-		n, err := io.ReadFull(f, buf)
+		n, err := fill(r, buf)
 		if n > 0 || first {
 			msg := u.req.New()
 			c := msg.Mutable(u.chunk).Message()
 			c.Set(u.data, protoreflect.ValueOfBytes(append([]byte(nil), buf[:n]...)))
 			if first {
 				if u.fileName != nil {
-					c.Set(u.fileName, protoreflect.ValueOfString(fh.Filename))
+					c.Set(u.fileName, protoreflect.ValueOfString(name))
 				}
 				if u.contentType != nil {
-					c.Set(u.contentType, protoreflect.ValueOfString(fh.Header.Get("Content-Type")))
+					c.Set(u.contentType, protoreflect.ValueOfString(contentType))
 				}
 				first = false
 			}
@@ -249,13 +350,27 @@ func (u *upload) sendFile(stream grpc.ClientStream, fh *multipart.FileHeader) er
 				return serr
 			}
 		}
-		if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
-			return stream.CloseSend()
+		if err == io.EOF { //nolint:errorlint // fill returns r's errors unwrapped
+			return nil
 		}
 		if err != nil {
-			return status.Errorf(codes.Internal, "reading the spooled file part: %v", err)
+			return err
 		}
 	}
+}
+
+// fill reads from r until buf is full (nil error) or r fails: io.EOF at
+// its end, any other error as it is.
+func fill(r io.Reader, buf []byte) (int, error) {
+	n := 0
+	for n < len(buf) {
+		k, err := r.Read(buf[n:])
+		n += k
+		if err != nil {
+			return n, err
+		}
+	}
+	return n, nil
 }
 
 func multipartError(err error, limits MultipartLimits) error {

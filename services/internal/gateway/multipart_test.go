@@ -172,6 +172,15 @@ func TestMultipartLimitsAndBadInput(t *testing.T) {
 	if code, got := post(t, http.MethodPost, base+"/apis/cms/v1/fileUpload", strings.NewReader("--b\r\nContent-Disposition: form-data; name=\"File\"; filename=\"a\"\r\n\r\nabc"), "multipart/form-data; boundary=b"); code != http.StatusBadRequest {
 		t.Fatalf("truncated: %d %s", code, got)
 	}
+	// Cut off inside a file part that is streamed (the fields came first):
+	// 400, and the service never sees the stream end as complete.
+	body, ct = form(t, [][2]string{{"Extension", "bin"}, {"Commit", "true"}}, "cut.bin", make([]byte, 1<<20), false)
+	whole, _ := io.ReadAll(body)
+	for _, cut := range []int{len(whole) - 100, len(whole) / 2, len(whole) - 3} {
+		if code, got := post(t, http.MethodPost, base+"/apis/cms/v1/fileUpload", bytes.NewReader(whole[:cut]), ct); code != http.StatusBadRequest {
+			t.Fatalf("cut off at %d of %d: %d %s", cut, len(whole), code, got)
+		}
+	}
 	// A bad scalar form value: 400 naming the field.
 	body, ct = form(t, [][2]string{{"Commit", "maybe"}}, "a.txt", []byte("a"), false)
 	if code, got := post(t, http.MethodPost, base+"/apis/cms/v1/fileUpload", body, ct); code != http.StatusBadRequest || !strings.Contains(got, "Commit") {
