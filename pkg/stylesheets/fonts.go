@@ -145,7 +145,7 @@ func (s *Service) Object(ctx context.Context, branch string, id int64) (Sheet, e
 	css := src
 	if bad := Unsafe(src); bad != "" {
 		s.log.Warn("stylesheet withheld", "branch", branch, "object", id, "construct", bad)
-		css = fmt.Sprintf("/* stylesheet %d withheld: its source contains a forbidden construct (%s) */\n", id, Comment(bad))
+		css = fmt.Sprintf("/* stylesheet %d withheld: its source contains a forbidden construct (%s) */\n", id, Comment(Label(bad)))
 	}
 	return sheet("object.css\x00"+branch+"\x00"+strconv.FormatInt(id, 10), []byte(css))
 }

@@ -1,6 +1,7 @@
 package stylesheets
 
 import (
+	"fmt"
 	"strconv"
 	"strings"
 	"unicode"
@@ -14,6 +15,21 @@ import (
 var forbidden = []string{
 	"javascript:", "vbscript:", "livescript:", "data:text/html", "data:image/svg", "data:application",
 	"expression(", "-moz-binding", "behavior:", "behaviour:", "</style", "<script", "<!--", "-->", "<![cdata[",
+}
+
+// Label names a construct Unsafe returned in words that are themselves
+// harmless in a CSS comment (no markup, no scheme).
+func Label(construct string) string {
+	var b strings.Builder
+	for _, r := range construct {
+		switch {
+		case r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || r == '-' || r == ' ':
+			b.WriteRune(r)
+		default:
+			b.WriteString(fmt.Sprintf("U+%04X", r))
+		}
+	}
+	return b.String()
 }
 
 // Unsafe returns the first forbidden construct in a stylesheet object's
