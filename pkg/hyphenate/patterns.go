@@ -14,6 +14,7 @@ import (
 	"strings"
 	"sync"
 	"unicode"
+	"unicode/utf8"
 )
 
 //go:embed patterns/hyph-de-1996.pat.txt patterns/hyph_en_US.dic patterns/hyph_en_GB.dic
@@ -23,7 +24,10 @@ var patternFiles embed.FS
 type Patterns struct {
 	// values maps a pattern's letters to its inter-letter values
 	// (len(letters)+1 entries).
-	values   map[string][]uint8
+	values map[string][]uint8
+	// more holds every proper prefix of a pattern's letters: a match
+	// attempt stops as soon as the letters read are no such prefix.
+	more     map[string]struct{}
 	maxLen   int // longest pattern, in runes
 	leftMin  int // fewest runes before the first hyphen
 	rightMin int // fewest runes after the last hyphen
@@ -36,7 +40,7 @@ type Patterns struct {
 // minimums or are skipped. leftMin and rightMin are the defaults when the
 // file does not set them.
 func ParsePatterns(data []byte, leftMin, rightMin int) *Patterns {
-	p := &Patterns{values: make(map[string][]uint8), leftMin: leftMin, rightMin: rightMin}
+	p := &Patterns{values: make(map[string][]uint8), more: make(map[string]struct{}), leftMin: leftMin, rightMin: rightMin}
 	sc := bufio.NewScanner(bytes.NewReader(data))
 	sc.Buffer(make([]byte, 0, 4096), 1<<20)
 	for sc.Scan() {
@@ -91,6 +95,9 @@ func (p *Patterns) add(pat string) {
 		return
 	}
 	p.values[string(letters)] = vals
+	for k := 1; k < len(letters); k++ {
+		p.more[string(letters[:k])] = struct{}{}
+	}
 	if len(letters) > p.maxLen {
 		p.maxLen = len(letters)
 	}
@@ -106,24 +113,35 @@ func (p *Patterns) Points(word []rune) []int {
 	if n < p.leftMin+p.rightMin {
 		return nil
 	}
-	dotted := make([]rune, 0, n+2)
-	dotted = append(dotted, '.')
+	// The lower-cased word between dots as UTF-8, with the byte offset
+	// of every rune: a map lookup keyed by string(buf[a:b]) does not
+	// allocate.
+	buf := make([]byte, 0, 4*n+2)
+	offs := make([]int, 0, n+3)
+	offs = append(offs, 0)
+	buf = append(buf, '.')
 	for _, r := range word {
-		dotted = append(dotted, unicode.ToLower(r))
+		offs = append(offs, len(buf))
+		buf = utf8.AppendRune(buf, unicode.ToLower(r))
 	}
-	dotted = append(dotted, '.')
-	score := make([]uint8, len(dotted)+1)
-	for i := range dotted {
-		end := min(len(dotted), i+p.maxLen)
+	offs = append(offs, len(buf))
+	buf = append(buf, '.')
+	offs = append(offs, len(buf))
+	runes := n + 2
+	score := make([]uint8, runes+1)
+	for i := 0; i < runes; i++ {
+		end := min(runes, i+p.maxLen)
 		for j := i + 1; j <= end; j++ {
-			vals, ok := p.values[string(dotted[i:j])]
-			if !ok {
-				continue
-			}
-			for k, v := range vals {
-				if v > score[i+k] {
-					score[i+k] = v
+			key := buf[offs[i]:offs[j]]
+			if vals, ok := p.values[string(key)]; ok {
+				for k, v := range vals {
+					if v > score[i+k] {
+						score[i+k] = v
+					}
 				}
+			}
+			if _, ok := p.more[string(key)]; !ok {
+				break
 			}
 		}
 	}
