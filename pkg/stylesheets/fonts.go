@@ -81,7 +81,7 @@ func (s *Service) AppFonts(ctx context.Context, branch string) (Sheet, error) {
 		}
 		b.WriteString(" font-display: swap; }\n")
 	}
-	return sheet("app-fonts.css\x00"+branch, b.Bytes())
+	return s.sheet("app-fonts.css\x00"+branch, b.Bytes())
 }
 
 // readAll reads objects by id, leaving out the ones that do not exist.
@@ -139,13 +139,13 @@ func (s *Service) Object(ctx context.Context, branch string, id int64) (Sheet, e
 		return Sheet{}, errkind.New(errkind.NotFound, fmt.Sprintf("stylesheet object %d not found", id))
 	}
 	src, _ := valuesOf(o).str(content.AttrStyleSheetSource)
-	if len(src) > MaxOutputBytes {
-		return Sheet{}, errkind.New(errkind.TooLarge, fmt.Sprintf("the stylesheet is %d bytes, the limit is %d", len(src), MaxOutputBytes))
+	if len(src) > s.maxBytes {
+		return Sheet{}, errkind.New(errkind.TooLarge, fmt.Sprintf("the stylesheet is %d bytes, the limit is %d", len(src), s.maxBytes))
 	}
 	css := src
 	if bad := Unsafe(src); bad != "" {
 		s.log.Warn("stylesheet withheld", "branch", branch, "object", id, "construct", bad)
 		css = fmt.Sprintf("/* stylesheet %d withheld: its source contains a forbidden construct (%s) */\n", id, Comment(Label(bad)))
 	}
-	return sheet("object.css\x00"+branch+"\x00"+strconv.FormatInt(id, 10), []byte(css))
+	return s.sheet("object.css\x00"+branch+"\x00"+strconv.FormatInt(id, 10), []byte(css))
 }

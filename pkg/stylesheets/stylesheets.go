@@ -52,6 +52,8 @@ type Reader interface {
 type Service struct {
 	r   Reader
 	log *slog.Logger
+	// the limits (MaxObjects, MaxOutputBytes; lowered by tests)
+	maxObjects, maxBytes int
 }
 
 // New returns a Service reading through r.
@@ -59,7 +61,7 @@ func New(r Reader, log *slog.Logger) *Service {
 	if log == nil {
 		log = slog.Default()
 	}
-	return &Service{r: r, log: log}
+	return &Service{r: r, log: log, maxObjects: MaxObjects, maxBytes: MaxOutputBytes}
 }
 
 // Sheet is one built stylesheet.
@@ -68,9 +70,9 @@ type Sheet struct {
 	ETag string // strong validator: a hash of the sheet's content
 }
 
-func sheet(op string, css []byte) (Sheet, error) {
-	if len(css) > MaxOutputBytes {
-		return Sheet{}, errkind.New(errkind.TooLarge, fmt.Sprintf("the stylesheet is %d bytes, the limit is %d", len(css), MaxOutputBytes))
+func (s *Service) sheet(op string, css []byte) (Sheet, error) {
+	if len(css) > s.maxBytes {
+		return Sheet{}, errkind.New(errkind.TooLarge, fmt.Sprintf("the stylesheet is %d bytes, the limit is %d", len(css), s.maxBytes))
 	}
 	return Sheet{CSS: css, ETag: responsecache.ETag(op, css, nil)}, nil
 }
@@ -87,8 +89,8 @@ func (s *Service) objects(ctx context.Context, branch string, typ int64) ([]cont
 			return nil, err
 		}
 		out = append(out, p.Objects...)
-		if len(out) > MaxObjects {
-			return nil, errkind.New(errkind.TooLarge, fmt.Sprintf("more than %d objects of type %d", MaxObjects, typ))
+		if len(out) > s.maxObjects {
+			return nil, errkind.New(errkind.TooLarge, fmt.Sprintf("more than %d objects of type %d", s.maxObjects, typ))
 		}
 		if p.Continue == "" {
 			return out, nil
@@ -214,7 +216,7 @@ func (s *Service) AppStyles(ctx context.Context, branch string) (Sheet, error) {
 	for _, o := range styles {
 		writeParagraphStyle(&b, o, familyOf, alignOf)
 	}
-	return sheet("app-styles.css\x00"+branch, b.Bytes())
+	return s.sheet("app-styles.css\x00"+branch, b.Bytes())
 }
 
 // writeParagraphStyle writes one paragraph style's rule.
