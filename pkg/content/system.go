@@ -184,6 +184,24 @@ var sysAttrs = []sysAttr{
 	{id: AttrWebHookTypes, api: "webHookTypes", name: "Webhook object types", dataType: "ObjRef", multi: true, refTypes: []int64{RootID}},
 	{id: AttrWebHookKinds, api: "webHookKinds", name: "Webhook event kinds", dataType: "String", multi: true},
 	{id: AttrWebHookEnabled, api: "webHookEnabled", name: "Webhook enabled", dataType: "Boolean"},
+	// The styling attributes (types 300-304; pkg/stylesheets builds the
+	// Rendering stylesheets from them). NovaDB documents the types, not
+	// their attributes: ids and ApiIdentifiers are our choice.
+	{id: AttrFontFamilyName, api: "fontFamilyName", name: "CSS font family name", dataType: "String"},
+	{id: AttrFontFamilyGeneric, api: "fontFamilyGeneric", name: "Generic fallback family", dataType: "String"},
+	{id: AttrFontFaceFamily, api: "fontFaceFamily", name: "Font family", dataType: "ObjRef", refTypes: []int64{TypeFontFamily}},
+	{id: AttrFontFaceFile, api: "fontFaceFile", name: "Font file", dataType: "BinRef"},
+	{id: AttrFontFaceWeight, api: "fontFaceWeight", name: "Font weight", dataType: "Integer"},
+	{id: AttrFontFaceStyle, api: "fontFaceStyle", name: "Font style", dataType: "String"},
+	{id: AttrTextAlignmentValue, api: "textAlignmentValue", name: "CSS text-align value", dataType: "String"},
+	{id: AttrParagraphStyleFontFamily, api: "paragraphStyleFontFamily", name: "Font family", dataType: "ObjRef", refTypes: []int64{TypeFontFamily}},
+	{id: AttrParagraphStyleFontSize, api: "paragraphStyleFontSize", name: "Font size (pt)", dataType: "Decimal"},
+	{id: AttrParagraphStyleLineHeight, api: "paragraphStyleLineHeight", name: "Line height", dataType: "Decimal"},
+	{id: AttrParagraphStyleColor, api: "paragraphStyleColor", name: "Text colour", dataType: "String.RGBColor"},
+	{id: AttrParagraphStyleTextAlignment, api: "paragraphStyleTextAlignment", name: "Text alignment", dataType: "ObjRef", refTypes: []int64{TypeTextAlignment}},
+	{id: AttrParagraphStyleFontWeight, api: "paragraphStyleFontWeight", name: "Font weight", dataType: "Integer"},
+	{id: AttrParagraphStyleItalic, api: "paragraphStyleItalic", name: "Italic", dataType: "Boolean"},
+	{id: AttrStyleSheetSource, api: "styleSheetSource", name: "Stylesheet source", dataType: "TextRef.CSS"},
 	// A binary proxy object's file (pkg/files): the content's MD5 in GUID
 	// form and the extension with its dot; Delivery renders them under
 	// these ApiIdentifiers, so a site builds files/{md5}{ext}.
@@ -234,6 +252,32 @@ const (
 	AttrWebHookKinds int64 = 1224
 	// AttrWebHookEnabled (Boolean): deliveries happen only while true.
 	AttrWebHookEnabled int64 = 1225
+)
+
+// The styling types (CONVENTIONS §7.2) and their attributes (our choice;
+// see docs/rendering.md, Stylesheets).
+const (
+	TypeParagraphStyle      int64 = 300
+	TypeCascadingStyleSheet int64 = 301
+	TypeTextAlignment       int64 = 302
+	TypeFontFamily          int64 = 303
+	TypeFontFace            int64 = 304
+
+	AttrFontFamilyName              int64 = 1260 // String: the CSS family name
+	AttrFontFamilyGeneric           int64 = 1261 // String: serif, sans-serif, monospace, ...
+	AttrFontFaceFamily              int64 = 1262 // ObjRef → TypeFontFamily
+	AttrFontFaceFile                int64 = 1263 // BinRef → a binary proxy object (the font file)
+	AttrFontFaceWeight              int64 = 1264 // Integer 1..1000
+	AttrFontFaceStyle               int64 = 1265 // String: normal, italic, oblique
+	AttrTextAlignmentValue          int64 = 1266 // String: left, right, center, justify, start, end
+	AttrParagraphStyleFontFamily    int64 = 1267 // ObjRef → TypeFontFamily
+	AttrParagraphStyleFontSize      int64 = 1268 // Decimal, points
+	AttrParagraphStyleLineHeight    int64 = 1269 // Decimal, a multiple of the font size
+	AttrParagraphStyleColor         int64 = 1270 // String.RGBColor
+	AttrParagraphStyleTextAlignment int64 = 1271 // ObjRef → TypeTextAlignment
+	AttrParagraphStyleFontWeight    int64 = 1272 // Integer 1..1000
+	AttrParagraphStyleItalic        int64 = 1273 // Boolean
+	AttrStyleSheetSource            int64 = 1274 // TextRef.CSS: a TypeCascadingStyleSheet's CSS
 )
 
 // sysJobDefinition is a bootstrapped built-in job definition.

@@ -8,6 +8,7 @@ import (
 	"context"
 
 	"github.com/cmsplatform/cms/pkg/files"
+	"github.com/cmsplatform/cms/pkg/stylesheets"
 	"github.com/cmsplatform/cms/services/internal/interceptors"
 
 	renderingv1 "github.com/cmsplatform/cms/proto/gen/go/cms/rendering/v1"
@@ -63,6 +64,7 @@ func (g *Group) RegisterGateway(ctx context.Context, mux *runtime.ServeMux, conn
 // through to the generated stub (Unimplemented → 501 naming the operation).
 type service struct {
 	renderingv1.UnimplementedRenderingServiceServer
-	files *files.Service
-	bpos  BinaryProxies
+	files  *files.Service
+	bpos   BinaryProxies
+	sheets *stylesheets.Service
 }

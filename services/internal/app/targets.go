@@ -17,6 +17,7 @@ import (
 	"github.com/cmsplatform/cms/pkg/events"
 	"github.com/cmsplatform/cms/pkg/indexwriter"
 	"github.com/cmsplatform/cms/pkg/outbox"
+	"github.com/cmsplatform/cms/pkg/stylesheets"
 	"github.com/cmsplatform/cms/pkg/webhooks"
 	"github.com/cmsplatform/cms/services/delivery"
 	"github.com/cmsplatform/cms/services/index"
@@ -137,6 +138,11 @@ func buildTargets(ctx context.Context, cfg Config, comps *Components, log *slog.
 				g.WithBranches(br)
 			}
 			g.WithFiles(NewFiles(cfg, comps, log), bpoReader(cfg, comps, log))
+			if comps.Store != nil {
+				// Stylesheets read the current Management view (a
+				// preview shows what was just written).
+				g.WithStylesheets(stylesheets.New(content.New(comps.Store, log.With("component", "content")), log.With("group", "rendering")))
+			}
 			groups = append(groups, g)
 		case TargetIndex:
 			g, err := index.New(index.Options{Search: comps.Search,
