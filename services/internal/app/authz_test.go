@@ -90,16 +90,10 @@ func TestEveryRPCDeclaresAccess(t *testing.T) {
 	}
 }
 
-// authzRequest builds the HTTP request of d from its route: path
+// mustRequest is rpcRequest failing t on an error. With zero parts, path
 // variables and, for a branch field outside the path, the query (GET,
 // DELETE) or the JSON body name the default branch 4 where the declared
 // branch goes, 1 elsewhere.
-func authzRequest(t *testing.T, base string, d declared) *http.Request {
-	t.Helper()
-	return mustRequest(t, base, d, rpcParts{})
-}
-
-// mustRequest is rpcRequest failing t on an error.
 func mustRequest(t *testing.T, base string, d declared, parts rpcParts) *http.Request {
 	t.Helper()
 	req, err := rpcRequest(base, d, parts)
@@ -110,7 +104,7 @@ func mustRequest(t *testing.T, base string, d declared, parts rpcParts) *http.Re
 }
 
 // rpcParts varies the request rpcRequest builds for an RPC; the zero value
-// is authzRequest's request.
+// is the default request (mustRequest).
 type rpcParts struct {
 	branch      string            // the declared branch as sent ("" = 4); raw in a path
 	vars        map[string]string // path variables by name, raw (already escaped)
@@ -150,7 +144,7 @@ func rpcBody(d declared, branch string) map[string]any {
 }
 
 // rpcRequest builds the HTTP request of d from its route (see
-// authzRequest) with parts applied.
+// mustRequest) with parts applied.
 func rpcRequest(base string, d declared, parts rpcParts) (*http.Request, error) {
 	branch := parts.branch
 	if branch == "" {
