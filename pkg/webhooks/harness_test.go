@@ -39,7 +39,19 @@ func setups(t *testing.T, fn func(t *testing.T, e *env)) {
 	})
 }
 
-func start(t *testing.T, st store.Store, bus *natsjs.Bus) *env {
+// setupsB is setups for a benchmark.
+func setupsB(b *testing.B, fn func(b *testing.B, e *env)) {
+	b.Run("embedded", func(b *testing.B) {
+		fn(b, start(b, testsetups.SQLiteStore(b), testsetups.EmbeddedBus(b)))
+	})
+	b.Run("distributed", func(b *testing.B) {
+		st := testsetups.PostgresStore(b)
+		bus, _ := testsetups.NATSBus(b, "hooktest", "webhooks-test")
+		fn(b, start(b, st, bus))
+	})
+}
+
+func start(t testing.TB, st store.Store, bus *natsjs.Bus) *env {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	if err := content.Bootstrap(ctx, st); err != nil {
@@ -64,7 +76,7 @@ func vin(attr int64, v any) content.ValueInput {
 }
 
 // create writes objects and returns their ids.
-func (e *env) create(t *testing.T, in ...content.ObjectInput) []int64 {
+func (e *env) create(t testing.TB, in ...content.ObjectInput) []int64 {
 	t.Helper()
 	_, ids, err := e.content.CreateObjects(context.Background(), "4", admin, in)
 	if err != nil {
@@ -105,7 +117,7 @@ type receiver struct {
 	bad    int
 }
 
-func newReceiver(t *testing.T, secret string) *receiver {
+func newReceiver(t testing.TB, secret string) *receiver {
 	r := &receiver{secret: []byte(secret), got: map[string][]Payload{}}
 	r.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
 		if r.down.Load() {
@@ -134,7 +146,7 @@ func (r *receiver) payloads(path string) []Payload {
 }
 
 // dispatch runs a dispatcher until the test ends.
-func (e *env) dispatch(t *testing.T, cfg Config) {
+func (e *env) dispatch(t testing.TB, cfg Config) {
 	ctx, cancel := context.WithCancel(context.Background())
 	d := New(e.st, e.bus, cfg)
 	done := make(chan struct{})
@@ -143,7 +155,7 @@ func (e *env) dispatch(t *testing.T, cfg Config) {
 }
 
 // waitFor polls cond for up to 30s.
-func waitFor(t *testing.T, what string, cond func() bool) {
+func waitFor(t testing.TB, what string, cond func() bool) {
 	t.Helper()
 	deadline := time.Now().Add(30 * time.Second)
 	for !cond() {

@@ -1,39 +1,58 @@
 package webhooks
 
 import (
+	"context"
+	"encoding/json"
+	"strconv"
 	"testing"
 	"time"
 
 	"github.com/cmsplatform/cms/pkg/content"
 )
 
-// TestThroughputLog reports deliveries/s to one local receiver: a backlog
-// of change events written before the dispatcher starts, drained one
-// event at a time (the ordered dispatcher's rate).
-func TestThroughputLog(t *testing.T) {
-	if testing.Short() {
-		t.Skip("measurement")
-	}
-	setups(t, func(t *testing.T, e *env) {
-		rcv := newReceiver(t, "k")
-		typ := e.create(t, objectOf(content.RootID, "Article"))[0]
-		e.create(t, hook(rcv.srv.URL+"/all", "k"))
+// BenchmarkDeliveries reports deliveries/s to one local receiver on both
+// setups: a backlog of 300 change events written before the dispatcher
+// starts, drained one event at a time (the ordered dispatcher's rate),
+// and, as the baseline of the same run, as many signed deliveries of the
+// same payload sent straight to the receiver with the package's client
+// (x-direct = dispatcher rate / direct rate).
+func BenchmarkDeliveries(b *testing.B) {
+	setupsB(b, func(b *testing.B, e *env) {
+		rcv := newReceiver(b, "k")
+		typ := e.create(b, objectOf(content.RootID, "Article"))[0]
+		e.create(b, hook(rcv.srv.URL+"/all", "k"))
 		const n = 300
 		var last int64
 		for i := range n {
-			last = e.create(t, objectOf(typ, "o"+string(rune('a'+i%26))))[0]
+			last = e.create(b, objectOf(typ, "o"+string(rune('a'+i%26))))[0]
 		}
+		b.ResetTimer()
 		start := time.Now()
-		e.dispatch(t, Config{Client: ClientSettings{AllowPrivate: true}})
-		waitFor(t, "the backlog", func() bool {
+		e.dispatch(b, Config{Client: ClientSettings{AllowPrivate: true}})
+		waitFor(b, "the backlog", func() bool {
 			ps := rcv.payloads("/all")
 			return len(ps) > 0 && len(ps[len(ps)-1].Event.ObjectIDs) == 1 && ps[len(ps)-1].Event.ObjectIDs[0] == last
 		})
-		got := len(rcv.payloads("/all"))
 		el := time.Since(start)
+		b.StopTimer()
+		got := len(rcv.payloads("/all"))
 		if got < n {
-			t.Fatalf("received %d deliveries, want at least %d", got, n)
+			b.Fatalf("received %d deliveries, want at least %d", got, n)
 		}
-		t.Logf("%d deliveries in %v: %.0f deliveries/s", got, el.Round(time.Millisecond), float64(got)/el.Seconds())
+		// The baseline: the same number of deliveries of the last payload,
+		// signed and sent one after the other by the same client.
+		body, _ := json.Marshal(rcv.payloads("/all")[got-1])
+		c := NewClient(ClientSettings{AllowPrivate: true})
+		start = time.Now()
+		for i := range got {
+			if a := c.Deliver(context.Background(), rcv.srv.URL+"/direct", []byte("k"), body, strconv.Itoa(i), time.Now()); !a.OK() {
+				b.Fatalf("direct delivery: %s", a.Err)
+			}
+		}
+		direct := time.Since(start)
+		rate := float64(got) / el.Seconds()
+		b.ReportMetric(rate, "deliveries/s")
+		b.ReportMetric(float64(got)/direct.Seconds(), "direct-deliveries/s")
+		b.ReportMetric(rate/(float64(got)/direct.Seconds()), "x-direct")
 	})
 }
