@@ -182,7 +182,7 @@ func (b *Bus) toMsg(jm jetstream.Msg) events.Msg {
 // nak's, then ErrMsgIteratorClosed); stopCtx ends then. stop releases it.
 func (b *Bus) messages(ctx context.Context, cons jetstream.Consumer, durable string, inFlight int) (
 	it jetstream.MessagesContext, stopCtx context.Context, stop func(), err error) {
-	it, err = cons.Messages(jetstream.PullMaxMessages(inFlight))
+	it, err = cons.Messages(jetstream.PullMaxMessages(inFlight), jetstream.PullExpiry(pullExpiry))
 	if err != nil {
 		return nil, nil, nil, fmt.Errorf("natsjs: consume %s: %w", durable, err)
 	}
@@ -208,3 +208,11 @@ func (b *Bus) startConsumer() bool {
 	b.consumers.Add(1)
 	return true
 }
+
+// pullExpiry bounds how long one pull request of a consumer's iterator
+// waits at the server (nats.go's default is 30 s). On a loaded machine
+// (2 cores, 7 busy processes) about one run in 60 of a 300-event backlog
+// stalled with events in the stream until the pull request expired: 30 s
+// with the default, 5 s with this (measured; the cause inside the client
+// was not found). A new pull every 5 s per idle consumer costs nothing.
+const pullExpiry = 5 * time.Second

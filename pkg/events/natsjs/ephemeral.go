@@ -54,7 +54,7 @@ func (b *Bus) consumeEphemeral(ctx context.Context, name, subjectFilter string, 
 	}
 	log := b.log.With("stream", b.jsName, "consumer", cfg.NamePrefix)
 	defer b.deleteEphemeral(log, cons)
-	it, err := cons.Messages(jetstream.PullMaxMessages(ephemeralBuffer))
+	it, err := cons.Messages(jetstream.PullMaxMessages(ephemeralBuffer), jetstream.PullExpiry(pullExpiry))
 	if err != nil {
 		return fmt.Errorf("natsjs: consume %s: %w", name, err)
 	}
