@@ -3,7 +3,6 @@ package codegen
 import (
 	"context"
 	"errors"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -11,24 +10,15 @@ import (
 	"github.com/cmsplatform/cms/pkg/codegen/codegentest"
 	"github.com/cmsplatform/cms/pkg/content"
 	"github.com/cmsplatform/cms/pkg/errkind"
-	"github.com/cmsplatform/cms/pkg/store/sqlite"
+	"github.com/cmsplatform/cms/pkg/testenv/setups"
 )
 
 // seeded returns a generator over a fresh SQLite store holding the
 // codegentest model.
 func seeded(t testing.TB, l Limits) (*Service, *content.Service, codegentest.Fixture) {
 	t.Helper()
-	ctx := context.Background()
-	st, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "cms.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = st.Close() })
-	if err := content.Bootstrap(ctx, st); err != nil {
-		t.Fatal(err)
-	}
-	c := content.New(st, nil)
-	f, err := codegentest.Seed(ctx, c)
+	c := setups.Content(t)
+	f, err := codegentest.Seed(context.Background(), c)
 	if err != nil {
 		t.Fatal(err)
 	}

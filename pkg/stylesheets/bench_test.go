@@ -3,12 +3,11 @@ package stylesheets
 import (
 	"context"
 	"encoding/json"
-	"path/filepath"
 	"testing"
 	"time"
 
 	"github.com/cmsplatform/cms/pkg/content"
-	"github.com/cmsplatform/cms/pkg/store/sqlite"
+	"github.com/cmsplatform/cms/pkg/testenv/setups"
 )
 
 // BenchmarkAppStyles builds app-styles.css over 100 paragraph styles, 10
@@ -17,15 +16,7 @@ import (
 // the build adds is validation, escaping and writing).
 func BenchmarkAppStyles(b *testing.B) {
 	ctx := context.Background()
-	st, err := sqlite.Open(ctx, filepath.Join(b.TempDir(), "cms.db"))
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer st.Close()
-	if err := content.Bootstrap(ctx, st); err != nil {
-		b.Fatal(err)
-	}
-	c := content.New(st, nil)
+	c := setups.Content(b)
 	j := func(v any) json.RawMessage { r, _ := json.Marshal(v); return r }
 	var in []content.ObjectInput
 	for i := range 10 {

@@ -4,30 +4,14 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/cmsplatform/cms/pkg/content"
 	"github.com/cmsplatform/cms/pkg/errkind"
-	"github.com/cmsplatform/cms/pkg/store/sqlite"
+	"github.com/cmsplatform/cms/pkg/testenv/setups"
 )
-
-// newContent is a bootstrapped content service on an embedded store.
-func newContent(t *testing.T) *content.Service {
-	t.Helper()
-	ctx := context.Background()
-	st, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "cms.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = st.Close() })
-	if err := content.Bootstrap(ctx, st); err != nil {
-		t.Fatal(err)
-	}
-	return content.New(st, nil)
-}
 
 func val(attr int64, v any) content.ValueInput {
 	b, _ := json.Marshal(v)
@@ -51,7 +35,7 @@ func create(t *testing.T, c *content.Service, typ int64, api string, vals ...con
 // invalid value (and a style naming it), out-of-range numbers are left out
 // with a comment naming them; the rest of the rule stays.
 func TestAppStylesRules(t *testing.T) {
-	c := newContent(t)
+	c := setups.Content(t)
 	ctx := context.Background()
 	fam := create(t, c, content.TypeFontFamily, "", val(content.AttrFontFamilyName, "Inter"))
 	create(t, c, content.TypeFontFamily, "", val(content.AttrFontFamilyGeneric, "serif")) // no name
@@ -85,7 +69,7 @@ func TestAppStylesRules(t *testing.T) {
 }
 
 func TestLimits(t *testing.T) {
-	c := newContent(t)
+	c := setups.Content(t)
 	ctx := context.Background()
 	for range 3 {
 		create(t, c, content.TypeTextAlignment, "", val(content.AttrTextAlignmentValue, "left"))

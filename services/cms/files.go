@@ -48,11 +48,7 @@ func newFilesCommand() *cobra.Command {
 }
 
 func runFilesCleanup(cmd *cobra.Command, _ []string) error {
-	def := app.DefaultConfig()
-	if d, _ := cmd.Flags().GetBool("distributed"); d {
-		def = app.DistributedConfig()
-	}
-	cfg, err := loadConfig(cmd, def)
+	cfg, err := oneOffConfig(cmd)
 	if err != nil {
 		return err
 	}

@@ -53,12 +53,19 @@ func newReindexCommand() *cobra.Command {
 	return cmd
 }
 
-func runReindex(cmd *cobra.Command, _ []string) error {
+// oneOffConfig is the configuration of a one-off command (reindex, files
+// cleanup): flags and environment over the defaults of `cms run`, or with
+// --distributed those of `cms serve`.
+func oneOffConfig(cmd *cobra.Command) (app.Config, error) {
 	def := app.DefaultConfig()
 	if d, _ := cmd.Flags().GetBool("distributed"); d {
 		def = app.DistributedConfig()
 	}
-	cfg, err := loadConfig(cmd, def)
+	return loadConfig(cmd, def)
+}
+
+func runReindex(cmd *cobra.Command, _ []string) error {
+	cfg, err := oneOffConfig(cmd)
 	if err != nil {
 		return err
 	}

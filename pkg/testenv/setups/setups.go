@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cmsplatform/cms/pkg/content"
 	"github.com/cmsplatform/cms/pkg/events"
 	"github.com/cmsplatform/cms/pkg/events/natsjs"
 	"github.com/cmsplatform/cms/pkg/store"
@@ -32,6 +33,17 @@ func SQLiteStore(t testing.TB) store.Store {
 	}
 	t.Cleanup(func() { _ = st.Close() })
 	return st
+}
+
+// Content is a content service on a fresh SQLite store (SQLiteStore) with
+// the system model bootstrapped.
+func Content(t testing.TB) *content.Service {
+	t.Helper()
+	st := SQLiteStore(t)
+	if err := content.Bootstrap(context.Background(), st); err != nil {
+		t.Fatal(err)
+	}
+	return content.New(st, nil)
 }
 
 // PostgresStore is a store on a fresh PostgreSQL database.
