@@ -202,6 +202,8 @@ var sysAttrs = []sysAttr{
 	{id: AttrParagraphStyleFontWeight, api: "paragraphStyleFontWeight", name: "Font weight", dataType: "Integer"},
 	{id: AttrParagraphStyleItalic, api: "paragraphStyleItalic", name: "Italic", dataType: "Boolean"},
 	{id: AttrStyleSheetSource, api: "styleSheetSource", name: "Stylesheet source", dataType: "TextRef.CSS"},
+	// A template object's (type 150) text; see docs/rendering.md, Templates.
+	{id: AttrTemplateSource, api: "attributeTemplateSource", name: "Template source", dataType: "TextRef"},
 	// A binary proxy object's file (pkg/files): the content's MD5 in GUID
 	// form and the extension with its dot; Delivery renders them under
 	// these ApiIdentifiers, so a site builds files/{md5}{ext}.
@@ -278,6 +280,15 @@ const (
 	AttrParagraphStyleFontWeight    int64 = 1272 // Integer 1..1000
 	AttrParagraphStyleItalic        int64 = 1273 // Boolean
 	AttrStyleSheetSource            int64 = 1274 // TextRef.CSS: a TypeCascadingStyleSheet's CSS
+)
+
+// Templates (issue 17): a template is an object of TypeRazorView
+// (CONVENTIONS §7) whose text is its AttrTemplateSource. NovaDB documents
+// the type, not this attribute: its id and ApiIdentifier are our choice,
+// 1280 leaving 1275-1279 to the styling attributes.
+const (
+	TypeRazorView      int64 = 150
+	AttrTemplateSource int64 = 1280 // TextRef: the template text (Go html/template syntax)
 )
 
 // sysJobDefinition is a bootstrapped built-in job definition.
