@@ -35,14 +35,14 @@ const (
 )
 
 var (
-	// ErrPositionTooOld: the resume version is older than the retained
+	// ErrPositionTooOld means the resume version is older than the retained
 	// events; the subscriber must reload and subscribe from now.
 	ErrPositionTooOld = errors.New("livechanges: position older than the retained changes")
-	// ErrSlowSubscriber: the subscriber's buffer filled up; it was dropped.
+	// ErrSlowSubscriber means the subscriber's buffer filled up; it was dropped.
 	ErrSlowSubscriber = errors.New("livechanges: subscriber too slow, buffer full")
-	// ErrTooManySubscribers: Config.MaxSubscribers are subscribed.
+	// ErrTooManySubscribers means Config.MaxSubscribers are subscribed.
 	ErrTooManySubscribers = errors.New("livechanges: too many subscribers")
-	// ErrClosed: the hub stopped.
+	// ErrClosed means the hub stopped.
 	ErrClosed = errors.New("livechanges: closed")
 )
 

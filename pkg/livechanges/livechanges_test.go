@@ -51,13 +51,13 @@ func (x *indexVersion) set(v int64) {
 	x.mu.Unlock()
 }
 
-func (x *indexVersion) WaitForVersion(ctx context.Context, min int64, maxWait time.Duration) (int64, error) {
+func (x *indexVersion) WaitForVersion(ctx context.Context, minVersion int64, maxWait time.Duration) (int64, error) {
 	deadline := time.After(maxWait)
 	for {
 		x.mu.Lock()
 		v, ch := x.v, x.ch
 		x.mu.Unlock()
-		if v >= min {
+		if v >= minVersion {
 			return v, nil
 		}
 		select {
