@@ -1,0 +1,262 @@
+// Package livechanges fans the change stream out to live subscribers (the
+// Delivery change stream): one ephemeral consumer per process reads
+// changes.Subjects, waits until the index has applied each event (the one
+// index-version wait, indexdoc.ChangeTracking.WaitForVersion) and then
+// hands it to every subscriber whose filter matches, through a bounded
+// buffer per subscriber. A subscriber whose buffer is full is dropped
+// (ErrSlowSubscriber) and never blocks the others. The most recent
+// released events are retained in memory (Config.Retained) so a
+// subscriber can resume after a version; a position older than what is
+// retained is refused with ErrPositionTooOld.
+package livechanges
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/cmsplatform/cms/pkg/changes"
+	"github.com/cmsplatform/cms/pkg/events"
+)
+
+// Defaults of Config.
+const (
+	DefaultRetained       = 10000
+	DefaultBuffer         = 256
+	DefaultMaxSubscribers = 1000
+	DefaultIndexWait      = 30 * time.Second
+	// DefaultStartSlack is how far before Run the consumer starts reading
+	// the stream, so events stored just before the process started but
+	// indexed after it are not missed.
+	DefaultStartSlack = time.Minute
+)
+
+var (
+	// ErrPositionTooOld means the resume version is older than the retained
+	// events; the subscriber must reload and subscribe from now.
+	ErrPositionTooOld = errors.New("livechanges: position older than the retained changes")
+	// ErrSlowSubscriber means the subscriber's buffer filled up; it was dropped.
+	ErrSlowSubscriber = errors.New("livechanges: subscriber too slow, buffer full")
+	// ErrTooManySubscribers means Config.MaxSubscribers are subscribed.
+	ErrTooManySubscribers = errors.New("livechanges: too many subscribers")
+	// ErrClosed means the hub stopped.
+	ErrClosed = errors.New("livechanges: closed")
+)
+
+// VersionWaiter is the index's change tracking (indexdoc.ChangeTracking).
+type VersionWaiter interface {
+	WaitForVersion(ctx context.Context, minVersion int64, maxWait time.Duration) (int64, error)
+}
+
+// Config configures a Hub.
+type Config struct {
+	Consumer events.Consumer
+	Index    VersionWaiter
+	// Retained is how many released events are kept for resuming.
+	Retained int
+	// Buffer bounds the undelivered events of one subscriber.
+	Buffer int
+	// MaxSubscribers bounds concurrent subscribers.
+	MaxSubscribers int
+	// IndexWait bounds one wait for the index; the event is then retried.
+	IndexWait time.Duration
+	// StartSlack: see DefaultStartSlack.
+	StartSlack time.Duration
+}
+
+func (c Config) withDefaults() Config {
+	if c.Retained <= 0 {
+		c.Retained = DefaultRetained
+	}
+	if c.Buffer <= 0 {
+		c.Buffer = DefaultBuffer
+	}
+	if c.MaxSubscribers <= 0 {
+		c.MaxSubscribers = DefaultMaxSubscribers
+	}
+	if c.IndexWait <= 0 {
+		c.IndexWait = DefaultIndexWait
+	}
+	if c.StartSlack <= 0 {
+		c.StartSlack = DefaultStartSlack
+	}
+	return c
+}
+
+// Filter selects events. Zero fields match everything.
+type Filter struct {
+	Branch int64
+	Kinds  []string
+}
+
+func (f Filter) match(ev changes.Event) bool {
+	if f.Branch != 0 && ev.Branch != f.Branch {
+		return false
+	}
+	return len(f.Kinds) == 0 || slices.Contains(f.Kinds, ev.Kind)
+}
+
+// Hub is the per-process fan-out.
+type Hub struct {
+	cfg Config
+
+	mu     sync.Mutex
+	ready  chan struct{}
+	floor  int64           // versions up to floor are not retained
+	ring   []changes.Event // released events, oldest first
+	subs   map[*Subscription]struct{}
+	closed bool
+}
+
+// New returns a hub; Run feeds it.
+func New(cfg Config) *Hub {
+	return &Hub{cfg: cfg.withDefaults(), ready: make(chan struct{}), subs: map[*Subscription]struct{}{}}
+}
+
+// Run consumes the change stream until ctx ends, then drops every
+// subscriber with ErrClosed.
+func (h *Hub) Run(ctx context.Context) error {
+	start := time.Now().Add(-h.cfg.StartSlack)
+	v, err := h.cfg.Index.WaitForVersion(ctx, 0, 0)
+	if err != nil {
+		return fmt.Errorf("livechanges: read index version: %w", err)
+	}
+	h.mu.Lock()
+	h.floor = v
+	close(h.ready)
+	h.mu.Unlock()
+	defer h.close()
+	return h.cfg.Consumer.Consume(ctx, "livechanges", changes.Subjects, h.handle,
+		events.WithEphemeral(), events.WithStartTime(start))
+}
+
+// Ready is closed once the hub knows its starting position.
+func (h *Hub) Ready() <-chan struct{} { return h.ready }
+
+func (h *Hub) handle(ctx context.Context, m events.Msg) error {
+	ev, err := changes.Parse(m.Data)
+	if err != nil {
+		return nil // a malformed event cannot be delivered; skip it
+	}
+	if _, err := h.cfg.Index.WaitForVersion(ctx, ev.Transaction, h.cfg.IndexWait); err != nil {
+		return err // retried by the consumer before any later event
+	}
+	h.release(ev)
+	return nil
+}
+
+func (h *Hub) release(ev changes.Event) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if n := len(h.ring); n > 0 && h.ring[n-1].Transaction >= ev.Transaction {
+		return // replayed after a reconnect: already released
+	}
+	if ev.Transaction <= h.floor {
+		return // applied before the hub started
+	}
+	h.ring = append(h.ring, ev)
+	if len(h.ring) > h.cfg.Retained {
+		h.floor = h.ring[0].Transaction
+		h.ring = slices.Delete(h.ring, 0, 1)
+	}
+	for s := range h.subs {
+		if !s.filter.match(ev) {
+			continue
+		}
+		select {
+		case s.c <- ev:
+		default:
+			h.dropLocked(s, ErrSlowSubscriber)
+		}
+	}
+}
+
+func (h *Hub) close() {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.closed = true
+	for s := range h.subs {
+		h.dropLocked(s, ErrClosed)
+	}
+}
+
+func (h *Hub) dropLocked(s *Subscription, err error) {
+	delete(h.subs, s)
+	s.err = err
+	close(s.c)
+}
+
+// Subscription receives the matching events on C, in version order. C is
+// closed when the subscription ends; Err then says why.
+type Subscription struct {
+	C      <-chan changes.Event
+	c      chan changes.Event
+	hub    *Hub
+	filter Filter
+	err    error
+}
+
+// Subscribe starts a subscription after version since (0: from now). It
+// waits for Ready (bounded by ctx).
+func (h *Hub) Subscribe(ctx context.Context, f Filter, since int64) (*Subscription, error) {
+	select {
+	case <-h.ready:
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.closed {
+		return nil, ErrClosed
+	}
+	if len(h.subs) >= h.cfg.MaxSubscribers {
+		return nil, ErrTooManySubscribers
+	}
+	var backlog []changes.Event
+	if since > 0 {
+		if since < h.floor {
+			return nil, fmt.Errorf("%w: %d < %d", ErrPositionTooOld, since, h.floor)
+		}
+		for _, ev := range h.ring {
+			if ev.Transaction > since && f.match(ev) {
+				backlog = append(backlog, ev)
+			}
+		}
+	}
+	c := make(chan changes.Event, len(backlog)+h.cfg.Buffer)
+	for _, ev := range backlog {
+		c <- ev
+	}
+	s := &Subscription{C: c, c: c, hub: h, filter: f}
+	h.subs[s] = struct{}{}
+	return s, nil
+}
+
+// Version is the last released version (0 before the first).
+func (h *Hub) Version() int64 {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if n := len(h.ring); n > 0 {
+		return h.ring[n-1].Transaction
+	}
+	return h.floor
+}
+
+// Err says why C was closed; nil while open or after Close.
+func (s *Subscription) Err() error {
+	s.hub.mu.Lock()
+	defer s.hub.mu.Unlock()
+	return s.err
+}
+
+// Close ends the subscription.
+func (s *Subscription) Close() {
+	s.hub.mu.Lock()
+	defer s.hub.mu.Unlock()
+	if _, ok := s.hub.subs[s]; ok {
+		s.hub.dropLocked(s, nil)
+	}
+}

@@ -1,0 +1,274 @@
+package livechanges_test
+
+import (
+	"context"
+	"errors"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/cmsplatform/cms/pkg/changes"
+	"github.com/cmsplatform/cms/pkg/events"
+	"github.com/cmsplatform/cms/pkg/events/natsjs"
+	"github.com/cmsplatform/cms/pkg/livechanges"
+	"github.com/cmsplatform/cms/pkg/testenv"
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+)
+
+// deleteStream removes the test's stream from the shared server.
+func deleteStream(t *testing.T, url, name string) {
+	nc, err := nats.Connect(url)
+	if err != nil {
+		t.Errorf("cleanup connect: %v", err)
+		return
+	}
+	defer nc.Close()
+	js, _ := jetstream.New(nc)
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if err := js.DeleteStream(ctx, name); err != nil && !errors.Is(err, jetstream.ErrStreamNotFound) {
+		t.Errorf("cleanup delete stream %s: %v", name, err)
+	}
+}
+
+// indexVersion stands in for the index's change tracking: the tests
+// decide when the index "applies" a version, to check that nothing is
+// released before.
+type indexVersion struct {
+	mu sync.Mutex
+	v  int64
+	ch chan struct{}
+}
+
+func newIndex() *indexVersion { return &indexVersion{ch: make(chan struct{})} }
+
+func (x *indexVersion) set(v int64) {
+	x.mu.Lock()
+	x.v = v
+	close(x.ch)
+	x.ch = make(chan struct{})
+	x.mu.Unlock()
+}
+
+func (x *indexVersion) WaitForVersion(ctx context.Context, minVersion int64, maxWait time.Duration) (int64, error) {
+	deadline := time.After(maxWait)
+	for {
+		x.mu.Lock()
+		v, ch := x.v, x.ch
+		x.mu.Unlock()
+		if v >= minVersion {
+			return v, nil
+		}
+		select {
+		case <-ch:
+		case <-deadline:
+			return v, errors.New("timeout")
+		case <-ctx.Done():
+			return v, ctx.Err()
+		}
+	}
+}
+
+type setup struct {
+	name string
+	bus  func(t *testing.T) events.Bus
+}
+
+func setups() []setup {
+	return []setup{
+		{"embedded", func(t *testing.T) events.Bus {
+			b, err := natsjs.NewEmbedded(t.Context(), natsjs.EmbeddedConfig{Dir: t.TempDir()})
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { _ = b.Close() })
+			return b
+		}},
+		{"nats", func(t *testing.T) events.Bus {
+			url := testenv.URL(t, testenv.NATSURL)
+			ns := "live" + time.Now().Format("150405") + testNamespaceSuffix(t)
+			b, err := natsjs.Connect(t.Context(), url, natsjs.Options{Name: "livechanges-test",
+				Stream: events.StreamConfig{Namespace: ns, Subjects: []string{changes.Subjects}}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() {
+				_ = b.Close()
+				deleteStream(t, url, b.JetStreamName())
+			})
+			return b
+		}},
+	}
+}
+
+var nsCounter struct {
+	sync.Mutex
+	n int
+}
+
+func testNamespaceSuffix(t *testing.T) string {
+	nsCounter.Lock()
+	defer nsCounter.Unlock()
+	nsCounter.n++
+	return "_" + string(rune('a'+nsCounter.n%26)) + time.Now().Format("05000000")[2:]
+}
+
+func forEach(t *testing.T, f func(t *testing.T, bus events.Bus)) {
+	for _, s := range setups() {
+		t.Run(s.name, func(t *testing.T) { f(t, s.bus(t)) })
+	}
+}
+
+func publish(t *testing.T, bus events.Bus, ev changes.Event) {
+	t.Helper()
+	data, err := changes.Encode(ev)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := bus.Publish(t.Context(), events.Event{Subject: changes.Subject(ev.Branch), MsgID: changes.MsgID(ev.Transaction), Data: data}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func startHub(t *testing.T, bus events.Bus, idx *indexVersion, cfg livechanges.Config) *livechanges.Hub {
+	cfg.Consumer, cfg.Index = bus, idx
+	h := livechanges.New(cfg)
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { defer close(done); _ = h.Run(ctx) }()
+	t.Cleanup(func() { cancel(); <-done })
+	<-h.Ready()
+	return h
+}
+
+func next(t *testing.T, s *livechanges.Subscription) changes.Event {
+	t.Helper()
+	select {
+	case ev, ok := <-s.C:
+		if !ok {
+			t.Fatalf("subscription closed: %v", s.Err())
+		}
+		return ev
+	case <-time.After(10 * time.Second):
+		t.Fatal("no event")
+	}
+	return changes.Event{}
+}
+
+func quiet(t *testing.T, s *livechanges.Subscription) {
+	t.Helper()
+	select {
+	case ev := <-s.C:
+		t.Fatalf("unexpected event %+v", ev)
+	case <-time.After(200 * time.Millisecond):
+	}
+}
+
+func TestFiltersAndIndexWait(t *testing.T) {
+	forEach(t, func(t *testing.T, bus events.Bus) {
+		idx := newIndex()
+		h := startHub(t, bus, idx, livechanges.Config{})
+		all, _ := h.Subscribe(t.Context(), livechanges.Filter{}, 0)
+		b2, _ := h.Subscribe(t.Context(), livechanges.Filter{Branch: 2}, 0)
+		del, _ := h.Subscribe(t.Context(), livechanges.Filter{Kinds: []string{changes.KindDeleted}}, 0)
+		publish(t, bus, changes.Event{Branch: 1, Transaction: 1, Kind: changes.KindCreated, ObjectIDs: []int64{10}})
+		publish(t, bus, changes.Event{Branch: 2, Transaction: 2, Kind: changes.KindUpdated, ObjectIDs: []int64{11}})
+		publish(t, bus, changes.Event{Branch: 2, Transaction: 3, Kind: changes.KindDeleted, ObjectIDs: []int64{11}})
+		quiet(t, all) // the index has not applied version 1 yet
+		idx.set(3)
+		for want := int64(1); want <= 3; want++ {
+			if ev := next(t, all); ev.Transaction != want {
+				t.Fatalf("all: got %d want %d", ev.Transaction, want)
+			}
+		}
+		if ev := next(t, b2); ev.Transaction != 2 {
+			t.Fatalf("branch 2: got %d", ev.Transaction)
+		}
+		if ev := next(t, b2); ev.Transaction != 3 {
+			t.Fatalf("branch 2: got %d", ev.Transaction)
+		}
+		if ev := next(t, del); ev.Transaction != 3 || ev.Kind != changes.KindDeleted {
+			t.Fatalf("deleted: got %+v", ev)
+		}
+		quiet(t, b2)
+		quiet(t, del)
+	})
+}
+
+func TestResumeAndRetention(t *testing.T) {
+	forEach(t, func(t *testing.T, bus events.Bus) {
+		idx := newIndex()
+		idx.set(1000)
+		h := startHub(t, bus, idx, livechanges.Config{Retained: 5})
+		live, _ := h.Subscribe(t.Context(), livechanges.Filter{}, 0)
+		first, _ := h.Subscribe(t.Context(), livechanges.Filter{}, 0)
+		for tx := int64(1001); tx <= 1004; tx++ {
+			publish(t, bus, changes.Event{Branch: 1, Transaction: tx, Kind: changes.KindUpdated})
+		}
+		idx.set(1004)
+		for tx := int64(1001); tx <= 1004; tx++ {
+			next(t, live)
+		}
+		// The client saw up to 1002, disconnected, and resumes.
+		first.Close()
+		publish(t, bus, changes.Event{Branch: 1, Transaction: 1005, Kind: changes.KindUpdated})
+		idx.set(2000)
+		next(t, live)
+		resumed, err := h.Subscribe(t.Context(), livechanges.Filter{}, 1002)
+		if err != nil {
+			t.Fatal(err)
+		}
+		publish(t, bus, changes.Event{Branch: 1, Transaction: 1006, Kind: changes.KindUpdated})
+		for want := int64(1003); want <= 1006; want++ {
+			if ev := next(t, resumed); ev.Transaction != want {
+				t.Fatalf("resumed: got %d want %d", ev.Transaction, want)
+			}
+		}
+		quiet(t, resumed)
+		// 1006 pushed 1001 out of the 5 retained: 1000 is still the
+		// start position (nothing lost after it), 1001 is not.
+		if _, err := h.Subscribe(t.Context(), livechanges.Filter{}, 1000); !errors.Is(err, livechanges.ErrPositionTooOld) {
+			t.Fatalf("since 1000: %v, want ErrPositionTooOld", err)
+		}
+		if _, err := h.Subscribe(t.Context(), livechanges.Filter{}, 999); !errors.Is(err, livechanges.ErrPositionTooOld) {
+			t.Fatalf("since 999: %v", err)
+		}
+		if s, err := h.Subscribe(t.Context(), livechanges.Filter{}, 1001); err != nil {
+			t.Fatalf("since 1001: %v", err)
+		} else if ev := next(t, s); ev.Transaction != 1002 {
+			t.Fatalf("since 1001: got %d", ev.Transaction)
+		}
+	})
+}
+
+func TestSlowSubscriberDropped(t *testing.T) {
+	forEach(t, func(t *testing.T, bus events.Bus) {
+		idx := newIndex()
+		idx.set(1 << 40)
+		h := startHub(t, bus, idx, livechanges.Config{Buffer: 2, MaxSubscribers: 2})
+		slow, _ := h.Subscribe(t.Context(), livechanges.Filter{}, 0)
+		fast, _ := h.Subscribe(t.Context(), livechanges.Filter{}, 0)
+		if _, err := h.Subscribe(t.Context(), livechanges.Filter{}, 0); !errors.Is(err, livechanges.ErrTooManySubscribers) {
+			t.Fatalf("third subscriber: %v", err)
+		}
+		base := int64(1<<40) + 1
+		for i := int64(0); i < 5; i++ {
+			publish(t, bus, changes.Event{Branch: 1, Transaction: base + i, Kind: changes.KindUpdated})
+			idx.set(base + i)
+			if ev := next(t, fast); ev.Transaction != base+i {
+				t.Fatalf("fast: got %d", ev.Transaction)
+			}
+		}
+		n := 0
+		for range slow.C {
+			n++
+		}
+		if n != 2 || !errors.Is(slow.Err(), livechanges.ErrSlowSubscriber) {
+			t.Fatalf("slow: %d events, err %v", n, slow.Err())
+		}
+		if _, err := h.Subscribe(t.Context(), livechanges.Filter{}, 0); err != nil {
+			t.Fatalf("a dropped subscriber frees its slot: %v", err)
+		}
+	})
+}
