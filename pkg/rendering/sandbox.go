@@ -1,0 +1,370 @@
+// Package rendering executes templates stored as content (type 150, text in
+// attribute 1280 attributeTemplateSource) with Go's html/template, inside a
+// sandbox: a template can only call the functions it is given (no file,
+// network or environment access exists in html/template itself), and one
+// render is bounded in time, output and concurrency.
+//
+// html/template cannot be cancelled, so the bounds are built around it:
+//
+//   - Compile refuses what could loop without bound and without output:
+//     {{define}}, {{block}} and {{template}} (self-calling templates grow
+//     exponentially; templates call each other only through a function the
+//     caller provides, which can count depth) and integer literals larger
+//     than Limits.MaxRange where they could become a loop count (check).
+//     Every other loop ranges over data, which the caller bounds.
+//   - Execute writes through a writer that fails once the deadline has
+//     passed or the output exceeds Limits.MaxOutputBytes, which stops a
+//     template that produces output.
+//   - A render still running at its deadline (a loop over large data that
+//     writes nothing) is abandoned: Execute returns ErrTimeout at once, and
+//     the goroutine finishes on its own. At most Limits.MaxRunning renders
+//     run at a time, abandoned ones included, so runaway renders cannot pile
+//     up; beyond that Execute answers ErrBusy.
+//   - printf is replaced by a version that refuses widths and precisions
+//     over 1,000 (fmt would build the padded string in memory first).
+//
+// Errors carry the template's line and column where text/template reports
+// them (Error).
+//
+// This package is the engine only; the Rendering operations that load
+// templates and objects and call it are not built yet (issue 17).
+package rendering
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"html/template"
+	"regexp"
+	"strconv"
+	"text/template/parse"
+	"time"
+)
+
+// Limits bound compiling and executing templates. Zero fields take the
+// defaults.
+type Limits struct {
+	// MaxTemplateBytes bounds a template's text (DefaultMaxTemplateBytes).
+	MaxTemplateBytes int
+	// Timeout bounds one render (DefaultTimeout).
+	Timeout time.Duration
+	// MaxOutputBytes bounds one render's output (DefaultMaxOutputBytes).
+	MaxOutputBytes int
+	// MaxRange bounds {{range N}} over an integer literal (DefaultMaxRange).
+	MaxRange int
+	// MaxRunning bounds the renders executing at once, abandoned ones
+	// included (DefaultMaxRunning).
+	MaxRunning int
+}
+
+// Defaults of Limits.
+const (
+	DefaultMaxTemplateBytes = 256 << 10
+	DefaultTimeout          = 2 * time.Second
+	DefaultMaxOutputBytes   = 8 << 20
+	DefaultMaxRange         = 10000
+	DefaultMaxRunning       = 16
+)
+
+func (l Limits) withDefaults() Limits {
+	if l.MaxTemplateBytes <= 0 {
+		l.MaxTemplateBytes = DefaultMaxTemplateBytes
+	}
+	if l.Timeout <= 0 {
+		l.Timeout = DefaultTimeout
+	}
+	if l.MaxOutputBytes <= 0 {
+		l.MaxOutputBytes = DefaultMaxOutputBytes
+	}
+	if l.MaxRange <= 0 {
+		l.MaxRange = DefaultMaxRange
+	}
+	if l.MaxRunning <= 0 {
+		l.MaxRunning = DefaultMaxRunning
+	}
+	return l
+}
+
+// Errors a render ends with; an *Error wraps them with the position.
+var (
+	ErrInvalid   = errors.New("rendering: invalid template")
+	ErrExecution = errors.New("rendering: template failed")
+	ErrTimeout   = errors.New("rendering: time limit exceeded")
+	ErrTooLarge  = errors.New("rendering: output limit exceeded")
+	ErrBusy      = errors.New("rendering: too many renders running")
+)
+
+// Error is a template error with its position (0 when unknown).
+type Error struct {
+	Kind         error // ErrInvalid, ErrExecution, ErrTimeout, ErrTooLarge
+	Template     string
+	Line, Column int
+	Msg          string
+}
+
+func (e *Error) Error() string {
+	if e.Line > 0 {
+		return fmt.Sprintf("%v: %s:%d:%d: %s", e.Kind, e.Template, e.Line, e.Column, e.Msg)
+	}
+	return fmt.Sprintf("%v: %s: %s", e.Kind, e.Template, e.Msg)
+}
+
+func (e *Error) Unwrap() error { return e.Kind }
+
+// Engine compiles and executes templates under one set of limits; its
+// MaxRunning slots are shared by all its renders.
+type Engine struct {
+	limits  Limits
+	running chan struct{}
+}
+
+// New returns an engine with limits l (zero fields: defaults).
+func New(l Limits) *Engine {
+	l = l.withDefaults()
+	return &Engine{limits: l, running: make(chan struct{}, l.MaxRunning)}
+}
+
+// Template is a compiled template.
+type Template struct {
+	name string
+	t    *template.Template
+	e    *Engine
+}
+
+// Compile parses text as the template name with the functions funcs
+// (which replace html/template's builtins of the same name; printf is
+// always the bounded one).
+func (e *Engine) Compile(name, text string, funcs template.FuncMap) (*Template, error) {
+	if len(text) > e.limits.MaxTemplateBytes {
+		return nil, &Error{Kind: ErrInvalid, Template: name, Msg: fmt.Sprintf("the template has %d bytes, at most %d are allowed", len(text), e.limits.MaxTemplateBytes)}
+	}
+	fm := template.FuncMap{"printf": boundedPrintf}
+	for k, v := range funcs {
+		fm[k] = v
+	}
+	t, err := template.New(name).Option("missingkey=zero").Funcs(fm).Parse(text)
+	if err != nil {
+		return nil, positioned(ErrInvalid, name, err)
+	}
+	for _, d := range t.Templates() {
+		if d.Name() != name {
+			return nil, &Error{Kind: ErrInvalid, Template: name, Msg: fmt.Sprintf("{{define}} and {{block}} are not allowed (%q); call other templates through the functions", d.Name())}
+		}
+	}
+	if t.Tree == nil {
+		return &Template{name: name, e: e}, nil // nothing to render
+	}
+	if err := e.check(name, t.Tree, t.Tree.Root); err != nil {
+		return nil, err
+	}
+	return &Template{name: name, t: t, e: e}, nil
+}
+
+// check walks n and refuses {{template}}, and integer literals over
+// MaxRange where they could become a loop count: anywhere in a {{range}}
+// pipeline and in pipelines that set a variable ({{$n := …}}, also inside
+// parentheses, e.g. (or 1e9 0)). Data cannot smuggle one in: decoded JSON
+// numbers are float64, over which range fails.
+func (e *Engine) check(name string, tree *parse.Tree, n parse.Node) error {
+	refuse := func(n parse.Node, msg string) error {
+		line, col := 0, 0
+		if tree != nil {
+			loc, _ := tree.ErrorContext(n)
+			line, col = locLineCol(loc)
+		}
+		return &Error{Kind: ErrInvalid, Template: name, Line: line, Column: col, Msg: msg}
+	}
+	pipe := func(at parse.Node, p *parse.PipeNode, always bool) error {
+		if p == nil || !always && len(p.Decl) == 0 {
+			return nil
+		}
+		if num := e.largeInt(p); num != nil {
+			return refuse(at, fmt.Sprintf("%s could become a loop count: at most %d iterations are allowed", num.Text, e.limits.MaxRange))
+		}
+		return nil
+	}
+	switch n := n.(type) {
+	case *parse.ListNode:
+		if n == nil {
+			return nil
+		}
+		for _, c := range n.Nodes {
+			if err := e.check(name, tree, c); err != nil {
+				return err
+			}
+		}
+	case *parse.TemplateNode:
+		return refuse(n, "{{template}} is not allowed; call other templates through the functions")
+	case *parse.ActionNode:
+		return pipe(n, n.Pipe, false)
+	case *parse.RangeNode:
+		if err := pipe(n, n.Pipe, true); err != nil {
+			return err
+		}
+		return e.checkBranch(name, tree, &n.BranchNode)
+	case *parse.IfNode:
+		if err := pipe(n, n.Pipe, false); err != nil {
+			return err
+		}
+		return e.checkBranch(name, tree, &n.BranchNode)
+	case *parse.WithNode:
+		if err := pipe(n, n.Pipe, false); err != nil {
+			return err
+		}
+		return e.checkBranch(name, tree, &n.BranchNode)
+	}
+	return nil
+}
+
+func (e *Engine) checkBranch(name string, tree *parse.Tree, b *parse.BranchNode) error {
+	if err := e.check(name, tree, b.List); err != nil {
+		return err
+	}
+	if b.ElseList != nil {
+		return e.check(name, tree, b.ElseList)
+	}
+	return nil
+}
+
+// largeInt returns an integer literal over MaxRange in p, nested
+// pipelines included.
+func (e *Engine) largeInt(p *parse.PipeNode) *parse.NumberNode {
+	var walk func(n parse.Node) *parse.NumberNode
+	walk = func(n parse.Node) *parse.NumberNode {
+		switch n := n.(type) {
+		case *parse.NumberNode:
+			if n.IsInt && n.Int64 > int64(e.limits.MaxRange) || n.IsUint && n.Uint64 > uint64(e.limits.MaxRange) {
+				return n
+			}
+		case *parse.PipeNode:
+			for _, c := range n.Cmds {
+				if r := walk(c); r != nil {
+					return r
+				}
+			}
+		case *parse.CommandNode:
+			for _, a := range n.Args {
+				if r := walk(a); r != nil {
+					return r
+				}
+			}
+		case *parse.ChainNode:
+			return walk(n.Node)
+		}
+		return nil
+	}
+	return walk(p)
+}
+
+// Execute renders t over data within the engine's limits; ctx may end it
+// earlier. The output is returned only when the render completed.
+func (t *Template) Execute(ctx context.Context, data any) ([]byte, error) {
+	if t.t == nil {
+		return []byte{}, nil
+	}
+	l := t.e.limits
+	select {
+	case t.e.running <- struct{}{}:
+	default:
+		return nil, ErrBusy
+	}
+	ctx, cancel := context.WithTimeout(ctx, l.Timeout)
+	defer cancel()
+	w := &boundedWriter{ctx: ctx, max: l.MaxOutputBytes}
+	done := make(chan error, 1)
+	go func() {
+		defer func() { <-t.e.running }()
+		defer func() {
+			if r := recover(); r != nil {
+				done <- fmt.Errorf("panic: %v", r)
+			}
+		}()
+		done <- t.t.Execute(w, data)
+	}()
+	select {
+	case err := <-done:
+		switch {
+		case w.tooLarge:
+			return nil, &Error{Kind: ErrTooLarge, Template: t.name, Msg: fmt.Sprintf("more than %d bytes of output", l.MaxOutputBytes)}
+		case w.expired:
+			return nil, &Error{Kind: ErrTimeout, Template: t.name, Msg: fmt.Sprintf("not finished within %v", l.Timeout)}
+		case err != nil:
+			return nil, positioned(ErrExecution, t.name, err)
+		}
+		return w.buf.Bytes(), nil
+	case <-ctx.Done():
+		// Abandoned: the goroutine ends on its own (its writes fail now)
+		// and frees its slot then.
+		return nil, &Error{Kind: ErrTimeout, Template: t.name, Msg: fmt.Sprintf("not finished within %v", l.Timeout)}
+	}
+}
+
+// boundedWriter fails writes after the deadline or beyond max bytes. It
+// is used by the render goroutine only.
+type boundedWriter struct {
+	ctx               context.Context
+	buf               bytes.Buffer
+	max               int
+	tooLarge, expired bool
+}
+
+func (w *boundedWriter) Write(p []byte) (int, error) {
+	if w.ctx.Err() != nil {
+		w.expired = true
+		return 0, ErrTimeout
+	}
+	if w.buf.Len()+len(p) > w.max {
+		w.tooLarge = true
+		return 0, ErrTooLarge
+	}
+	return w.buf.Write(p)
+}
+
+// maxFormatWidth bounds widths and precisions in printf verbs.
+const maxFormatWidth = 1000
+
+var formatWidth = regexp.MustCompile(`%[-+# 0]*(\d*)(?:\.(\d*))?`)
+
+// boundedPrintf is fmt.Sprintf refusing widths or precisions over
+// maxFormatWidth and the * forms (which take them from arguments).
+func boundedPrintf(format string, args ...any) (string, error) {
+	for _, m := range formatWidth.FindAllStringSubmatch(format, -1) {
+		for _, n := range m[1:] {
+			if v, err := strconv.Atoi(n); err == nil && v > maxFormatWidth || len(n) > 4 {
+				return "", fmt.Errorf("printf: a width or precision over %d", maxFormatWidth)
+			}
+		}
+	}
+	if bytes.ContainsRune([]byte(format), '*') {
+		return "", errors.New("printf: * widths are not allowed")
+	}
+	return fmt.Sprintf(format, args...), nil
+}
+
+// position finds "name:line:col" (or "name:line") in text/template's
+// messages.
+var position = regexp.MustCompile(`:(\d+)(?::(\d+))?: `)
+
+// positioned wraps err as an *Error of kind with the line and column
+// text/template reports.
+func positioned(kind error, name string, err error) *Error {
+	msg := err.Error()
+	out := &Error{Kind: kind, Template: name, Msg: msg}
+	if m := position.FindStringSubmatch(msg); m != nil {
+		out.Line, _ = strconv.Atoi(m[1])
+		out.Column, _ = strconv.Atoi(m[2])
+	}
+	return out
+}
+
+// locLineCol parses the "name:line:col" of parse.Tree.ErrorContext.
+func locLineCol(loc string) (int, int) {
+	m := regexp.MustCompile(`:(\d+):(\d+)$`).FindStringSubmatch(loc)
+	if m == nil {
+		return 0, 0
+	}
+	line, _ := strconv.Atoi(m[1])
+	col, _ := strconv.Atoi(m[2])
+	return line, col
+}
