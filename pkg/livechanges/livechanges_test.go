@@ -9,28 +9,9 @@ import (
 
 	"github.com/cmsplatform/cms/pkg/changes"
 	"github.com/cmsplatform/cms/pkg/events"
-	"github.com/cmsplatform/cms/pkg/events/natsjs"
 	"github.com/cmsplatform/cms/pkg/livechanges"
-	"github.com/cmsplatform/cms/pkg/testenv"
-	"github.com/nats-io/nats.go"
-	"github.com/nats-io/nats.go/jetstream"
+	testsetups "github.com/cmsplatform/cms/pkg/testenv/setups"
 )
-
-// deleteStream removes the test's stream from the shared server.
-func deleteStream(t *testing.T, url, name string) {
-	nc, err := nats.Connect(url)
-	if err != nil {
-		t.Errorf("cleanup connect: %v", err)
-		return
-	}
-	defer nc.Close()
-	js, _ := jetstream.New(nc)
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-	defer cancel()
-	if err := js.DeleteStream(ctx, name); err != nil && !errors.Is(err, jetstream.ErrStreamNotFound) {
-		t.Errorf("cleanup delete stream %s: %v", name, err)
-	}
-}
 
 // indexVersion stands in for the index's change tracking: the tests
 // decide when the index "applies" a version, to check that nothing is
@@ -77,41 +58,12 @@ type setup struct {
 
 func setups() []setup {
 	return []setup{
-		{"embedded", func(t *testing.T) events.Bus {
-			b, err := natsjs.NewEmbedded(t.Context(), natsjs.EmbeddedConfig{Dir: t.TempDir()})
-			if err != nil {
-				t.Fatal(err)
-			}
-			t.Cleanup(func() { _ = b.Close() })
-			return b
-		}},
+		{"embedded", func(t *testing.T) events.Bus { return testsetups.EmbeddedBus(t) }},
 		{"nats", func(t *testing.T) events.Bus {
-			url := testenv.URL(t, testenv.NATSURL)
-			ns := "live" + time.Now().Format("150405") + testNamespaceSuffix(t)
-			b, err := natsjs.Connect(t.Context(), url, natsjs.Options{Name: "livechanges-test",
-				Stream: events.StreamConfig{Namespace: ns, Subjects: []string{changes.Subjects}}})
-			if err != nil {
-				t.Fatal(err)
-			}
-			t.Cleanup(func() {
-				_ = b.Close()
-				deleteStream(t, url, b.JetStreamName())
-			})
+			b, _ := testsetups.NATSBus(t, "live", "livechanges-test")
 			return b
 		}},
 	}
-}
-
-var nsCounter struct {
-	sync.Mutex
-	n int
-}
-
-func testNamespaceSuffix(t *testing.T) string {
-	nsCounter.Lock()
-	defer nsCounter.Unlock()
-	nsCounter.n++
-	return "_" + string(rune('a'+nsCounter.n%26)) + time.Now().Format("05000000")[2:]
 }
 
 func forEach(t *testing.T, f func(t *testing.T, bus events.Bus)) {
