@@ -251,7 +251,7 @@ func (u *upload) send(stream grpc.ClientStream, r *http.Request, params map[stri
 		}
 		fileSent = true
 		if err := u.sendFile(stream, part, part.FileName(), part.Header.Get("Content-Type")); err != nil {
-			return multipartError(err, limits)
+			return sendFileError(err, limits)
 		}
 	}
 	if fileSent {
@@ -267,7 +267,7 @@ func (u *upload) send(stream grpc.ClientStream, r *http.Request, params map[stri
 		return status.Errorf(codes.Internal, "reading the spooled file part: %v", err)
 	}
 	if err := u.sendFile(stream, spooled.f, spooled.name, spooled.contentType); err != nil {
-		return status.Errorf(codes.Internal, "reading the spooled file part: %v", err)
+		return sendFileError(err, limits)
 	}
 	return stream.CloseSend()
 }
@@ -325,9 +325,27 @@ func (sp *spooledPart) remove() {
 	_ = os.Remove(sp.f.Name())
 }
 
+// readError is a failure reading the file data (not sending it).
+type readError struct{ err error }
+
+func (e readError) Error() string { return e.err.Error() }
+func (e readError) Unwrap() error { return e.err }
+
+// sendFileError maps an error of sendFile: reading the body is the
+// client's (multipartError), sending returns the stream's error as it is
+// (io.EOF when the service ended the call early: its status follows).
+func sendFileError(err error, limits MultipartLimits) error {
+	var re readError
+	if errors.As(err, &re) {
+		return multipartError(re.err, limits)
+	}
+	return err
+}
+
 // sendFile streams the file data from r in chunk messages, the first with
-// its name and content type; it returns r's read errors as they are (a
-// file part cut off by the end of the body is io.ErrUnexpectedEOF).
+// its name and content type; read errors come back as readError (a file
+// part cut off by the end of the body is io.ErrUnexpectedEOF), send
+// errors as they are.
 func (u *upload) sendFile(stream grpc.ClientStream, r io.Reader, name, contentType string) error {
 	buf := make([]byte, MultipartChunkSize)
 	first := true
@@ -354,7 +372,7 @@ func (u *upload) sendFile(stream grpc.ClientStream, r io.Reader, name, contentTy
 			return nil
 		}
 		if err != nil {
-			return err
+			return readError{err}
 		}
 	}
 }
