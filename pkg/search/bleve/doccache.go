@@ -101,7 +101,10 @@ func (c *docCache) put(id string, ver int64, fields map[string]any, srcLen int) 
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	c.bytes -= c.m[id].cost
+	if old, ok := c.m[id]; ok { // replaced: out before evicting, counted once
+		c.bytes -= old.cost
+		delete(c.m, id)
+	}
 	if c.bytes+cost > c.limit {
 		for k, d := range c.m {
 			if c.bytes+cost <= c.limit*3/4 {

@@ -46,6 +46,22 @@ func TestDocCacheBytes(t *testing.T) {
 	if _, ok := c.get("999", 1, nil); ok {
 		t.Error("an older version is a miss")
 	}
+	// Replacing an entry of a full cache with a larger version evicts
+	// (in map order, maybe the replaced entry itself): counted once.
+	for round := range 50 {
+		full := newDocCacheOf(4000)
+		for i := range 8 {
+			full.put(fmt.Sprint(i), 1, doc(), 303) // 8 × 495 = 3,960 bytes
+		}
+		full.put(fmt.Sprint(round%8), 2, doc(), 350)
+		var sum int64
+		for _, d := range full.m {
+			sum += d.cost
+		}
+		if full.bytes != sum || full.bytes > full.limit {
+			t.Fatalf("round %d: accounted %d bytes, entries cost %d, limit %d", round, full.bytes, sum, full.limit)
+		}
+	}
 	c.put("huge", 1, doc(), int(c.limit/4)+1)
 	if _, ok := c.m["huge"]; ok {
 		t.Error("a document costing over a quarter of the cache was kept")
