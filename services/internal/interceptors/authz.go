@@ -158,7 +158,7 @@ func (a *Authz) check(ctx context.Context, fullMethod string, req any) error {
 		return status.Errorf(codes.PermissionDenied, "user %q: branch permissions cannot be checked here", p.Name)
 	}
 	msg, _ := req.(proto.Message)
-	branch, what, err := a.branchOf(ctx, acc, res, msg)
+	branch, what, err := branchOf(ctx, p, acc, res, msg)
 	if err != nil || branch == "" {
 		return err
 	}
@@ -180,11 +180,10 @@ func (a *Authz) check(ctx context.Context, fullMethod string, req any) error {
 	return nil
 }
 
-// branchOf returns the branch acc checks for request msg and how to name
-// it in a refusal; "" leaves the check to the handler (an unset optional
+// branchOf returns the branch acc checks for request msg of caller p and
+// how to name it in a refusal; "" leaves the check to the handler (an unset optional
 // branch_field).
-func (a *Authz) branchOf(ctx context.Context, acc *optionsv1.Access, res BranchResolver, msg proto.Message) (branch, what string, err error) {
-	p, _ := auth.FromContext(ctx)
+func branchOf(ctx context.Context, p auth.Principal, acc *optionsv1.Access, res BranchResolver, msg proto.Message) (branch, what string, err error) {
 	switch {
 	case acc.GetNewBranchParent():
 		pr, ok := res.(NewBranchParentResolver)
