@@ -38,6 +38,7 @@ import (
 	"html/template"
 	"regexp"
 	"strconv"
+	"strings"
 	"text/template/parse"
 	"time"
 )
@@ -336,7 +337,7 @@ func boundedPrintf(format string, args ...any) (string, error) {
 			}
 		}
 	}
-	if bytes.ContainsRune([]byte(format), '*') {
+	if strings.ContainsRune(format, '*') {
 		return "", errors.New("printf: * widths are not allowed")
 	}
 	return fmt.Sprintf(format, args...), nil
@@ -358,9 +359,12 @@ func positioned(kind error, name string, err error) *Error {
 	return out
 }
 
-// locLineCol parses the "name:line:col" of parse.Tree.ErrorContext.
+// location is the "name:line:col" of parse.Tree.ErrorContext.
+var location = regexp.MustCompile(`:(\d+):(\d+)$`)
+
+// locLineCol parses the line and column of a parse.Tree.ErrorContext.
 func locLineCol(loc string) (int, int) {
-	m := regexp.MustCompile(`:(\d+):(\d+)$`).FindStringSubmatch(loc)
+	m := location.FindStringSubmatch(loc)
 	if m == nil {
 		return 0, 0
 	}
