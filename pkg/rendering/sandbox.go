@@ -107,6 +107,8 @@ type Error struct {
 	Template     string
 	Line, Column int
 	Msg          string
+	// Err is the cause (e.g. the error a function returned), if any.
+	Err error
 }
 
 func (e *Error) Error() string {
@@ -116,7 +118,13 @@ func (e *Error) Error() string {
 	return fmt.Sprintf("%v: %s: %s", e.Kind, e.Template, e.Msg)
 }
 
-func (e *Error) Unwrap() error { return e.Kind }
+// Unwrap makes errors.Is see the kind and the cause.
+func (e *Error) Unwrap() []error {
+	if e.Err == nil {
+		return []error{e.Kind}
+	}
+	return []error{e.Kind, e.Err}
+}
 
 // Engine compiles and executes templates under one set of limits; its
 // MaxRunning slots are shared by all its renders.
@@ -463,7 +471,7 @@ var position = regexp.MustCompile(`:(\d+)(?::(\d+))?: `)
 // text/template reports.
 func positioned(kind error, name string, err error) *Error {
 	msg := err.Error()
-	out := &Error{Kind: kind, Template: name, Msg: msg}
+	out := &Error{Kind: kind, Template: name, Msg: msg, Err: err}
 	if m := position.FindStringSubmatch(msg); m != nil {
 		out.Line, _ = strconv.Atoi(m[1])
 		out.Column, _ = strconv.Atoi(m[2])
