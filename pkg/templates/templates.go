@@ -55,6 +55,9 @@ type Limits struct {
 	// BatchConcurrency bounds the jobs of one batch rendering at once
 	// (DefaultBatchConcurrency).
 	BatchConcurrency int
+	// MaxBatchBytes bounds the outputs of one batch together
+	// (DefaultMaxBatchBytes).
+	MaxBatchBytes int
 }
 
 // Defaults of Limits, and the bounds of the other request lists.
@@ -64,6 +67,7 @@ const (
 	DefaultMaxDepth         = 8
 	DefaultMaxBatch         = 100
 	DefaultBatchConcurrency = 4
+	DefaultMaxBatchBytes    = 16 << 20
 	// MaxLanguages and MaxVariants bound those request lists.
 	MaxLanguages = 16
 	MaxVariants  = 64
@@ -84,6 +88,7 @@ func (l Limits) withDefaults() Limits {
 	def(&l.MaxDepth, DefaultMaxDepth)
 	def(&l.MaxBatch, DefaultMaxBatch)
 	def(&l.BatchConcurrency, DefaultBatchConcurrency)
+	def(&l.MaxBatchBytes, DefaultMaxBatchBytes)
 	return l
 }
 

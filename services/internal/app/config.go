@@ -15,6 +15,7 @@ import (
 	"github.com/cmsplatform/cms/pkg/content"
 	"github.com/cmsplatform/cms/pkg/events"
 	"github.com/cmsplatform/cms/pkg/indexwriter"
+	"github.com/cmsplatform/cms/pkg/rendering"
 	"github.com/cmsplatform/cms/pkg/search"
 )
 
@@ -99,6 +100,11 @@ type Config struct {
 	WebhookGiveUp           time.Duration `yaml:"webhookGiveUp"`
 	WebhookMaxResponseBytes int64         `yaml:"webhookMaxResponseBytes"`
 	WebhookAllowPrivate     bool          `yaml:"webhookAllowPrivate"`
+	// Template renders (pkg/templates, docs/rendering.md): the time and the
+	// output one render may take. CMS_RENDER_TIMEOUT,
+	// CMS_RENDER_MAX_OUTPUT_BYTES.
+	RenderTimeout        time.Duration `yaml:"renderTimeout"`
+	RenderMaxOutputBytes int           `yaml:"renderMaxOutputBytes"`
 
 	Store  Component `yaml:"store"`
 	Events Component `yaml:"events"`
@@ -263,6 +269,8 @@ func DefaultConfig() Config {
 		WebhookTimeout:          10 * time.Second,
 		WebhookGiveUp:           24 * time.Hour,
 		WebhookMaxResponseBytes: 64 << 10,
+		RenderTimeout:           rendering.DefaultTimeout,
+		RenderMaxOutputBytes:    rendering.DefaultMaxOutputBytes,
 		Store:                   Component{Engine: EngineSQLite},
 		Events:                  Component{Engine: EngineEmbeddedNATS},
 		Search:                  Component{Engine: EngineBleve, Prefix: "cms"},
