@@ -126,6 +126,7 @@ func TestFunctions(t *testing.T) {
 		"en-US": "3/5/2024; March 5, 2024; 3/5/2024 2:30 PM",
 		"de-DE": "05.03.2024; 5. März 2024; 05.03.2024 14:30",
 		"fr-CH": "05/03/2024; 5 mars 2024; 05/03/2024 14:30",
+		"en-GB": "05/03/2024; 5 March 2024; 05/03/2024 14:30",
 	} {
 		if got := render(Request{Template: dates, Objects: objs[:1], UICulture: culture}); got != want {
 			t.Errorf("dates %s: %s, want %s", culture, got, want)
