@@ -41,6 +41,7 @@ import (
 	"fmt"
 	"html/template"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -491,4 +492,59 @@ func locLineCol(loc string) (int, int) {
 	line, _ := strconv.Atoi(m[1])
 	col, _ := strconv.Atoi(m[2])
 	return line, col
+}
+
+// StringArgs returns the string literals t passes as argument arg (1 =
+// the first) to calls of the functions fns, e.g. the attribute names of
+// {{value . "title"}}: a caller can read what they name in one batch
+// before the render asks for them one by one.
+func (t *Template) StringArgs(arg int, fns ...string) []string {
+	if t.t == nil || t.t.Tree == nil {
+		return nil
+	}
+	var out []string
+	var walk func(n parse.Node)
+	walk = func(n parse.Node) {
+		switch n := n.(type) {
+		case *parse.ListNode:
+			if n != nil {
+				for _, c := range n.Nodes {
+					walk(c)
+				}
+			}
+		case *parse.ActionNode:
+			walk(n.Pipe)
+		case *parse.PipeNode:
+			if n != nil {
+				for _, c := range n.Cmds {
+					walk(c)
+				}
+			}
+		case *parse.CommandNode:
+			if id, ok := n.Args[0].(*parse.IdentifierNode); ok && len(n.Args) > arg && slices.Contains(fns, id.Ident) {
+				if s, ok := n.Args[arg].(*parse.StringNode); ok && !slices.Contains(out, s.Text) {
+					out = append(out, s.Text)
+				}
+			}
+			for _, a := range n.Args {
+				walk(a)
+			}
+		case *parse.ChainNode:
+			walk(n.Node)
+		case *parse.RangeNode:
+			walk(n.Pipe)
+			walk(n.List)
+			walk(n.ElseList)
+		case *parse.IfNode:
+			walk(n.Pipe)
+			walk(n.List)
+			walk(n.ElseList)
+		case *parse.WithNode:
+			walk(n.Pipe)
+			walk(n.List)
+			walk(n.ElseList)
+		}
+	}
+	walk(t.t.Tree.Root)
+	return out
 }

@@ -172,3 +172,18 @@ func FuzzTemplate(f *testing.F) {
 		}
 	})
 }
+
+// StringArgs finds the literals passed to the named functions anywhere in
+// the template (nested pipelines, range and if bodies), once each.
+func TestStringArgs(t *testing.T) {
+	e := New(Limits{})
+	f := func(o any, s string) string { return s }
+	tpl, err := e.Compile("p", `{{f . "a"}}{{range .}}{{if f . "b"}}{{g (f . "c") "x"}}{{end}}{{else}}{{f . "a"}}{{end}}{{with $v := f . "d"}}{{$v}}{{end}}{{f . .}}`,
+		template.FuncMap{"f": f, "g": f})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := tpl.StringArgs(2, "f"); strings.Join(got, ",") != "a,b,c,d" {
+		t.Errorf("StringArgs = %v", got)
+	}
+}

@@ -47,6 +47,10 @@ type run struct {
 // URLs, no style attributes).
 var xhtmlPolicy = bluemonday.UGCPolicy()
 
+// attributeFuncs are the functions whose second argument names an
+// attribute.
+var attributeFuncs = []string{"value", "values", "xhtml", "ref", "refs"}
+
 // funcs is the template function set of r (docs/rendering.md lists it).
 func (r *run) funcs() template.FuncMap {
 	return template.FuncMap{

@@ -166,9 +166,14 @@ func (l *loader) byIDs(ctx context.Context, ids []int64) error {
 	return nil
 }
 
-// attribute resolves an attribute by ApiIdentifier or id.
+// attribute resolves an attribute by ApiIdentifier or id (an id needs no
+// read: it selects no values unless it names an attribute).
 func (l *loader) attribute(ctx context.Context, ident string) (int64, error) {
 	if id, ok := l.attrs[ident]; ok {
+		return id, nil
+	}
+	if id, err := strconv.ParseInt(ident, 10, 64); err == nil && id > 0 {
+		l.attrs[ident] = id
 		return id, nil
 	}
 	objs, err := l.objects(ctx, []string{ident})
@@ -180,6 +185,27 @@ func (l *loader) attribute(ctx context.Context, ident string) (int64, error) {
 	}
 	l.attrs[ident] = objs[0].ID
 	return objs[0].ID, nil
+}
+
+// prefetchAttributes resolves the attribute identifiers a template names
+// literally in one read; when one of them is unknown, nothing is kept and
+// each is resolved (and reported) when the render asks for it.
+func (l *loader) prefetchAttributes(ctx context.Context, idents []string) error {
+	var need []string
+	for _, s := range idents {
+		if _, ok := l.attrs[s]; !ok && l.byIdent[s] == nil {
+			if _, err := content.ParseIdent(s); err == nil {
+				need = append(need, s)
+			}
+		}
+	}
+	if len(need) < 2 {
+		return nil // one is read when asked for, as cheaply
+	}
+	if _, err := l.objects(ctx, need); err != nil && !errors.Is(err, content.ErrNotFound) && !errors.Is(err, content.ErrAmbiguous) {
+		return err
+	}
+	return nil
 }
 
 // displayNameAttr is the attribute a type names for its objects' display

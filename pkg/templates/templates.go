@@ -172,14 +172,16 @@ func (s *Service) Render(ctx context.Context, req Request) (Result, error) {
 	ctx, cancel := context.WithTimeout(ctx, s.engineTimeout())
 	defer cancel()
 	r.ctx = ctx
+	// The template and the objects in one read.
+	all, err := r.ld.objects(ctx, append([]string{req.Template}, req.Objects...))
+	if err != nil {
+		return Result{}, err
+	}
 	tpl, err := r.template(req.Template)
 	if err != nil {
 		return Result{}, err
 	}
-	objs, err := r.ld.objects(ctx, req.Objects)
-	if err != nil {
-		return Result{}, err
-	}
+	objs := all[1:]
 	for i, o := range objs {
 		if o.Deleted {
 			return Result{}, fmt.Errorf("%w: object %q is deleted", content.ErrNotFound, req.Objects[i])
@@ -336,6 +338,9 @@ func (r *run) compile(t *Object) (*rendering.Template, error) {
 	c, err := r.s.engine.Compile(strconv.FormatInt(t.ID, 10), src, r.funcs())
 	if err != nil {
 		return nil, r.s.renderErr(t.ID, err)
+	}
+	if err := r.ld.prefetchAttributes(r.ctx, c.StringArgs(2, attributeFuncs...)); err != nil {
+		return nil, err
 	}
 	return c, nil
 }
