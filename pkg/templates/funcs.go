@@ -78,16 +78,21 @@ func (r *run) selected(o *Object, attr string) ([]content.Value, error) {
 	if err != nil {
 		return nil, err
 	}
+	return r.selectedID(o, id), nil
+}
+
+// selectedID is selected for an attribute id.
+func (r *run) selectedID(o *Object, attr int64) []content.Value {
 	var out []content.Value
 	model.Fallback(r.variants, r.langs, func(va, l int64) bool {
 		for _, v := range o.values {
-			if v.Attribute == id && v.Language == l && v.Variant == va {
+			if v.Attribute == attr && v.Language == l && v.Variant == va {
 				out = append(out, v)
 			}
 		}
 		return len(out) > 0
 	})
-	return out, nil
+	return out
 }
 
 // decode is a stored value as a template sees it: string, float64, bool.
@@ -214,20 +219,13 @@ func (r *run) name(o *Object) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	var failed error
 	name, _ := model.DisplayName(nameAttr, func(attr int64) (string, bool) {
-		v, err := r.value(o, strconv.FormatInt(attr, 10))
-		if err != nil {
-			failed = err
-			return "", false
+		if vs := r.selectedID(o, attr); len(vs) > 0 {
+			return model.DisplayString(vs[0].JSON), true
 		}
-		if v == nil {
-			return "", false
-		}
-		raw, _ := json.Marshal(v)
-		return model.DisplayString(raw), true
+		return "", false
 	})
-	return name, failed
+	return name, nil
 }
 
 // object reads one object by id, GUID or ApiIdentifier.
