@@ -60,8 +60,8 @@ type loader struct {
 	langs   map[int64]*langObj
 }
 
-func newLoader(r Reader, branch string, caller *auth.Principal, max int) *loader {
-	return &loader{r: r, branch: branch, caller: caller, max: max, byID: map[int64]*Object{}, byIdent: map[string]*Object{},
+func newLoader(r Reader, branch string, caller *auth.Principal, maxReads int) *loader {
+	return &loader{r: r, branch: branch, caller: caller, max: maxReads, byID: map[int64]*Object{}, byIdent: map[string]*Object{},
 		missing: map[int64]bool{}, attrs: map[string]int64{}, types: map[int64]int64{}}
 }
 

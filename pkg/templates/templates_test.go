@@ -32,7 +32,7 @@ type world struct {
 	c                                *content.Service
 	article, person, channel, print  int64
 	headline, price, published, body int64
-	author, teaser                   int64
+	author                           int64
 	a1, a2, a3, ann, bob             int64
 }
 
