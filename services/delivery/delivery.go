@@ -76,7 +76,7 @@ func New(opts Options) *Group {
 func (g *Group) Name() string { return "delivery" }
 
 // RegisterGRPC implements app.Group.
-func (g *Group) RegisterGRPC(s *grpc.Server) {
+func (g *Group) RegisterGRPC(s grpc.ServiceRegistrar) {
 	deliveryv1.RegisterDeliveryServiceServer(s, g.api)
 	deliveryv1.RegisterDeliveryBinaryServiceServer(s, g.bin)
 }

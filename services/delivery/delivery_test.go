@@ -83,12 +83,11 @@ func newHarnessOn(t testing.TB, site *deliverytest.Site, authn auth.Authenticato
 		authenticate = interceptors.Auth{Authenticator: authn}.Unary
 	}
 	az := &interceptors.Authz{Resolvers: g.BranchResolvers()}
-	srv := grpc.NewServer(grpc.ChainUnaryInterceptor(authenticate, az.Unary))
 	var middleware []func(http.Handler) http.Handler
 	if authn != nil && httpCache {
 		middleware = append(middleware, g.HTTPCache(authn))
 	}
-	conn, url := gatewaytest.Serve(t, g, srv, middleware...)
+	conn, url := gatewaytest.Serve(t, g, []grpc.UnaryServerInterceptor{authenticate, az.Unary}, middleware...)
 	return &harness{site: site, client: deliveryv1.NewDeliveryServiceClient(conn), url: url + BasePath,
 		cache: c, inv: g.Invalidator(nil, "test"), group: g, authz: az}
 }

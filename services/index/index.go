@@ -110,7 +110,7 @@ func (s *service) branchID(ctx context.Context, branch string) (int64, error) {
 func (g *Group) Name() string { return "index" }
 
 // RegisterGRPC implements app.Group.
-func (g *Group) RegisterGRPC(s *grpc.Server) { indexv1.RegisterIndexServiceServer(s, g.api) }
+func (g *Group) RegisterGRPC(s grpc.ServiceRegistrar) { indexv1.RegisterIndexServiceServer(s, g.api) }
 
 // RegisterGateway implements app.Group.
 func (g *Group) RegisterGateway(ctx context.Context, mux *runtime.ServeMux, conn grpc.ClientConnInterface) error {

@@ -17,7 +17,6 @@ import (
 	"github.com/cmsplatform/cms/pkg/search/bleve"
 	"github.com/cmsplatform/cms/pkg/store/sqlite"
 	"github.com/cmsplatform/cms/services/internal/gatewaytest"
-	"google.golang.org/grpc"
 )
 
 // harness: SQLite + pkg/content writes, the outbox applied by a real
@@ -87,7 +86,7 @@ func newHarness(t *testing.T) *harness {
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, url := gatewaytest.Serve(t, g, grpc.NewServer())
+	_, url := gatewaytest.Serve(t, g, nil)
 	h.url = url + BasePath
 
 	ch := content.Change{User: "editor"}

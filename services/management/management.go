@@ -68,7 +68,7 @@ func New(opts Options) *Group {
 func (g *Group) Name() string { return "management" }
 
 // RegisterGRPC implements app.Group.
-func (g *Group) RegisterGRPC(s *grpc.Server) {
+func (g *Group) RegisterGRPC(s grpc.ServiceRegistrar) {
 	managementv1.RegisterManagementServiceServer(s, g.api)
 	managementv1.RegisterManagementBinaryServiceServer(s, g.bin)
 }

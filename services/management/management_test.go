@@ -44,10 +44,10 @@ func newHarness(t *testing.T, withContent bool) *harness {
 		svc = content.New(st, nil)
 	}
 	g := New(Options{Content: svc})
-	srv := grpc.NewServer(grpc.UnaryInterceptor(func(ctx context.Context, req any, _ *grpc.UnaryServerInfo, h grpc.UnaryHandler) (any, error) {
+	editor := func(ctx context.Context, req any, _ *grpc.UnaryServerInfo, h grpc.UnaryHandler) (any, error) {
 		return h(auth.WithPrincipal(ctx, auth.Principal{Name: "editor", Admin: true}), req)
-	}))
-	conn, url := gatewaytest.Serve(t, g, srv)
+	}
+	conn, url := gatewaytest.Serve(t, g, []grpc.UnaryServerInterceptor{editor})
 	return &harness{client: managementv1.NewManagementServiceClient(conn), url: url + BasePath}
 }
 

@@ -52,7 +52,9 @@ func (g *Group) BranchResolvers() map[string]interceptors.BranchResolver {
 func (g *Group) Name() string { return "rendering" }
 
 // RegisterGRPC implements app.Group.
-func (g *Group) RegisterGRPC(s *grpc.Server) { renderingv1.RegisterRenderingServiceServer(s, g.api) }
+func (g *Group) RegisterGRPC(s grpc.ServiceRegistrar) {
+	renderingv1.RegisterRenderingServiceServer(s, g.api)
+}
 
 // RegisterGateway implements app.Group.
 func (g *Group) RegisterGateway(ctx context.Context, mux *runtime.ServeMux, conn grpc.ClientConnInterface) error {

@@ -36,7 +36,7 @@ type Group interface {
 	// Name is the target name ("management" …).
 	Name() string
 	// RegisterGRPC registers the service on s.
-	RegisterGRPC(s *grpc.Server)
+	RegisterGRPC(s grpc.ServiceRegistrar)
 	// RegisterGateway registers the REST routes, which call the service over conn.
 	RegisterGateway(ctx context.Context, mux *runtime.ServeMux, conn grpc.ClientConnInterface) error
 }
@@ -60,7 +60,12 @@ type Server struct {
 	// readyDetails add lines to /readyz that do not decide readiness
 	// (the indexer's lag).
 	readyDetails []func() string
+	// inProcess serves the gateway's unary calls without the loopback hop.
+	inProcess *gateway.InProcess
 }
+
+// maxRecvMsgSize bounds a request message, over the network and in process.
+const maxRecvMsgSize = 16 << 20
 
 // Complete validates cfg, opens the components the targets need and builds
 // the servers. Listeners are bound here so callers (tests) learn the ports.
@@ -92,16 +97,18 @@ func Complete(ctx context.Context, cfg Config, log *slog.Logger) (*Server, error
 	public := []string{"/grpc.health.v1.", "/grpc.reflection."}
 	au := interceptors.Auth{Authenticator: authn, Public: public}
 	az := &interceptors.Authz{Resolvers: branchResolvers(s.groups), Public: public}
+	unary := []grpc.UnaryServerInterceptor{rec.Unary, obs.Unary, au.Unary, az.Unary, interceptors.UnaryNotImplemented}
 	s.grpc = grpc.NewServer(
-		grpc.ChainUnaryInterceptor(rec.Unary, obs.Unary, au.Unary, az.Unary, interceptors.UnaryNotImplemented),
+		grpc.ChainUnaryInterceptor(unary...),
 		grpc.ChainStreamInterceptor(rec.Stream, obs.Stream, au.Stream, az.Stream, interceptors.StreamNotImplemented),
-		grpc.MaxRecvMsgSize(16<<20),
+		grpc.MaxRecvMsgSize(maxRecvMsgSize),
 	)
 	s.health = health.NewServer()
 	healthpb.RegisterHealthServer(s.grpc, s.health)
 	reflection.Register(s.grpc)
+	s.inProcess = gateway.NewInProcess(s.grpc, maxRecvMsgSize, unary...)
 	for _, g := range s.groups {
-		g.RegisterGRPC(s.grpc)
+		g.RegisterGRPC(s.inProcess)
 	}
 	if err := s.listen(ctx); err != nil {
 		comps.Close()
@@ -161,7 +168,8 @@ func (s *Server) Run(ctx context.Context) error {
 		return fmt.Errorf("gateway connection: %w", err)
 	}
 	defer conn.Close()
-	handler, err := s.httpHandler(ctx, conn)
+	s.inProcess.ServeStreams(conn, s.grpcLn.Addr())
+	handler, err := s.httpHandler(ctx, s.inProcess)
 	if err != nil {
 		return err
 	}
@@ -223,7 +231,7 @@ func (s *Server) shutdown() {
 // Ready is closed once Run serves.
 func (s *Server) Ready() <-chan struct{} { return s.readyOnce }
 
-func (s *Server) httpHandler(ctx context.Context, conn *grpc.ClientConn) (http.Handler, error) {
+func (s *Server) httpHandler(ctx context.Context, conn grpc.ClientConnInterface) (http.Handler, error) {
 	mux := gateway.NewServeMux()
 	for _, g := range s.groups {
 		if err := g.RegisterGateway(ctx, mux, conn); err != nil {

@@ -17,21 +17,24 @@ import (
 
 // Group is what every API group offers the server.
 type Group interface {
-	RegisterGRPC(s *grpc.Server)
+	RegisterGRPC(s grpc.ServiceRegistrar)
 	RegisterGateway(ctx context.Context, mux *runtime.ServeMux, conn grpc.ClientConnInterface) error
 }
 
-// Serve registers g on srv, serves it on a loopback port and puts the
-// gateway in front of it, wrapped in middleware (the first outermost). It
-// returns the client connection and the HTTP server's URL; everything
-// stops when the test ends.
-func Serve(t testing.TB, g Group, srv *grpc.Server, middleware ...func(http.Handler) http.Handler) (*grpc.ClientConn, string) {
+// Serve registers g on a gRPC server with the unary interceptors, serves
+// it on a loopback port and puts the gateway in front of it, calling the
+// service in process as the server does, wrapped in middleware (the first
+// outermost). It returns a client connection over the loopback port and
+// the HTTP server's URL; everything stops when the test ends.
+func Serve(t testing.TB, g Group, unary []grpc.UnaryServerInterceptor, middleware ...func(http.Handler) http.Handler) (*grpc.ClientConn, string) {
 	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
-	g.RegisterGRPC(srv)
+	srv := grpc.NewServer(grpc.ChainUnaryInterceptor(unary...))
+	inProcess := gateway.NewInProcess(srv, 0, unary...)
+	g.RegisterGRPC(inProcess)
 	go func() { _ = srv.Serve(ln) }()
 	t.Cleanup(srv.Stop)
 	conn, err := grpc.NewClient(ln.Addr().String(), grpc.WithTransportCredentials(insecure.NewCredentials()))
@@ -39,8 +42,9 @@ func Serve(t testing.TB, g Group, srv *grpc.Server, middleware ...func(http.Hand
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = conn.Close() })
+	inProcess.ServeStreams(conn, ln.Addr())
 	mux := gateway.NewServeMux()
-	if err := g.RegisterGateway(context.Background(), mux, conn); err != nil {
+	if err := g.RegisterGateway(context.Background(), mux, inProcess); err != nil {
 		t.Fatal(err)
 	}
 	var h http.Handler = mux
