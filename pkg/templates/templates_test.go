@@ -49,8 +49,21 @@ func create(t testing.TB, c *content.Service, typ int64, api string, vals ...con
 	return ids[0]
 }
 
-func newWorld(t testing.TB) world {
-	c := setups.Content(t)
+func newWorld(t testing.TB) world { return newWorldOn(t, setups.Content(t)) }
+
+// backends runs fn on an embedded (SQLite) and a PostgreSQL store.
+func backends(t *testing.T, fn func(t *testing.T, w world)) {
+	t.Run("sqlite", func(t *testing.T) { fn(t, newWorld(t)) })
+	t.Run("postgres", func(t *testing.T) {
+		st := setups.PostgresStore(t)
+		if err := content.Bootstrap(context.Background(), st); err != nil {
+			t.Fatal(err)
+		}
+		fn(t, newWorldOn(t, content.New(st, nil)))
+	})
+}
+
+func newWorldOn(t testing.TB, c *content.Service) world {
 	w := world{c: c}
 	en, de := content.LanguageEnUS, content.LanguageDeDE
 	attr := func(api, dt string, extra ...content.ValueInput) int64 {
@@ -94,8 +107,9 @@ func ids(xs ...int64) []string {
 // variant chain, references read once for the whole list, display names
 // by the type's display-name attribute, culture formatting, sanitized
 // XHTML.
-func TestFunctions(t *testing.T) {
-	w := newWorld(t)
+func TestFunctions(t *testing.T) { backends(t, testFunctions) }
+
+func testFunctions(t *testing.T, w world) {
 	s := New(w.c, Limits{}, nil)
 	ctx := context.Background()
 	list := w.template(t, "list", `{{range .Objects}}[{{name .}}|{{value . "headline"}}|{{name (ref . "author")}}|{{number (value . "price") 2}}]{{end}}`)
