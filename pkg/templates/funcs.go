@@ -10,6 +10,7 @@ import (
 
 	"github.com/cmsplatform/cms/pkg/content"
 	"github.com/cmsplatform/cms/pkg/model"
+	"github.com/cmsplatform/cms/pkg/rendering"
 	"github.com/microcosm-cc/bluemonday"
 	"golang.org/x/text/language"
 )
@@ -40,6 +41,9 @@ type run struct {
 	culture  language.Tag
 	data     Data
 	stack    []int64 // ids of the templates being rendered
+	// compiled holds the templates called so far, by call stack (shared
+	// by the whole render).
+	compiled map[string]*rendering.Template
 }
 
 // xhtmlPolicy sanitizes XHTML values inserted with xhtml: the user

@@ -167,7 +167,7 @@ func (s *Service) Render(ctx context.Context, req Request) (Result, error) {
 	if err := s.check(req); err != nil {
 		return Result{}, err
 	}
-	r := &run{s: s, ld: newLoader(s.r, req.Branch, req.Caller, s.limits.MaxReads)}
+	r := &run{s: s, ld: newLoader(s.r, req.Branch, req.Caller, s.limits.MaxReads), compiled: map[string]*rendering.Template{}}
 	// The reads share the render's deadline.
 	ctx, cancel := context.WithTimeout(ctx, s.engineTimeout())
 	defer cancel()
@@ -210,7 +210,7 @@ func (s *Service) Render(ctx context.Context, req Request) (Result, error) {
 	if req.Hyphenate {
 		var b bytes.Buffer
 		if err := hyphenate.HTML(&b, string(out), iso); err != nil {
-			return Result{}, fmt.Errorf("%w: hyphenate: %w", ErrTemplate, err)
+			return Result{}, fmt.Errorf("hyphenate: %w", err) // errkind.TooLarge beyond its input bound
 		}
 		out = b.Bytes()
 	}
@@ -384,9 +384,16 @@ func (r *run) render(ident any, objs ...any) (template.HTML, error) {
 			child.data.Object = child.data.Objects[0]
 		}
 	}
-	c, err := child.compile(t)
-	if err != nil {
-		return "", err
+	// A template called again at the same place of the call stack (e.g.
+	// once per object of a list) is compiled once: its functions depend
+	// only on the stack.
+	key := fmt.Sprint(child.stack)
+	c := r.compiled[key]
+	if c == nil {
+		if c, err = child.compile(t); err != nil {
+			return "", err
+		}
+		r.compiled[key] = c
 	}
 	out, err := c.ExecuteInline(r.ctx, child.data, r.s.maxOutput())
 	if err != nil {
