@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cmsplatform/cms/pkg/component"
 	"github.com/cmsplatform/cms/pkg/content"
 	"github.com/cmsplatform/cms/pkg/errkind"
 	"github.com/cmsplatform/cms/pkg/rendering"
@@ -244,6 +245,33 @@ func TestNestingAndErrors(t *testing.T) {
 	}
 	if _, err := s.RenderBatch(ctx, jobs); errkind.Of(err) != errkind.Invalid {
 		t.Errorf("101 jobs: %v", err)
+	}
+	// More renders than the engine runs at once: unavailable (503).
+	one := New(w.c, Limits{Engine: rendering.Limits{MaxRunning: 1, Timeout: 2 * time.Second}}, nil)
+	done := make(chan error, 1)
+	go func() {
+		_, err := one.Render(ctx, Request{Branch: "4", Template: loop})
+		done <- err
+	}()
+	busy := false
+	for !busy {
+		_, err := one.Render(ctx, Request{Branch: "4", Template: outer})
+		busy = errors.Is(err, component.ErrUnavailable)
+		select {
+		case err := <-done:
+			t.Fatalf("the loop ended (%v) before a render found the engine busy", err)
+		case <-time.After(10 * time.Millisecond):
+		}
+	}
+	if err := <-done; !errors.Is(err, ErrTemplate) {
+		t.Errorf("the running loop: %v", err)
+	}
+	// The outputs of a batch together are bounded: with room for one
+	// output, the other job is 413 and the first keeps its output.
+	small := New(w.c, Limits{MaxBatchBytes: 30, BatchConcurrency: 1}, nil)
+	two, err := small.RenderBatch(ctx, []Request{{Branch: "4", Template: outer, Objects: ids(w.a1)}, {Branch: "4", Template: outer, Objects: ids(w.a1)}})
+	if err != nil || two[0].Err != nil || len(two[0].Result.HTML) == 0 || errkind.Of(two[1].Err) != errkind.TooLarge || two[1].Result.HTML != nil {
+		t.Errorf("batch output bound: %+v, %v", two, err)
 	}
 	out, err := s.RenderBatch(ctx, []Request{{Branch: "4", Template: outer, Objects: ids(w.a1)}, {Branch: "4", Template: syntax}, {Branch: "4", Template: "999999"}})
 	if err != nil || out[0].Err != nil || string(out[0].Result.HTML) != "<ul><li>Hello</li></ul>" ||
