@@ -52,6 +52,10 @@ const (
 	recordBuffer = 4096
 	// recordBatch is the most attempts one append writes.
 	recordBatch = 200
+	// recordLinger is how long the recorder collects attempts after the
+	// first before appending them (fewer, larger appends while events
+	// flow; an attempt is readable at most this much later).
+	recordLinger = 50 * time.Millisecond
 	// recordTimeout bounds one append or prune call.
 	recordTimeout = 10 * time.Second
 	// pruneBudget is the most rows one pruning pass deletes.
@@ -105,11 +109,29 @@ func (r *recorder) run(ctx context.Context) {
 				r.append(ctx, batch)
 			}
 		case a := <-r.ch:
-			r.append(ctx, r.drain(append(batch[:0], a)))
+			r.append(ctx, r.collect(ctx, append(batch[:0], a)))
 		case <-tick.C:
 			r.prune(ctx)
 		}
 	}
+}
+
+// collect adds attempts to batch until it holds recordBatch, recordLinger
+// has passed or ctx ends.
+func (r *recorder) collect(ctx context.Context, batch []store.WebhookAttempt) []store.WebhookAttempt {
+	linger := time.NewTimer(recordLinger)
+	defer linger.Stop()
+	for len(batch) < recordBatch {
+		select {
+		case a := <-r.ch:
+			batch = append(batch, a)
+		case <-linger.C:
+			return batch
+		case <-ctx.Done():
+			return batch
+		}
+	}
+	return batch
 }
 
 // drain adds queued attempts to batch, up to recordBatch, without waiting.
