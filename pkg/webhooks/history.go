@@ -8,6 +8,7 @@ import (
 
 	"github.com/cmsplatform/cms/pkg/content"
 	"github.com/cmsplatform/cms/pkg/errkind"
+	"github.com/cmsplatform/cms/pkg/params"
 	"github.com/cmsplatform/cms/pkg/store"
 )
 
@@ -20,7 +21,7 @@ const (
 )
 
 // Errors of History: an id that is no webhook definition (404) and a
-// listing outside its bounds (400).
+// continuation token no listing returned (400).
 var (
 	ErrNoWebhook = errkind.New(errkind.NotFound, "webhooks: no such webhook")
 	ErrBadPage   = errkind.New(errkind.Invalid, "webhooks: invalid page")
@@ -61,17 +62,14 @@ type Page struct {
 }
 
 // List returns the attempts of webhook id, newest first: take of them (nil
-// = DefaultTake; outside 1..MaxTake is ErrBadPage) after the position of
+// = DefaultTake; outside 1..MaxTake is params.ErrInvalid) after the position of
 // continuation token cont ("" = from the newest; a token is what an
 // earlier page returned, anything else is ErrBadPage). An id that is no
 // webhook definition is ErrNoWebhook.
-func (h *History) List(ctx context.Context, id int64, take *int, cont string) (Page, error) {
-	n := DefaultTake
-	if take != nil {
-		n = *take
-	}
-	if n < 1 || n > MaxTake {
-		return Page{}, fmt.Errorf("%w: take %d is outside 1..%d", ErrBadPage, n, MaxTake)
+func (h *History) List(ctx context.Context, id int64, take *int32, cont string) (Page, error) {
+	n, err := params.Take("take", take, DefaultTake, MaxTake)
+	if err != nil {
+		return Page{}, err
 	}
 	var before int64
 	if cont != "" {

@@ -37,7 +37,7 @@ func flaky(t *testing.T, fails int) *httptest.Server {
 // attempts lists every recorded attempt of hook, newest first.
 func attempts(t *testing.T, e *env, hook int64) []store.WebhookAttempt {
 	t.Helper()
-	take := MaxTake
+	take := int32(MaxTake)
 	p, err := NewHistory(e.st).List(t.Context(), hook, &take, "")
 	if err != nil {
 		t.Fatal(err)

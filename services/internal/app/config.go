@@ -16,6 +16,7 @@ import (
 	"github.com/cmsplatform/cms/pkg/events"
 	"github.com/cmsplatform/cms/pkg/indexwriter"
 	"github.com/cmsplatform/cms/pkg/search"
+	"github.com/cmsplatform/cms/pkg/webhooks"
 )
 
 // Targets that `cms serve --target` accepts. "all" is what `cms run` serves.
@@ -99,6 +100,12 @@ type Config struct {
 	WebhookGiveUp           time.Duration `yaml:"webhookGiveUp"`
 	WebhookMaxResponseBytes int64         `yaml:"webhookMaxResponseBytes"`
 	WebhookAllowPrivate     bool          `yaml:"webhookAllowPrivate"`
+	// The attempt log of webhooks (docs/webhooks.md): attempts kept per
+	// webhook and how long an attempt is kept; the dispatcher prunes the
+	// rest every minute. CMS_WEBHOOK_KEEP_ATTEMPTS,
+	// CMS_WEBHOOK_ATTEMPTS_MAX_AGE.
+	WebhookKeepAttempts   int           `yaml:"webhookKeepAttempts"`
+	WebhookAttemptsMaxAge time.Duration `yaml:"webhookAttemptsMaxAge"`
 
 	Store  Component `yaml:"store"`
 	Events Component `yaml:"events"`
@@ -263,6 +270,8 @@ func DefaultConfig() Config {
 		WebhookTimeout:          10 * time.Second,
 		WebhookGiveUp:           24 * time.Hour,
 		WebhookMaxResponseBytes: 64 << 10,
+		WebhookKeepAttempts:     webhooks.DefaultKeepAttempts,
+		WebhookAttemptsMaxAge:   webhooks.DefaultAttemptsMaxAge,
 		Store:                   Component{Engine: EngineSQLite},
 		Events:                  Component{Engine: EngineEmbeddedNATS},
 		Search:                  Component{Engine: EngineBleve, Prefix: "cms"},
