@@ -126,8 +126,11 @@ func runDeliveriesScenario(t *testing.T, base string) {
 				}
 				if a.Attempt != 3-k || a.Status != wantStatus || a.Outcome != wantOutcome || a.WebhookRef != flaky ||
 					a.BranchRef != 4 || a.Kind != "created" || a.DeliveryID != list.Attempts[mine[0]].DeliveryID ||
-					(a.Error == nil) != (k == 0) || a.Time == "" || a.DurationMs <= 0 {
+					(a.Error == nil) != (k == 0) || a.DurationMs <= 0 {
 					t.Errorf("attempt %d of transaction %d: %+v", 3-k, tx, a)
+				}
+				if at, err := time.Parse(time.RFC3339Nano, a.Time); err != nil || time.Since(at) > 5*time.Minute || time.Until(at) > time.Minute {
+					t.Errorf("attempt %d: time %q (%v), want about now", 3-k, a.Time, err)
 				}
 			}
 			break
