@@ -90,6 +90,12 @@ type Config struct {
 	// CMS_JOB_CONCURRENCY, CMS_JOB_ACK_WAIT.
 	JobConcurrency int           `yaml:"jobConcurrency"`
 	JobAckWait     time.Duration `yaml:"jobAckWait"`
+	// The attempt log of webhooks (docs/webhooks.md): attempts kept per
+	// webhook and how long an attempt is kept; the dispatcher prunes the
+	// rest every minute. CMS_WEBHOOK_KEEP_ATTEMPTS,
+	// CMS_WEBHOOK_ATTEMPTS_MAX_AGE.
+	WebhookKeepAttempts   int           `yaml:"webhookKeepAttempts"`
+	WebhookAttemptsMaxAge time.Duration `yaml:"webhookAttemptsMaxAge"`
 	// Webhook deliveries (pkg/webhooks, docs/webhooks.md): the bound of one
 	// attempt, how long an event is retried before it is given up, the
 	// response bytes read, and whether receivers may sit on loopback,
@@ -100,12 +106,6 @@ type Config struct {
 	WebhookGiveUp           time.Duration `yaml:"webhookGiveUp"`
 	WebhookMaxResponseBytes int64         `yaml:"webhookMaxResponseBytes"`
 	WebhookAllowPrivate     bool          `yaml:"webhookAllowPrivate"`
-	// The attempt log of webhooks (docs/webhooks.md): attempts kept per
-	// webhook and how long an attempt is kept; the dispatcher prunes the
-	// rest every minute. CMS_WEBHOOK_KEEP_ATTEMPTS,
-	// CMS_WEBHOOK_ATTEMPTS_MAX_AGE.
-	WebhookKeepAttempts   int           `yaml:"webhookKeepAttempts"`
-	WebhookAttemptsMaxAge time.Duration `yaml:"webhookAttemptsMaxAge"`
 
 	Store  Component `yaml:"store"`
 	Events Component `yaml:"events"`
