@@ -1,6 +1,6 @@
 // Package management is the transport of the Management group
 // (/apis/cms/v1): branches, objects, typed objects, comments, jobs, uploads,
-// users and code generation. It translates gRPC calls to the domain in pkg/
+// users, code generation and (ours, beyond NovaDB) webhook delivery attempts. It translates gRPC calls to the domain in pkg/
 // and back; operations not built yet answer 501 naming the operation.
 package management
 
