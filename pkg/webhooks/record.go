@@ -24,6 +24,9 @@ type RecordSettings struct {
 	// PruneEvery is the interval of the pruning passes (default 1m); one
 	// pass deletes at most pruneBudget rows, the next one continues.
 	PruneEvery time.Duration
+	// Timeout bounds one append or prune call, and writing what is still
+	// queued when the dispatcher stops (default 10s).
+	Timeout time.Duration
 }
 
 // Defaults of RecordSettings.
@@ -42,6 +45,9 @@ func (s RecordSettings) withDefaults() RecordSettings {
 	if s.PruneEvery <= 0 {
 		s.PruneEvery = time.Minute
 	}
+	if s.Timeout <= 0 {
+		s.Timeout = 10 * time.Second
+	}
 	return s
 }
 
@@ -56,8 +62,6 @@ const (
 	// first before appending them (fewer, larger appends while events
 	// flow; an attempt is readable at most this much later).
 	recordLinger = 50 * time.Millisecond
-	// recordTimeout bounds one append or prune call.
-	recordTimeout = 10 * time.Second
 	// pruneBudget is the most rows one pruning pass deletes.
 	pruneBudget = 10000
 )
@@ -93,23 +97,31 @@ func (r *recorder) record(a store.WebhookAttempt) {
 }
 
 // run appends queued attempts and prunes until ctx ends, then writes what
-// is still queued (within recordTimeout).
+// is still queued within settings.Timeout.
 func (r *recorder) run(ctx context.Context) {
 	tick := time.NewTicker(r.settings.PruneEvery)
 	defer tick.Stop()
+	// An append started before ctx ends is not cut short by it (its
+	// records would be lost); its own timeout bounds it.
+	bg := context.WithoutCancel(ctx)
 	batch := make([]store.WebhookAttempt, 0, recordBatch)
 	for {
-		select {
-		case <-ctx.Done():
+		if ctx.Err() != nil {
+			// Once stopped, all that is queued shares one timeout.
+			flush, cancel := context.WithTimeout(bg, r.settings.Timeout)
+			defer cancel()
 			for {
 				batch = r.drain(batch[:0])
 				if len(batch) == 0 {
 					return
 				}
-				r.append(ctx, batch)
+				r.append(flush, batch)
 			}
+		}
+		select {
+		case <-ctx.Done():
 		case a := <-r.ch:
-			r.append(ctx, r.collect(ctx, append(batch[:0], a)))
+			r.append(bg, r.collect(ctx, append(batch[:0], a)))
 		case <-tick.C:
 			r.prune(ctx)
 		}
@@ -147,10 +159,10 @@ func (r *recorder) drain(batch []store.WebhookAttempt) []store.WebhookAttempt {
 	return batch
 }
 
-// append writes batch within recordTimeout; the end of ctx does not cut
-// a started append short (the records would be lost).
+// append writes batch within settings.Timeout (and ctx); a failure is
+// logged and the batch dropped.
 func (r *recorder) append(ctx context.Context, batch []store.WebhookAttempt) {
-	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), recordTimeout)
+	ctx, cancel := context.WithTimeout(ctx, r.settings.Timeout)
 	defer cancel()
 	if err := r.st.AppendWebhookAttempts(ctx, batch); err != nil {
 		r.log.Warn("webhooks: attempts not recorded", "attempts", len(batch), "err", err)
@@ -177,7 +189,7 @@ func (r *recorder) prune(ctx context.Context) {
 	}
 	r.touched = map[int64]bool{}
 	r.mu.Unlock()
-	ctx, cancel := context.WithTimeout(ctx, recordTimeout)
+	ctx, cancel := context.WithTimeout(ctx, r.settings.Timeout)
 	defer cancel()
 	n, err := r.st.PruneWebhookAttempts(ctx, store.WebhookPrune{Before: time.Now().Add(-r.settings.MaxAge),
 		WebHooks: hooks, Keep: r.settings.Keep, Limit: pruneBudget})

@@ -1,8 +1,10 @@
 package webhooks
 
 import (
+	"context"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -132,4 +134,68 @@ func TestTruncate(t *testing.T) {
 			t.Errorf("truncate(%q, %d) = %q, want %q", c.in, c.n, got, c.want)
 		}
 	}
+}
+
+// hungLog is a store whose attempt log never answers: appends wait until
+// their deadline and fail.
+type hungLog struct {
+	store.Store
+	calls atomic.Int32
+}
+
+func (h *hungLog) AppendWebhookAttempts(ctx context.Context, _ []store.WebhookAttempt) error {
+	h.calls.Add(1)
+	<-ctx.Done()
+	return ctx.Err()
+}
+
+// A store that hangs on recording holds no delivery back, and the
+// dispatcher still stops within the recorder's timeout.
+func TestRecordingNeverHoldsDeliveryBack(t *testing.T) {
+	setups(t, func(t *testing.T, e *env) {
+		rcv := newReceiver(t, "k")
+		typ := e.create(t, objectOf(content.RootID, "Article"))[0]
+		e.create(t, hook(rcv.srv.URL+"/all", "k"))
+		hung := &hungLog{Store: e.st}
+		ctx, cancel := context.WithCancel(context.Background())
+		done := make(chan struct{})
+		go func() {
+			defer close(done)
+			_ = New(hung, e.bus, Config{Client: ClientSettings{AllowPrivate: true},
+				Record: RecordSettings{Timeout: 2 * time.Second}}).Run(ctx)
+		}()
+		created := func(n int) []int64 {
+			var ids []int64
+			for i := range n {
+				ids = append(ids, e.create(t, objectOf(typ, "o"+strconv.Itoa(i)))[0])
+			}
+			return ids
+		}
+		delivered := func(ids []int64) bool {
+			n := 0
+			for _, p := range rcv.payloads("/all") {
+				if slices.ContainsFunc(ids, func(id int64) bool { return slices.Contains(p.Event.ObjectIDs, id) }) {
+					n++
+				}
+			}
+			return n == len(ids)
+		}
+		first := created(5)
+		waitFor(t, "the first events delivered and an append hanging", func() bool { return delivered(first) && hung.calls.Load() > 0 })
+		// Each append hangs for 2s; deliveries waiting for them would take
+		// 20s for 10 events.
+		began := time.Now()
+		second := created(10)
+		waitFor(t, "the next events delivered", func() bool { return delivered(second) })
+		if el := time.Since(began); el > 10*time.Second {
+			t.Fatalf("10 events took %s to deliver beside a hung attempt log", el)
+		}
+		start := time.Now()
+		cancel()
+		<-done
+		// At most the append in progress and the final flush, 2s each.
+		if el := time.Since(start); el > 6*time.Second {
+			t.Fatalf("the dispatcher took %s to stop with a hung attempt log", el)
+		}
+	})
 }
