@@ -274,3 +274,13 @@ func (d *deadlineTx) InsertJob(ctx context.Context, j Job) (Job, error) {
 func (d *deadlineTx) UpdateJob(ctx context.Context, j Job) error {
 	return d.g.Do(ctx, func(ctx context.Context) error { return d.Tx.UpdateJob(ctx, j) })
 }
+
+func (d *deadlineStore) AppendWebhookAttempts(ctx context.Context, attempts []WebhookAttempt) error {
+	return d.g.Do(ctx, func(ctx context.Context) error { return d.Store.AppendWebhookAttempts(ctx, attempts) })
+}
+func (d *deadlineStore) ListWebhookAttempts(ctx context.Context, q WebhookAttemptQuery) ([]WebhookAttempt, error) {
+	return component.Call(ctx, d.g, func(ctx context.Context) ([]WebhookAttempt, error) { return d.Store.ListWebhookAttempts(ctx, q) })
+}
+func (d *deadlineStore) PruneWebhookAttempts(ctx context.Context, p WebhookPrune) (int, error) {
+	return component.Call(ctx, d.g, func(ctx context.Context) (int, error) { return d.Store.PruneWebhookAttempts(ctx, p) })
+}

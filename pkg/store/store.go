@@ -38,6 +38,7 @@ import (
 type Store interface {
 	Reader
 	OutboxRelay
+	WebhookLog
 
 	// Begin opens a write transaction and allocates its id. It blocks (up to
 	// ctx) while another write transaction is open. A zero meta.Time is

@@ -93,6 +93,8 @@ type Attempt struct {
 	Err      string // "" = delivered (2xx)
 	// RetryAfter is the receiver's Retry-After (seconds form), 0 = none.
 	RetryAfter time.Duration
+	// Refused: the receiver's address was refused (ErrAddressRefused).
+	Refused bool
 }
 
 // OK reports whether the receiver accepted the delivery.
@@ -118,7 +120,7 @@ func (c *Client) Deliver(ctx context.Context, url string, secret, body []byte, d
 	start := time.Now()
 	resp, err := c.http.Do(req)
 	if err != nil {
-		a.Duration, a.Err = time.Since(start), err.Error()
+		a.Duration, a.Err, a.Refused = time.Since(start), err.Error(), errors.Is(err, ErrAddressRefused)
 		return a
 	}
 	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, c.settings.MaxResponseBytes))

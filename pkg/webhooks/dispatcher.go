@@ -32,6 +32,8 @@ type Payload struct {
 type Config struct {
 	Client ClientSettings
 	Retry  RetrySettings
+	// Record shapes the attempt log (store.WebhookLog).
+	Record RecordSettings
 	// OnAttempt, when set, sees every attempt (tests, logs).
 	OnAttempt func(hook int64, ev changes.Event, a Attempt)
 	Logger    *slog.Logger
@@ -51,6 +53,7 @@ type Dispatcher struct {
 	bus    events.Consumer
 	client *Client
 	cfg    Config
+	rec    *recorder
 
 	mu   sync.Mutex
 	defs []Definition
@@ -58,6 +61,9 @@ type Dispatcher struct {
 	// webhooks that accepted it, so a retry does not send it again.
 	doneSeq uint64
 	done    map[int64]bool
+	// tries counts the attempts of the event in flight per webhook (the
+	// attempt number of its log records).
+	tries map[int64]int
 }
 
 // New returns a dispatcher reading definitions from st.
@@ -66,14 +72,24 @@ func New(st store.Store, bus events.Consumer, cfg Config) *Dispatcher {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.Default()
 	}
-	return &Dispatcher{st: st, bus: bus, client: NewClient(cfg.Client), cfg: cfg, defs: nil}
+	return &Dispatcher{st: st, bus: bus, client: NewClient(cfg.Client), cfg: cfg, defs: nil,
+		rec: newRecorder(st, cfg.Record, cfg.Logger)}
 }
 
-// Run loads the definitions and consumes until ctx ends.
+// Run loads the definitions and consumes until ctx ends. Every attempt
+// is recorded in the store's attempt log in the background (recorder),
+// which is pruned periodically; the records still queued when ctx ends
+// are written before Run returns.
 func (d *Dispatcher) Run(ctx context.Context) error {
 	if err := d.reload(ctx); err != nil {
 		return fmt.Errorf("webhooks: load definitions: %w", err)
 	}
+	// The recorder outlives Consume, so a handler ending with ctx still
+	// has its attempts written.
+	recCtx, stop := context.WithCancel(context.WithoutCancel(ctx))
+	recDone := make(chan struct{})
+	go func() { defer close(recDone); d.rec.run(recCtx) }()
+	defer func() { stop(); <-recDone }()
 	return d.bus.Consume(ctx, DurableName, changes.Subjects, d.handle,
 		events.WithMaxInFlight(1), events.WithAckWait(d.client.settings.Timeout*4+30*time.Second))
 }
@@ -131,9 +147,9 @@ func (d *Dispatcher) handle(ctx context.Context, m events.Msg) error {
 	d.mu.Lock()
 	defs := d.defs
 	if d.doneSeq != m.Sequence {
-		d.doneSeq, d.done = m.Sequence, map[int64]bool{}
+		d.doneSeq, d.done, d.tries = m.Sequence, map[int64]bool{}, map[int64]int{}
 	}
-	done := d.done
+	done, tries := d.done, d.tries
 	d.mu.Unlock()
 
 	var wg sync.WaitGroup
@@ -144,6 +160,13 @@ func (d *Dispatcher) handle(ctx context.Context, m events.Msg) error {
 		if !def.Matches(ev, types) || done[def.ID] {
 			continue
 		}
+		// The first attempt in this process continues the stream's count
+		// of deliveries of the event (a restart goes on counting).
+		if tries[def.ID] == 0 {
+			tries[def.ID] = max(int(m.NumDelivered)-1, 0)
+		}
+		tries[def.ID]++
+		try := tries[def.ID]
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -153,12 +176,14 @@ func (d *Dispatcher) handle(ctx context.Context, m events.Msg) error {
 			if d.cfg.OnAttempt != nil {
 				d.cfg.OnAttempt(def.ID, ev, a)
 			}
+			gaveUp := !a.OK() && d.cfg.Retry.GivenUp(m.Published, now)
+			d.rec.record(attemptRecord(def.ID, p.ID, ev, try, a, gaveUp))
 			mu.Lock()
 			defer mu.Unlock()
 			switch {
 			case a.OK():
 				done[def.ID] = true
-			case d.cfg.Retry.GivenUp(m.Published, now):
+			case gaveUp:
 				done[def.ID] = true
 				d.cfg.Logger.Warn("webhooks: giving up", "webhook", def.ID, "event", m.MsgID, "err", a.Err)
 			default:

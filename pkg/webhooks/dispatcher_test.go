@@ -8,6 +8,7 @@ import (
 
 	"github.com/cmsplatform/cms/pkg/changes"
 	"github.com/cmsplatform/cms/pkg/content"
+	"github.com/cmsplatform/cms/pkg/store"
 )
 
 func objectOf(typ int64, name string) content.ObjectInput {
@@ -96,14 +97,14 @@ func TestGiveUp(t *testing.T) {
 	setups(t, func(t *testing.T, e *env) {
 		rcv := newReceiver(t, "k")
 		typ := e.create(t, objectOf(content.RootID, "Article"))[0]
-		e.create(t, hook(rcv.srv.URL+"/all", "k"))
+		hookID := e.create(t, hook(rcv.srv.URL+"/all", "k"))[0]
 		rcv.down.Store(true)
-		var attempts atomic.Int32
+		var tries atomic.Int32
 		e.dispatch(t, Config{Client: ClientSettings{AllowPrivate: true},
 			Retry:     RetrySettings{Initial: 20 * time.Millisecond, Max: 100 * time.Millisecond, GiveUpAfter: 700 * time.Millisecond},
-			OnAttempt: func(_ int64, _ changes.Event, a Attempt) { attempts.Add(1) }})
+			OnAttempt: func(_ int64, _ changes.Event, a Attempt) { tries.Add(1) }})
 		lost := e.create(t, objectOf(typ, "lost"))[0]
-		waitFor(t, "the give-up time", func() bool { return attempts.Load() >= 3 })
+		waitFor(t, "the give-up time", func() bool { return tries.Load() >= 3 })
 		time.Sleep(time.Second)
 		rcv.down.Store(false)
 		kept := e.create(t, objectOf(typ, "kept"))[0]
@@ -119,6 +120,31 @@ func TestGiveUp(t *testing.T) {
 			if slices.Contains(p.Event.ObjectIDs, lost) {
 				t.Fatalf("the given-up event arrived: %+v", p)
 			}
+		}
+		// The log shows the give-up: the last attempt of the delivery
+		// retried longest, whose earlier attempts failed with the
+		// receiver's 503.
+		var gaveUp store.WebhookAttempt
+		log := attempts(t, e, hookID)
+		for _, a := range log {
+			if a.Outcome == store.WebhookGaveUp && a.Attempt > gaveUp.Attempt {
+				gaveUp = a
+			}
+		}
+		if gaveUp.Status != 503 || gaveUp.Attempt < 3 {
+			t.Fatalf("no give-up after several attempts recorded: %+v", log)
+		}
+		n := 0
+		for _, a := range log {
+			if a.Delivery == gaveUp.Delivery && a.ID != gaveUp.ID {
+				n++
+				if a.Outcome != store.WebhookFailed || a.Attempt >= gaveUp.Attempt {
+					t.Errorf("attempt %d before the give-up: %+v", a.Attempt, a)
+				}
+			}
+		}
+		if n != gaveUp.Attempt-1 {
+			t.Errorf("%d failed attempts recorded before give-up attempt %d", n, gaveUp.Attempt)
 		}
 	})
 }

@@ -1,6 +1,6 @@
 // Package management is the transport of the Management group
 // (/apis/cms/v1): branches, objects, typed objects, comments, jobs, uploads,
-// users and code generation. It translates gRPC calls to the domain in pkg/
+// users, code generation and (ours, beyond NovaDB) webhook delivery attempts. It translates gRPC calls to the domain in pkg/
 // and back; operations not built yet answer 501 naming the operation.
 package management
 
@@ -12,6 +12,7 @@ import (
 	"github.com/cmsplatform/cms/pkg/content"
 	"github.com/cmsplatform/cms/pkg/files"
 	"github.com/cmsplatform/cms/pkg/jobs"
+	"github.com/cmsplatform/cms/pkg/webhooks"
 
 	managementv1 "github.com/cmsplatform/cms/proto/gen/go/cms/management/v1"
 	"github.com/cmsplatform/cms/proto/gen/openapi"
@@ -37,6 +38,9 @@ type Options struct {
 	// Jobs is the job domain (pkg/jobs). Nil leaves the job and job
 	// input operations at 501.
 	Jobs *jobs.Service
+	// Webhooks reads the webhook attempt log (pkg/webhooks). Nil leaves
+	// GetWebhookDeliveries at 501.
+	Webhooks *webhooks.History
 	// Codegen bounds the code generator (zero: codegen's defaults). The
 	// generator runs on Content; without it both operations answer 501.
 	Codegen codegen.Limits
@@ -57,7 +61,7 @@ func New(opts Options) *Group {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	api := &service{content: opts.Content, files: opts.Files, jobs: opts.Jobs, log: log}
+	api := &service{content: opts.Content, files: opts.Files, jobs: opts.Jobs, webhooks: opts.Webhooks, log: log}
 	if opts.Content != nil {
 		api.codegen = codegen.New(opts.Content, opts.Codegen)
 	}
@@ -92,11 +96,12 @@ func (g *Group) RegisterGateway(ctx context.Context, mux *runtime.ServeMux, conn
 // through to the generated stub (Unimplemented → 501 naming the operation).
 type service struct {
 	managementv1.UnimplementedManagementServiceServer
-	content *content.Service
-	files   *files.Service
-	jobs    *jobs.Service
-	codegen *codegen.Service
-	log     *slog.Logger
+	content  *content.Service
+	files    *files.Service
+	jobs     *jobs.Service
+	webhooks *webhooks.History
+	codegen  *codegen.Service
+	log      *slog.Logger
 }
 
 // binaries implements ManagementBinaryService.

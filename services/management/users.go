@@ -51,7 +51,8 @@ func (s *service) BranchChain(ctx context.Context, branch string) ([]int64, erro
 }
 
 // OwnerBranch implements interceptors.OwnerBranchResolver: the branch of
-// the job or comment id (deleted ones included; unknown ids are 404).
+// the job, comment or webhook definition id (deleted ones included;
+// unknown ids are 404).
 func (s *service) OwnerBranch(ctx context.Context, owner optionsv1.Owner, id int64) (int64, error) {
 	switch {
 	case owner == optionsv1.Owner_OWNER_JOB && s.jobs != nil:
@@ -66,6 +67,12 @@ func (s *service) OwnerBranch(ctx context.Context, owner optionsv1.Owner, id int
 			return 0, s.toStatus(ctx, err)
 		}
 		return c.Branch, nil
+	case owner == optionsv1.Owner_OWNER_WEBHOOK && s.webhooks != nil:
+		b, err := s.webhooks.Branch(ctx, id)
+		if err != nil {
+			return 0, s.toStatus(ctx, err)
+		}
+		return b, nil
 	}
 	return 0, status.Errorf(codes.Unimplemented, "%v: not available in this deployment", owner)
 }

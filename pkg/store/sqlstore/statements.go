@@ -14,36 +14,40 @@ type statements struct {
 	countTransaction  string // none; takes the next id without returning it
 	// beginAndInsert takes the next id and writes the record in one
 	// statement where the dialect can (ModifyingCTE), else "".
-	beginAndInsert     string // time, user, comment, branch; returns the id
-	getTransaction     string // id
-	getTransactions    string // ids
-	lastTransactionID  string // none
-	allocateObjectIDs  string // n; returns the last id
-	allocateCommentID  string // none; returns the id
-	raiseObjectCounter string // id
-	putObject          string // branch, id, type, guid, api identifier, deleted, created tx, modified tx
-	getObject          string // branch, id
-	getObjects         string // branch, ids
-	findObjects        string // branch, guids, api identifiers
-	deleteObjects      string // tx, branch, ids
-	putValue           string // branch, object, attribute, variant, language, sort, JSON, unit, tx
-	purgeValues        string // branch, object ids
-	purgeObjects       string // branch, ids
-	purgeBranchValues  string // branch
-	purgeBranchComment string // branch
-	purgeBranchObjects string // branch
-	appendOutbox       string // tx, subject, msg id, payload
-	ackOutbox          string // ids
-	getObjectsIn       string // branches, ids
-	insertComment      string // id, branch, object, user, body, created, modified, created tx, modified tx, user key
-	updateCommentBody  string // body, modified, tx, id
-	commentDeleted     string // id
-	deleteComment      string // modified, tx, id
-	getComment         string // id
-	allocateJobID      string // none; returns the id
-	insertJob          string // id, branch, definition, trigger, user, user key, state, doc, created, modified
-	updateJob          string // state, deleted, doc, modified, id
-	getJob             string // id
+	beginAndInsert        string   // time, user, comment, branch; returns the id
+	getTransaction        string   // id
+	getTransactions       string   // ids
+	lastTransactionID     string   // none
+	allocateObjectIDs     string   // n; returns the last id
+	allocateCommentID     string   // none; returns the id
+	raiseObjectCounter    string   // id
+	putObject             string   // branch, id, type, guid, api identifier, deleted, created tx, modified tx
+	getObject             string   // branch, id
+	getObjects            string   // branch, ids
+	findObjects           string   // branch, guids, api identifiers
+	deleteObjects         string   // tx, branch, ids
+	putValue              string   // branch, object, attribute, variant, language, sort, JSON, unit, tx
+	purgeValues           string   // branch, object ids
+	purgeObjects          string   // branch, ids
+	purgeBranchValues     string   // branch
+	purgeBranchComment    string   // branch
+	purgeBranchObjects    string   // branch
+	appendOutbox          string   // tx, subject, msg id, payload
+	ackOutbox             string   // ids
+	getObjectsIn          string   // branches, ids
+	insertComment         string   // id, branch, object, user, body, created, modified, created tx, modified tx, user key
+	updateCommentBody     string   // body, modified, tx, id
+	commentDeleted        string   // id
+	deleteComment         string   // modified, tx, id
+	getComment            string   // id
+	allocateJobID         string   // none; returns the id
+	insertJob             string   // id, branch, definition, trigger, user, user key, state, doc, created, modified
+	updateJob             string   // state, deleted, doc, modified, id
+	getJob                string   // id
+	insertWebhookAttempts []string // per webhookRows: rows of webhook, delivery, tx, branch, kind, attempt, time, duration µs, status, error, outcome
+	selectWebhookAttempts string   // webhook, before id, limit
+	pruneWebhookAge       string   // before time, limit
+	pruneWebhookCount     string   // webhook, webhook, keep, limit
 
 	// The SELECT … FROM of the queries built per call; they take no
 	// parameter.
@@ -63,6 +67,8 @@ func newStatements(d Dialect) *statements {
 	jobColumns := `id, branch, definition_id, trigger_id, user_name, state, deleted, doc, ` +
 		t("created") + `, ` + t("modified")
 	selectJobs := `SELECT ` + jobColumns + ` FROM jobs`
+	webhookColumns := `webhook_id, delivery_id, tx_id, branch, kind, attempt, ` + t("time") +
+		`, duration_us, status, error, outcome`
 	r := d.Rebind
 	beginAndInsert := ""
 	if d.ModifyingCTE() {
@@ -115,8 +121,17 @@ func newStatements(d Dialect) *statements {
 		allocateJobID:     `UPDATE counters SET value = value + 1 WHERE name = 'job' RETURNING value`,
 		insertJob: r(`INSERT INTO jobs (id, branch, definition_id, trigger_id, user_name, user_key, state, doc, ` +
 			t("created") + `, ` + t("modified") + `) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`),
-		updateJob: r(`UPDATE jobs SET state = ?, deleted = ?, doc = ?, ` + t("modified") + ` = ? WHERE id = ?`),
-		getJob:    r(selectJobs + ` WHERE id = ?`),
+		updateJob:             r(`UPDATE jobs SET state = ?, deleted = ?, doc = ?, ` + t("modified") + ` = ? WHERE id = ?`),
+		getJob:                r(selectJobs + ` WHERE id = ?`),
+		insertWebhookAttempts: insertWebhookRows(d, webhookColumns),
+		selectWebhookAttempts: r(`SELECT id, ` + webhookColumns + ` FROM webhook_attempts
+			WHERE webhook_id = ? AND id < ? ORDER BY id DESC LIMIT ?`),
+		pruneWebhookAge: r(`DELETE FROM webhook_attempts WHERE id IN (
+			SELECT id FROM webhook_attempts WHERE ` + t("time") + ` < ? ORDER BY ` + t("time") + ` LIMIT ?)`),
+		pruneWebhookCount: r(`DELETE FROM webhook_attempts WHERE id IN (
+			SELECT id FROM webhook_attempts WHERE webhook_id = ? AND id <= (
+				SELECT id FROM webhook_attempts WHERE webhook_id = ? ORDER BY id DESC LIMIT 1 OFFSET ?)
+			ORDER BY id LIMIT ?)`),
 
 		selectObjects: selectObjects,
 		selectValues: `SELECT object_id, branch, attribute_id, language, variant, sort_reverse, ` +

@@ -47,6 +47,7 @@ func Run(t *testing.T, newStore Factory) {
 		{Name: "CommentsInTx", Run: testCommentsInTx},
 		{Name: "CommentsPurgedWithBranch", Run: testCommentsPurgedWithBranch},
 		{Name: "Jobs", Run: testJobs},
+		{Name: "WebhookAttempts", Run: testWebhookAttempts},
 	})
 }
 

@@ -61,8 +61,8 @@ func declaredRPCs() []declared {
 // permission, and a branch_field names a top-level field of the request.
 func TestEveryRPCDeclaresAccess(t *testing.T) {
 	rpcs := declaredRPCs()
-	if len(rpcs) != 75 {
-		t.Fatalf("%d RPCs, want 75", len(rpcs))
+	if len(rpcs) != 76 { // NovaDB's 75 and Webhook_GetWebhookDeliveries (ours)
+		t.Fatalf("%d RPCs, want 76", len(rpcs))
 	}
 	for _, d := range rpcs {
 		if d.access == nil {
@@ -269,15 +269,16 @@ func TestAuthorizationTable(t *testing.T) {
 	admin := httpClient{t, base, "admin", "test-password"}
 	admin.must(http.StatusOK, http.MethodGet, "/delivery/api/branches/4/objects?take=1", "",
 		"X-Cms-Min-Version", strconv.FormatInt(created.Transaction.ID, 10), "X-Cms-Max-Wait", "30s")
-	// RPCs addressing a job or comment by id are checked on its branch:
+	// RPCs addressing a job, comment or webhook by id are checked on its branch:
 	// they get an existing one (an unknown id is 404 for everybody).
 	owned := map[optionsv1.Owner]string{
 		optionsv1.Owner_OWNER_JOB:     strconv.FormatInt(newJob(t, admin), 10),
 		optionsv1.Owner_OWNER_COMMENT: strconv.FormatInt(newComment(t, admin), 10),
+		optionsv1.Owner_OWNER_WEBHOOK: strconv.FormatInt(newWebhook(admin), 10),
 	}
 	rpcs := declaredRPCs()
-	if len(rpcs) != 75 {
-		t.Fatalf("%d RPCs, want 75", len(rpcs))
+	if len(rpcs) != 76 { // NovaDB's 75 and Webhook_GetWebhookDeliveries (ours)
+		t.Fatalf("%d RPCs, want 76", len(rpcs))
 	}
 	for _, d := range rpcs {
 		t.Run(d.op, func(t *testing.T) {

@@ -17,6 +17,7 @@ import (
 	"github.com/cmsplatform/cms/pkg/indexwriter"
 	"github.com/cmsplatform/cms/pkg/rendering"
 	"github.com/cmsplatform/cms/pkg/search"
+	"github.com/cmsplatform/cms/pkg/webhooks"
 )
 
 // Targets that `cms serve --target` accepts. "all" is what `cms run` serves.
@@ -90,6 +91,12 @@ type Config struct {
 	// CMS_JOB_CONCURRENCY, CMS_JOB_ACK_WAIT.
 	JobConcurrency int           `yaml:"jobConcurrency"`
 	JobAckWait     time.Duration `yaml:"jobAckWait"`
+	// The attempt log of webhooks (docs/webhooks.md): attempts kept per
+	// webhook and how long an attempt is kept; the dispatcher prunes the
+	// rest every minute. CMS_WEBHOOK_KEEP_ATTEMPTS,
+	// CMS_WEBHOOK_ATTEMPTS_MAX_AGE.
+	WebhookKeepAttempts   int           `yaml:"webhookKeepAttempts"`
+	WebhookAttemptsMaxAge time.Duration `yaml:"webhookAttemptsMaxAge"`
 	// Webhook deliveries (pkg/webhooks, docs/webhooks.md): the bound of one
 	// attempt, how long an event is retried before it is given up, the
 	// response bytes read, and whether receivers may sit on loopback,
@@ -271,6 +278,8 @@ func DefaultConfig() Config {
 		WebhookMaxResponseBytes: 64 << 10,
 		RenderTimeout:           rendering.DefaultTimeout,
 		RenderMaxOutputBytes:    rendering.DefaultMaxOutputBytes,
+		WebhookKeepAttempts:     webhooks.DefaultKeepAttempts,
+		WebhookAttemptsMaxAge:   webhooks.DefaultAttemptsMaxAge,
 		Store:                   Component{Engine: EngineSQLite},
 		Events:                  Component{Engine: EngineEmbeddedNATS},
 		Search:                  Component{Engine: EngineBleve, Prefix: "cms"},

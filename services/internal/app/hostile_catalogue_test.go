@@ -21,8 +21,8 @@ import (
 func hostileCatalogue(t *testing.T, w hostileWorld) []hostileCase {
 	t.Helper()
 	rpcs := declaredRPCs()
-	if len(rpcs) != 75 {
-		t.Fatalf("%d RPCs, want 75", len(rpcs))
+	if len(rpcs) != 76 { // NovaDB's 75 and Webhook_GetWebhookDeliveries (ours)
+		t.Fatalf("%d RPCs, want 76", len(rpcs))
 	}
 	var cases []hostileCase
 	for _, d := range rpcs {
@@ -46,7 +46,7 @@ func asAdmin(c hostileCase) hostileCase {
 // identVars are path variables that hold a branch, object, job, comment or
 // template id: plain digits or (branches and objects) a GUID or an
 // ApiIdentifier; anything else is refused.
-var identVars = []string{"branch", "id", "branch_id", "bpo_id", "template_id", "job_id", "comment_id"}
+var identVars = []string{"branch", "id", "branch_id", "bpo_id", "template_id", "job_id", "comment_id", "webhook_id"}
 
 // isBranchScoped: the RPC needs a grant on a branch named by the request.
 func isBranchScoped(d declared) bool {

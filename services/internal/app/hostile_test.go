@@ -21,7 +21,7 @@ import (
 
 // The hostile-input suite (issue 11): a catalogue of malformed, oversized,
 // deeply nested, badly encoded, injection and traversal requests and auth
-// cases, derived from the 75 declared RPCs (hostile_catalogue_test.go),
+// cases, derived from the 76 declared RPCs (hostile_catalogue_test.go),
 // replayed against the whole system (`cms run`) and, with the real
 // components configured, against the distributed services. Every answer is
 // a 4xx ProblemDetails, or a 2xx/304 where the input is acceptable; never
@@ -213,7 +213,11 @@ func newHostileWorld(t *testing.T, start func(t *testing.T) (func(string) string
 	r := admin.must(http.StatusCreated, http.MethodPost, fmt.Sprintf("/apis/cms/v1/branches/%d/objects", w.b),
 		`{"objects":[`+obj(w.typ, "", v(1000, 201, hostileMarker+" object"), v(w.attr, 0, 5))+`]}`)
 	secret := decodeWrite(t, r)
-	w.owned = map[optionsv1.Owner]map[int64]string{optionsv1.Owner_OWNER_JOB: {}, optionsv1.Owner_OWNER_COMMENT: {}}
+	// Webhook definitions live on the default branch only, which the
+	// reader may not read: "A's" and "B's" are the same one.
+	hook := strconv.FormatInt(newWebhook(admin), 10)
+	w.owned = map[optionsv1.Owner]map[int64]string{optionsv1.Owner_OWNER_JOB: {}, optionsv1.Owner_OWNER_COMMENT: {},
+		optionsv1.Owner_OWNER_WEBHOOK: {w.a: hook, w.b: hook}}
 	for _, br := range []int64{w.a, w.b} {
 		body := "<div>comment on " + strconv.FormatInt(br, 10) + "</div>"
 		if br == w.b {

@@ -112,7 +112,8 @@ func buildTargets(ctx context.Context, cfg Config, comps *Components, log *slog.
 			}
 			svc := content.New(st, log.With("component", "content"), opts...)
 			groups = append(groups, management.New(management.Options{
-				MaxUploadBytes: cfg.MaxUploadBytes, Content: svc, Files: fs, Jobs: jw.service(svc, relay.Notify), Logger: log,
+				MaxUploadBytes: cfg.MaxUploadBytes, Content: svc, Files: fs, Jobs: jw.service(svc, relay.Notify),
+				Webhooks: webhooks.NewHistory(comps.Store), Logger: log,
 			}))
 		case TargetDelivery:
 			g := delivery.New(delivery.Options{Search: comps.Search, Cache: comps.Cache,
@@ -172,7 +173,9 @@ func buildTargets(ctx context.Context, cfg Config, comps *Components, log *slog.
 		case TargetWebhooks:
 			d := webhooks.New(comps.Store, comps.Events, webhooks.Config{
 				Client: webhooks.ClientSettings{Timeout: cfg.WebhookTimeout, MaxResponseBytes: cfg.WebhookMaxResponseBytes, AllowPrivate: cfg.WebhookAllowPrivate},
-				Retry:  webhooks.RetrySettings{GiveUpAfter: cfg.WebhookGiveUp}, Logger: log.With("worker", "webhooks")})
+				Retry:  webhooks.RetrySettings{GiveUpAfter: cfg.WebhookGiveUp},
+				Record: webhooks.RecordSettings{Keep: cfg.WebhookKeepAttempts, MaxAge: cfg.WebhookAttemptsMaxAge},
+				Logger: log.With("worker", "webhooks")})
 			workers = append(workers, d.Run)
 		}
 	}

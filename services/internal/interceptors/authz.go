@@ -35,7 +35,7 @@ type NewBranchParentResolver interface {
 }
 
 // OwnerBranchResolver is implemented by resolvers of groups with RPCs
-// declaring an owner (a job or comment id): it returns the branch the
+// declaring an owner (a job, comment or webhook id): it returns the branch the
 // resource belongs to. Errors are gRPC status errors (an unknown id is
 // NotFound).
 type OwnerBranchResolver interface {
@@ -63,8 +63,8 @@ type ReadYourWritesResolver interface {
 //   - ADMIN: administrators only, else 403;
 //   - READ/WRITE: administrators, or a grant (pkg/auth.Principal.Allowed)
 //     on the branch the access names or an ancestor: the request field
-//     branch_field, the parent of a new branch, the branch of the job or
-//     comment whose id is in owner_field, or the default branch; an
+//     branch_field, the parent of a new branch, the branch of the job,
+//     comment or webhook whose id is in owner_field, or the default branch; an
 //     unknown branch or resource is the resolver's 404, a missing grant
 //     403. An unset, empty or 0 branch_field leaves the check to the
 //     handler (an optional branch filter).

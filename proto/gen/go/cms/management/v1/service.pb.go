@@ -27,7 +27,7 @@ var File_cms_management_v1_service_proto protoreflect.FileDescriptor
 
 const file_cms_management_v1_service_proto_rawDesc = "" +
 	"\n" +
-	"\x1fcms/management/v1/service.proto\x12\x11cms.management.v1\x1a cms/management/v1/branches.proto\x1a\x1fcms/management/v1/codegen.proto\x1a cms/management/v1/comments.proto\x1a\x1ecms/management/v1/common.proto\x1a\x1ccms/management/v1/jobs.proto\x1a\x1fcms/management/v1/objects.proto\x1a%cms/management/v1/typed_objects.proto\x1a\x1fcms/management/v1/uploads.proto\x1a\x1dcms/management/v1/users.proto\x1a\x1ccms/options/v1/options.proto\x1a\x1cgoogle/api/annotations.proto\x1a\x1bgoogle/protobuf/empty.proto2\x8f-\n" +
+	"\x1fcms/management/v1/service.proto\x12\x11cms.management.v1\x1a cms/management/v1/branches.proto\x1a\x1fcms/management/v1/codegen.proto\x1a cms/management/v1/comments.proto\x1a\x1ecms/management/v1/common.proto\x1a\x1ccms/management/v1/jobs.proto\x1a\x1fcms/management/v1/objects.proto\x1a%cms/management/v1/typed_objects.proto\x1a\x1fcms/management/v1/uploads.proto\x1a\x1dcms/management/v1/users.proto\x1a cms/management/v1/webhooks.proto\x1a\x1ccms/options/v1/options.proto\x1a\x1cgoogle/api/annotations.proto\x1a\x1bgoogle/protobuf/empty.proto2\xea.\n" +
 	"\x11ManagementService\x12\x8e\x01\n" +
 	"\vGetBranches\x12%.cms.management.v1.GetBranchesRequest\x1a .cms.management.v1.CmsObjectList\"6\xea\xf9\x18\x0fCms_GetBranches\xfa\xf9\x18\x02\b\x01\x82\xd3\xe4\x93\x02\x17\x12\x15/apis/cms/v1/branches\x12\x92\x01\n" +
 	"\fCreateBranch\x12&.cms.management.v1.CreateBranchRequest\x1a\x1c.cms.management.v1.CmsObject\"<\xea\xf9\x18\x10Cms_CreateBranch\xfa\xf9\x18\x04\b\x03 \x01\x82\xd3\xe4\x93\x02\x1a:\x01*\"\x15/apis/cms/v1/branches\x12\x8d\x01\n" +
@@ -82,62 +82,66 @@ const file_cms_management_v1_service_proto_rawDesc = "" +
 	"\rDeleteObjects\x12'.cms.management.v1.DeleteObjectsRequest\x1a(.cms.management.v1.DeleteObjectsResponse\"T\xea\xf9\x18\x11Cms_DeleteObjects\xfa\xf9\x18\n" +
 	"\b\x03\x12\x06branch\x82\xd3\xe4\x93\x02+:\x01**&/apis/cms/v1/branches/{branch}/objects\x12\xc0\x01\n" +
 	"\x0fGetTypedObjects\x12).cms.management.v1.GetTypedObjectsRequest\x1a .cms.management.v1.CmsObjectList\"`\xea\xf9\x18\x13Cms_GetTypedObjects\xfa\xf9\x18\n" +
-	"\b\x02\x12\x06branch\x82\xd3\xe4\x93\x025\x123/apis/cms/v1/branches/{branch}/types/{type}/objectsBHZFgithub.com/cmsplatform/cms/proto/gen/go/cms/management/v1;managementv1b\x06proto3"
+	"\b\x02\x12\x06branch\x82\xd3\xe4\x93\x025\x123/apis/cms/v1/branches/{branch}/types/{type}/objects\x12\xd8\x01\n" +
+	"\x14GetWebhookDeliveries\x12..cms.management.v1.GetWebhookDeliveriesRequest\x1a%.cms.management.v1.WebhookAttemptList\"i\xea\xf9\x18\x1cWebhook_GetWebhookDeliveries\xfa\xf9\x18\x10\b\x02(\x032\n" +
+	"webhook_id\x82\xd3\xe4\x93\x02/\x12-/apis/cms/v1/webhooks/{webhook_id}/deliveriesBHZFgithub.com/cmsplatform/cms/proto/gen/go/cms/management/v1;managementv1b\x06proto3"
 
 var file_cms_management_v1_service_proto_goTypes = []any{
-	(*GetBranchesRequest)(nil),        // 0: cms.management.v1.GetBranchesRequest
-	(*CreateBranchRequest)(nil),       // 1: cms.management.v1.CreateBranchRequest
-	(*GetBranchRequest)(nil),          // 2: cms.management.v1.GetBranchRequest
-	(*UpdateBranchRequest)(nil),       // 3: cms.management.v1.UpdateBranchRequest
-	(*DeleteBranchRequest)(nil),       // 4: cms.management.v1.DeleteBranchRequest
-	(*GetCSharpClassesRequest)(nil),   // 5: cms.management.v1.GetCSharpClassesRequest
-	(*GetCSharpClassRequest)(nil),     // 6: cms.management.v1.GetCSharpClassRequest
-	(*GetUserDisplayNameRequest)(nil), // 7: cms.management.v1.GetUserDisplayNameRequest
-	(*CreateCommentRequest)(nil),      // 8: cms.management.v1.CreateCommentRequest
-	(*GetCommentsRequest)(nil),        // 9: cms.management.v1.GetCommentsRequest
-	(*GetCommentRequest)(nil),         // 10: cms.management.v1.GetCommentRequest
-	(*DeleteCommentRequest)(nil),      // 11: cms.management.v1.DeleteCommentRequest
-	(*UpdateCommentRequest)(nil),      // 12: cms.management.v1.UpdateCommentRequest
-	(*StartUploadRequest)(nil),        // 13: cms.management.v1.StartUploadRequest
-	(*ContinueUploadRequest)(nil),     // 14: cms.management.v1.ContinueUploadRequest
-	(*DeleteTempFileRequest)(nil),     // 15: cms.management.v1.DeleteTempFileRequest
-	(*CreateJobRequest)(nil),          // 16: cms.management.v1.CreateJobRequest
-	(*GetJobsRequest)(nil),            // 17: cms.management.v1.GetJobsRequest
-	(*GetJobRequest)(nil),             // 18: cms.management.v1.GetJobRequest
-	(*UpdateJobRequest)(nil),          // 19: cms.management.v1.UpdateJobRequest
-	(*DeleteJobRequest)(nil),          // 20: cms.management.v1.DeleteJobRequest
-	(*GetJobMetricsRequest)(nil),      // 21: cms.management.v1.GetJobMetricsRequest
-	(*GetJobProgressRequest)(nil),     // 22: cms.management.v1.GetJobProgressRequest
-	(*GetJobObjectIdsRequest)(nil),    // 23: cms.management.v1.GetJobObjectIdsRequest
-	(*GetJobArtifactsRequest)(nil),    // 24: cms.management.v1.GetJobArtifactsRequest
-	(*JobInputUploadRequest)(nil),     // 25: cms.management.v1.JobInputUploadRequest
-	(*JobInputContinueRequest)(nil),   // 26: cms.management.v1.JobInputContinueRequest
-	(*JobInputCancelRequest)(nil),     // 27: cms.management.v1.JobInputCancelRequest
-	(*GetObjectRequest)(nil),          // 28: cms.management.v1.GetObjectRequest
-	(*GetObjectsRequest)(nil),         // 29: cms.management.v1.GetObjectsRequest
-	(*CreateObjectsRequest)(nil),      // 30: cms.management.v1.CreateObjectsRequest
-	(*UpdateObjectsRequest)(nil),      // 31: cms.management.v1.UpdateObjectsRequest
-	(*DeleteObjectsRequest)(nil),      // 32: cms.management.v1.DeleteObjectsRequest
-	(*GetTypedObjectsRequest)(nil),    // 33: cms.management.v1.GetTypedObjectsRequest
-	(*CmsObjectList)(nil),             // 34: cms.management.v1.CmsObjectList
-	(*CmsObject)(nil),                 // 35: cms.management.v1.CmsObject
-	(*UpdateBranchResponse)(nil),      // 36: cms.management.v1.UpdateBranchResponse
-	(*DeleteBranchResponse)(nil),      // 37: cms.management.v1.DeleteBranchResponse
-	(*GeneratedCode)(nil),             // 38: cms.management.v1.GeneratedCode
-	(*CmsComment)(nil),                // 39: cms.management.v1.CmsComment
-	(*CmsCommentList)(nil),            // 40: cms.management.v1.CmsCommentList
-	(*emptypb.Empty)(nil),             // 41: google.protobuf.Empty
-	(*FileUploadResult)(nil),          // 42: cms.management.v1.FileUploadResult
-	(*CmsJob)(nil),                    // 43: cms.management.v1.CmsJob
-	(*CmsJobList)(nil),                // 44: cms.management.v1.CmsJobList
-	(*JobMetricsList)(nil),            // 45: cms.management.v1.JobMetricsList
-	(*JobProgress)(nil),               // 46: cms.management.v1.JobProgress
-	(*JobObjectIds)(nil),              // 47: cms.management.v1.JobObjectIds
-	(*JobArtifactList)(nil),           // 48: cms.management.v1.JobArtifactList
-	(*JobInputUploadResult)(nil),      // 49: cms.management.v1.JobInputUploadResult
-	(*CreateObjectsResponse)(nil),     // 50: cms.management.v1.CreateObjectsResponse
-	(*UpdateObjectsResponse)(nil),     // 51: cms.management.v1.UpdateObjectsResponse
-	(*DeleteObjectsResponse)(nil),     // 52: cms.management.v1.DeleteObjectsResponse
+	(*GetBranchesRequest)(nil),          // 0: cms.management.v1.GetBranchesRequest
+	(*CreateBranchRequest)(nil),         // 1: cms.management.v1.CreateBranchRequest
+	(*GetBranchRequest)(nil),            // 2: cms.management.v1.GetBranchRequest
+	(*UpdateBranchRequest)(nil),         // 3: cms.management.v1.UpdateBranchRequest
+	(*DeleteBranchRequest)(nil),         // 4: cms.management.v1.DeleteBranchRequest
+	(*GetCSharpClassesRequest)(nil),     // 5: cms.management.v1.GetCSharpClassesRequest
+	(*GetCSharpClassRequest)(nil),       // 6: cms.management.v1.GetCSharpClassRequest
+	(*GetUserDisplayNameRequest)(nil),   // 7: cms.management.v1.GetUserDisplayNameRequest
+	(*CreateCommentRequest)(nil),        // 8: cms.management.v1.CreateCommentRequest
+	(*GetCommentsRequest)(nil),          // 9: cms.management.v1.GetCommentsRequest
+	(*GetCommentRequest)(nil),           // 10: cms.management.v1.GetCommentRequest
+	(*DeleteCommentRequest)(nil),        // 11: cms.management.v1.DeleteCommentRequest
+	(*UpdateCommentRequest)(nil),        // 12: cms.management.v1.UpdateCommentRequest
+	(*StartUploadRequest)(nil),          // 13: cms.management.v1.StartUploadRequest
+	(*ContinueUploadRequest)(nil),       // 14: cms.management.v1.ContinueUploadRequest
+	(*DeleteTempFileRequest)(nil),       // 15: cms.management.v1.DeleteTempFileRequest
+	(*CreateJobRequest)(nil),            // 16: cms.management.v1.CreateJobRequest
+	(*GetJobsRequest)(nil),              // 17: cms.management.v1.GetJobsRequest
+	(*GetJobRequest)(nil),               // 18: cms.management.v1.GetJobRequest
+	(*UpdateJobRequest)(nil),            // 19: cms.management.v1.UpdateJobRequest
+	(*DeleteJobRequest)(nil),            // 20: cms.management.v1.DeleteJobRequest
+	(*GetJobMetricsRequest)(nil),        // 21: cms.management.v1.GetJobMetricsRequest
+	(*GetJobProgressRequest)(nil),       // 22: cms.management.v1.GetJobProgressRequest
+	(*GetJobObjectIdsRequest)(nil),      // 23: cms.management.v1.GetJobObjectIdsRequest
+	(*GetJobArtifactsRequest)(nil),      // 24: cms.management.v1.GetJobArtifactsRequest
+	(*JobInputUploadRequest)(nil),       // 25: cms.management.v1.JobInputUploadRequest
+	(*JobInputContinueRequest)(nil),     // 26: cms.management.v1.JobInputContinueRequest
+	(*JobInputCancelRequest)(nil),       // 27: cms.management.v1.JobInputCancelRequest
+	(*GetObjectRequest)(nil),            // 28: cms.management.v1.GetObjectRequest
+	(*GetObjectsRequest)(nil),           // 29: cms.management.v1.GetObjectsRequest
+	(*CreateObjectsRequest)(nil),        // 30: cms.management.v1.CreateObjectsRequest
+	(*UpdateObjectsRequest)(nil),        // 31: cms.management.v1.UpdateObjectsRequest
+	(*DeleteObjectsRequest)(nil),        // 32: cms.management.v1.DeleteObjectsRequest
+	(*GetTypedObjectsRequest)(nil),      // 33: cms.management.v1.GetTypedObjectsRequest
+	(*GetWebhookDeliveriesRequest)(nil), // 34: cms.management.v1.GetWebhookDeliveriesRequest
+	(*CmsObjectList)(nil),               // 35: cms.management.v1.CmsObjectList
+	(*CmsObject)(nil),                   // 36: cms.management.v1.CmsObject
+	(*UpdateBranchResponse)(nil),        // 37: cms.management.v1.UpdateBranchResponse
+	(*DeleteBranchResponse)(nil),        // 38: cms.management.v1.DeleteBranchResponse
+	(*GeneratedCode)(nil),               // 39: cms.management.v1.GeneratedCode
+	(*CmsComment)(nil),                  // 40: cms.management.v1.CmsComment
+	(*CmsCommentList)(nil),              // 41: cms.management.v1.CmsCommentList
+	(*emptypb.Empty)(nil),               // 42: google.protobuf.Empty
+	(*FileUploadResult)(nil),            // 43: cms.management.v1.FileUploadResult
+	(*CmsJob)(nil),                      // 44: cms.management.v1.CmsJob
+	(*CmsJobList)(nil),                  // 45: cms.management.v1.CmsJobList
+	(*JobMetricsList)(nil),              // 46: cms.management.v1.JobMetricsList
+	(*JobProgress)(nil),                 // 47: cms.management.v1.JobProgress
+	(*JobObjectIds)(nil),                // 48: cms.management.v1.JobObjectIds
+	(*JobArtifactList)(nil),             // 49: cms.management.v1.JobArtifactList
+	(*JobInputUploadResult)(nil),        // 50: cms.management.v1.JobInputUploadResult
+	(*CreateObjectsResponse)(nil),       // 51: cms.management.v1.CreateObjectsResponse
+	(*UpdateObjectsResponse)(nil),       // 52: cms.management.v1.UpdateObjectsResponse
+	(*DeleteObjectsResponse)(nil),       // 53: cms.management.v1.DeleteObjectsResponse
+	(*WebhookAttemptList)(nil),          // 54: cms.management.v1.WebhookAttemptList
 }
 var file_cms_management_v1_service_proto_depIdxs = []int32{
 	0,  // 0: cms.management.v1.ManagementService.GetBranches:input_type -> cms.management.v1.GetBranchesRequest
@@ -174,42 +178,44 @@ var file_cms_management_v1_service_proto_depIdxs = []int32{
 	31, // 31: cms.management.v1.ManagementService.UpdateObjects:input_type -> cms.management.v1.UpdateObjectsRequest
 	32, // 32: cms.management.v1.ManagementService.DeleteObjects:input_type -> cms.management.v1.DeleteObjectsRequest
 	33, // 33: cms.management.v1.ManagementService.GetTypedObjects:input_type -> cms.management.v1.GetTypedObjectsRequest
-	34, // 34: cms.management.v1.ManagementService.GetBranches:output_type -> cms.management.v1.CmsObjectList
-	35, // 35: cms.management.v1.ManagementService.CreateBranch:output_type -> cms.management.v1.CmsObject
-	35, // 36: cms.management.v1.ManagementService.GetBranch:output_type -> cms.management.v1.CmsObject
-	36, // 37: cms.management.v1.ManagementService.UpdateBranch:output_type -> cms.management.v1.UpdateBranchResponse
-	37, // 38: cms.management.v1.ManagementService.DeleteBranch:output_type -> cms.management.v1.DeleteBranchResponse
-	38, // 39: cms.management.v1.ManagementService.GetCSharpClasses:output_type -> cms.management.v1.GeneratedCode
-	38, // 40: cms.management.v1.ManagementService.GetCSharpClass:output_type -> cms.management.v1.GeneratedCode
-	35, // 41: cms.management.v1.ManagementService.GetUserDisplayName:output_type -> cms.management.v1.CmsObject
-	39, // 42: cms.management.v1.ManagementService.CreateComment:output_type -> cms.management.v1.CmsComment
-	40, // 43: cms.management.v1.ManagementService.GetComments:output_type -> cms.management.v1.CmsCommentList
-	39, // 44: cms.management.v1.ManagementService.GetComment:output_type -> cms.management.v1.CmsComment
-	41, // 45: cms.management.v1.ManagementService.DeleteComment:output_type -> google.protobuf.Empty
-	41, // 46: cms.management.v1.ManagementService.UpdateComment:output_type -> google.protobuf.Empty
-	42, // 47: cms.management.v1.ManagementService.StartUpload:output_type -> cms.management.v1.FileUploadResult
-	42, // 48: cms.management.v1.ManagementService.ContinueUpload:output_type -> cms.management.v1.FileUploadResult
-	41, // 49: cms.management.v1.ManagementService.DeleteTempFile:output_type -> google.protobuf.Empty
-	43, // 50: cms.management.v1.ManagementService.CreateJob:output_type -> cms.management.v1.CmsJob
-	44, // 51: cms.management.v1.ManagementService.GetJobs:output_type -> cms.management.v1.CmsJobList
-	43, // 52: cms.management.v1.ManagementService.GetJob:output_type -> cms.management.v1.CmsJob
-	41, // 53: cms.management.v1.ManagementService.UpdateJob:output_type -> google.protobuf.Empty
-	41, // 54: cms.management.v1.ManagementService.DeleteJob:output_type -> google.protobuf.Empty
-	45, // 55: cms.management.v1.ManagementService.GetJobMetrics:output_type -> cms.management.v1.JobMetricsList
-	46, // 56: cms.management.v1.ManagementService.GetJobProgress:output_type -> cms.management.v1.JobProgress
-	47, // 57: cms.management.v1.ManagementService.GetJobObjectIds:output_type -> cms.management.v1.JobObjectIds
-	48, // 58: cms.management.v1.ManagementService.GetJobArtifacts:output_type -> cms.management.v1.JobArtifactList
-	49, // 59: cms.management.v1.ManagementService.JobInputUpload:output_type -> cms.management.v1.JobInputUploadResult
-	49, // 60: cms.management.v1.ManagementService.JobInputContinue:output_type -> cms.management.v1.JobInputUploadResult
-	41, // 61: cms.management.v1.ManagementService.JobInputCancel:output_type -> google.protobuf.Empty
-	35, // 62: cms.management.v1.ManagementService.GetObject:output_type -> cms.management.v1.CmsObject
-	34, // 63: cms.management.v1.ManagementService.GetObjects:output_type -> cms.management.v1.CmsObjectList
-	50, // 64: cms.management.v1.ManagementService.CreateObjects:output_type -> cms.management.v1.CreateObjectsResponse
-	51, // 65: cms.management.v1.ManagementService.UpdateObjects:output_type -> cms.management.v1.UpdateObjectsResponse
-	52, // 66: cms.management.v1.ManagementService.DeleteObjects:output_type -> cms.management.v1.DeleteObjectsResponse
-	34, // 67: cms.management.v1.ManagementService.GetTypedObjects:output_type -> cms.management.v1.CmsObjectList
-	34, // [34:68] is the sub-list for method output_type
-	0,  // [0:34] is the sub-list for method input_type
+	34, // 34: cms.management.v1.ManagementService.GetWebhookDeliveries:input_type -> cms.management.v1.GetWebhookDeliveriesRequest
+	35, // 35: cms.management.v1.ManagementService.GetBranches:output_type -> cms.management.v1.CmsObjectList
+	36, // 36: cms.management.v1.ManagementService.CreateBranch:output_type -> cms.management.v1.CmsObject
+	36, // 37: cms.management.v1.ManagementService.GetBranch:output_type -> cms.management.v1.CmsObject
+	37, // 38: cms.management.v1.ManagementService.UpdateBranch:output_type -> cms.management.v1.UpdateBranchResponse
+	38, // 39: cms.management.v1.ManagementService.DeleteBranch:output_type -> cms.management.v1.DeleteBranchResponse
+	39, // 40: cms.management.v1.ManagementService.GetCSharpClasses:output_type -> cms.management.v1.GeneratedCode
+	39, // 41: cms.management.v1.ManagementService.GetCSharpClass:output_type -> cms.management.v1.GeneratedCode
+	36, // 42: cms.management.v1.ManagementService.GetUserDisplayName:output_type -> cms.management.v1.CmsObject
+	40, // 43: cms.management.v1.ManagementService.CreateComment:output_type -> cms.management.v1.CmsComment
+	41, // 44: cms.management.v1.ManagementService.GetComments:output_type -> cms.management.v1.CmsCommentList
+	40, // 45: cms.management.v1.ManagementService.GetComment:output_type -> cms.management.v1.CmsComment
+	42, // 46: cms.management.v1.ManagementService.DeleteComment:output_type -> google.protobuf.Empty
+	42, // 47: cms.management.v1.ManagementService.UpdateComment:output_type -> google.protobuf.Empty
+	43, // 48: cms.management.v1.ManagementService.StartUpload:output_type -> cms.management.v1.FileUploadResult
+	43, // 49: cms.management.v1.ManagementService.ContinueUpload:output_type -> cms.management.v1.FileUploadResult
+	42, // 50: cms.management.v1.ManagementService.DeleteTempFile:output_type -> google.protobuf.Empty
+	44, // 51: cms.management.v1.ManagementService.CreateJob:output_type -> cms.management.v1.CmsJob
+	45, // 52: cms.management.v1.ManagementService.GetJobs:output_type -> cms.management.v1.CmsJobList
+	44, // 53: cms.management.v1.ManagementService.GetJob:output_type -> cms.management.v1.CmsJob
+	42, // 54: cms.management.v1.ManagementService.UpdateJob:output_type -> google.protobuf.Empty
+	42, // 55: cms.management.v1.ManagementService.DeleteJob:output_type -> google.protobuf.Empty
+	46, // 56: cms.management.v1.ManagementService.GetJobMetrics:output_type -> cms.management.v1.JobMetricsList
+	47, // 57: cms.management.v1.ManagementService.GetJobProgress:output_type -> cms.management.v1.JobProgress
+	48, // 58: cms.management.v1.ManagementService.GetJobObjectIds:output_type -> cms.management.v1.JobObjectIds
+	49, // 59: cms.management.v1.ManagementService.GetJobArtifacts:output_type -> cms.management.v1.JobArtifactList
+	50, // 60: cms.management.v1.ManagementService.JobInputUpload:output_type -> cms.management.v1.JobInputUploadResult
+	50, // 61: cms.management.v1.ManagementService.JobInputContinue:output_type -> cms.management.v1.JobInputUploadResult
+	42, // 62: cms.management.v1.ManagementService.JobInputCancel:output_type -> google.protobuf.Empty
+	36, // 63: cms.management.v1.ManagementService.GetObject:output_type -> cms.management.v1.CmsObject
+	35, // 64: cms.management.v1.ManagementService.GetObjects:output_type -> cms.management.v1.CmsObjectList
+	51, // 65: cms.management.v1.ManagementService.CreateObjects:output_type -> cms.management.v1.CreateObjectsResponse
+	52, // 66: cms.management.v1.ManagementService.UpdateObjects:output_type -> cms.management.v1.UpdateObjectsResponse
+	53, // 67: cms.management.v1.ManagementService.DeleteObjects:output_type -> cms.management.v1.DeleteObjectsResponse
+	35, // 68: cms.management.v1.ManagementService.GetTypedObjects:output_type -> cms.management.v1.CmsObjectList
+	54, // 69: cms.management.v1.ManagementService.GetWebhookDeliveries:output_type -> cms.management.v1.WebhookAttemptList
+	35, // [35:70] is the sub-list for method output_type
+	0,  // [0:35] is the sub-list for method input_type
 	0,  // [0:0] is the sub-list for extension type_name
 	0,  // [0:0] is the sub-list for extension extendee
 	0,  // [0:0] is the sub-list for field type_name
@@ -229,6 +235,7 @@ func file_cms_management_v1_service_proto_init() {
 	file_cms_management_v1_typed_objects_proto_init()
 	file_cms_management_v1_uploads_proto_init()
 	file_cms_management_v1_users_proto_init()
+	file_cms_management_v1_webhooks_proto_init()
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{

@@ -1363,6 +1363,59 @@ func local_request_ManagementService_GetTypedObjects_0(ctx context.Context, mars
 	return msg, metadata, err
 }
 
+var filter_ManagementService_GetWebhookDeliveries_0 = &utilities.DoubleArray{Encoding: map[string]int{"webhook_id": 0}, Base: []int{1, 1, 0}, Check: []int{0, 1, 2}}
+
+func request_ManagementService_GetWebhookDeliveries_0(ctx context.Context, marshaler runtime.Marshaler, client ManagementServiceClient, req *http.Request, pathParams map[string]string) (proto.Message, runtime.ServerMetadata, error) {
+	var (
+		protoReq GetWebhookDeliveriesRequest
+		metadata runtime.ServerMetadata
+		err      error
+	)
+	val, ok := pathParams["webhook_id"]
+	if !ok {
+		return nil, metadata, status.Errorf(codes.InvalidArgument, "missing parameter %s", "webhook_id")
+	}
+	protoReq.WebhookId, err = runtime.Int64(val)
+	if err != nil {
+		return nil, metadata, status.Errorf(codes.InvalidArgument, "type mismatch, parameter: %s, error: %v", "webhook_id", err)
+	}
+	if err := req.ParseForm(); err != nil {
+		return nil, metadata, status.Errorf(codes.InvalidArgument, "%v", err)
+	}
+	if err := runtime.PopulateQueryParameters(&protoReq, req.Form, filter_ManagementService_GetWebhookDeliveries_0); err != nil {
+		return nil, metadata, status.Errorf(codes.InvalidArgument, "%v", err)
+	}
+	if req.Body != nil {
+		_, _ = io.Copy(io.Discard, req.Body)
+	}
+	msg, err := client.GetWebhookDeliveries(ctx, &protoReq, grpc.Header(&metadata.HeaderMD), grpc.Trailer(&metadata.TrailerMD))
+	return msg, metadata, err
+}
+
+func local_request_ManagementService_GetWebhookDeliveries_0(ctx context.Context, marshaler runtime.Marshaler, server ManagementServiceServer, req *http.Request, pathParams map[string]string) (proto.Message, runtime.ServerMetadata, error) {
+	var (
+		protoReq GetWebhookDeliveriesRequest
+		metadata runtime.ServerMetadata
+		err      error
+	)
+	val, ok := pathParams["webhook_id"]
+	if !ok {
+		return nil, metadata, status.Errorf(codes.InvalidArgument, "missing parameter %s", "webhook_id")
+	}
+	protoReq.WebhookId, err = runtime.Int64(val)
+	if err != nil {
+		return nil, metadata, status.Errorf(codes.InvalidArgument, "type mismatch, parameter: %s, error: %v", "webhook_id", err)
+	}
+	if err := req.ParseForm(); err != nil {
+		return nil, metadata, status.Errorf(codes.InvalidArgument, "%v", err)
+	}
+	if err := runtime.PopulateQueryParameters(&protoReq, req.Form, filter_ManagementService_GetWebhookDeliveries_0); err != nil {
+		return nil, metadata, status.Errorf(codes.InvalidArgument, "%v", err)
+	}
+	msg, err := server.GetWebhookDeliveries(ctx, &protoReq)
+	return msg, metadata, err
+}
+
 // RegisterManagementServiceHandlerServer registers the http handlers for service ManagementService to "mux".
 // UnaryRPC     :call ManagementServiceServer directly.
 // StreamingRPC :currently unsupported pending https://github.com/grpc/grpc-go/issues/906.
@@ -1969,6 +2022,26 @@ func RegisterManagementServiceHandlerServer(ctx context.Context, mux *runtime.Se
 		}
 		forward_ManagementService_GetTypedObjects_0(annotatedContext, mux, outboundMarshaler, w, req, resp, mux.GetForwardResponseOptions()...)
 	})
+	mux.Handle(http.MethodGet, pattern_ManagementService_GetWebhookDeliveries_0, func(w http.ResponseWriter, req *http.Request, pathParams map[string]string) {
+		ctx, cancel := context.WithCancel(req.Context())
+		defer cancel()
+		var stream runtime.ServerTransportStream
+		ctx = grpc.NewContextWithServerTransportStream(ctx, &stream)
+		inboundMarshaler, outboundMarshaler := runtime.MarshalerForRequest(mux, req)
+		annotatedContext, err := runtime.AnnotateIncomingContext(ctx, mux, req, "/cms.management.v1.ManagementService/GetWebhookDeliveries", runtime.WithHTTPPathPattern("/apis/cms/v1/webhooks/{webhook_id}/deliveries"))
+		if err != nil {
+			runtime.HTTPError(ctx, mux, outboundMarshaler, w, req, err)
+			return
+		}
+		resp, md, err := local_request_ManagementService_GetWebhookDeliveries_0(annotatedContext, inboundMarshaler, server, req, pathParams)
+		md.HeaderMD, md.TrailerMD = metadata.Join(md.HeaderMD, stream.Header()), metadata.Join(md.TrailerMD, stream.Trailer())
+		annotatedContext = runtime.NewServerMetadataContext(annotatedContext, md)
+		if err != nil {
+			runtime.HTTPError(annotatedContext, mux, outboundMarshaler, w, req, err)
+			return
+		}
+		forward_ManagementService_GetWebhookDeliveries_0(annotatedContext, mux, outboundMarshaler, w, req, resp, mux.GetForwardResponseOptions()...)
+	})
 
 	return nil
 }
@@ -2519,6 +2592,23 @@ func RegisterManagementServiceHandlerClient(ctx context.Context, mux *runtime.Se
 		}
 		forward_ManagementService_GetTypedObjects_0(annotatedContext, mux, outboundMarshaler, w, req, resp, mux.GetForwardResponseOptions()...)
 	})
+	mux.Handle(http.MethodGet, pattern_ManagementService_GetWebhookDeliveries_0, func(w http.ResponseWriter, req *http.Request, pathParams map[string]string) {
+		ctx, cancel := context.WithCancel(req.Context())
+		defer cancel()
+		inboundMarshaler, outboundMarshaler := runtime.MarshalerForRequest(mux, req)
+		annotatedContext, err := runtime.AnnotateContext(ctx, mux, req, "/cms.management.v1.ManagementService/GetWebhookDeliveries", runtime.WithHTTPPathPattern("/apis/cms/v1/webhooks/{webhook_id}/deliveries"))
+		if err != nil {
+			runtime.HTTPError(ctx, mux, outboundMarshaler, w, req, err)
+			return
+		}
+		resp, md, err := request_ManagementService_GetWebhookDeliveries_0(annotatedContext, inboundMarshaler, client, req, pathParams)
+		annotatedContext = runtime.NewServerMetadataContext(annotatedContext, md)
+		if err != nil {
+			runtime.HTTPError(annotatedContext, mux, outboundMarshaler, w, req, err)
+			return
+		}
+		forward_ManagementService_GetWebhookDeliveries_0(annotatedContext, mux, outboundMarshaler, w, req, resp, mux.GetForwardResponseOptions()...)
+	})
 	return nil
 }
 
@@ -2559,67 +2649,69 @@ func (m response_ManagementService_GetJobObjectIds_0) XXX_ResponseBody() interfa
 }
 
 var (
-	pattern_ManagementService_GetBranches_0        = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1, 2, 2, 2, 3}, []string{"apis", "cms", "v1", "branches"}, ""))
-	pattern_ManagementService_CreateBranch_0       = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1, 2, 2, 2, 3}, []string{"apis", "cms", "v1", "branches"}, ""))
-	pattern_ManagementService_GetBranch_0          = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1, 2, 2, 2, 3, 1, 0, 4, 1, 5, 4}, []string{"apis", "cms", "v1", "branches", "id"}, ""))
-	pattern_ManagementService_UpdateBranch_0       = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1, 2, 2, 2, 3, 1, 0, 4, 1, 5, 4}, []string{"apis", "cms", "v1", "branches", "id"}, ""))
-	pattern_ManagementService_DeleteBranch_0       = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1, 2, 2, 2, 3, 1, 0, 4, 1, 5, 4}, []string{"apis", "cms", "v1", "branches", "id"}, ""))
-	pattern_ManagementService_GetCSharpClasses_0   = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1, 2, 2, 2, 3, 1, 0, 4, 1, 5, 4, 2, 5, 1, 0, 4, 1, 5, 6, 2, 7}, []string{"apis", "cms", "v1", "branches", "branch", "generators", "language", "types"}, ""))
-	pattern_ManagementService_GetCSharpClass_0     = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1, 2, 2, 2, 3, 1, 0, 4, 1, 5, 4, 2, 5, 1, 0, 4, 1, 5, 6, 2, 7, 1, 0, 4, 1, 5, 8}, []string{"apis", "cms", "v1", "branches", "branch", "generators", "language", "types", "type"}, ""))
-	pattern_ManagementService_GetUserDisplayName_0 = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1, 2, 2, 2, 3, 1, 0, 4, 1, 5, 4}, []string{"apis", "cms", "v1", "users", "name"}, ""))
-	pattern_ManagementService_CreateComment_0      = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1, 2, 2, 2, 3}, []string{"apis", "cms", "v1", "comments"}, ""))
-	pattern_ManagementService_GetComments_0        = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1, 2, 2, 2, 3}, []string{"apis", "cms", "v1", "comments"}, ""))
-	pattern_ManagementService_GetComment_0         = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1, 2, 2, 2, 3, 1, 0, 4, 1, 5, 4}, []string{"apis", "cms", "v1", "comments", "comment_id"}, ""))
-	pattern_ManagementService_DeleteComment_0      = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1, 2, 2, 2, 3, 1, 0, 4, 1, 5, 4}, []string{"apis", "cms", "v1", "comments", "comment_id"}, ""))
-	pattern_ManagementService_UpdateComment_0      = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1, 2, 2, 2, 3, 1, 0, 4, 1, 5, 4}, []string{"apis", "cms", "v1", "comments", "comment_id"}, ""))
-	pattern_ManagementService_DeleteTempFile_0     = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1, 2, 2, 2, 3, 1, 0, 4, 1, 5, 4}, []string{"apis", "cms", "v1", "fileUpload", "token"}, ""))
-	pattern_ManagementService_CreateJob_0          = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1, 2, 2, 2, 3}, []string{"apis", "cms", "v1", "jobs"}, ""))
-	pattern_ManagementService_GetJobs_0            = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1, 2, 2, 2, 3}, []string{"apis", "cms", "v1", "jobs"}, ""))
-	pattern_ManagementService_GetJob_0             = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1, 2, 2, 2, 3, 1, 0, 4, 1, 5, 4}, []string{"apis", "cms", "v1", "jobs", "job_id"}, ""))
-	pattern_ManagementService_UpdateJob_0          = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1, 2, 2, 2, 3, 1, 0, 4, 1, 5, 4}, []string{"apis", "cms", "v1", "jobs", "job_id"}, ""))
-	pattern_ManagementService_DeleteJob_0          = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1, 2, 2, 2, 3, 1, 0, 4, 1, 5, 4}, []string{"apis", "cms", "v1", "jobs", "job_id"}, ""))
-	pattern_ManagementService_GetJobMetrics_0      = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1, 2, 2, 2, 3, 1, 0, 4, 1, 5, 4, 2, 5}, []string{"apis", "cms", "v1", "jobs", "job_id", "metrics"}, ""))
-	pattern_ManagementService_GetJobProgress_0     = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1, 2, 2, 2, 3, 1, 0, 4, 1, 5, 4, 2, 5}, []string{"apis", "cms", "v1", "jobs", "job_id", "progress"}, ""))
-	pattern_ManagementService_GetJobObjectIds_0    = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1, 2, 2, 2, 3, 1, 0, 4, 1, 5, 4, 2, 5}, []string{"apis", "cms", "v1", "jobs", "job_id", "objectIds"}, ""))
-	pattern_ManagementService_GetJobArtifacts_0    = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1, 2, 2, 2, 3, 1, 0, 4, 1, 5, 4, 2, 5}, []string{"apis", "cms", "v1", "jobs", "job_id", "artifacts"}, ""))
-	pattern_ManagementService_JobInputCancel_0     = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1, 2, 2, 2, 3, 1, 0, 4, 1, 5, 4}, []string{"apis", "cms", "v1", "jobInput", "token"}, ""))
-	pattern_ManagementService_GetObject_0          = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1, 2, 2, 2, 3, 1, 0, 4, 1, 5, 4, 2, 5, 1, 0, 4, 1, 5, 6}, []string{"apis", "cms", "v1", "branches", "branch", "objects", "id"}, ""))
-	pattern_ManagementService_GetObjects_0         = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1, 2, 2, 2, 3, 1, 0, 4, 1, 5, 4, 2, 5}, []string{"apis", "cms", "v1", "branches", "branch", "objects"}, ""))
-	pattern_ManagementService_CreateObjects_0      = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1, 2, 2, 2, 3, 1, 0, 4, 1, 5, 4, 2, 5}, []string{"apis", "cms", "v1", "branches", "branch", "objects"}, ""))
-	pattern_ManagementService_UpdateObjects_0      = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1, 2, 2, 2, 3, 1, 0, 4, 1, 5, 4, 2, 5}, []string{"apis", "cms", "v1", "branches", "branch", "objects"}, ""))
-	pattern_ManagementService_DeleteObjects_0      = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1, 2, 2, 2, 3, 1, 0, 4, 1, 5, 4, 2, 5}, []string{"apis", "cms", "v1", "branches", "branch", "objects"}, ""))
-	pattern_ManagementService_GetTypedObjects_0    = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1, 2, 2, 2, 3, 1, 0, 4, 1, 5, 4, 2, 5, 1, 0, 4, 1, 5, 6, 2, 7}, []string{"apis", "cms", "v1", "branches", "branch", "types", "type", "objects"}, ""))
+	pattern_ManagementService_GetBranches_0          = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1, 2, 2, 2, 3}, []string{"apis", "cms", "v1", "branches"}, ""))
+	pattern_ManagementService_CreateBranch_0         = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1, 2, 2, 2, 3}, []string{"apis", "cms", "v1", "branches"}, ""))
+	pattern_ManagementService_GetBranch_0            = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1, 2, 2, 2, 3, 1, 0, 4, 1, 5, 4}, []string{"apis", "cms", "v1", "branches", "id"}, ""))
+	pattern_ManagementService_UpdateBranch_0         = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1, 2, 2, 2, 3, 1, 0, 4, 1, 5, 4}, []string{"apis", "cms", "v1", "branches", "id"}, ""))
+	pattern_ManagementService_DeleteBranch_0         = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1, 2, 2, 2, 3, 1, 0, 4, 1, 5, 4}, []string{"apis", "cms", "v1", "branches", "id"}, ""))
+	pattern_ManagementService_GetCSharpClasses_0     = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1, 2, 2, 2, 3, 1, 0, 4, 1, 5, 4, 2, 5, 1, 0, 4, 1, 5, 6, 2, 7}, []string{"apis", "cms", "v1", "branches", "branch", "generators", "language", "types"}, ""))
+	pattern_ManagementService_GetCSharpClass_0       = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1, 2, 2, 2, 3, 1, 0, 4, 1, 5, 4, 2, 5, 1, 0, 4, 1, 5, 6, 2, 7, 1, 0, 4, 1, 5, 8}, []string{"apis", "cms", "v1", "branches", "branch", "generators", "language", "types", "type"}, ""))
+	pattern_ManagementService_GetUserDisplayName_0   = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1, 2, 2, 2, 3, 1, 0, 4, 1, 5, 4}, []string{"apis", "cms", "v1", "users", "name"}, ""))
+	pattern_ManagementService_CreateComment_0        = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1, 2, 2, 2, 3}, []string{"apis", "cms", "v1", "comments"}, ""))
+	pattern_ManagementService_GetComments_0          = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1, 2, 2, 2, 3}, []string{"apis", "cms", "v1", "comments"}, ""))
+	pattern_ManagementService_GetComment_0           = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1, 2, 2, 2, 3, 1, 0, 4, 1, 5, 4}, []string{"apis", "cms", "v1", "comments", "comment_id"}, ""))
+	pattern_ManagementService_DeleteComment_0        = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1, 2, 2, 2, 3, 1, 0, 4, 1, 5, 4}, []string{"apis", "cms", "v1", "comments", "comment_id"}, ""))
+	pattern_ManagementService_UpdateComment_0        = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1, 2, 2, 2, 3, 1, 0, 4, 1, 5, 4}, []string{"apis", "cms", "v1", "comments", "comment_id"}, ""))
+	pattern_ManagementService_DeleteTempFile_0       = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1, 2, 2, 2, 3, 1, 0, 4, 1, 5, 4}, []string{"apis", "cms", "v1", "fileUpload", "token"}, ""))
+	pattern_ManagementService_CreateJob_0            = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1, 2, 2, 2, 3}, []string{"apis", "cms", "v1", "jobs"}, ""))
+	pattern_ManagementService_GetJobs_0              = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1, 2, 2, 2, 3}, []string{"apis", "cms", "v1", "jobs"}, ""))
+	pattern_ManagementService_GetJob_0               = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1, 2, 2, 2, 3, 1, 0, 4, 1, 5, 4}, []string{"apis", "cms", "v1", "jobs", "job_id"}, ""))
+	pattern_ManagementService_UpdateJob_0            = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1, 2, 2, 2, 3, 1, 0, 4, 1, 5, 4}, []string{"apis", "cms", "v1", "jobs", "job_id"}, ""))
+	pattern_ManagementService_DeleteJob_0            = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1, 2, 2, 2, 3, 1, 0, 4, 1, 5, 4}, []string{"apis", "cms", "v1", "jobs", "job_id"}, ""))
+	pattern_ManagementService_GetJobMetrics_0        = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1, 2, 2, 2, 3, 1, 0, 4, 1, 5, 4, 2, 5}, []string{"apis", "cms", "v1", "jobs", "job_id", "metrics"}, ""))
+	pattern_ManagementService_GetJobProgress_0       = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1, 2, 2, 2, 3, 1, 0, 4, 1, 5, 4, 2, 5}, []string{"apis", "cms", "v1", "jobs", "job_id", "progress"}, ""))
+	pattern_ManagementService_GetJobObjectIds_0      = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1, 2, 2, 2, 3, 1, 0, 4, 1, 5, 4, 2, 5}, []string{"apis", "cms", "v1", "jobs", "job_id", "objectIds"}, ""))
+	pattern_ManagementService_GetJobArtifacts_0      = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1, 2, 2, 2, 3, 1, 0, 4, 1, 5, 4, 2, 5}, []string{"apis", "cms", "v1", "jobs", "job_id", "artifacts"}, ""))
+	pattern_ManagementService_JobInputCancel_0       = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1, 2, 2, 2, 3, 1, 0, 4, 1, 5, 4}, []string{"apis", "cms", "v1", "jobInput", "token"}, ""))
+	pattern_ManagementService_GetObject_0            = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1, 2, 2, 2, 3, 1, 0, 4, 1, 5, 4, 2, 5, 1, 0, 4, 1, 5, 6}, []string{"apis", "cms", "v1", "branches", "branch", "objects", "id"}, ""))
+	pattern_ManagementService_GetObjects_0           = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1, 2, 2, 2, 3, 1, 0, 4, 1, 5, 4, 2, 5}, []string{"apis", "cms", "v1", "branches", "branch", "objects"}, ""))
+	pattern_ManagementService_CreateObjects_0        = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1, 2, 2, 2, 3, 1, 0, 4, 1, 5, 4, 2, 5}, []string{"apis", "cms", "v1", "branches", "branch", "objects"}, ""))
+	pattern_ManagementService_UpdateObjects_0        = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1, 2, 2, 2, 3, 1, 0, 4, 1, 5, 4, 2, 5}, []string{"apis", "cms", "v1", "branches", "branch", "objects"}, ""))
+	pattern_ManagementService_DeleteObjects_0        = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1, 2, 2, 2, 3, 1, 0, 4, 1, 5, 4, 2, 5}, []string{"apis", "cms", "v1", "branches", "branch", "objects"}, ""))
+	pattern_ManagementService_GetTypedObjects_0      = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1, 2, 2, 2, 3, 1, 0, 4, 1, 5, 4, 2, 5, 1, 0, 4, 1, 5, 6, 2, 7}, []string{"apis", "cms", "v1", "branches", "branch", "types", "type", "objects"}, ""))
+	pattern_ManagementService_GetWebhookDeliveries_0 = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1, 2, 2, 2, 3, 1, 0, 4, 1, 5, 4, 2, 5}, []string{"apis", "cms", "v1", "webhooks", "webhook_id", "deliveries"}, ""))
 )
 
 var (
-	forward_ManagementService_GetBranches_0        = runtime.ForwardResponseMessage
-	forward_ManagementService_CreateBranch_0       = runtime.ForwardResponseMessage
-	forward_ManagementService_GetBranch_0          = runtime.ForwardResponseMessage
-	forward_ManagementService_UpdateBranch_0       = runtime.ForwardResponseMessage
-	forward_ManagementService_DeleteBranch_0       = runtime.ForwardResponseMessage
-	forward_ManagementService_GetCSharpClasses_0   = runtime.ForwardResponseMessage
-	forward_ManagementService_GetCSharpClass_0     = runtime.ForwardResponseMessage
-	forward_ManagementService_GetUserDisplayName_0 = runtime.ForwardResponseMessage
-	forward_ManagementService_CreateComment_0      = runtime.ForwardResponseMessage
-	forward_ManagementService_GetComments_0        = runtime.ForwardResponseMessage
-	forward_ManagementService_GetComment_0         = runtime.ForwardResponseMessage
-	forward_ManagementService_DeleteComment_0      = runtime.ForwardResponseMessage
-	forward_ManagementService_UpdateComment_0      = runtime.ForwardResponseMessage
-	forward_ManagementService_DeleteTempFile_0     = runtime.ForwardResponseMessage
-	forward_ManagementService_CreateJob_0          = runtime.ForwardResponseMessage
-	forward_ManagementService_GetJobs_0            = runtime.ForwardResponseMessage
-	forward_ManagementService_GetJob_0             = runtime.ForwardResponseMessage
-	forward_ManagementService_UpdateJob_0          = runtime.ForwardResponseMessage
-	forward_ManagementService_DeleteJob_0          = runtime.ForwardResponseMessage
-	forward_ManagementService_GetJobMetrics_0      = runtime.ForwardResponseMessage
-	forward_ManagementService_GetJobProgress_0     = runtime.ForwardResponseMessage
-	forward_ManagementService_GetJobObjectIds_0    = runtime.ForwardResponseMessage
-	forward_ManagementService_GetJobArtifacts_0    = runtime.ForwardResponseMessage
-	forward_ManagementService_JobInputCancel_0     = runtime.ForwardResponseMessage
-	forward_ManagementService_GetObject_0          = runtime.ForwardResponseMessage
-	forward_ManagementService_GetObjects_0         = runtime.ForwardResponseMessage
-	forward_ManagementService_CreateObjects_0      = runtime.ForwardResponseMessage
-	forward_ManagementService_UpdateObjects_0      = runtime.ForwardResponseMessage
-	forward_ManagementService_DeleteObjects_0      = runtime.ForwardResponseMessage
-	forward_ManagementService_GetTypedObjects_0    = runtime.ForwardResponseMessage
+	forward_ManagementService_GetBranches_0          = runtime.ForwardResponseMessage
+	forward_ManagementService_CreateBranch_0         = runtime.ForwardResponseMessage
+	forward_ManagementService_GetBranch_0            = runtime.ForwardResponseMessage
+	forward_ManagementService_UpdateBranch_0         = runtime.ForwardResponseMessage
+	forward_ManagementService_DeleteBranch_0         = runtime.ForwardResponseMessage
+	forward_ManagementService_GetCSharpClasses_0     = runtime.ForwardResponseMessage
+	forward_ManagementService_GetCSharpClass_0       = runtime.ForwardResponseMessage
+	forward_ManagementService_GetUserDisplayName_0   = runtime.ForwardResponseMessage
+	forward_ManagementService_CreateComment_0        = runtime.ForwardResponseMessage
+	forward_ManagementService_GetComments_0          = runtime.ForwardResponseMessage
+	forward_ManagementService_GetComment_0           = runtime.ForwardResponseMessage
+	forward_ManagementService_DeleteComment_0        = runtime.ForwardResponseMessage
+	forward_ManagementService_UpdateComment_0        = runtime.ForwardResponseMessage
+	forward_ManagementService_DeleteTempFile_0       = runtime.ForwardResponseMessage
+	forward_ManagementService_CreateJob_0            = runtime.ForwardResponseMessage
+	forward_ManagementService_GetJobs_0              = runtime.ForwardResponseMessage
+	forward_ManagementService_GetJob_0               = runtime.ForwardResponseMessage
+	forward_ManagementService_UpdateJob_0            = runtime.ForwardResponseMessage
+	forward_ManagementService_DeleteJob_0            = runtime.ForwardResponseMessage
+	forward_ManagementService_GetJobMetrics_0        = runtime.ForwardResponseMessage
+	forward_ManagementService_GetJobProgress_0       = runtime.ForwardResponseMessage
+	forward_ManagementService_GetJobObjectIds_0      = runtime.ForwardResponseMessage
+	forward_ManagementService_GetJobArtifacts_0      = runtime.ForwardResponseMessage
+	forward_ManagementService_JobInputCancel_0       = runtime.ForwardResponseMessage
+	forward_ManagementService_GetObject_0            = runtime.ForwardResponseMessage
+	forward_ManagementService_GetObjects_0           = runtime.ForwardResponseMessage
+	forward_ManagementService_CreateObjects_0        = runtime.ForwardResponseMessage
+	forward_ManagementService_UpdateObjects_0        = runtime.ForwardResponseMessage
+	forward_ManagementService_DeleteObjects_0        = runtime.ForwardResponseMessage
+	forward_ManagementService_GetTypedObjects_0      = runtime.ForwardResponseMessage
+	forward_ManagementService_GetWebhookDeliveries_0 = runtime.ForwardResponseMessage
 )

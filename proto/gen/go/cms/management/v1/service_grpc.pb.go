@@ -20,40 +20,41 @@ import (
 const _ = grpc.SupportPackageIsVersion9
 
 const (
-	ManagementService_GetBranches_FullMethodName        = "/cms.management.v1.ManagementService/GetBranches"
-	ManagementService_CreateBranch_FullMethodName       = "/cms.management.v1.ManagementService/CreateBranch"
-	ManagementService_GetBranch_FullMethodName          = "/cms.management.v1.ManagementService/GetBranch"
-	ManagementService_UpdateBranch_FullMethodName       = "/cms.management.v1.ManagementService/UpdateBranch"
-	ManagementService_DeleteBranch_FullMethodName       = "/cms.management.v1.ManagementService/DeleteBranch"
-	ManagementService_GetCSharpClasses_FullMethodName   = "/cms.management.v1.ManagementService/GetCSharpClasses"
-	ManagementService_GetCSharpClass_FullMethodName     = "/cms.management.v1.ManagementService/GetCSharpClass"
-	ManagementService_GetUserDisplayName_FullMethodName = "/cms.management.v1.ManagementService/GetUserDisplayName"
-	ManagementService_CreateComment_FullMethodName      = "/cms.management.v1.ManagementService/CreateComment"
-	ManagementService_GetComments_FullMethodName        = "/cms.management.v1.ManagementService/GetComments"
-	ManagementService_GetComment_FullMethodName         = "/cms.management.v1.ManagementService/GetComment"
-	ManagementService_DeleteComment_FullMethodName      = "/cms.management.v1.ManagementService/DeleteComment"
-	ManagementService_UpdateComment_FullMethodName      = "/cms.management.v1.ManagementService/UpdateComment"
-	ManagementService_StartUpload_FullMethodName        = "/cms.management.v1.ManagementService/StartUpload"
-	ManagementService_ContinueUpload_FullMethodName     = "/cms.management.v1.ManagementService/ContinueUpload"
-	ManagementService_DeleteTempFile_FullMethodName     = "/cms.management.v1.ManagementService/DeleteTempFile"
-	ManagementService_CreateJob_FullMethodName          = "/cms.management.v1.ManagementService/CreateJob"
-	ManagementService_GetJobs_FullMethodName            = "/cms.management.v1.ManagementService/GetJobs"
-	ManagementService_GetJob_FullMethodName             = "/cms.management.v1.ManagementService/GetJob"
-	ManagementService_UpdateJob_FullMethodName          = "/cms.management.v1.ManagementService/UpdateJob"
-	ManagementService_DeleteJob_FullMethodName          = "/cms.management.v1.ManagementService/DeleteJob"
-	ManagementService_GetJobMetrics_FullMethodName      = "/cms.management.v1.ManagementService/GetJobMetrics"
-	ManagementService_GetJobProgress_FullMethodName     = "/cms.management.v1.ManagementService/GetJobProgress"
-	ManagementService_GetJobObjectIds_FullMethodName    = "/cms.management.v1.ManagementService/GetJobObjectIds"
-	ManagementService_GetJobArtifacts_FullMethodName    = "/cms.management.v1.ManagementService/GetJobArtifacts"
-	ManagementService_JobInputUpload_FullMethodName     = "/cms.management.v1.ManagementService/JobInputUpload"
-	ManagementService_JobInputContinue_FullMethodName   = "/cms.management.v1.ManagementService/JobInputContinue"
-	ManagementService_JobInputCancel_FullMethodName     = "/cms.management.v1.ManagementService/JobInputCancel"
-	ManagementService_GetObject_FullMethodName          = "/cms.management.v1.ManagementService/GetObject"
-	ManagementService_GetObjects_FullMethodName         = "/cms.management.v1.ManagementService/GetObjects"
-	ManagementService_CreateObjects_FullMethodName      = "/cms.management.v1.ManagementService/CreateObjects"
-	ManagementService_UpdateObjects_FullMethodName      = "/cms.management.v1.ManagementService/UpdateObjects"
-	ManagementService_DeleteObjects_FullMethodName      = "/cms.management.v1.ManagementService/DeleteObjects"
-	ManagementService_GetTypedObjects_FullMethodName    = "/cms.management.v1.ManagementService/GetTypedObjects"
+	ManagementService_GetBranches_FullMethodName          = "/cms.management.v1.ManagementService/GetBranches"
+	ManagementService_CreateBranch_FullMethodName         = "/cms.management.v1.ManagementService/CreateBranch"
+	ManagementService_GetBranch_FullMethodName            = "/cms.management.v1.ManagementService/GetBranch"
+	ManagementService_UpdateBranch_FullMethodName         = "/cms.management.v1.ManagementService/UpdateBranch"
+	ManagementService_DeleteBranch_FullMethodName         = "/cms.management.v1.ManagementService/DeleteBranch"
+	ManagementService_GetCSharpClasses_FullMethodName     = "/cms.management.v1.ManagementService/GetCSharpClasses"
+	ManagementService_GetCSharpClass_FullMethodName       = "/cms.management.v1.ManagementService/GetCSharpClass"
+	ManagementService_GetUserDisplayName_FullMethodName   = "/cms.management.v1.ManagementService/GetUserDisplayName"
+	ManagementService_CreateComment_FullMethodName        = "/cms.management.v1.ManagementService/CreateComment"
+	ManagementService_GetComments_FullMethodName          = "/cms.management.v1.ManagementService/GetComments"
+	ManagementService_GetComment_FullMethodName           = "/cms.management.v1.ManagementService/GetComment"
+	ManagementService_DeleteComment_FullMethodName        = "/cms.management.v1.ManagementService/DeleteComment"
+	ManagementService_UpdateComment_FullMethodName        = "/cms.management.v1.ManagementService/UpdateComment"
+	ManagementService_StartUpload_FullMethodName          = "/cms.management.v1.ManagementService/StartUpload"
+	ManagementService_ContinueUpload_FullMethodName       = "/cms.management.v1.ManagementService/ContinueUpload"
+	ManagementService_DeleteTempFile_FullMethodName       = "/cms.management.v1.ManagementService/DeleteTempFile"
+	ManagementService_CreateJob_FullMethodName            = "/cms.management.v1.ManagementService/CreateJob"
+	ManagementService_GetJobs_FullMethodName              = "/cms.management.v1.ManagementService/GetJobs"
+	ManagementService_GetJob_FullMethodName               = "/cms.management.v1.ManagementService/GetJob"
+	ManagementService_UpdateJob_FullMethodName            = "/cms.management.v1.ManagementService/UpdateJob"
+	ManagementService_DeleteJob_FullMethodName            = "/cms.management.v1.ManagementService/DeleteJob"
+	ManagementService_GetJobMetrics_FullMethodName        = "/cms.management.v1.ManagementService/GetJobMetrics"
+	ManagementService_GetJobProgress_FullMethodName       = "/cms.management.v1.ManagementService/GetJobProgress"
+	ManagementService_GetJobObjectIds_FullMethodName      = "/cms.management.v1.ManagementService/GetJobObjectIds"
+	ManagementService_GetJobArtifacts_FullMethodName      = "/cms.management.v1.ManagementService/GetJobArtifacts"
+	ManagementService_JobInputUpload_FullMethodName       = "/cms.management.v1.ManagementService/JobInputUpload"
+	ManagementService_JobInputContinue_FullMethodName     = "/cms.management.v1.ManagementService/JobInputContinue"
+	ManagementService_JobInputCancel_FullMethodName       = "/cms.management.v1.ManagementService/JobInputCancel"
+	ManagementService_GetObject_FullMethodName            = "/cms.management.v1.ManagementService/GetObject"
+	ManagementService_GetObjects_FullMethodName           = "/cms.management.v1.ManagementService/GetObjects"
+	ManagementService_CreateObjects_FullMethodName        = "/cms.management.v1.ManagementService/CreateObjects"
+	ManagementService_UpdateObjects_FullMethodName        = "/cms.management.v1.ManagementService/UpdateObjects"
+	ManagementService_DeleteObjects_FullMethodName        = "/cms.management.v1.ManagementService/DeleteObjects"
+	ManagementService_GetTypedObjects_FullMethodName      = "/cms.management.v1.ManagementService/GetTypedObjects"
+	ManagementService_GetWebhookDeliveries_FullMethodName = "/cms.management.v1.ManagementService/GetWebhookDeliveries"
 )
 
 // ManagementServiceClient is the client API for ManagementService service.
@@ -132,6 +133,10 @@ type ManagementServiceClient interface {
 	DeleteObjects(ctx context.Context, in *DeleteObjectsRequest, opts ...grpc.CallOption) (*DeleteObjectsResponse, error)
 	// GetTypedObjects lists the objects of one type; 304, 400, 403, 404, 422.
 	GetTypedObjects(ctx context.Context, in *GetTypedObjectsRequest, opts ...grpc.CallOption) (*CmsObjectList, error)
+	// GetWebhookDeliveries lists a webhook's recorded delivery attempts, newest
+	// first (not a NovaDB operation, docs/webhooks.md); 400, 403, 404 (no
+	// webhook definition with this id).
+	GetWebhookDeliveries(ctx context.Context, in *GetWebhookDeliveriesRequest, opts ...grpc.CallOption) (*WebhookAttemptList, error)
 }
 
 type managementServiceClient struct {
@@ -494,6 +499,16 @@ func (c *managementServiceClient) GetTypedObjects(ctx context.Context, in *GetTy
 	return out, nil
 }
 
+func (c *managementServiceClient) GetWebhookDeliveries(ctx context.Context, in *GetWebhookDeliveriesRequest, opts ...grpc.CallOption) (*WebhookAttemptList, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(WebhookAttemptList)
+	err := c.cc.Invoke(ctx, ManagementService_GetWebhookDeliveries_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 // ManagementServiceServer is the server API for ManagementService service.
 // All implementations must embed UnimplementedManagementServiceServer
 // for forward compatibility.
@@ -570,6 +585,10 @@ type ManagementServiceServer interface {
 	DeleteObjects(context.Context, *DeleteObjectsRequest) (*DeleteObjectsResponse, error)
 	// GetTypedObjects lists the objects of one type; 304, 400, 403, 404, 422.
 	GetTypedObjects(context.Context, *GetTypedObjectsRequest) (*CmsObjectList, error)
+	// GetWebhookDeliveries lists a webhook's recorded delivery attempts, newest
+	// first (not a NovaDB operation, docs/webhooks.md); 400, 403, 404 (no
+	// webhook definition with this id).
+	GetWebhookDeliveries(context.Context, *GetWebhookDeliveriesRequest) (*WebhookAttemptList, error)
 	mustEmbedUnimplementedManagementServiceServer()
 }
 
@@ -681,6 +700,9 @@ func (UnimplementedManagementServiceServer) DeleteObjects(context.Context, *Dele
 }
 func (UnimplementedManagementServiceServer) GetTypedObjects(context.Context, *GetTypedObjectsRequest) (*CmsObjectList, error) {
 	return nil, status.Error(codes.Unimplemented, "method GetTypedObjects not implemented")
+}
+func (UnimplementedManagementServiceServer) GetWebhookDeliveries(context.Context, *GetWebhookDeliveriesRequest) (*WebhookAttemptList, error) {
+	return nil, status.Error(codes.Unimplemented, "method GetWebhookDeliveries not implemented")
 }
 func (UnimplementedManagementServiceServer) mustEmbedUnimplementedManagementServiceServer() {}
 func (UnimplementedManagementServiceServer) testEmbeddedByValue()                           {}
@@ -1271,6 +1293,24 @@ func _ManagementService_GetTypedObjects_Handler(srv interface{}, ctx context.Con
 	return interceptor(ctx, in, info, handler)
 }
 
+func _ManagementService_GetWebhookDeliveries_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(GetWebhookDeliveriesRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(ManagementServiceServer).GetWebhookDeliveries(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: ManagementService_GetWebhookDeliveries_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(ManagementServiceServer).GetWebhookDeliveries(ctx, req.(*GetWebhookDeliveriesRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 // ManagementService_ServiceDesc is the grpc.ServiceDesc for ManagementService service.
 // It's only intended for direct use with grpc.RegisterService,
 // and not to be introspected or modified (even as a copy)
@@ -1397,6 +1437,10 @@ var ManagementService_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "GetTypedObjects",
 			Handler:    _ManagementService_GetTypedObjects_Handler,
+		},
+		{
+			MethodName: "GetWebhookDeliveries",
+			Handler:    _ManagementService_GetWebhookDeliveries_Handler,
 		},
 	},
 	Streams: []grpc.StreamDesc{

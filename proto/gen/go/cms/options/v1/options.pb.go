@@ -96,6 +96,9 @@ const (
 	Owner_OWNER_JOB Owner = 1
 	// OWNER_COMMENT: a comment id (its branchRef).
 	Owner_OWNER_COMMENT Owner = 2
+	// OWNER_WEBHOOK: a webhook definition id (an object of type 210 of the
+	// default branch; any other id is 404).
+	Owner_OWNER_WEBHOOK Owner = 3
 )
 
 // Enum value maps for Owner.
@@ -104,11 +107,13 @@ var (
 		0: "OWNER_UNSPECIFIED",
 		1: "OWNER_JOB",
 		2: "OWNER_COMMENT",
+		3: "OWNER_WEBHOOK",
 	}
 	Owner_value = map[string]int32{
 		"OWNER_UNSPECIFIED": 0,
 		"OWNER_JOB":         1,
 		"OWNER_COMMENT":     2,
+		"OWNER_WEBHOOK":     3,
 	}
 )
 
@@ -217,8 +222,8 @@ type Access struct {
 	// extracted by the group's resolver.
 	NewBranchParent bool `protobuf:"varint,4,opt,name=new_branch_parent,json=newBranchParent,proto3" json:"new_branch_parent,omitempty"`
 	// owner checks the branch of the resource whose id is in the request
-	// field owner_field (integer, top level): a job or a comment belongs to
-	// one branch, which the group's resolver looks up
+	// field owner_field (integer, top level): a job, a comment or a webhook
+	// definition belongs to one branch, which the group's resolver looks up
 	// (interceptors.OwnerBranchResolver). An unknown id is its 404; a caller
 	// without the grant gets 403 for an existing one.
 	Owner      Owner  `protobuf:"varint,5,opt,name=owner,proto3,enum=cms.options.v1.Owner" json:"owner,omitempty"`
@@ -415,11 +420,12 @@ const file_cms_options_v1_options_proto_rawDesc = "" +
 	"\x18PERMISSION_AUTHENTICATED\x10\x01\x12\x13\n" +
 	"\x0fPERMISSION_READ\x10\x02\x12\x14\n" +
 	"\x10PERMISSION_WRITE\x10\x03\x12\x14\n" +
-	"\x10PERMISSION_ADMIN\x10\x04*@\n" +
+	"\x10PERMISSION_ADMIN\x10\x04*S\n" +
 	"\x05Owner\x12\x15\n" +
 	"\x11OWNER_UNSPECIFIED\x10\x00\x12\r\n" +
 	"\tOWNER_JOB\x10\x01\x12\x11\n" +
-	"\rOWNER_COMMENT\x10\x02:>\n" +
+	"\rOWNER_COMMENT\x10\x02\x12\x11\n" +
+	"\rOWNER_WEBHOOK\x10\x03:>\n" +
 	"\n" +
 	"omit_empty\x12\x1d.google.protobuf.FieldOptions\x18\xb9\x8e\x03 \x01(\bR\tomitEmpty:<\n" +
 	"\temit_null\x12\x1d.google.protobuf.FieldOptions\x18\xba\x8e\x03 \x01(\bR\bemitNull:C\n" +
