@@ -86,7 +86,11 @@ func (g *Group) RegisterGateway(ctx context.Context, mux *runtime.ServeMux, conn
 	if err := deliveryv1.RegisterDeliveryBinaryServiceHandlerClient(ctx, mux, deliveryv1.NewDeliveryBinaryServiceClient(conn)); err != nil {
 		return err
 	}
-	if err := deliveryv1.RegisterDeliveryServiceHandlerClient(ctx, mux, deliveryv1.NewDeliveryServiceClient(conn)); err != nil {
+	client := deliveryv1.NewDeliveryServiceClient(conn)
+	if err := deliveryv1.RegisterDeliveryServiceHandlerClient(ctx, mux, client); err != nil {
+		return err
+	}
+	if err := registerChangesSSE(mux, client); err != nil {
 		return err
 	}
 	return gateway.ServeOpenAPI(mux, BasePath, openapi.Delivery)
@@ -100,4 +104,5 @@ type service struct {
 	cache  *responsecache.Cache
 	log    *slog.Logger
 	chains *indexbranches.Resolver
+	live   *live // the change stream; nil until LiveChanges
 }
