@@ -178,4 +178,3 @@ func retryLater(ctx context.Context, msg string) error {
 	_ = grpc.SetHeader(ctx, metadata.Pairs("retry-after", retryAfterSeconds))
 	return status.Error(codes.Unavailable, msg)
 }
-

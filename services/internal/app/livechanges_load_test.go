@@ -142,13 +142,13 @@ func (s *rawSSE) read(br *bufio.Reader) {
 }
 
 type delivered struct {
-	clients   []*rawSSE
-	written   time.Duration // the writes alone
+	clients []*rawSSE
+	written time.Duration // the writes alone
 	// cpuPerEvent is the process's CPU time (writes, indexing, fan-out,
 	// clients) per event.
 	cpuPerEvent time.Duration
-	elapsed   time.Duration
-	perSecond float64
+	elapsed     time.Duration
+	perSecond   float64
 }
 
 // loadWriters write concurrently, so events come faster than one
