@@ -214,7 +214,7 @@ func runLiveScenario(t *testing.T, mgmt, deliv, grpcAddr string) {
 
 	// Filters: only objects of type A; only updates.
 	onlyA := openSSE(t, deliv, fmt.Sprintf("%s?types=%d", changes, typeA), "admin", "test-password", http.StatusOK)
-	updates := openSSE(t, deliv, changes+"?kinds=updated", "admin", "test-password", http.StatusOK,
+	updates := openSSE(t, deliv, changes+"?kinds=updated,branchDeleted", "admin", "test-password", http.StatusOK,
 		"Origin", "http://page.test")
 	if got := updates.resp.Header.Get("Access-Control-Allow-Origin"); got != "http://page.test" {
 		t.Errorf("Access-Control-Allow-Origin %q on the stream", got)
