@@ -98,15 +98,16 @@ func Complete(ctx context.Context, cfg Config, log *slog.Logger) (*Server, error
 	au := interceptors.Auth{Authenticator: authn, Public: public}
 	az := &interceptors.Authz{Resolvers: branchResolvers(s.groups), Public: public}
 	unary := []grpc.UnaryServerInterceptor{rec.Unary, obs.Unary, au.Unary, az.Unary, interceptors.UnaryNotImplemented}
+	stream := []grpc.StreamServerInterceptor{rec.Stream, obs.Stream, au.Stream, az.Stream, interceptors.StreamNotImplemented}
 	s.grpc = grpc.NewServer(
 		grpc.ChainUnaryInterceptor(unary...),
-		grpc.ChainStreamInterceptor(rec.Stream, obs.Stream, au.Stream, az.Stream, interceptors.StreamNotImplemented),
+		grpc.ChainStreamInterceptor(stream...),
 		grpc.MaxRecvMsgSize(maxRecvMsgSize),
 	)
 	s.health = health.NewServer()
 	healthpb.RegisterHealthServer(s.grpc, s.health)
 	reflection.Register(s.grpc)
-	s.inProcess = gateway.NewInProcess(s.grpc, maxRecvMsgSize, unary...)
+	s.inProcess = gateway.NewInProcess(s.grpc, maxRecvMsgSize, unary...).WithStreams(stream...)
 	for _, g := range s.groups {
 		g.RegisterGRPC(s.inProcess)
 	}
