@@ -242,6 +242,11 @@ func (h *Hub) release(ev Change) {
 	}
 }
 
+// Close ends every subscription with ErrClosed and refuses new ones (a
+// stopping process ends its streams, so clients resume elsewhere). Run
+// keeps consuming until its context ends.
+func (h *Hub) Close() { h.close() }
+
 func (h *Hub) close() {
 	h.mu.Lock()
 	defer h.mu.Unlock()

@@ -74,6 +74,14 @@ func (g *Group) LiveChanges(opts LiveOptions) *livechanges.Hub {
 	return g.api.live.hub
 }
 
+// CloseStreams ends the change streams (the process is stopping; their
+// clients resume elsewhere) and refuses new ones.
+func (g *Group) CloseStreams() {
+	if g.api.live != nil {
+		g.api.live.hub.Close()
+	}
+}
+
 // WatchChanges implements DeliveryService.
 func (s *service) WatchChanges(req *deliveryv1.WatchChangesRequest, stream grpc.ServerStreamingServer[deliveryv1.ChangeEvent]) error {
 	ctx := stream.Context()

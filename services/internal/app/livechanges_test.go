@@ -409,3 +409,34 @@ func TestLiveChangesFull(t *testing.T) {
 		time.Sleep(50 * time.Millisecond)
 	}
 }
+
+// TestLiveChangesEndOnShutdown: a stopping server ends its change streams
+// at once (clients resume elsewhere) instead of waiting for them until
+// the shutdown timeout.
+func TestLiveChangesEndOnShutdown(t *testing.T) {
+	cfg := DefaultConfig()
+	cfg.DataDir = t.TempDir()
+	cfg.HTTPAddr, cfg.GRPCAddr = "127.0.0.1:0", "127.0.0.1:0"
+	cfg.AdminPassword = "test-password"
+	cfg.ShutdownTimeout = 30 * time.Second
+	srv, _, stop := startLoggedStop(t, cfg)
+	base := "http://" + srv.HTTPAddr()
+	admin := httpClient{t, base, "admin", "test-password"}
+	w := admin.create(obj(0, "stopType", v(1000, 201, "Stop")))
+	admin.must(http.StatusOK, http.MethodGet, "/delivery/api/branches/4/objects?take=1", "",
+		"X-Cms-Min-Version", strconv.FormatInt(w.Transaction.ID, 10), "X-Cms-Max-Wait", "30s")
+	s := openSSE(t, base, "/delivery/api/branches/4/changes", "admin", "test-password", http.StatusOK)
+	start := time.Now()
+	stop()
+	if d := time.Since(start); d > 10*time.Second {
+		t.Errorf("shutdown took %v with a change stream open", d)
+	}
+	select {
+	case _, ok := <-s.events:
+		for ok {
+			_, ok = <-s.events
+		}
+	case <-time.After(5 * time.Second):
+		t.Error("the stream did not end")
+	}
+}

@@ -215,6 +215,13 @@ func (s *Server) shutdown() {
 	s.log.Info("shutting down", "drainDelay", s.cfg.DrainDelay, "timeout", s.cfg.ShutdownTimeout)
 	s.startDraining()
 	s.health.Shutdown()
+	// Long-lived streams (Delivery's change stream) end now: the server
+	// would wait for them until the shutdown timeout.
+	for _, g := range s.groups {
+		if c, ok := g.(interface{ CloseStreams() }); ok {
+			c.CloseStreams()
+		}
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), s.cfg.ShutdownTimeout)
 	defer cancel()
 	if err := s.httpSrv.Shutdown(ctx); err != nil {
