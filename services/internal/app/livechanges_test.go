@@ -359,6 +359,11 @@ func runLiveGRPC(t *testing.T, addr string, typeA, tooOld, since int64, after []
 			t.Fatalf("got %v, want the creation of %d at %d", ev, id, version)
 		}
 	}
+	// Idle for more than the heartbeat (300 ms): a heartbeat naming the
+	// version the stream stands at.
+	if ev, err := s.Recv(); err != nil || ev.GetKind() != "heartbeat" || ev.GetVersion() != version {
+		t.Fatalf("idle stream: %v, %v; want a heartbeat at %d", ev, err, version)
+	}
 }
 
 // TestLiveChangesFull: beyond live.maxSubscribers a subscription is
