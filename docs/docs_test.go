@@ -78,8 +78,8 @@ func TestReferenceNamesEveryOperation(t *testing.T) {
 		}
 		return true
 	})
-	if n != 76 { // NovaDB's 75 and Webhook_GetWebhookDeliveries (ours)
-		t.Errorf("%d operations registered, want 76", n)
+	if n != 77 { // NovaDB's 75, Webhook_GetWebhookDeliveries and Delivery_WatchChanges (ours)
+		t.Errorf("%d operations registered, want 77", n)
 	}
 	readme, err := os.ReadFile("../README.md")
 	if err != nil {

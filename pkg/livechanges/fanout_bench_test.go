@@ -33,7 +33,7 @@ func fanOut(b *testing.B, subs int) fanOutResult {
 	runtime.ReadMemStats(&before)
 	ss := make([]*Subscription, subs)
 	for i := range ss {
-		s, err := h.Subscribe(context.Background(), Filter{Branch: 1}, 0)
+		s, err := h.Subscribe(context.Background(), Filter{Branches: []int64{1}}, 0)
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -55,7 +55,7 @@ func fanOut(b *testing.B, subs int) fanOutResult {
 	for j := 0; j < events; j++ {
 		// release drops a full subscriber; pace like a real feed so the
 		// figure counts deliveries, not drops.
-		h.release(changes.Event{Branch: 1, Transaction: int64(j + 1), Kind: changes.KindUpdated})
+		h.release(Change{Event: changes.Event{Branch: 1, Transaction: int64(j + 1), Kind: changes.KindUpdated}})
 		if j%64 == 63 {
 			runtime.Gosched()
 		}

@@ -2,7 +2,8 @@
 // Delivery change stream): one ephemeral consumer per process reads
 // changes.Subjects, waits until the index has applied each event (the one
 // index-version wait, indexdoc.ChangeTracking.WaitForVersion) and then
-// hands it to every subscriber whose filter matches, through a bounded
+// hands it, with the types of its objects (Config.Types), to every
+// subscriber whose filter matches (branches, kinds, types), through a bounded
 // buffer per subscriber. A subscriber whose buffer is full is dropped
 // (ErrSlowSubscriber) and never blocks the others. The most recent
 // released events are retained in memory (Config.Retained) so a
@@ -44,7 +45,19 @@ var (
 	ErrTooManySubscribers = errors.New("livechanges: too many subscribers")
 	// ErrClosed means the hub stopped.
 	ErrClosed = errors.New("livechanges: closed")
+	// ErrBadFilter means a filter names an unknown kind or too many types.
+	ErrBadFilter = errors.New("livechanges: bad filter")
 )
+
+// MaxFilterTypes and MaxFilterKinds bound the types and kinds one filter
+// lists.
+const (
+	MaxFilterTypes = 100
+	MaxFilterKinds = 10
+)
+
+// Kinds are the event kinds a filter may name (pkg/changes).
+var Kinds = []string{changes.KindCreated, changes.KindUpdated, changes.KindDeleted, changes.KindBranchDeleted, changes.KindComment}
 
 // VersionWaiter is the index's change tracking (indexdoc.ChangeTracking).
 type VersionWaiter interface {
@@ -65,6 +78,10 @@ type Config struct {
 	IndexWait time.Duration
 	// StartSlack: see DefaultStartSlack.
 	StartSlack time.Duration
+	// Types returns the types of an event's objects
+	// (content.ChangeTypes); an error retries the event. Nil: events
+	// carry no types.
+	Types func(context.Context, changes.Event) ([]int64, error)
 }
 
 func (c Config) withDefaults() Config {
@@ -86,17 +103,48 @@ func (c Config) withDefaults() Config {
 	return c
 }
 
-// Filter selects events. Zero fields match everything.
-type Filter struct {
-	Branch int64
-	Kinds  []string
+// Change is a released event with the types of its objects.
+type Change struct {
+	changes.Event
+	Types []int64
 }
 
-func (f Filter) match(ev changes.Event) bool {
-	if f.Branch != 0 && ev.Branch != f.Branch {
+// Filter selects events. Empty fields match everything.
+type Filter struct {
+	// Branches: the event's branch is one of them (a branch and its
+	// ancestors, whose changes it inherits).
+	Branches []int64
+	// Kinds: the event's kind is one of them.
+	Kinds []string
+	// Types: one of the event's objects has one of these types.
+	Types []int64
+}
+
+// Validate refuses unknown kinds and more than MaxFilterTypes types or
+// MaxFilterKinds kinds.
+func (f Filter) Validate() error {
+	if len(f.Kinds) > MaxFilterKinds {
+		return fmt.Errorf("%w: %d kinds, at most %d", ErrBadFilter, len(f.Kinds), MaxFilterKinds)
+	}
+	for _, k := range f.Kinds {
+		if !slices.Contains(Kinds, k) {
+			return fmt.Errorf("%w: unknown kind %q (want one of %v)", ErrBadFilter, k, Kinds)
+		}
+	}
+	if len(f.Types) > MaxFilterTypes {
+		return fmt.Errorf("%w: %d types, at most %d", ErrBadFilter, len(f.Types), MaxFilterTypes)
+	}
+	return nil
+}
+
+func (f Filter) match(c Change) bool {
+	if len(f.Branches) > 0 && !slices.Contains(f.Branches, c.Branch) {
 		return false
 	}
-	return len(f.Kinds) == 0 || slices.Contains(f.Kinds, ev.Kind)
+	if len(f.Kinds) > 0 && !slices.Contains(f.Kinds, c.Kind) {
+		return false
+	}
+	return len(f.Types) == 0 || slices.ContainsFunc(c.Types, func(t int64) bool { return slices.Contains(f.Types, t) })
 }
 
 // Hub is the per-process fan-out.
@@ -105,8 +153,8 @@ type Hub struct {
 
 	mu     sync.Mutex
 	ready  chan struct{}
-	floor  int64           // versions up to floor are not retained
-	ring   []changes.Event // released events, oldest first
+	floor  int64    // versions up to floor are not retained
+	ring   []Change // released events, oldest first
 	subs   map[*Subscription]struct{}
 	closed bool
 }
@@ -117,12 +165,22 @@ func New(cfg Config) *Hub {
 }
 
 // Run consumes the change stream until ctx ends, then drops every
-// subscriber with ErrClosed.
+// subscriber with ErrClosed. Until the index answers its version the hub
+// is not ready (retried every RetryStart).
 func (h *Hub) Run(ctx context.Context) error {
 	start := time.Now().Add(-h.cfg.StartSlack)
-	v, err := h.cfg.Index.WaitForVersion(ctx, 0, 0)
-	if err != nil {
-		return fmt.Errorf("livechanges: read index version: %w", err)
+	var v int64
+	for {
+		var err error
+		if v, err = h.cfg.Index.WaitForVersion(ctx, 0, 0); err == nil {
+			break
+		}
+		select {
+		case <-ctx.Done():
+			h.close()
+			return nil
+		case <-time.After(RetryStart):
+		}
 	}
 	h.mu.Lock()
 	h.floor = v
@@ -132,6 +190,9 @@ func (h *Hub) Run(ctx context.Context) error {
 	return h.cfg.Consumer.Consume(ctx, "livechanges", changes.Subjects, h.handle,
 		events.WithEphemeral(), events.WithStartTime(start))
 }
+
+// RetryStart is how often Run retries reading the index version.
+const RetryStart = time.Second
 
 // Ready is closed once the hub knows its starting position.
 func (h *Hub) Ready() <-chan struct{} { return h.ready }
@@ -144,11 +205,18 @@ func (h *Hub) handle(ctx context.Context, m events.Msg) error {
 	if _, err := h.cfg.Index.WaitForVersion(ctx, ev.Transaction, h.cfg.IndexWait); err != nil {
 		return err // retried by the consumer before any later event
 	}
-	h.release(ev)
+	c := Change{Event: ev}
+	if h.cfg.Types != nil {
+		var err error
+		if c.Types, err = h.cfg.Types(ctx, ev); err != nil {
+			return err
+		}
+	}
+	h.release(c)
 	return nil
 }
 
-func (h *Hub) release(ev changes.Event) {
+func (h *Hub) release(ev Change) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	if n := len(h.ring); n > 0 && h.ring[n-1].Transaction >= ev.Transaction {
@@ -163,7 +231,7 @@ func (h *Hub) release(ev changes.Event) {
 		h.ring = slices.Delete(h.ring, 0, 1)
 	}
 	for s := range h.subs {
-		if !s.filter.match(ev) {
+		if ev.Transaction <= s.Start || !s.filter.match(ev) {
 			continue
 		}
 		select {
@@ -173,6 +241,11 @@ func (h *Hub) release(ev changes.Event) {
 		}
 	}
 }
+
+// Close ends every subscription with ErrClosed and refuses new ones (a
+// stopping process ends its streams, so clients resume elsewhere). Run
+// keeps consuming until its context ends.
+func (h *Hub) Close() { h.close() }
 
 func (h *Hub) close() {
 	h.mu.Lock()
@@ -192,20 +265,30 @@ func (h *Hub) dropLocked(s *Subscription, err error) {
 // Subscription receives the matching events on C, in version order. C is
 // closed when the subscription ends; Err then says why.
 type Subscription struct {
-	C      <-chan changes.Event
-	c      chan changes.Event
+	C <-chan Change
+	// Start is the version the subscription starts after: since, or the
+	// last released version when since was 0.
+	Start  int64
+	c      chan Change
 	hub    *Hub
 	filter Filter
 	err    error
 }
 
-// Subscribe starts a subscription after version since (0: from now). It
-// waits for Ready (bounded by ctx).
+// Subscribe starts a subscription after version since (0: from now); a
+// since ahead of this hub (another process released it first) delivers
+// nothing up to it. It waits for Ready (bounded by ctx).
 func (h *Hub) Subscribe(ctx context.Context, f Filter, since int64) (*Subscription, error) {
 	select {
 	case <-h.ready:
 	case <-ctx.Done():
 		return nil, ctx.Err()
+	}
+	if err := f.Validate(); err != nil {
+		return nil, err
+	}
+	if since < 0 {
+		return nil, fmt.Errorf("%w: since %d is no version", ErrBadFilter, since)
 	}
 	h.mu.Lock()
 	defer h.mu.Unlock()
@@ -215,8 +298,10 @@ func (h *Hub) Subscribe(ctx context.Context, f Filter, since int64) (*Subscripti
 	if len(h.subs) >= h.cfg.MaxSubscribers {
 		return nil, ErrTooManySubscribers
 	}
-	var backlog []changes.Event
+	start := h.versionLocked()
+	var backlog []Change
 	if since > 0 {
+		start = since
 		if since < h.floor {
 			return nil, fmt.Errorf("%w: %d < %d", ErrPositionTooOld, since, h.floor)
 		}
@@ -226,11 +311,11 @@ func (h *Hub) Subscribe(ctx context.Context, f Filter, since int64) (*Subscripti
 			}
 		}
 	}
-	c := make(chan changes.Event, len(backlog)+h.cfg.Buffer)
+	c := make(chan Change, len(backlog)+h.cfg.Buffer)
 	for _, ev := range backlog {
 		c <- ev
 	}
-	s := &Subscription{C: c, c: c, hub: h, filter: f}
+	s := &Subscription{C: c, Start: start, c: c, hub: h, filter: f}
 	h.subs[s] = struct{}{}
 	return s, nil
 }
@@ -239,6 +324,10 @@ func (h *Hub) Subscribe(ctx context.Context, f Filter, since int64) (*Subscripti
 func (h *Hub) Version() int64 {
 	h.mu.Lock()
 	defer h.mu.Unlock()
+	return h.versionLocked()
+}
+
+func (h *Hub) versionLocked() int64 {
 	if n := len(h.ring); n > 0 {
 		return h.ring[n-1].Transaction
 	}

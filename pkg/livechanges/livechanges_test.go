@@ -3,6 +3,7 @@ package livechanges_test
 import (
 	"context"
 	"errors"
+	"slices"
 	"sync"
 	"testing"
 	"time"
@@ -94,7 +95,7 @@ func startHub(t *testing.T, bus events.Bus, idx *indexVersion, cfg livechanges.C
 	return h
 }
 
-func next(t *testing.T, s *livechanges.Subscription) changes.Event {
+func next(t *testing.T, s *livechanges.Subscription) livechanges.Change {
 	t.Helper()
 	select {
 	case ev, ok := <-s.C:
@@ -105,7 +106,7 @@ func next(t *testing.T, s *livechanges.Subscription) changes.Event {
 	case <-time.After(10 * time.Second):
 		t.Fatal("no event")
 	}
-	return changes.Event{}
+	return livechanges.Change{}
 }
 
 func quiet(t *testing.T, s *livechanges.Subscription) {
@@ -122,7 +123,7 @@ func TestFiltersAndIndexWait(t *testing.T) {
 		idx := newIndex()
 		h := startHub(t, bus, idx, livechanges.Config{})
 		all, _ := h.Subscribe(t.Context(), livechanges.Filter{}, 0)
-		b2, _ := h.Subscribe(t.Context(), livechanges.Filter{Branch: 2}, 0)
+		b2, _ := h.Subscribe(t.Context(), livechanges.Filter{Branches: []int64{2}}, 0)
 		del, _ := h.Subscribe(t.Context(), livechanges.Filter{Kinds: []string{changes.KindDeleted}}, 0)
 		publish(t, bus, changes.Event{Branch: 1, Transaction: 1, Kind: changes.KindCreated, ObjectIDs: []int64{10}})
 		publish(t, bus, changes.Event{Branch: 2, Transaction: 2, Kind: changes.KindUpdated, ObjectIDs: []int64{11}})
@@ -223,4 +224,106 @@ func TestSlowSubscriberDropped(t *testing.T) {
 			t.Fatalf("a dropped subscriber frees its slot: %v", err)
 		}
 	})
+}
+
+func TestTypesBranchesAndStart(t *testing.T) {
+	forEach(t, func(t *testing.T, bus events.Bus) {
+		idx := newIndex()
+		idx.set(100)
+		typeOf := map[int64]int64{10: 7, 11: 8, 12: 7}
+		lookups := 0
+		h := startHub(t, bus, idx, livechanges.Config{Types: func(_ context.Context, ev changes.Event) ([]int64, error) {
+			lookups++
+			if lookups == 1 {
+				return nil, errors.New("store unavailable") // the event is retried
+			}
+			var out []int64
+			for _, id := range ev.ObjectIDs {
+				out = append(out, typeOf[id])
+			}
+			return out, nil
+		}})
+		if _, err := h.Subscribe(t.Context(), livechanges.Filter{Kinds: []string{"renamed"}}, 0); !errors.Is(err, livechanges.ErrBadFilter) {
+			t.Fatalf("unknown kind: %v", err)
+		}
+		if _, err := h.Subscribe(t.Context(), livechanges.Filter{Types: make([]int64, livechanges.MaxFilterTypes+1)}, 0); !errors.Is(err, livechanges.ErrBadFilter) {
+			t.Fatalf("too many types: %v", err)
+		}
+		if _, err := h.Subscribe(t.Context(), livechanges.Filter{Kinds: slices.Repeat([]string{"created"}, livechanges.MaxFilterKinds+1)}, 0); !errors.Is(err, livechanges.ErrBadFilter) {
+			t.Fatalf("too many kinds: %v", err)
+		}
+		if _, err := h.Subscribe(t.Context(), livechanges.Filter{}, -1); !errors.Is(err, livechanges.ErrBadFilter) {
+			t.Fatalf("negative since: %v", err)
+		}
+		type7, _ := h.Subscribe(t.Context(), livechanges.Filter{Types: []int64{7}}, 0)
+		// Branch 5 inherits from branch 4: it sees the changes of both.
+		chain, _ := h.Subscribe(t.Context(), livechanges.Filter{Branches: []int64{5, 4}}, 0)
+		// A resume position ahead of the hub: nothing up to it.
+		ahead, _ := h.Subscribe(t.Context(), livechanges.Filter{}, 102)
+		if type7.Start != 100 || ahead.Start != 102 {
+			t.Fatalf("start: %d, %d", type7.Start, ahead.Start)
+		}
+		publish(t, bus, changes.Event{Branch: 4, Transaction: 101, Kind: changes.KindCreated, ObjectIDs: []int64{10, 11}})
+		publish(t, bus, changes.Event{Branch: 6, Transaction: 102, Kind: changes.KindUpdated, ObjectIDs: []int64{11}})
+		publish(t, bus, changes.Event{Branch: 5, Transaction: 103, Kind: changes.KindDeleted, ObjectIDs: []int64{12}})
+		idx.set(103)
+		if c := next(t, type7); c.Transaction != 101 || !slices.Equal(c.Types, []int64{7, 8}) {
+			t.Fatalf("type 7: %+v", c)
+		}
+		if c := next(t, type7); c.Transaction != 103 {
+			t.Fatalf("type 7: %+v", c)
+		}
+		for _, want := range []int64{101, 103} {
+			if c := next(t, chain); c.Transaction != want {
+				t.Fatalf("branches 5, 4: got %d want %d", c.Transaction, want)
+			}
+		}
+		if c := next(t, ahead); c.Transaction != 103 {
+			t.Fatalf("ahead: %+v", c)
+		}
+		quiet(t, type7)
+		quiet(t, chain)
+		quiet(t, ahead)
+	})
+}
+
+// flakyIndex fails its first answers, as an index that is not up yet.
+type flakyIndex struct {
+	*indexVersion
+	mu    sync.Mutex
+	fails int
+}
+
+func (f *flakyIndex) WaitForVersion(ctx context.Context, minVersion int64, maxWait time.Duration) (int64, error) {
+	f.mu.Lock()
+	fail := f.fails > 0
+	f.fails--
+	f.mu.Unlock()
+	if fail {
+		return 0, errors.New("index unavailable")
+	}
+	return f.indexVersion.WaitForVersion(ctx, minVersion, maxWait)
+}
+
+func TestRunWaitsForTheIndex(t *testing.T) {
+	bus := testsetups.EmbeddedBus(t)
+	idx := &flakyIndex{indexVersion: newIndex(), fails: 2}
+	h := livechanges.New(livechanges.Config{Consumer: bus, Index: idx})
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- h.Run(ctx) }()
+	short, stop := context.WithTimeout(t.Context(), 100*time.Millisecond)
+	defer stop()
+	if _, err := h.Subscribe(short, livechanges.Filter{}, 0); !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("before the index answers: %v", err)
+	}
+	select {
+	case <-h.Ready():
+	case <-time.After(10 * time.Second):
+		t.Fatal("not ready after the index came up")
+	}
+	cancel()
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
 }

@@ -105,37 +105,13 @@ func (d *Dispatcher) reload(ctx context.Context) error {
 	return nil
 }
 
-// objectTypes returns the types of ev's objects (tombstones included),
-// looked up on the event's branch and, for objects inherited, on the
-// default branch.
-func (d *Dispatcher) objectTypes(ctx context.Context, ev changes.Event) ([]int64, error) {
-	if len(ev.ObjectIDs) == 0 {
-		return nil, nil
-	}
-	branches := []int64{ev.Branch}
-	if ev.Branch != content.BranchDefault {
-		branches = append(branches, content.BranchDefault)
-	}
-	objs, err := d.st.GetObjectsIn(ctx, branches, ev.ObjectIDs)
-	if err != nil && !errors.Is(err, store.ErrNotFound) {
-		return nil, err
-	}
-	var types []int64
-	for _, o := range objs {
-		if !slices.Contains(types, o.TypeID) {
-			types = append(types, o.TypeID)
-		}
-	}
-	return types, nil
-}
-
 func (d *Dispatcher) handle(ctx context.Context, m events.Msg) error {
 	ev, err := changes.Parse(m.Data)
 	if err != nil {
 		d.cfg.Logger.Warn("webhooks: skipping a malformed event", "subject", m.Subject, "err", err)
 		return nil
 	}
-	types, err := d.objectTypes(ctx, ev)
+	types, err := content.ChangeTypes(ctx, d.st, ev)
 	if err != nil {
 		return events.RetryAfter(err, time.Second)
 	}

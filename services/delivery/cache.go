@@ -150,8 +150,8 @@ func cacheablePath(r *http.Request) (string, bool) {
 		return "", false
 	}
 	branch, sub, _ := strings.Cut(rest, "/")
-	if strings.HasPrefix(sub, "files/") || strings.HasPrefix(sub, "thumbnails/") {
-		return "", false // streamed binaries: never copied into the cache
+	if strings.HasPrefix(sub, "files/") || strings.HasPrefix(sub, "thumbnails/") || sub == "changes" {
+		return "", false // streamed binaries and the change stream: never copied into the cache
 	}
 	return branch, true
 }

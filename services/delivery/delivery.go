@@ -12,6 +12,9 @@
 // If-None-Match, Cache-Control; read-your-writes with X-Cms-Min-Version /
 // X-Cms-Max-Wait) and the authorization of the HTTP fast path.
 // Access (access.go): read grants on the branch or an ancestor.
+//
+// The change stream (changes.go, changes_sse.go) is WatchChanges over the
+// process's pkg/livechanges hub, served over HTTP as server-sent events.
 package delivery
 
 import (
@@ -86,7 +89,11 @@ func (g *Group) RegisterGateway(ctx context.Context, mux *runtime.ServeMux, conn
 	if err := deliveryv1.RegisterDeliveryBinaryServiceHandlerClient(ctx, mux, deliveryv1.NewDeliveryBinaryServiceClient(conn)); err != nil {
 		return err
 	}
-	if err := deliveryv1.RegisterDeliveryServiceHandlerClient(ctx, mux, deliveryv1.NewDeliveryServiceClient(conn)); err != nil {
+	client := deliveryv1.NewDeliveryServiceClient(conn)
+	if err := deliveryv1.RegisterDeliveryServiceHandlerClient(ctx, mux, client); err != nil {
+		return err
+	}
+	if err := registerChangesSSE(mux, client); err != nil {
 		return err
 	}
 	return gateway.ServeOpenAPI(mux, BasePath, openapi.Delivery)
@@ -100,4 +107,5 @@ type service struct {
 	cache  *responsecache.Cache
 	log    *slog.Logger
 	chains *indexbranches.Resolver
+	live   *live // the change stream; nil until LiveChanges
 }

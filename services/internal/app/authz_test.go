@@ -61,8 +61,8 @@ func declaredRPCs() []declared {
 // permission, and a branch_field names a top-level field of the request.
 func TestEveryRPCDeclaresAccess(t *testing.T) {
 	rpcs := declaredRPCs()
-	if len(rpcs) != 76 { // NovaDB's 75 and Webhook_GetWebhookDeliveries (ours)
-		t.Fatalf("%d RPCs, want 76", len(rpcs))
+	if len(rpcs) != 77 { // NovaDB's 75, Webhook_GetWebhookDeliveries and Delivery_WatchChanges (ours)
+		t.Fatalf("%d RPCs, want 77", len(rpcs))
 	}
 	for _, d := range rpcs {
 		if d.access == nil {
@@ -277,8 +277,8 @@ func TestAuthorizationTable(t *testing.T) {
 		optionsv1.Owner_OWNER_WEBHOOK: strconv.FormatInt(newWebhook(admin), 10),
 	}
 	rpcs := declaredRPCs()
-	if len(rpcs) != 76 { // NovaDB's 75 and Webhook_GetWebhookDeliveries (ours)
-		t.Fatalf("%d RPCs, want 76", len(rpcs))
+	if len(rpcs) != 77 { // NovaDB's 75, Webhook_GetWebhookDeliveries and Delivery_WatchChanges (ours)
+		t.Fatalf("%d RPCs, want 77", len(rpcs))
 	}
 	for _, d := range rpcs {
 		t.Run(d.op, func(t *testing.T) {

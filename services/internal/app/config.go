@@ -15,9 +15,11 @@ import (
 	"github.com/cmsplatform/cms/pkg/content"
 	"github.com/cmsplatform/cms/pkg/events"
 	"github.com/cmsplatform/cms/pkg/indexwriter"
+	"github.com/cmsplatform/cms/pkg/livechanges"
 	"github.com/cmsplatform/cms/pkg/rendering"
 	"github.com/cmsplatform/cms/pkg/search"
 	"github.com/cmsplatform/cms/pkg/webhooks"
+	"github.com/cmsplatform/cms/services/delivery"
 )
 
 // Targets that `cms serve --target` accepts. "all" is what `cms run` serves.
@@ -113,6 +115,9 @@ type Config struct {
 	RenderTimeout        time.Duration `yaml:"renderTimeout"`
 	RenderMaxOutputBytes int           `yaml:"renderMaxOutputBytes"`
 
+	// Live bounds the change stream of Delivery (docs/live-changes.md).
+	Live LiveConfig `yaml:"live"`
+
 	Store  Component `yaml:"store"`
 	Events Component `yaml:"events"`
 	Search Component `yaml:"search"`
@@ -139,6 +144,33 @@ type Config struct {
 type QueryLimits struct {
 	Concurrent int `yaml:"concurrent"`
 	Queue      int `yaml:"queue"`
+}
+
+// LiveConfig bounds the change stream (pkg/livechanges) of a process
+// serving Delivery: undelivered events per subscriber (a subscriber with
+// a full buffer is disconnected and resumes), concurrent subscribers (503
+// + Retry-After beyond), changes kept in memory for resuming (an older
+// position gets a reset event), and the idle interval between heartbeats.
+// CMS_LIVE_BUFFER, CMS_LIVE_MAX_SUBSCRIBERS, CMS_LIVE_RETAINED,
+// CMS_LIVE_HEARTBEAT.
+type LiveConfig struct {
+	Buffer         int           `yaml:"buffer"`
+	MaxSubscribers int           `yaml:"maxSubscribers"`
+	Retained       int           `yaml:"retained"`
+	Heartbeat      time.Duration `yaml:"heartbeat"`
+}
+
+// DefaultLiveConfig holds the documented defaults of LiveConfig.
+func DefaultLiveConfig() LiveConfig {
+	return LiveConfig{Buffer: livechanges.DefaultBuffer, MaxSubscribers: livechanges.DefaultMaxSubscribers,
+		Retained: livechanges.DefaultRetained, Heartbeat: delivery.DefaultHeartbeat}
+}
+
+func (l LiveConfig) validate() []error {
+	if l.Buffer <= 0 || l.MaxSubscribers <= 0 || l.Retained <= 0 || l.Heartbeat <= 0 {
+		return []error{errors.New("live: buffer, maxSubscribers, retained and heartbeat must be positive")}
+	}
+	return nil
 }
 
 // DefaultQueryQueue is the default of QueryLimits.Queue.
@@ -286,6 +318,7 @@ func DefaultConfig() Config {
 		Cache:                   Component{Engine: EngineMemory, Prefix: "cms"},
 		Blobs:                   Component{Engine: EngineFS},
 		Edge:                    DefaultEdgeConfig(),
+		Live:                    DefaultLiveConfig(),
 		// Resilience block.
 		Timeouts: DefaultTimeouts(),
 		Files:    DefaultFilesConfig(),
@@ -332,6 +365,7 @@ func (c Config) Validate() error {
 		errs = append(errs, errors.New("adminPassword is empty: set CMS_ADMIN_PASSWORD"))
 	}
 	errs = append(errs, c.Edge.validate()...)
+	errs = append(errs, c.Live.validate()...)
 	if c.Queries.Queue < 0 {
 		errs = append(errs, errors.New("queries: queue must not be negative"))
 	}

@@ -21,8 +21,8 @@ import (
 func hostileCatalogue(t *testing.T, w hostileWorld) []hostileCase {
 	t.Helper()
 	rpcs := declaredRPCs()
-	if len(rpcs) != 76 { // NovaDB's 75 and Webhook_GetWebhookDeliveries (ours)
-		t.Fatalf("%d RPCs, want 76", len(rpcs))
+	if len(rpcs) != 77 { // NovaDB's 75, Webhook_GetWebhookDeliveries and Delivery_WatchChanges (ours)
+		t.Fatalf("%d RPCs, want 77", len(rpcs))
 	}
 	var cases []hostileCase
 	for _, d := range rpcs {

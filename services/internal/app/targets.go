@@ -11,11 +11,13 @@ import (
 	"time"
 
 	"github.com/cmsplatform/cms/pkg/auth"
+	"github.com/cmsplatform/cms/pkg/changes"
 	"github.com/cmsplatform/cms/pkg/component"
 	"github.com/cmsplatform/cms/pkg/content"
 	pkgdelivery "github.com/cmsplatform/cms/pkg/delivery"
 	"github.com/cmsplatform/cms/pkg/events"
 	"github.com/cmsplatform/cms/pkg/indexwriter"
+	"github.com/cmsplatform/cms/pkg/livechanges"
 	"github.com/cmsplatform/cms/pkg/outbox"
 	pkgrendering "github.com/cmsplatform/cms/pkg/rendering"
 	"github.com/cmsplatform/cms/pkg/stylesheets"
@@ -131,6 +133,11 @@ func buildTargets(ctx context.Context, cfg Config, comps *Components, log *slog.
 				iv = iv.PerProcess(time.Now())
 			}
 			workers = append(workers, iv.Run)
+			// The change stream: one hub per process, fed by an ephemeral
+			// consumer (docs/live-changes.md).
+			if hub := g.LiveChanges(liveOptions(cfg, comps)); hub != nil {
+				workers = append(workers, hub.Run)
+			}
 		case TargetRendering:
 			g := rendering.New()
 			if comps.Search != nil {
@@ -180,6 +187,17 @@ func buildTargets(ctx context.Context, cfg Config, comps *Components, log *slog.
 		}
 	}
 	return groups, workers, nil
+}
+
+// liveOptions configures the change stream of a delivery target: the
+// events it reads and the store it looks the changed objects' types up in.
+func liveOptions(cfg Config, comps *Components) delivery.LiveOptions {
+	return delivery.LiveOptions{Heartbeat: cfg.Live.Heartbeat, Hub: livechanges.Config{
+		Consumer: comps.Events, Buffer: cfg.Live.Buffer, MaxSubscribers: cfg.Live.MaxSubscribers, Retained: cfg.Live.Retained,
+		Types: func(ctx context.Context, ev changes.Event) ([]int64, error) {
+			return content.ChangeTypes(ctx, comps.Store, ev)
+		},
+	}}
 }
 
 // bpoReader reads binary proxy objects for Rendering from the index (nil

@@ -32,6 +32,9 @@ var incomingHeaders = map[string]bool{
 	"x-cms-max-wait":    true,
 	// Accept: text/plain selects plain text for string answers (text.go).
 	"accept": true,
+	// Delivery's change stream: resume after this version (an
+	// EventSource reconnecting sends it).
+	"last-event-id": true,
 }
 
 // Response metadata written back as real HTTP headers, without grpc-gateway's

@@ -8,6 +8,7 @@ package deliveryv1
 
 import (
 	_ "github.com/cmsplatform/cms/proto/gen/go/cms/options/v1"
+	_ "github.com/grpc-ecosystem/grpc-gateway/v2/protoc-gen-openapiv2/options"
 	_ "google.golang.org/genproto/googleapis/api/annotations"
 	protoreflect "google.golang.org/protobuf/reflect/protoreflect"
 	protoimpl "google.golang.org/protobuf/runtime/protoimpl"
@@ -26,7 +27,7 @@ var File_cms_delivery_v1_service_proto protoreflect.FileDescriptor
 
 const file_cms_delivery_v1_service_proto_rawDesc = "" +
 	"\n" +
-	"\x1dcms/delivery/v1/service.proto\x12\x0fcms.delivery.v1\x1a\x1ccms/delivery/v1/config.proto\x1a\x1dcms/delivery/v1/objects.proto\x1a!cms/delivery/v1/occurrences.proto\x1a!cms/delivery/v1/suggestions.proto\x1a\x1ccms/options/v1/options.proto\x1a\x1cgoogle/api/annotations.proto2\xa9\x13\n" +
+	"\x1dcms/delivery/v1/service.proto\x12\x0fcms.delivery.v1\x1a\x1dcms/delivery/v1/changes.proto\x1a\x1ccms/delivery/v1/config.proto\x1a\x1dcms/delivery/v1/objects.proto\x1a!cms/delivery/v1/occurrences.proto\x1a!cms/delivery/v1/suggestions.proto\x1a\x1ccms/options/v1/options.proto\x1a\x1cgoogle/api/annotations.proto\x1a.protoc-gen-openapiv2/options/annotations.proto2\x9c\x17\n" +
 	"\x0fDeliveryService\x12\x97\x01\n" +
 	"\vGetBranches\x12#.cms.delivery.v1.GetBranchesRequest\x1a\x1b.cms.delivery.v1.BranchList\"F\xea\xf9\x18\x14Delivery_GetBranches\xfa\xf9\x18\x02\b\x01\x82\xd3\xe4\x93\x02\"b\bbranches\x12\x16/delivery/api/branches\x12\xbf\x01\n" +
 	"\fGetLanguages\x12$.cms.delivery.v1.GetLanguagesRequest\x1a\x1d.cms.delivery.v1.LanguageList\"j\xea\xf9\x18\x15Delivery_GetLanguages\xfa\xf9\x18\n" +
@@ -55,7 +56,9 @@ const file_cms_delivery_v1_service_proto_rawDesc = "" +
 	"\vSuggestions\x12#.cms.delivery.v1.SuggestionsRequest\x1a\".cms.delivery.v1.SuggestionsResult\"Y\xea\xf9\x18\x14Delivery_Suggestions\xfa\xf9\x18\n" +
 	"\b\x02\x12\x06branch\x82\xd3\xe4\x93\x02-\x12+/delivery/api/branches/{branch}/suggestions\x12\xcd\x01\n" +
 	"\x10SuggestionsTyped\x12(.cms.delivery.v1.SuggestionsTypedRequest\x1a\".cms.delivery.v1.SuggestionsResult\"k\xea\xf9\x18\x19Delivery_SuggestionsTyped\xfa\xf9\x18\n" +
-	"\b\x02\x12\x06branch\x82\xd3\xe4\x93\x02:\x128/delivery/api/branches/{branch}/types/{type}/suggestionsBDZBgithub.com/cmsplatform/cms/proto/gen/go/cms/delivery/v1;deliveryv1b\x06proto3"
+	"\b\x02\x12\x06branch\x82\xd3\xe4\x93\x02:\x128/delivery/api/branches/{branch}/types/{type}/suggestions\x12\xf0\x03\n" +
+	"\fWatchChanges\x12$.cms.delivery.v1.WatchChangesRequest\x1a\x1c.cms.delivery.v1.ChangeEvent\"\x99\x03\x92A\xbf\x02\x12(Server-sent events: the branch's changes\x1a\xff\x01text/event-stream: per change `id:` (version), `event:` (kind), `data:` JSON {version, kind, branch, objectIds, types}; `event: reset` when the resume position is older than the retained changes; heartbeats as comments. Resume with Last-Event-ID or since.:\x11text/event-stream\xea\xf9\x18\x15Delivery_WatchChanges\xfa\xf9\x18\n" +
+	"\b\x02\x12\x06branch\x82\xd3\xe4\x93\x02)\x12'/delivery/api/branches/{branch}/changes0\x01BDZBgithub.com/cmsplatform/cms/proto/gen/go/cms/delivery/v1;deliveryv1b\x06proto3"
 
 var file_cms_delivery_v1_service_proto_goTypes = []any{
 	(*GetBranchesRequest)(nil),      // 0: cms.delivery.v1.GetBranchesRequest
@@ -72,15 +75,17 @@ var file_cms_delivery_v1_service_proto_goTypes = []any{
 	(*OccurrencesTypedRequest)(nil), // 11: cms.delivery.v1.OccurrencesTypedRequest
 	(*SuggestionsRequest)(nil),      // 12: cms.delivery.v1.SuggestionsRequest
 	(*SuggestionsTypedRequest)(nil), // 13: cms.delivery.v1.SuggestionsTypedRequest
-	(*BranchList)(nil),              // 14: cms.delivery.v1.BranchList
-	(*LanguageList)(nil),            // 15: cms.delivery.v1.LanguageList
-	(*TypeList)(nil),                // 16: cms.delivery.v1.TypeList
-	(*UpdateInfo)(nil),              // 17: cms.delivery.v1.UpdateInfo
-	(*CountResult)(nil),             // 18: cms.delivery.v1.CountResult
-	(*ObjectList)(nil),              // 19: cms.delivery.v1.ObjectList
-	(*ObjectResult)(nil),            // 20: cms.delivery.v1.ObjectResult
-	(*OccurrencesResult)(nil),       // 21: cms.delivery.v1.OccurrencesResult
-	(*SuggestionsResult)(nil),       // 22: cms.delivery.v1.SuggestionsResult
+	(*WatchChangesRequest)(nil),     // 14: cms.delivery.v1.WatchChangesRequest
+	(*BranchList)(nil),              // 15: cms.delivery.v1.BranchList
+	(*LanguageList)(nil),            // 16: cms.delivery.v1.LanguageList
+	(*TypeList)(nil),                // 17: cms.delivery.v1.TypeList
+	(*UpdateInfo)(nil),              // 18: cms.delivery.v1.UpdateInfo
+	(*CountResult)(nil),             // 19: cms.delivery.v1.CountResult
+	(*ObjectList)(nil),              // 20: cms.delivery.v1.ObjectList
+	(*ObjectResult)(nil),            // 21: cms.delivery.v1.ObjectResult
+	(*OccurrencesResult)(nil),       // 22: cms.delivery.v1.OccurrencesResult
+	(*SuggestionsResult)(nil),       // 23: cms.delivery.v1.SuggestionsResult
+	(*ChangeEvent)(nil),             // 24: cms.delivery.v1.ChangeEvent
 }
 var file_cms_delivery_v1_service_proto_depIdxs = []int32{
 	0,  // 0: cms.delivery.v1.DeliveryService.GetBranches:input_type -> cms.delivery.v1.GetBranchesRequest
@@ -97,22 +102,24 @@ var file_cms_delivery_v1_service_proto_depIdxs = []int32{
 	11, // 11: cms.delivery.v1.DeliveryService.OccurrencesTyped:input_type -> cms.delivery.v1.OccurrencesTypedRequest
 	12, // 12: cms.delivery.v1.DeliveryService.Suggestions:input_type -> cms.delivery.v1.SuggestionsRequest
 	13, // 13: cms.delivery.v1.DeliveryService.SuggestionsTyped:input_type -> cms.delivery.v1.SuggestionsTypedRequest
-	14, // 14: cms.delivery.v1.DeliveryService.GetBranches:output_type -> cms.delivery.v1.BranchList
-	15, // 15: cms.delivery.v1.DeliveryService.GetLanguages:output_type -> cms.delivery.v1.LanguageList
-	16, // 16: cms.delivery.v1.DeliveryService.GetTypes:output_type -> cms.delivery.v1.TypeList
-	17, // 17: cms.delivery.v1.DeliveryService.GetUpdateInfo:output_type -> cms.delivery.v1.UpdateInfo
-	18, // 18: cms.delivery.v1.DeliveryService.Count:output_type -> cms.delivery.v1.CountResult
-	19, // 19: cms.delivery.v1.DeliveryService.List:output_type -> cms.delivery.v1.ObjectList
-	20, // 20: cms.delivery.v1.DeliveryService.Get:output_type -> cms.delivery.v1.ObjectResult
-	18, // 21: cms.delivery.v1.DeliveryService.CountTyped:output_type -> cms.delivery.v1.CountResult
-	19, // 22: cms.delivery.v1.DeliveryService.ListTyped:output_type -> cms.delivery.v1.ObjectList
-	20, // 23: cms.delivery.v1.DeliveryService.GetTyped:output_type -> cms.delivery.v1.ObjectResult
-	21, // 24: cms.delivery.v1.DeliveryService.Occurrences:output_type -> cms.delivery.v1.OccurrencesResult
-	21, // 25: cms.delivery.v1.DeliveryService.OccurrencesTyped:output_type -> cms.delivery.v1.OccurrencesResult
-	22, // 26: cms.delivery.v1.DeliveryService.Suggestions:output_type -> cms.delivery.v1.SuggestionsResult
-	22, // 27: cms.delivery.v1.DeliveryService.SuggestionsTyped:output_type -> cms.delivery.v1.SuggestionsResult
-	14, // [14:28] is the sub-list for method output_type
-	0,  // [0:14] is the sub-list for method input_type
+	14, // 14: cms.delivery.v1.DeliveryService.WatchChanges:input_type -> cms.delivery.v1.WatchChangesRequest
+	15, // 15: cms.delivery.v1.DeliveryService.GetBranches:output_type -> cms.delivery.v1.BranchList
+	16, // 16: cms.delivery.v1.DeliveryService.GetLanguages:output_type -> cms.delivery.v1.LanguageList
+	17, // 17: cms.delivery.v1.DeliveryService.GetTypes:output_type -> cms.delivery.v1.TypeList
+	18, // 18: cms.delivery.v1.DeliveryService.GetUpdateInfo:output_type -> cms.delivery.v1.UpdateInfo
+	19, // 19: cms.delivery.v1.DeliveryService.Count:output_type -> cms.delivery.v1.CountResult
+	20, // 20: cms.delivery.v1.DeliveryService.List:output_type -> cms.delivery.v1.ObjectList
+	21, // 21: cms.delivery.v1.DeliveryService.Get:output_type -> cms.delivery.v1.ObjectResult
+	19, // 22: cms.delivery.v1.DeliveryService.CountTyped:output_type -> cms.delivery.v1.CountResult
+	20, // 23: cms.delivery.v1.DeliveryService.ListTyped:output_type -> cms.delivery.v1.ObjectList
+	21, // 24: cms.delivery.v1.DeliveryService.GetTyped:output_type -> cms.delivery.v1.ObjectResult
+	22, // 25: cms.delivery.v1.DeliveryService.Occurrences:output_type -> cms.delivery.v1.OccurrencesResult
+	22, // 26: cms.delivery.v1.DeliveryService.OccurrencesTyped:output_type -> cms.delivery.v1.OccurrencesResult
+	23, // 27: cms.delivery.v1.DeliveryService.Suggestions:output_type -> cms.delivery.v1.SuggestionsResult
+	23, // 28: cms.delivery.v1.DeliveryService.SuggestionsTyped:output_type -> cms.delivery.v1.SuggestionsResult
+	24, // 29: cms.delivery.v1.DeliveryService.WatchChanges:output_type -> cms.delivery.v1.ChangeEvent
+	15, // [15:30] is the sub-list for method output_type
+	0,  // [0:15] is the sub-list for method input_type
 	0,  // [0:0] is the sub-list for extension type_name
 	0,  // [0:0] is the sub-list for extension extendee
 	0,  // [0:0] is the sub-list for field type_name
@@ -123,6 +130,7 @@ func file_cms_delivery_v1_service_proto_init() {
 	if File_cms_delivery_v1_service_proto != nil {
 		return
 	}
+	file_cms_delivery_v1_changes_proto_init()
 	file_cms_delivery_v1_config_proto_init()
 	file_cms_delivery_v1_objects_proto_init()
 	file_cms_delivery_v1_occurrences_proto_init()

@@ -815,6 +815,43 @@ func local_request_DeliveryService_SuggestionsTyped_0(ctx context.Context, marsh
 	return msg, metadata, err
 }
 
+var filter_DeliveryService_WatchChanges_0 = &utilities.DoubleArray{Encoding: map[string]int{"branch": 0}, Base: []int{1, 1, 0}, Check: []int{0, 1, 2}}
+
+func request_DeliveryService_WatchChanges_0(ctx context.Context, marshaler runtime.Marshaler, client DeliveryServiceClient, req *http.Request, pathParams map[string]string) (DeliveryService_WatchChangesClient, runtime.ServerMetadata, error) {
+	var (
+		protoReq WatchChangesRequest
+		metadata runtime.ServerMetadata
+		err      error
+	)
+	val, ok := pathParams["branch"]
+	if !ok {
+		return nil, metadata, status.Errorf(codes.InvalidArgument, "missing parameter %s", "branch")
+	}
+	protoReq.Branch, err = runtime.String(val)
+	if err != nil {
+		return nil, metadata, status.Errorf(codes.InvalidArgument, "type mismatch, parameter: %s, error: %v", "branch", err)
+	}
+	if err := req.ParseForm(); err != nil {
+		return nil, metadata, status.Errorf(codes.InvalidArgument, "%v", err)
+	}
+	if err := runtime.PopulateQueryParameters(&protoReq, req.Form, filter_DeliveryService_WatchChanges_0); err != nil {
+		return nil, metadata, status.Errorf(codes.InvalidArgument, "%v", err)
+	}
+	if req.Body != nil {
+		_, _ = io.Copy(io.Discard, req.Body)
+	}
+	stream, err := client.WatchChanges(ctx, &protoReq)
+	if err != nil {
+		return nil, metadata, err
+	}
+	header, err := stream.Header()
+	if err != nil {
+		return nil, metadata, err
+	}
+	metadata.HeaderMD = header
+	return stream, metadata, nil
+}
+
 // RegisterDeliveryServiceHandlerServer registers the http handlers for service DeliveryService to "mux".
 // UnaryRPC     :call DeliveryServiceServer directly.
 // StreamingRPC :currently unsupported pending https://github.com/grpc/grpc-go/issues/906.
@@ -1102,6 +1139,13 @@ func RegisterDeliveryServiceHandlerServer(ctx context.Context, mux *runtime.Serv
 		forward_DeliveryService_SuggestionsTyped_0(annotatedContext, mux, outboundMarshaler, w, req, resp, mux.GetForwardResponseOptions()...)
 	})
 
+	mux.Handle(http.MethodGet, pattern_DeliveryService_WatchChanges_0, func(w http.ResponseWriter, req *http.Request, pathParams map[string]string) {
+		err := status.Error(codes.Unimplemented, "streaming calls are not yet supported in the in-process transport")
+		_, outboundMarshaler := runtime.MarshalerForRequest(mux, req)
+		runtime.HTTPError(ctx, mux, outboundMarshaler, w, req, err)
+		return
+	})
+
 	return nil
 }
 
@@ -1379,6 +1423,23 @@ func RegisterDeliveryServiceHandlerClient(ctx context.Context, mux *runtime.Serv
 		}
 		forward_DeliveryService_SuggestionsTyped_0(annotatedContext, mux, outboundMarshaler, w, req, resp, mux.GetForwardResponseOptions()...)
 	})
+	mux.Handle(http.MethodGet, pattern_DeliveryService_WatchChanges_0, func(w http.ResponseWriter, req *http.Request, pathParams map[string]string) {
+		ctx, cancel := context.WithCancel(req.Context())
+		defer cancel()
+		inboundMarshaler, outboundMarshaler := runtime.MarshalerForRequest(mux, req)
+		annotatedContext, err := runtime.AnnotateContext(ctx, mux, req, "/cms.delivery.v1.DeliveryService/WatchChanges", runtime.WithHTTPPathPattern("/delivery/api/branches/{branch}/changes"))
+		if err != nil {
+			runtime.HTTPError(ctx, mux, outboundMarshaler, w, req, err)
+			return
+		}
+		resp, md, err := request_DeliveryService_WatchChanges_0(annotatedContext, inboundMarshaler, client, req, pathParams)
+		annotatedContext = runtime.NewServerMetadataContext(annotatedContext, md)
+		if err != nil {
+			runtime.HTTPError(annotatedContext, mux, outboundMarshaler, w, req, err)
+			return
+		}
+		forward_DeliveryService_WatchChanges_0(annotatedContext, mux, outboundMarshaler, w, req, func() (proto.Message, error) { return resp.Recv() }, mux.GetForwardResponseOptions()...)
+	})
 	return nil
 }
 
@@ -1424,6 +1485,7 @@ var (
 	pattern_DeliveryService_OccurrencesTyped_0 = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1, 2, 2, 1, 0, 4, 1, 5, 3, 2, 4, 1, 0, 4, 1, 5, 5, 2, 6}, []string{"delivery", "api", "branches", "branch", "types", "type", "occurrences"}, ""))
 	pattern_DeliveryService_Suggestions_0      = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1, 2, 2, 1, 0, 4, 1, 5, 3, 2, 4}, []string{"delivery", "api", "branches", "branch", "suggestions"}, ""))
 	pattern_DeliveryService_SuggestionsTyped_0 = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1, 2, 2, 1, 0, 4, 1, 5, 3, 2, 4, 1, 0, 4, 1, 5, 5, 2, 6}, []string{"delivery", "api", "branches", "branch", "types", "type", "suggestions"}, ""))
+	pattern_DeliveryService_WatchChanges_0     = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1, 2, 2, 1, 0, 4, 1, 5, 3, 2, 4}, []string{"delivery", "api", "branches", "branch", "changes"}, ""))
 )
 
 var (
@@ -1441,4 +1503,5 @@ var (
 	forward_DeliveryService_OccurrencesTyped_0 = runtime.ForwardResponseMessage
 	forward_DeliveryService_Suggestions_0      = runtime.ForwardResponseMessage
 	forward_DeliveryService_SuggestionsTyped_0 = runtime.ForwardResponseMessage
+	forward_DeliveryService_WatchChanges_0     = runtime.ForwardResponseStream
 )

@@ -33,6 +33,7 @@ const (
 	DeliveryService_OccurrencesTyped_FullMethodName = "/cms.delivery.v1.DeliveryService/OccurrencesTyped"
 	DeliveryService_Suggestions_FullMethodName      = "/cms.delivery.v1.DeliveryService/Suggestions"
 	DeliveryService_SuggestionsTyped_FullMethodName = "/cms.delivery.v1.DeliveryService/SuggestionsTyped"
+	DeliveryService_WatchChanges_FullMethodName     = "/cms.delivery.v1.DeliveryService/WatchChanges"
 )
 
 // DeliveryServiceClient is the client API for DeliveryService service.
@@ -85,6 +86,14 @@ type DeliveryServiceClient interface {
 	// SuggestionsTyped returns type-ahead suggestions over the objects of one
 	// type; 304, 400, 404.
 	SuggestionsTyped(ctx context.Context, in *SuggestionsTypedRequest, opts ...grpc.CallOption) (*SuggestionsResult, error)
+	// WatchChanges streams the changes of a branch once the index shows them
+	// (a Delivery read then returns the new data), filtered by types and
+	// kinds, resumable with since. An addition of this platform, beyond
+	// NovaDB's 75 operations. Over HTTP the gateway serves it as server-sent
+	// events (text/event-stream, docs/live-changes.md); the route below names
+	// it. 400 (filter), 404, 503 + Retry-After (too many subscribers, not
+	// ready).
+	WatchChanges(ctx context.Context, in *WatchChangesRequest, opts ...grpc.CallOption) (grpc.ServerStreamingClient[ChangeEvent], error)
 }
 
 type deliveryServiceClient struct {
@@ -235,6 +244,25 @@ func (c *deliveryServiceClient) SuggestionsTyped(ctx context.Context, in *Sugges
 	return out, nil
 }
 
+func (c *deliveryServiceClient) WatchChanges(ctx context.Context, in *WatchChangesRequest, opts ...grpc.CallOption) (grpc.ServerStreamingClient[ChangeEvent], error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	stream, err := c.cc.NewStream(ctx, &DeliveryService_ServiceDesc.Streams[0], DeliveryService_WatchChanges_FullMethodName, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	x := &grpc.GenericClientStream[WatchChangesRequest, ChangeEvent]{ClientStream: stream}
+	if err := x.ClientStream.SendMsg(in); err != nil {
+		return nil, err
+	}
+	if err := x.ClientStream.CloseSend(); err != nil {
+		return nil, err
+	}
+	return x, nil
+}
+
+// This type alias is provided for backwards compatibility with existing code that references the prior non-generic stream type by name.
+type DeliveryService_WatchChangesClient = grpc.ServerStreamingClient[ChangeEvent]
+
 // DeliveryServiceServer is the server API for DeliveryService service.
 // All implementations must embed UnimplementedDeliveryServiceServer
 // for forward compatibility.
@@ -285,6 +313,14 @@ type DeliveryServiceServer interface {
 	// SuggestionsTyped returns type-ahead suggestions over the objects of one
 	// type; 304, 400, 404.
 	SuggestionsTyped(context.Context, *SuggestionsTypedRequest) (*SuggestionsResult, error)
+	// WatchChanges streams the changes of a branch once the index shows them
+	// (a Delivery read then returns the new data), filtered by types and
+	// kinds, resumable with since. An addition of this platform, beyond
+	// NovaDB's 75 operations. Over HTTP the gateway serves it as server-sent
+	// events (text/event-stream, docs/live-changes.md); the route below names
+	// it. 400 (filter), 404, 503 + Retry-After (too many subscribers, not
+	// ready).
+	WatchChanges(*WatchChangesRequest, grpc.ServerStreamingServer[ChangeEvent]) error
 	mustEmbedUnimplementedDeliveryServiceServer()
 }
 
@@ -336,6 +372,9 @@ func (UnimplementedDeliveryServiceServer) Suggestions(context.Context, *Suggesti
 }
 func (UnimplementedDeliveryServiceServer) SuggestionsTyped(context.Context, *SuggestionsTypedRequest) (*SuggestionsResult, error) {
 	return nil, status.Error(codes.Unimplemented, "method SuggestionsTyped not implemented")
+}
+func (UnimplementedDeliveryServiceServer) WatchChanges(*WatchChangesRequest, grpc.ServerStreamingServer[ChangeEvent]) error {
+	return status.Error(codes.Unimplemented, "method WatchChanges not implemented")
 }
 func (UnimplementedDeliveryServiceServer) mustEmbedUnimplementedDeliveryServiceServer() {}
 func (UnimplementedDeliveryServiceServer) testEmbeddedByValue()                         {}
@@ -610,6 +649,17 @@ func _DeliveryService_SuggestionsTyped_Handler(srv interface{}, ctx context.Cont
 	return interceptor(ctx, in, info, handler)
 }
 
+func _DeliveryService_WatchChanges_Handler(srv interface{}, stream grpc.ServerStream) error {
+	m := new(WatchChangesRequest)
+	if err := stream.RecvMsg(m); err != nil {
+		return err
+	}
+	return srv.(DeliveryServiceServer).WatchChanges(m, &grpc.GenericServerStream[WatchChangesRequest, ChangeEvent]{ServerStream: stream})
+}
+
+// This type alias is provided for backwards compatibility with existing code that references the prior non-generic stream type by name.
+type DeliveryService_WatchChangesServer = grpc.ServerStreamingServer[ChangeEvent]
+
 // DeliveryService_ServiceDesc is the grpc.ServiceDesc for DeliveryService service.
 // It's only intended for direct use with grpc.RegisterService,
 // and not to be introspected or modified (even as a copy)
@@ -674,6 +724,12 @@ var DeliveryService_ServiceDesc = grpc.ServiceDesc{
 			Handler:    _DeliveryService_SuggestionsTyped_Handler,
 		},
 	},
-	Streams:  []grpc.StreamDesc{},
+	Streams: []grpc.StreamDesc{
+		{
+			StreamName:    "WatchChanges",
+			Handler:       _DeliveryService_WatchChanges_Handler,
+			ServerStreams: true,
+		},
+	},
 	Metadata: "cms/delivery/v1/service.proto",
 }
