@@ -12,7 +12,6 @@ import (
 	"github.com/grpc-ecosystem/grpc-gateway/v2/runtime"
 	"github.com/grpc-ecosystem/grpc-gateway/v2/utilities"
 	"google.golang.org/grpc/codes"
-	"google.golang.org/grpc/metadata"
 	"google.golang.org/grpc/status"
 )
 
@@ -63,10 +62,14 @@ func registerChangesSSE(mux *runtime.ServeMux, client deliveryv1.DeliveryService
 			return
 		}
 		header, err := stream.Header()
-		if err != nil || header == nil {
-			// Refused before it started: the status is what Recv returns.
+		if err != nil || len(header.Get(HeaderChangeVersion)) == 0 {
+			// Refused before it started (a trailers-only answer has no
+			// HeaderChangeVersion): the status is what Recv returns.
 			_, err = stream.Recv()
-			md := metadata.Join(header, stream.Trailer())
+			md := header // a trailers-only answer: the trailer, also given as the header
+			if len(md) == 0 {
+				md = stream.Trailer()
+			}
 			fail(runtime.NewServerMetadataContext(ctx, runtime.ServerMetadata{HeaderMD: md}), err)
 			return
 		}

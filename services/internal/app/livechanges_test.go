@@ -360,3 +360,52 @@ func runLiveGRPC(t *testing.T, addr string, typeA, tooOld, since int64, after []
 		}
 	}
 }
+
+// TestLiveChangesFull: beyond live.maxSubscribers a subscription is
+// refused with 503 and Retry-After over HTTP, Unavailable with
+// retry-after over gRPC; a closed stream frees its slot.
+func TestLiveChangesFull(t *testing.T) {
+	cfg := DefaultConfig()
+	cfg.DataDir = t.TempDir()
+	cfg.HTTPAddr, cfg.GRPCAddr = "127.0.0.1:0", "127.0.0.1:0"
+	cfg.AdminPassword = "test-password"
+	cfg.Live.MaxSubscribers = 1
+	srv := startConfigured(t, cfg)
+	base := "http://" + srv.HTTPAddr()
+	admin := httpClient{t, base, "admin", "test-password"}
+	w := admin.create(obj(0, "fullType", v(1000, 201, "Full")))
+	admin.must(http.StatusOK, http.MethodGet, "/delivery/api/branches/4/objects?take=1", "",
+		"X-Cms-Min-Version", strconv.FormatInt(w.Transaction.ID, 10), "X-Cms-Max-Wait", "30s")
+	const path = "/delivery/api/branches/4/changes"
+	first := openSSE(t, base, path, "admin", "test-password", http.StatusOK)
+	second := openSSE(t, base, path, "admin", "test-password", http.StatusServiceUnavailable)
+	if len(second.resp.Header.Values("Retry-After")) != 1 || !strings.HasPrefix(second.resp.Header.Get("Content-Type"), "application/problem+json") {
+		t.Errorf("full: headers %v", second.resp.Header)
+	}
+	conn, err := grpc.NewClient(srv.GRPCAddr(), grpc.WithTransportCredentials(insecure.NewCredentials()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	ctx := metadata.AppendToOutgoingContext(t.Context(), "authorization", "Basic YWRtaW46dGVzdC1wYXNzd29yZA==")
+	var header metadata.MD
+	s, err := deliveryv1.NewDeliveryServiceClient(conn).WatchChanges(ctx, &deliveryv1.WatchChangesRequest{Branch: "4"}, grpc.Header(&header))
+	if err == nil {
+		_, err = s.Recv()
+	}
+	if status.Code(err) != codes.Unavailable || len(header.Get("retry-after")) == 0 {
+		t.Errorf("gRPC when full: %v, header %v; want Unavailable with retry-after", err, header)
+	}
+	first.close()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		resp, body := request(t, base, route{method: http.MethodGet, path: path}, true)
+		if resp.StatusCode == http.StatusOK {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the closed stream's slot was not freed: %d %s", resp.StatusCode, body)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
