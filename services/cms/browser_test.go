@@ -6,7 +6,10 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"net/http/httputil"
+	"net/url"
 	"os"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -79,16 +82,55 @@ func TestBrowserLiveList(t *testing.T) {
 
 	// An update of the first object and a new third one, through Management.
 	wrote := time.Now()
-	body := fmt.Sprintf(`{"objects":[{"meta":{"id":%d,"typeRef":%d},"values":[%s]}]}`, ids[0], typeID, value(1000, 201, "First, edited"))
-	mustCall(t, http.StatusOK, http.MethodPatch, p.base+"/apis/cms/v1/branches/4/objects", body)
+	write(t, http.MethodPatch, p.base, fmt.Sprintf(`{"meta":{"id":%d,"typeRef":%d},"values":[%s]}`, ids[0], typeID, value(1000, 201, "First, edited")))
 	step("show the update", browserChangeWait,
 		waitPage(`names().includes("First, edited") && !names().includes("First") && names().length === 2`))
 	updated := time.Since(wrote)
 	wrote = time.Now()
-	body = fmt.Sprintf(`{"objects":[{"meta":{"typeRef":%d},"values":[%s]}]}`, typeID, value(1000, 201, "Third"))
-	mustCall(t, http.StatusCreated, http.MethodPost, p.base+"/apis/cms/v1/branches/4/objects", body)
+	write(t, http.MethodPost, p.base, fmt.Sprintf(`{"meta":{"typeRef":%d},"values":[%s]}`, typeID, value(1000, 201, "Third")))
 	step("show the created object", browserChangeWait, waitPage(`names().includes("Third") && names().length === 3`))
 	created := time.Since(wrote)
+
+	// Resume: the page reconnects through a proxy whose connections the
+	// test cuts; a change written while the stream is down arrives once,
+	// replayed after the Last-Event-ID the page sends when it reconnects.
+	target, err := url.Parse(p.base)
+	if err != nil {
+		t.Fatal(err)
+	}
+	proxy := httptest.NewServer(httputil.NewSingleHostReverseProxy(target)) // flushes event streams at once
+	t.Cleanup(func() {
+		// Close waits for the requests in flight; the page's stream would
+		// never end: refuse new connections, cut the open ones, then close.
+		_ = proxy.Listener.Close()
+		proxy.CloseClientConnections()
+		proxy.Close()
+	})
+	step("reconnect through the proxy", browserChangeWait,
+		chromedp.SetValue(chromedp.ID("base"), proxy.URL),
+		chromedp.Click(chromedp.ID("connect")),
+		waitPage(`names().length === 3 && state() === "live" && changes() === 0`))
+	txA := write(t, http.MethodPatch, p.base, fmt.Sprintf(`{"meta":{"id":%d,"typeRef":%d},"values":[%s]}`, ids[1], typeID, value(1000, 201, "Second, edited")))
+	step("show the change before the cut", browserChangeWait,
+		waitPage(fmt.Sprintf(`names().includes("Second, edited") && version() === "%d"`, txA)))
+	proxy.CloseClientConnections()
+	cut := time.Now()
+	txB := write(t, http.MethodPost, p.base, fmt.Sprintf(`{"meta":{"typeRef":%d},"values":[%s]}`, typeID, value(1000, 201, "Fourth")))
+	step("show the change written while the stream was down", browserChangeWait,
+		waitPage(fmt.Sprintf(`names().includes("Fourth") && names().length === 4 && version() === "%d"`, txB)))
+	resumed := time.Since(cut)
+	var counted int
+	step("count the changes", 5*time.Second, chromedp.Func(func(ctx context.Context, tg *chromedp.Target) error {
+		var err error
+		counted, err = chromedp.Evaluate[int](`Number(document.getElementById("changes").textContent)`)(ctx, tg)
+		return err
+	}))
+	if counted != 2 {
+		t.Errorf("the page counted %d changes since it reconnected through the proxy, want 2 (%d before the cut, %d after): lost or duplicated", counted, txA, txB)
+	}
+	if got := nl.resumedAfter(proxy.URL); !slices.Equal(got, []string{fmt.Sprint(txA)}) {
+		t.Errorf("Last-Event-ID of the reconnections through the proxy: %q, want [%d]", got, txA)
+	}
 
 	var same bool
 	step("stay on the same document", 5*time.Second, chromedp.Func(func(ctx context.Context, tg *chromedp.Target) error {
@@ -99,16 +141,34 @@ func TestBrowserLiveList(t *testing.T) {
 	if !same {
 		t.Fatalf("the page was reloaded: the document lost its mark")
 	}
-	nl.check(t, "/delivery/api/branches/draft/changes", "/delivery/api/branches/draft/types/"+browserType+"/objects")
-	t.Logf("update on the page %v after Management answered, create %v; %s; total %v (cms ready and model written in %v)",
-		updated.Round(time.Millisecond), created.Round(time.Millisecond), nl.summary(),
+	nl.check(t, 1, "/delivery/api/branches/draft/changes", "/delivery/api/branches/draft/types/"+browserType+"/objects")
+	t.Logf("update on the page %v after Management answered, create %v; after a cut stream a change written meanwhile shows %v later (retry 2 s); %s; total %v (cms ready and model written in %v)",
+		updated.Round(time.Millisecond), created.Round(time.Millisecond), resumed.Round(time.Millisecond), nl.summary(),
 		time.Since(started).Round(time.Millisecond), ready.Round(time.Millisecond))
+}
+
+// write sends one object to Management (POST creates, PATCH updates) and
+// returns the transaction.
+func write(t *testing.T, method, base, obj string) int64 {
+	t.Helper()
+	want := http.StatusOK
+	if method == http.MethodPost {
+		want = http.StatusCreated
+	}
+	var w writeAnswer
+	b := mustCall(t, want, method, base+"/apis/cms/v1/branches/4/objects", `{"objects":[`+obj+`]}`)
+	if err := json.Unmarshal(b, &w); err != nil || w.Transaction.ID == 0 {
+		t.Fatalf("%s objects: %v: %s", method, err, b)
+	}
+	return w.Transaction.ID
 }
 
 const (
 	browserType = "liveitem"
 	// browserChangeWait bounds each wait for the page (listing, a change).
 	browserChangeWait = 10 * time.Second
+	// browserStartWait bounds starting Chromium and opening its tab.
+	browserStartWait = 30 * time.Second
 )
 
 // setupLiveList creates the type liveitem and two objects, First and
@@ -153,19 +213,30 @@ func browserContext(t *testing.T, chromium string) context.Context {
 	ctx, cancel := chromedp.NewContext(actx)
 	t.Cleanup(func() { cancel(); cancelAlloc() })
 	// The first action starts the browser, under no deadline (a deadline
-	// on it would bound the whole browser's life).
-	if err := chromedp.Do(ctx); err != nil {
-		t.Fatalf("start %s: %v", chromium, err)
+	// on it would bound the whole browser's life): bounded from outside.
+	started := make(chan error, 1)
+	go func() { started <- chromedp.Do(ctx) }()
+	select {
+	case err := <-started:
+		if err != nil {
+			t.Fatalf("start %s: %v", chromium, err)
+		}
+	case <-time.After(browserStartWait):
+		cancel()
+		t.Fatalf("start %s: no tab after %v", chromium, browserStartWait)
 	}
 	return ctx
 }
 
-// waitPage waits until cond (JavaScript, with names() the listed names
-// and state() the status) holds, or until the page reports an error.
+// waitPage waits until cond (JavaScript, with names() the listed names,
+// state() the status, changes() the changes counted and version() the
+// last change version) holds, or until the page reports an error.
 func waitPage(cond string) chromedp.Action[chromedp.Void] {
 	expr := `(() => {
 		const names = () => [...document.querySelectorAll("#objects li")].map((li) => li.firstChild.textContent);
 		const state = () => document.getElementById("status").dataset.state;
+		const changes = () => Number(document.getElementById("changes").textContent);
+		const version = () => document.getElementById("version").textContent;
 		return state() === "error" || (` + cond + `);
 	})()`
 	return chromedp.Func(func(ctx context.Context, tg *chromedp.Target) error {
@@ -201,8 +272,15 @@ type netLog struct {
 
 	mu         sync.Mutex
 	preflights map[network.RequestID]*preflight
-	failures   []string
-	requests   int
+	urls       map[network.RequestID]string // every other request
+	streams    []stream                     // requests of the change stream, in order
+	failures   []string                     // failed requests, except change streams cut
+	cuts       int                          // change streams that failed
+}
+
+type stream struct {
+	url         string
+	lastEventID string
 }
 
 type preflight struct {
@@ -219,13 +297,18 @@ func (n *netLog) record(ev any) {
 	defer n.mu.Unlock()
 	if n.preflights == nil {
 		n.preflights = map[network.RequestID]*preflight{}
+		n.urls = map[network.RequestID]string{}
 	}
 	switch ev := ev.(type) {
 	case *network.EventRequestWillBeSent:
-		if ev.Type == network.ResourceTypePreflight || ev.Request.Method == http.MethodOptions {
+		switch {
+		case ev.Type == network.ResourceTypePreflight || ev.Request.Method == http.MethodOptions:
 			n.preflights[ev.RequestID] = &preflight{url: ev.Request.URL, headers: header(ev.Request.Headers, "Access-Control-Request-Headers")}
-		} else if ev.Type == network.ResourceTypeFetch {
-			n.requests++
+		case ev.Type == network.ResourceTypeFetch:
+			n.urls[ev.RequestID] = ev.Request.URL
+			if strings.Contains(ev.Request.URL, "/changes?") {
+				n.streams = append(n.streams, stream{url: ev.Request.URL, lastEventID: header(ev.Request.Headers, "Last-Event-ID")})
+			}
 		}
 	case *network.EventResponseReceived:
 		if pf := n.preflights[ev.RequestID]; pf != nil {
@@ -233,8 +316,13 @@ func (n *netLog) record(ev any) {
 			pf.allowed = header(ev.Response.Headers, "Access-Control-Allow-Origin")
 		}
 	case *network.EventLoadingFailed:
-		if !ev.Canceled { // the page aborts nothing in this test; a cancel is the test ending
-			s := ev.ErrorText
+		u := n.urls[ev.RequestID]
+		switch {
+		case ev.Canceled: // the page aborted it (a new Connect), or the test ends
+		case strings.Contains(u, "/changes?") && ev.CorsErrorStatus == nil:
+			n.cuts++
+		default:
+			s := u + ": " + ev.ErrorText
 			if ev.CorsErrorStatus != nil {
 				s += " (CORS: " + string(ev.CorsErrorStatus.CorsError) + ")"
 			}
@@ -243,10 +331,24 @@ func (n *netLog) record(ev any) {
 	}
 }
 
+// resumedAfter returns the Last-Event-ID of each change stream request to
+// base that sent one.
+func (n *netLog) resumedAfter(base string) []string {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	var ids []string
+	for _, s := range n.streams {
+		if strings.HasPrefix(s.url, base+"/") && s.lastEventID != "" {
+			ids = append(ids, s.lastEventID)
+		}
+	}
+	return ids
+}
+
 // check requires a preflight, allowed for the page's origin, for each path
-// (the browser preflights every URL it sends Authorization to), and no
-// failed request.
-func (n *netLog) check(t *testing.T, paths ...string) {
+// (the browser preflights every URL it sends Authorization to), no failed
+// request and cuts change streams cut.
+func (n *netLog) check(t *testing.T, cuts int, paths ...string) {
 	t.Helper()
 	n.mu.Lock()
 	defer n.mu.Unlock()
@@ -269,6 +371,9 @@ func (n *netLog) check(t *testing.T, paths ...string) {
 	if len(n.failures) > 0 {
 		t.Errorf("failed requests: %v", n.failures)
 	}
+	if n.cuts != cuts {
+		t.Errorf("%d change streams failed, want %d (the ones the test cut)", n.cuts, cuts)
+	}
 }
 
 func (n *netLog) summary() string {
@@ -280,7 +385,8 @@ func (n *netLog) summary() string {
 			ok++
 		}
 	}
-	return fmt.Sprintf("%d fetches, %d CORS preflights (%d answered 204), failures %v", n.requests, len(n.preflights), ok, n.failures)
+	return fmt.Sprintf("%d fetches (%d change streams, %d cut), %d CORS preflights (%d answered 204), failures %v",
+		len(n.urls), len(n.streams), n.cuts, len(n.preflights), ok, n.failures)
 }
 
 // header reads a header case-insensitively (CDP keeps the wire's case).
