@@ -80,7 +80,7 @@ async function follow(cfg, signal) {
         $("version").textContent = lastId || "none";
         if (ev.event !== "reset") $("changes").textContent = String(Number($("changes").textContent) + 1);
         if (listKinds.includes(ev.event)) {
-          list.reload().then(() => setStatus("live", `Live: ${list.count} objects of ${cfg.type}.`),
+          list.reload(ev.data.version).then(() => setStatus("live", `Live: ${list.count} objects of ${cfg.type}.`),
             (err) => signal.aborted || setStatus("error", describe(err)));
         }
       });
@@ -130,6 +130,11 @@ async function readEvents(body, signal, onEvent) {
 // ListLoader reloads the list; reloads asked for while one runs are
 // merged into one more run after it, so a burst of changes costs at most
 // two requests and the last one sees every change.
+//
+// A reload for a change asks for at least the change's version
+// (X-Cms-Min-Version, read-your-writes): the event says the index has it,
+// but the answer may come from a response cache not invalidated yet, or
+// from another server behind a load balancer whose index lags.
 class ListLoader {
   constructor(cfg, signal) {
     this.cfg = cfg;
@@ -137,9 +142,11 @@ class ListLoader {
     this.running = null;
     this.again = false;
     this.count = 0;
+    this.minVersion = 0;
   }
 
-  reload() {
+  reload(minVersion = 0) {
+    this.minVersion = Math.max(this.minVersion, minVersion);
     if (this.running) {
       this.again = true;
       return this.running;
@@ -159,10 +166,11 @@ class ListLoader {
 
   async load() {
     const objs = [];
+    const headers = this.minVersion ? { "X-Cms-Min-Version": String(this.minVersion) } : {};
     let more = true;
     while (more && objs.length < maxObjects) {
       const page = await getJSON(this.cfg, `/branches/${this.cfg.branch}/types/${encodeURIComponent(this.cfg.type)}` +
-        `/objects?skip=${objs.length}&take=${pageSize}`, this.signal);
+        `/objects?skip=${objs.length}&take=${pageSize}`, this.signal, headers);
       objs.push(...page.objs);
       more = page.more && page.objs.length > 0;
     }
@@ -192,9 +200,9 @@ async function resolveTypeId(cfg, signal) {
   return t.meta.id;
 }
 
-async function getJSON(cfg, path, signal) {
+async function getJSON(cfg, path, signal, headers = {}) {
   const resp = await fetch(cfg.base + path, {
-    headers: { Authorization: cfg.auth, Accept: "application/json" }, signal, cache: "no-store",
+    headers: { ...headers, Authorization: cfg.auth, Accept: "application/json" }, signal, cache: "no-store",
   });
   if (!resp.ok) throw new Error(await problemText(resp));
   return resp.json();
