@@ -49,8 +49,12 @@ var (
 	ErrBadFilter = errors.New("livechanges: bad filter")
 )
 
-// MaxFilterTypes bounds the types one filter lists.
-const MaxFilterTypes = 100
+// MaxFilterTypes and MaxFilterKinds bound the types and kinds one filter
+// lists.
+const (
+	MaxFilterTypes = 100
+	MaxFilterKinds = 10
+)
 
 // Kinds are the event kinds a filter may name (pkg/changes).
 var Kinds = []string{changes.KindCreated, changes.KindUpdated, changes.KindDeleted, changes.KindBranchDeleted, changes.KindComment}
@@ -116,8 +120,12 @@ type Filter struct {
 	Types []int64
 }
 
-// Validate refuses unknown kinds and more than MaxFilterTypes types.
+// Validate refuses unknown kinds and more than MaxFilterTypes types or
+// MaxFilterKinds kinds.
 func (f Filter) Validate() error {
+	if len(f.Kinds) > MaxFilterKinds {
+		return fmt.Errorf("%w: %d kinds, at most %d", ErrBadFilter, len(f.Kinds), MaxFilterKinds)
+	}
 	for _, k := range f.Kinds {
 		if !slices.Contains(Kinds, k) {
 			return fmt.Errorf("%w: unknown kind %q (want one of %v)", ErrBadFilter, k, Kinds)
@@ -234,6 +242,11 @@ func (h *Hub) release(ev Change) {
 	}
 }
 
+// Close ends every subscription with ErrClosed and refuses new ones (a
+// stopping process ends its streams, so clients resume elsewhere). Run
+// keeps consuming until its context ends.
+func (h *Hub) Close() { h.close() }
+
 func (h *Hub) close() {
 	h.mu.Lock()
 	defer h.mu.Unlock()
@@ -273,6 +286,9 @@ func (h *Hub) Subscribe(ctx context.Context, f Filter, since int64) (*Subscripti
 	}
 	if err := f.Validate(); err != nil {
 		return nil, err
+	}
+	if since < 0 {
+		return nil, fmt.Errorf("%w: since %d is no version", ErrBadFilter, since)
 	}
 	h.mu.Lock()
 	defer h.mu.Unlock()

@@ -249,6 +249,12 @@ func TestTypesBranchesAndStart(t *testing.T) {
 		if _, err := h.Subscribe(t.Context(), livechanges.Filter{Types: make([]int64, livechanges.MaxFilterTypes+1)}, 0); !errors.Is(err, livechanges.ErrBadFilter) {
 			t.Fatalf("too many types: %v", err)
 		}
+		if _, err := h.Subscribe(t.Context(), livechanges.Filter{Kinds: slices.Repeat([]string{"created"}, livechanges.MaxFilterKinds+1)}, 0); !errors.Is(err, livechanges.ErrBadFilter) {
+			t.Fatalf("too many kinds: %v", err)
+		}
+		if _, err := h.Subscribe(t.Context(), livechanges.Filter{}, -1); !errors.Is(err, livechanges.ErrBadFilter) {
+			t.Fatalf("negative since: %v", err)
+		}
 		type7, _ := h.Subscribe(t.Context(), livechanges.Filter{Types: []int64{7}}, 0)
 		// Branch 5 inherits from branch 4: it sees the changes of both.
 		chain, _ := h.Subscribe(t.Context(), livechanges.Filter{Branches: []int64{5, 4}}, 0)

@@ -74,6 +74,14 @@ func (g *Group) LiveChanges(opts LiveOptions) *livechanges.Hub {
 	return g.api.live.hub
 }
 
+// CloseStreams ends the change streams (the process is stopping; their
+// clients resume elsewhere) and refuses new ones.
+func (g *Group) CloseStreams() {
+	if g.api.live != nil {
+		g.api.live.hub.Close()
+	}
+}
+
 // WatchChanges implements DeliveryService.
 func (s *service) WatchChanges(req *deliveryv1.WatchChangesRequest, stream grpc.ServerStreamingServer[deliveryv1.ChangeEvent]) error {
 	ctx := stream.Context()
@@ -131,15 +139,12 @@ func resumePosition(ctx context.Context, since int64) (int64, error) {
 	md, _ := metadata.FromIncomingContext(ctx)
 	if vs := md.Get(HeaderLastEventID); len(vs) > 0 && strings.TrimSpace(vs[0]) != "" {
 		v, err := strconv.ParseInt(strings.TrimSpace(vs[0]), 10, 64)
-		if err != nil || v < 0 {
+		if err != nil {
 			return 0, status.Errorf(codes.InvalidArgument, "Last-Event-ID must be a change version, got %.40q", vs[0])
 		}
 		return v, nil
 	}
-	if since < 0 {
-		return 0, status.Errorf(codes.InvalidArgument, "since must be a change version (0 or more), got %d", since)
-	}
-	return since, nil
+	return since, nil // the hub refuses a negative one
 }
 
 // subscribe subscribes after since; a position too old subscribes from
@@ -178,4 +183,3 @@ func retryLater(ctx context.Context, msg string) error {
 	_ = grpc.SetHeader(ctx, metadata.Pairs("retry-after", retryAfterSeconds))
 	return status.Error(codes.Unavailable, msg)
 }
-

@@ -4,7 +4,9 @@ import (
 	"context"
 	"encoding/json"
 	"net/http"
+	"net/url"
 	"strconv"
+	"strings"
 	"time"
 
 	deliveryv1 "github.com/cmsplatform/cms/proto/gen/go/cms/delivery/v1"
@@ -44,7 +46,7 @@ func registerChangesSSE(mux *runtime.ServeMux, client deliveryv1.DeliveryService
 	return mux.HandlePath(http.MethodGet, ChangesPath, func(w http.ResponseWriter, r *http.Request, params map[string]string) {
 		fail := func(ctx context.Context, err error) { gateway.ErrorHandler(ctx, mux, gateway.WireJSON{}, w, r, err) }
 		req := &deliveryv1.WatchChangesRequest{Branch: params["branch"]}
-		if err := runtime.PopulateQueryParameters(req, r.URL.Query(), query); err != nil {
+		if err := runtime.PopulateQueryParameters(req, listsSplit(r.URL.Query()), query); err != nil {
 			fail(r.Context(), status.Error(codes.InvalidArgument, err.Error()))
 			return
 		}
@@ -87,6 +89,25 @@ func registerChangesSSE(mux *runtime.ServeMux, client deliveryv1.DeliveryService
 			}
 		}
 	})
+}
+
+// listsSplit lets types and kinds be given comma-separated
+// (types=1200,1201) as well as repeated (types=1200&types=1201).
+func listsSplit(q url.Values) url.Values {
+	for _, k := range []string{"types", "kinds"} {
+		var out []string
+		for _, v := range q[k] {
+			for _, part := range strings.Split(v, ",") {
+				if part = strings.TrimSpace(part); part != "" {
+					out = append(out, part)
+				}
+			}
+		}
+		if _, ok := q[k]; ok {
+			q[k] = out
+		}
+	}
+	return q
 }
 
 func writeChange(es *gateway.EventStream, ev *deliveryv1.ChangeEvent) error {

@@ -12,6 +12,9 @@
 // If-None-Match, Cache-Control; read-your-writes with X-Cms-Min-Version /
 // X-Cms-Max-Wait) and the authorization of the HTTP fast path.
 // Access (access.go): read grants on the branch or an ancestor.
+//
+// The change stream (changes.go, changes_sse.go) is WatchChanges over the
+// process's pkg/livechanges hub, served over HTTP as server-sent events.
 package delivery
 
 import (

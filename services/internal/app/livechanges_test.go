@@ -214,7 +214,7 @@ func runLiveScenario(t *testing.T, mgmt, deliv, grpcAddr string) {
 
 	// Filters: only objects of type A; only updates.
 	onlyA := openSSE(t, deliv, fmt.Sprintf("%s?types=%d", changes, typeA), "admin", "test-password", http.StatusOK)
-	updates := openSSE(t, deliv, changes+"?kinds=updated", "admin", "test-password", http.StatusOK,
+	updates := openSSE(t, deliv, changes+"?kinds=updated,branchDeleted", "admin", "test-password", http.StatusOK,
 		"Origin", "http://page.test")
 	if got := updates.resp.Header.Get("Access-Control-Allow-Origin"); got != "http://page.test" {
 		t.Errorf("Access-Control-Allow-Origin %q on the stream", got)
@@ -359,6 +359,11 @@ func runLiveGRPC(t *testing.T, addr string, typeA, tooOld, since int64, after []
 			t.Fatalf("got %v, want the creation of %d at %d", ev, id, version)
 		}
 	}
+	// Idle for more than the heartbeat (300 ms): a heartbeat naming the
+	// version the stream stands at.
+	if ev, err := s.Recv(); err != nil || ev.GetKind() != "heartbeat" || ev.GetVersion() != version {
+		t.Fatalf("idle stream: %v, %v; want a heartbeat at %d", ev, err, version)
+	}
 }
 
 // TestLiveChangesFull: beyond live.maxSubscribers a subscription is
@@ -407,5 +412,36 @@ func TestLiveChangesFull(t *testing.T) {
 			t.Fatalf("the closed stream's slot was not freed: %d %s", resp.StatusCode, body)
 		}
 		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// TestLiveChangesEndOnShutdown: a stopping server ends its change streams
+// at once (clients resume elsewhere) instead of waiting for them until
+// the shutdown timeout.
+func TestLiveChangesEndOnShutdown(t *testing.T) {
+	cfg := DefaultConfig()
+	cfg.DataDir = t.TempDir()
+	cfg.HTTPAddr, cfg.GRPCAddr = "127.0.0.1:0", "127.0.0.1:0"
+	cfg.AdminPassword = "test-password"
+	cfg.ShutdownTimeout = 30 * time.Second
+	srv, _, stop := startLoggedStop(t, cfg)
+	base := "http://" + srv.HTTPAddr()
+	admin := httpClient{t, base, "admin", "test-password"}
+	w := admin.create(obj(0, "stopType", v(1000, 201, "Stop")))
+	admin.must(http.StatusOK, http.MethodGet, "/delivery/api/branches/4/objects?take=1", "",
+		"X-Cms-Min-Version", strconv.FormatInt(w.Transaction.ID, 10), "X-Cms-Max-Wait", "30s")
+	s := openSSE(t, base, "/delivery/api/branches/4/changes", "admin", "test-password", http.StatusOK)
+	start := time.Now()
+	stop()
+	if d := time.Since(start); d > 10*time.Second {
+		t.Errorf("shutdown took %v with a change stream open", d)
+	}
+	select {
+	case _, ok := <-s.events:
+		for ok {
+			_, ok = <-s.events
+		}
+	case <-time.After(5 * time.Second):
+		t.Error("the stream did not end")
 	}
 }

@@ -98,15 +98,16 @@ func Complete(ctx context.Context, cfg Config, log *slog.Logger) (*Server, error
 	au := interceptors.Auth{Authenticator: authn, Public: public}
 	az := &interceptors.Authz{Resolvers: branchResolvers(s.groups), Public: public}
 	unary := []grpc.UnaryServerInterceptor{rec.Unary, obs.Unary, au.Unary, az.Unary, interceptors.UnaryNotImplemented}
+	stream := []grpc.StreamServerInterceptor{rec.Stream, obs.Stream, au.Stream, az.Stream, interceptors.StreamNotImplemented}
 	s.grpc = grpc.NewServer(
 		grpc.ChainUnaryInterceptor(unary...),
-		grpc.ChainStreamInterceptor(rec.Stream, obs.Stream, au.Stream, az.Stream, interceptors.StreamNotImplemented),
+		grpc.ChainStreamInterceptor(stream...),
 		grpc.MaxRecvMsgSize(maxRecvMsgSize),
 	)
 	s.health = health.NewServer()
 	healthpb.RegisterHealthServer(s.grpc, s.health)
 	reflection.Register(s.grpc)
-	s.inProcess = gateway.NewInProcess(s.grpc, maxRecvMsgSize, unary...)
+	s.inProcess = gateway.NewInProcess(s.grpc, maxRecvMsgSize, unary...).WithStreams(stream...)
 	for _, g := range s.groups {
 		g.RegisterGRPC(s.inProcess)
 	}
@@ -214,6 +215,13 @@ func (s *Server) shutdown() {
 	s.log.Info("shutting down", "drainDelay", s.cfg.DrainDelay, "timeout", s.cfg.ShutdownTimeout)
 	s.startDraining()
 	s.health.Shutdown()
+	// Long-lived streams (Delivery's change stream) end now: the server
+	// would wait for them until the shutdown timeout.
+	for _, g := range s.groups {
+		if c, ok := g.(interface{ CloseStreams() }); ok {
+			c.CloseStreams()
+		}
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), s.cfg.ShutdownTimeout)
 	defer cancel()
 	if err := s.httpSrv.Shutdown(ctx); err != nil {

@@ -186,7 +186,9 @@ func buildTargets(ctx context.Context, cfg Config, comps *Components, log *slog.
 func liveOptions(cfg Config, comps *Components) delivery.LiveOptions {
 	return delivery.LiveOptions{Heartbeat: cfg.Live.Heartbeat, Hub: livechanges.Config{
 		Consumer: comps.Events, Buffer: cfg.Live.Buffer, MaxSubscribers: cfg.Live.MaxSubscribers, Retained: cfg.Live.Retained,
-		Types: func(ctx context.Context, ev changes.Event) ([]int64, error) { return content.ChangeTypes(ctx, comps.Store, ev) },
+		Types: func(ctx context.Context, ev changes.Event) ([]int64, error) {
+			return content.ChangeTypes(ctx, comps.Store, ev)
+		},
 	}}
 }
 

@@ -21,8 +21,10 @@ import (
 // gateway's outgoing metadata as the call's incoming metadata and the
 // headers and trailers the handler sets handed back to the gateway. That
 // saves the HTTP/2 framing, the protobuf encoding and decoding and the
-// loopback round trip of every REST request. Streams (binaries, files) go
-// over the loopback connection given to ServeStreams.
+// loopback round trip of every REST request. Server streams run in
+// process too when WithStreams gives the stream interceptors
+// (inprocess_stream.go); client streams (uploads) go over the loopback
+// connection given to ServeStreams.
 //
 // InProcess is also the grpc.ServiceRegistrar the services register on:
 // it registers them on the gRPC server and keeps their unary handlers.
@@ -33,6 +35,9 @@ type InProcess struct {
 	maxRecv   int
 	streams   grpc.ClientConnInterface
 	localAddr net.Addr
+	// stream and streamMethods serve server streams (WithStreams).
+	stream        grpc.StreamServerInterceptor
+	streamMethods map[string]inProcessStreamMethod
 }
 
 type inProcessMethod struct {
@@ -44,7 +49,8 @@ type inProcessMethod struct {
 // through it; unary are server's unary interceptors, in the same order,
 // and maxRecv its request size limit (0: none).
 func NewInProcess(server *grpc.Server, maxRecv int, unary ...grpc.UnaryServerInterceptor) *InProcess {
-	return &InProcess{server: server, methods: map[string]inProcessMethod{}, unary: chainUnary(unary...), maxRecv: maxRecv}
+	return &InProcess{server: server, methods: map[string]inProcessMethod{}, unary: chainUnary(unary...), maxRecv: maxRecv,
+		streamMethods: map[string]inProcessStreamMethod{}}
 }
 
 // RegisterService implements grpc.ServiceRegistrar.
@@ -53,6 +59,7 @@ func (c *InProcess) RegisterService(desc *grpc.ServiceDesc, impl any) {
 	for _, m := range desc.Methods {
 		c.methods["/"+desc.ServiceName+"/"+m.MethodName] = inProcessMethod{srv: impl, handler: m.Handler}
 	}
+	c.registerStreams(desc, impl)
 }
 
 // ServeStreams sets the loopback connection streams use and the address
@@ -110,20 +117,17 @@ func (c *InProcess) Invoke(ctx context.Context, method string, args, reply any, 
 		}
 	}
 	if err != nil {
-		if _, isStatus := status.FromError(err); !isStatus {
-			if ce := status.FromContextError(err); ce.Code() != codes.Unknown {
-				return ce.Err()
-			}
-			return status.Error(codes.Unknown, err.Error())
-		}
-		return err
+		return asStatus(err)
 	}
 	return shallowCopy(reply, out)
 }
 
-// NewStream implements grpc.ClientConnInterface: streams use the loopback
-// connection.
+// NewStream implements grpc.ClientConnInterface: server streams run in
+// process (WithStreams), the others use the loopback connection.
 func (c *InProcess) NewStream(ctx context.Context, desc *grpc.StreamDesc, method string, opts ...grpc.CallOption) (grpc.ClientStream, error) {
+	if m, ok := c.streamMethods[method]; ok && desc.ServerStreams && !desc.ClientStreams {
+		return c.serveStream(ctx, method, m, opts), nil
+	}
 	return c.streams.NewStream(ctx, desc, method, opts...)
 }
 

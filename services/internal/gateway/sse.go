@@ -66,7 +66,13 @@ func (s *EventStream) write(frame string) error {
 	return s.rc.Flush()
 }
 
+// lineBreaks would start another field.
+var lineBreaks = strings.NewReplacer("\r\n", " ", "\n", " ", "\r", " ")
+
 // oneLine keeps a field from starting another one.
 func oneLine(s string) string {
-	return strings.NewReplacer("\r\n", " ", "\n", " ", "\r", " ").Replace(s)
+	if !strings.ContainsAny(s, "\r\n") {
+		return s
+	}
+	return lineBreaks.Replace(s)
 }

@@ -33,7 +33,7 @@ func Serve(t testing.TB, g Group, unary []grpc.UnaryServerInterceptor, middlewar
 		t.Fatal(err)
 	}
 	srv := grpc.NewServer(grpc.ChainUnaryInterceptor(unary...))
-	inProcess := gateway.NewInProcess(srv, 0, unary...)
+	inProcess := gateway.NewInProcess(srv, 0, unary...).WithStreams() // server streams in process, as the server serves them
 	g.RegisterGRPC(inProcess)
 	go func() { _ = srv.Serve(ln) }()
 	t.Cleanup(srv.Stop)
