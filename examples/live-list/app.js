@@ -70,7 +70,8 @@ async function follow(cfg, signal) {
       // Without a position the changes before this connection are unknown:
       // (re)load the list now that the stream runs.
       if (!lastId) await list.reload();
-      setStatus("live", `Live: ${list.count} objects of ${cfg.type}.`);
+      const live = () => setStatus("live", `Live from ${cfg.base}: ${list.count} objects of ${cfg.type}.`);
+      live();
       await readEvents(resp.body, signal, (ev) => {
         if (ev.retry) {
           retryMs = ev.retry;
@@ -80,7 +81,7 @@ async function follow(cfg, signal) {
         $("version").textContent = lastId || "none";
         if (ev.event !== "reset") $("changes").textContent = String(Number($("changes").textContent) + 1);
         if (listKinds.includes(ev.event)) {
-          list.reload(ev.data.version).then(() => setStatus("live", `Live: ${list.count} objects of ${cfg.type}.`),
+          list.reload(ev.data.version).then(live,
             (err) => signal.aborted || setStatus("error", describe(err)));
         }
       });

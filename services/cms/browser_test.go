@@ -109,7 +109,7 @@ func TestBrowserLiveList(t *testing.T) {
 	step("reconnect through the proxy", browserChangeWait,
 		chromedp.SetValue(chromedp.ID("base"), proxy.URL),
 		chromedp.Click(chromedp.ID("connect")),
-		waitPage(`names().length === 3 && state() === "live" && changes() === 0`))
+		waitPage(fmt.Sprintf(`names().length === 3 && state() === "live" && status().includes(%q) && changes() === 0`, proxy.URL+"/")))
 	txA := write(t, http.MethodPatch, p.base, fmt.Sprintf(`{"meta":{"id":%d,"typeRef":%d},"values":[%s]}`, ids[1], typeID, value(1000, 201, "Second, edited")))
 	step("show the change before the cut", browserChangeWait,
 		waitPage(fmt.Sprintf(`names().includes("Second, edited") && version() === "%d"`, txA)))
@@ -229,12 +229,14 @@ func browserContext(t *testing.T, chromium string) context.Context {
 }
 
 // waitPage waits until cond (JavaScript, with names() the listed names,
-// state() the status, changes() the changes counted and version() the
-// last change version) holds, or until the page reports an error.
+// state() and status() the status and its text, changes() the changes
+// counted and version() the last change version) holds, or until the
+// page reports an error.
 func waitPage(cond string) chromedp.Action[chromedp.Void] {
 	expr := `(() => {
 		const names = () => [...document.querySelectorAll("#objects li")].map((li) => li.firstChild.textContent);
 		const state = () => document.getElementById("status").dataset.state;
+		const status = () => document.getElementById("status").textContent;
 		const changes = () => Number(document.getElementById("changes").textContent);
 		const version = () => document.getElementById("version").textContent;
 		return state() === "error" || (` + cond + `);
