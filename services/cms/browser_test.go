@@ -205,10 +205,11 @@ func waitDelivery(t *testing.T, base string, tx int64) {
 // browserContext starts Chromium headless for the test; it ends with it.
 func browserContext(t *testing.T, chromium string) context.Context {
 	t.Helper()
-	opts := append(chromedp.DefaultExecAllocatorOptions[:], chromedp.ExecPath(chromium), chromedp.Flag("disable-gpu", true))
-	if os.Geteuid() == 0 {
-		opts = append(opts, chromedp.NoSandbox) // Chromium refuses to run as root with its sandbox
-	}
+	// No sandbox: Chromium refuses its sandbox as root, and without root it
+	// needs unprivileged user namespaces, which containers and Ubuntu's
+	// AppArmor defaults may not give. The browser loads only the test's page.
+	opts := append(chromedp.DefaultExecAllocatorOptions[:], chromedp.ExecPath(chromium), chromedp.Flag("disable-gpu", true),
+		chromedp.NoSandbox)
 	actx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
 	ctx, cancel := chromedp.NewContext(actx)
 	t.Cleanup(func() { cancel(); cancelAlloc() })
