@@ -59,14 +59,12 @@ type view struct {
 // (variant, language) pair of the chains that has values, in sortReverse
 // order.
 func (v view) selected(values []indexdoc.SourceValue, attr int64) []indexdoc.SourceValue {
-	for _, va := range v.variants {
-		for _, l := range v.langs {
-			if out := matching(values, attr, l, va); len(out) > 0 {
-				return out
-			}
-		}
-	}
-	return nil
+	var out []indexdoc.SourceValue
+	model.Fallback(v.variants, v.langs, func(va, l int64) bool {
+		out = matching(values, attr, l, va)
+		return len(out) > 0
+	})
+	return out
 }
 
 // matching returns the values of (attr, lang, variant) in their order.

@@ -7,6 +7,7 @@ import (
 	"sync"
 
 	"github.com/cmsplatform/cms/pkg/indexdoc"
+	"github.com/cmsplatform/cms/pkg/model"
 	"github.com/cmsplatform/cms/pkg/search"
 )
 
@@ -84,17 +85,15 @@ func (s *Service) variantChain(ctx context.Context, m *branchModel, param string
 			return nil, err
 		}
 	}
-	var out []int64
+	chain := make([]int64, 0, len(idents))
 	for _, p := range idents {
 		id, ok := resolved[p]
 		if !ok {
 			return nil, invalidf("unknown variant %q on branch %d", p, m.branch)
 		}
-		if id != 0 && !containsID(out, id) {
-			out = append(out, id)
-		}
+		chain = append(chain, id)
 	}
-	return append(out, 0), nil
+	return model.VariantChain(chain), nil
 }
 
 // findVariants looks ids and ApiIdentifiers up among the objects indexed

@@ -32,3 +32,29 @@ func LanguageChain(lang int64, state func(id int64) (live bool, fallback int64, 
 	}
 	return append(chain, 0), nil
 }
+
+// VariantChain is the variant fallback rule: the requested variants in
+// order (0 and repeats dropped), then 0 (the values without a variant).
+func VariantChain(requested []int64) []int64 {
+	out := make([]int64, 0, len(requested)+1)
+	for _, v := range requested {
+		if v != 0 && !slices.Contains(out, v) {
+			out = append(out, v)
+		}
+	}
+	return append(out, 0)
+}
+
+// Fallback is the order values are looked up in along both chains:
+// variants outer, languages inner. It calls found with each (variant,
+// language) pair until it returns true, and reports whether one did.
+func Fallback(variants, langs []int64, found func(variant, lang int64) bool) bool {
+	for _, va := range variants {
+		for _, l := range langs {
+			if found(va, l) {
+				return true
+			}
+		}
+	}
+	return false
+}

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"testing"
 
 	"github.com/cmsplatform/cms/pkg/store"
@@ -129,5 +130,22 @@ func TestDataTypesAndSecrets(t *testing.T) {
 	}
 	if !SecretAttribute(AttrUserPassword) || SecretAttribute(AttrName) {
 		t.Error("secret attributes")
+	}
+}
+
+// The variant chain keeps the requested order without 0 and repeats and
+// ends with 0; Fallback tries variants outer, languages inner.
+func TestVariantChainAndFallback(t *testing.T) {
+	if got := VariantChain([]int64{7, 0, 5, 7}); !slices.Equal(got, []int64{7, 5, 0}) {
+		t.Errorf("VariantChain = %v", got)
+	}
+	var tried [][2]int64
+	ok := Fallback([]int64{7, 0}, []int64{202, 201, 0}, func(va, l int64) bool {
+		tried = append(tried, [2]int64{va, l})
+		return va == 0 && l == 201
+	})
+	want := [][2]int64{{7, 202}, {7, 201}, {7, 0}, {0, 202}, {0, 201}}
+	if !ok || !slices.Equal(tried, want) {
+		t.Errorf("Fallback tried %v (%v), want %v", tried, ok, want)
 	}
 }

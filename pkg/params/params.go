@@ -99,7 +99,7 @@ func ID(s string) (id int64, ok bool) {
 // IdentifierPathParams are the path parameters that hold an id, GUID or
 // ApiIdentifier in some group (as integer fields they would otherwise go
 // through Go's number parser, which accepts "+4").
-var IdentifierPathParams = []string{"branch", "branch_id", "id", "type", "comment_id", "job_id", "bpo_id"}
+var IdentifierPathParams = []string{"branch", "branch_id", "id", "type", "comment_id", "job_id", "bpo_id", "template_id"}
 
 // PathIdentifier is the rule for identifier path parameters, checked
 // before any conversion: no surrounding spaces and no sign, so "+4" and

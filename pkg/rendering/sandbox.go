@@ -15,10 +15,14 @@
 //   - Execute writes through a writer that fails once the deadline has
 //     passed or the output exceeds Limits.MaxOutputBytes, which stops a
 //     template that produces output.
-//   - A render still running at its deadline (a loop over large data that
-//     writes nothing) is abandoned: Execute returns ErrTimeout at once, and
-//     the goroutine finishes on its own. At most Limits.MaxRunning renders
-//     run at a time, abandoned ones included, so runaway renders cannot pile
+//   - Every {{range}} body starts with a hidden check of the deadline
+//     (tickFunc), so a loop that writes nothing (nested ranges over large
+//     data or literals) also stops at the deadline, with the position of
+//     the innermost range running then.
+//   - A render still running shortly after its deadline (stuck in one
+//     function call) is abandoned: Execute returns ErrTimeout, and the
+//     goroutine finishes on its own. At most Limits.MaxRunning renders run
+//     at a time, abandoned ones included, so runaway renders cannot pile
 //     up; beyond that Execute answers ErrBusy.
 //   - printf is replaced by a version that refuses widths and precisions
 //     over 1,000 (fmt would build the padded string in memory first).
@@ -26,8 +30,8 @@
 // Errors carry the template's line and column where text/template reports
 // them (Error).
 //
-// This package is the engine only; the Rendering operations that load
-// templates and objects and call it are not built yet (issue 17).
+// This package is the engine only; pkg/templates loads templates and
+// objects and gives templates their functions.
 package rendering
 
 import (
@@ -37,8 +41,10 @@ import (
 	"fmt"
 	"html/template"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"text/template/parse"
 	"time"
 )
@@ -102,6 +108,8 @@ type Error struct {
 	Template     string
 	Line, Column int
 	Msg          string
+	// Err is the cause (e.g. the error a function returned), if any.
+	Err error
 }
 
 func (e *Error) Error() string {
@@ -111,7 +119,13 @@ func (e *Error) Error() string {
 	return fmt.Sprintf("%v: %s: %s", e.Kind, e.Template, e.Msg)
 }
 
-func (e *Error) Unwrap() error { return e.Kind }
+// Unwrap makes errors.Is see the kind and the cause.
+func (e *Error) Unwrap() []error {
+	if e.Err == nil {
+		return []error{e.Kind}
+	}
+	return []error{e.Kind, e.Err}
+}
 
 // Engine compiles and executes templates under one set of limits; its
 // MaxRunning slots are shared by all its renders.
@@ -131,6 +145,38 @@ type Template struct {
 	name string
 	t    *template.Template
 	e    *Engine
+	// stopAt is the deadline (Unix nanoseconds) the range checks stop at:
+	// the latest of the executions running (0: none set).
+	stopAt atomic.Int64
+}
+
+// tickFunc is the name of the deadline check put at the start of every
+// {{range}} body.
+const tickFunc = "_tick"
+
+// graceAfterDeadline is how long Execute waits past the deadline for a
+// render to stop at a range check (which carries the position) before it
+// abandons it.
+const graceAfterDeadline = 100 * time.Millisecond
+
+// tick fails once the deadline of the template's executions has passed.
+func (t *Template) tick() (bool, error) {
+	if at := t.stopAt.Load(); at != 0 && time.Now().UnixNano() > at {
+		return false, ErrTimeout
+	}
+	return false, nil
+}
+
+// setDeadline moves the range checks' deadline to d unless a later one is
+// set (another execution of the same template still running).
+func (t *Template) setDeadline(d time.Time) {
+	n := d.UnixNano()
+	for {
+		cur := t.stopAt.Load()
+		if cur >= n || t.stopAt.CompareAndSwap(cur, n) {
+			return
+		}
+	}
 }
 
 // Compile parses text as the template name with the functions funcs
@@ -140,10 +186,12 @@ func (e *Engine) Compile(name, text string, funcs template.FuncMap) (*Template, 
 	if len(text) > e.limits.MaxTemplateBytes {
 		return nil, &Error{Kind: ErrInvalid, Template: name, Msg: fmt.Sprintf("the template has %d bytes, at most %d are allowed", len(text), e.limits.MaxTemplateBytes)}
 	}
+	out := &Template{name: name, e: e}
 	fm := template.FuncMap{"printf": boundedPrintf}
 	for k, v := range funcs {
 		fm[k] = v
 	}
+	fm[tickFunc] = out.tick
 	t, err := template.New(name).Option("missingkey=zero").Funcs(fm).Parse(text)
 	if err != nil {
 		return nil, positioned(ErrInvalid, name, err)
@@ -154,12 +202,47 @@ func (e *Engine) Compile(name, text string, funcs template.FuncMap) (*Template, 
 		}
 	}
 	if t.Tree == nil {
-		return &Template{name: name, e: e}, nil // nothing to render
+		return out, nil // nothing to render
 	}
 	if err := e.check(name, t.Tree, t.Tree.Root); err != nil {
 		return nil, err
 	}
-	return &Template{name: name, t: t, e: e}, nil
+	addTicks(t.Tree, t.Tree.Root)
+	out.t = t
+	return out, nil
+}
+
+// addTicks puts {{if _tick}}{{end}} at the start of every {{range}} body
+// under n, positioned at the range (so a timeout names it). An {{if}}
+// writes nothing and html/template leaves its pipeline alone.
+func addTicks(tree *parse.Tree, n parse.Node) {
+	switch n := n.(type) {
+	case *parse.ListNode:
+		if n == nil {
+			return
+		}
+		for _, c := range n.Nodes {
+			addTicks(tree, c)
+		}
+	case *parse.RangeNode:
+		addTicks(tree, n.List)
+		addTicks(tree, n.ElseList)
+		if n.List == nil {
+			n.List = &parse.ListNode{NodeType: parse.NodeList, Pos: n.Pos}
+		}
+		ident := parse.NewIdentifier(tickFunc).SetTree(tree).SetPos(n.Pos)
+		cmd := &parse.CommandNode{NodeType: parse.NodeCommand, Pos: n.Pos, Args: []parse.Node{ident}}
+		pipe := &parse.PipeNode{NodeType: parse.NodePipe, Pos: n.Pos, Line: n.Line, Cmds: []*parse.CommandNode{cmd}}
+		check := &parse.IfNode{BranchNode: parse.BranchNode{NodeType: parse.NodeIf, Pos: n.Pos, Line: n.Line, Pipe: pipe,
+			List: &parse.ListNode{NodeType: parse.NodeList, Pos: n.Pos}}}
+		n.List.Nodes = append([]parse.Node{check}, n.List.Nodes...)
+	case *parse.IfNode:
+		addTicks(tree, n.List)
+		addTicks(tree, n.ElseList)
+	case *parse.WithNode:
+		addTicks(tree, n.List)
+		addTicks(tree, n.ElseList)
+	}
 }
 
 // check walks n and refuses {{template}}, and integer literals over
@@ -272,6 +355,8 @@ func (t *Template) Execute(ctx context.Context, data any) ([]byte, error) {
 	}
 	ctx, cancel := context.WithTimeout(ctx, l.Timeout)
 	defer cancel()
+	deadline, _ := ctx.Deadline()
+	t.setDeadline(deadline)
 	w := &boundedWriter{ctx: ctx, max: l.MaxOutputBytes}
 	done := make(chan error, 1)
 	go func() {
@@ -285,20 +370,56 @@ func (t *Template) Execute(ctx context.Context, data any) ([]byte, error) {
 	}()
 	select {
 	case err := <-done:
-		switch {
-		case w.tooLarge:
-			return nil, &Error{Kind: ErrTooLarge, Template: t.name, Msg: fmt.Sprintf("more than %d bytes of output", l.MaxOutputBytes)}
-		case w.expired:
-			return nil, &Error{Kind: ErrTimeout, Template: t.name, Msg: fmt.Sprintf("not finished within %v", l.Timeout)}
-		case err != nil:
-			return nil, positioned(ErrExecution, t.name, err)
-		}
-		return w.buf.Bytes(), nil
+		return t.result(w, err)
 	case <-ctx.Done():
+	}
+	// A loop stops at its next range check, which names the range.
+	grace := time.NewTimer(graceAfterDeadline)
+	defer grace.Stop()
+	select {
+	case err := <-done:
+		return t.result(w, err)
+	case <-grace.C:
 		// Abandoned: the goroutine ends on its own (its writes fail now)
 		// and frees its slot then.
 		return nil, &Error{Kind: ErrTimeout, Template: t.name, Msg: fmt.Sprintf("not finished within %v", l.Timeout)}
 	}
+}
+
+// ExecuteInline renders t over data in the calling goroutine, for a
+// template called by another one while that one renders (which holds the
+// running slot): ctx carries the outer render's deadline, and the output
+// is bounded by maxBytes (what the outer render may still write).
+func (t *Template) ExecuteInline(ctx context.Context, data any, maxBytes int) ([]byte, error) {
+	if t.t == nil {
+		return []byte{}, nil
+	}
+	if d, ok := ctx.Deadline(); ok {
+		t.setDeadline(d)
+	}
+	w := &boundedWriter{ctx: ctx, max: maxBytes}
+	return t.result(w, t.t.Execute(w, data))
+}
+
+// result classifies the end of one execution: an error of a template
+// called from this one (an *Error) is returned as it is, with its own
+// position; a range check's timeout has the range's position.
+func (t *Template) result(w *boundedWriter, err error) ([]byte, error) {
+	l := t.e.limits
+	var inner *Error
+	switch {
+	case w.tooLarge:
+		return nil, &Error{Kind: ErrTooLarge, Template: t.name, Msg: fmt.Sprintf("more than %d bytes of output", w.max)}
+	case errors.As(err, &inner):
+		return nil, inner
+	case errors.Is(err, ErrTimeout) && !w.expired:
+		return nil, positioned(ErrTimeout, t.name, err)
+	case w.expired:
+		return nil, &Error{Kind: ErrTimeout, Template: t.name, Msg: fmt.Sprintf("not finished within %v", l.Timeout)}
+	case err != nil:
+		return nil, positioned(ErrExecution, t.name, err)
+	}
+	return w.buf.Bytes(), nil
 }
 
 // boundedWriter fails writes after the deadline or beyond max bytes. It
@@ -351,7 +472,7 @@ var position = regexp.MustCompile(`:(\d+)(?::(\d+))?: `)
 // text/template reports.
 func positioned(kind error, name string, err error) *Error {
 	msg := err.Error()
-	out := &Error{Kind: kind, Template: name, Msg: msg}
+	out := &Error{Kind: kind, Template: name, Msg: msg, Err: err}
 	if m := position.FindStringSubmatch(msg); m != nil {
 		out.Line, _ = strconv.Atoi(m[1])
 		out.Column, _ = strconv.Atoi(m[2])
@@ -371,4 +492,59 @@ func locLineCol(loc string) (int, int) {
 	line, _ := strconv.Atoi(m[1])
 	col, _ := strconv.Atoi(m[2])
 	return line, col
+}
+
+// StringArgs returns the string literals t passes as argument arg (1 =
+// the first) to calls of the functions fns, e.g. the attribute names of
+// {{value . "title"}}: a caller can read what they name in one batch
+// before the render asks for them one by one.
+func (t *Template) StringArgs(arg int, fns ...string) []string {
+	if t.t == nil || t.t.Tree == nil {
+		return nil
+	}
+	var out []string
+	var walk func(n parse.Node)
+	walk = func(n parse.Node) {
+		switch n := n.(type) {
+		case *parse.ListNode:
+			if n != nil {
+				for _, c := range n.Nodes {
+					walk(c)
+				}
+			}
+		case *parse.ActionNode:
+			walk(n.Pipe)
+		case *parse.PipeNode:
+			if n != nil {
+				for _, c := range n.Cmds {
+					walk(c)
+				}
+			}
+		case *parse.CommandNode:
+			if id, ok := n.Args[0].(*parse.IdentifierNode); ok && len(n.Args) > arg && slices.Contains(fns, id.Ident) {
+				if s, ok := n.Args[arg].(*parse.StringNode); ok && !slices.Contains(out, s.Text) {
+					out = append(out, s.Text)
+				}
+			}
+			for _, a := range n.Args {
+				walk(a)
+			}
+		case *parse.ChainNode:
+			walk(n.Node)
+		case *parse.RangeNode:
+			walk(n.Pipe)
+			walk(n.List)
+			walk(n.ElseList)
+		case *parse.IfNode:
+			walk(n.Pipe)
+			walk(n.List)
+			walk(n.ElseList)
+		case *parse.WithNode:
+			walk(n.Pipe)
+			walk(n.List)
+			walk(n.ElseList)
+		}
+	}
+	walk(t.t.Tree.Root)
+	return out
 }

@@ -73,7 +73,8 @@ func TestErrorsHavePositions(t *testing.T) {
 }
 
 // Output beyond the limit and renders beyond the deadline end with their
-// errors; a render looping over data without output is abandoned at the
+// errors; a loop that writes nothing stops at a range check with the
+// position of the range; a render stuck in one call is abandoned at the
 // deadline and keeps its slot until it ends, so at most MaxRunning run.
 func TestLimits(t *testing.T) {
 	e := New(Limits{MaxOutputBytes: 1000, Timeout: 200 * time.Millisecond, MaxRunning: 1})
@@ -82,9 +83,23 @@ func TestLimits(t *testing.T) {
 	}
 	big := make([]int, 5000) // 25 M silent iterations: about a second
 	start := time.Now()
-	_, err := render(t, e, "{{range $a := .}}{{range $b := $}}{{end}}{{end}}", big)
-	if !errors.Is(err, ErrTimeout) || time.Since(start) > time.Second {
+	_, err := render(t, e, "a\n  {{range $a := .}}{{range $b := $}}{{end}}{{end}}", big)
+	var re *Error
+	if !errors.Is(err, ErrTimeout) || time.Since(start) > time.Second || !errors.As(err, &re) || re.Line != 2 || re.Column == 0 {
 		t.Fatalf("silent loop: %v after %v", err, time.Since(start))
+	}
+	// Literal loops nested three deep (10^12 iterations) stop too.
+	if _, err := render(t, e, "{{range 10000}}{{range 10000}}{{range 10000}}{{end}}{{end}}{{end}}", nil); !errors.As(err, &re) ||
+		!errors.Is(err, ErrTimeout) || re.Line != 1 {
+		t.Fatalf("nested literal loops: %v", err)
+	}
+	stuck, err := e.Compile("stuck", "{{sleep}}", template.FuncMap{"sleep": func() string { time.Sleep(time.Second); return "" }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	start = time.Now()
+	if _, err := stuck.Execute(context.Background(), nil); !errors.Is(err, ErrTimeout) || time.Since(start) > 600*time.Millisecond {
+		t.Fatalf("stuck call: %v after %v", err, time.Since(start))
 	}
 	if _, err := render(t, e, "ok", nil); !errors.Is(err, ErrBusy) {
 		t.Errorf("while the abandoned render runs: %v, want ErrBusy", err)
@@ -95,6 +110,34 @@ func TestLimits(t *testing.T) {
 	}
 	if _, err := e.Compile("big", strings.Repeat("x", DefaultMaxTemplateBytes+1), nil); !errors.Is(err, ErrInvalid) {
 		t.Errorf("oversized template: %v", err)
+	}
+}
+
+// A template called from another one renders inline within the outer
+// render's deadline and output budget; its errors keep its own name and
+// position, and range checks do not change the output (also in script
+// context).
+func TestInline(t *testing.T) {
+	e := New(Limits{})
+	inner, err := e.Compile("inner", "<b>{{.}}</b>\n{{index . 5}}", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	outer, err := e.Compile("outer", "<p>{{call1 .}}</p>", template.FuncMap{"call1": func(v any) (template.HTML, error) {
+		out, err := inner.ExecuteInline(context.Background(), v, 1000)
+		return template.HTML(out), err
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = outer.Execute(context.Background(), "x")
+	var re *Error
+	if !errors.As(err, &re) || re.Template != "inner" || re.Line != 2 {
+		t.Fatalf("inner error: %v", err)
+	}
+	out, err := render(t, e, "<script>var a = [{{range .}}{{.}},{{end}}];</script>", []int{1, 2})
+	if err != nil || string(out) != "<script>var a = [ 1 , 2 ,];</script>" {
+		t.Errorf("range in script: %q, %v", out, err)
 	}
 }
 
@@ -128,4 +171,19 @@ func FuzzTemplate(f *testing.F) {
 			}
 		}
 	})
+}
+
+// StringArgs finds the literals passed to the named functions anywhere in
+// the template (nested pipelines, range and if bodies), once each.
+func TestStringArgs(t *testing.T) {
+	e := New(Limits{})
+	f := func(o any, s string) string { return s }
+	tpl, err := e.Compile("p", `{{f . "a"}}{{range .}}{{if f . "b"}}{{g (f . "c") "x"}}{{end}}{{else}}{{f . "a"}}{{end}}{{with $v := f . "d"}}{{$v}}{{end}}{{f . .}}`,
+		template.FuncMap{"f": f, "g": f})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := tpl.StringArgs(2, "f"); strings.Join(got, ",") != "a,b,c,d" {
+		t.Errorf("StringArgs = %v", got)
+	}
 }

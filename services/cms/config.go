@@ -71,6 +71,8 @@ func fromViper(v *viper.Viper, d app.Config) (app.Config, error) {
 	c.WebhookAllowPrivate = v.GetBool("webhookAllowPrivate")
 	c.Live = app.LiveConfig{Buffer: v.GetInt("live.buffer"), MaxSubscribers: v.GetInt("live.maxSubscribers"),
 		Retained: v.GetInt("live.retained"), Heartbeat: v.GetDuration("live.heartbeat")}
+	c.RenderTimeout = v.GetDuration("renderTimeout")
+	c.RenderMaxOutputBytes = v.GetInt("renderMaxOutputBytes")
 	comps := map[string]*app.Component{"store": &c.Store, "events": &c.Events, "search": &c.Search,
 		"cache": &c.Cache, "blobs": &c.Blobs}
 	for name, comp := range comps {

@@ -1,7 +1,8 @@
 // Package rendering is the transport of the Rendering group
 // (/apis/rendering/v1): templates rendered over objects, batches,
-// stylesheets, binaries and files. Operations not built yet answer 501
-// naming the operation.
+// stylesheets, binaries and files (pkg/templates, pkg/stylesheets,
+// pkg/files do the work). An operation whose domain is not configured
+// answers 501 naming the operation.
 package rendering
 
 import (
@@ -9,6 +10,7 @@ import (
 
 	"github.com/cmsplatform/cms/pkg/files"
 	"github.com/cmsplatform/cms/pkg/stylesheets"
+	"github.com/cmsplatform/cms/pkg/templates"
 	"github.com/cmsplatform/cms/services/internal/interceptors"
 
 	renderingv1 "github.com/cmsplatform/cms/proto/gen/go/cms/rendering/v1"
@@ -69,4 +71,6 @@ type service struct {
 	files  *files.Service
 	bpos   BinaryProxies
 	sheets *stylesheets.Service
+	// templates renders templates (nil: the render operations answer 501)
+	templates *templates.Service
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/cmsplatform/cms/pkg/events"
 	"github.com/cmsplatform/cms/pkg/indexwriter"
 	"github.com/cmsplatform/cms/pkg/livechanges"
+	"github.com/cmsplatform/cms/pkg/rendering"
 	"github.com/cmsplatform/cms/pkg/search"
 	"github.com/cmsplatform/cms/services/delivery"
 )
@@ -101,6 +102,11 @@ type Config struct {
 	WebhookGiveUp           time.Duration `yaml:"webhookGiveUp"`
 	WebhookMaxResponseBytes int64         `yaml:"webhookMaxResponseBytes"`
 	WebhookAllowPrivate     bool          `yaml:"webhookAllowPrivate"`
+	// Template renders (pkg/templates, docs/rendering.md): the time and the
+	// output one render may take. CMS_RENDER_TIMEOUT,
+	// CMS_RENDER_MAX_OUTPUT_BYTES.
+	RenderTimeout        time.Duration `yaml:"renderTimeout"`
+	RenderMaxOutputBytes int           `yaml:"renderMaxOutputBytes"`
 
 	// Live bounds the change stream of Delivery (docs/live-changes.md).
 	Live LiveConfig `yaml:"live"`
@@ -295,6 +301,8 @@ func DefaultConfig() Config {
 		WebhookTimeout:          10 * time.Second,
 		WebhookGiveUp:           24 * time.Hour,
 		WebhookMaxResponseBytes: 64 << 10,
+		RenderTimeout:           rendering.DefaultTimeout,
+		RenderMaxOutputBytes:    rendering.DefaultMaxOutputBytes,
 		Store:                   Component{Engine: EngineSQLite},
 		Events:                  Component{Engine: EngineEmbeddedNATS},
 		Search:                  Component{Engine: EngineBleve, Prefix: "cms"},

@@ -238,11 +238,12 @@ func TestOperationalEndpoints(t *testing.T) {
 	if err != nil || hc.GetStatus() != healthpb.HealthCheckResponse_SERVING {
 		t.Fatalf("grpc health: %v %v", hc, err)
 	}
-	// The same 501 over gRPC: code Unimplemented, message naming the operation.
+	// A domain error over gRPC: RenderBatch without jobs is InvalidArgument
+	// with the domain's message.
 	ctx := metadata.AppendToOutgoingContext(context.Background(), "authorization", "Basic YWRtaW46dGVzdC1wYXNzd29yZA==")
 	err = conn.Invoke(ctx, "/cms.rendering.v1.RenderingService/RenderBatch", &emptypb.Empty{}, &emptypb.Empty{})
-	if status.Code(err) != codes.Unimplemented || !strings.Contains(status.Convert(err).Message(), "RenderBatchAsync") {
-		t.Fatalf("gRPC RenderBatch (not built yet): %v", err)
+	if status.Code(err) != codes.InvalidArgument || !strings.Contains(status.Convert(err).Message(), "at least one job") {
+		t.Fatalf("gRPC RenderBatch without jobs: %v", err)
 	}
 	err = conn.Invoke(context.Background(), "/cms.management.v1.ManagementService/GetBranches", &emptypb.Empty{}, &emptypb.Empty{})
 	if status.Code(err) != codes.Unauthenticated {

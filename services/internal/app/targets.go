@@ -19,7 +19,9 @@ import (
 	"github.com/cmsplatform/cms/pkg/indexwriter"
 	"github.com/cmsplatform/cms/pkg/livechanges"
 	"github.com/cmsplatform/cms/pkg/outbox"
+	pkgrendering "github.com/cmsplatform/cms/pkg/rendering"
 	"github.com/cmsplatform/cms/pkg/stylesheets"
+	"github.com/cmsplatform/cms/pkg/templates"
 	"github.com/cmsplatform/cms/pkg/webhooks"
 	"github.com/cmsplatform/cms/services/delivery"
 	"github.com/cmsplatform/cms/services/index"
@@ -146,9 +148,12 @@ func buildTargets(ctx context.Context, cfg Config, comps *Components, log *slog.
 			}
 			g.WithFiles(NewFiles(cfg, comps, log), bpoReader(cfg, comps, log))
 			if comps.Store != nil {
-				// Stylesheets read the current Management view (a
-				// preview shows what was just written).
-				g.WithStylesheets(stylesheets.New(content.New(comps.Store, log.With("component", "content")), log.With("group", "rendering")))
+				// Stylesheets and renders read the current Management
+				// view (a preview shows what was just written).
+				cs := content.New(comps.Store, log.With("component", "content"))
+				g.WithStylesheets(stylesheets.New(cs, log.With("group", "rendering")))
+				g.WithTemplates(templates.New(cs, templates.Limits{Engine: pkgrendering.Limits{
+					Timeout: cfg.RenderTimeout, MaxOutputBytes: cfg.RenderMaxOutputBytes}}, log.With("group", "rendering")))
 			}
 			groups = append(groups, g)
 		case TargetIndex:

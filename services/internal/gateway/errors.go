@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"strconv"
 	"strings"
 	"unicode/utf8"
 
@@ -75,6 +76,20 @@ type Problem struct {
 	// RequestID is the request's X-Request-Id: the server log lines of the
 	// request carry it (an RFC 7807 extension member).
 	RequestID string `json:"requestId,omitempty"`
+	// Line and Column locate an error in a text the request named, e.g. a
+	// template (extension members; from ErrorInfo metadata "line" and
+	// "column").
+	Line   int `json:"line,omitempty"`
+	Column int `json:"column,omitempty"`
+}
+
+// ProblemOf is the ProblemDetails a status is answered with (for answers
+// that carry several, e.g. a batch), detail and instance cut like
+// WriteProblem's.
+func ProblemOf(st *status.Status, instance string) Problem {
+	p := problemFromStatus(st, instance, nil)
+	p.Detail, p.Instance = clipProblemText(p.Detail), clipProblemText(p.Instance)
+	return p
 }
 
 // HTTPStatus returns the HTTP status for a gRPC status: the reason table
@@ -129,6 +144,8 @@ func problemFromStatus(st *status.Status, instance string, override *int) Proble
 	if info := errorInfo(st); info != nil {
 		p.Reason = info.GetReason()
 		p.Operation = info.GetMetadata()["operation"]
+		p.Line, _ = strconv.Atoi(info.GetMetadata()["line"])
+		p.Column, _ = strconv.Atoi(info.GetMetadata()["column"])
 		if p.Reason != "" {
 			p.Type = problemTypeBase + strings.ToLower(strings.ReplaceAll(p.Reason, "_", "-"))
 		}

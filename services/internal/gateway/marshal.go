@@ -122,9 +122,29 @@ func asStreamError(v any) (*spb.Status, bool) {
 func (WireJSON) Unmarshal(data []byte, v any) error {
 	m, ok := v.(proto.Message)
 	if !ok {
+		m, ok = bodyField(v)
+	}
+	if !ok {
 		return json.Unmarshal(data, v)
 	}
 	return unmarshalOptions.Unmarshal(data, m)
+}
+
+// bodyField returns the message a route's body field decodes into (body:
+// "field" hands the decoder a pointer to the field's message pointer),
+// allocating it; ok is false for anything else.
+func bodyField(v any) (proto.Message, bool) {
+	rv := reflect.ValueOf(v)
+	if rv.Kind() != reflect.Pointer || rv.IsNil() || rv.Elem().Kind() != reflect.Pointer {
+		return nil, false
+	}
+	if _, ok := rv.Elem().Interface().(proto.Message); !ok {
+		return nil, false
+	}
+	if rv.Elem().IsNil() {
+		rv.Elem().Set(reflect.New(rv.Elem().Type().Elem()))
+	}
+	return rv.Elem().Interface().(proto.Message), true
 }
 
 var unmarshalOptions = protojson.UnmarshalOptions{DiscardUnknown: true}

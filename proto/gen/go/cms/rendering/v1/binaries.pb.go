@@ -180,13 +180,13 @@ type RenderTemplateRequest struct {
 	// carries the ApiIdentifier "draft"); a string so that the alias reaches
 	// the service, NovaDB declares an integer.
 	BranchId string `protobuf:"bytes,1,opt,name=branch_id,json=branchId,proto3" json:"branch_id,omitempty"`
-	// Template id (path).
+	// Template id (path): an object of type 150 (typeRazorView).
 	TemplateId int32 `protobuf:"varint,2,opt,name=template_id,json=templateId,proto3" json:"template_id,omitempty"`
-	// Insert hyphenation points into the output.
+	// Insert soft hyphens into the output's text nodes, by the render
+	// language (query).
 	Hyphenate *bool `protobuf:"varint,3,opt,name=hyphenate,proto3,oneof" json:"hyphenate,omitempty"`
-	// The JSON request body ("a list of objects"); its schema is undocumented,
-	// so any JSON value is accepted and interpreted by the service.
-	Body          *structpb.Value `protobuf:"bytes,4,opt,name=body,proto3" json:"body,omitempty"`
+	// What to render over (JSON body).
+	Body          *RenderTemplateBody `protobuf:"bytes,4,opt,name=body,proto3" json:"body,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -242,11 +242,103 @@ func (x *RenderTemplateRequest) GetHyphenate() bool {
 	return false
 }
 
-func (x *RenderTemplateRequest) GetBody() *structpb.Value {
+func (x *RenderTemplateRequest) GetBody() *RenderTemplateBody {
 	if x != nil {
 		return x.Body
 	}
 	return nil
+}
+
+// RenderTemplateBody is the JSON body of RenderTemplateAsync. NovaDB
+// documents it only as "a list of objects"; this shape is ours
+// (docs/rendering.md). Identifiers are JSON numbers (ids) or strings
+// (ids, GUIDs, ApiIdentifiers); anything else is 400.
+type RenderTemplateBody struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The objects the template renders over ({{.Objects}}), in order; at
+	// most 500.
+	Objects []*structpb.Value `protobuf:"bytes,1,rep,name=objects,proto3" json:"objects,omitempty"`
+	// Languages: ids, ApiIdentifiers or ISO codes ("de-DE"); at most 16. The
+	// first is the render language; values are looked up along each
+	// language's fallback chain in turn, then language-independent ones.
+	// Default: en-US.
+	Languages []*structpb.Value `protobuf:"bytes,2,rep,name=languages,proto3" json:"languages,omitempty"`
+	// Variants: ids or ApiIdentifiers, tried in order before the values
+	// without a variant; at most 64.
+	Variants []*structpb.Value `protobuf:"bytes,3,rep,name=variants,proto3" json:"variants,omitempty"`
+	// Parameters the template reads with param; at most 64, names and
+	// values at most 4,096 bytes each.
+	Parameters map[string]string `protobuf:"bytes,4,rep,name=parameters,proto3" json:"parameters,omitempty" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"bytes,2,opt,name=value"`
+	// The culture dates and numbers are formatted for, e.g. "de-CH";
+	// default: the render language's ISO code.
+	UiCulture     string `protobuf:"bytes,5,opt,name=ui_culture,json=uiCulture,proto3" json:"ui_culture,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *RenderTemplateBody) Reset() {
+	*x = RenderTemplateBody{}
+	mi := &file_cms_rendering_v1_binaries_proto_msgTypes[4]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *RenderTemplateBody) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*RenderTemplateBody) ProtoMessage() {}
+
+func (x *RenderTemplateBody) ProtoReflect() protoreflect.Message {
+	mi := &file_cms_rendering_v1_binaries_proto_msgTypes[4]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use RenderTemplateBody.ProtoReflect.Descriptor instead.
+func (*RenderTemplateBody) Descriptor() ([]byte, []int) {
+	return file_cms_rendering_v1_binaries_proto_rawDescGZIP(), []int{4}
+}
+
+func (x *RenderTemplateBody) GetObjects() []*structpb.Value {
+	if x != nil {
+		return x.Objects
+	}
+	return nil
+}
+
+func (x *RenderTemplateBody) GetLanguages() []*structpb.Value {
+	if x != nil {
+		return x.Languages
+	}
+	return nil
+}
+
+func (x *RenderTemplateBody) GetVariants() []*structpb.Value {
+	if x != nil {
+		return x.Variants
+	}
+	return nil
+}
+
+func (x *RenderTemplateBody) GetParameters() map[string]string {
+	if x != nil {
+		return x.Parameters
+	}
+	return nil
+}
+
+func (x *RenderTemplateBody) GetUiCulture() string {
+	if x != nil {
+		return x.UiCulture
+	}
+	return ""
 }
 
 // GetRenderedTemplateRequest holds the parameters of GetRenderedTemplateAsync.
@@ -256,19 +348,24 @@ type GetRenderedTemplateRequest struct {
 	// carries the ApiIdentifier "draft"); a string so that the alias reaches
 	// the service, NovaDB declares an integer.
 	BranchId string `protobuf:"bytes,1,opt,name=branch_id,json=branchId,proto3" json:"branch_id,omitempty"`
-	// Template id (path).
+	// Template id (path): an object of type 150 (typeRazorView).
 	TemplateId int32 `protobuf:"varint,2,opt,name=template_id,json=templateId,proto3" json:"template_id,omitempty"`
-	// UI culture, e.g. "en-US".
+	// The culture dates and numbers are formatted for, e.g. "en-US";
+	// default: the render language's ISO code.
 	UiCulture string `protobuf:"bytes,3,opt,name=ui_culture,json=uiCulture,proto3" json:"ui_culture,omitempty"`
-	// Comma separated object ids.
+	// Comma separated object identifiers (ids or ApiIdentifiers) the
+	// template renders over; at most 500.
 	Objects string `protobuf:"bytes,4,opt,name=objects,proto3" json:"objects,omitempty"`
-	// Comma separated variant ids.
+	// Comma separated variant ids or ApiIdentifiers; at most 64.
 	Variants string `protobuf:"bytes,5,opt,name=variants,proto3" json:"variants,omitempty"`
-	// Comma separated language ids.
+	// Comma separated language ids, ApiIdentifiers or ISO codes (the first
+	// is the render language); at most 16; default en-US.
 	Languages string `protobuf:"bytes,6,opt,name=languages,proto3" json:"languages,omitempty"`
-	// URI encoded additional parameters: name=value pairs joined by "&".
+	// URI encoded additional parameters: name=value pairs joined by "&"; at
+	// most 64.
 	Parameters string `protobuf:"bytes,7,opt,name=parameters,proto3" json:"parameters,omitempty"`
-	// Insert hyphenation points into the output.
+	// Insert soft hyphens into the output's text nodes, by the render
+	// language.
 	Hyphenate     *bool `protobuf:"varint,8,opt,name=hyphenate,proto3,oneof" json:"hyphenate,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -276,7 +373,7 @@ type GetRenderedTemplateRequest struct {
 
 func (x *GetRenderedTemplateRequest) Reset() {
 	*x = GetRenderedTemplateRequest{}
-	mi := &file_cms_rendering_v1_binaries_proto_msgTypes[4]
+	mi := &file_cms_rendering_v1_binaries_proto_msgTypes[5]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -288,7 +385,7 @@ func (x *GetRenderedTemplateRequest) String() string {
 func (*GetRenderedTemplateRequest) ProtoMessage() {}
 
 func (x *GetRenderedTemplateRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_cms_rendering_v1_binaries_proto_msgTypes[4]
+	mi := &file_cms_rendering_v1_binaries_proto_msgTypes[5]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -301,7 +398,7 @@ func (x *GetRenderedTemplateRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetRenderedTemplateRequest.ProtoReflect.Descriptor instead.
 func (*GetRenderedTemplateRequest) Descriptor() ([]byte, []int) {
-	return file_cms_rendering_v1_binaries_proto_rawDescGZIP(), []int{4}
+	return file_cms_rendering_v1_binaries_proto_rawDescGZIP(), []int{5}
 }
 
 func (x *GetRenderedTemplateRequest) GetBranchId() string {
@@ -367,16 +464,15 @@ type RenderBatchRequest struct {
 	// carries the ApiIdentifier "draft"); a string so that the alias reaches
 	// the service, NovaDB declares an integer.
 	BranchId string `protobuf:"bytes,1,opt,name=branch_id,json=branchId,proto3" json:"branch_id,omitempty"`
-	// The JSON request body describing the batch; its schema is undocumented,
-	// so any JSON value is accepted and interpreted by the service.
-	Body          *structpb.Value `protobuf:"bytes,2,opt,name=body,proto3" json:"body,omitempty"`
+	// The jobs (JSON body).
+	Body          *RenderBatchBody `protobuf:"bytes,2,opt,name=body,proto3" json:"body,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
 
 func (x *RenderBatchRequest) Reset() {
 	*x = RenderBatchRequest{}
-	mi := &file_cms_rendering_v1_binaries_proto_msgTypes[5]
+	mi := &file_cms_rendering_v1_binaries_proto_msgTypes[6]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -388,7 +484,7 @@ func (x *RenderBatchRequest) String() string {
 func (*RenderBatchRequest) ProtoMessage() {}
 
 func (x *RenderBatchRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_cms_rendering_v1_binaries_proto_msgTypes[5]
+	mi := &file_cms_rendering_v1_binaries_proto_msgTypes[6]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -401,7 +497,7 @@ func (x *RenderBatchRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RenderBatchRequest.ProtoReflect.Descriptor instead.
 func (*RenderBatchRequest) Descriptor() ([]byte, []int) {
-	return file_cms_rendering_v1_binaries_proto_rawDescGZIP(), []int{5}
+	return file_cms_rendering_v1_binaries_proto_rawDescGZIP(), []int{6}
 }
 
 func (x *RenderBatchRequest) GetBranchId() string {
@@ -411,11 +507,163 @@ func (x *RenderBatchRequest) GetBranchId() string {
 	return ""
 }
 
-func (x *RenderBatchRequest) GetBody() *structpb.Value {
+func (x *RenderBatchRequest) GetBody() *RenderBatchBody {
 	if x != nil {
 		return x.Body
 	}
 	return nil
+}
+
+// RenderBatchBody is the JSON body of RenderBatchAsync (our design,
+// docs/rendering.md). The answer is application/json:
+// {"results": [{"status": 200, "etag": "…", "contentType": "text/html;
+// charset=utf-8", "body": "…"} or {"status": 4xx/5xx, "problem":
+// {ProblemDetails}}, …]}, one result per job in order.
+type RenderBatchBody struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The jobs, 1 to 100; each renders on the branch of the path and
+	// succeeds or fails on its own.
+	Jobs          []*RenderBatchJob `protobuf:"bytes,1,rep,name=jobs,proto3" json:"jobs,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *RenderBatchBody) Reset() {
+	*x = RenderBatchBody{}
+	mi := &file_cms_rendering_v1_binaries_proto_msgTypes[7]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *RenderBatchBody) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*RenderBatchBody) ProtoMessage() {}
+
+func (x *RenderBatchBody) ProtoReflect() protoreflect.Message {
+	mi := &file_cms_rendering_v1_binaries_proto_msgTypes[7]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use RenderBatchBody.ProtoReflect.Descriptor instead.
+func (*RenderBatchBody) Descriptor() ([]byte, []int) {
+	return file_cms_rendering_v1_binaries_proto_rawDescGZIP(), []int{7}
+}
+
+func (x *RenderBatchBody) GetJobs() []*RenderBatchJob {
+	if x != nil {
+		return x.Jobs
+	}
+	return nil
+}
+
+// RenderBatchJob is one render of a batch; the fields mean what they mean
+// in RenderTemplateBody.
+type RenderBatchJob struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The template: an id (number or string) or an ApiIdentifier.
+	Template *structpb.Value `protobuf:"bytes,1,opt,name=template,proto3" json:"template,omitempty"`
+	// Objects to render over; at most 500.
+	Objects []*structpb.Value `protobuf:"bytes,2,rep,name=objects,proto3" json:"objects,omitempty"`
+	// Languages; at most 16.
+	Languages []*structpb.Value `protobuf:"bytes,3,rep,name=languages,proto3" json:"languages,omitempty"`
+	// Variants; at most 64.
+	Variants []*structpb.Value `protobuf:"bytes,4,rep,name=variants,proto3" json:"variants,omitempty"`
+	// Parameters; at most 64.
+	Parameters map[string]string `protobuf:"bytes,5,rep,name=parameters,proto3" json:"parameters,omitempty" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"bytes,2,opt,name=value"`
+	// Culture of dates and numbers.
+	UiCulture string `protobuf:"bytes,6,opt,name=ui_culture,json=uiCulture,proto3" json:"ui_culture,omitempty"`
+	// Insert soft hyphens by the render language.
+	Hyphenate     bool `protobuf:"varint,7,opt,name=hyphenate,proto3" json:"hyphenate,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *RenderBatchJob) Reset() {
+	*x = RenderBatchJob{}
+	mi := &file_cms_rendering_v1_binaries_proto_msgTypes[8]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *RenderBatchJob) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*RenderBatchJob) ProtoMessage() {}
+
+func (x *RenderBatchJob) ProtoReflect() protoreflect.Message {
+	mi := &file_cms_rendering_v1_binaries_proto_msgTypes[8]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use RenderBatchJob.ProtoReflect.Descriptor instead.
+func (*RenderBatchJob) Descriptor() ([]byte, []int) {
+	return file_cms_rendering_v1_binaries_proto_rawDescGZIP(), []int{8}
+}
+
+func (x *RenderBatchJob) GetTemplate() *structpb.Value {
+	if x != nil {
+		return x.Template
+	}
+	return nil
+}
+
+func (x *RenderBatchJob) GetObjects() []*structpb.Value {
+	if x != nil {
+		return x.Objects
+	}
+	return nil
+}
+
+func (x *RenderBatchJob) GetLanguages() []*structpb.Value {
+	if x != nil {
+		return x.Languages
+	}
+	return nil
+}
+
+func (x *RenderBatchJob) GetVariants() []*structpb.Value {
+	if x != nil {
+		return x.Variants
+	}
+	return nil
+}
+
+func (x *RenderBatchJob) GetParameters() map[string]string {
+	if x != nil {
+		return x.Parameters
+	}
+	return nil
+}
+
+func (x *RenderBatchJob) GetUiCulture() string {
+	if x != nil {
+		return x.UiCulture
+	}
+	return ""
+}
+
+func (x *RenderBatchJob) GetHyphenate() bool {
+	if x != nil {
+		return x.Hyphenate
+	}
+	return false
 }
 
 // GetAppStylesCssRequest holds the parameters of GetAppStylesCssAsync.
@@ -431,7 +679,7 @@ type GetAppStylesCssRequest struct {
 
 func (x *GetAppStylesCssRequest) Reset() {
 	*x = GetAppStylesCssRequest{}
-	mi := &file_cms_rendering_v1_binaries_proto_msgTypes[6]
+	mi := &file_cms_rendering_v1_binaries_proto_msgTypes[9]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -443,7 +691,7 @@ func (x *GetAppStylesCssRequest) String() string {
 func (*GetAppStylesCssRequest) ProtoMessage() {}
 
 func (x *GetAppStylesCssRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_cms_rendering_v1_binaries_proto_msgTypes[6]
+	mi := &file_cms_rendering_v1_binaries_proto_msgTypes[9]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -456,7 +704,7 @@ func (x *GetAppStylesCssRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetAppStylesCssRequest.ProtoReflect.Descriptor instead.
 func (*GetAppStylesCssRequest) Descriptor() ([]byte, []int) {
-	return file_cms_rendering_v1_binaries_proto_rawDescGZIP(), []int{6}
+	return file_cms_rendering_v1_binaries_proto_rawDescGZIP(), []int{9}
 }
 
 func (x *GetAppStylesCssRequest) GetBranchId() string {
@@ -479,7 +727,7 @@ type GetAppFontsCssRequest struct {
 
 func (x *GetAppFontsCssRequest) Reset() {
 	*x = GetAppFontsCssRequest{}
-	mi := &file_cms_rendering_v1_binaries_proto_msgTypes[7]
+	mi := &file_cms_rendering_v1_binaries_proto_msgTypes[10]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -491,7 +739,7 @@ func (x *GetAppFontsCssRequest) String() string {
 func (*GetAppFontsCssRequest) ProtoMessage() {}
 
 func (x *GetAppFontsCssRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_cms_rendering_v1_binaries_proto_msgTypes[7]
+	mi := &file_cms_rendering_v1_binaries_proto_msgTypes[10]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -504,7 +752,7 @@ func (x *GetAppFontsCssRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetAppFontsCssRequest.ProtoReflect.Descriptor instead.
 func (*GetAppFontsCssRequest) Descriptor() ([]byte, []int) {
-	return file_cms_rendering_v1_binaries_proto_rawDescGZIP(), []int{7}
+	return file_cms_rendering_v1_binaries_proto_rawDescGZIP(), []int{10}
 }
 
 func (x *GetAppFontsCssRequest) GetBranchId() string {
@@ -531,7 +779,7 @@ type GetStylesheetRequest struct {
 
 func (x *GetStylesheetRequest) Reset() {
 	*x = GetStylesheetRequest{}
-	mi := &file_cms_rendering_v1_binaries_proto_msgTypes[8]
+	mi := &file_cms_rendering_v1_binaries_proto_msgTypes[11]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -543,7 +791,7 @@ func (x *GetStylesheetRequest) String() string {
 func (*GetStylesheetRequest) ProtoMessage() {}
 
 func (x *GetStylesheetRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_cms_rendering_v1_binaries_proto_msgTypes[8]
+	mi := &file_cms_rendering_v1_binaries_proto_msgTypes[11]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -556,7 +804,7 @@ func (x *GetStylesheetRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetStylesheetRequest.ProtoReflect.Descriptor instead.
 func (*GetStylesheetRequest) Descriptor() ([]byte, []int) {
-	return file_cms_rendering_v1_binaries_proto_rawDescGZIP(), []int{8}
+	return file_cms_rendering_v1_binaries_proto_rawDescGZIP(), []int{11}
 }
 
 func (x *GetStylesheetRequest) GetBranchId() string {
@@ -584,15 +832,27 @@ const file_cms_rendering_v1_binaries_proto_rawDesc = "" +
 	"\tbranch_id\x18\x01 \x01(\tR\bbranchId\x12\x15\n" +
 	"\x06bpo_id\x18\x02 \x01(\x05R\x05bpoId\".\n" +
 	"\x18GetExternalBinaryRequest\x12\x12\n" +
-	"\x04name\x18\x01 \x01(\tR\x04name\"\xb2\x01\n" +
+	"\x04name\x18\x01 \x01(\tR\x04name\"\xc0\x01\n" +
 	"\x15RenderTemplateRequest\x12\x1b\n" +
 	"\tbranch_id\x18\x01 \x01(\tR\bbranchId\x12\x1f\n" +
 	"\vtemplate_id\x18\x02 \x01(\x05R\n" +
 	"templateId\x12!\n" +
-	"\thyphenate\x18\x03 \x01(\bH\x00R\thyphenate\x88\x01\x01\x12*\n" +
-	"\x04body\x18\x04 \x01(\v2\x16.google.protobuf.ValueR\x04bodyB\f\n" +
+	"\thyphenate\x18\x03 \x01(\bH\x00R\thyphenate\x88\x01\x01\x128\n" +
+	"\x04body\x18\x04 \x01(\v2$.cms.rendering.v1.RenderTemplateBodyR\x04bodyB\f\n" +
 	"\n" +
-	"_hyphenate\"\x9e\x02\n" +
+	"_hyphenate\"\xe4\x02\n" +
+	"\x12RenderTemplateBody\x120\n" +
+	"\aobjects\x18\x01 \x03(\v2\x16.google.protobuf.ValueR\aobjects\x124\n" +
+	"\tlanguages\x18\x02 \x03(\v2\x16.google.protobuf.ValueR\tlanguages\x122\n" +
+	"\bvariants\x18\x03 \x03(\v2\x16.google.protobuf.ValueR\bvariants\x12T\n" +
+	"\n" +
+	"parameters\x18\x04 \x03(\v24.cms.rendering.v1.RenderTemplateBody.ParametersEntryR\n" +
+	"parameters\x12\x1d\n" +
+	"\n" +
+	"ui_culture\x18\x05 \x01(\tR\tuiCulture\x1a=\n" +
+	"\x0fParametersEntry\x12\x10\n" +
+	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
+	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01\"\x9e\x02\n" +
 	"\x1aGetRenderedTemplateRequest\x12\x1b\n" +
 	"\tbranch_id\x18\x01 \x01(\tR\bbranchId\x12\x1f\n" +
 	"\vtemplate_id\x18\x02 \x01(\x05R\n" +
@@ -607,10 +867,26 @@ const file_cms_rendering_v1_binaries_proto_rawDesc = "" +
 	"parameters\x12!\n" +
 	"\thyphenate\x18\b \x01(\bH\x00R\thyphenate\x88\x01\x01B\f\n" +
 	"\n" +
-	"_hyphenate\"]\n" +
+	"_hyphenate\"h\n" +
 	"\x12RenderBatchRequest\x12\x1b\n" +
-	"\tbranch_id\x18\x01 \x01(\tR\bbranchId\x12*\n" +
-	"\x04body\x18\x02 \x01(\v2\x16.google.protobuf.ValueR\x04body\"5\n" +
+	"\tbranch_id\x18\x01 \x01(\tR\bbranchId\x125\n" +
+	"\x04body\x18\x02 \x01(\v2!.cms.rendering.v1.RenderBatchBodyR\x04body\"G\n" +
+	"\x0fRenderBatchBody\x124\n" +
+	"\x04jobs\x18\x01 \x03(\v2 .cms.rendering.v1.RenderBatchJobR\x04jobs\"\xae\x03\n" +
+	"\x0eRenderBatchJob\x122\n" +
+	"\btemplate\x18\x01 \x01(\v2\x16.google.protobuf.ValueR\btemplate\x120\n" +
+	"\aobjects\x18\x02 \x03(\v2\x16.google.protobuf.ValueR\aobjects\x124\n" +
+	"\tlanguages\x18\x03 \x03(\v2\x16.google.protobuf.ValueR\tlanguages\x122\n" +
+	"\bvariants\x18\x04 \x03(\v2\x16.google.protobuf.ValueR\bvariants\x12P\n" +
+	"\n" +
+	"parameters\x18\x05 \x03(\v20.cms.rendering.v1.RenderBatchJob.ParametersEntryR\n" +
+	"parameters\x12\x1d\n" +
+	"\n" +
+	"ui_culture\x18\x06 \x01(\tR\tuiCulture\x12\x1c\n" +
+	"\thyphenate\x18\a \x01(\bR\thyphenate\x1a=\n" +
+	"\x0fParametersEntry\x12\x10\n" +
+	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
+	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01\"5\n" +
 	"\x16GetAppStylesCssRequest\x12\x1b\n" +
 	"\tbranch_id\x18\x01 \x01(\tR\bbranchId\"4\n" +
 	"\x15GetAppFontsCssRequest\x12\x1b\n" +
@@ -631,27 +907,42 @@ func file_cms_rendering_v1_binaries_proto_rawDescGZIP() []byte {
 	return file_cms_rendering_v1_binaries_proto_rawDescData
 }
 
-var file_cms_rendering_v1_binaries_proto_msgTypes = make([]protoimpl.MessageInfo, 9)
+var file_cms_rendering_v1_binaries_proto_msgTypes = make([]protoimpl.MessageInfo, 14)
 var file_cms_rendering_v1_binaries_proto_goTypes = []any{
 	(*GetBinaryRequest)(nil),            // 0: cms.rendering.v1.GetBinaryRequest
 	(*GetBpoExternalBinaryRequest)(nil), // 1: cms.rendering.v1.GetBpoExternalBinaryRequest
 	(*GetExternalBinaryRequest)(nil),    // 2: cms.rendering.v1.GetExternalBinaryRequest
 	(*RenderTemplateRequest)(nil),       // 3: cms.rendering.v1.RenderTemplateRequest
-	(*GetRenderedTemplateRequest)(nil),  // 4: cms.rendering.v1.GetRenderedTemplateRequest
-	(*RenderBatchRequest)(nil),          // 5: cms.rendering.v1.RenderBatchRequest
-	(*GetAppStylesCssRequest)(nil),      // 6: cms.rendering.v1.GetAppStylesCssRequest
-	(*GetAppFontsCssRequest)(nil),       // 7: cms.rendering.v1.GetAppFontsCssRequest
-	(*GetStylesheetRequest)(nil),        // 8: cms.rendering.v1.GetStylesheetRequest
-	(*structpb.Value)(nil),              // 9: google.protobuf.Value
+	(*RenderTemplateBody)(nil),          // 4: cms.rendering.v1.RenderTemplateBody
+	(*GetRenderedTemplateRequest)(nil),  // 5: cms.rendering.v1.GetRenderedTemplateRequest
+	(*RenderBatchRequest)(nil),          // 6: cms.rendering.v1.RenderBatchRequest
+	(*RenderBatchBody)(nil),             // 7: cms.rendering.v1.RenderBatchBody
+	(*RenderBatchJob)(nil),              // 8: cms.rendering.v1.RenderBatchJob
+	(*GetAppStylesCssRequest)(nil),      // 9: cms.rendering.v1.GetAppStylesCssRequest
+	(*GetAppFontsCssRequest)(nil),       // 10: cms.rendering.v1.GetAppFontsCssRequest
+	(*GetStylesheetRequest)(nil),        // 11: cms.rendering.v1.GetStylesheetRequest
+	nil,                                 // 12: cms.rendering.v1.RenderTemplateBody.ParametersEntry
+	nil,                                 // 13: cms.rendering.v1.RenderBatchJob.ParametersEntry
+	(*structpb.Value)(nil),              // 14: google.protobuf.Value
 }
 var file_cms_rendering_v1_binaries_proto_depIdxs = []int32{
-	9, // 0: cms.rendering.v1.RenderTemplateRequest.body:type_name -> google.protobuf.Value
-	9, // 1: cms.rendering.v1.RenderBatchRequest.body:type_name -> google.protobuf.Value
-	2, // [2:2] is the sub-list for method output_type
-	2, // [2:2] is the sub-list for method input_type
-	2, // [2:2] is the sub-list for extension type_name
-	2, // [2:2] is the sub-list for extension extendee
-	0, // [0:2] is the sub-list for field type_name
+	4,  // 0: cms.rendering.v1.RenderTemplateRequest.body:type_name -> cms.rendering.v1.RenderTemplateBody
+	14, // 1: cms.rendering.v1.RenderTemplateBody.objects:type_name -> google.protobuf.Value
+	14, // 2: cms.rendering.v1.RenderTemplateBody.languages:type_name -> google.protobuf.Value
+	14, // 3: cms.rendering.v1.RenderTemplateBody.variants:type_name -> google.protobuf.Value
+	12, // 4: cms.rendering.v1.RenderTemplateBody.parameters:type_name -> cms.rendering.v1.RenderTemplateBody.ParametersEntry
+	7,  // 5: cms.rendering.v1.RenderBatchRequest.body:type_name -> cms.rendering.v1.RenderBatchBody
+	8,  // 6: cms.rendering.v1.RenderBatchBody.jobs:type_name -> cms.rendering.v1.RenderBatchJob
+	14, // 7: cms.rendering.v1.RenderBatchJob.template:type_name -> google.protobuf.Value
+	14, // 8: cms.rendering.v1.RenderBatchJob.objects:type_name -> google.protobuf.Value
+	14, // 9: cms.rendering.v1.RenderBatchJob.languages:type_name -> google.protobuf.Value
+	14, // 10: cms.rendering.v1.RenderBatchJob.variants:type_name -> google.protobuf.Value
+	13, // 11: cms.rendering.v1.RenderBatchJob.parameters:type_name -> cms.rendering.v1.RenderBatchJob.ParametersEntry
+	12, // [12:12] is the sub-list for method output_type
+	12, // [12:12] is the sub-list for method input_type
+	12, // [12:12] is the sub-list for extension type_name
+	12, // [12:12] is the sub-list for extension extendee
+	0,  // [0:12] is the sub-list for field type_name
 }
 
 func init() { file_cms_rendering_v1_binaries_proto_init() }
@@ -660,14 +951,14 @@ func file_cms_rendering_v1_binaries_proto_init() {
 		return
 	}
 	file_cms_rendering_v1_binaries_proto_msgTypes[3].OneofWrappers = []any{}
-	file_cms_rendering_v1_binaries_proto_msgTypes[4].OneofWrappers = []any{}
+	file_cms_rendering_v1_binaries_proto_msgTypes[5].OneofWrappers = []any{}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_cms_rendering_v1_binaries_proto_rawDesc), len(file_cms_rendering_v1_binaries_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   9,
+			NumMessages:   14,
 			NumExtensions: 0,
 			NumServices:   0,
 		},
