@@ -1,20 +1,21 @@
 #!/usr/bin/env bash
 # Installs and starts the real components the integration tests use:
 # PostgreSQL, Redis, NATS (JetStream) and Elasticsearch, and installs the
-# compilers the code generator tests run (mcs, tsc), on a fresh Debian 12
+# compilers the code generator tests run (mcs, tsc) and the browser the
+# browser test drives (Debian's chromium), on a fresh Debian 12
 # machine as root, without Docker. Idempotent: services that already answer
 # are left running, so a second run is a quick no-op. Downloads and binaries
 # are cached in CMS_CI_CACHE (default /var/cache/cms-ci).
 #
 # On success it writes an env file (CMS_CI_ENV_FILE, default
-# $CMS_CI_CACHE/env) with the CMS_*_URL variables and the compiler paths
-# (CMS_MCS, CMS_TSC) pkg/testenv reads:
+# $CMS_CI_CACHE/env) with the CMS_*_URL variables, the compiler paths
+# (CMS_MCS, CMS_TSC) and the browser's (CMS_CHROMIUM) pkg/testenv reads:
 #   sudo ./scripts/ci-services.sh && source /var/cache/cms-ci/env
 # If any component fails it exits non-zero and says which, so CI fails too.
 set -euo pipefail
 
 SCRIPT_DIR="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
-SERVICES=(compilers elasticsearch nats postgres redis)
+SERVICES=(browser compilers elasticsearch nats postgres redis)
 
 # Re-exec as root, keeping PATH: sudo's secure_path would otherwise hide the
 # Go and Java that CI set up.
@@ -58,6 +59,7 @@ write_env_file() {
 	EOF
 	printf "export CMS_MCS='%s'\nexport CMS_TSC='%s'\n" "$(command -v mcs)" \
 		"${CMS_CI_CACHE}/typescript/node_modules/.bin/tsc" >>"${tmp}"
+	printf "export CMS_CHROMIUM='%s'\n" "${CHROMIUM_BIN}" >>"${tmp}"
 	chmod 644 "${tmp}"
 	mv "${tmp}" "${ENV_FILE}"
 }
@@ -71,8 +73,9 @@ main() {
 	rm -rf "${CMS_CI_STATE}/timings"
 	ensure_ci_user
 
-	# All four at once: Elasticsearch's download and boot is the long pole,
-	# the NATS build is CPU-bound, the apt installs serialise on a lock.
+	# All at once: Elasticsearch's download and boot is the long pole, the
+	# NATS build is CPU-bound, the apt installs (mono-mcs, chromium,
+	# PostgreSQL, Redis) serialise on a lock.
 	declare -A pids=()
 	for name in "${SERVICES[@]}"; do
 		run_service "${name}" &

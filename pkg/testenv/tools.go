@@ -7,22 +7,33 @@ import (
 	"testing"
 )
 
-// Compilers the code generator tests run, named by the environment
-// variables scripts/ci-services.sh writes into its env file
-// (scripts/services/compilers.sh installs them).
+// Tools the tests run, named by the environment variables
+// scripts/ci-services.sh writes into its env file: the compilers of the
+// code generator tests (scripts/services/compilers.sh installs them) and
+// the browser of the browser test (scripts/services/browser.sh).
 const (
 	// MCS is the C# compiler (Debian package mono-mcs).
 	MCS = "CMS_MCS"
 	// TSC is TypeScript's tsc, from the npm package pinned by
 	// scripts/services/compilers/package-lock.json.
 	TSC = "CMS_TSC"
+	// Chromium is the browser (Debian package chromium).
+	Chromium = "CMS_CHROMIUM"
 )
 
+// toolInstall says what a tool is for and which script installs it.
+var toolInstall = map[string]string{
+	MCS:      "this test compiles generated code. Install it with `sudo bash scripts/services/compilers.sh`",
+	TSC:      "this test compiles generated code. Install it with `sudo bash scripts/services/compilers.sh`",
+	Chromium: "this test drives a browser. Install it with `sudo bash scripts/services/browser.sh`",
+}
+
 // toolDefaults are where a tool is looked for when its variable is unset:
-// the install location of compilers.sh, then PATH.
+// the install location of its script, then PATH.
 var toolDefaults = map[string][]string{
-	MCS: {"mcs"},
-	TSC: {filepath.Join(cacheDir(), "typescript", "node_modules", ".bin", "tsc"), "tsc"},
+	MCS:      {"mcs"},
+	TSC:      {filepath.Join(cacheDir(), "typescript", "node_modules", ".bin", "tsc"), "tsc"},
+	Chromium: {"/usr/bin/chromium", "chromium"},
 }
 
 func cacheDir() string {
@@ -33,9 +44,10 @@ func cacheDir() string {
 }
 
 // Tool returns the path of the tool the environment variable name (MCS,
-// TSC) names, else of its default install location or PATH entry. When
-// none exists the test is skipped, or fails when the CI environment
-// variable is set: a CI run never passes with the compile tests skipped.
+// TSC, Chromium) names, else of its default install location or PATH
+// entry. When none exists the test is skipped, or fails when the CI
+// environment variable is set: a CI run never passes with these tests
+// skipped.
 func Tool(t testing.TB, name string) string {
 	t.Helper()
 	candidates := toolDefaults[name]
@@ -47,10 +59,10 @@ func Tool(t testing.TB, name string) string {
 			return p
 		}
 	}
-	msg := name + ": no compiler found (tried " + joinQuoted(candidates) + "): this test compiles generated code. " +
-		"Install it with `sudo bash scripts/services/compilers.sh` (or `sudo ./scripts/ci-services.sh`)"
+	msg := name + ": not found (tried " + joinQuoted(candidates) + "): " + toolInstall[name] +
+		" (or `sudo ./scripts/ci-services.sh`)"
 	if InCI() {
-		t.Fatalf("%s (CI=%q: compile tests must run in CI, not skip)", msg, os.Getenv("CI"))
+		t.Fatalf("%s (CI=%q: these tests must run in CI, not skip)", msg, os.Getenv("CI"))
 	}
 	t.Skip(msg)
 	return ""

@@ -14,6 +14,10 @@ CMS_CI_STATE="${CMS_CI_STATE:-/var/lib/cms-ci}"
 CMS_CI_USER="${CMS_CI_USER:-cmsci}"
 export CMS_CI_CACHE CMS_CI_STATE CMS_CI_USER
 
+# Where Debian's chromium package puts the browser (services/browser.sh
+# installs it; ci-services.sh writes it into the env file as CMS_CHROMIUM).
+CHROMIUM_BIN=/usr/bin/chromium
+
 # sudo or a user's login may leave out the sbin directories (runuser,
 # useradd, pg_ctlcluster's helpers live there).
 PATH="${PATH}:/usr/local/sbin:/usr/sbin:/sbin"

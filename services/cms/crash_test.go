@@ -172,9 +172,10 @@ func (l *procLog) tail(n int) string {
 }
 
 // startCMS starts `cms run` (bin with crashExecEnv) on dir with free loopback ports (the process
-// binds :0 and logs the address) and waits for /readyz. The process is
-// killed when the test ends; its log is printed when the test failed.
-func startCMS(t testing.TB, bin, dir string) *cmsProc {
+// binds :0 and logs the address) and waits for /readyz. env adds settings
+// ("CMS_CORS_ORIGINS=…"). The process is killed when the test ends; its
+// log is printed when the test failed.
+func startCMS(t testing.TB, bin, dir string, env ...string) *cmsProc {
 	t.Helper()
 	log := &procLog{addr: make(chan string, 1)}
 	cmd := exec.Command(bin, "run", "--data-dir", dir, "--http-addr", "127.0.0.1:0", "--grpc-addr", "127.0.0.1:0",
@@ -188,6 +189,7 @@ func startCMS(t testing.TB, bin, dir string) *cmsProc {
 		}
 	}
 	cmd.Env = append(cmd.Env, "CMS_ADMIN_PASSWORD="+crashPassword, crashExecEnv+"=1")
+	cmd.Env = append(cmd.Env, env...)
 	cmd.Stderr = log
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
