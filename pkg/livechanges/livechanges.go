@@ -82,6 +82,11 @@ type Config struct {
 	// (content.ChangeTypes); an error retries the event. Nil: events
 	// carry no types.
 	Types func(context.Context, changes.Event) ([]int64, error)
+	// BeforeRelease runs for each event once the index shows it and before
+	// any subscriber gets it (Delivery evicts the cached answers the event
+	// makes stale, so a client re-fetching on the event sees the change);
+	// an error retries the event. Nil: nothing runs.
+	BeforeRelease func(context.Context, changes.Event) error
 }
 
 func (c Config) withDefaults() Config {
@@ -204,6 +209,11 @@ func (h *Hub) handle(ctx context.Context, m events.Msg) error {
 	}
 	if _, err := h.cfg.Index.WaitForVersion(ctx, ev.Transaction, h.cfg.IndexWait); err != nil {
 		return err // retried by the consumer before any later event
+	}
+	if h.cfg.BeforeRelease != nil {
+		if err := h.cfg.BeforeRelease(ctx, ev); err != nil {
+			return err
+		}
 	}
 	c := Change{Event: ev}
 	if h.cfg.Types != nil {

@@ -327,3 +327,38 @@ func TestRunWaitsForTheIndex(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// BeforeRelease runs before a subscriber gets the event (Delivery evicts
+// its cache there); an error holds the event back and retries it.
+func TestBeforeReleaseRunsFirst(t *testing.T) {
+	forEach(t, func(t *testing.T, bus events.Bus) {
+		idx := newIndex()
+		var mu sync.Mutex
+		evicted := map[int64]int{}
+		failOnce := true
+		h := startHub(t, bus, idx, livechanges.Config{BeforeRelease: func(_ context.Context, ev changes.Event) error {
+			mu.Lock()
+			defer mu.Unlock()
+			if ev.Transaction == 2 && failOnce {
+				failOnce = false
+				return errors.New("cache unreachable")
+			}
+			evicted[ev.Transaction]++
+			return nil
+		}})
+		s, _ := h.Subscribe(t.Context(), livechanges.Filter{}, 0)
+		for tx := int64(1); tx <= 3; tx++ {
+			publish(t, bus, changes.Event{Branch: 4, Transaction: tx, Kind: changes.KindUpdated, ObjectIDs: []int64{tx}})
+		}
+		idx.set(3)
+		for want := int64(1); want <= 3; want++ {
+			ev := next(t, s)
+			mu.Lock()
+			n := evicted[ev.Transaction]
+			mu.Unlock()
+			if ev.Transaction != want || n == 0 {
+				t.Fatalf("got transaction %d (want %d), evicted %d times before release", ev.Transaction, want, n)
+			}
+		}
+	})
+}

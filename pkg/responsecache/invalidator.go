@@ -110,6 +110,20 @@ func (iv *Invalidator) Handle(ctx context.Context, m events.Msg) error {
 		iv.log.Error("delivery: dropping malformed change event", "subject", m.Subject, "err", err)
 		return nil
 	}
+	return iv.Evict(ctx, ev)
+}
+
+// Evict makes the cached answers ev makes stale unreachable: it waits
+// until the index shows ev's transaction, asks the Source for the tags and
+// invalidates them fenced at the transaction. Evicting an event twice is
+// harmless, so the change stream calls it too, before it hands an event to
+// its subscribers (a client re-fetching on the event must not get the
+// cached old answer while the invalidator still lags). Without storage or
+// a Source it does nothing.
+func (iv *Invalidator) Evict(ctx context.Context, ev changes.Event) error {
+	if !iv.c.Enabled() || iv.src == nil {
+		return nil
+	}
 	if _, err := iv.src.WaitForVersion(ctx, ev.Transaction, iv.wait); err != nil {
 		return fmt.Errorf("responsecache: wait for the index to show transaction %d: %w", ev.Transaction, err)
 	}

@@ -70,6 +70,10 @@ func (g *Group) LiveChanges(opts LiveOptions) *livechanges.Hub {
 		opts.Heartbeat = DefaultHeartbeat
 	}
 	opts.Hub.Index = g.api.dom
+	// The stream's events follow the cache's eviction, not only the index:
+	// a client that re-fetches on an event must not get the old answer
+	// from the response cache while its invalidator still lags.
+	opts.Hub.BeforeRelease = g.api.cache.Invalidator(nil, "", g.api.dom).Evict
 	g.api.live = &live{hub: livechanges.New(opts.Hub), heartbeat: opts.Heartbeat}
 	return g.api.live.hub
 }

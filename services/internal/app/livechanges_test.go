@@ -274,6 +274,10 @@ func runLiveScenario(t *testing.T, mgmt, deliv, grpcAddr string) {
 	if time.Since(opened) < 2500*time.Millisecond {
 		time.Sleep(2500*time.Millisecond - time.Since(opened))
 	}
+	// a1 is in Delivery's response cache before the update.
+	a1Path := fmt.Sprintf("/delivery/api/branches/4/objects/%d", a1)
+	reader.must(http.StatusOK, http.MethodGet, a1Path, "")
+	reader.must(http.StatusOK, http.MethodGet, a1Path, "")
 	upd := admin.must(http.StatusOK, http.MethodPatch, "/apis/cms/v1/branches/4/objects",
 		fmt.Sprintf(`{"objects":[{"meta":{"id":%d,"typeRef":%d},"values":[%s]}]}`, a1, typeA, v(1000, 201, "a1 again")))
 	var u write
@@ -289,6 +293,11 @@ func runLiveScenario(t *testing.T, mgmt, deliv, grpcAddr string) {
 		}
 		if ev.event != "updated" || ev.id != strconv.FormatInt(u.Transaction.ID, 10) {
 			t.Fatalf("kinds=updated: got %+v, want the update %d", ev, u.Transaction.ID)
+		}
+		// Released after the cache eviction: a re-fetch without
+		// X-Cms-Min-Version sees the update, never the cached answer.
+		if got := reader.must(http.StatusOK, http.MethodGet, a1Path, ""); !strings.Contains(string(got.body), "a1 again") {
+			t.Fatalf("a re-fetch on the update event got the old answer: %s", got.body)
 		}
 		break
 	}
