@@ -23,8 +23,9 @@ import (
 // connection.
 
 // inProcessQueue bounds the messages a stream's handler may send ahead of
-// the gateway; beyond, Send waits (as gRPC flow control would).
-const inProcessQueue = 16
+// the gateway; beyond, Send waits (as gRPC flow control would). A file
+// download sends 256 KiB chunks, so one holds at most about 1 MiB ahead.
+const inProcessQueue = 4
 
 type inProcessStreamMethod struct {
 	srv     any
