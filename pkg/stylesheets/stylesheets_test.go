@@ -18,18 +18,7 @@ func val(attr int64, v any) content.ValueInput {
 	return content.ValueInput{Attribute: attr, JSON: b}
 }
 
-func create(t *testing.T, c *content.Service, typ int64, api string, vals ...content.ValueInput) int64 {
-	t.Helper()
-	in := content.ObjectInput{TypeID: typ, Values: vals}
-	if api != "" {
-		in.APIIdentifier = &api
-	}
-	_, ids, err := c.CreateObjects(context.Background(), "4", content.Change{User: "test", Admin: true}, []content.ObjectInput{in})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return ids[0]
-}
+var create = setups.CreateObject
 
 // TestAppStylesRules: a family without a name, an alignment with an
 // invalid value (and a style naming it), out-of-range numbers are left out

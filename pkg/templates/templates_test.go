@@ -37,18 +37,7 @@ type world struct {
 	a1, a2, a3, ann, bob             int64
 }
 
-func create(t testing.TB, c *content.Service, typ int64, api string, vals ...content.ValueInput) int64 {
-	t.Helper()
-	in := content.ObjectInput{TypeID: typ, Values: vals}
-	if api != "" {
-		in.APIIdentifier = &api
-	}
-	_, ids, err := c.CreateObjects(context.Background(), "4", content.Change{User: "test", Admin: true}, []content.ObjectInput{in})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return ids[0]
-}
+var create = setups.CreateObject
 
 func newWorld(t testing.TB) world { return newWorldOn(t, setups.Content(t)) }
 

@@ -46,6 +46,22 @@ func Content(t testing.TB) *content.Service {
 	return content.New(st, nil)
 }
 
+// CreateObject creates one object of type typ on the default branch as an
+// administrator (with the ApiIdentifier api unless empty) and returns its
+// id.
+func CreateObject(t testing.TB, c *content.Service, typ int64, api string, vals ...content.ValueInput) int64 {
+	t.Helper()
+	in := content.ObjectInput{TypeID: typ, Values: vals}
+	if api != "" {
+		in.APIIdentifier = &api
+	}
+	_, ids, err := c.CreateObjects(context.Background(), "4", content.Change{User: "test", Admin: true}, []content.ObjectInput{in})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ids[0]
+}
+
 // PostgresStore is a store on a fresh PostgreSQL database.
 func PostgresStore(t testing.TB) store.Store {
 	t.Helper()
