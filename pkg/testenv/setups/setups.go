@@ -11,6 +11,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -86,8 +87,10 @@ func EmbeddedBus(t testing.TB) *natsjs.Bus {
 }
 
 // NATSBus connects to the NATS server with a fresh namespace (prefix and
-// random hex, returned) named client; its change stream is deleted when
-// the test ends (a caller's own cleanups registered later run first).
+// random hex, returned) named client; the namespace's streams (the change
+// stream, and those a server under test made in it, e.g. the job queue)
+// are deleted when the test ends (a caller's own cleanups registered
+// later run first).
 func NATSBus(t testing.TB, prefix, client string) (*natsjs.Bus, string) {
 	t.Helper()
 	natsURL := testenv.URL(t, testenv.NATSURL)
@@ -101,10 +104,28 @@ func NATSBus(t testing.TB, prefix, client string) (*natsjs.Bus, string) {
 	t.Cleanup(func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		defer cancel()
-		if err := bus.JetStream().DeleteStream(ctx, bus.JetStreamName()); err != nil && !errors.Is(err, jetstream.ErrStreamNotFound) {
-			t.Errorf("cleanup stream %s: %v", bus.JetStreamName(), err)
-		}
+		deleteNamespace(ctx, t, bus.JetStream(), ns)
 		_ = bus.Close()
 	})
 	return bus, ns
+}
+
+// deleteNamespace deletes the streams of the events namespace ns (named
+// ns_*).
+func deleteNamespace(ctx context.Context, t testing.TB, js jetstream.JetStream, ns string) {
+	names := js.StreamNames(ctx)
+	var ours []string
+	for name := range names.Name() {
+		if strings.HasPrefix(name, ns+"_") {
+			ours = append(ours, name)
+		}
+	}
+	if err := names.Err(); err != nil {
+		t.Errorf("cleanup: list the streams of %s: %v", ns, err)
+	}
+	for _, name := range ours {
+		if err := js.DeleteStream(ctx, name); err != nil && !errors.Is(err, jetstream.ErrStreamNotFound) {
+			t.Errorf("cleanup stream %s: %v", name, err)
+		}
+	}
 }

@@ -202,20 +202,7 @@ func invalidatorConsumers(t *testing.T, bus *natsjs.Bus) []jetstream.ConsumerCon
 
 // cleanupRedis deletes this run's keys when the test ends.
 func cleanupRedis(t *testing.T, redisURL, prefix string) {
-	t.Cleanup(func() {
-		opts, err := goredis.ParseURL(redisURL)
-		if err != nil {
-			return
-		}
-		rdb := goredis.NewClient(opts)
-		defer rdb.Close()
-		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		defer cancel()
-		it := rdb.Scan(ctx, 0, prefix+"*", 500).Iterator()
-		for it.Next(ctx) {
-			rdb.Del(ctx, it.Val())
-		}
-	})
+	t.Cleanup(func() { testenv.DeleteRedisKeys(t, redisURL, prefix) })
 }
 
 // redisKeys counts the keys matching pattern (0 when redisURL is empty).
