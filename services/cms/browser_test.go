@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -18,6 +19,8 @@ import (
 	"github.com/chromedp/cdproto/network"
 	"github.com/chromedp/chromedp"
 	"github.com/cmsplatform/cms/pkg/testenv"
+	"github.com/cmsplatform/cms/pkg/testenv/setups"
+	"github.com/cmsplatform/cms/services/internal/app"
 )
 
 // TestBrowserLiveList drives the example page examples/live-list in a real
@@ -29,8 +32,50 @@ import (
 // test checks that the browser sent CORS preflights and the API allowed
 // them, that the page lists the objects, and that a Management update and
 // a create show on the page without a reload within browserChangeWait.
+// It runs on both setups: embedded (cms run's defaults) and distributed
+// (the same process on PostgreSQL, NATS, Elasticsearch and Redis).
 func TestBrowserLiveList(t *testing.T) {
 	chromium := testenv.Tool(t, testenv.Chromium)
+	t.Run("embedded", func(t *testing.T) {
+		browserLiveList(t, chromium, []string{app.EngineSQLite, app.EngineEmbeddedNATS, app.EngineBleve, app.EngineMemory, app.EngineFS})
+	})
+	t.Run("distributed", func(t *testing.T) {
+		browserLiveList(t, chromium, []string{app.EnginePostgres, app.EngineNATS, app.EngineElasticsearch, app.EngineRedis, app.EngineNATSObjects},
+			distributedEnv(t)...)
+	})
+}
+
+// distributedEnv switches `cms run` to the real components (the engines of
+// `cms serve`): a fresh PostgreSQL database, and on NATS, Elasticsearch and
+// Redis a namespace of its own (the change stream, index names and cache
+// keys), so other test runs on the same servers cannot feed or steal its
+// events. What the process created there is deleted when the test ends,
+// after the process (cleanups run last first; startCMS registers later).
+func distributedEnv(t *testing.T) []string {
+	t.Helper()
+	pgURL := testenv.PostgresDatabase(t)
+	esURL := testenv.URL(t, testenv.ElasticsearchURL)
+	redisURL := testenv.URL(t, testenv.RedisURL)
+	natsURL := testenv.URL(t, testenv.NATSURL)
+	// The bus creates the namespace's stream and deletes it at the end.
+	_, prefix := setups.NATSBus(t, "browsertest", "browser-test")
+	t.Cleanup(func() {
+		testenv.DeleteIndexes(t, esURL, prefix)
+		testenv.DeleteRedisKeys(t, redisURL, prefix)
+	})
+	return []string{
+		"CMS_STORE_ENGINE=" + app.EnginePostgres, "CMS_STORE_URL=" + pgURL,
+		"CMS_EVENTS_ENGINE=" + app.EngineNATS, "CMS_EVENTS_URL=" + natsURL, "CMS_EVENTS_PREFIX=" + prefix,
+		"CMS_SEARCH_ENGINE=" + app.EngineElasticsearch, "CMS_SEARCH_URL=" + esURL, "CMS_SEARCH_PREFIX=" + prefix,
+		"CMS_CACHE_ENGINE=" + app.EngineRedis, "CMS_CACHE_URL=" + redisURL, "CMS_CACHE_PREFIX=" + prefix,
+		"CMS_BLOBS_ENGINE=" + app.EngineNATSObjects,
+	}
+}
+
+// browserLiveList is the test on `cms run` with the settings env; the
+// process must report the engines engines (store, events, search, cache,
+// blobs) in its "cms serving" line.
+func browserLiveList(t *testing.T, chromium string, engines []string, env ...string) {
 	started := time.Now()
 	bin, err := os.Executable()
 	if err != nil {
@@ -39,9 +84,12 @@ func TestBrowserLiveList(t *testing.T) {
 	pageSrv := httptest.NewServer(http.FileServer(http.Dir("../../examples/live-list")))
 	t.Cleanup(pageSrv.Close)
 	origin := pageSrv.URL
-	p := startCMS(t, bin, t.TempDir(), "CMS_CORS_ORIGINS="+origin)
+	p := startCMS(t, bin, t.TempDir(), append([]string{"CMS_CORS_ORIGINS=" + origin}, env...)...)
 	if strings.EqualFold(p.base, origin) {
 		t.Fatalf("page and API share the origin %s: no CORS would be exercised", origin)
+	}
+	if got := p.log.engines(); !slices.Equal(got, engines) {
+		t.Fatalf("cms run serves on the engines %q (store, events, search, cache, blobs), want %q", got, engines)
 	}
 	typeID, ids, tx := setupLiveList(t, p.base)
 	// The page loads the list once its stream runs; the first objects must
@@ -145,6 +193,23 @@ func TestBrowserLiveList(t *testing.T) {
 	t.Logf("update on the page %v after Management answered, create %v; after a cut stream a change written meanwhile shows %v later (retry 2 s); %s; total %v (cms ready and model written in %v)",
 		updated.Round(time.Millisecond), created.Round(time.Millisecond), resumed.Round(time.Millisecond), nl.summary(),
 		time.Since(started).Round(time.Millisecond), ready.Round(time.Millisecond))
+}
+
+// engines returns the engines of store, events, search, cache and blobs
+// of the process's "cms serving" line (nil before it).
+func (l *procLog) engines() []string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	for _, b := range bytes.Split(l.buf.Bytes(), []byte("\n")) {
+		var line struct {
+			Msg                                 string
+			Store, Events, Search, Cache, Blobs string
+		}
+		if json.Unmarshal(b, &line) == nil && line.Msg == "cms serving" {
+			return []string{line.Store, line.Events, line.Search, line.Cache, line.Blobs}
+		}
+	}
+	return nil
 }
 
 // write sends one object to Management (POST creates, PATCH updates) and
