@@ -162,6 +162,24 @@ type Hub struct {
 	ring   []Change // released events, oldest first
 	subs   map[*Subscription]struct{}
 	closed bool
+	stats  Stats // counters (mu held)
+}
+
+// Stats are a hub's counters, for metrics.
+type Stats struct {
+	Subscribers int   // subscriptions now
+	Released    int64 // events handed out (after the index and BeforeRelease)
+	Delivered   int64 // events put into a subscriber's buffer
+	Dropped     int64 // subscribers dropped for a full buffer (ErrSlowSubscriber)
+}
+
+// Stats returns the hub's counters.
+func (h *Hub) Stats() Stats {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	st := h.stats
+	st.Subscribers = len(h.subs)
+	return st
 }
 
 // New returns a hub; Run feeds it.
@@ -236,6 +254,7 @@ func (h *Hub) release(ev Change) {
 		return // applied before the hub started
 	}
 	h.ring = append(h.ring, ev)
+	h.stats.Released++
 	if len(h.ring) > h.cfg.Retained {
 		h.floor = h.ring[0].Transaction
 		h.ring = slices.Delete(h.ring, 0, 1)
@@ -246,7 +265,9 @@ func (h *Hub) release(ev Change) {
 		}
 		select {
 		case s.c <- ev:
+			h.stats.Delivered++
 		default:
+			h.stats.Dropped++
 			h.dropLocked(s, ErrSlowSubscriber)
 		}
 	}

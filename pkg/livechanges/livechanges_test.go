@@ -220,6 +220,10 @@ func TestSlowSubscriberDropped(t *testing.T) {
 		if n != 2 || !errors.Is(slow.Err(), livechanges.ErrSlowSubscriber) {
 			t.Fatalf("slow: %d events, err %v", n, slow.Err())
 		}
+		// 5 released; fast got 5, slow 2 before it was dropped.
+		if st := h.Stats(); st != (livechanges.Stats{Subscribers: 1, Released: 5, Delivered: 7, Dropped: 1}) {
+			t.Errorf("stats %+v", st)
+		}
 		if _, err := h.Subscribe(t.Context(), livechanges.Filter{}, 0); err != nil {
 			t.Fatalf("a dropped subscriber frees its slot: %v", err)
 		}

@@ -1,6 +1,7 @@
 package app
 
 import (
+	"github.com/cmsplatform/cms/pkg/livechanges"
 	"github.com/cmsplatform/cms/pkg/outbox"
 	"github.com/cmsplatform/cms/pkg/responsecache"
 	"github.com/cmsplatform/cms/services/delivery"
@@ -56,6 +57,16 @@ func registerDeliveryMetrics(reg prometheus.Registerer, g *delivery.Group) {
 		counterFunc("cms_delivery_cache_shared_builds_total", "Delivery cache misses answered by an identical concurrent build instead of their own.", func() int64 { return g.Stats().Shared }),
 		counterFunc("cms_delivery_invalidations_total", "Change events applied to the Delivery cache.", func() int64 { return g.Stats().Invalidations }),
 		counterFunc("cms_delivery_evicted_tags_total", "Cache tags evicted by change events.", func() int64 { return g.Stats().EvictedTags }))
+}
+
+// registerLiveMetrics exports the change stream hub's counters.
+func registerLiveMetrics(reg prometheus.Registerer, hub *livechanges.Hub) {
+	reg.MustRegister(
+		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "cms_live_subscribers", Help: "Open change stream subscriptions (SSE and gRPC) of this process."},
+			func() float64 { return float64(hub.Stats().Subscribers) }),
+		counterFunc("cms_live_events_released_total", "Change events released to the change stream (after the index and the cache eviction).", func() int64 { return hub.Stats().Released }),
+		counterFunc("cms_live_events_delivered_total", "Change events handed to subscribers.", func() int64 { return hub.Stats().Delivered }),
+		counterFunc("cms_live_slow_subscribers_total", "Subscribers dropped because their buffer was full.", func() int64 { return hub.Stats().Dropped }))
 }
 
 func counterFunc(name, help string, f func() int64) prometheus.Collector {

@@ -33,6 +33,7 @@ func TestPipelineMetrics(t *testing.T) {
 		`cms_delivery_cache_requests_total{layer="grpc",result="miss"}`:         1,
 		"cms_delivery_invalidations_total":                                      1,
 		"cms_delivery_cache_shared_builds_total":                                0,
+		"cms_live_events_released_total":                                        1, // the hub runs with no subscriber too
 	}
 	var got map[string]float64
 	for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(20 * time.Millisecond) {
@@ -53,7 +54,7 @@ func TestPipelineMetrics(t *testing.T) {
 	if got[`cms_indexer_events_total{result="failed"}`] != 0 || got[`cms_indexer_events_total{result="dropped"}`] != 0 {
 		t.Errorf("indexer failures: %v", got)
 	}
-	for _, gauge := range []string{"cms_indexer_lag_events", "cms_indexer_lag_seconds"} {
+	for _, gauge := range []string{"cms_indexer_lag_events", "cms_indexer_lag_seconds", "cms_live_subscribers"} {
 		if v, ok := got[gauge]; !ok || v < 0 {
 			t.Errorf("%s = %v (exported: %v), want a value >= 0", gauge, v, ok)
 		}

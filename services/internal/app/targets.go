@@ -136,6 +136,7 @@ func buildTargets(ctx context.Context, cfg Config, comps *Components, log *slog.
 			// The change stream: one hub per process, fed by an ephemeral
 			// consumer (docs/live-changes.md).
 			if hub := g.LiveChanges(liveOptions(cfg, comps)); hub != nil {
+				registerLiveMetrics(reg, hub)
 				workers = append(workers, hub.Run)
 			}
 		case TargetRendering:
