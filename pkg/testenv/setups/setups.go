@@ -104,15 +104,15 @@ func NATSBus(t testing.TB, prefix, client string) (*natsjs.Bus, string) {
 	t.Cleanup(func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		defer cancel()
-		deleteNamespace(ctx, t, bus.JetStream(), ns)
+		DeleteNATSNamespace(ctx, t, bus.JetStream(), ns)
 		_ = bus.Close()
 	})
 	return bus, ns
 }
 
-// deleteNamespace deletes the streams of the events namespace ns (named
+// DeleteNATSNamespace deletes the streams of the events namespace ns (named
 // ns_*).
-func deleteNamespace(ctx context.Context, t testing.TB, js jetstream.JetStream, ns string) {
+func DeleteNATSNamespace(ctx context.Context, t testing.TB, js jetstream.JetStream, ns string) {
 	names := js.StreamNames(ctx)
 	var ours []string
 	for name := range names.Name() {

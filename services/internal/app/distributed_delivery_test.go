@@ -19,6 +19,7 @@ import (
 	"github.com/cmsplatform/cms/pkg/events"
 	"github.com/cmsplatform/cms/pkg/events/natsjs"
 	"github.com/cmsplatform/cms/pkg/testenv"
+	"github.com/cmsplatform/cms/pkg/testenv/setups"
 )
 
 // TestDeliveryEndToEndDistributed runs the distributed setup the way
@@ -170,9 +171,9 @@ func sharedNATS(t *testing.T, prefix string) (string, *natsjs.Bus) {
 	t.Cleanup(func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 		defer cancel()
-		if err := b.JetStream().DeleteStream(ctx, b.JetStreamName()); err != nil {
-			t.Logf("delete stream %s: %v", b.JetStreamName(), err)
-		}
+		// The change stream and whatever the servers made in the
+		// namespace (the job queue).
+		setups.DeleteNATSNamespace(ctx, t, b.JetStream(), prefix)
 		_ = b.Close()
 	})
 	return url, b
