@@ -93,33 +93,55 @@ func (c *InProcess) Invoke(ctx context.Context, method string, args, reply any, 
 	if !ok {
 		return status.Errorf(codes.Internal, "in-process call %s: request %T is not a protobuf message", method, args)
 	}
-	if c.maxRecv > 0 && proto.Size(in) > c.maxRecv {
-		// The limit a network call meets in the server's transport.
-		return status.Errorf(codes.ResourceExhausted, "grpc: received message larger than max (%d vs. %d)", proto.Size(in), c.maxRecv)
+	if err := c.checkSize(in); err != nil {
+		return err
 	}
-	md, _ := metadata.FromOutgoingContext(ctx)
-	sctx := metadata.NewIncomingContext(ctx, md.Copy())
-	sctx = peer.NewContext(sctx, &peer.Peer{Addr: c.localAddr, LocalAddr: c.localAddr})
 	ts := &inProcessStream{method: method}
-	sctx = grpc.NewContextWithServerTransportStream(sctx, ts)
+	sctx := grpc.NewContextWithServerTransportStream(c.serverContext(ctx), ts)
 	dec := func(v any) error {
 		// The gateway does not use its request after the call: a shallow
 		// copy hands it over without encoding.
 		return shallowCopy(v, args)
 	}
 	out, err := m.handler(m.srv, sctx, dec, c.unary)
-	for _, o := range opts {
-		switch o := o.(type) {
-		case grpc.HeaderCallOption:
-			*o.HeaderAddr = ts.header
-		case grpc.TrailerCallOption:
-			*o.TrailerAddr = ts.trailer
-		}
-	}
+	fillCallOptions(opts, ts.header, ts.trailer)
 	if err != nil {
 		return asStatus(err)
 	}
 	return shallowCopy(reply, out)
+}
+
+// checkSize refuses a request over the limit a network call meets in the
+// server's transport.
+func (c *InProcess) checkSize(in proto.Message) error {
+	if c.maxRecv <= 0 {
+		return nil
+	}
+	if n := proto.Size(in); n > c.maxRecv {
+		return status.Errorf(codes.ResourceExhausted, "grpc: received message larger than max (%d vs. %d)", n, c.maxRecv)
+	}
+	return nil
+}
+
+// serverContext is the handler's view of the gateway's call context: the
+// outgoing metadata as incoming, the listener's address as the peer.
+func (c *InProcess) serverContext(ctx context.Context) context.Context {
+	md, _ := metadata.FromOutgoingContext(ctx)
+	sctx := metadata.NewIncomingContext(ctx, md.Copy())
+	return peer.NewContext(sctx, &peer.Peer{Addr: c.localAddr, LocalAddr: c.localAddr})
+}
+
+// fillCallOptions hands the handler's header and trailer to the gateway
+// through its grpc.Header and grpc.Trailer call options.
+func fillCallOptions(opts []grpc.CallOption, header, trailer metadata.MD) {
+	for _, o := range opts {
+		switch o := o.(type) {
+		case grpc.HeaderCallOption:
+			*o.HeaderAddr = header
+		case grpc.TrailerCallOption:
+			*o.TrailerAddr = trailer
+		}
+	}
 }
 
 // NewStream implements grpc.ClientConnInterface: server streams run in

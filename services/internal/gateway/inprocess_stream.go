@@ -8,7 +8,6 @@ import (
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/metadata"
-	"google.golang.org/grpc/peer"
 	"google.golang.org/grpc/status"
 	"google.golang.org/protobuf/proto"
 )
@@ -66,12 +65,9 @@ func chainStream(ics ...grpc.StreamServerInterceptor) grpc.StreamServerIntercept
 
 // serveStream starts method's handler and returns the client's end.
 func (c *InProcess) serveStream(ctx context.Context, method string, m inProcessStreamMethod, opts []grpc.CallOption) *pipeClient {
-	md, _ := metadata.FromOutgoingContext(ctx)
-	sctx := metadata.NewIncomingContext(ctx, md.Copy())
-	sctx = peer.NewContext(sctx, &peer.Peer{Addr: c.localAddr, LocalAddr: c.localAddr})
-	sctx, cancel := context.WithCancel(sctx)
+	sctx, cancel := context.WithCancel(c.serverContext(ctx))
 	p := &pipe{method: method, req: make(chan any, 1), msgs: make(chan proto.Message, inProcessQueue),
-		headerSent: make(chan struct{}), done: make(chan struct{}), cancel: cancel, maxRecv: c.maxRecv}
+		headerSent: make(chan struct{}), done: make(chan struct{}), cancel: cancel, conn: c}
 	p.sctx = grpc.NewContextWithServerTransportStream(sctx, p)
 	go func() {
 		err := c.stream(m.srv, &pipeServer{p}, &grpc.StreamServerInfo{FullMethod: method, IsServerStream: true}, m.handler)
@@ -86,7 +82,7 @@ type pipe struct {
 	method  string
 	sctx    context.Context
 	cancel  context.CancelFunc
-	maxRecv int
+	conn    *InProcess // its request size limit
 	req     chan any
 	msgs    chan proto.Message
 	done    chan struct{} // closed when the handler returned; err is set
@@ -177,8 +173,10 @@ func (s *pipeServer) RecvMsg(m any) error {
 			return io.EOF
 		}
 		close(s.req)
-		if in, ok := req.(proto.Message); ok && s.maxRecv > 0 && proto.Size(in) > s.maxRecv {
-			return status.Errorf(codes.ResourceExhausted, "grpc: received message larger than max (%d vs. %d)", proto.Size(in), s.maxRecv)
+		if in, ok := req.(proto.Message); ok {
+			if err := s.conn.checkSize(in); err != nil {
+				return err
+			}
 		}
 		return shallowCopy(m, req)
 	case <-s.sctx.Done():
@@ -260,14 +258,7 @@ func (c *pipeClient) RecvMsg(m any) error {
 func (c *pipeClient) fillCallOptions() {
 	c.p.mu.Lock()
 	defer c.p.mu.Unlock()
-	for _, o := range c.opts {
-		switch o := o.(type) {
-		case grpc.HeaderCallOption:
-			*o.HeaderAddr = c.p.header.Copy()
-		case grpc.TrailerCallOption:
-			*o.TrailerAddr = c.p.trailer.Copy()
-		}
-	}
+	fillCallOptions(c.opts, c.p.header.Copy(), c.p.trailer.Copy())
 }
 
 // asStatus turns a handler's error into a status error, as the transport
