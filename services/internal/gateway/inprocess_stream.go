@@ -79,14 +79,14 @@ func (c *InProcess) serveStream(ctx context.Context, method string, m inProcessS
 // pipe is one in-process stream: the request one way, messages, header
 // and trailer and the final status the other.
 type pipe struct {
-	method  string
-	sctx    context.Context
-	cancel  context.CancelFunc
-	conn    *InProcess // its request size limit
-	req     chan any
-	msgs    chan proto.Message
-	done    chan struct{} // closed when the handler returned; err is set
-	err     error
+	method string
+	sctx   context.Context
+	cancel context.CancelFunc
+	conn   *InProcess // its request size limit
+	req    chan any
+	msgs   chan proto.Message
+	done   chan struct{} // closed when the handler returned; err is set
+	err    error
 
 	mu              sync.Mutex
 	header, trailer metadata.MD
