@@ -15,7 +15,6 @@ import (
 	deliveryv1 "github.com/cmsplatform/cms/proto/gen/go/cms/delivery/v1"
 	"github.com/cmsplatform/cms/services/internal/gateway"
 	"github.com/cmsplatform/cms/services/internal/interceptors"
-	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/metadata"
 	"google.golang.org/grpc/status"
@@ -91,8 +90,7 @@ func (s *service) readYourWrites(ctx context.Context, md metadata.MD) (int64, er
 	if _, err := s.dom.WaitForVersion(ctx, minV, min(wait, MaxWait)); err != nil {
 		if errors.Is(err, delivery.ErrVersionTimeout) {
 			// Like every 503: the client may retry shortly.
-			_ = grpc.SetHeader(ctx, metadata.Pairs("retry-after", gateway.RetryAfterSeconds))
-			return 0, status.Error(codes.Unavailable, err.Error())
+			return 0, gateway.RetryAfter(ctx, gateway.RetryAfterSeconds, codes.Unavailable, err.Error())
 		}
 		return 0, s.toStatus(ctx, err)
 	}

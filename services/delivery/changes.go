@@ -9,6 +9,7 @@ import (
 
 	"github.com/cmsplatform/cms/pkg/livechanges"
 	deliveryv1 "github.com/cmsplatform/cms/proto/gen/go/cms/delivery/v1"
+	"github.com/cmsplatform/cms/services/internal/gateway"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/metadata"
@@ -169,9 +170,9 @@ func (l *live) subscribe(ctx context.Context, f livechanges.Filter, since int64)
 	case ctx.Err() != nil:
 		return nil, false, status.FromContextError(ctx.Err()).Err()
 	case errors.Is(err, livechanges.ErrTooManySubscribers):
-		return nil, false, retryLater(ctx, "too many change stream subscribers; retry later")
+		return nil, false, gateway.RetryAfter(ctx, retryAfterSeconds, codes.Unavailable, "too many change stream subscribers; retry later")
 	default: // not ready within SubscribeWait, or stopping
-		return nil, false, retryLater(ctx, "the change stream is not ready; retry shortly")
+		return nil, false, gateway.RetryAfter(ctx, retryAfterSeconds, codes.Unavailable, "the change stream is not ready; retry shortly")
 	}
 }
 
@@ -181,9 +182,4 @@ func endStatus(err error) error {
 		return status.Error(codes.Unavailable, "the subscriber did not keep up with its changes; resume after the last version seen")
 	}
 	return status.Error(codes.Unavailable, "the change stream stopped; resume after the last version seen")
-}
-
-func retryLater(ctx context.Context, msg string) error {
-	_ = grpc.SetHeader(ctx, metadata.Pairs("retry-after", retryAfterSeconds))
-	return status.Error(codes.Unavailable, msg)
 }

@@ -36,13 +36,18 @@ func Unavailable(ctx context.Context, err error) error {
 	var ue *component.UnavailableError
 	switch {
 	case errors.As(err, &ue):
-		_ = grpc.SetHeader(ctx, metadata.Pairs("retry-after", RetryAfterSeconds))
-		return status.Error(codes.Unavailable, ue.Component+" is unavailable; retry shortly")
+		return RetryAfter(ctx, RetryAfterSeconds, codes.Unavailable, ue.Component+" is unavailable; retry shortly")
 	case errors.Is(err, search.ErrUnavailable):
-		_ = grpc.SetHeader(ctx, metadata.Pairs("retry-after", RetryAfterSeconds))
-		return status.Error(codes.Unavailable, "the search index is not ready yet; retry shortly")
+		return RetryAfter(ctx, RetryAfterSeconds, codes.Unavailable, "the search index is not ready yet; retry shortly")
 	}
 	return nil
+}
+
+// RetryAfter is the status code with msg, telling the client to retry
+// after seconds (the Retry-After header of the HTTP answer).
+func RetryAfter(ctx context.Context, seconds string, code codes.Code, msg string) error {
+	_ = grpc.SetHeader(ctx, metadata.Pairs("retry-after", seconds))
+	return status.Error(code, msg)
 }
 
 // DomainStatus is the one mapping of domain errors to gRPC status (and,

@@ -65,11 +65,11 @@ func retryStatus(ctx context.Context, err error) error {
 	if !errors.As(err, &retry) {
 		return nil
 	}
-	_ = grpc.SetHeader(ctx, metadata.Pairs("retry-after", strconv.Itoa(retry.RetryAfterSeconds())))
+	after := strconv.Itoa(retry.RetryAfterSeconds())
 	if errors.Is(err, auth.ErrThrottled) {
-		return status.Error(codes.ResourceExhausted, "too many failed logins for this user name or address")
+		return gateway.RetryAfter(ctx, after, codes.ResourceExhausted, "too many failed logins for this user name or address")
 	}
-	return status.Error(codes.Unavailable, "too many logins are being checked; retry shortly")
+	return gateway.RetryAfter(ctx, after, codes.Unavailable, "too many logins are being checked; retry shortly")
 }
 
 func hostOf(addr string) string {
