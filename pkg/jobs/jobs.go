@@ -89,11 +89,13 @@ type Job struct {
 	Created    time.Time
 	Modified   time.Time
 
-	Scope        []int64
-	Objects      []int64
-	Parameters   []Parameter
-	Input        *InputFile
-	Language     int64
+	Scope      []int64
+	Objects    []int64
+	Parameters []Parameter
+	Input      *InputFile
+	Language   int64
+	// UICulture is the ISO code of Language ("" without one).
+	UICulture    string
 	Started      *time.Time
 	Finished     *time.Time
 	RetainUntil  *time.Time
@@ -132,6 +134,7 @@ type doc struct {
 	Parameters   []Parameter `json:"parameters,omitempty"`
 	Input        *InputFile  `json:"input,omitempty"`
 	Language     int64       `json:"language,omitempty"`
+	UICulture    string      `json:"uiCulture,omitempty"`
 	Started      *time.Time  `json:"started,omitempty"`
 	Finished     *time.Time  `json:"finished,omitempty"`
 	RetainUntil  *time.Time  `json:"retainUntil,omitempty"`

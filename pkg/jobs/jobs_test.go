@@ -162,12 +162,17 @@ func TestKillRestartAndTransitions(t *testing.T) {
 			t.Fatalf("log while running = %q", log)
 		}
 		kill := jobs.StateKillRequest // the read-side code is taken too
+		killed := time.Now()
 		if err := e.svc.Update(bg, j.ID, "boss", &kill, nil); err != nil {
 			t.Fatal(err)
 		}
 		j = e.waitDone(t, j.ID)
-		if j.State != jobs.StateError || !strings.Contains(j.StateMessage, "killed by boss") || slow.finished.Load() != 0 {
-			t.Fatalf("killed job: state %d %q", j.State, j.StateMessage)
+		// The runner reads the job's state every CheckEvery (50ms here, 1s
+		// by default) and cancels the kind's context.
+		took := time.Since(killed)
+		t.Logf("kill request to Error in %v", took)
+		if j.State != jobs.StateError || !strings.Contains(j.StateMessage, "killed by boss") || slow.finished.Load() != 0 || took > 5*time.Second {
+			t.Fatalf("killed job: state %d %q after %v", j.State, j.StateMessage, took)
 		}
 		k0 := jobs.RequestKill
 		if err := e.svc.Update(bg, j.ID, "boss", &k0, nil); !errors.Is(err, jobs.ErrInvalid) {
@@ -178,7 +183,8 @@ func TestKillRestartAndTransitions(t *testing.T) {
 			t.Fatalf("state 7: %v", err)
 		}
 		retain := time.Date(2030, 1, 2, 3, 4, 5, 0, time.UTC)
-		if err := e.svc.Update(bg, j.ID, "boss", &restart, &retain); err != nil {
+		restart5 := jobs.StateRestartRequest // the read-side code of a restart
+		if err := e.svc.Update(bg, j.ID, "boss", &restart5, &retain); err != nil {
 			t.Fatal(err)
 		}
 		close(slow.release)
@@ -260,10 +266,20 @@ func TestCreateRefusals(t *testing.T) {
 		{"unnamed parameter", jobs.CreateRequest{Branch: 4, Definition: 1200, Parameters: []jobs.Parameter{{}}}, jobs.ErrInvalid},
 		{"missing input", jobs.CreateRequest{Branch: 4, Definition: 1202, Input: &jobs.InputFile{Token: strings.Repeat("a", 32)}}, jobs.ErrInvalid},
 		{"malformed input token", jobs.CreateRequest{Branch: 4, Definition: 1202, Input: &jobs.InputFile{Token: "../x"}}, jobs.ErrInvalid},
+		{"no language", jobs.CreateRequest{Branch: 4, Definition: 1200, Language: 4}, jobs.ErrInvalid},
+		{"unknown language", jobs.CreateRequest{Branch: 4, Definition: 1200, Language: 999999}, jobs.ErrInvalid},
+		{"negative language", jobs.CreateRequest{Branch: 4, Definition: 1200, Language: -201}, jobs.ErrInvalid},
 	}
 	for _, c := range cases {
 		if _, err := e.svc.Create(bg, c.r); !errors.Is(err, c.want) {
 			t.Errorf("%s: got %v, want %v", c.name, err, c.want)
+		}
+	}
+	// The job's language gives its uiCulture (its ISO code), kept in the store.
+	for lang, want := range map[int64]string{0: "", content.LanguageEnUS: "en-US", content.LanguageDeDE: "de-DE"} {
+		j := e.create(t, jobs.CreateRequest{Definition: 1200, Language: lang})
+		if got, err := e.svc.Get(bg, j.ID); err != nil || j.UICulture != want || got.UICulture != want || got.Language != lang {
+			t.Errorf("language %d: uiCulture %q, stored %q (%v), want %q", lang, j.UICulture, got.UICulture, err, want)
 		}
 	}
 }

@@ -118,9 +118,13 @@ func (s *Service) Create(ctx context.Context, r CreateRequest) (Job, error) {
 			return Job{}, err
 		}
 	}
+	culture, err := s.culture(ctx, r.Branch, r.Language)
+	if err != nil {
+		return Job{}, err
+	}
 	j := Job{GUID: newGUID(), Branch: r.Branch, Definition: r.Definition, User: r.User, State: StateNew,
 		Scope: r.Scope, Objects: r.Objects, Parameters: mergeParameters(def.Defaults, r.Parameters),
-		Input: r.Input, Language: r.Language, Queued: 1}
+		Input: r.Input, Language: r.Language, UICulture: culture, Queued: 1}
 	err = s.write(ctx, store.TxMeta{User: r.User, Comment: "create job", Branch: r.Branch}, func(tx store.Tx) error {
 		row, err := tx.InsertJob(ctx, toRow(j))
 		if err != nil {
@@ -136,12 +140,38 @@ func (s *Service) Create(ctx context.Context, r CreateRequest) (Job, error) {
 	return j, nil
 }
 
+// culture returns the ISO code (e.g. "en-US") of language, the job's
+// CmsJob.uiCulture; 0 (no language) has none. An id that is no language
+// object is ErrInvalid.
+func (s *Service) culture(ctx context.Context, branch, language int64) (string, error) {
+	if language == 0 {
+		return "", nil
+	}
+	o, err := s.content.GetObject(ctx, strconv.FormatInt(branch, 10), strconv.FormatInt(language, 10), content.ReadOptions{Inherited: true})
+	if errors.Is(err, content.ErrNotFound) || (err == nil && (o.TypeID != content.TypeLanguage || o.Deleted)) {
+		return "", invalidf("language %d is no language", language)
+	}
+	if err != nil {
+		return "", err
+	}
+	for _, v := range o.Values {
+		var code string
+		if v.Attribute == content.AttrIsoLanguageCode && json.Unmarshal(v.JSON, &code) == nil {
+			return code, nil
+		}
+	}
+	return "", nil
+}
+
 func (s *Service) checkCreate(r CreateRequest) error {
 	if r.Branch <= 0 {
 		return invalidf("branchId %d is not a branch id", r.Branch)
 	}
 	if r.Definition <= 0 {
 		return invalidf("jobDefinitionId %d is not an object id", r.Definition)
+	}
+	if r.Language < 0 {
+		return invalidf("language %d is no language id", r.Language)
 	}
 	if len(r.Objects) > s.lim.MaxObjects || len(r.Scope) > s.lim.MaxObjects {
 		return fmt.Errorf("%w: objIds and scopeIds take at most %d ids each", ErrTooLarge, s.lim.MaxObjects)
@@ -421,7 +451,7 @@ func StateName(state int) string {
 
 func toRow(j Job) store.Job {
 	d := doc{GUID: j.GUID, Scope: j.Scope, Objects: j.Objects, Parameters: j.Parameters, Input: j.Input,
-		Language: j.Language, Started: j.Started, Finished: j.Finished, RetainUntil: j.RetainUntil,
+		Language: j.Language, UICulture: j.UICulture, Started: j.Started, Finished: j.Finished, RetainUntil: j.RetainUntil,
 		StateMessage: j.StateMessage, Restarts: j.Restarts, InstanceID: j.InstanceID, Artifacts: j.Artifacts,
 		Progress: j.Progress, ProgressInfo: j.ProgressInfo, Metrics: j.Metrics, Queued: j.Queued, Checkpoint: j.Checkpoint, Removed: j.Removed}
 	b, err := json.Marshal(d)
@@ -439,7 +469,7 @@ func fromRow(r store.Job) (Job, error) {
 	}
 	return Job{ID: r.ID, GUID: d.GUID, Branch: r.Branch, Definition: r.Definition, Trigger: r.Trigger, User: r.User,
 		State: r.State, Deleted: r.Deleted, Created: r.Created, Modified: r.Modified,
-		Scope: d.Scope, Objects: d.Objects, Parameters: d.Parameters, Input: d.Input, Language: d.Language,
+		Scope: d.Scope, Objects: d.Objects, Parameters: d.Parameters, Input: d.Input, Language: d.Language, UICulture: d.UICulture,
 		Started: d.Started, Finished: d.Finished, RetainUntil: d.RetainUntil, StateMessage: d.StateMessage,
 		Restarts: d.Restarts, InstanceID: d.InstanceID, Artifacts: d.Artifacts, Progress: d.Progress,
 		ProgressInfo: d.ProgressInfo, Metrics: d.Metrics, Queued: d.Queued, Checkpoint: d.Checkpoint, Removed: d.Removed}, nil

@@ -223,6 +223,9 @@ func jobToProto(j jobs.Job) *managementv1.CmsJob {
 	if j.User != "" {
 		out.User = &j.User
 	}
+	if j.UICulture != "" {
+		out.UiCulture = &j.UICulture
+	}
 	if j.Trigger != 0 {
 		t := int32(j.Trigger)
 		out.TriggerRef = &t
