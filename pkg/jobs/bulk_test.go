@@ -123,7 +123,8 @@ func TestImportExport10k(t *testing.T) {
 	})
 }
 
-// TestInputLimit: a job input beyond its limit is ErrTooLarge and keeps
+// TestInputLimit: a job input beyond its limit is ErrInputTooLarge (422)
+// and keeps
 // what it had; a continued upload of an unknown token is ErrInvalid.
 func TestInputLimit(t *testing.T) {
 	e := embedded(t)
@@ -132,7 +133,7 @@ func TestInputLimit(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := e.svc.ContinueInput(bg, token, io.LimitReader(zeros{}, lim)); !errors.Is(err, jobs.ErrTooLarge) {
+	if _, err := e.svc.ContinueInput(bg, token, io.LimitReader(zeros{}, lim)); !errors.Is(err, jobs.ErrInputTooLarge) {
 		t.Fatalf("over the limit: %v", err)
 	}
 	if size, err := e.svc.ContinueInput(bg, token, strings.NewReader("d")); err != nil || size != 4 {

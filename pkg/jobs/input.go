@@ -17,8 +17,8 @@ import (
 // further one is appended. They live in the blob store under
 // jobinput/<token>; a chunk is streamed (the previous content and the new
 // chunk are copied into the new version, never held in memory) and the
-// whole input is capped at Limits.MaxInputBytes (ErrTooLarge, the input
-// stays as it was before the chunk).
+// whole input is capped at Limits.MaxInputBytes (ErrInputTooLarge, the
+// input stays as it was before the chunk).
 
 func inputKey(token string) (string, error) {
 	if len(token) != 32 {
@@ -87,14 +87,20 @@ func (s *Service) checkInputToken(ctx context.Context, token string) error {
 	return nil
 }
 
+// inputError turns the cap of capped into ErrInputTooLarge (422, as
+// NovaDB answers "the file size is larger than expected"; a single request
+// beyond maxUploadBytes is the gateway's 413).
 func (s *Service) inputError(err error) error {
-	if errors.Is(err, ErrTooLarge) {
-		return fmt.Errorf("%w: a job input holds at most %d bytes", ErrTooLarge, s.lim.MaxInputBytes)
+	if errors.Is(err, errInputCap) {
+		return fmt.Errorf("%w: a job input holds at most %d bytes", ErrInputTooLarge, s.lim.MaxInputBytes)
 	}
 	return err
 }
 
-// capped reads r and fails with ErrTooLarge once already+read would pass
+// errInputCap is what capReader fails with.
+var errInputCap = errors.New("job input limit reached")
+
+// capped reads r and fails with errInputCap once already+read would pass
 // the input limit.
 func (s *Service) capped(r io.Reader, already int64) io.Reader {
 	return &capReader{r: r, left: s.lim.MaxInputBytes - already}
@@ -109,7 +115,7 @@ func (c *capReader) Read(p []byte) (int, error) {
 	n, err := c.r.Read(p)
 	c.left -= int64(n)
 	if c.left < 0 {
-		return 0, ErrTooLarge
+		return 0, errInputCap
 	}
 	return n, err
 }

@@ -43,10 +43,12 @@ const (
 // invalid are the content domain's own (a job's definition and branch are
 // content).
 var (
-	ErrNotFound    = content.ErrNotFound
-	ErrInvalid     = content.ErrInvalid
-	ErrTooLarge    = errkind.New(errkind.TooLarge, "too large")
-	ErrUnsupported = errkind.New(errkind.Unsupported, "not supported yet")
+	ErrNotFound = content.ErrNotFound
+	ErrInvalid  = content.ErrInvalid
+	ErrTooLarge = errkind.New(errkind.TooLarge, "too large")
+	// ErrInputTooLarge is a job input beyond Limits.MaxInputBytes (422).
+	ErrInputTooLarge = errkind.New(errkind.Unprocessable, "the file size is larger than expected")
+	ErrUnsupported   = errkind.New(errkind.Unsupported, "not supported yet")
 )
 
 func invalidf(format string, args ...any) error {

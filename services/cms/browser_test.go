@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
@@ -21,6 +22,7 @@ import (
 	"github.com/cmsplatform/cms/pkg/testenv"
 	"github.com/cmsplatform/cms/pkg/testenv/setups"
 	"github.com/cmsplatform/cms/services/internal/app"
+	"github.com/nats-io/nats.go/jetstream"
 )
 
 // TestBrowserLiveList drives the example page examples/live-list in a real
@@ -48,8 +50,8 @@ func TestBrowserLiveList(t *testing.T) {
 // distributedEnv switches `cms run` to the real components (the engines of
 // `cms serve`): a fresh PostgreSQL database, and on NATS, Elasticsearch and
 // Redis a namespace of its own (the change stream, index names and cache
-// keys), so other test runs on the same servers cannot feed or steal its
-// events. What the process created there is deleted when the test ends,
+// keys, the blobs bucket), so other test runs on the same servers cannot
+// feed or steal its events or overwrite its blobs. What the process created there is deleted when the test ends,
 // after the process (cleanups run last first; startCMS registers later).
 func distributedEnv(t *testing.T) []string {
 	t.Helper()
@@ -58,17 +60,23 @@ func distributedEnv(t *testing.T) []string {
 	redisURL := testenv.URL(t, testenv.RedisURL)
 	natsURL := testenv.URL(t, testenv.NATSURL)
 	// The bus creates the namespace's stream and deletes it at the end.
-	_, prefix := setups.NATSBus(t, "browsertest", "browser-test")
+	bus, prefix := setups.NATSBus(t, "browsertest", "browser-test")
 	t.Cleanup(func() {
 		testenv.DeleteIndexes(t, esURL, prefix)
 		testenv.DeleteRedisKeys(t, redisURL, prefix)
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		if err := bus.JetStream().DeleteObjectStore(ctx, prefix+"_CMS_BLOBS"); err != nil && !errors.Is(err, jetstream.ErrBucketNotFound) &&
+			!errors.Is(err, jetstream.ErrStreamNotFound) {
+			t.Errorf("cleanup: delete the blobs bucket: %v", err)
+		}
 	})
 	return []string{
 		"CMS_STORE_ENGINE=" + app.EnginePostgres, "CMS_STORE_URL=" + pgURL,
 		"CMS_EVENTS_ENGINE=" + app.EngineNATS, "CMS_EVENTS_URL=" + natsURL, "CMS_EVENTS_PREFIX=" + prefix,
 		"CMS_SEARCH_ENGINE=" + app.EngineElasticsearch, "CMS_SEARCH_URL=" + esURL, "CMS_SEARCH_PREFIX=" + prefix,
 		"CMS_CACHE_ENGINE=" + app.EngineRedis, "CMS_CACHE_URL=" + redisURL, "CMS_CACHE_PREFIX=" + prefix,
-		"CMS_BLOBS_ENGINE=" + app.EngineNATSObjects,
+		"CMS_BLOBS_ENGINE=" + app.EngineNATSObjects, "CMS_BLOBS_PREFIX=" + prefix,
 	}
 }
 

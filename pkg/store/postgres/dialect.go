@@ -63,6 +63,9 @@ func (dialect) TimeDest(t *time.Time) any     { return t }
 
 func (dialect) Greatest(a, b string) string { return `GREATEST(` + a + `, ` + b + `)` }
 
+// IndexedBy: PostgreSQL's planner has statistics and takes no hints.
+func (dialect) IndexedBy(string) string { return `` }
+
 // LockForUpdate: writers run at READ COMMITTED, so a row read before it
 // is changed is locked.
 func (dialect) LockForUpdate() string { return ` FOR UPDATE` }

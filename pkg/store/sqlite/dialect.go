@@ -65,6 +65,11 @@ func (dialect) TimeDest(t *time.Time) any     { return unixMicroDest{t} }
 
 func (dialect) Greatest(a, b string) string { return `MAX(` + a + `, ` + b + `)` }
 
+// IndexedBy names the index: without ANALYZE statistics SQLite prefers
+// the primary key whenever it yields the ORDER BY, however many rows the
+// key's range holds.
+func (dialect) IndexedBy(index string) string { return ` INDEXED BY ` + index }
+
 // LockForUpdate: a write transaction holds the database's write lock from
 // BEGIN IMMEDIATE on, so rows need no lock of their own.
 func (dialect) LockForUpdate() string { return `` }

@@ -54,6 +54,12 @@ type Dialect interface {
 
 	// Greatest is the expression for the larger of two numbers.
 	Greatest(a, b string) string
+	// IndexedBy is appended to "FROM table" to make the query use the
+	// named index ("" where the planner needs no hint). SQLite without
+	// statistics plans "branch = ? AND type_id = ? ORDER BY id" over the
+	// primary key (every object of the branch) instead of objects_type.
+	IndexedBy(index string) string
+
 	// LockForUpdate is appended to a SELECT that reads a row the
 	// transaction is about to change ("" where the write transaction
 	// already holds a lock that covers it).

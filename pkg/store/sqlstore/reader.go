@@ -94,9 +94,16 @@ func (r reader) FindObjects(ctx context.Context, branch int64, guids, apiIdentif
 func (r reader) ListObjects(ctx context.Context, branch int64, q store.ObjectQuery) ([]store.Object, error) {
 	b := r.newQuery()
 	b.add(r.st.selectObjects)
-	b.where(`branch = ? AND id > ?`, branch, q.AfterID)
-	if len(q.TypeIDs) > 0 {
-		b.whereIn("type_id", q.TypeIDs)
+	if len(q.TypeIDs) == 1 {
+		// The objects of one type, in id order, from objects_type
+		// (branch, type_id, id): e.g. the branch list every view reads.
+		b.add(r.d.IndexedBy("objects_type"))
+		b.where(`branch = ? AND type_id = ? AND id > ?`, branch, q.TypeIDs[0], q.AfterID)
+	} else {
+		b.where(`branch = ? AND id > ?`, branch, q.AfterID)
+		if len(q.TypeIDs) > 0 {
+			b.whereIn("type_id", q.TypeIDs)
+		}
 	}
 	if q.Deleted != nil {
 		b.where(`deleted = ?`, *q.Deleted)
