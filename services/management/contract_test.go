@@ -84,12 +84,15 @@ func readJSON(path string, v any) error {
 
 // startSystem runs the system on random ports with the given store (zero:
 // the embedded SQLite) and returns the Management base URL and the gRPC
-// address.
-func startSystem(t testing.TB, store app.Component) (string, string) {
+// address; more changes the rest of the configuration.
+func startSystem(t testing.TB, store app.Component, more ...func(*app.Config)) (string, string) {
 	t.Helper()
 	cfg := app.DefaultConfig()
 	if store.Engine != "" {
 		cfg.Store = store
+	}
+	for _, f := range more {
+		f(&cfg)
 	}
 	cfg.DataDir = t.TempDir()
 	cfg.HTTPAddr, cfg.GRPCAddr = "127.0.0.1:0", "127.0.0.1:0"

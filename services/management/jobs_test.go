@@ -3,13 +3,20 @@ package management_test
 import (
 	"archive/zip"
 	"bytes"
+	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"net/url"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/cmsplatform/cms/pkg/testenv"
+	"github.com/cmsplatform/cms/pkg/testenv/setups"
 	"github.com/cmsplatform/cms/services/internal/app"
+	"github.com/nats-io/nats.go/jetstream"
 )
 
 // The job operations run against the whole system (`cms run`: the
@@ -20,9 +27,29 @@ import (
 
 func TestJobsSQLite(t *testing.T) { runJobs(t, app.Component{}) }
 
-func TestJobsPostgres(t *testing.T) {
-	runJobs(t, app.Component{Engine: app.EnginePostgres, URL: freshPostgres(t)})
+// TestJobsDistributed runs them on PostgreSQL and NATS (the change stream,
+// the job queue and the blobs in a namespace of their own).
+func TestJobsDistributed(t *testing.T) {
+	bus, ns := setups.NATSBus(t, "mgmtjobs", "management-jobs-test")
+	t.Cleanup(func() { // after the server (cleanups run last first)
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		if err := bus.JetStream().DeleteObjectStore(ctx, ns+"_CMS_BLOBS"); err != nil && !errors.Is(err, jetstream.ErrBucketNotFound) &&
+			!errors.Is(err, jetstream.ErrStreamNotFound) {
+			t.Errorf("cleanup: delete the blobs bucket: %v", err)
+		}
+	})
+	natsURL := testenv.URL(t, testenv.NATSURL)
+	runJobs(t, app.Component{Engine: app.EnginePostgres, URL: freshPostgres(t)}, func(c *app.Config) {
+		c.Events = app.Component{Engine: app.EngineNATS, URL: natsURL, Prefix: ns}
+		c.Blobs = app.Component{Engine: app.EngineNATSObjects, Prefix: ns}
+	})
 }
+
+// jobOps are the 15 job operations; each must have a validated exchange.
+var jobOps = []string{"Job_CreateJob", "Job_GetJobs", "Job_GetJob", "Job_UpdateJob", "Job_DeleteJob", "Job_GetJobMetrics",
+	"Job_GetJobProgress", "Job_GetJobObjectIds", "Job_GetJobLogs", "Job_GetJobArtifacts", "Job_GetJobArtifact",
+	"Job_GetJobArtifactsZip", "Job_JobInputUpload", "Job_JobInputContinue", "Job_JobInputCancel"}
 
 // waitJob polls GET /jobs/{id} until the job is finished (state 2 or 3).
 func (c docClient) waitJob(t *testing.T, id int64) map[string]any {
@@ -40,14 +67,26 @@ func (c docClient) waitJob(t *testing.T, id int64) map[string]any {
 	}
 }
 
-func runJobs(t *testing.T, store app.Component) {
-	base, _ := startSystem(t, store)
-	c := docClient{base: base, doc: contractDoc(t)}
+func runJobs(t *testing.T, store app.Component, more ...func(*app.Config)) {
+	base, _ := startSystem(t, store, more...)
+	c := docClient{base: base, doc: contractDoc(t), seen: map[string]int{}}
+	for _, op := range jobOps {
+		c.seen[op] = 0
+	}
+	defer func() {
+		for _, op := range jobOps {
+			if c.seen[op] == 0 {
+				t.Errorf("%s: no exchange validated against the document", op)
+			}
+		}
+		t.Logf("validated exchanges: %v", c.seen)
+	}()
 
 	// Export two languages (system objects 201, 202) as JSON.
 	r := c.do(t, 200, "POST", "/jobs", `{"branchId":4,"jobDefinitionId":1200,"objIds":[201,202],"language":201}`).object(t)
 	id := int64(r["id"].(float64))
-	if id <= 0 || r["state"] != float64(0) || r["definitionRef"] != float64(1200) || r["user"] != "admin" || r["objectCount"] != float64(2) {
+	if id <= 0 || r["state"] != float64(0) || r["definitionRef"] != float64(1200) || r["user"] != "admin" || r["objectCount"] != float64(2) ||
+		r["uiCulture"] != "en-US" {
 		t.Fatalf("created job = %v", r)
 	}
 	j := c.waitJob(t, id)
@@ -96,19 +135,33 @@ func runJobs(t *testing.T, store app.Component) {
 		t.Fatalf("objectIds = %s", ids.body)
 	}
 
-	// Transitions: a finished job cannot be killed; restart runs it again.
-	if d := c.do(t, 400, "PATCH", fmt.Sprintf("/jobs/%d", id), `{"state":0}`).detail(t); !strings.Contains(d, "finished") {
-		t.Fatalf("kill of a finished job: %q", d)
+	// Transitions: a finished job cannot be killed (0, or the read-side 4;
+	// clients send both keys, retainUntil null); restart (1, or 5) runs it
+	// again; 3 is no JobState.
+	for _, body := range []string{`{"retainUntil":null,"state":0}`, `{"state":4}`} {
+		if d := c.lenient(t, 400, "PATCH", fmt.Sprintf("/jobs/%d", id), body).detail(t); !strings.Contains(d, "finished") {
+			t.Fatalf("kill of a finished job (%s): %q", body, d)
+		}
 	}
-	c.do(t, 400, "PATCH", fmt.Sprintf("/jobs/%d", id), `{"state":3}`)
+	if d := c.do(t, 400, "PATCH", fmt.Sprintf("/jobs/%d", id), `{"state":3}`).detail(t); !strings.Contains(d, "state 3") {
+		t.Fatalf("state 3: %q", d)
+	}
 	c.do(t, 200, "PATCH", fmt.Sprintf("/jobs/%d", id), `{"state":1,"retainUntil":"2030-01-02T03:04:05Z"}`)
 	if j := c.waitJob(t, id); j["state"] != float64(2) || j["restarts"] != float64(1) || j["retainUntil"] != "2030-01-02T03:04:05Z" {
 		t.Fatalf("restarted job = %v", j)
+	}
+	c.lenient(t, 200, "PATCH", fmt.Sprintf("/jobs/%d", id), `{"state":5}`)
+	if j := c.waitJob(t, id); j["state"] != float64(2) || j["restarts"] != float64(2) {
+		t.Fatalf("job restarted with 5 = %v", j)
 	}
 	c.do(t, 200, "DELETE", fmt.Sprintf("/jobs/%d", id), "")
 	if del := c.do(t, 200, "GET", "/jobs?isDeleted=true", "").object(t); del["count"] != float64(1) {
 		t.Fatalf("deleted jobs = %v", del)
 	}
+	if j := c.do(t, 200, "GET", fmt.Sprintf("/jobs/%d", id), "").object(t); j["deleted"] != true {
+		t.Fatalf("deleted job = %v", j)
+	}
+	listing(t, c, id)
 
 	// Refusals: unknown definition, an object that is no definition,
 	// unknown branch and job.
@@ -162,5 +215,54 @@ func runJobs(t *testing.T, store app.Component) {
 	cl = c.do(t, 200, "POST", "/jobs", `{"branchId":4,"jobDefinitionId":1204,"parameters":[{"name":"minAge","values":["soon"]}],"language":0}`).object(t)
 	if j := c.waitJob(t, int64(cl["id"].(float64))); j["state"] != float64(3) || !strings.Contains(j["stateMessage"].(string), "minAge") {
 		t.Fatalf("cleanup job with an invalid minAge = %v", j)
+	}
+}
+
+// listing creates 101 more jobs (dry-run clean-ups) after job first and
+// pages through GET /jobs: 100 by default, newest first, continue tokens
+// to the end; a trigger filter (no job has a trigger) finds none.
+func listing(t *testing.T, c docClient, first int64) {
+	t.Helper()
+	var last int64
+	for i := 0; i < 101; i++ {
+		r := c.do(t, 200, "POST", "/jobs", `{"branchId":4,"jobDefinitionId":1204,"parameters":[{"name":"dryRun","values":["true"]}],"language":0}`).object(t)
+		last = int64(r["id"].(float64))
+	}
+	var ids []int64
+	path := "/jobs"
+	for pages := 0; ; pages++ {
+		page := c.do(t, 200, "GET", path, "").object(t)
+		jobs := page["cmsJobs"].([]any)
+		if pages == 0 && (len(jobs) != 100 || page["count"] != float64(100) || page["continue"] == nil) {
+			t.Fatalf("first page: %d jobs, count %v, continue %v", len(jobs), page["count"], page["continue"])
+		}
+		for _, j := range jobs {
+			ids = append(ids, int64(j.(map[string]any)["id"].(float64)))
+		}
+		next, _ := page["continue"].(string)
+		if next == "" {
+			break
+		}
+		if pages > 3 {
+			t.Fatal("more pages than jobs")
+		}
+		path = "/jobs?continue=" + url.QueryEscape(next)
+	}
+	if len(ids) < 102 || ids[0] != last {
+		t.Fatalf("listed %d jobs, newest %d; want at least 102, newest %d", len(ids), ids[0], last)
+	}
+	for i := 1; i < len(ids); i++ {
+		if ids[i] >= ids[i-1] {
+			t.Fatalf("not newest first at %d: %d after %d", i, ids[i], ids[i-1])
+		}
+	}
+	if !slices.Contains(ids, first) {
+		t.Fatalf("job %d not listed", first)
+	}
+	if r := c.do(t, 200, "GET", "/jobs?triggerRef=7&take=5", "").object(t); r["count"] != float64(0) {
+		t.Fatalf("jobs of trigger 7 = %v", r)
+	}
+	for id := last - 100; id <= last; id++ {
+		c.waitJob(t, id)
 	}
 }
