@@ -3,6 +3,7 @@ package sqlstore
 import (
 	"context"
 	"fmt"
+	"strings"
 
 	"github.com/cmsplatform/cms/pkg/store"
 )
@@ -17,18 +18,32 @@ func (r reader) GetObjectsIn(ctx context.Context, branches, ids []int64) ([]stor
 	return r.queryObjects(ctx, r.st.getObjectsIn, r.d.Int64List(branches), r.d.Int64List(ids))
 }
 
+// FindObjectsIn is one statement: the objects of the branches whose GUID
+// is one of guids, and (UNION) those whose ApiIdentifier is one of
+// apiIdentifiers, each searched in its index (SQLite scanned every object
+// of the branches for "guid IN … OR api_identifier IN …").
 func (r reader) FindObjectsIn(ctx context.Context, branches []int64, guids, apiIdentifiers []string) ([]store.Object, error) {
 	if len(guids) == 0 && len(apiIdentifiers) == 0 {
 		return nil, nil
 	}
-	b := r.newQuery()
-	b.add(r.st.selectObjects)
-	b.where(`(`+r.d.InList("guid", "?")+` OR `+r.d.InList("api_identifier", "?")+`)`,
-		r.d.StringList(guids), r.d.StringList(apiIdentifiers))
-	if len(branches) > 0 {
-		b.whereIn("branch", branches)
+	var parts []string
+	var args []any
+	part := func(index, cond string, list any) {
+		from, where, a := r.st.selectObjects, []string{cond}, []any{list}
+		if len(branches) > 0 {
+			from += r.d.IndexedBy(index)
+			where, a = append([]string{r.d.InList("branch", "?")}, where...), append([]any{r.d.Int64List(branches)}, a...)
+		}
+		parts, args = append(parts, from+` WHERE `+strings.Join(where, ` AND `)), append(args, a...)
 	}
-	b.add(` ORDER BY id, branch`)
+	if len(guids) > 0 {
+		part("objects_guid", r.d.InList("guid", "?"), r.d.StringList(guids))
+	}
+	if len(apiIdentifiers) > 0 {
+		part("objects_api_identifier", `api_identifier IS NOT NULL AND `+r.d.InList("api_identifier", "?"), r.d.StringList(apiIdentifiers))
+	}
+	b := r.newQuery()
+	b.add(strings.Join(parts, ` UNION `)+` ORDER BY id, branch`, args...)
 	return r.queryObjects(ctx, b.sql(), b.args...)
 }
 
@@ -40,15 +55,29 @@ func (r reader) ListObjectsIn(ctx context.Context, branches []int64, q store.Obj
 		return nil, nil
 	}
 	// The inner SELECT picks a page of ids, the outer one every row of them.
+	// The objects of one type come from objects_type (branch, type_id, id);
+	// of one branch, in id order without sorting (one branch holds an id
+	// once), so a page costs its size, not every object of the type.
 	inBranches := r.d.InList("branch", "?")
 	branchList := r.d.Int64List(branches)
 	b := r.newQuery()
-	b.add(r.st.selectObjects + ` WHERE ` + inBranches + ` AND id IN (`)
-	b.add(`SELECT DISTINCT id FROM objects WHERE `+inBranches+` AND id > ?`, branchList, branchList, q.AfterID)
-	if len(q.TypeIDs) > 0 {
-		b.add(` AND `+r.d.InList("type_id", "?"), r.d.Int64List(q.TypeIDs))
+	b.add(r.st.selectObjects+` WHERE `+inBranches+` AND id IN (`, branchList)
+	from, conds, args := `objects`, []string{}, []any{}
+	switch len(q.TypeIDs) {
+	case 0:
+	case 1:
+		from += r.d.IndexedBy("objects_type")
+		conds, args = append(conds, `type_id = ?`), append(args, q.TypeIDs[0])
+	default:
+		conds, args = append(conds, r.d.InList("type_id", "?")), append(args, r.d.Int64List(q.TypeIDs))
 	}
-	b.add(` ORDER BY id`)
+	if len(branches) == 1 {
+		conds, args = append(conds, `branch = ?`), append(args, branches[0])
+	} else {
+		conds, args = append(conds, inBranches), append(args, branchList)
+	}
+	conds, args = append(conds, `id > ?`), append(args, q.AfterID)
+	b.add(`SELECT DISTINCT id FROM `+from+` WHERE `+strings.Join(conds, ` AND `)+` ORDER BY id`, args...)
 	if q.Limit > 0 {
 		b.add(` LIMIT ?`, q.Limit)
 	}
