@@ -205,6 +205,19 @@ func runJobs(t *testing.T, store app.Component, more ...func(*app.Config)) {
 	c.do(t, 400, "DELETE", "/jobInput/not-a-token", "")
 	c.do(t, 400, "POST", "/jobs", fmt.Sprintf(`{"branchId":4,"jobDefinitionId":1202,"inputFile":{"token":%q},"language":0}`, token))
 
+	// jobReindex rebuilds the search index (a new index and the alias
+	// switched) or, with "branch", that branch in place, and logs it.
+	for _, params := range []string{`[]`, `[{"name":"branch","values":["4"]}]`} {
+		rj := c.do(t, 200, "POST", "/jobs", `{"branchId":4,"jobDefinitionId":1203,"parameters":`+params+`,"language":0}`).object(t)
+		rid := int64(rj["id"].(float64))
+		if j := c.waitJob(t, rid); j["state"] != float64(2) {
+			t.Fatalf("reindex job %s = %v", params, j)
+		}
+		if log := c.bin(t, 200, fmt.Sprintf("/jobs/%d/logs", rid)); !strings.Contains(string(log.body), "reindexed") {
+			t.Fatalf("reindex log = %q", log.body)
+		}
+	}
+
 	// jobCleanupFiles runs files.Service.Cleanup (its removals are tested
 	// in services/internal/app/files_test.go on both setups); a dry run
 	// succeeds and an invalid parameter fails the job.
