@@ -98,9 +98,14 @@ func (e *env) runnerN(t testing.TB, name string, concurrency int, kinds map[stri
 
 func (e *env) runnerWait(t testing.TB, name string, concurrency int, ackWait time.Duration, kinds map[string]jobs.KindFunc) (stop func()) {
 	t.Helper()
-	ctx, cancel := context.WithCancel(context.Background())
-	r := e.svc.NewRunner(e.queue, jobs.RunnerOptions{Concurrency: concurrency, AckWait: ackWait,
+	return e.runnerOpts(t, jobs.RunnerOptions{Concurrency: concurrency, AckWait: ackWait,
 		CheckEvery: 50 * time.Millisecond, MetricsEvery: 50 * time.Millisecond, Instance: name, Kinds: kinds})
+}
+
+func (e *env) runnerOpts(t testing.TB, o jobs.RunnerOptions) (stop func()) {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	r := e.svc.NewRunner(e.queue, o)
 	done := make(chan struct{})
 	go func() { defer close(done); _ = r.Run(ctx) }()
 	stopped := false

@@ -14,7 +14,8 @@ import (
 
 // TestRemoveExpired: a finished job whose retainUntil has passed loses its
 // log and artifacts and is marked deleted; a job retained longer and a
-// job without retainUntil are kept; a removed job cannot be restarted.
+// job without retainUntil are kept; a removed job cannot be restarted; a
+// runner removes expired jobs on its own.
 func TestRemoveExpired(t *testing.T) {
 	setups(t, func(t *testing.T, e *env) {
 		e.runner(t, "r", nil)
@@ -69,6 +70,18 @@ func TestRemoveExpired(t *testing.T) {
 		restart := jobs.RequestRestart
 		if err := e.svc.Update(bg, old.ID, "boss", &restart, nil); !errors.Is(err, jobs.ErrInvalid) {
 			t.Fatalf("restart of a removed job: %v", err)
+		}
+		// Runners remove expired jobs by themselves, every RemoveExpiredEvery.
+		gone := time.Now().UTC().Add(-time.Second)
+		if err := e.svc.Update(bg, young.ID, "boss", nil, &gone); err != nil {
+			t.Fatal(err)
+		}
+		e.runnerOpts(t, jobs.RunnerOptions{Instance: "sweeper", RemoveExpiredEvery: 50 * time.Millisecond})
+		if j := e.wait(t, young.ID, "removed by a runner", func(j jobs.Job) bool { return j.Removed != nil }); !j.Deleted || blobCount(young.ID) != 0 {
+			t.Fatalf("job removed by the runner: deleted %v, %d blobs", j.Deleted, blobCount(young.ID))
+		}
+		if got, _ := e.svc.Get(bg, forever.ID); got.Removed != nil {
+			t.Fatal("the runner removed a job without retainUntil")
 		}
 	})
 }

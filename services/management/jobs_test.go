@@ -128,7 +128,16 @@ func runJobs(t *testing.T, store app.Component, more ...func(*app.Config)) {
 	if err := json.Unmarshal(c.do(t, 200, "GET", fmt.Sprintf("/jobs/%d/metrics?maxItems=1", id), "").body, &metrics); err != nil || len(metrics) != 1 {
 		t.Fatalf("metrics: %v %v", err, metrics)
 	}
-	if p := c.do(t, 200, "GET", fmt.Sprintf("/jobs/%d/progress", id), "").object(t); p["progress"] != float64(1) {
+	var all []map[string]any
+	if err := json.Unmarshal(c.do(t, 200, "GET", fmt.Sprintf("/jobs/%d/metrics", id), "").body, &all); err != nil || len(all) < 2 ||
+		all[len(all)-1]["upTime"] != metrics[0]["upTime"] || all[0]["memory"].(float64) <= 0 {
+		t.Fatalf("all metrics: %v %v (the newest maxItems=1: %v)", err, all, metrics)
+	}
+	if b := c.do(t, 200, "GET", fmt.Sprintf("/jobs/%d/metrics?maxItems=0", id), "").body; string(b) != "[]" {
+		t.Fatalf("maxItems=0: %s", b)
+	}
+	c.undeclared(t, 400, "GET", fmt.Sprintf("/jobs/%d/metrics?maxItems=-1", id), "") // the document declares no 400 here
+	if p := c.do(t, 200, "GET", fmt.Sprintf("/jobs/%d/progress", id), "").object(t); p["progress"] != float64(1) || p["progressInfo"] != "done" {
 		t.Fatalf("progress = %v", p)
 	}
 	if ids := c.do(t, 200, "GET", fmt.Sprintf("/jobs/%d/objectIds", id), ""); string(ids.body) != "[201,202]" {
