@@ -1,9 +1,12 @@
 package main
 
 import (
+	"archive/zip"
 	"bytes"
+	"encoding/csv"
 	"encoding/json"
 	"fmt"
+	"io"
 	"mime/multipart"
 	"net/http"
 	"net/url"
@@ -22,7 +25,8 @@ import (
 // while the job runs holds what was written so far. Embedded, the
 // restarted process releases the dead runner's jobs at once
 // (Queue.ReleaseDead); distributed (PostgreSQL, NATS), the queue hands
-// the job out again after jobAckWait (5s here).
+// the job out again after jobAckWait (5s here). The imported objects are
+// then exported as JSON and CSV and checked in the downloaded ZIPs.
 func TestJobRunnerKill9(t *testing.T) {
 	t.Run("embedded", func(t *testing.T) { jobRunnerKill9(t, nil) })
 	t.Run("distributed", func(t *testing.T) {
@@ -176,6 +180,83 @@ func jobRunnerKill9(t *testing.T, env []string) {
 	if len(twice) > 0 || len(missing) > 0 || len(names) != killJobObjects {
 		t.Fatalf("%d distinct objects; imported more than once: %s; missing: %s", len(names), firstFew(twice), firstFew(missing))
 	}
+	exportThroughZip(t, api, "killjob", killJobObjects)
+}
+
+// exportThroughZip exports every object of type typ with jobExportJson
+// and jobExportCsv, downloads each job's artifacts.zip and checks that
+// both files hold the n objects "item 0" … "item n-1".
+func exportThroughZip(t *testing.T, api, typ string, n int) {
+	t.Helper()
+	files := map[string][]byte{}
+	for _, def := range []int{1200, 1201} {
+		b := mustCall(t, http.StatusOK, http.MethodPost, api+"/jobs",
+			fmt.Sprintf(`{"branchId":4,"jobDefinitionId":%d,"parameters":[{"name":"type","values":[%q]}],"language":0}`, def, typ))
+		var created struct {
+			ID int64 `json:"id"`
+		}
+		if err := json.Unmarshal(b, &created); err != nil {
+			t.Fatal(err)
+		}
+		u := fmt.Sprintf("%s/jobs/%d", api, created.ID)
+		deadline := time.Now().Add(2 * time.Minute)
+		for j := getJob(t, u); j.State < 2; j = getJob(t, u) {
+			if time.Now().After(deadline) {
+				t.Fatalf("export %d not finished: %+v", def, j)
+			}
+			time.Sleep(50 * time.Millisecond)
+		}
+		if j := getJob(t, u); j.State != 2 {
+			t.Fatalf("export %d: %+v", def, j)
+		}
+		z := mustCall(t, http.StatusOK, http.MethodGet, u+"/artifacts.zip", "")
+		zr, err := zip.NewReader(bytes.NewReader(z), int64(len(z)))
+		if err != nil || len(zr.File) != 1 {
+			t.Fatalf("artifacts.zip of export %d: %v", def, err)
+		}
+		rc, err := zr.File[0].Open()
+		if err != nil {
+			t.Fatal(err)
+		}
+		files[zr.File[0].Name], err = io.ReadAll(rc)
+		rc.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	var doc struct {
+		Objects []struct {
+			Values []struct {
+				Value string `json:"value"`
+			} `json:"values"`
+		} `json:"objects"`
+	}
+	if err := json.Unmarshal(files["objects.json"], &doc); err != nil {
+		t.Fatalf("objects.json: %v", err)
+	}
+	rows, err := csv.NewReader(bytes.NewReader(files["objects.csv"])).ReadAll()
+	if err != nil {
+		t.Fatalf("objects.csv: %v", err)
+	}
+	inJSON, inCSV := map[string]bool{}, map[string]bool{}
+	for _, o := range doc.Objects {
+		if len(o.Values) == 1 {
+			inJSON[o.Values[0].Value] = true
+		}
+	}
+	for _, r := range rows[1:] {
+		inCSV[r[len(r)-1]] = true
+	}
+	for i := 0; i < n; i++ {
+		name := fmt.Sprintf("item %d", i)
+		if !inJSON[name] || !inCSV[name] {
+			t.Fatalf("%s: in objects.json %v, in objects.csv %v", name, inJSON[name], inCSV[name])
+		}
+	}
+	if len(doc.Objects) != n || len(rows) != n+1 {
+		t.Fatalf("objects.json holds %d objects, objects.csv %d rows; want %d", len(doc.Objects), len(rows)-1, n)
+	}
+	t.Logf("exported %d objects; objects.json %d bytes, objects.csv %d bytes through artifacts.zip", n, len(files["objects.json"]), len(files["objects.csv"]))
 }
 
 // crashJob is what the test reads of a CmsJob.
