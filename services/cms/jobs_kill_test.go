@@ -26,7 +26,8 @@ import (
 // restarted process releases the dead runner's jobs at once
 // (Queue.ReleaseDead); distributed (PostgreSQL, NATS), the queue hands
 // the job out again after jobAckWait (5s here). The imported objects are
-// then exported as JSON and CSV and checked in the downloaded ZIPs.
+// then exported as JSON and CSV and checked in the downloaded ZIPs, and a
+// second import of the input is killed over HTTP while it runs.
 func TestJobRunnerKill9(t *testing.T) {
 	t.Run("embedded", func(t *testing.T) { jobRunnerKill9(t, nil) })
 	t.Run("distributed", func(t *testing.T) {
@@ -181,6 +182,47 @@ func jobRunnerKill9(t *testing.T, env []string) {
 		t.Fatalf("%d distinct objects; imported more than once: %s; missing: %s", len(names), firstFew(twice), firstFew(missing))
 	}
 	exportThroughZip(t, api, "killjob", killJobObjects)
+	killRunning(t, api, token)
+}
+
+// killRunning imports the input token again and kills the job over HTTP
+// (PATCH state 0) while it runs: it must end as Error within seconds (the
+// runner reads the job's state every second).
+func killRunning(t *testing.T, api, token string) {
+	t.Helper()
+	b := mustCall(t, http.StatusOK, http.MethodPost, api+"/jobs", fmt.Sprintf(`{"branchId":4,"jobDefinitionId":1202,"inputFile":{"token":%q},`+
+		`"parameters":[{"name":"batchSize","values":["%d"]}],"language":0}`, token, killJobBatch))
+	var created struct {
+		ID int64 `json:"id"`
+	}
+	if err := json.Unmarshal(b, &created); err != nil {
+		t.Fatal(err)
+	}
+	u := fmt.Sprintf("%s/jobs/%d", api, created.ID)
+	deadline := time.Now().Add(time.Minute)
+	for j := getJob(t, u); j.State != 1; j = getJob(t, u) {
+		if j.State > 1 || time.Now().After(deadline) {
+			t.Fatalf("the second import never ran: %+v", j)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	start := time.Now()
+	mustCall(t, http.StatusOK, http.MethodPatch, u, `{"retainUntil":null,"state":0}`)
+	j := getJob(t, u)
+	for ; j.State != 2 && j.State != 3; j = getJob(t, u) { // 4 KillRequest until the runner stops it
+		if time.Since(start) > 30*time.Second {
+			t.Fatalf("killed job still %+v after 30s", j)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	took := time.Since(start)
+	t.Logf("a running import killed over HTTP ended after %v", took.Round(time.Millisecond))
+	if j.State != 3 || !strings.Contains(j.StateMessage, "killed by admin") || took > 10*time.Second {
+		t.Fatalf("killed job after %v: %+v", took, j)
+	}
+	if log := string(mustCall(t, http.StatusOK, http.MethodGet, u+"/logs", "")); !strings.Contains(log, "killed: killed by admin") {
+		t.Errorf("log of the killed job:\n%.2000s", log)
+	}
 }
 
 // exportThroughZip exports every object of type typ with jobExportJson
