@@ -20,21 +20,28 @@ func (r reader) GetObjectsIn(ctx context.Context, branches, ids []int64) ([]stor
 
 // FindObjectsIn is one statement: the objects of the branches whose GUID
 // is one of guids, and (UNION) those whose ApiIdentifier is one of
-// apiIdentifiers, each searched in its index (SQLite scanned every object
-// of the branches for "guid IN … OR api_identifier IN …").
+// apiIdentifiers, each searched in its index (branch first): SQLite
+// scanned every object of the branches for "guid IN … OR api_identifier
+// IN …". Without branches, the branches are the distinct values of
+// objects.branch, found by one index seek per branch (allBranches).
 func (r reader) FindObjectsIn(ctx context.Context, branches []int64, guids, apiIdentifiers []string) ([]store.Object, error) {
 	if len(guids) == 0 && len(apiIdentifiers) == 0 {
 		return nil, nil
 	}
 	var parts []string
 	var args []any
+	with, inBranches := ``, `branch IN (SELECT branch FROM all_branches WHERE branch IS NOT NULL)`
+	if len(branches) > 0 {
+		inBranches = r.d.InList("branch", "?")
+	} else {
+		with = allBranches
+	}
 	part := func(index, cond string, list any) {
-		from, where, a := r.st.selectObjects, []string{cond}, []any{list}
+		parts = append(parts, r.st.selectObjects+r.d.IndexedBy(index)+` WHERE `+inBranches+` AND `+cond)
 		if len(branches) > 0 {
-			from += r.d.IndexedBy(index)
-			where, a = append([]string{r.d.InList("branch", "?")}, where...), append([]any{r.d.Int64List(branches)}, a...)
+			args = append(args, r.d.Int64List(branches))
 		}
-		parts, args = append(parts, from+` WHERE `+strings.Join(where, ` AND `)), append(args, a...)
+		args = append(args, list)
 	}
 	if len(guids) > 0 {
 		part("objects_guid", r.d.InList("guid", "?"), r.d.StringList(guids))
@@ -43,9 +50,15 @@ func (r reader) FindObjectsIn(ctx context.Context, branches []int64, guids, apiI
 		part("objects_api_identifier", `api_identifier IS NOT NULL AND `+r.d.InList("api_identifier", "?"), r.d.StringList(apiIdentifiers))
 	}
 	b := r.newQuery()
-	b.add(strings.Join(parts, ` UNION `)+` ORDER BY id, branch`, args...)
+	b.add(with+strings.Join(parts, ` UNION `)+` ORDER BY id, branch`, args...)
 	return r.queryObjects(ctx, b.sql(), b.args...)
 }
+
+// allBranches is a WITH clause naming all_branches(branch): every branch
+// that holds objects, each found by one seek in the primary key (branch,
+// id), not by reading every object.
+const allBranches = `WITH RECURSIVE all_branches(branch) AS (SELECT MIN(branch) FROM objects UNION ALL ` +
+	`SELECT (SELECT MIN(o.branch) FROM objects o WHERE o.branch > a.branch) FROM all_branches a WHERE a.branch IS NOT NULL) `
 
 func (r reader) ListObjectsIn(ctx context.Context, branches []int64, q store.ObjectQuery) ([]store.Object, error) {
 	if q.Deleted != nil {
