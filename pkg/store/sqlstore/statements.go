@@ -116,7 +116,7 @@ func newStatements(d Dialect) *statements {
 		markOutboxSubject: r(`INSERT INTO outbox_subjects (subject, tx_id) VALUES (?, ?)
 			ON CONFLICT (subject) DO UPDATE SET tx_id = excluded.tx_id`),
 		lastOutboxTx: r(`SELECT COALESCE(MAX(tx_id), 0) FROM outbox_subjects WHERE subject LIKE ? ESCAPE '\'`),
-		getObjectsIn:       r(selectObjects + ` WHERE ` + in("branch") + ` AND ` + in("id") + ` ORDER BY id, branch`),
+		getObjectsIn: r(selectObjects + ` WHERE ` + in("branch") + ` AND ` + in("id") + ` ORDER BY id, branch`),
 		insertComment: r(`INSERT INTO comments (` + commentColumns + `, user_key)
 			VALUES (?, ?, ?, ?, ?, FALSE, ?, ?, ?, ?, ?)`),
 		updateCommentBody: r(`UPDATE comments SET body = ?, ` + t("modified") + ` = ?, modified_tx = ? WHERE id = ?`),
