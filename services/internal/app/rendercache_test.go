@@ -3,6 +3,7 @@ package app
 import (
 	"fmt"
 	"net/http"
+	"strings"
 	"testing"
 	"time"
 
@@ -115,4 +116,55 @@ func runRenderCacheScenario(t *testing.T, base string) {
 	if s := scrape(t, base); s["cms_render_invalidations_total"] < 4 || s["cms_render_cache_stored_total"] < 3 {
 		t.Errorf("render cache counters: %v", s)
 	}
+}
+
+// runSheetCacheScenario: the same cache in front of the stylesheets (both
+// setups run it after runStylesheetsScenario). A repeated sheet is a hit;
+// a new text alignment evicts app-styles.css once this process applied its
+// event (observed through {objectId}.css as the probe, which it does not
+// touch); a change to the stylesheet object shows in the very next request.
+func runSheetCacheScenario(t *testing.T, base string) {
+	admin := httpClient{t, base, "admin", "test-password"}
+	counter := func(result string) float64 {
+		return scrape(t, base)[`cms_render_cache_requests_total{result="`+result+`"}`]
+	}
+	get := func(p, want string) {
+		t.Helper()
+		if r := admin.must(http.StatusOK, http.MethodGet, p, ""); !strings.Contains(string(r.body), want) {
+			t.Fatalf("%s lacks %q:\n%s", p, want, r.body)
+		}
+	}
+	hit := func(p, want string) {
+		t.Helper()
+		for deadline := time.Now().Add(15 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+			before := counter("hit")
+			get(p, want)
+			if counter("hit") > before {
+				return
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("%s: no cache hit within 15 s (%v)", p, scrape(t, base))
+			}
+		}
+	}
+	sheet := admin.create(obj(content.TypeCascadingStyleSheet, "", v(content.AttrStyleSheetSource, 0, ".rc { color: red; }")))
+	sheetPath := fmt.Sprintf("/apis/rendering/v1/branches/4/css/%d.css", sheet.CreatedObjectIDs[0])
+	stylesPath := "/apis/rendering/v1/branches/4/css/app-styles.css"
+	admin.create(obj(content.TypeTextAlignment, "rcLeft", v(content.AttrTextAlignmentValue, 0, "left")))
+	hit(stylesPath, ".rcLeft { text-align: left; }")
+	hit(sheetPath, "color: red")
+
+	admin.create(obj(content.TypeTextAlignment, "rcRight", v(content.AttrTextAlignmentValue, 0, "right")))
+	hit(sheetPath, "color: red")
+	misses := counter("miss")
+	get(stylesPath, ".rcRight { text-align: right; }")
+	if counter("miss") != misses+1 {
+		t.Errorf("a new text alignment did not evict app-styles.css: %v", scrape(t, base))
+	}
+
+	admin.must(http.StatusOK, http.MethodPatch, "/apis/cms/v1/branches/4/objects", fmt.Sprintf(
+		`{"objects":[{"meta":{"id":%d,"typeRef":%d},"values":[%s]}]}`, sheet.CreatedObjectIDs[0], content.TypeCascadingStyleSheet,
+		v(content.AttrStyleSheetSource, 0, ".rc { color: blue; }")))
+	get(sheetPath, "color: blue")
+	hit(sheetPath, "color: blue")
 }

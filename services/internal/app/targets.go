@@ -154,16 +154,16 @@ func buildTargets(ctx context.Context, cfg Config, comps *Components, log *slog.
 				// Stylesheets and renders read the current Management
 				// view (a preview shows what was just written).
 				cs := content.New(comps.Store, log.With("component", "content"))
-				g.WithStylesheets(stylesheets.New(cs, log.With("group", "rendering")))
-				// Renders are cached per process until a change event
-				// touches what they read; each process reads every
-				// event through an ephemeral consumer of its own.
+				// Renders and sheets are cached per process until a
+				// change event touches what they read; each process
+				// reads every event through an ephemeral consumer of its
+				// own.
 				rc := renderCache(cfg, comps, log)
 				workers = append(workers, rc.Invalidator(comps.Events, "render-invalidator-"+hostName(), comps.Store).Run)
-				svc := templates.New(cs, templates.Limits{Engine: pkgrendering.Limits{
-					Timeout: cfg.RenderTimeout, MaxOutputBytes: cfg.RenderMaxOutputBytes}}, log.With("group", "rendering")).WithCache(rc)
-				g.WithTemplates(svc)
-				registerRenderCacheMetrics(reg, svc)
+				registerRenderCacheMetrics(reg, rc)
+				g.WithStylesheets(stylesheets.New(cs, log.With("group", "rendering")).WithCache(rc))
+				g.WithTemplates(templates.New(cs, templates.Limits{Engine: pkgrendering.Limits{
+					Timeout: cfg.RenderTimeout, MaxOutputBytes: cfg.RenderMaxOutputBytes}}, log.With("group", "rendering")).WithCache(rc))
 			}
 			groups = append(groups, g)
 		case TargetIndex:
