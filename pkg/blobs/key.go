@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/cmsplatform/cms/pkg/errkind"
 )
 
 // MaxKeyLen is the longest key accepted, in bytes.
@@ -50,9 +52,4 @@ func ValidateKey(key string) error {
 	return nil
 }
 
-func truncate(s string) string {
-	if len(s) > 64 {
-		return s[:64] + "..."
-	}
-	return s
-}
+func truncate(s string) string { return errkind.Clip(s, 64) }

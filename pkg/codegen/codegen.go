@@ -57,7 +57,7 @@ func ParseLanguage(s string) (Language, error) {
 	for i, l := range Languages {
 		names[i] = string(l)
 	}
-	return "", invalidf("language %q is not supported (supported: %s)", truncate(s, 64), strings.Join(names, ", "))
+	return "", invalidf("language %q is not supported (supported: %s)", errkind.Clip(s, 64), strings.Join(names, ", "))
 }
 
 // Type is an object type as the generator sees it.
@@ -148,11 +148,4 @@ func clean(t *Type) *Type {
 		c.Attributes = append(c.Attributes, a)
 	}
 	return &c
-}
-
-func truncate(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	return strings.ToValidUTF8(s[:n], "") + "…"
 }

@@ -4,7 +4,10 @@
 // any kind into the same status in every API group.
 package errkind
 
-import "errors"
+import (
+	"errors"
+	"unicode/utf8"
+)
 
 // Kind classifies a domain error. It is an error itself, so errors.Is(err,
 // errkind.NotFound) tells any sentinel declared with New by its kind.
@@ -69,4 +72,18 @@ func Of(err error) Kind {
 		}
 	}
 	return 0
+}
+
+// Clip shortens s to at most n bytes for an error message that quotes
+// input (a 10,000-character path segment must not be echoed whole): the cut
+// falls on a character boundary and is marked with "…".
+func Clip(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	cut := n
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return s[:cut] + "…"
 }

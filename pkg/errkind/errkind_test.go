@@ -23,3 +23,21 @@ func TestKinds(t *testing.T) {
 		t.Errorf("message = %q", wrapped.Error())
 	}
 }
+
+func TestClip(t *testing.T) {
+	for _, c := range []struct {
+		in   string
+		n    int
+		want string
+	}{
+		{"short", 10, "short"},
+		{"exactly10!", 10, "exactly10!"},
+		{"abcdefghijk", 10, "abcdefghij…"},
+		{"aaaaaaaaaä", 10, "aaaaaaaaa…"}, // ä is two bytes: the cut moves back to its start
+		{"äää", 1, "…"},
+	} {
+		if got := Clip(c.in, c.n); got != c.want {
+			t.Errorf("Clip(%q, %d) = %q, want %q", c.in, c.n, got, c.want)
+		}
+	}
+}

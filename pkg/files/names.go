@@ -5,6 +5,8 @@ import (
 	"encoding/hex"
 	"fmt"
 	"strings"
+
+	"github.com/cmsplatform/cms/pkg/errkind"
 )
 
 // MaxExtensionLen is the longest file extension accepted, the dot included.
@@ -114,15 +116,6 @@ func NormalizeExtension(ext string, addDot bool) (string, error) {
 	return ext, nil
 }
 
-// clip shortens s for error messages and makes control characters visible
-// (the caller formats with %q).
-func clip(s string) string {
-	if len(s) > 80 {
-		return s[:80] + "..."
-	}
-	return s
-}
-
 // contentTypes maps lower-case extensions to media types. It is built in,
 // not read from the host, so every installation answers the same.
 var contentTypes = map[string]string{
@@ -165,3 +158,6 @@ func ProxyName(hash, ext string) (Name, error) {
 	}
 	return Name{MD5: sum, Ext: e}, nil
 }
+
+// clip shortens quoted input in error messages (the caller formats with %q).
+func clip(s string) string { return errkind.Clip(s, 80) }

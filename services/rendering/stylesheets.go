@@ -79,16 +79,9 @@ func stylesheetID(file string) (int64, error) {
 	num, ok := strings.CutSuffix(file, ".css")
 	id, err := strconv.ParseInt(num, 10, 32)
 	if !ok || err != nil || id <= 0 || num[0] == '+' {
-		return 0, errkind.New(errkind.NotFound, "stylesheet "+strconv.Quote(clip(file))+" not found: expected {objectId}.css")
+		return 0, errkind.New(errkind.NotFound, "stylesheet "+strconv.Quote(errkind.Clip(file, 64))+" not found: expected {objectId}.css")
 	}
 	return id, nil
-}
-
-func clip(s string) string {
-	if len(s) > 64 {
-		return s[:64] + "…"
-	}
-	return s
 }
 
 // sendSheet answers with a built sheet: ETag / If-None-Match → 304, else

@@ -8,8 +8,8 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
-	"unicode/utf8"
 
+	"github.com/cmsplatform/cms/pkg/errkind"
 	"github.com/cmsplatform/cms/pkg/params"
 	"github.com/grpc-ecosystem/grpc-gateway/v2/runtime"
 	"google.golang.org/genproto/googleapis/rpc/errdetails"
@@ -201,18 +201,8 @@ func ErrorHandler(ctx context.Context, mux *runtime.ServeMux, _ runtime.Marshale
 // does not echo it whole.
 const maxProblemText = 1024
 
-// clipProblemText cuts s to maxProblemText bytes at a rune boundary,
-// marking the cut with "…".
-func clipProblemText(s string) string {
-	if len(s) <= maxProblemText {
-		return s
-	}
-	cut := maxProblemText
-	for cut > 0 && !utf8.RuneStart(s[cut]) {
-		cut--
-	}
-	return s[:cut] + "…"
-}
+// clipProblemText cuts s to maxProblemText bytes, marking the cut.
+func clipProblemText(s string) string { return errkind.Clip(s, maxProblemText) }
 
 // WriteProblem writes p with its status; detail and instance are cut to
 // maxProblemText bytes.
