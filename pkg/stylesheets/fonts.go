@@ -3,7 +3,6 @@ package stylesheets
 import (
 	"bytes"
 	"context"
-	"errors"
 	"fmt"
 	"strconv"
 	"strings"
@@ -99,25 +98,10 @@ func (s *Service) appFonts(ctx context.Context, branch string) (Sheet, []string,
 	return sh, tags, err
 }
 
-// readAll reads objects by id, leaving out the ones that do not exist.
+// readAll reads objects by id, leaving out the ones that do not exist,
+// in one read.
 func (s *Service) readAll(ctx context.Context, branch string, ids []string) ([]content.Object, error) {
-	objs, err := s.r.GetObjects(ctx, branch, ids, content.ReadOptions{Inherited: true})
-	if err == nil || !errors.Is(err, errkind.NotFound) {
-		return objs, err
-	}
-	// one reference names nothing: read one by one
-	var out []content.Object
-	for _, id := range ids {
-		o, err := s.r.GetObjects(ctx, branch, []string{id}, content.ReadOptions{Inherited: true})
-		if errors.Is(err, errkind.NotFound) {
-			continue
-		}
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, o...)
-	}
-	return out, nil
+	return s.r.GetObjects(ctx, branch, ids, content.ReadOptions{Inherited: true, SkipMissing: true})
 }
 
 // fontSource is the src value of a font file (a binary proxy object with

@@ -166,8 +166,7 @@ func (l *loader) objects(ctx context.Context, idents []string) ([]*Object, error
 }
 
 // byIDs reads the objects of ids not loaded yet, in one read; ids not
-// visible on the branch are remembered as missing (read one by one only
-// when the batch read fails because of them).
+// visible on the branch are remembered as missing.
 func (l *loader) byIDs(ctx context.Context, ids []int64) error {
 	var need []string
 	seen := map[int64]bool{}
@@ -184,32 +183,19 @@ func (l *loader) byIDs(ctx context.Context, ids []int64) error {
 	if err := l.count(len(need)); err != nil {
 		return err
 	}
-	objs, err := l.r.GetObjects(ctx, l.branch, need, l.opts())
-	if errors.Is(err, content.ErrNotFound) && len(need) > 1 {
-		for _, s := range need {
-			one, err := l.r.GetObjects(ctx, l.branch, []string{s}, l.opts())
-			switch {
-			case errors.Is(err, content.ErrNotFound):
-				id, _ := strconv.ParseInt(s, 10, 64)
-				l.missing[id] = true
-			case err != nil:
-				return err
-			default:
-				l.keep(one[0])
-			}
-		}
-		return nil
-	}
-	if errors.Is(err, content.ErrNotFound) {
-		id, _ := strconv.ParseInt(need[0], 10, 64)
-		l.missing[id] = true
-		return nil
-	}
+	o := l.opts()
+	o.SkipMissing = true
+	objs, err := l.r.GetObjects(ctx, l.branch, need, o)
 	if err != nil {
 		return err
 	}
 	for _, o := range objs {
 		l.keep(o)
+	}
+	for id := range seen {
+		if l.byID[id] == nil {
+			l.missing[id] = true
+		}
 	}
 	return nil
 }
