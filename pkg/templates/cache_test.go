@@ -2,6 +2,7 @@ package templates
 
 import (
 	"context"
+	"slices"
 	"testing"
 
 	"github.com/cmsplatform/cms/pkg/auth"
@@ -163,3 +164,73 @@ func mustID(t *testing.T, s string) int64 {
 }
 
 func itoa(n int64) string { return ids(n)[0] }
+
+// TestCacheKey: every part of a request and the caller's visibility make
+// another key; administrators share one, users each have theirs;
+// parameter order does not matter.
+func TestCacheKey(t *testing.T) {
+	base := Request{Branch: "4", Template: "10", Objects: []string{"1", "2"}, Languages: []string{"de-DE"}, Variants: []string{"print"},
+		Parameters: map[string]string{"a": "1", "b": "2"}, UICulture: "de-CH", Caller: &auth.Principal{Name: "x", Admin: true}}
+	changes := map[string]func(*Request){
+		"branch":     func(r *Request) { r.Branch = "5" },
+		"template":   func(r *Request) { r.Template = "11" },
+		"objects":    func(r *Request) { r.Objects = []string{"2", "1"} },
+		"languages":  func(r *Request) { r.Languages = []string{"en-US"} },
+		"variants":   func(r *Request) { r.Variants = nil },
+		"parameters": func(r *Request) { r.Parameters = map[string]string{"a": "1", "b": "3"} },
+		"uiCulture":  func(r *Request) { r.UICulture = "de-DE" },
+		"hyphenate":  func(r *Request) { r.Hyphenate = true },
+		"a user":     func(r *Request) { r.Caller = &auth.Principal{Name: "x", UserID: 7} },
+		"no caller":  func(r *Request) { r.Caller = nil },
+	}
+	seen := map[string]string{cacheKey(base): "base"}
+	for name, change := range changes {
+		r := base
+		change(&r)
+		k := cacheKey(r)
+		if prev, dup := seen[k]; dup {
+			t.Errorf("%s: same key as %s", name, prev)
+		}
+		seen[k] = name
+	}
+	other := base
+	other.Caller = &auth.Principal{Name: "another admin", Admin: true, UserID: 99}
+	other.Parameters = map[string]string{"b": "2", "a": "1"}
+	if cacheKey(other) != cacheKey(base) {
+		t.Error("two administrators (or the parameter order) make different keys")
+	}
+	u1, u2 := base, base
+	u1.Caller, u2.Caller = &auth.Principal{UserID: 7}, &auth.Principal{UserID: 8}
+	if cacheKey(u1) == cacheKey(u2) {
+		t.Error("two users share a key")
+	}
+}
+
+// TestRenderTags: a render is tagged with the template, its objects (one
+// asked for by GUID: tagged by the GUID too), the references it followed,
+// the attributes it looked up by ApiIdentifier, the language list and
+// the branch tree.
+func TestRenderTags(t *testing.T) {
+	w := newWorld(t)
+	ctx := context.Background()
+	tpl := w.template(t, "tagged", `{{value .Object "headline"}} {{with ref .Object "author"}}{{name .}}{{end}}`)
+	objs, err := w.c.GetObjects(ctx, "4", ids(w.a1), content.ReadOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	guid := objs[0].GUID
+	_, tags, err := New(w.c, Limits{}, nil).render(ctx, Request{Branch: "4", Template: tpl, Objects: []string{guid}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{rendercache.ObjectTag(mustID(t, tpl)), rendercache.ObjectTag(w.a1), rendercache.IdentTag(guid),
+		rendercache.ObjectTag(w.ann), rendercache.ObjectTag(w.person), rendercache.IdentTag("headline"), rendercache.IdentTag("author"),
+		rendercache.TypeTag(content.TypeLanguage), rendercache.TypeTag(content.TypeBranch)} {
+		if !slices.Contains(tags, want) {
+			t.Errorf("tags %v lack %s", tags, want)
+		}
+	}
+	if slices.Contains(tags, rendercache.ObjectTag(w.bob)) {
+		t.Errorf("tags %v name bob, whom the render did not read", tags)
+	}
+}
