@@ -35,6 +35,17 @@ const (
 	DefaultReadTimeout = 15 * time.Minute
 )
 
+// BucketName is the bucket of an installation: DefaultBucket, prefixed
+// with prefix and "_" when there is one (several installations sharing a
+// NATS server keep their blobs apart, as their streams; a clean-up of one
+// never sees the other's files).
+func BucketName(prefix string) string {
+	if prefix == "" {
+		return DefaultBucket
+	}
+	return prefix + "_" + DefaultBucket
+}
+
 // contentTypeHeader carries blobs.Meta.ContentType in the object's headers.
 const contentTypeHeader = "Content-Type"
 

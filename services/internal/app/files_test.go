@@ -16,6 +16,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cmsplatform/cms/pkg/blobs/natsobj"
 	"github.com/cmsplatform/cms/pkg/openapitest"
 )
 
@@ -49,10 +50,26 @@ func TestFilesEmbedded(t *testing.T) {
 // blobs), Elasticsearch and Redis; the restart is a new process on the
 // same components.
 func TestFilesDistributed(t *testing.T) {
-	configFor, _ := isolatedDistributed(t, "files")
+	configFor, bus := isolatedDistributed(t, "files")
 	cfg := configFor(TargetAll)
 	filesConfig(&cfg)
 	runFilesScenario(t, func() (string, func()) { return startStoppable(t, cfg) })
+	// The files went to the bucket of the installation's blobs.prefix (a
+	// shared bucket would let another installation's clean-up remove them).
+	obs, err := bus.JetStream().ObjectStore(t.Context(), natsobj.BucketName(cfg.Blobs.Prefix))
+	if err != nil {
+		t.Fatalf("bucket of blobs.prefix %q: %v", cfg.Blobs.Prefix, err)
+	}
+	list, err := obs.List(t.Context())
+	stored := 0
+	for _, oi := range list {
+		if strings.HasPrefix(oi.Name, "files/") && !oi.Deleted {
+			stored++
+		}
+	}
+	if err != nil || stored == 0 {
+		t.Errorf("bucket %s holds %d files: %v", natsobj.BucketName(cfg.Blobs.Prefix), stored, err)
+	}
 }
 
 // startStoppable runs cfg until stop is called (or the test ends).
