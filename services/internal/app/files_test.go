@@ -266,7 +266,9 @@ func runFilesScenario(t *testing.T, start func() (string, func())) {
 
 	// Full reads in the three groups, by GUID and 32-hex names.
 	for _, path := range []string{"/apis/cms/v1/files/" + name, "/apis/cms/v1/files/" + h + ".png",
-		"/delivery/api/files/" + name, "/apis/rendering/v1/files/" + name, "/apis/rendering/v1/binaries/" + guid} {
+		"/delivery/api/files/" + name, "/delivery/api/files/" + strings.ToUpper(h) + ".png",
+		"/apis/rendering/v1/files/" + name, "/apis/rendering/v1/files/" + h + ".png",
+		"/apis/rendering/v1/binaries/" + guid, "/apis/rendering/v1/binaries/" + h} {
 		resp, b := c.get(path, http.StatusOK)
 		if !bytes.Equal(b, data) {
 			t.Fatalf("GET %s: %d bytes, not the upload", path, len(b))
