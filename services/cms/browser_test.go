@@ -68,7 +68,7 @@ func distributedEnv(t *testing.T) []string {
 		"CMS_EVENTS_ENGINE=" + app.EngineNATS, "CMS_EVENTS_URL=" + natsURL, "CMS_EVENTS_PREFIX=" + prefix,
 		"CMS_SEARCH_ENGINE=" + app.EngineElasticsearch, "CMS_SEARCH_URL=" + esURL, "CMS_SEARCH_PREFIX=" + prefix,
 		"CMS_CACHE_ENGINE=" + app.EngineRedis, "CMS_CACHE_URL=" + redisURL, "CMS_CACHE_PREFIX=" + prefix,
-		"CMS_BLOBS_ENGINE=" + app.EngineNATSObjects,
+		"CMS_BLOBS_ENGINE=" + app.EngineNATSObjects, "CMS_BLOBS_PREFIX=" + prefix,
 	}
 }
 

@@ -209,7 +209,7 @@ func (c *Components) openBlobs(ctx context.Context, cfg Config, log *slog.Logger
 		c.Blobs = s
 	case EngineNATSObjects:
 		var s *natsobj.Store
-		s, err = natsobj.New(ctx, c.Events.JetStream(), natsobj.Options{Logger: log})
+		s, err = natsobj.New(ctx, c.Events.JetStream(), natsobj.Options{Bucket: natsobj.BucketName(cfg.Blobs.Prefix), Logger: log})
 		c.Blobs = s
 	}
 	if err != nil {

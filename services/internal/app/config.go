@@ -277,9 +277,10 @@ type Component struct {
 	Engine string `yaml:"engine"`
 	// URL of the external server (distributed engines only).
 	URL string `yaml:"url"`
-	// Prefix isolates index names, cache keys or the change stream of
-	// several installations sharing one Elasticsearch, Redis or NATS (for
-	// NATS: letters, digits, - and _; empty = the plain stream).
+	// Prefix isolates index names, cache keys, the change stream or the
+	// blob bucket ({prefix}_CMS_BLOBS) of several installations sharing
+	// one Elasticsearch, Redis or NATS (for NATS: letters, digits, - and _;
+	// empty = the plain stream, the bucket CMS_BLOBS).
 	Prefix string `yaml:"prefix"`
 }
 
