@@ -15,10 +15,14 @@ import (
 
 // Subjects covers the subjects of every change event: consumers subscribe
 // to it, the stream stores it.
-const Subjects = "cms.changes.>"
+const Subjects = SubjectPrefix + ">"
+
+// SubjectPrefix starts the subject of every change event (the store's
+// LastOutboxTransaction is asked with it).
+const SubjectPrefix = "cms.changes."
 
 // Subject is the subject of the change events of branch.
-func Subject(branch int64) string { return "cms.changes." + strconv.FormatInt(branch, 10) }
+func Subject(branch int64) string { return SubjectPrefix + strconv.FormatInt(branch, 10) }
 
 // MsgID is the deduplication id of the event of transaction tx: one event
 // per transaction.

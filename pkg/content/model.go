@@ -89,6 +89,12 @@ type ReadOptions struct {
 	// absent from lists). Nil is a trusted internal read without the rule;
 	// every API read sets it.
 	Caller *auth.Principal
+	// SkipMissing makes GetObjects leave out the identifiers that name no
+	// object visible to the caller instead of failing with ErrNotFound:
+	// the found objects come back in the order of the identifiers, in the
+	// same queries. An ambiguous identifier still fails. Other reads
+	// ignore it.
+	SkipMissing bool
 }
 
 // hidesUser reports whether o keeps user object id from its caller.

@@ -130,7 +130,7 @@ func (s *Service) GetObjects(ctx context.Context, branch string, ids []string, o
 	if err != nil {
 		return nil, err
 	}
-	resolved, err := v.resolve(ctx, ids)
+	resolved, err := v.resolveSome(ctx, ids, o.SkipMissing)
 	if err != nil {
 		return nil, err
 	}
@@ -141,8 +141,18 @@ func (s *Service) GetObjects(ctx context.Context, branch string, ids []string, o
 		}
 		for i, id := range resolved {
 			if rows[id].TypeID == TypeUser && o.hidesUser(id) {
+				if o.SkipMissing {
+					resolved[i] = missingID
+					continue
+				}
 				return nil, notFoundf("object %q", ids[i]) //nolint:gosec // resolved has one entry per id
 			}
+		}
+	}
+	if o.SkipMissing {
+		resolved = slices.DeleteFunc(resolved, func(id int64) bool { return id == missingID })
+		if len(resolved) == 0 {
+			return []Object{}, nil
 		}
 	}
 	return v.build(ctx, resolved, p)

@@ -10,6 +10,16 @@ import (
 // An unknown identifier is ErrNotFound, one matching two objects
 // ErrAmbiguous, a malformed one ErrInvalid. "0" and "root" are the root.
 func (v view) resolve(ctx context.Context, idents []string) ([]int64, error) {
+	return v.resolveSome(ctx, idents, false)
+}
+
+// missingID is what resolveSome resolves an identifier to that names no
+// object (0 is the virtual root).
+const missingID = -1
+
+// resolveSome is resolve; with skipMissing an identifier that names no
+// object resolves to missingID instead of failing.
+func (v view) resolveSome(ctx context.Context, idents []string, skipMissing bool) ([]int64, error) {
 	parsed := make([]Ident, len(idents))
 	var nums []int64
 	var guids, apis []string
@@ -63,6 +73,10 @@ func (v view) resolve(ctx context.Context, idents []string) ([]int64, error) {
 	for i, id := range parsed {
 		switch {
 		case id.Kind == IdentID:
+			if !byID[id.ID] && skipMissing {
+				out[i] = missingID
+				continue
+			}
 			if !byID[id.ID] {
 				return nil, notFoundf("object %d on branch %d", id.ID, v.branch)
 			}
@@ -83,6 +97,10 @@ func (v view) resolve(ctx context.Context, idents []string) ([]int64, error) {
 		}
 		switch len(hits) {
 		case 0:
+			if skipMissing {
+				out[i] = missingID
+				continue
+			}
 			return nil, notFoundf("object %q on branch %d", id.Raw, v.branch)
 		case 1:
 			for k := range hits {

@@ -65,6 +65,12 @@ func (d *deadlineStore) LastTransactionID(ctx context.Context) (int64, error) {
 	return component.Call(ctx, d.g, d.Store.LastTransactionID)
 }
 
+func (d *deadlineStore) LastOutboxTransaction(ctx context.Context, subjectPrefix string) (int64, error) {
+	return component.Call(ctx, d.g, func(ctx context.Context) (int64, error) {
+		return d.Store.LastOutboxTransaction(ctx, subjectPrefix)
+	})
+}
+
 func (d *deadlineStore) Ping(ctx context.Context) error { return d.g.Do(ctx, d.Store.Ping) }
 
 func (d *deadlineStore) ClaimOutbox(ctx context.Context, limit int) ([]OutboxEvent, error) {

@@ -50,6 +50,15 @@ type Store interface {
 	// 0 when none was committed yet.
 	LastTransactionID(ctx context.Context) (int64, error)
 
+	// LastOutboxTransaction returns the id of the newest committed
+	// transaction that appended an outbox event whose subject starts with
+	// subjectPrefix, 0 when none did (since the store was created or
+	// migrated to track it). Unlike the outbox, whose rows go once they
+	// are published, it is not pruned. Transactions that appended no such
+	// event (job bookkeeping, say) do not move it, so a consumer of those
+	// events knows which transaction it must have handled to be current.
+	LastOutboxTransaction(ctx context.Context, subjectPrefix string) (int64, error)
+
 	// Ping checks that the database is reachable.
 	Ping(ctx context.Context) error
 

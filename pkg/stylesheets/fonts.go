@@ -3,7 +3,6 @@ package stylesheets
 import (
 	"bytes"
 	"context"
-	"errors"
 	"fmt"
 	"strconv"
 	"strings"
@@ -11,6 +10,7 @@ import (
 	"github.com/cmsplatform/cms/pkg/content"
 	"github.com/cmsplatform/cms/pkg/errkind"
 	"github.com/cmsplatform/cms/pkg/files"
+	"github.com/cmsplatform/cms/pkg/rendercache"
 )
 
 // fontFormats maps a font file's extension to its @font-face format().
@@ -21,10 +21,19 @@ var fontFormats = map[string]string{".woff2": "woff2", ".woff": "woff", ".ttf": 
 // object the face's fontFaceFile names; src is FilesPath + its
 // {md5 GUID}{ext} (with a format() for .woff2, .woff, .ttf, .otf).
 func (s *Service) AppFonts(ctx context.Context, branch string) (Sheet, error) {
+	return s.cached(ctx, "sheet:app-fonts\x00"+branch, func() (Sheet, []string, error) {
+		return s.appFonts(ctx, branch)
+	})
+}
+
+// appFonts builds app-fonts.css and returns its cache tags: the font face
+// list and the families and files the faces name.
+func (s *Service) appFonts(ctx context.Context, branch string) (Sheet, []string, error) {
 	faces, err := s.objects(ctx, branch, content.TypeFontFace)
 	if err != nil {
-		return Sheet{}, err
+		return Sheet{}, nil, err
 	}
+	tags := listTags(content.TypeFontFace)
 	// The families and files the faces name, read in one call each.
 	var refs []string
 	seen := map[int64]bool{}
@@ -34,6 +43,7 @@ func (s *Service) AppFonts(ctx context.Context, branch string) (Sheet, error) {
 			if id, ok := v.ref(a); ok && !seen[id] {
 				seen[id] = true
 				refs = append(refs, strconv.FormatInt(id, 10))
+				tags = append(tags, rendercache.ObjectTag(id)) // found or missing
 			}
 		}
 	}
@@ -41,10 +51,13 @@ func (s *Service) AppFonts(ctx context.Context, branch string) (Sheet, error) {
 	if len(refs) > 0 {
 		objs, err := s.readAll(ctx, branch, refs)
 		if err != nil {
-			return Sheet{}, err
+			return Sheet{}, nil, err
 		}
 		for _, o := range objs {
 			byID[o.ID] = o
+			if o.TypeID == content.TypeUser {
+				tags = nil // users change without change events
+			}
 		}
 	}
 	var b bytes.Buffer
@@ -81,28 +94,14 @@ func (s *Service) AppFonts(ctx context.Context, branch string) (Sheet, error) {
 		}
 		b.WriteString(" font-display: swap; }\n")
 	}
-	return s.sheet("app-fonts.css\x00"+branch, b.Bytes())
+	sh, err := s.sheet("app-fonts.css\x00"+branch, b.Bytes())
+	return sh, tags, err
 }
 
-// readAll reads objects by id, leaving out the ones that do not exist.
+// readAll reads objects by id, leaving out the ones that do not exist,
+// in one read.
 func (s *Service) readAll(ctx context.Context, branch string, ids []string) ([]content.Object, error) {
-	objs, err := s.r.GetObjects(ctx, branch, ids, content.ReadOptions{Inherited: true})
-	if err == nil || !errors.Is(err, errkind.NotFound) {
-		return objs, err
-	}
-	// one reference names nothing: read one by one
-	var out []content.Object
-	for _, id := range ids {
-		o, err := s.r.GetObjects(ctx, branch, []string{id}, content.ReadOptions{Inherited: true})
-		if errors.Is(err, errkind.NotFound) {
-			continue
-		}
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, o...)
-	}
-	return out, nil
+	return s.r.GetObjects(ctx, branch, ids, content.ReadOptions{Inherited: true, SkipMissing: true})
 }
 
 // fontSource is the src value of a font file (a binary proxy object with
@@ -130,6 +129,14 @@ func fontSource(bpo content.Object) (string, bool) {
 // or is of another type is errkind.NotFound. A source with a forbidden
 // construct (Unsafe) is withheld: the sheet is only a comment naming it.
 func (s *Service) Object(ctx context.Context, branch string, id int64) (Sheet, error) {
+	key := "sheet:object\x00" + branch + "\x00" + strconv.FormatInt(id, 10)
+	return s.cached(ctx, key, func() (Sheet, []string, error) {
+		sh, err := s.object(ctx, branch, id)
+		return sh, []string{rendercache.TypeTag(content.TypeBranch), rendercache.ObjectTag(id)}, err
+	})
+}
+
+func (s *Service) object(ctx context.Context, branch string, id int64) (Sheet, error) {
 	objs, err := s.r.GetObjects(ctx, branch, []string{strconv.FormatInt(id, 10)}, content.ReadOptions{Inherited: true})
 	if err != nil {
 		return Sheet{}, err

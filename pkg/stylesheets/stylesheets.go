@@ -19,6 +19,7 @@ import (
 
 	"github.com/cmsplatform/cms/pkg/content"
 	"github.com/cmsplatform/cms/pkg/errkind"
+	"github.com/cmsplatform/cms/pkg/rendercache"
 	"github.com/cmsplatform/cms/pkg/responsecache"
 )
 
@@ -50,8 +51,9 @@ type Reader interface {
 
 // Service builds stylesheets.
 type Service struct {
-	r   Reader
-	log *slog.Logger
+	r     Reader
+	log   *slog.Logger
+	cache *rendercache.Cache // nil: nothing cached (cache.go)
 	// the limits (MaxObjects, MaxOutputBytes; lowered by tests)
 	maxObjects, maxBytes int
 }
@@ -176,6 +178,13 @@ func familyList(v values) (string, bool) {
 // font family, size, line height, colour, alignment, weight, italic).
 // Values that fail validation are left out (a comment names them).
 func (s *Service) AppStyles(ctx context.Context, branch string) (Sheet, error) {
+	return s.cached(ctx, "sheet:app-styles\x00"+branch, func() (Sheet, []string, error) {
+		sh, err := s.appStyles(ctx, branch)
+		return sh, listTags(content.TypeFontFamily, content.TypeTextAlignment, content.TypeParagraphStyle), err
+	})
+}
+
+func (s *Service) appStyles(ctx context.Context, branch string) (Sheet, error) {
 	families, err := s.objects(ctx, branch, content.TypeFontFamily)
 	if err != nil {
 		return Sheet{}, err

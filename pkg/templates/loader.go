@@ -12,6 +12,7 @@ import (
 	"github.com/cmsplatform/cms/pkg/content"
 	"github.com/cmsplatform/cms/pkg/errkind"
 	"github.com/cmsplatform/cms/pkg/model"
+	"github.com/cmsplatform/cms/pkg/rendercache"
 )
 
 // Reader is the part of the Management domain (pkg/content) a render
@@ -58,11 +59,50 @@ type loader struct {
 	attrs   map[string]int64 // attribute identifier → id
 	types   map[int64]int64  // type id → its display-name attribute (0: none)
 	langs   map[int64]*langObj
+	// tags name what the render read or looked up, for the render cache
+	// (rendercache: objects found or missing, identifiers, listed types);
+	// private is set when it read a user object, which is never cached
+	// (users change without change events, and only some callers see
+	// them).
+	tags    map[string]struct{}
+	private bool
 }
 
 func newLoader(r Reader, branch string, caller *auth.Principal, maxReads int) *loader {
 	return &loader{r: r, branch: branch, caller: caller, max: maxReads, byID: map[int64]*Object{}, byIdent: map[string]*Object{},
-		missing: map[int64]bool{}, attrs: map[string]int64{}, types: map[int64]int64{}}
+		missing: map[int64]bool{}, attrs: map[string]int64{}, types: map[int64]int64{},
+		// Every render depends on the branch tree (which chain it reads).
+		tags: map[string]struct{}{rendercache.TypeTag(content.TypeBranch): {}}}
+}
+
+func (l *loader) tag(t string) { l.tags[t] = struct{}{} }
+
+// tagIdent tags a lookup by id, GUID or ApiIdentifier, found or not.
+func (l *loader) tagIdent(s string) {
+	id, err := content.ParseIdent(s)
+	switch {
+	case err != nil:
+	case id.Kind == content.IdentID:
+		l.tag(rendercache.ObjectTag(id.ID))
+	case id.Kind == content.IdentGUID:
+		l.tag(rendercache.IdentTag(id.GUID))
+		l.tag(rendercache.IdentTag(id.Raw))
+	default:
+		l.tag(rendercache.IdentTag(id.Raw))
+	}
+}
+
+// cacheTags returns the render's tags, or nil when it must not be cached.
+func (l *loader) cacheTags() []string {
+	if l.private {
+		return nil
+	}
+	out := make([]string, 0, len(l.tags))
+	for t := range l.tags {
+		out = append(out, t)
+	}
+	slices.Sort(out)
+	return out
 }
 
 // errTooManyObjects is a render that reads more than its bound.
@@ -86,6 +126,10 @@ func (l *loader) keep(o content.Object) *Object {
 	}
 	obj := &Object{ID: o.ID, GUID: o.GUID, APIIdentifier: o.APIIdentifier, TypeID: o.TypeID, Deleted: o.Deleted, values: o.Values}
 	l.byID[o.ID] = obj
+	l.tag(rendercache.ObjectTag(o.ID))
+	if o.TypeID == content.TypeUser {
+		l.private = true
+	}
 	return obj
 }
 
@@ -103,6 +147,9 @@ func (l *loader) objects(ctx context.Context, idents []string) ([]*Object, error
 		if err := l.count(len(need)); err != nil {
 			return nil, err
 		}
+		for _, s := range need {
+			l.tagIdent(s)
+		}
 		objs, err := l.r.GetObjects(ctx, l.branch, need, l.opts())
 		if err != nil {
 			return nil, err
@@ -119,8 +166,7 @@ func (l *loader) objects(ctx context.Context, idents []string) ([]*Object, error
 }
 
 // byIDs reads the objects of ids not loaded yet, in one read; ids not
-// visible on the branch are remembered as missing (read one by one only
-// when the batch read fails because of them).
+// visible on the branch are remembered as missing.
 func (l *loader) byIDs(ctx context.Context, ids []int64) error {
 	var need []string
 	seen := map[int64]bool{}
@@ -128,6 +174,7 @@ func (l *loader) byIDs(ctx context.Context, ids []int64) error {
 		if l.byID[id] == nil && !l.missing[id] && !seen[id] && id > 0 {
 			seen[id] = true
 			need = append(need, strconv.FormatInt(id, 10))
+			l.tag(rendercache.ObjectTag(id)) // found or missing
 		}
 	}
 	if len(need) == 0 {
@@ -136,32 +183,19 @@ func (l *loader) byIDs(ctx context.Context, ids []int64) error {
 	if err := l.count(len(need)); err != nil {
 		return err
 	}
-	objs, err := l.r.GetObjects(ctx, l.branch, need, l.opts())
-	if errors.Is(err, content.ErrNotFound) && len(need) > 1 {
-		for _, s := range need {
-			one, err := l.r.GetObjects(ctx, l.branch, []string{s}, l.opts())
-			switch {
-			case errors.Is(err, content.ErrNotFound):
-				id, _ := strconv.ParseInt(s, 10, 64)
-				l.missing[id] = true
-			case err != nil:
-				return err
-			default:
-				l.keep(one[0])
-			}
-		}
-		return nil
-	}
-	if errors.Is(err, content.ErrNotFound) {
-		id, _ := strconv.ParseInt(need[0], 10, 64)
-		l.missing[id] = true
-		return nil
-	}
+	o := l.opts()
+	o.SkipMissing = true
+	objs, err := l.r.GetObjects(ctx, l.branch, need, o)
 	if err != nil {
 		return err
 	}
 	for _, o := range objs {
 		l.keep(o)
+	}
+	for id := range seen {
+		if l.byID[id] == nil {
+			l.missing[id] = true
+		}
 	}
 	return nil
 }
@@ -245,6 +279,8 @@ func (l *loader) languages(ctx context.Context) (map[int64]*langObj, error) {
 		return l.langs, nil
 	}
 	live := false
+	l.tag(rendercache.TypeTag(content.TypeLanguage))
+	l.tag(rendercache.ObjectTag(content.TypeLanguage))
 	p, err := l.r.GetTypedObjects(ctx, l.branch, strconv.FormatInt(content.TypeLanguage, 10),
 		content.ListQuery{ReadOptions: l.opts(), Deleted: &live, Take: maxLanguages})
 	if err != nil {

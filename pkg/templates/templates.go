@@ -14,6 +14,8 @@ package templates
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
+	"encoding/base64"
 	"errors"
 	"fmt"
 	"html/template"
@@ -30,6 +32,7 @@ import (
 	"github.com/cmsplatform/cms/pkg/errkind"
 	"github.com/cmsplatform/cms/pkg/hyphenate"
 	"github.com/cmsplatform/cms/pkg/model"
+	"github.com/cmsplatform/cms/pkg/rendercache"
 	"github.com/cmsplatform/cms/pkg/rendering"
 	"github.com/cmsplatform/cms/pkg/responsecache"
 	"golang.org/x/text/language"
@@ -98,6 +101,7 @@ type Service struct {
 	log    *slog.Logger
 	limits Limits
 	engine *rendering.Engine
+	cache  *rendercache.Cache // nil: nothing cached
 }
 
 // New returns a Service reading through r (the Management domain).
@@ -108,6 +112,15 @@ func New(r Reader, l Limits, log *slog.Logger) *Service {
 	l = l.withDefaults()
 	return &Service{r: r, log: log, limits: l, engine: rendering.New(l.Engine)}
 }
+
+// WithCache keeps renders in c (see Render); it returns s.
+func (s *Service) WithCache(c *rendercache.Cache) *Service {
+	s.cache = c
+	return s
+}
+
+// CacheStats are the render cache's counters (zero without one).
+func (s *Service) CacheStats() rendercache.Stats { return s.cache.Stats() }
 
 // Request is one render.
 type Request struct {
@@ -124,6 +137,7 @@ type Request struct {
 
 // Result is a rendered template.
 type Result struct {
+	// HTML may be shared with the render cache: never modify it.
 	HTML []byte
 	// ETag is a strong validator over the output and the request it was
 	// rendered for.
@@ -162,11 +176,34 @@ func invalidf(format string, args ...any) error {
 	return fmt.Errorf("%w: "+format, append([]any{errInvalid}, args...)...)
 }
 
-// Render renders req.Template over req.Objects.
+// Render renders req.Template over req.Objects. With a cache (WithCache)
+// an answer is served from it when the cache is current with the store
+// (rendercache.Cache.Get), else rendered and stored, tagged with
+// everything the render read (the loader's tags; renders that read a
+// user object are not stored). The key is the request and the caller's
+// visibility (cacheKey).
 func (s *Service) Render(ctx context.Context, req Request) (Result, error) {
 	if err := s.check(req); err != nil {
 		return Result{}, err
 	}
+	key := cacheKey(req)
+	e, ticket, ok, err := s.cache.Get(ctx, key)
+	if err != nil {
+		return Result{}, err
+	}
+	if ok {
+		return Result{HTML: e.Body, ETag: e.ETag}, nil
+	}
+	res, tags, err := s.render(ctx, req)
+	if err == nil && tags != nil {
+		s.cache.Put(ctx, ticket, rendercache.Entry{Body: res.HTML, ETag: res.ETag}, tags)
+	}
+	return res, err
+}
+
+// render renders req and returns the cache tags of what it read (nil:
+// not cacheable).
+func (s *Service) render(ctx context.Context, req Request) (Result, []string, error) {
 	r := &run{s: s, ld: newLoader(s.r, req.Branch, req.Caller, s.limits.MaxReads), compiled: map[string]*rendering.Template{}}
 	// The reads share the render's deadline.
 	ctx, cancel := context.WithTimeout(ctx, s.engineTimeout())
@@ -175,21 +212,21 @@ func (s *Service) Render(ctx context.Context, req Request) (Result, error) {
 	// The template and the objects in one read.
 	all, err := r.ld.objects(ctx, append([]string{req.Template}, req.Objects...))
 	if err != nil {
-		return Result{}, err
+		return Result{}, nil, err
 	}
 	tpl, err := r.template(req.Template)
 	if err != nil {
-		return Result{}, err
+		return Result{}, nil, err
 	}
 	objs := all[1:]
 	for i, o := range objs {
 		if o.Deleted {
-			return Result{}, fmt.Errorf("%w: object %q is deleted", content.ErrNotFound, req.Objects[i])
+			return Result{}, nil, fmt.Errorf("%w: object %q is deleted", content.ErrNotFound, req.Objects[i])
 		}
 	}
 	iso, err := r.setChains(req)
 	if err != nil {
-		return Result{}, err
+		return Result{}, nil, err
 	}
 	r.data = Data{Objects: objs, Language: iso, Culture: r.culture.String(), Parameters: req.Parameters}
 	if len(objs) > 0 {
@@ -201,20 +238,20 @@ func (s *Service) Render(ctx context.Context, req Request) (Result, error) {
 	r.stack = []int64{tpl.ID}
 	compiled, err := r.compile(tpl)
 	if err != nil {
-		return Result{}, err
+		return Result{}, nil, err
 	}
 	out, err := compiled.Execute(ctx, r.data)
 	if err != nil {
-		return Result{}, s.renderErr(tpl.ID, err)
+		return Result{}, nil, s.renderErr(tpl.ID, err)
 	}
 	if req.Hyphenate {
 		var b bytes.Buffer
 		if err := hyphenate.HTML(&b, string(out), iso); err != nil {
-			return Result{}, fmt.Errorf("hyphenate: %w", err) // errkind.TooLarge beyond its input bound
+			return Result{}, nil, fmt.Errorf("hyphenate: %w", err) // errkind.TooLarge beyond its input bound
 		}
 		out = b.Bytes()
 	}
-	return Result{HTML: out, ETag: responsecache.ETag("render", out, []string{requestKey(req)})}, nil
+	return Result{HTML: out, ETag: responsecache.ETag("render", out, []string{requestKey(req)})}, r.ld.cacheTags(), nil
 }
 
 func (s *Service) engineTimeout() time.Duration {
@@ -429,6 +466,21 @@ func (s *Service) renderErr(id int64, err error) error {
 		id = n
 	}
 	return &TemplateError{Template: id, Line: re.Line, Column: re.Column, Msg: strings.TrimPrefix(re.Msg, "template: ")}
+}
+
+// cacheKey is the render cache's key of req: the request and what the
+// caller may see (administrators see every user object, others only their
+// own: the output may differ between them).
+func cacheKey(req Request) string {
+	who := "anonymous"
+	switch c := req.Caller; {
+	case c != nil && c.Admin:
+		who = "admin"
+	case c != nil:
+		who = "user:" + strconv.FormatInt(c.UserID, 10)
+	}
+	h := sha256.Sum256([]byte(requestKey(req) + "\x00" + who))
+	return "render:" + base64.RawURLEncoding.EncodeToString(h[:18])
 }
 
 // requestKey is what a render was asked for, for its ETag.

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
@@ -22,7 +21,6 @@ import (
 	"github.com/cmsplatform/cms/pkg/testenv"
 	"github.com/cmsplatform/cms/pkg/testenv/setups"
 	"github.com/cmsplatform/cms/services/internal/app"
-	"github.com/nats-io/nats.go/jetstream"
 )
 
 // TestBrowserLiveList drives the example page examples/live-list in a real
@@ -50,8 +48,8 @@ func TestBrowserLiveList(t *testing.T) {
 // distributedEnv switches `cms run` to the real components (the engines of
 // `cms serve`): a fresh PostgreSQL database, and on NATS, Elasticsearch and
 // Redis a namespace of its own (the change stream, index names and cache
-// keys, the blobs bucket), so other test runs on the same servers cannot
-// feed or steal its events or overwrite its blobs. What the process created there is deleted when the test ends,
+// keys), so other test runs on the same servers cannot feed or steal its
+// events. What the process created there is deleted when the test ends,
 // after the process (cleanups run last first; startCMS registers later).
 func distributedEnv(t *testing.T) []string {
 	t.Helper()
@@ -60,16 +58,10 @@ func distributedEnv(t *testing.T) []string {
 	redisURL := testenv.URL(t, testenv.RedisURL)
 	natsURL := testenv.URL(t, testenv.NATSURL)
 	// The bus creates the namespace's stream and deletes it at the end.
-	bus, prefix := setups.NATSBus(t, "browsertest", "browser-test")
+	_, prefix := setups.NATSBus(t, "browsertest", "browser-test")
 	t.Cleanup(func() {
 		testenv.DeleteIndexes(t, esURL, prefix)
 		testenv.DeleteRedisKeys(t, redisURL, prefix)
-		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		defer cancel()
-		if err := bus.JetStream().DeleteObjectStore(ctx, prefix+"_CMS_BLOBS"); err != nil && !errors.Is(err, jetstream.ErrBucketNotFound) &&
-			!errors.Is(err, jetstream.ErrStreamNotFound) {
-			t.Errorf("cleanup: delete the blobs bucket: %v", err)
-		}
 	})
 	return []string{
 		"CMS_STORE_ENGINE=" + app.EnginePostgres, "CMS_STORE_URL=" + pgURL,

@@ -16,7 +16,8 @@ import (
 
 // TestFilesCleanupCommand: `cms files cleanup` on an embedded data dir
 // keeps the file an object references, reports the unreferenced one in a
-// dry run and removes it otherwise. (The same code runs as the job
+// dry run and removes it otherwise; it removes an abandoned upload once it
+// is older than the configured files.uploadTtl. (The same code runs as the job
 // jobCleanupFiles, tested on both setups in services/internal/app.)
 func TestFilesCleanupCommand(t *testing.T) {
 	ctx := context.Background()
@@ -45,6 +46,11 @@ func TestFilesCleanupCommand(t *testing.T) {
 		return n
 	}
 	kept, dropped := commit("referenced content"), commit("unreferenced content")
+	ext := ".txt"
+	abandoned, err := svc.StartUpload(ctx, files.Chunk{Extension: &ext, Data: strings.NewReader("never committed")})
+	if err != nil {
+		t.Fatal(err)
+	}
 	// A deleted object names kept (a deleted object can be restored).
 	tx, err := comps.Store.Begin(ctx, store.TxMeta{User: "test"})
 	if err != nil {
@@ -84,14 +90,21 @@ func TestFilesCleanupCommand(t *testing.T) {
 	if out := run("--dry-run", "--min-age", "0s"); !strings.Contains(out, "2 files") || !strings.Contains(out, "would remove 1 unreferenced") {
 		t.Errorf("dry run: %q", out)
 	}
-	if out := run(); !strings.Contains(out, "1 younger than 24h0m0s") || !strings.Contains(out, "removed 0 unreferenced") {
-		t.Errorf("default min age: %q", out)
+	if out := run(); !strings.Contains(out, "1 younger than 24h0m0s") || !strings.Contains(out, "removed 0 unreferenced") ||
+		!strings.Contains(out, "0 abandoned uploads removed") {
+		t.Errorf("default min age and upload TTL: %q", out)
 	}
-	if out := run("--min-age", "0s"); !strings.Contains(out, "1 referenced") || !strings.Contains(out, "removed 1 unreferenced") {
+	// files.uploadTtl comes from the configuration.
+	t.Setenv("CMS_FILES_UPLOAD_TTL", "1ms")
+	if out := run("--min-age", "0s"); !strings.Contains(out, "1 referenced") || !strings.Contains(out, "removed 1 unreferenced") ||
+		!strings.Contains(out, "1 abandoned uploads removed") {
 		t.Errorf("cleanup: %q", out)
 	}
 	comps, svc = open()
 	defer comps.Close()
+	if _, err := svc.ContinueUpload(ctx, abandoned.Token, files.Chunk{Data: strings.NewReader("x"), Commit: true}); !errors.Is(err, files.ErrInvalidUpload) {
+		t.Errorf("an abandoned upload after the clean-up: %v", err)
+	}
 	if _, err := svc.Stat(ctx, kept); err != nil {
 		t.Errorf("referenced file: %v", err)
 	}

@@ -3,9 +3,7 @@ package management_test
 import (
 	"archive/zip"
 	"bytes"
-	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"net/url"
 	"slices"
@@ -16,7 +14,6 @@ import (
 	"github.com/cmsplatform/cms/pkg/testenv"
 	"github.com/cmsplatform/cms/pkg/testenv/setups"
 	"github.com/cmsplatform/cms/services/internal/app"
-	"github.com/nats-io/nats.go/jetstream"
 )
 
 // The job operations run against the whole system (`cms run`: the
@@ -30,15 +27,8 @@ func TestJobsSQLite(t *testing.T) { runJobs(t, app.Component{}) }
 // TestJobsDistributed runs them on PostgreSQL and NATS (the change stream,
 // the job queue and the blobs in a namespace of their own).
 func TestJobsDistributed(t *testing.T) {
-	bus, ns := setups.NATSBus(t, "mgmtjobs", "management-jobs-test")
-	t.Cleanup(func() { // after the server (cleanups run last first)
-		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		defer cancel()
-		if err := bus.JetStream().DeleteObjectStore(ctx, ns+"_CMS_BLOBS"); err != nil && !errors.Is(err, jetstream.ErrBucketNotFound) &&
-			!errors.Is(err, jetstream.ErrStreamNotFound) {
-			t.Errorf("cleanup: delete the blobs bucket: %v", err)
-		}
-	})
+	// The namespace (streams and the blobs bucket) is deleted afterwards.
+	_, ns := setups.NATSBus(t, "mgmtjobs", "management-jobs-test")
 	natsURL := testenv.URL(t, testenv.NATSURL)
 	runJobs(t, app.Component{Engine: app.EnginePostgres, URL: freshPostgres(t)}, func(c *app.Config) {
 		c.Events = app.Component{Engine: app.EngineNATS, URL: natsURL, Prefix: ns}

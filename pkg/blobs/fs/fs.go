@@ -105,7 +105,7 @@ func (s *Store) Put(ctx context.Context, key string, r io.Reader, meta blobs.Met
 		}
 	}()
 	h := sha256.New()
-	n, err := io.Copy(io.MultiWriter(tmp, h), ctxReader{ctx, r})
+	n, err := io.CopyBuffer(io.MultiWriter(tmp, h), ctxReader{ctx, r}, make([]byte, copyBuffer))
 	if err != nil {
 		return blobs.Info{}, fmt.Errorf("blobs/fs: put %s: %w", key, err)
 	}
@@ -228,6 +228,9 @@ func syncDir(dir string) error {
 	defer d.Close()
 	return d.Sync()
 }
+
+// copyBuffer is the buffer of a Put: large writes, few system calls.
+const copyBuffer = 256 << 10
 
 // ctxReader stops a copy when ctx ends.
 type ctxReader struct {

@@ -35,6 +35,17 @@ const (
 	DefaultReadTimeout = 15 * time.Minute
 )
 
+// BucketName is the bucket of an installation: DefaultBucket, prefixed
+// with prefix and "_" when there is one (several installations sharing a
+// NATS server keep their blobs apart, as their streams; a clean-up of one
+// never sees the other's files).
+func BucketName(prefix string) string {
+	if prefix == "" {
+		return DefaultBucket
+	}
+	return prefix + "_" + DefaultBucket
+}
+
 // contentTypeHeader carries blobs.Meta.ContentType in the object's headers.
 const contentTypeHeader = "Content-Type"
 
@@ -54,6 +65,8 @@ type Options struct {
 
 // Store is a blobs.Store in a JetStream object store bucket.
 type Store struct {
+	js          jetstream.JetStream
+	bucket      string
 	obs         jetstream.ObjectStore
 	readTimeout time.Duration
 	log         *slog.Logger
@@ -84,7 +97,7 @@ func New(ctx context.Context, js jetstream.JetStream, opts Options) (*Store, err
 	if err != nil {
 		return nil, fmt.Errorf("blobs/natsobj: bucket %s: %w", opts.Bucket, err)
 	}
-	return &Store{obs: obs, readTimeout: opts.ReadTimeout, log: opts.Logger}, nil
+	return &Store{js: js, bucket: opts.Bucket, obs: obs, readTimeout: opts.ReadTimeout, log: opts.Logger}, nil
 }
 
 // Put implements blobs.Store.
@@ -117,32 +130,36 @@ func (s *Store) GetRange(ctx context.Context, key string, offset, length int64) 
 	if _, ok := ctx.Deadline(); !ok {
 		ctx, cancel = context.WithTimeout(ctx, s.readTimeout)
 	}
-	res, err := s.obs.Get(ctx, key)
+	oi, err := s.obs.GetInfo(ctx, key)
+	if err == nil && oi.Deleted {
+		err = jetstream.ErrObjectNotFound
+	}
+	if err == nil && oi.Opts != nil && oi.Opts.Link != nil {
+		err = fmt.Errorf("object %s is a link (this store writes none)", key)
+	}
+	if err != nil {
+		cancel()
+		return nil, blobs.Info{}, s.wrap("get", key, err)
+	}
+	info, err := toInfo(oi)
+	var n int64
+	if err == nil {
+		n, err = blobs.RangeLen(info.Size, offset, length)
+	}
+	var res io.ReadCloser
+	if err == nil {
+		res, err = s.openContent(ctx, oi)
+	}
 	if err != nil {
 		cancel()
 		return nil, blobs.Info{}, s.wrap("get", key, err)
 	}
 	closer := closeFunc(func() error { err := res.Close(); cancel(); return err })
-	oi, err := res.Info()
-	if err == nil && oi.Deleted {
-		err = jetstream.ErrObjectNotFound
-	}
-	var info blobs.Info
-	if err == nil {
-		info, err = toInfo(oi)
-	}
-	var n int64
-	if err == nil {
-		n, err = blobs.RangeLen(info.Size, offset, length)
-	}
-	if err == nil && offset > 0 {
+	if offset > 0 {
 		if _, err = io.CopyN(io.Discard, res, offset); err != nil {
-			err = fmt.Errorf("skipping to offset %d: %w", offset, err)
+			_ = closer.Close()
+			return nil, blobs.Info{}, s.wrap("get", key, fmt.Errorf("skipping to offset %d: %w", offset, err))
 		}
-	}
-	if err != nil {
-		_ = closer.Close()
-		return nil, blobs.Info{}, s.wrap("get", key, err)
 	}
 	var r io.Reader = res
 	if offset+n < info.Size {

@@ -33,6 +33,8 @@ type statements struct {
 	purgeBranchComment    string   // branch
 	purgeBranchObjects    string   // branch
 	appendOutbox          string   // tx, subject, msg id, payload
+	markOutboxSubject     string   // subject, tx
+	lastOutboxTx          string   // subject prefix (LIKE pattern)
 	ackOutbox             string   // ids
 	getObjectsIn          string   // branches, ids
 	insertComment         string   // id, branch, object, user, body, created, modified, created tx, modified tx, user key
@@ -111,7 +113,10 @@ func newStatements(d Dialect) *statements {
 		purgeBranchObjects: r(`DELETE FROM objects WHERE branch = ?`),
 		appendOutbox:       r(`INSERT INTO outbox (tx_id, subject, msg_id, payload) VALUES (?, ?, ?, ?)`),
 		ackOutbox:          r(`DELETE FROM outbox WHERE ` + in("id")),
-		getObjectsIn:       r(selectObjects + ` WHERE ` + in("branch") + ` AND ` + in("id") + ` ORDER BY id, branch`),
+		markOutboxSubject: r(`INSERT INTO outbox_subjects (subject, tx_id) VALUES (?, ?)
+			ON CONFLICT (subject) DO UPDATE SET tx_id = excluded.tx_id`),
+		lastOutboxTx: r(`SELECT COALESCE(MAX(tx_id), 0) FROM outbox_subjects WHERE subject LIKE ? ESCAPE '\'`),
+		getObjectsIn: r(selectObjects + ` WHERE ` + in("branch") + ` AND ` + in("id") + ` ORDER BY id, branch`),
 		insertComment: r(`INSERT INTO comments (` + commentColumns + `, user_key)
 			VALUES (?, ?, ?, ?, ?, FALSE, ?, ?, ?, ?, ?)`),
 		updateCommentBody: r(`UPDATE comments SET body = ?, ` + t("modified") + ` = ?, modified_tx = ? WHERE id = ?`),

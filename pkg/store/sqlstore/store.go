@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"slices"
+	"strings"
 	"sync/atomic"
 
 	"github.com/cmsplatform/cms/pkg/store"
@@ -110,6 +111,20 @@ func (s *Store) LastTransactionID(ctx context.Context) (int64, error) {
 	}
 	return id, nil
 }
+
+// LastOutboxTransaction implements store.Store: the highest transaction
+// recorded for the subjects with the prefix (one row per subject).
+func (s *Store) LastOutboxTransaction(ctx context.Context, subjectPrefix string) (int64, error) {
+	var id int64
+	pattern := likeEscaper.Replace(subjectPrefix) + "%"
+	if err := s.q.QueryRow(ctx, s.st.lastOutboxTx, pattern).Scan(&id); err != nil {
+		return 0, errorf(s.d, err, "last outbox transaction")
+	}
+	return id, nil
+}
+
+// likeEscaper quotes LIKE's wildcards (ESCAPE '\').
+var likeEscaper = strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`)
 
 // ClaimOutboxWith runs a backend's claim statement on the Write querier;
 // the statement leases the events and returns their id, tx_id, subject,

@@ -154,6 +154,16 @@ func (t *writeTx) AppendOutbox(ctx context.Context, events ...store.OutboxEvent)
 			}
 			b.Queue(t.st.appendOutbox, t.meta.ID, e.Subject, e.MsgID, payload)
 		}
+		// The newest transaction per subject (LastOutboxTransaction):
+		// transactions commit in id order, so the last writer's id is
+		// the highest.
+		marked := map[string]bool{}
+		for _, e := range events {
+			if !marked[e.Subject] {
+				marked[e.Subject] = true
+				b.Queue(t.st.markOutboxSubject, e.Subject, t.meta.ID)
+			}
+		}
 	})
 	if err != nil {
 		return errorf(t.d, err, "append outbox")

@@ -39,6 +39,7 @@ func Run(t *testing.T, newStore Factory) {
 		{Name: "Purge", Run: testPurge},
 		{Name: "Outbox", Run: testOutbox},
 		{Name: "OutboxConcurrentClaims", Run: testOutboxConcurrentClaims},
+		{Name: "LastOutboxTransaction", Run: testLastOutboxTransaction},
 		{Name: "ConcurrentWriters", Run: testConcurrentWriters},
 		{Name: "ConcurrentWritersWithFailures", Run: testConcurrentWritersWithFailures},
 		{Name: "CommentRoundTrip", Run: testCommentRoundTrip},

@@ -111,12 +111,14 @@ func NATSBus(t testing.TB, prefix, client string) (*natsjs.Bus, string) {
 }
 
 // DeleteNATSNamespace deletes the streams of the events namespace ns (named
-// ns_*).
+// ns_*) and of the object store buckets with the prefix ns (OBJ_ns_*).
 func DeleteNATSNamespace(ctx context.Context, t testing.TB, js jetstream.JetStream, ns string) {
 	names := js.StreamNames(ctx)
 	var ours []string
 	for name := range names.Name() {
-		if strings.HasPrefix(name, ns+"_") {
+		// The namespace's streams, and the streams of its object store
+		// buckets ("OBJ_" + bucket).
+		if strings.HasPrefix(name, ns+"_") || strings.HasPrefix(name, "OBJ_"+ns+"_") {
 			ours = append(ours, name)
 		}
 	}

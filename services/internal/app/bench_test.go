@@ -96,11 +96,19 @@ func benchBulkCreate(b *testing.B, target string, st Component, openDirect func(
 // benchServer runs target on st, like startServer.
 func benchServer(b *testing.B, target string, st Component) string {
 	b.Helper()
+	return benchServerWith(b, target, func(cfg *Config) {
+		if st.Engine != "" {
+			cfg.Store = st
+		}
+	})
+}
+
+// benchServerWith is benchServer with the configuration changed by adjust.
+func benchServerWith(b *testing.B, target string, adjust func(*Config)) string {
+	b.Helper()
 	cfg := DefaultConfig()
 	cfg.Target = target
-	if st.Engine != "" {
-		cfg.Store = st
-	}
+	adjust(&cfg)
 	cfg.DataDir = b.TempDir()
 	cfg.HTTPAddr, cfg.GRPCAddr = "127.0.0.1:0", "127.0.0.1:0"
 	cfg.AdminPassword = "test-password"

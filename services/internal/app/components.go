@@ -209,7 +209,7 @@ func (c *Components) openBlobs(ctx context.Context, cfg Config, log *slog.Logger
 		c.Blobs = s
 	case EngineNATSObjects:
 		var s *natsobj.Store
-		s, err = natsobj.New(ctx, c.Events.JetStream(), natsobj.Options{Logger: log, Bucket: blobsBucket(cfg.Blobs.Prefix)})
+		s, err = natsobj.New(ctx, c.Events.JetStream(), natsobj.Options{Bucket: natsobj.BucketName(cfg.Blobs.Prefix), Logger: log})
 		c.Blobs = s
 	}
 	if err != nil {
@@ -218,15 +218,6 @@ func (c *Components) openBlobs(ctx context.Context, cfg Config, log *slog.Logger
 	}
 	c.add("blobs", func() error { return nil }, nil)
 	return nil
-}
-
-// blobsBucket is the NATS object store bucket of blobs.prefix: CMS_BLOBS,
-// or <prefix>_CMS_BLOBS for installations (or test runs) sharing one NATS.
-func blobsBucket(prefix string) string {
-	if prefix == "" {
-		return natsobj.DefaultBucket
-	}
-	return prefix + "_" + natsobj.DefaultBucket
 }
 
 // Ping checks every open component; the error names the failing ones.

@@ -16,6 +16,7 @@ import (
 	"github.com/cmsplatform/cms/pkg/events"
 	"github.com/cmsplatform/cms/pkg/indexwriter"
 	"github.com/cmsplatform/cms/pkg/livechanges"
+	"github.com/cmsplatform/cms/pkg/rendercache"
 	"github.com/cmsplatform/cms/pkg/rendering"
 	"github.com/cmsplatform/cms/pkg/search"
 	"github.com/cmsplatform/cms/pkg/webhooks"
@@ -114,6 +115,10 @@ type Config struct {
 	// CMS_RENDER_MAX_OUTPUT_BYTES.
 	RenderTimeout        time.Duration `yaml:"renderTimeout"`
 	RenderMaxOutputBytes int           `yaml:"renderMaxOutputBytes"`
+	// RenderCacheMaxBytes bounds the memory of the per-process render
+	// cache (pkg/rendercache, docs/rendering.md); 0 turns it off.
+	// CMS_RENDER_CACHE_MAX_BYTES.
+	RenderCacheMaxBytes int64 `yaml:"renderCacheMaxBytes"`
 
 	// Live bounds the change stream of Delivery (docs/live-changes.md).
 	Live LiveConfig `yaml:"live"`
@@ -273,9 +278,9 @@ type Component struct {
 	// URL of the external server (distributed engines only).
 	URL string `yaml:"url"`
 	// Prefix isolates index names, cache keys, the change stream or the
-	// blobs bucket of several installations sharing one Elasticsearch,
-	// Redis or NATS (for NATS: letters, digits, - and _; empty = the plain
-	// stream, the bucket CMS_BLOBS).
+	// blob bucket ({prefix}_CMS_BLOBS) of several installations sharing
+	// one Elasticsearch, Redis or NATS (for NATS: letters, digits, - and _;
+	// empty = the plain stream, the bucket CMS_BLOBS).
 	Prefix string `yaml:"prefix"`
 }
 
@@ -311,6 +316,7 @@ func DefaultConfig() Config {
 		WebhookMaxResponseBytes: 64 << 10,
 		RenderTimeout:           rendering.DefaultTimeout,
 		RenderMaxOutputBytes:    rendering.DefaultMaxOutputBytes,
+		RenderCacheMaxBytes:     rendercache.DefaultMaxBytes,
 		WebhookKeepAttempts:     webhooks.DefaultKeepAttempts,
 		WebhookAttemptsMaxAge:   webhooks.DefaultAttemptsMaxAge,
 		Store:                   Component{Engine: EngineSQLite},
@@ -369,6 +375,9 @@ func (c Config) Validate() error {
 	errs = append(errs, c.Live.validate()...)
 	if c.Queries.Queue < 0 {
 		errs = append(errs, errors.New("queries: queue must not be negative"))
+	}
+	if c.RenderCacheMaxBytes < 0 {
+		errs = append(errs, errors.New("renderCacheMaxBytes must not be negative (0 turns the render cache off)"))
 	}
 	if slices.ContainsFunc(c.CORSOrigins, func(o string) bool { return strings.EqualFold(strings.TrimSpace(o), "null") }) {
 		errs = append(errs, errors.New(`corsOrigins: "null" is never allowed (any sandboxed page sends it)`))

@@ -144,7 +144,7 @@ func isolatedDistributed(t *testing.T, name string) (func(target string) Config,
 		cfg.DrainDelay = 0 // nothing balances load in front of a test
 		cfg.Target = target
 		cfg.Store.URL, cfg.Events.URL, cfg.Search.URL, cfg.Cache.URL = pgURL, natsURL, esURL, redisURL
-		cfg.Search.Prefix, cfg.Cache.Prefix, cfg.Events.Prefix = prefix, prefix, prefix
+		cfg.Search.Prefix, cfg.Cache.Prefix, cfg.Events.Prefix, cfg.Blobs.Prefix = prefix, prefix, prefix, prefix
 		cfg.DataDir = t.TempDir()
 		cfg.HTTPAddr, cfg.GRPCAddr = "127.0.0.1:0", "127.0.0.1:0"
 		cfg.AdminPassword = "test-password"
@@ -160,7 +160,7 @@ func cleanupElasticsearch(t *testing.T, esURL, prefix string) {
 
 // sharedNATS returns the URL of the NATS of CMS_NATS_URL and a bus on it
 // in the events namespace prefix (the servers under test use the same);
-// the namespace's stream is deleted afterwards.
+// the namespace's streams (the blob bucket's too) are deleted afterwards.
 func sharedNATS(t *testing.T, prefix string) (string, *natsjs.Bus) {
 	t.Helper()
 	url := testenv.URL(t, testenv.NATSURL)

@@ -29,7 +29,7 @@ func TestServeAgainstRealComponents(t *testing.T) {
 	cfg.Cache.URL = testenv.URL(t, testenv.RedisURL)
 	cleanupElasticsearch(t, cfg.Search.URL, prefix)
 	cleanupRedis(t, cfg.Cache.URL, prefix)
-	cfg.Search.Prefix, cfg.Cache.Prefix, cfg.Events.Prefix = prefix, prefix, prefix
+	cfg.Search.Prefix, cfg.Cache.Prefix, cfg.Events.Prefix, cfg.Blobs.Prefix = prefix, prefix, prefix, prefix
 	cfg.DataDir = t.TempDir()
 	cfg.HTTPAddr, cfg.GRPCAddr = "127.0.0.1:0", "127.0.0.1:0"
 	cfg.AdminPassword = "test-password"
@@ -101,7 +101,7 @@ func TestServeManagementOnPostgres(t *testing.T) {
 	prefix := fmt.Sprintf("mgmttest%d", time.Now().UnixNano())
 	cfg.Store.URL = testenv.PostgresDatabase(t)
 	cfg.Events.URL, _ = sharedNATS(t, prefix)
-	cfg.Events.Prefix = prefix
+	cfg.Events.Prefix, cfg.Blobs.Prefix = prefix, prefix
 	cfg.DataDir = t.TempDir()
 	cfg.HTTPAddr, cfg.GRPCAddr = "127.0.0.1:0", "127.0.0.1:0"
 	cfg.AdminPassword = "test-password"

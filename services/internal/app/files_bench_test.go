@@ -2,6 +2,7 @@ package app
 
 import (
 	"bufio"
+	"context"
 	"crypto/rand"
 	"encoding/binary"
 	"encoding/json"
@@ -11,10 +12,18 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"runtime"
+	"runtime/debug"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+
+	"github.com/cmsplatform/cms/pkg/testenv"
+	"github.com/cmsplatform/cms/pkg/testenv/setups"
 )
 
 // patternReader yields n bytes of a 1 MiB random block repeated, its first
@@ -135,14 +144,55 @@ func copyFile(tb testing.TB, dir string, r io.Reader) {
 	_ = os.Remove(p)
 }
 
+// blobSetups are the blob components the file benchmarks run on: files
+// on disk (`cms run`) and the NATS object store of CMS_NATS_URL (as
+// `cms serve` keeps them; skipped without it).
+var blobSetups = []string{EngineFS, EngineNATSObjects}
+
+// filesBenchServer is `cms run` (Management) with its blobs in engine; for
+// the NATS object store, events and blobs go to the NATS of CMS_NATS_URL
+// under a prefix of their own, deleted afterwards.
+func filesBenchServer(b *testing.B, engine string) string {
+	b.Helper()
+	adjust := func(*Config) {}
+	if engine == EngineNATSObjects {
+		url := testenv.URL(b, testenv.NATSURL)
+		prefix := fmt.Sprintf("filesbench%d", time.Now().UnixNano())
+		nc, err := nats.Connect(url)
+		if err != nil {
+			b.Fatal(err)
+		}
+		js, err := jetstream.New(nc)
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.Cleanup(func() { // after the server's own clean-up, which stops it
+			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+			defer cancel()
+			setups.DeleteNATSNamespace(ctx, b, js, prefix)
+			nc.Close()
+		})
+		adjust = func(cfg *Config) {
+			cfg.Events = Component{Engine: EngineNATS, URL: url, Prefix: prefix}
+			cfg.Blobs = Component{Engine: EngineNATSObjects, Prefix: prefix}
+		}
+	}
+	return strings.TrimSuffix(benchServerWith(b, TargetManagement, adjust), "/apis/cms/v1")
+}
+
 // BenchmarkFiles uploads 64 MiB in two 32 MiB chunks through Management
-// (HTTP multipart → gateway → gRPC stream → pkg/files → blobs on disk) and
-// downloads it, on `cms run`; the baseline in the same run writes the same
-// bytes to a file (fsync) and reads them back. It reports MB/s of each and
-// the ratios against the baseline.
+// (HTTP multipart → gateway → gRPC stream → pkg/files → blob component)
+// and downloads it, on `cms run` with each blob setup; the baseline in the
+// same run writes the same bytes to a file (fsync) and reads them back. It
+// reports MB/s of each and the ratios against the baseline.
 func BenchmarkFiles(b *testing.B) {
+	for _, engine := range blobSetups {
+		b.Run("blobs="+engine, func(b *testing.B) { benchFiles(b, filesBenchServer(b, engine)) })
+	}
+}
+
+func benchFiles(b *testing.B, base string) {
 	const size, chunk = 64 << 20, 32 << 20
-	base := strings.TrimSuffix(benchServer(b, TargetManagement, Component{}), "/apis/cms/v1")
 	dir := b.TempDir()
 	var tCopy, tUp, tDown time.Duration
 	seed := uint64(time.Now().UnixNano())
@@ -169,12 +219,19 @@ func BenchmarkFiles(b *testing.B) {
 }
 
 // BenchmarkFilesPeakRSS uploads and downloads 1 GiB once on `cms run` in
-// this process and reports the peak resident set (VmHWM, reset first)
-// against the resident set before: streaming keeps the difference to
-// buffers, whatever the file size. Linux only.
+// this process, with each blob setup, and reports the peak resident set
+// (VmHWM, reset first) against the resident set before: streaming keeps
+// the difference to buffers, whatever the file size. Linux only.
 func BenchmarkFilesPeakRSS(b *testing.B) {
+	for _, engine := range blobSetups {
+		b.Run("blobs="+engine, func(b *testing.B) { benchFilesPeakRSS(b, filesBenchServer(b, engine)) })
+	}
+}
+
+func benchFilesPeakRSS(b *testing.B, base string) {
 	const size, chunk = 1 << 30, 32 << 20
-	base := strings.TrimSuffix(benchServer(b, TargetManagement, Component{}), "/apis/cms/v1")
+	runtime.GC()
+	debug.FreeOSMemory()
 	if err := os.WriteFile("/proc/self/clear_refs", []byte("5"), 0); err != nil {
 		b.Skipf("cannot reset the peak RSS: %v", err)
 	}

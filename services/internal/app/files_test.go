@@ -16,6 +16,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cmsplatform/cms/pkg/blobs/natsobj"
 	"github.com/cmsplatform/cms/pkg/openapitest"
 )
 
@@ -30,6 +31,8 @@ const filesChunkLimit = 64 << 10
 func filesConfig(c *Config) {
 	c.Files.MaxChunkBytes = filesChunkLimit
 	c.Files.MaxFileBytes = 3 * filesChunkLimit
+	c.Files.ThumbnailSize = thumbnailDefault
+	c.Files.MaxThumbnailSize = thumbnailCap
 }
 
 // TestFilesEmbedded runs the scenario on `cms run`; the server restarts
@@ -47,10 +50,26 @@ func TestFilesEmbedded(t *testing.T) {
 // blobs), Elasticsearch and Redis; the restart is a new process on the
 // same components.
 func TestFilesDistributed(t *testing.T) {
-	configFor, _ := isolatedDistributed(t, "files")
+	configFor, bus := isolatedDistributed(t, "files")
 	cfg := configFor(TargetAll)
 	filesConfig(&cfg)
 	runFilesScenario(t, func() (string, func()) { return startStoppable(t, cfg) })
+	// The files went to the bucket of the installation's blobs.prefix (a
+	// shared bucket would let another installation's clean-up remove them).
+	obs, err := bus.JetStream().ObjectStore(t.Context(), natsobj.BucketName(cfg.Blobs.Prefix))
+	if err != nil {
+		t.Fatalf("bucket of blobs.prefix %q: %v", cfg.Blobs.Prefix, err)
+	}
+	list, err := obs.List(t.Context())
+	stored := 0
+	for _, oi := range list {
+		if strings.HasPrefix(oi.Name, "files/") && !oi.Deleted {
+			stored++
+		}
+	}
+	if err != nil || stored == 0 {
+		t.Errorf("bucket %s holds %d files: %v", natsobj.BucketName(cfg.Blobs.Prefix), stored, err)
+	}
 }
 
 // startStoppable runs cfg until stop is called (or the test ends).
@@ -97,9 +116,19 @@ type filesClient struct {
 }
 
 // send does one request as the administrator; with a document it checks
-// the response against it.
+// the request and the response against it (Management paths only: the
+// Delivery and Rendering groups have no OpenAPI document, their statuses
+// are checked by the tests against their operation tables).
 func (c filesClient) send(method, path string, body io.Reader, contentType string, hdr ...string) (*http.Response, []byte) {
 	c.t.Helper()
+	var reqBody []byte
+	if body != nil {
+		var err error
+		if reqBody, err = io.ReadAll(body); err != nil {
+			c.t.Fatal(err)
+		}
+		body = bytes.NewReader(reqBody)
+	}
 	req, err := http.NewRequest(method, c.base+path, body)
 	if err != nil {
 		c.t.Fatal(err)
@@ -120,28 +149,54 @@ func (c filesClient) send(method, path string, body io.Reader, contentType strin
 	if err != nil {
 		c.t.Fatal(err)
 	}
-	// The document types file bytes as application/octet-stream; the
-	// server sends the extension's media type, so bodies are validated as
-	// octet-stream. It has no 416: that answer is checked by the test.
-	// Empty answers (304, the empty 200 of a DELETE) carry no content type
-	// the validator could match.
-	if c.doc != nil && strings.HasPrefix(path, "/apis/cms/v1/") && resp.StatusCode != http.StatusRequestedRangeNotSatisfiable && len(b) > 0 {
-		vreq, _ := http.NewRequest(method, c.base+path, nil)
-		vresp := *resp
-		if strings.HasPrefix(path, "/apis/cms/v1/files/") && resp.StatusCode < 300 {
-			vresp.Header = resp.Header.Clone()
-			vresp.Header.Set("Content-Type", "application/octet-stream")
-		}
-		if err := c.doc.ValidateResponse(vreq, nil, &vresp, b); err != nil {
-			c.t.Errorf("%s %s: response breaks the document: %v", method, path, err)
-		}
+	if c.doc != nil && strings.HasPrefix(path, "/apis/cms/v1/") {
+		c.validate(req, reqBody, resp, b)
 	}
 	return resp, b
 }
 
+// validate checks an exchange of the Management group against its
+// document: the request (method, path, parameters, content type; the
+// validator does not look into multipart bodies) and the response.
+func (c filesClient) validate(req *http.Request, reqBody []byte, resp *http.Response, b []byte) {
+	c.t.Helper()
+	if err := c.doc.ValidateRequest(req, reqBody); err != nil {
+		c.t.Errorf("%s %s: the test sends a request the document rejects: %v", req.Method, req.URL.Path, err)
+	}
+	// The document has no 416: that answer is checked by the test.
+	if resp.StatusCode == http.StatusRequestedRangeNotSatisfiable {
+		return
+	}
+	vresp := *resp
+	vresp.Header = resp.Header.Clone()
+	switch {
+	case resp.StatusCode >= 300 && resp.StatusCode != http.StatusNotModified:
+		// ProblemDetails, validated as they are.
+	case len(b) == 0:
+		// An empty answer (304, the 200 of a DELETE) carries no content
+		// type (docs/api-reference.md); the document declares
+		// octet-stream for them: the status and the empty body are
+		// checked against that.
+		vresp.Header.Set("Content-Type", "application/octet-stream")
+	case strings.HasPrefix(req.URL.Path, "/apis/cms/v1/files/"):
+		// The document types file bytes as application/octet-stream;
+		// the server sends the extension's media type.
+		vresp.Header.Set("Content-Type", "application/octet-stream")
+	}
+	if err := c.doc.ValidateResponse(req, reqBody, &vresp, b); err != nil {
+		c.t.Errorf("%s %s: response breaks the document: %v", req.Method, req.URL.Path, err)
+	}
+}
+
 func (c filesClient) upload(method, path string, wantStatus int, file []byte, fields ...string) uploadResult {
 	c.t.Helper()
-	body, ct := multipartBody(c.t, "File", file, fields...)
+	return c.uploadPart("File", method, path, wantStatus, file, fields...)
+}
+
+// uploadPart is upload with the file part named fileField.
+func (c filesClient) uploadPart(fileField, method, path string, wantStatus int, file []byte, fields ...string) uploadResult {
+	c.t.Helper()
+	body, ct := multipartBody(c.t, fileField, file, fields...)
 	resp, b := c.send(method, path, body, ct)
 	if resp.StatusCode != wantStatus {
 		c.t.Fatalf("%s %s = %d, want %d: %s", method, path, resp.StatusCode, wantStatus, b)
@@ -188,7 +243,7 @@ func runFilesScenario(t *testing.T, start func() (string, func())) {
 
 	// Three chunks; the lower-case spellings and an extension without
 	// the dot are accepted.
-	r := c.upload(http.MethodPost, "/apis/cms/v1/fileUpload", http.StatusOK, parts[0], "extension", "png", "commit", "false")
+	r := c.uploadPart("file", http.MethodPost, "/apis/cms/v1/fileUpload", http.StatusOK, parts[0], "extension", "png", "commit", "false")
 	if r.Token == nil || r.Size != filesChunkLimit || r.Extension != ".png" || r.GUID != nil || r.Created != nil {
 		t.Fatalf("first chunk: %+v", r)
 	}
@@ -211,7 +266,9 @@ func runFilesScenario(t *testing.T, start func() (string, func())) {
 
 	// Full reads in the three groups, by GUID and 32-hex names.
 	for _, path := range []string{"/apis/cms/v1/files/" + name, "/apis/cms/v1/files/" + h + ".png",
-		"/delivery/api/files/" + name, "/apis/rendering/v1/files/" + name, "/apis/rendering/v1/binaries/" + guid} {
+		"/delivery/api/files/" + name, "/delivery/api/files/" + strings.ToUpper(h) + ".png",
+		"/apis/rendering/v1/files/" + name, "/apis/rendering/v1/files/" + h + ".png",
+		"/apis/rendering/v1/binaries/" + guid, "/apis/rendering/v1/binaries/" + h} {
 		resp, b := c.get(path, http.StatusOK)
 		if !bytes.Equal(b, data) {
 			t.Fatalf("GET %s: %d bytes, not the upload", path, len(b))

@@ -3,6 +3,7 @@ package app
 import (
 	"github.com/cmsplatform/cms/pkg/livechanges"
 	"github.com/cmsplatform/cms/pkg/outbox"
+	"github.com/cmsplatform/cms/pkg/rendercache"
 	"github.com/cmsplatform/cms/pkg/responsecache"
 	"github.com/cmsplatform/cms/services/delivery"
 	"github.com/cmsplatform/cms/services/indexer"
@@ -57,6 +58,22 @@ func registerDeliveryMetrics(reg prometheus.Registerer, g *delivery.Group) {
 		counterFunc("cms_delivery_cache_shared_builds_total", "Delivery cache misses answered by an identical concurrent build instead of their own.", func() int64 { return g.Stats().Shared }),
 		counterFunc("cms_delivery_invalidations_total", "Change events applied to the Delivery cache.", func() int64 { return g.Stats().Invalidations }),
 		counterFunc("cms_delivery_evicted_tags_total", "Cache tags evicted by change events.", func() int64 { return g.Stats().EvictedTags }))
+}
+
+// registerRenderCacheMetrics exports the render cache's counters.
+func registerRenderCacheMetrics(reg prometheus.Registerer, rc *rendercache.Cache) {
+	lookups := func(result string, f func(rendercache.Stats) int64) prometheus.Collector {
+		return prometheus.NewCounterFunc(prometheus.CounterOpts{Name: "cms_render_cache_requests_total",
+			Help:        "Template renders and stylesheets by render cache result: hit, miss, or behind (the invalidator had not handled the newest change event yet).",
+			ConstLabels: prometheus.Labels{"result": result}}, func() float64 { return float64(f(rc.Stats())) })
+	}
+	reg.MustRegister(
+		lookups("hit", func(s rendercache.Stats) int64 { return s.Hits }),
+		lookups("miss", func(s rendercache.Stats) int64 { return s.Misses }),
+		lookups("behind", func(s rendercache.Stats) int64 { return s.Behind }),
+		counterFunc("cms_render_cache_stored_total", "Renders stored in the render cache.", func() int64 { return rc.Stats().Stored }),
+		counterFunc("cms_render_invalidations_total", "Change events applied to the render cache.", func() int64 { return rc.Stats().Invalidations }),
+		counterFunc("cms_render_evicted_tags_total", "Render cache tags evicted by change events.", func() int64 { return rc.Stats().EvictedTags }))
 }
 
 // registerLiveMetrics exports the change stream hub's counters.

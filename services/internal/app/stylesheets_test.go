@@ -19,7 +19,8 @@ import (
 // app-fonts.css and {objectId}.css built from objects written through
 // Management a moment before (the Management view, no indexing wait),
 // with their ETag / 304, 404s, injection attempts neutralised, and every
-// answer checked against the served Rendering document.
+// answer checked against the served Rendering document. Then the render
+// cache in front of them (runSheetCacheScenario).
 
 func TestStylesheetsEmbedded(t *testing.T) {
 	cfg := DefaultConfig()
@@ -28,12 +29,14 @@ func TestStylesheetsEmbedded(t *testing.T) {
 	cfg.AdminPassword = "test-password"
 	base, _ := startStoppable(t, cfg)
 	runStylesheetsScenario(t, base)
+	runSheetCacheScenario(t, base)
 }
 
 func TestStylesheetsDistributed(t *testing.T) {
 	configFor, _ := isolatedDistributed(t, "stylesheets")
 	base, _ := startStoppable(t, configFor(TargetAll))
 	runStylesheetsScenario(t, base)
+	runSheetCacheScenario(t, base)
 }
 
 // renderingDoc checks answers against the served Rendering document

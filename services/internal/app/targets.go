@@ -19,6 +19,7 @@ import (
 	"github.com/cmsplatform/cms/pkg/indexwriter"
 	"github.com/cmsplatform/cms/pkg/livechanges"
 	"github.com/cmsplatform/cms/pkg/outbox"
+	"github.com/cmsplatform/cms/pkg/rendercache"
 	pkgrendering "github.com/cmsplatform/cms/pkg/rendering"
 	"github.com/cmsplatform/cms/pkg/stylesheets"
 	"github.com/cmsplatform/cms/pkg/templates"
@@ -153,9 +154,16 @@ func buildTargets(ctx context.Context, cfg Config, comps *Components, log *slog.
 				// Stylesheets and renders read the current Management
 				// view (a preview shows what was just written).
 				cs := content.New(comps.Store, log.With("component", "content"))
-				g.WithStylesheets(stylesheets.New(cs, log.With("group", "rendering")))
+				// Renders and sheets are cached per process until a
+				// change event touches what they read; each process
+				// reads every event through an ephemeral consumer of its
+				// own.
+				rc := renderCache(cfg, comps, log)
+				workers = append(workers, rc.Invalidator(comps.Events, "render-invalidator-"+hostName(), comps.Store).Run)
+				registerRenderCacheMetrics(reg, rc)
+				g.WithStylesheets(stylesheets.New(cs, log.With("group", "rendering")).WithCache(rc))
 				g.WithTemplates(templates.New(cs, templates.Limits{Engine: pkgrendering.Limits{
-					Timeout: cfg.RenderTimeout, MaxOutputBytes: cfg.RenderMaxOutputBytes}}, log.With("group", "rendering")))
+					Timeout: cfg.RenderTimeout, MaxOutputBytes: cfg.RenderMaxOutputBytes}}, log.With("group", "rendering")).WithCache(rc))
 			}
 			groups = append(groups, g)
 		case TargetIndex:
@@ -188,6 +196,15 @@ func buildTargets(ctx context.Context, cfg Config, comps *Components, log *slog.
 		}
 	}
 	return groups, workers, nil
+}
+
+// renderCache is the render cache of a rendering target (nil when
+// renderCacheMaxBytes is 0).
+func renderCache(cfg Config, comps *Components, log *slog.Logger) *rendercache.Cache {
+	if cfg.RenderCacheMaxBytes <= 0 {
+		return nil
+	}
+	return rendercache.New(comps.Store, rendercache.Options{MaxBytes: cfg.RenderCacheMaxBytes, Logger: log.With("component", "rendercache")})
 }
 
 // liveOptions configures the change stream of a delivery target: the
@@ -229,11 +246,17 @@ func invalidatorDurable(cfg Config) string {
 	if cfg.Cache.Engine == EngineRedis {
 		return "delivery-invalidator"
 	}
+	return "delivery-invalidator-" + hostName()
+}
+
+// hostName is the host name as a consumer name may spell it ("local"
+// when unknown).
+func hostName() string {
 	host, err := os.Hostname()
 	if err != nil || host == "" {
 		host = "local"
 	}
-	return "delivery-invalidator-" + strings.Map(func(r rune) rune {
+	return strings.Map(func(r rune) rune {
 		if r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '-' || r == '_' {
 			return r
 		}

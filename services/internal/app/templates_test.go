@@ -20,7 +20,8 @@ import (
 // names, formatting, sanitized XHTML and a called template; ETag / 304; a
 // syntax error and an endless loop answer 422 with the line and column;
 // German hyphenation; a batch with failing entries; limits answer 4xx;
-// every answer checked against the served Rendering document.
+// every answer checked against the served Rendering document. Then the
+// render cache (runRenderCacheScenario).
 
 func TestTemplatesEmbedded(t *testing.T) {
 	cfg := DefaultConfig()
@@ -30,6 +31,7 @@ func TestTemplatesEmbedded(t *testing.T) {
 	cfg.RenderTimeout = 500 * time.Millisecond
 	base, _ := startStoppable(t, cfg)
 	runTemplatesScenario(t, base)
+	runRenderCacheScenario(t, base)
 }
 
 func TestTemplatesDistributed(t *testing.T) {
@@ -38,6 +40,7 @@ func TestTemplatesDistributed(t *testing.T) {
 	cfg.RenderTimeout = 500 * time.Millisecond
 	base, _ := startStoppable(t, cfg)
 	runTemplatesScenario(t, base)
+	runRenderCacheScenario(t, base)
 }
 
 func runTemplatesScenario(t *testing.T, base string) {

@@ -16,6 +16,14 @@ import (
 	"time"
 )
 
+// The thumbnail settings of the files scenario (filesConfig): a default
+// size below the test image's 240 px and a cap below the built-in 2048, so
+// that both settings are seen to reach Delivery.
+const (
+	thumbnailDefault = 100
+	thumbnailCap     = 1000
+)
+
 // runThumbnailScenario reads thumbnails of BPOs through Delivery: sizes,
 // 304, concurrent first requests, a non-image, a decompression bomb and
 // invalid sizes. pictureType is a BPO type.
@@ -75,7 +83,7 @@ func runThumbnailScenario(t *testing.T, c filesClient, admin httpClient, picture
 	for _, tc := range []struct {
 		query string
 		want  int
-	}{{"?size=64", 64}, {"?width=32", 32}, {"?size=48&width=32", 48}, {"", 240}} {
+	}{{"?size=64", 64}, {"?width=32", 32}, {"?size=48&width=32", 48}, {"", thumbnailDefault}, {"?size=1000", 240}} {
 		resp, body := c.get(base+"photo"+tc.query, http.StatusOK)
 		got, format, err := image.Decode(bytes.NewReader(body))
 		if err != nil || format != "jpeg" || resp.Header.Get("Content-Type") != "image/jpeg" {
@@ -98,7 +106,7 @@ func runThumbnailScenario(t *testing.T, c filesClient, admin httpClient, picture
 	for _, tc := range []struct {
 		path string
 		want int
-	}{{"manual", http.StatusNotFound}, {"photo?size=5000", http.StatusBadRequest}, {"photo?size=-1", http.StatusBadRequest},
+	}{{"manual", http.StatusNotFound}, {"photo?size=1001", http.StatusBadRequest}, {"photo?size=5000", http.StatusBadRequest}, {"photo?size=-1", http.StatusBadRequest},
 		{"photo?size=abc", http.StatusBadRequest}, {"999999", http.StatusNotFound}} {
 		resp, body := c.get(base+tc.path, tc.want)
 		if !strings.HasPrefix(resp.Header.Get("Content-Type"), "application/problem+json") {
