@@ -29,19 +29,19 @@ import (
 // then exported as JSON and CSV and checked in the downloaded ZIPs, and a
 // second import of the input is killed over HTTP while it runs.
 func TestJobRunnerKill9(t *testing.T) {
-	t.Run("embedded", func(t *testing.T) { jobRunnerKill9(t, nil) })
+	// Batches small enough that the import runs for seconds on either.
+	t.Run("embedded", func(t *testing.T) { jobRunnerKill9(t, 20, nil) })
 	t.Run("distributed", func(t *testing.T) {
-		jobRunnerKill9(t, distributedEnv(t))
+		jobRunnerKill9(t, 100, distributedEnv(t))
 	})
 }
 
 const (
-	killJobObjects = 20000
-	killJobBatch   = 50
+	killJobObjects = 40000
 	killJobAckWait = 5 * time.Second
 )
 
-func jobRunnerKill9(t *testing.T, env []string) {
+func jobRunnerKill9(t *testing.T, batch int, env []string) {
 	bin, err := os.Executable()
 	if err != nil {
 		t.Fatal(err)
@@ -61,7 +61,7 @@ func jobRunnerKill9(t *testing.T, env []string) {
 	token := uploadJobInput(t, api+"/jobInput", input[:half], "")
 	uploadJobInput(t, api+"/jobInput/"+token, input[half:], token)
 	b = mustCall(t, http.StatusOK, http.MethodPost, api+"/jobs", fmt.Sprintf(`{"branchId":4,"jobDefinitionId":1202,"inputFile":{"token":%q},`+
-		`"parameters":[{"name":"batchSize","values":["%d"]}],"language":201}`, token, killJobBatch))
+		`"parameters":[{"name":"batchSize","values":["%d"]}],"language":201}`, token, batch))
 	var created struct {
 		ID int64 `json:"id"`
 	}
@@ -83,7 +83,7 @@ func jobRunnerKill9(t *testing.T, env []string) {
 			t.Fatalf("the import finished before the kill (state %d %q): make it longer", j.State, j.StateMessage)
 		}
 		if prog.ProgressInfo != nil && j.State == 1 {
-			if _, err := fmt.Sscanf(*prog.ProgressInfo, "%d objects created", &atKill); err == nil && atKill >= 5*killJobBatch {
+			if _, err := fmt.Sscanf(*prog.ProgressInfo, "%d objects created", &atKill); err == nil && atKill >= 5*batch {
 				break
 			}
 		}
@@ -133,7 +133,7 @@ func jobRunnerKill9(t *testing.T, env []string) {
 	var resumed int
 	if i := strings.Index(log, "resuming after "); i < 0 {
 		t.Errorf("the log does not say where the import resumed:\n%.2000s", log)
-	} else if _, err := fmt.Sscanf(log[i:], "resuming after %d input objects", &resumed); err != nil || resumed < atKill || resumed%killJobBatch != 0 {
+	} else if _, err := fmt.Sscanf(log[i:], "resuming after %d input objects", &resumed); err != nil || resumed < atKill || resumed%batch != 0 {
 		t.Errorf("resumed after %d objects (%v); %d were reported created before the kill", resumed, err, atKill)
 	}
 	t.Logf("resumed after %d input objects", resumed)
@@ -182,16 +182,16 @@ func jobRunnerKill9(t *testing.T, env []string) {
 		t.Fatalf("%d distinct objects; imported more than once: %s; missing: %s", len(names), firstFew(twice), firstFew(missing))
 	}
 	exportThroughZip(t, api, "killjob", killJobObjects)
-	killRunning(t, api, token)
+	killRunning(t, api, token, batch)
 }
 
 // killRunning imports the input token again and kills the job over HTTP
 // (PATCH state 0) while it runs: it must end as Error within seconds (the
 // runner reads the job's state every second).
-func killRunning(t *testing.T, api, token string) {
+func killRunning(t *testing.T, api, token string, batch int) {
 	t.Helper()
 	b := mustCall(t, http.StatusOK, http.MethodPost, api+"/jobs", fmt.Sprintf(`{"branchId":4,"jobDefinitionId":1202,"inputFile":{"token":%q},`+
-		`"parameters":[{"name":"batchSize","values":["%d"]}],"language":0}`, token, killJobBatch))
+		`"parameters":[{"name":"batchSize","values":["%d"]}],"language":0}`, token, batch))
 	var created struct {
 		ID int64 `json:"id"`
 	}
