@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/cmsplatform/cms/pkg/content"
 	"github.com/cmsplatform/cms/pkg/jobs"
@@ -76,6 +77,27 @@ func TestImportResumesAfterTakeover(t *testing.T) {
 		}
 		if len(names) != n {
 			t.Fatalf("%d distinct names, want %d", len(names), n)
+		}
+	})
+}
+
+// TestLostTooOftenIsError: a job whose runner was lost more often than
+// MaxAttempts is not run again but ends as Error saying so, so it is never
+// left Running.
+func TestLostTooOftenIsError(t *testing.T) {
+	setups(t, func(t *testing.T, e *env) {
+		first := newSlow()
+		stop := e.runner(t, "doomed", slowKinds(first))
+		j := e.create(t, jobs.CreateRequest{Definition: e.def(t, jobs.KindCleanupFiles)})
+		e.wait(t, j.ID, "running", func(j jobs.Job) bool { return j.State == jobs.StateRunning })
+		stop()
+		second := newSlow()
+		close(second.release)
+		e.runnerOpts(t, jobs.RunnerOptions{Instance: "strict", MaxAttempts: 1, AckWait: 1500 * time.Millisecond,
+			CheckEvery: 50 * time.Millisecond, Kinds: slowKinds(second)})
+		j = e.waitDone(t, j.ID)
+		if j.State != jobs.StateError || !strings.Contains(j.StateMessage, "given up") || second.started.Load() != 0 {
+			t.Fatalf("job lost once with MaxAttempts 1: state %d %q, run %d times again", j.State, j.StateMessage, second.started.Load())
 		}
 	})
 }
