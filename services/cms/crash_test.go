@@ -177,9 +177,17 @@ func (l *procLog) tail(n int) string {
 // log is printed when the test failed.
 func startCMS(t testing.TB, bin, dir string, env ...string) *cmsProc {
 	t.Helper()
+	return startCommand(t, bin, dir, []string{"run"}, env...)
+}
+
+// startCommand is startCMS for another command: args is the command and
+// its own flags ("serve", "--target=jobs"); a target without Management
+// is only waited for until /readyz answers 200.
+func startCommand(t testing.TB, bin, dir string, args []string, env ...string) *cmsProc {
+	t.Helper()
 	log := &procLog{addr: make(chan string, 1)}
-	cmd := exec.Command(bin, "run", "--data-dir", dir, "--http-addr", "127.0.0.1:0", "--grpc-addr", "127.0.0.1:0",
-		"--log-format", "json", "--log-level", "info")
+	cmd := exec.Command(bin, append(args, "--data-dir", dir, "--http-addr", "127.0.0.1:0", "--grpc-addr", "127.0.0.1:0",
+		"--log-format", "json", "--log-level", "info")...)
 	if os.Getenv(crashLogDirEnv) != "" {
 		cmd.Args[len(cmd.Args)-1] = "debug" // e.g. every event the indexer applies
 	}
@@ -229,6 +237,9 @@ func startCMS(t testing.TB, bin, dir string, env ...string) *cmsProc {
 			t.Fatalf("cms run on %s: not ready after 30s", dir)
 		case <-time.After(20 * time.Millisecond):
 		}
+	}
+	if slices.ContainsFunc(args, func(a string) bool { return strings.HasPrefix(a, "--target=") && a != "--target=all" && a != "--target=management" }) {
+		return p
 	}
 	// One authenticated call, so the writers find the credentials cached
 	// instead of queueing for the password check together.

@@ -24,15 +24,17 @@ import (
 // input object exactly once. Before the kill, the log read over HTTP
 // while the job runs holds what was written so far. Embedded, the
 // restarted process releases the dead runner's jobs at once
-// (Queue.ReleaseDead); distributed (PostgreSQL, NATS), the queue hands
-// the job out again after jobAckWait (5s here). The imported objects are
+// (Queue.ReleaseDead); distributed (PostgreSQL, NATS), `cms serve
+// --target=management` and `cms serve --target=jobs` follow the killed
+// process, and the queue hands the job to the latter after jobAckWait
+// (5s here). The imported objects are
 // then exported as JSON and CSV and checked in the downloaded ZIPs, and a
 // second import of the input is killed over HTTP while it runs.
 func TestJobRunnerKill9(t *testing.T) {
 	// Batches small enough that the import runs for seconds on either.
-	t.Run("embedded", func(t *testing.T) { jobRunnerKill9(t, 20, nil) })
+	t.Run("embedded", func(t *testing.T) { jobRunnerKill9(t, 20, false, nil) })
 	t.Run("distributed", func(t *testing.T) {
-		jobRunnerKill9(t, 100, distributedEnv(t))
+		jobRunnerKill9(t, 100, true, distributedEnv(t))
 	})
 }
 
@@ -41,7 +43,7 @@ const (
 	killJobAckWait = 5 * time.Second
 )
 
-func jobRunnerKill9(t *testing.T, batch int, env []string) {
+func jobRunnerKill9(t *testing.T, batch int, separate bool, env []string) {
 	bin, err := os.Executable()
 	if err != nil {
 		t.Fatal(err)
@@ -101,7 +103,16 @@ func jobRunnerKill9(t *testing.T, batch int, env []string) {
 	t.Logf("killed pid %d with %d of %d objects reported created; job instance %s", p.cmd.Process.Pid, atKill, killJobObjects, before.InstanceID)
 
 	restarted := time.Now()
-	p = startCMS(t, bin, dir, env...)
+	runner := ""
+	if separate {
+		// Management and the runner each in a process of their own: the
+		// job can only be taken over by `serve --target=jobs`.
+		p = startCommand(t, bin, t.TempDir(), []string{"serve", "--target=management"}, env...)
+		jp := startCommand(t, bin, t.TempDir(), []string{"serve", "--target=jobs"}, env...)
+		runner = fmt.Sprintf("-%d/", jp.cmd.Process.Pid)
+	} else {
+		p = startCMS(t, bin, dir, env...)
+	}
 	ready := time.Since(restarted)
 	api = p.base + "/apis/cms/v1"
 	jobURL = fmt.Sprintf("%s/jobs/%d", api, created.ID)
@@ -123,8 +134,8 @@ func jobRunnerKill9(t *testing.T, batch int, env []string) {
 	}
 	t.Logf("restarted process ready after %v; job taken over after %v, finished after %v", ready.Round(time.Millisecond),
 		takenOver.Round(time.Millisecond), time.Since(restarted).Round(time.Millisecond))
-	if j.State != 2 || j.Restarts != 1 || !strings.Contains(j.StateMessage, "taken over") {
-		t.Fatalf("recovered job: state %d %q restarts %d", j.State, j.StateMessage, j.Restarts)
+	if j.State != 2 || j.Restarts != 1 || !strings.Contains(j.StateMessage, "taken over") || !strings.Contains(j.InstanceID, runner) {
+		t.Fatalf("recovered job: state %d %q restarts %d instance %s (want the runner %s)", j.State, j.StateMessage, j.Restarts, j.InstanceID, runner)
 	}
 	if bound := killJobAckWait + 15*time.Second; takenOver > bound {
 		t.Errorf("the job was taken over %v after the restart, beyond %v", takenOver, bound)
