@@ -238,7 +238,9 @@ func startCommand(t testing.TB, bin, dir string, args []string, env ...string) *
 		case <-time.After(20 * time.Millisecond):
 		}
 	}
-	if slices.ContainsFunc(args, func(a string) bool { return strings.HasPrefix(a, "--target=") && a != "--target=all" && a != "--target=management" }) {
+	if slices.ContainsFunc(args, func(a string) bool {
+		return strings.HasPrefix(a, "--target=") && a != "--target=all" && a != "--target=management"
+	}) {
 		return p
 	}
 	// One authenticated call, so the writers find the credentials cached
