@@ -57,8 +57,12 @@ func (c docClient) waitJob(t *testing.T, id int64) map[string]any {
 	}
 }
 
+// jobsUploadLimit is maxUploadBytes of the job tests' systems: a job input
+// chunk beyond it is 413.
+const jobsUploadLimit = 256 << 10
+
 func runJobs(t *testing.T, store app.Component, more ...func(*app.Config)) {
-	base, _ := startSystem(t, store, more...)
+	base, _ := startSystem(t, store, append(more, func(c *app.Config) { c.MaxUploadBytes = jobsUploadLimit })...)
 	c := docClient{base: base, doc: contractDoc(t), seen: map[string]int{}}
 	for _, op := range jobOps {
 		c.seen[op] = 0
@@ -183,6 +187,12 @@ func runJobs(t *testing.T, store app.Component, more ...func(*app.Config)) {
 		t.Fatalf("continued input = %v", second)
 	}
 	c.upload(t, 400, "/jobInput/"+strings.Repeat("0", 32), []byte("x"))
+	big := bytes.Repeat([]byte(" "), jobsUploadLimit+1)
+	c.upload(t, 413, "/jobInput", big)
+	c.upload(t, 413, "/jobInput/"+token, big)
+	if again := c.upload(t, 200, "/jobInput/"+token, []byte(" ")).object(t); again["size"] != float64(len(input)+len(rest)+1) {
+		t.Fatalf("input after a refused chunk = %v", again)
+	}
 	imp := c.do(t, 200, "POST", "/jobs", fmt.Sprintf(`{"branchId":4,"jobDefinitionId":1202,"inputFile":{"token":%q,"name":"input.json"},"language":0}`, token)).object(t)
 	if j := c.waitJob(t, int64(imp["id"].(float64))); j["state"] != float64(2) {
 		t.Fatalf("import job = %v", j)
