@@ -57,12 +57,18 @@ func (c docClient) waitJob(t *testing.T, id int64) map[string]any {
 	}
 }
 
-// jobsUploadLimit is maxUploadBytes of the job tests' systems: a job input
-// chunk beyond it is 413.
-const jobsUploadLimit = 256 << 10
+// The job tests' systems take chunks of at most jobsUploadLimit bytes
+// (maxUploadBytes, 413 beyond) and job inputs of at most jobsInputLimit
+// (jobMaxInputBytes, 422 beyond).
+const (
+	jobsUploadLimit = 256 << 10
+	jobsInputLimit  = 1 << 20
+)
 
 func runJobs(t *testing.T, store app.Component, more ...func(*app.Config)) {
-	base, _ := startSystem(t, store, append(more, func(c *app.Config) { c.MaxUploadBytes = jobsUploadLimit })...)
+	base, _ := startSystem(t, store, append(more, func(c *app.Config) {
+		c.MaxUploadBytes, c.JobMaxInputBytes = jobsUploadLimit, jobsInputLimit
+	})...)
 	c := docClient{base: base, doc: contractDoc(t), seen: map[string]int{}}
 	for _, op := range jobOps {
 		c.seen[op] = 0
@@ -193,6 +199,21 @@ func runJobs(t *testing.T, store app.Component, more ...func(*app.Config)) {
 	if again := c.upload(t, 200, "/jobInput/"+token, []byte(" ")).object(t); again["size"] != float64(len(input)+len(rest)+1) {
 		t.Fatalf("input after a refused chunk = %v", again)
 	}
+	// Chunks within maxUploadBytes until the input passes jobMaxInputBytes:
+	// 422, and the input keeps what it had.
+	chunk := bytes.Repeat([]byte(" "), jobsUploadLimit-1024)
+	grow := c.upload(t, 200, "/jobInput", chunk).object(t)
+	growToken, size := grow["token"].(string), grow["size"].(float64)
+	for size+float64(len(chunk)) <= jobsInputLimit {
+		size = c.upload(t, 200, "/jobInput/"+growToken, chunk).object(t)["size"].(float64)
+	}
+	if d := c.upload(t, 422, "/jobInput/"+growToken, chunk).detail(t); !strings.Contains(d, "larger than expected") {
+		t.Fatalf("input beyond jobMaxInputBytes: %q", d)
+	}
+	if kept := c.upload(t, 200, "/jobInput/"+growToken, []byte(" ")).object(t); kept["size"] != size+1 {
+		t.Fatalf("input after the 422 = %v, want %v bytes", kept, size+1)
+	}
+	c.do(t, 200, "DELETE", "/jobInput/"+growToken, "")
 	imp := c.do(t, 200, "POST", "/jobs", fmt.Sprintf(`{"branchId":4,"jobDefinitionId":1202,"inputFile":{"token":%q,"name":"input.json"},"language":0}`, token)).object(t)
 	if j := c.waitJob(t, int64(imp["id"].(float64))); j["state"] != float64(2) {
 		t.Fatalf("import job = %v", j)

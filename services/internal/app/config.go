@@ -15,6 +15,7 @@ import (
 	"github.com/cmsplatform/cms/pkg/content"
 	"github.com/cmsplatform/cms/pkg/events"
 	"github.com/cmsplatform/cms/pkg/indexwriter"
+	"github.com/cmsplatform/cms/pkg/jobs"
 	"github.com/cmsplatform/cms/pkg/livechanges"
 	"github.com/cmsplatform/cms/pkg/rendercache"
 	"github.com/cmsplatform/cms/pkg/rendering"
@@ -94,6 +95,10 @@ type Config struct {
 	// CMS_JOB_CONCURRENCY, CMS_JOB_ACK_WAIT.
 	JobConcurrency int           `yaml:"jobConcurrency"`
 	JobAckWait     time.Duration `yaml:"jobAckWait"`
+	// JobMaxInputBytes caps one job input across its chunks (422 beyond,
+	// as NovaDB's "the file size is larger than expected").
+	// CMS_JOB_MAX_INPUT_BYTES.
+	JobMaxInputBytes int64 `yaml:"jobMaxInputBytes"`
 	// The attempt log of webhooks (docs/webhooks.md): attempts kept per
 	// webhook and how long an attempt is kept; the dispatcher prunes the
 	// rest every minute. CMS_WEBHOOK_KEEP_ATTEMPTS,
@@ -311,6 +316,7 @@ func DefaultConfig() Config {
 		IndexerBatchSize:        events.DefaultBatchSize,
 		JobConcurrency:          2,
 		JobAckWait:              30 * time.Second,
+		JobMaxInputBytes:        jobs.DefaultLimits.MaxInputBytes,
 		WebhookTimeout:          10 * time.Second,
 		WebhookGiveUp:           24 * time.Hour,
 		WebhookMaxResponseBytes: 64 << 10,
@@ -373,6 +379,9 @@ func (c Config) Validate() error {
 	}
 	errs = append(errs, c.Edge.validate()...)
 	errs = append(errs, c.Live.validate()...)
+	if c.JobMaxInputBytes < 0 {
+		errs = append(errs, errors.New("jobMaxInputBytes must not be negative"))
+	}
 	if c.Queries.Queue < 0 {
 		errs = append(errs, errors.New("queries: queue must not be negative"))
 	}

@@ -53,7 +53,8 @@ func (w *jobsWiring) route(ctx context.Context, next events.Publisher) (events.P
 // service is the job domain over the content domain c; notify wakes the
 // outbox relay after a job was queued.
 func (w *jobsWiring) service(c *content.Service, notify func()) *jobs.Service {
-	return jobs.New(w.comps.Store, w.comps.Blobs, c, jobs.Options{Notify: notify, Logger: w.log.With("component", "jobs")})
+	return jobs.New(w.comps.Store, w.comps.Blobs, c, jobs.Options{Notify: notify, Logger: w.log.With("component", "jobs"),
+		Limits: jobs.Limits{MaxInputBytes: w.cfg.JobMaxInputBytes}})
 }
 
 // runner returns the jobs target's worker: a runner with the configured
