@@ -1,10 +1,8 @@
 package jobs_test
 
 import (
-	"bufio"
 	"context"
 	"fmt"
-	"io"
 	"os"
 	"runtime"
 	"runtime/debug"
@@ -17,6 +15,7 @@ import (
 	"github.com/cmsplatform/cms/pkg/content"
 	"github.com/cmsplatform/cms/pkg/jobs"
 	"github.com/cmsplatform/cms/pkg/store"
+	"github.com/cmsplatform/cms/pkg/testenv"
 )
 
 // BenchmarkJobsStarted: jobs created, queued, run (a kind that does
@@ -117,7 +116,7 @@ func BenchmarkImportExport(b *testing.B) {
 			if err != nil {
 				b.Fatal(err)
 			}
-			token, _, err := e.svc.StartInput(bg, streamInput(n, typ[0]))
+			token, _, err := e.svc.StartInput(bg, testenv.ImportInput(n, typ[0]))
 			if err != nil {
 				b.Fatal(err)
 			}
@@ -153,24 +152,6 @@ func BenchmarkImportExport(b *testing.B) {
 		b.ReportMetric(max(heaps[2], heaps[3])/max(heaps[0], heaps[1]), "heap-ratio")
 		b.ReportMetric(max(growths[2], growths[3])/max(growths[0], growths[1], 1), "rss-growth-ratio")
 	}
-}
-
-// streamInput is bulkInput generated while it is read.
-func streamInput(n int, typ int64) io.Reader {
-	pr, pw := io.Pipe()
-	go func() {
-		bw := bufio.NewWriterSize(pw, 64<<10)
-		fmt.Fprint(bw, `{"comment":"bulk","objects":[`)
-		for i := 0; i < n; i++ {
-			if i > 0 {
-				_ = bw.WriteByte(',')
-			}
-			fmt.Fprintf(bw, `{"meta":{"typeRef":%d},"values":[{"attribute":1000,"language":201,"variant":0,"value":"item %d"}]}`, typ, i)
-		}
-		fmt.Fprint(bw, "]}")
-		pw.CloseWithError(bw.Flush())
-	}()
-	return pr
 }
 
 // memPeaks is what watchMemory saw (MiB).

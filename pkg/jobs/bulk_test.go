@@ -14,21 +14,8 @@ import (
 
 	"github.com/cmsplatform/cms/pkg/content"
 	"github.com/cmsplatform/cms/pkg/jobs"
+	"github.com/cmsplatform/cms/pkg/testenv"
 )
-
-// bulkInput writes n objects of type typ as an import input.
-func bulkInput(n int, typ int64) []byte {
-	var b bytes.Buffer
-	b.WriteString(`{"comment":"bulk","objects":[`)
-	for i := 0; i < n; i++ {
-		if i > 0 {
-			b.WriteByte(',')
-		}
-		fmt.Fprintf(&b, `{"meta":{"typeRef":%d},"values":[{"attribute":1000,"language":201,"variant":0,"value":"item %d"}]}`, typ, i)
-	}
-	b.WriteString("]}")
-	return b.Bytes()
-}
 
 // uploadInput uploads data as a job input in chunks of size chunk.
 func (e *env) uploadInput(t *testing.T, data []byte, chunk int) string {
@@ -63,7 +50,7 @@ func TestImportExport10k(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		token := e.uploadInput(t, bulkInput(n, typ[0]), 256<<10)
+		token := e.uploadInput(t, testenv.ImportInputBytes(n, typ[0]), 256<<10)
 		imp := e.create(t, jobs.CreateRequest{Definition: e.def(t, jobs.KindImportJSON), Input: &jobs.InputFile{Token: token},
 			Parameters: []jobs.Parameter{{Name: "batchSize", Values: []string{"1000"}}}})
 		if j := e.waitDone(t, imp.ID); j.State != jobs.StateSucceeded {

@@ -10,6 +10,7 @@ import (
 
 	"github.com/cmsplatform/cms/pkg/content"
 	"github.com/cmsplatform/cms/pkg/jobs"
+	"github.com/cmsplatform/cms/pkg/testenv"
 )
 
 // TestImportResumesAfterTakeover: a runner killed in the middle of an
@@ -24,7 +25,7 @@ func TestImportResumesAfterTakeover(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		token := e.uploadInput(t, bulkInput(n, typ[0]), 1<<20)
+		token := e.uploadInput(t, testenv.ImportInputBytes(n, typ[0]), 1<<20)
 		stop := e.runner(t, "doomed", nil)
 		j := e.create(t, jobs.CreateRequest{Definition: e.def(t, jobs.KindImportJSON), Input: &jobs.InputFile{Token: token},
 			Parameters: []jobs.Parameter{{Name: "batchSize", Values: []string{strconv.Itoa(batch)}}}})

@@ -14,6 +14,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/cmsplatform/cms/pkg/testenv"
 )
 
 // TestJobRunnerKill9 kills `cms run` (a process of its own, SIGKILL) while
@@ -58,7 +60,7 @@ func jobRunnerKill9(t *testing.T, batch int, separate bool, env []string) {
 	if err := json.Unmarshal(b, &typ); err != nil || len(typ.CreatedObjectIDs) != 1 {
 		t.Fatalf("create type: %v %s", err, b)
 	}
-	input := importInput(killJobObjects, typ.CreatedObjectIDs[0])
+	input := testenv.ImportInputBytes(killJobObjects, typ.CreatedObjectIDs[0])
 	half := len(input) / 2
 	token := uploadJobInput(t, api+"/jobInput", input[:half], "")
 	uploadJobInput(t, api+"/jobInput/"+token, input[half:], token)
@@ -327,21 +329,6 @@ func getJob(t *testing.T, u string) crashJob {
 		t.Fatalf("job: %s", b)
 	}
 	return j
-}
-
-// importInput is a jobImportJson input of n objects of type typ named
-// "item <i>".
-func importInput(n int, typ int64) []byte {
-	var b bytes.Buffer
-	b.WriteString(`{"objects":[`)
-	for i := 0; i < n; i++ {
-		if i > 0 {
-			b.WriteByte(',')
-		}
-		fmt.Fprintf(&b, `{"meta":{"typeRef":%d},"values":[{"attribute":1000,"language":201,"variant":0,"value":"item %d"}]}`, typ, i)
-	}
-	b.WriteString("]}")
-	return b.Bytes()
 }
 
 // uploadJobInput sends one job input chunk (multipart field "file") and
