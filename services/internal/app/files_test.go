@@ -114,7 +114,7 @@ type filesClient struct {
 	base string
 	doc  *openapitest.Document
 	// rendering, when set, validates the Rendering exchanges.
-	rendering *renderingDoc
+	rendering *servedDoc
 }
 
 // send does one request as the administrator; with a document it checks
