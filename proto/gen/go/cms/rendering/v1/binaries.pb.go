@@ -7,6 +7,7 @@
 package renderingv1
 
 import (
+	v1 "github.com/cmsplatform/cms/proto/gen/go/cms/problem/v1"
 	_ "github.com/grpc-ecosystem/grpc-gateway/v2/protoc-gen-openapiv2/options"
 	protoreflect "google.golang.org/protobuf/reflect/protoreflect"
 	protoimpl "google.golang.org/protobuf/runtime/protoimpl"
@@ -729,7 +730,7 @@ type RenderBatchResult struct {
 	// The rendered output; with status 200 only.
 	Body string `protobuf:"bytes,4,opt,name=body,proto3" json:"body,omitempty"`
 	// Why the job failed; with a status other than 200 only.
-	Problem       *ProblemDetails `protobuf:"bytes,5,opt,name=problem,proto3" json:"problem,omitempty"`
+	Problem       *v1.ProblemDetails `protobuf:"bytes,5,opt,name=problem,proto3" json:"problem,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -792,141 +793,11 @@ func (x *RenderBatchResult) GetBody() string {
 	return ""
 }
 
-func (x *RenderBatchResult) GetProblem() *ProblemDetails {
+func (x *RenderBatchResult) GetProblem() *v1.ProblemDetails {
 	if x != nil {
 		return x.Problem
 	}
 	return nil
-}
-
-// ProblemDetails is the RFC 7807 error body of the Rendering group: every
-// error answer (application/problem+json) and a failed job of a batch. It
-// is never an RPC response: the gateway writes it for gRPC errors.
-type ProblemDetails struct {
-	state protoimpl.MessageState `protogen:"open.v1"`
-	// A URI reference that identifies the problem type.
-	Type string `protobuf:"bytes,1,opt,name=type,proto3" json:"type,omitempty"`
-	// A short summary of the problem type.
-	Title string `protobuf:"bytes,2,opt,name=title,proto3" json:"title,omitempty"`
-	// The HTTP status code.
-	Status int32 `protobuf:"varint,3,opt,name=status,proto3" json:"status,omitempty"`
-	// An explanation specific to this occurrence.
-	Detail string `protobuf:"bytes,4,opt,name=detail,proto3" json:"detail,omitempty"`
-	// A URI reference that identifies this occurrence (a batch job:
-	// the batch path plus "#jobs/{index}").
-	Instance string `protobuf:"bytes,5,opt,name=instance,proto3" json:"instance,omitempty"`
-	// The NovaDB operation, e.g. of a 501 Not Implemented.
-	Operation string `protobuf:"bytes,6,opt,name=operation,proto3" json:"operation,omitempty"`
-	// The machine-readable cause.
-	Reason string `protobuf:"bytes,7,opt,name=reason,proto3" json:"reason,omitempty"`
-	// The request's X-Request-Id, which the server's log lines carry.
-	RequestId string `protobuf:"bytes,8,opt,name=request_id,json=requestId,proto3" json:"request_id,omitempty"`
-	// The line of the failing template (a 422 template error).
-	Line int32 `protobuf:"varint,9,opt,name=line,proto3" json:"line,omitempty"`
-	// The column of the failing template (a 422 template error).
-	Column        int32 `protobuf:"varint,10,opt,name=column,proto3" json:"column,omitempty"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
-}
-
-func (x *ProblemDetails) Reset() {
-	*x = ProblemDetails{}
-	mi := &file_cms_rendering_v1_binaries_proto_msgTypes[11]
-	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
-	ms.StoreMessageInfo(mi)
-}
-
-func (x *ProblemDetails) String() string {
-	return protoimpl.X.MessageStringOf(x)
-}
-
-func (*ProblemDetails) ProtoMessage() {}
-
-func (x *ProblemDetails) ProtoReflect() protoreflect.Message {
-	mi := &file_cms_rendering_v1_binaries_proto_msgTypes[11]
-	if x != nil {
-		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
-		if ms.LoadMessageInfo() == nil {
-			ms.StoreMessageInfo(mi)
-		}
-		return ms
-	}
-	return mi.MessageOf(x)
-}
-
-// Deprecated: Use ProblemDetails.ProtoReflect.Descriptor instead.
-func (*ProblemDetails) Descriptor() ([]byte, []int) {
-	return file_cms_rendering_v1_binaries_proto_rawDescGZIP(), []int{11}
-}
-
-func (x *ProblemDetails) GetType() string {
-	if x != nil {
-		return x.Type
-	}
-	return ""
-}
-
-func (x *ProblemDetails) GetTitle() string {
-	if x != nil {
-		return x.Title
-	}
-	return ""
-}
-
-func (x *ProblemDetails) GetStatus() int32 {
-	if x != nil {
-		return x.Status
-	}
-	return 0
-}
-
-func (x *ProblemDetails) GetDetail() string {
-	if x != nil {
-		return x.Detail
-	}
-	return ""
-}
-
-func (x *ProblemDetails) GetInstance() string {
-	if x != nil {
-		return x.Instance
-	}
-	return ""
-}
-
-func (x *ProblemDetails) GetOperation() string {
-	if x != nil {
-		return x.Operation
-	}
-	return ""
-}
-
-func (x *ProblemDetails) GetReason() string {
-	if x != nil {
-		return x.Reason
-	}
-	return ""
-}
-
-func (x *ProblemDetails) GetRequestId() string {
-	if x != nil {
-		return x.RequestId
-	}
-	return ""
-}
-
-func (x *ProblemDetails) GetLine() int32 {
-	if x != nil {
-		return x.Line
-	}
-	return 0
-}
-
-func (x *ProblemDetails) GetColumn() int32 {
-	if x != nil {
-		return x.Column
-	}
-	return 0
 }
 
 // GetAppStylesCssRequest holds the parameters of GetAppStylesCssAsync.
@@ -942,7 +813,7 @@ type GetAppStylesCssRequest struct {
 
 func (x *GetAppStylesCssRequest) Reset() {
 	*x = GetAppStylesCssRequest{}
-	mi := &file_cms_rendering_v1_binaries_proto_msgTypes[12]
+	mi := &file_cms_rendering_v1_binaries_proto_msgTypes[11]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -954,7 +825,7 @@ func (x *GetAppStylesCssRequest) String() string {
 func (*GetAppStylesCssRequest) ProtoMessage() {}
 
 func (x *GetAppStylesCssRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_cms_rendering_v1_binaries_proto_msgTypes[12]
+	mi := &file_cms_rendering_v1_binaries_proto_msgTypes[11]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -967,7 +838,7 @@ func (x *GetAppStylesCssRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetAppStylesCssRequest.ProtoReflect.Descriptor instead.
 func (*GetAppStylesCssRequest) Descriptor() ([]byte, []int) {
-	return file_cms_rendering_v1_binaries_proto_rawDescGZIP(), []int{12}
+	return file_cms_rendering_v1_binaries_proto_rawDescGZIP(), []int{11}
 }
 
 func (x *GetAppStylesCssRequest) GetBranchId() string {
@@ -990,7 +861,7 @@ type GetAppFontsCssRequest struct {
 
 func (x *GetAppFontsCssRequest) Reset() {
 	*x = GetAppFontsCssRequest{}
-	mi := &file_cms_rendering_v1_binaries_proto_msgTypes[13]
+	mi := &file_cms_rendering_v1_binaries_proto_msgTypes[12]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1002,7 +873,7 @@ func (x *GetAppFontsCssRequest) String() string {
 func (*GetAppFontsCssRequest) ProtoMessage() {}
 
 func (x *GetAppFontsCssRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_cms_rendering_v1_binaries_proto_msgTypes[13]
+	mi := &file_cms_rendering_v1_binaries_proto_msgTypes[12]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1015,7 +886,7 @@ func (x *GetAppFontsCssRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetAppFontsCssRequest.ProtoReflect.Descriptor instead.
 func (*GetAppFontsCssRequest) Descriptor() ([]byte, []int) {
-	return file_cms_rendering_v1_binaries_proto_rawDescGZIP(), []int{13}
+	return file_cms_rendering_v1_binaries_proto_rawDescGZIP(), []int{12}
 }
 
 func (x *GetAppFontsCssRequest) GetBranchId() string {
@@ -1042,7 +913,7 @@ type GetStylesheetRequest struct {
 
 func (x *GetStylesheetRequest) Reset() {
 	*x = GetStylesheetRequest{}
-	mi := &file_cms_rendering_v1_binaries_proto_msgTypes[14]
+	mi := &file_cms_rendering_v1_binaries_proto_msgTypes[13]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1054,7 +925,7 @@ func (x *GetStylesheetRequest) String() string {
 func (*GetStylesheetRequest) ProtoMessage() {}
 
 func (x *GetStylesheetRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_cms_rendering_v1_binaries_proto_msgTypes[14]
+	mi := &file_cms_rendering_v1_binaries_proto_msgTypes[13]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1067,7 +938,7 @@ func (x *GetStylesheetRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetStylesheetRequest.ProtoReflect.Descriptor instead.
 func (*GetStylesheetRequest) Descriptor() ([]byte, []int) {
-	return file_cms_rendering_v1_binaries_proto_rawDescGZIP(), []int{14}
+	return file_cms_rendering_v1_binaries_proto_rawDescGZIP(), []int{13}
 }
 
 func (x *GetStylesheetRequest) GetBranchId() string {
@@ -1088,7 +959,7 @@ var File_cms_rendering_v1_binaries_proto protoreflect.FileDescriptor
 
 const file_cms_rendering_v1_binaries_proto_rawDesc = "" +
 	"\n" +
-	"\x1fcms/rendering/v1/binaries.proto\x12\x10cms.rendering.v1\x1a\x1cgoogle/protobuf/struct.proto\x1a.protoc-gen-openapiv2/options/annotations.proto\"$\n" +
+	"\x1fcms/rendering/v1/binaries.proto\x12\x10cms.rendering.v1\x1a\x1ccms/problem/v1/problem.proto\x1a\x1cgoogle/protobuf/struct.proto\x1a.protoc-gen-openapiv2/options/annotations.proto\"$\n" +
 	"\x10GetBinaryRequest\x12\x10\n" +
 	"\x03md5\x18\x01 \x01(\tR\x03md5\"Q\n" +
 	"\x1bGetBpoExternalBinaryRequest\x12\x1b\n" +
@@ -1153,28 +1024,14 @@ const file_cms_rendering_v1_binaries_proto_rawDesc = "" +
 	"\x11RenderBatchAnswer\x12=\n" +
 	"\aresults\x18\x01 \x03(\v2#.cms.rendering.v1.RenderBatchResultR\aresults:\x0f\x92A\f\n" +
 	"\n" +
-	"\xd2\x01\aresults\"\xc2\x01\n" +
+	"\xd2\x01\aresults\"\xc0\x01\n" +
 	"\x11RenderBatchResult\x12\x16\n" +
 	"\x06status\x18\x01 \x01(\x05R\x06status\x12\x12\n" +
 	"\x04etag\x18\x02 \x01(\tR\x04etag\x12!\n" +
 	"\fcontent_type\x18\x03 \x01(\tR\vcontentType\x12\x12\n" +
-	"\x04body\x18\x04 \x01(\tR\x04body\x12:\n" +
-	"\aproblem\x18\x05 \x01(\v2 .cms.rendering.v1.ProblemDetailsR\aproblem:\x0e\x92A\v\n" +
-	"\t\xd2\x01\x06status\"\xa6\x02\n" +
-	"\x0eProblemDetails\x12\x12\n" +
-	"\x04type\x18\x01 \x01(\tR\x04type\x12\x14\n" +
-	"\x05title\x18\x02 \x01(\tR\x05title\x12\x16\n" +
-	"\x06status\x18\x03 \x01(\x05R\x06status\x12\x16\n" +
-	"\x06detail\x18\x04 \x01(\tR\x06detail\x12\x1a\n" +
-	"\binstance\x18\x05 \x01(\tR\binstance\x12\x1c\n" +
-	"\toperation\x18\x06 \x01(\tR\toperation\x12\x16\n" +
-	"\x06reason\x18\a \x01(\tR\x06reason\x12\x1d\n" +
-	"\n" +
-	"request_id\x18\b \x01(\tR\trequestId\x12\x12\n" +
-	"\x04line\x18\t \x01(\x05R\x04line\x12\x16\n" +
-	"\x06column\x18\n" +
-	" \x01(\x05R\x06column:\x1d\x92A\x1a\n" +
-	"\x18\xd2\x01\x04type\xd2\x01\x05title\xd2\x01\x06status\"5\n" +
+	"\x04body\x18\x04 \x01(\tR\x04body\x128\n" +
+	"\aproblem\x18\x05 \x01(\v2\x1e.cms.problem.v1.ProblemDetailsR\aproblem:\x0e\x92A\v\n" +
+	"\t\xd2\x01\x06status\"5\n" +
 	"\x16GetAppStylesCssRequest\x12\x1b\n" +
 	"\tbranch_id\x18\x01 \x01(\tR\bbranchId\"4\n" +
 	"\x15GetAppFontsCssRequest\x12\x1b\n" +
@@ -1195,7 +1052,7 @@ func file_cms_rendering_v1_binaries_proto_rawDescGZIP() []byte {
 	return file_cms_rendering_v1_binaries_proto_rawDescData
 }
 
-var file_cms_rendering_v1_binaries_proto_msgTypes = make([]protoimpl.MessageInfo, 17)
+var file_cms_rendering_v1_binaries_proto_msgTypes = make([]protoimpl.MessageInfo, 16)
 var file_cms_rendering_v1_binaries_proto_goTypes = []any{
 	(*GetBinaryRequest)(nil),            // 0: cms.rendering.v1.GetBinaryRequest
 	(*GetBpoExternalBinaryRequest)(nil), // 1: cms.rendering.v1.GetBpoExternalBinaryRequest
@@ -1208,29 +1065,29 @@ var file_cms_rendering_v1_binaries_proto_goTypes = []any{
 	(*RenderBatchJob)(nil),              // 8: cms.rendering.v1.RenderBatchJob
 	(*RenderBatchAnswer)(nil),           // 9: cms.rendering.v1.RenderBatchAnswer
 	(*RenderBatchResult)(nil),           // 10: cms.rendering.v1.RenderBatchResult
-	(*ProblemDetails)(nil),              // 11: cms.rendering.v1.ProblemDetails
-	(*GetAppStylesCssRequest)(nil),      // 12: cms.rendering.v1.GetAppStylesCssRequest
-	(*GetAppFontsCssRequest)(nil),       // 13: cms.rendering.v1.GetAppFontsCssRequest
-	(*GetStylesheetRequest)(nil),        // 14: cms.rendering.v1.GetStylesheetRequest
-	nil,                                 // 15: cms.rendering.v1.RenderTemplateBody.ParametersEntry
-	nil,                                 // 16: cms.rendering.v1.RenderBatchJob.ParametersEntry
-	(*structpb.Value)(nil),              // 17: google.protobuf.Value
+	(*GetAppStylesCssRequest)(nil),      // 11: cms.rendering.v1.GetAppStylesCssRequest
+	(*GetAppFontsCssRequest)(nil),       // 12: cms.rendering.v1.GetAppFontsCssRequest
+	(*GetStylesheetRequest)(nil),        // 13: cms.rendering.v1.GetStylesheetRequest
+	nil,                                 // 14: cms.rendering.v1.RenderTemplateBody.ParametersEntry
+	nil,                                 // 15: cms.rendering.v1.RenderBatchJob.ParametersEntry
+	(*structpb.Value)(nil),              // 16: google.protobuf.Value
+	(*v1.ProblemDetails)(nil),           // 17: cms.problem.v1.ProblemDetails
 }
 var file_cms_rendering_v1_binaries_proto_depIdxs = []int32{
 	4,  // 0: cms.rendering.v1.RenderTemplateRequest.body:type_name -> cms.rendering.v1.RenderTemplateBody
-	17, // 1: cms.rendering.v1.RenderTemplateBody.objects:type_name -> google.protobuf.Value
-	17, // 2: cms.rendering.v1.RenderTemplateBody.languages:type_name -> google.protobuf.Value
-	17, // 3: cms.rendering.v1.RenderTemplateBody.variants:type_name -> google.protobuf.Value
-	15, // 4: cms.rendering.v1.RenderTemplateBody.parameters:type_name -> cms.rendering.v1.RenderTemplateBody.ParametersEntry
+	16, // 1: cms.rendering.v1.RenderTemplateBody.objects:type_name -> google.protobuf.Value
+	16, // 2: cms.rendering.v1.RenderTemplateBody.languages:type_name -> google.protobuf.Value
+	16, // 3: cms.rendering.v1.RenderTemplateBody.variants:type_name -> google.protobuf.Value
+	14, // 4: cms.rendering.v1.RenderTemplateBody.parameters:type_name -> cms.rendering.v1.RenderTemplateBody.ParametersEntry
 	7,  // 5: cms.rendering.v1.RenderBatchRequest.body:type_name -> cms.rendering.v1.RenderBatchBody
 	8,  // 6: cms.rendering.v1.RenderBatchBody.jobs:type_name -> cms.rendering.v1.RenderBatchJob
-	17, // 7: cms.rendering.v1.RenderBatchJob.template:type_name -> google.protobuf.Value
-	17, // 8: cms.rendering.v1.RenderBatchJob.objects:type_name -> google.protobuf.Value
-	17, // 9: cms.rendering.v1.RenderBatchJob.languages:type_name -> google.protobuf.Value
-	17, // 10: cms.rendering.v1.RenderBatchJob.variants:type_name -> google.protobuf.Value
-	16, // 11: cms.rendering.v1.RenderBatchJob.parameters:type_name -> cms.rendering.v1.RenderBatchJob.ParametersEntry
+	16, // 7: cms.rendering.v1.RenderBatchJob.template:type_name -> google.protobuf.Value
+	16, // 8: cms.rendering.v1.RenderBatchJob.objects:type_name -> google.protobuf.Value
+	16, // 9: cms.rendering.v1.RenderBatchJob.languages:type_name -> google.protobuf.Value
+	16, // 10: cms.rendering.v1.RenderBatchJob.variants:type_name -> google.protobuf.Value
+	15, // 11: cms.rendering.v1.RenderBatchJob.parameters:type_name -> cms.rendering.v1.RenderBatchJob.ParametersEntry
 	10, // 12: cms.rendering.v1.RenderBatchAnswer.results:type_name -> cms.rendering.v1.RenderBatchResult
-	11, // 13: cms.rendering.v1.RenderBatchResult.problem:type_name -> cms.rendering.v1.ProblemDetails
+	17, // 13: cms.rendering.v1.RenderBatchResult.problem:type_name -> cms.problem.v1.ProblemDetails
 	14, // [14:14] is the sub-list for method output_type
 	14, // [14:14] is the sub-list for method input_type
 	14, // [14:14] is the sub-list for extension type_name
@@ -1251,7 +1108,7 @@ func file_cms_rendering_v1_binaries_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_cms_rendering_v1_binaries_proto_rawDesc), len(file_cms_rendering_v1_binaries_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   17,
+			NumMessages:   16,
 			NumExtensions: 0,
 			NumServices:   0,
 		},
