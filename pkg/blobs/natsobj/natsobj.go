@@ -11,9 +11,10 @@
 // when it is at least 64 chunks (8 MiB) into the object, and reads through
 // from the start otherwise. A read from the start verifies the SHA-256
 // digest of the whole content at EOF; a read from a later chunk cannot, and
-// verifies instead that exactly the object's remaining chunks come, each of
-// its size. Objects written by other clients (chunks of varying size) are
-// always read from the start.
+// verifies instead that the first chunk it gets is the one holding the
+// offset and that exactly the object's remaining chunks follow, each of its
+// size. Objects written before this store filled every chunk, or by
+// other clients (chunks may vary in size), are always read from the start.
 //
 // Known limit: a blob replaced or deleted while it is being read may make
 // that read fail (its chunks are purged) rather than finish; it never

@@ -38,7 +38,11 @@ type seeks struct {
 	chunks []uint64
 }
 
-func (s *seeks) record(chunk, _ uint64) { s.mu.Lock(); s.chunks = append(s.chunks, chunk); s.mu.Unlock() }
+func (s *seeks) record(chunk, _ uint64) {
+	s.mu.Lock()
+	s.chunks = append(s.chunks, chunk)
+	s.mu.Unlock()
+}
 
 func (s *seeks) take() []uint64 {
 	s.mu.Lock()

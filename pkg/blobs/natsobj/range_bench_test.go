@@ -1,0 +1,61 @@
+package natsobj_test
+
+import (
+	"bytes"
+	"context"
+	"io"
+	"testing"
+	"time"
+
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+
+	"github.com/cmsplatform/cms/pkg/blobs"
+	"github.com/cmsplatform/cms/pkg/blobs/natsobj"
+	"github.com/cmsplatform/cms/pkg/testenv"
+)
+
+// BenchmarkRangeAtEnd reads the last MiB of a 256 MiB blob from the NATS
+// server of CMS_NATS_URL: readThrough (the baseline: the bytes before it
+// read and discarded) and seek (from the chunk holding the offset), in the
+// same run. The op/s ratio is the gain.
+func BenchmarkRangeAtEnd(b *testing.B) {
+	nc, err := nats.Connect(testenv.URL(b, testenv.NATSURL))
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(nc.Close) // after the bucket's deletion
+	js, err := jetstream.New(nc)
+	if err != nil {
+		b.Fatal(err)
+	}
+	s, _ := newStore(b, js)
+	const size, n = 256 << 20, 1 << 20
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
+	defer cancel()
+	data := randData(b, size)
+	if _, err := s.Put(ctx, "big", bytes.NewReader(data), blobs.Meta{}); err != nil {
+		b.Fatal(err)
+	}
+	want := data[size-n:]
+	for _, bc := range []struct {
+		name    string
+		seekMin uint64
+	}{{"readThrough", 1 << 40}, {"seek", 64}} {
+		b.Run(bc.name, func(b *testing.B) {
+			natsobj.SetSeekMin(s, bc.seekMin, nil)
+			b.SetBytes(n)
+			for b.Loop() {
+				rc, _, err := s.GetRange(ctx, "big", size-n, n)
+				if err != nil {
+					b.Fatal(err)
+				}
+				got, err := io.ReadAll(rc)
+				rc.Close()
+				if err != nil || !bytes.Equal(got, want) {
+					b.Fatalf("read %d bytes, %v", len(got), err)
+				}
+			}
+		})
+	}
+}
