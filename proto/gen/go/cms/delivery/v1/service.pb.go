@@ -62,7 +62,10 @@ const file_cms_delivery_v1_service_proto_rawDesc = "" +
 	"\adefault\x12\x7f\n" +
 	"YAn error before the stream starts, as RFC 7807 ProblemDetails (application/problem+json).\x12\"\n" +
 	" \x1a\x1e.cms.problem.v1.ProblemDetails\xea\xf9\x18\x15Delivery_WatchChanges\xfa\xf9\x18\n" +
-	"\b\x02\x12\x06branch\x82\xd3\xe4\x93\x02)\x12'/delivery/api/branches/{branch}/changes0\x01BDZBgithub.com/cmsplatform/cms/proto/gen/go/cms/delivery/v1;deliveryv1b\x06proto3"
+	"\b\x02\x12\x06branch\x82\xd3\xe4\x93\x02)\x12'/delivery/api/branches/{branch}/changes0\x01B\xe7\x01\x92A\x9f\x01:\x10application/json:\x18application/problem+jsonRq\n" +
+	"\adefault\x12f\n" +
+	"@An error, as RFC 7807 ProblemDetails (application/problem+json).\x12\"\n" +
+	" \x1a\x1e.cms.problem.v1.ProblemDetailsZBgithub.com/cmsplatform/cms/proto/gen/go/cms/delivery/v1;deliveryv1b\x06proto3"
 
 var file_cms_delivery_v1_service_proto_goTypes = []any{
 	(*GetBranchesRequest)(nil),      // 0: cms.delivery.v1.GetBranchesRequest

@@ -8,6 +8,7 @@ package indexv1
 
 import (
 	_ "github.com/cmsplatform/cms/proto/gen/go/cms/options/v1"
+	_ "github.com/grpc-ecosystem/grpc-gateway/v2/protoc-gen-openapiv2/options"
 	_ "google.golang.org/genproto/googleapis/api/annotations"
 	protoreflect "google.golang.org/protobuf/reflect/protoreflect"
 	protoimpl "google.golang.org/protobuf/runtime/protoimpl"
@@ -26,7 +27,7 @@ var File_cms_index_v1_service_proto protoreflect.FileDescriptor
 
 const file_cms_index_v1_service_proto_rawDesc = "" +
 	"\n" +
-	"\x1acms/index/v1/service.proto\x12\fcms.index.v1\x1a\x1bcms/index/v1/comments.proto\x1a\x1acms/index/v1/objects.proto\x1a\x1ecms/index/v1/suggestions.proto\x1a\x1ccms/index/v1/utilities.proto\x1a\x1ccms/options/v1/options.proto\x1a\x1cgoogle/api/annotations.proto2\x8b\x0f\n" +
+	"\x1acms/index/v1/service.proto\x12\fcms.index.v1\x1a\x1bcms/index/v1/comments.proto\x1a\x1acms/index/v1/objects.proto\x1a\x1ecms/index/v1/suggestions.proto\x1a\x1ccms/index/v1/utilities.proto\x1a\x1ccms/options/v1/options.proto\x1a\x1cgoogle/api/annotations.proto\x1a.protoc-gen-openapiv2/options/annotations.proto2\x8b\x0f\n" +
 	"\fIndexService\x12\xb8\x01\n" +
 	"\fCommentCount\x12!.cms.index.v1.CommentCountRequest\x1a .cms.index.v1.CommentCountResult\"c\xea\xf9\x18\x19CommentIndex_CommentCount\xfa\xf9\x18\n" +
 	"\b\x02\x12\x06branch\x82\xd3\xe4\x93\x022:\x01*\"-/apis/index/v1/branches/{branch}/commentCount\x12\xd6\x01\n" +
@@ -45,7 +46,10 @@ const file_cms_index_v1_service_proto_rawDesc = "" +
 	"\b\x02\x12\x06branch\x82\xd3\xe4\x93\x028:\x01*\"3/apis/index/v1/branches/{branch}/objectXmlLinkCount\x12\xb2\x01\n" +
 	"\vSuggestions\x12 .cms.index.v1.SuggestionsRequest\x1a\x1f.cms.index.v1.SuggestionsResult\"`\xea\xf9\x18\x17ObjectIndex_Suggestions\xfa\xf9\x18\n" +
 	"\b\x02\x12\x06branch\x82\xd3\xe4\x93\x021:\x01*\",/apis/index/v1/branches/{branch}/suggestions\x12\xa5\x01\n" +
-	"\fMatchStrings\x12!.cms.index.v1.MatchStringsRequest\x1a\".cms.index.v1.MatchStringsResponse\"N\xea\xf9\x18\x14Utility_MatchStrings\xfa\xf9\x18\x02\b\x01\x82\xd3\xe4\x93\x02*:\x01*\"%/apis/index/v1/utilities/matchStringsB>Z<github.com/cmsplatform/cms/proto/gen/go/cms/index/v1;indexv1b\x06proto3"
+	"\fMatchStrings\x12!.cms.index.v1.MatchStringsRequest\x1a\".cms.index.v1.MatchStringsResponse\"N\xea\xf9\x18\x14Utility_MatchStrings\xfa\xf9\x18\x02\b\x01\x82\xd3\xe4\x93\x02*:\x01*\"%/apis/index/v1/utilities/matchStringsB\xe1\x01\x92A\x9f\x01:\x10application/json:\x18application/problem+jsonRq\n" +
+	"\adefault\x12f\n" +
+	"@An error, as RFC 7807 ProblemDetails (application/problem+json).\x12\"\n" +
+	" \x1a\x1e.cms.problem.v1.ProblemDetailsZ<github.com/cmsplatform/cms/proto/gen/go/cms/index/v1;indexv1b\x06proto3"
 
 var file_cms_index_v1_service_proto_goTypes = []any{
 	(*CommentCountRequest)(nil),        // 0: cms.index.v1.CommentCountRequest

@@ -125,7 +125,10 @@ const file_cms_rendering_v1_service_proto_rawDesc = "" +
 	"<Not modified: If-None-Match named the current ETag; no body.Jq\n" +
 	"\adefault\x12f\n" +
 	"@An error, as RFC 7807 ProblemDetails (application/problem+json).\x12\"\n" +
-	" \x1a\x1e.cms.problem.v1.ProblemDetails\xea\xf9\x18\x13GetAppFontsCssAsync\xfa\xf9\x18\r\b\x02\x12\tbranch_id\x82\xd3\xe4\x93\x02;\x129/apis/rendering/v1/branches/{branch_id}/css/app-fonts.css0\x01BFZDgithub.com/cmsplatform/cms/proto/gen/go/cms/rendering/v1;renderingv1b\x06proto3"
+	" \x1a\x1e.cms.problem.v1.ProblemDetails\xea\xf9\x18\x13GetAppFontsCssAsync\xfa\xf9\x18\r\b\x02\x12\tbranch_id\x82\xd3\xe4\x93\x02;\x129/apis/rendering/v1/branches/{branch_id}/css/app-fonts.css0\x01B\xe9\x01\x92A\x9f\x01:\x10application/json:\x18application/problem+jsonRq\n" +
+	"\adefault\x12f\n" +
+	"@An error, as RFC 7807 ProblemDetails (application/problem+json).\x12\"\n" +
+	" \x1a\x1e.cms.problem.v1.ProblemDetailsZDgithub.com/cmsplatform/cms/proto/gen/go/cms/rendering/v1;renderingv1b\x06proto3"
 
 var file_cms_rendering_v1_service_proto_goTypes = []any{
 	(*GetBinaryRequest)(nil),            // 0: cms.rendering.v1.GetBinaryRequest
