@@ -72,8 +72,10 @@ func Load(spec []byte, opts ...Option) (*Document, error) {
 // kin-openapi's openapi2conv and loads the result like Load. Swagger 2.0
 // gives an operation one produces list for all its answers, so after the
 // conversion every answer with a schema offers it under each of those media
-// types. Answers that HTTP sends without content (204, 304) get none, even
-// where the generator wrote an empty schema for them.
+// types; an operation without its own list has the document's (Swagger
+// 2.0's rule, which openapi2conv applies to consumes but not to produces).
+// Answers that HTTP sends without content (204, 304) get none, even where
+// the generator wrote an empty schema for them.
 func LoadSwagger2(spec []byte, opts ...Option) (*Document, error) {
 	var doc2 openapi2.T
 	if err := json.Unmarshal(spec, &doc2); err != nil {
@@ -81,6 +83,13 @@ func LoadSwagger2(spec []byte, opts ...Option) (*Document, error) {
 	}
 	if !strings.HasPrefix(doc2.Swagger, "2.") {
 		return nil, fmt.Errorf("openapitest: not a Swagger 2.0 document (swagger %q)", doc2.Swagger)
+	}
+	for _, item := range doc2.Paths {
+		for _, op := range item.Operations() {
+			if len(op.Produces) == 0 {
+				op.Produces = doc2.Produces
+			}
+		}
 	}
 	doc3, err := openapi2conv.ToV3(&doc2)
 	if err != nil {

@@ -103,11 +103,16 @@ func TestOperationAndExamples(t *testing.T) {
 	}
 }
 
-// swagger2 is shaped like a protoc-gen-openapiv2 document: one produces
-// list per operation, an empty schema on a 304, errors under default.
+// swagger2 is shaped like a protoc-gen-openapiv2 document: a produces
+// list for the document and one per operation that differs, an empty
+// schema on a 304, errors under default.
 const swagger2 = `{"swagger":"2.0","info":{"title":"t","version":"1"},
-"consumes":["application/json"],"produces":["application/json"],
+"consumes":["application/json"],"produces":["application/json","application/problem+json"],
 "paths":{
+ "/v1/counts/{id}":{"get":{"operationId":"Counts_Get",
+  "parameters":[{"name":"id","in":"path","required":true,"type":"integer","format":"int32"}],
+  "responses":{"200":{"description":"count","schema":{"$ref":"#/definitions/Count"}},
+   "default":{"description":"error","schema":{"$ref":"#/definitions/Problem"}}}}},
  "/v1/sheets/{id}":{"get":{"operationId":"Sheets_Get","produces":["text/css","application/problem+json"],
   "parameters":[{"name":"id","in":"path","required":true,"type":"integer","format":"int32"}],
   "responses":{"200":{"description":"sheet","schema":{"type":"string","format":"binary"}},
@@ -118,6 +123,7 @@ const swagger2 = `{"swagger":"2.0","info":{"title":"t","version":"1"},
   "responses":{"200":{"description":"results","schema":{"$ref":"#/definitions/Results"}},
    "default":{"description":"error","schema":{"$ref":"#/definitions/Problem"}}}}}},
 "definitions":{
+ "Count":{"type":"object","properties":{"n":{"type":"integer","format":"int64"}}},
  "Problem":{"type":"object","required":["title","status"],"properties":{"title":{"type":"string"},"status":{"type":"integer","format":"int32"}}},
  "Jobs":{"type":"object","properties":{"jobs":{"type":"array","items":{"type":"object","properties":{"n":{"type":"integer","format":"int32"}}}}}},
  "Results":{"type":"object","required":["results"],"properties":{"results":{"type":"array","items":{"type":"object","required":["status"],
@@ -137,6 +143,10 @@ func TestSwagger2(t *testing.T) {
 		ct, body                string
 		reqOK, respOK           bool
 	}{
+		{http.MethodGet, "/v1/counts/7", "", 200, "application/json", `{"n":12345678901}`, true, true},
+		{http.MethodGet, "/v1/counts/7", "", 200, "application/json", `{"n":"12345678901"}`, true, false},
+		{http.MethodGet, "/v1/counts/7", "", 404, "application/problem+json", `{"title":"Not Found","status":404}`, true, true},
+		{http.MethodGet, "/v1/counts/7", "", 404, "text/plain", `Not Found`, true, false},
 		{http.MethodGet, "/v1/sheets/7", "", 200, "text/css; charset=utf-8", "a{}", true, true},
 		{http.MethodGet, "/v1/sheets/7", "", 200, "text/html", "<p>", true, false},
 		{http.MethodGet, "/v1/sheets/7", "", 304, "", "", true, true},

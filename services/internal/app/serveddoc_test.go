@@ -1,6 +1,7 @@
 package app
 
 import (
+	"fmt"
 	"net/http"
 	"strings"
 	"sync"
@@ -12,10 +13,11 @@ import (
 
 // servedDoc validates exchanges against a document the server serves at
 // <base>/openapi.json: the Rendering one (NovaDB has none, so ours is the
-// contract) and the operations of this platform that NovaDB's Management
-// and Delivery documents lack. The served documents are Swagger 2.0, which
-// openapitest converts to OpenAPI 3. A request is checked for its path,
-// query and JSON body, an answer for its status, media type and JSON body.
+// contract), the operations of this platform that NovaDB's documents lack,
+// and what every served document says of the wire (numbers, nulls,
+// ProblemDetails). The served documents are Swagger 2.0, which openapitest
+// converts to OpenAPI 3. A request is checked for its path, query and JSON
+// body, an answer for its status, media type and JSON body.
 type servedDoc struct {
 	name string
 	doc  *openapitest.Document
@@ -25,7 +27,10 @@ type servedDoc struct {
 // document takes a moment.
 var servedDocs = sync.OnceValues(func() (map[string]*openapitest.Document, error) {
 	out := map[string]*openapitest.Document{}
-	for name, spec := range map[string][]byte{"Rendering": openapi.Rendering, "Management": openapi.Management, "Delivery": openapi.Delivery} {
+	for name, spec := range map[string][]byte{
+		"Rendering": openapi.Rendering, "Management": openapi.Management,
+		"Delivery": openapi.Delivery, "Index": openapi.Index,
+	} {
 		d, err := openapitest.LoadSwagger2(spec)
 		if err != nil {
 			return nil, err
@@ -93,4 +98,57 @@ func (d servedDoc) validateAnswer(t *testing.T, req *http.Request, reqBody []byt
 	if err := d.doc.ValidateResponse(req, reqBody, resp, respBody); err != nil {
 		t.Errorf("%s %s: the answer breaks the %s document: %v", req.Method, req.URL.RequestURI(), d.name, err)
 	}
+}
+
+// TestServedDocumentsDescribeTheWire sends a representative set of
+// Management and Index requests to `cms run` and validates each exchange
+// against the document its group serves: int64 fields are JSON numbers,
+// emit_null fields may be null, and errors are ProblemDetails, as the
+// gateway writes them (NovaDB's own documents are checked elsewhere).
+func TestServedDocumentsDescribeTheWire(t *testing.T) {
+	base := "http://" + startServer(t).HTTPAddr()
+	admin := httpClient{t, base, "admin", "test-password"}
+	mgmt, index := loadServedDoc(t, "Management"), loadServedDoc(t, "Index")
+
+	created := `{"objects":[` + obj(0, "sdoc", v(1000, 201, "Served doc")) + `]}`
+	w := admin.must(http.StatusCreated, http.MethodPost, "/apis/cms/v1/branches/4/objects", created)
+	mgmt.check(t, http.MethodPost, "/apis/cms/v1/branches/4/objects", created, w)
+	id := admin.create(obj(0, "sdoc2", v(1000, 201, "Second"))).CreatedObjectIDs[0]
+	comment := newComment(t, admin)
+	job := newJob(t, admin)
+
+	for _, ex := range []struct {
+		want                 int
+		method, target, body string
+	}{
+		{http.StatusOK, http.MethodGet, "/apis/cms/v1/branches", ""},
+		{http.StatusOK, http.MethodGet, "/apis/cms/v1/branches/4", ""},
+		{http.StatusOK, http.MethodGet, fmt.Sprintf("/apis/cms/v1/branches/4/objects/%d", id), ""},
+		{http.StatusOK, http.MethodGet, fmt.Sprintf("/apis/cms/v1/branches/4/objects?ids=%d,40", id), ""},
+		{http.StatusOK, http.MethodGet, fmt.Sprintf("/apis/cms/v1/comments/%d", comment), ""},
+		{http.StatusOK, http.MethodGet, "/apis/cms/v1/comments?branchRef=4&take=5", ""},
+		{http.StatusOK, http.MethodGet, "/apis/cms/v1/jobs?take=5", ""},
+		{http.StatusOK, http.MethodGet, fmt.Sprintf("/apis/cms/v1/jobs/%d", job), ""},
+		{http.StatusOK, http.MethodGet, fmt.Sprintf("/apis/cms/v1/jobs/%d/progress", job), ""},
+		{http.StatusNotFound, http.MethodGet, "/apis/cms/v1/branches/987654", ""},
+		{http.StatusNotFound, http.MethodGet, "/apis/cms/v1/comments/987654321", ""},
+	} {
+		mgmt.check(t, ex.method, ex.target, ex.body, admin.must(ex.want, ex.method, ex.target, ex.body))
+	}
+
+	for _, ex := range []struct {
+		want         int
+		target, body string
+	}{
+		{http.StatusOK, "/apis/index/v1/branches/4/objects", `{"page":{"take":5},"minChangeTrackingVersion":1,"maxWaitTime":"00:00:05"}`},
+		{http.StatusOK, "/apis/index/v1/branches/4/objectCount", `{}`},
+		{http.StatusOK, "/apis/index/v1/branches/4/comments", `{"page":{"take":5}}`},
+		{http.StatusOK, "/apis/index/v1/branches/4/commentCount", `{}`},
+	} {
+		index.check(t, http.MethodPost, ex.target, ex.body, admin.must(ex.want, http.MethodPost, ex.target, ex.body))
+	}
+	// A body the server refuses: the answer is still the document's.
+	bad := `{"page":{"take":"many"}}`
+	index.checkAnswer(t, http.MethodPost, "/apis/index/v1/branches/4/objects", bad,
+		admin.must(http.StatusBadRequest, http.MethodPost, "/apis/index/v1/branches/4/objects", bad))
 }
