@@ -1,6 +1,7 @@
 package app
 
 import (
+	"encoding/json"
 	"fmt"
 	"net/http"
 	"strings"
@@ -101,19 +102,26 @@ func (d servedDoc) validateAnswer(t *testing.T, req *http.Request, reqBody []byt
 }
 
 // TestServedDocumentsDescribeTheWire sends a representative set of
-// Management and Index requests to `cms run` and validates each exchange
-// against the document its group serves: int64 fields are JSON numbers,
-// emit_null fields may be null, and errors are ProblemDetails, as the
-// gateway writes them (NovaDB's own documents are checked elsewhere).
+// Management, Delivery and Index requests to `cms run` and validates each
+// exchange against the document its group serves: int64 fields are JSON
+// numbers, emit_null fields may be null, and errors are ProblemDetails, as
+// the gateway writes them (NovaDB's own documents are checked elsewhere).
 func TestServedDocumentsDescribeTheWire(t *testing.T) {
 	base := "http://" + startServer(t).HTTPAddr()
 	admin := httpClient{t, base, "admin", "test-password"}
-	mgmt, index := loadServedDoc(t, "Management"), loadServedDoc(t, "Index")
+	mgmt, deliv, index := loadServedDoc(t, "Management"), loadServedDoc(t, "Delivery"), loadServedDoc(t, "Index")
 
 	created := `{"objects":[` + obj(0, "sdoc", v(1000, 201, "Served doc")) + `]}`
 	w := admin.must(http.StatusCreated, http.MethodPost, "/apis/cms/v1/branches/4/objects", created)
 	mgmt.check(t, http.MethodPost, "/apis/cms/v1/branches/4/objects", created, w)
-	id := admin.create(obj(0, "sdoc2", v(1000, 201, "Second"))).CreatedObjectIDs[0]
+	var made write
+	if err := json.Unmarshal(w.body, &made); err != nil || len(made.CreatedObjectIDs) != 1 {
+		t.Fatalf("create answer %s: %v", w.body, err)
+	}
+	item := admin.create(obj(made.CreatedObjectIDs[0], "sdocitem", v(1000, 201, "Second")))
+	id := item.CreatedObjectIDs[0]
+	// Delivery reads the index: wait for the item's transaction.
+	indexed := []string{"X-Cms-Min-Version", fmt.Sprint(item.Transaction.ID), "X-Cms-Max-Wait", "20s"}
 	comment := newComment(t, admin)
 	job := newJob(t, admin)
 
@@ -134,6 +142,17 @@ func TestServedDocumentsDescribeTheWire(t *testing.T) {
 		{http.StatusNotFound, http.MethodGet, "/apis/cms/v1/comments/987654321", ""},
 	} {
 		mgmt.check(t, ex.method, ex.target, ex.body, admin.must(ex.want, ex.method, ex.target, ex.body))
+	}
+
+	for _, ex := range []struct {
+		want   int
+		target string
+	}{
+		{http.StatusOK, fmt.Sprintf("/delivery/api/branches/4/objects/%d", id)},
+		{http.StatusOK, "/delivery/api/branches/4/updateInfo"},
+		{http.StatusNotFound, "/delivery/api/branches/4/objects/987654"},
+	} {
+		deliv.check(t, http.MethodGet, ex.target, "", admin.must(ex.want, http.MethodGet, ex.target, "", indexed...))
 	}
 
 	for _, ex := range []struct {
