@@ -23,7 +23,10 @@ func (r reader) GetObjectsIn(ctx context.Context, branches, ids []int64) ([]stor
 // apiIdentifiers, each searched in its index (branch first): SQLite
 // scanned every object of the branches for "guid IN … OR api_identifier
 // IN …". Without branches, the branches are the distinct values of
-// objects.branch, found by one index seek per branch (allBranches).
+// objects.branch, found by one index seek per branch (allBranches);
+// SQLite then seeks each branch, PostgreSQL (whose planner does not)
+// searches objects_guid_any and objects_api_identifier_any (its
+// migration 008) and keeps the rows of those branches.
 func (r reader) FindObjectsIn(ctx context.Context, branches []int64, guids, apiIdentifiers []string) ([]store.Object, error) {
 	if len(guids) == 0 && len(apiIdentifiers) == 0 {
 		return nil, nil
