@@ -102,3 +102,73 @@ func TestOperationAndExamples(t *testing.T) {
 		t.Fatalf("examples = %v", ex)
 	}
 }
+
+// swagger2 is shaped like a protoc-gen-openapiv2 document: one produces
+// list per operation, an empty schema on a 304, errors under default.
+const swagger2 = `{"swagger":"2.0","info":{"title":"t","version":"1"},
+"consumes":["application/json"],"produces":["application/json"],
+"paths":{
+ "/v1/sheets/{id}":{"get":{"operationId":"Sheets_Get","produces":["text/css","application/problem+json"],
+  "parameters":[{"name":"id","in":"path","required":true,"type":"integer","format":"int32"}],
+  "responses":{"200":{"description":"sheet","schema":{"type":"string","format":"binary"}},
+   "304":{"description":"not modified","schema":{}},
+   "default":{"description":"error","schema":{"$ref":"#/definitions/Problem"}}}}},
+ "/v1/batch":{"post":{"operationId":"Batch","produces":["application/json","application/problem+json"],
+  "parameters":[{"name":"body","in":"body","required":true,"schema":{"$ref":"#/definitions/Jobs"}}],
+  "responses":{"200":{"description":"results","schema":{"$ref":"#/definitions/Results"}},
+   "default":{"description":"error","schema":{"$ref":"#/definitions/Problem"}}}}}},
+"definitions":{
+ "Problem":{"type":"object","required":["title","status"],"properties":{"title":{"type":"string"},"status":{"type":"integer","format":"int32"}}},
+ "Jobs":{"type":"object","properties":{"jobs":{"type":"array","items":{"type":"object","properties":{"n":{"type":"integer","format":"int32"}}}}}},
+ "Results":{"type":"object","required":["results"],"properties":{"results":{"type":"array","items":{"type":"object","required":["status"],
+   "properties":{"status":{"type":"integer","format":"int32"},"problem":{"$ref":"#/definitions/Problem"}}}}}}}}`
+
+func TestSwagger2(t *testing.T) {
+	d, err := openapitest.LoadSwagger2([]byte(swagger2))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m, p, ok := d.Operation("Batch"); !ok || m != http.MethodPost || p != "/v1/batch" {
+		t.Fatalf("Operation(Batch) = %s %s %v", m, p, ok)
+	}
+	for _, c := range []struct {
+		method, target, reqBody string
+		status                  int
+		ct, body                string
+		reqOK, respOK           bool
+	}{
+		{http.MethodGet, "/v1/sheets/7", "", 200, "text/css; charset=utf-8", "a{}", true, true},
+		{http.MethodGet, "/v1/sheets/7", "", 200, "text/html", "<p>", true, false},
+		{http.MethodGet, "/v1/sheets/7", "", 304, "", "", true, true},
+		{http.MethodGet, "/v1/sheets/7", "", 404, "application/problem+json", `{"title":"Not Found","status":404}`, true, true},
+		{http.MethodGet, "/v1/sheets/7", "", 404, "application/problem+json", `{"title":"Not Found"}`, true, false},
+		{http.MethodGet, "/v1/sheets/x", "", 400, "application/problem+json", `{"title":"Bad Request","status":400}`, false, true},
+		{http.MethodPost, "/v1/batch", `{"jobs":[{"n":1}]}`, 200, "application/json", `{"results":[{"status":200},{"status":404,"problem":{"title":"Not Found","status":404}}]}`, true, true},
+		{http.MethodPost, "/v1/batch", `{"jobs":[{"n":"one"}]}`, 200, "application/json", `{"results":[{"status":"200"}]}`, false, false},
+		{http.MethodPost, "/v1/batch", `{"jobs":[]}`, 200, "application/json", `{"results":[{"problem":{"title":"x","status":1}}]}`, true, false},
+		{http.MethodPost, "/v1/batch", `{"jobs":[]}`, 200, "application/json", `{"items":[]}`, true, false},
+	} {
+		req, err := http.NewRequest(c.method, "http://127.0.0.1:1"+c.target, strings.NewReader(c.reqBody))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var reqBody []byte
+		if c.reqBody != "" {
+			req.Header.Set("Content-Type", "application/json")
+			reqBody = []byte(c.reqBody)
+		}
+		if err := d.ValidateRequest(req, reqBody); (err == nil) != c.reqOK {
+			t.Errorf("request %s %s %s: %v, want ok=%v", c.method, c.target, c.reqBody, err, c.reqOK)
+		}
+		resp := &http.Response{StatusCode: c.status, Header: http.Header{}}
+		if c.ct != "" {
+			resp.Header.Set("Content-Type", c.ct)
+		}
+		if err := d.ValidateResponse(req, reqBody, resp, []byte(c.body)); (err == nil) != c.respOK {
+			t.Errorf("response %d %s %s to %s %s: %v, want ok=%v", c.status, c.ct, c.body, c.method, c.target, err, c.respOK)
+		}
+	}
+	if _, err := openapitest.LoadSwagger2([]byte(spec)); err == nil {
+		t.Error("LoadSwagger2 accepted an OpenAPI 3 document")
+	}
+}

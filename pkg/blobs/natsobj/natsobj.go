@@ -7,10 +7,18 @@
 // fresh subject and the metadata record switching to them is written last;
 // an interrupted put purges its chunks and leaves the old object.
 //
-// Known limits: GetRange reads and discards the bytes before offset (the
-// object store has no random access), and a blob replaced or deleted while
-// it is being read may make that read fail (its chunks are purged) rather
-// than finish; it never returns mixed content, the digest is verified at EOF.
+// GetRange starts reading at the chunk holding the offset (see seek.go)
+// when it is at least 64 chunks (8 MiB) into the object, and reads through
+// from the start otherwise. A read from the start verifies the SHA-256
+// digest of the whole content at EOF; a read from a later chunk cannot, and
+// verifies instead that the first chunk it gets is the one holding the
+// offset and that exactly the object's remaining chunks follow, each of its
+// size. Objects written before this store filled every chunk, or by
+// other clients (chunks may vary in size), are always read from the start.
+//
+// Known limit: a blob replaced or deleted while it is being read may make
+// that read fail (its chunks are purged) rather than finish; it never
+// returns mixed content.
 package natsobj
 
 import (
@@ -68,8 +76,11 @@ type Store struct {
 	js          jetstream.JetStream
 	bucket      string
 	obs         jetstream.ObjectStore
+	stream      jetstream.Stream // the bucket's stream, holding the chunks
 	readTimeout time.Duration
+	seekMin     uint64 // chunks into an object from which GetRange seeks
 	log         *slog.Logger
+	onSeek      func(chunk, seq uint64) // test hook, nil
 }
 
 var _ blobs.Store = (*Store)(nil)
@@ -97,7 +108,12 @@ func New(ctx context.Context, js jetstream.JetStream, opts Options) (*Store, err
 	if err != nil {
 		return nil, fmt.Errorf("blobs/natsobj: bucket %s: %w", opts.Bucket, err)
 	}
-	return &Store{js: js, bucket: opts.Bucket, obs: obs, readTimeout: opts.ReadTimeout, log: opts.Logger}, nil
+	stream, err := js.Stream(ctx, "OBJ_"+opts.Bucket)
+	if err != nil {
+		return nil, fmt.Errorf("blobs/natsobj: bucket %s stream: %w", opts.Bucket, err)
+	}
+	return &Store{js: js, bucket: opts.Bucket, obs: obs, stream: stream, readTimeout: opts.ReadTimeout,
+		seekMin: defaultSeekMin, log: opts.Logger}, nil
 }
 
 // Put implements blobs.Store.
@@ -105,11 +121,15 @@ func (s *Store) Put(ctx context.Context, key string, r io.Reader, meta blobs.Met
 	if err := blobs.ValidateKey(key); err != nil {
 		return blobs.Info{}, err
 	}
-	om := jetstream.ObjectMeta{Name: key}
+	om := jetstream.ObjectMeta{
+		Name:     key,
+		Metadata: map[string]string{fixedChunksKey: "true"},
+		Opts:     &jetstream.ObjectMetaOptions{ChunkSize: chunkSize},
+	}
 	if meta.ContentType != "" {
 		om.Headers = nats.Header{contentTypeHeader: []string{meta.ContentType}}
 	}
-	oi, err := s.obs.Put(ctx, om, r)
+	oi, err := s.obs.Put(ctx, om, fullReader{r})
 	if err != nil {
 		return blobs.Info{}, fmt.Errorf("blobs/natsobj: put %s: %w", key, err)
 	}
@@ -146,24 +166,35 @@ func (s *Store) GetRange(ctx context.Context, key string, offset, length int64) 
 	if err == nil {
 		n, err = blobs.RangeLen(info.Size, offset, length)
 	}
+	var first, startSeq uint64
+	skip := offset // bytes to discard from the first chunk read
+	if cs := fixedChunkSize(oi); err == nil && cs > 0 && uint64(offset)/cs >= max(s.seekMin, 1) && offset < info.Size {
+		first = uint64(offset) / cs
+		if startSeq, err = s.chunkStart(ctx, oi, first); err != nil {
+			err = fmt.Errorf("seeking chunk %d: %w", first, err)
+		} else if s.onSeek != nil {
+			s.onSeek(first, startSeq)
+		}
+		skip -= int64(first * cs)
+	}
 	var res io.ReadCloser
 	if err == nil {
-		res, err = s.openContent(ctx, oi)
+		res, err = s.openContent(ctx, oi, uint32(first), startSeq)
 	}
 	if err != nil {
 		cancel()
 		return nil, blobs.Info{}, s.wrap("get", key, err)
 	}
 	closer := closeFunc(func() error { err := res.Close(); cancel(); return err })
-	if offset > 0 {
-		if _, err = io.CopyN(io.Discard, res, offset); err != nil {
+	if skip > 0 {
+		if _, err = io.CopyN(io.Discard, res, skip); err != nil {
 			_ = closer.Close()
 			return nil, blobs.Info{}, s.wrap("get", key, fmt.Errorf("skipping to offset %d: %w", offset, err))
 		}
 	}
 	var r io.Reader = res
 	if offset+n < info.Size {
-		r = io.LimitReader(res, n) // a full read to EOF also verifies the digest
+		r = io.LimitReader(res, n) // a read to EOF also verifies sizes (and the digest from the start)
 	}
 	return blobs.ReadCloser{Reader: r, Closer: closer}, info, nil
 }

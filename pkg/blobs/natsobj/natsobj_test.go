@@ -71,23 +71,41 @@ func run(t *testing.T, nc *nats.Conn) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	blobtest.Run(t, func(t *testing.T) blobs.Store {
-		var b [6]byte
-		_, _ = rand.Read(b[:])
-		bucket := "T_BLOBS_" + hex.EncodeToString(b[:])
-		s, err := natsobj.New(t.Context(), js, natsobj.Options{Bucket: bucket})
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() {
-			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-			defer cancel()
-			if err := js.DeleteObjectStore(ctx, bucket); err != nil && !errors.Is(err, jetstream.ErrBucketNotFound) {
-				t.Errorf("delete bucket %s: %v", bucket, err)
-			}
-		})
-		return s
+	t.Run("Conformance", func(t *testing.T) {
+		blobtest.Run(t, func(t *testing.T) blobs.Store { s, _ := newStore(t, js); return s })
 	})
+	// The suite again with every range past the first chunk seeking.
+	t.Run("ConformanceSeeking", func(t *testing.T) {
+		blobtest.Run(t, func(t *testing.T) blobs.Store {
+			s, _ := newStore(t, js)
+			natsobj.SetSeekMin(s, 1, nil)
+			return s
+		})
+	})
+	t.Run("Ranges", func(t *testing.T) { testRanges(t, js) })
+	t.Run("SeekThreshold", func(t *testing.T) { testSeekThreshold(t, js) })
+	t.Run("Interleaved", func(t *testing.T) { testInterleaved(t, js) })
+	t.Run("OtherWriter", func(t *testing.T) { testOtherWriter(t, js) })
+}
+
+// newStore returns a store on a new bucket, deleted after the test, and
+// the bucket's name.
+func newStore(t testing.TB, js jetstream.JetStream) (*natsobj.Store, string) {
+	var b [6]byte
+	_, _ = rand.Read(b[:])
+	bucket := "T_BLOBS_" + hex.EncodeToString(b[:])
+	s, err := natsobj.New(context.Background(), js, natsobj.Options{Bucket: bucket})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		if err := js.DeleteObjectStore(ctx, bucket); err != nil && !errors.Is(err, jetstream.ErrBucketNotFound) {
+			t.Errorf("delete bucket %s: %v", bucket, err)
+		}
+	})
+	return s, bucket
 }
 
 // TestSharesEventsConnection checks the intended wiring: the blob store on

@@ -27,20 +27,34 @@ const (
 	chunkWait = 30 * time.Second
 )
 
-// openContent streams the content of the object oi and verifies its
-// SHA-256 digest at the end.
-func (s *Store) openContent(ctx context.Context, oi *jetstream.ObjectInfo) (io.ReadCloser, error) {
+// openContent streams the content of the object oi from its chunk first
+// (0-based; the sequence startSeq must then be one chunkStart returned for
+// it). Whatever the start, it checks that exactly the object's remaining
+// chunks come, each of its size when the object has fixed chunks
+// (fixedChunkSize). A read from the first chunk also verifies the SHA-256
+// digest of the whole content at the end; a read from a later chunk, which
+// cannot, checks that the first chunk it gets is the one it asked for (by
+// the number of the subject's messages after it).
+func (s *Store) openContent(ctx context.Context, oi *jetstream.ObjectInfo, first uint32, startSeq uint64) (io.ReadCloser, error) {
 	want, err := jetstream.DecodeObjectDigest(oi.Digest)
 	if err != nil {
 		return nil, fmt.Errorf("object %s digest %q: %w", oi.Name, oi.Digest, err)
 	}
-	r := &chunkReader{ctx: ctx, name: oi.Name, chunks: oi.Chunks, size: oi.Size, want: want, h: sha256.New()}
-	if oi.Chunks == 0 {
+	r := &chunkReader{ctx: ctx, name: oi.Name, chunks: oi.Chunks - first, index: first, last: oi.Chunks - 1,
+		chunkSize: fixedChunkSize(oi), size: oi.Size}
+	if first == 0 {
+		r.want, r.h = want, sha256.New()
+	} else {
+		r.size -= uint64(first) * r.chunkSize
+	}
+	if r.chunks == 0 {
 		return r, nil
 	}
-	cons, err := s.js.OrderedConsumer(ctx, "OBJ_"+s.bucket, jetstream.OrderedConsumerConfig{
-		FilterSubjects: []string{"$O." + s.bucket + ".C." + oi.NUID},
-	})
+	cfg := jetstream.OrderedConsumerConfig{FilterSubjects: []string{s.chunkSubject(oi)}}
+	if startSeq > 0 {
+		cfg.DeliverPolicy, cfg.OptStartSeq = jetstream.DeliverByStartSequencePolicy, startSeq
+	}
+	cons, err := s.js.OrderedConsumer(ctx, "OBJ_"+s.bucket, cfg)
 	if err != nil {
 		return nil, err
 	}
@@ -52,16 +66,19 @@ func (s *Store) openContent(ctx context.Context, oi *jetstream.ObjectInfo) (io.R
 
 // chunkReader reads an object's chunks in order.
 type chunkReader struct {
-	ctx    context.Context
-	name   string
-	it     jetstream.MessagesContext
-	chunks uint32 // left to read
-	size   uint64
-	read   uint64
-	want   []byte
-	h      hash.Hash
-	buf    []byte
-	err    error
+	ctx       context.Context
+	name      string
+	it        jetstream.MessagesContext
+	chunks    uint32 // left to read
+	index     uint32 // of the next chunk
+	last      uint32 // index of the object's last chunk
+	chunkSize uint64 // of every chunk but the last, 0 if they vary
+	size      uint64 // of the chunks read and left
+	read      uint64
+	want      []byte    // digest of the whole content, nil for a read from a later chunk
+	h         hash.Hash // nil with want
+	buf       []byte
+	err       error
 }
 
 func (r *chunkReader) Read(p []byte) (int, error) {
@@ -77,10 +94,10 @@ func (r *chunkReader) Read(p []byte) (int, error) {
 }
 
 // next fetches the next chunk into buf; after the last one it checks the
-// size and digest and returns io.EOF.
+// size (and digest when reading from the start) and returns io.EOF.
 func (r *chunkReader) next() error {
 	if r.chunks == 0 {
-		if r.read != r.size || !bytes.Equal(r.h.Sum(nil), r.want) {
+		if r.read != r.size || (r.h != nil && !bytes.Equal(r.h.Sum(nil), r.want)) {
 			return fmt.Errorf("object %s: content (%d bytes) does not match its size (%d) or digest", r.name, r.read, r.size)
 		}
 		return io.EOF
@@ -94,10 +111,36 @@ func (r *chunkReader) next() error {
 		}
 		return fmt.Errorf("object %s: %w", r.name, err)
 	}
-	r.buf = msg.Data()
-	r.h.Write(r.buf)
-	r.read += uint64(len(r.buf))
+	data := msg.Data()
+	if r.h == nil && r.read == 0 {
+		// The first chunk of a seek: the ones after it are in place if it
+		// is (the ordered consumer delivers the subject's messages in
+		// order without gaps).
+		md, err := msg.Metadata()
+		if err != nil {
+			return fmt.Errorf("object %s: chunk %d: %w", r.name, r.index, err)
+		}
+		if md.NumPending != uint64(r.last-r.index) {
+			return fmt.Errorf("object %s: the chunk at sequence %d has %d after it, chunk %d has %d",
+				r.name, md.Sequence.Stream, md.NumPending, r.index, r.last-r.index)
+		}
+	}
+	if r.chunkSize > 0 {
+		want := r.chunkSize
+		if r.index == r.last {
+			want = r.size - r.read
+		}
+		if uint64(len(data)) != want {
+			return fmt.Errorf("object %s: chunk %d has %d bytes, want %d", r.name, r.index, len(data), want)
+		}
+	}
+	if r.h != nil {
+		r.h.Write(data)
+	}
+	r.buf = data
+	r.read += uint64(len(data))
 	r.chunks--
+	r.index++
 	return nil
 }
 

@@ -113,12 +113,15 @@ type filesClient struct {
 	t    *testing.T
 	base string
 	doc  *openapitest.Document
+	// rendering, when set, validates the Rendering exchanges.
+	rendering *servedDoc
 }
 
 // send does one request as the administrator; with a document it checks
-// the request and the response against it (Management paths only: the
-// Delivery and Rendering groups have no OpenAPI document, their statuses
-// are checked by the tests against their operation tables).
+// the request and the response against it: Management paths against
+// NovaDB's document, Rendering paths against the served Rendering
+// document (Delivery's file operations are checked by the tests against
+// their operation tables).
 func (c filesClient) send(method, path string, body io.Reader, contentType string, hdr ...string) (*http.Response, []byte) {
 	c.t.Helper()
 	var reqBody []byte
@@ -151,6 +154,9 @@ func (c filesClient) send(method, path string, body io.Reader, contentType strin
 	}
 	if c.doc != nil && strings.HasPrefix(path, "/apis/cms/v1/") {
 		c.validate(req, reqBody, resp, b)
+	}
+	if c.rendering != nil && strings.HasPrefix(path, "/apis/rendering/v1/") {
+		c.rendering.validate(c.t, req, reqBody, resp, b)
 	}
 	return resp, b
 }
@@ -236,7 +242,8 @@ func managementDoc(t *testing.T) *openapitest.Document {
 
 func runFilesScenario(t *testing.T, start func() (string, func())) {
 	base, stop := start()
-	c := filesClient{t: t, base: base, doc: managementDoc(t)}
+	rendering := loadRenderingDoc(t)
+	c := filesClient{t: t, base: base, doc: managementDoc(t), rendering: &rendering}
 	data := make([]byte, 2*filesChunkLimit+777)
 	_, _ = rand.Read(data)
 	parts := [][]byte{data[:filesChunkLimit], data[filesChunkLimit : 2*filesChunkLimit], data[2*filesChunkLimit:]}
@@ -316,6 +323,12 @@ func runFilesScenario(t *testing.T, start func() (string, func())) {
 	if resp.Header.Get("Content-Range") != "bytes */"+strconv.Itoa(len(data)) {
 		t.Errorf("416 Content-Range %q", resp.Header.Get("Content-Range"))
 	}
+	// The same through Rendering, whose document declares 206 (and 416
+	// as ProblemDetails).
+	if _, b = c.get("/apis/rendering/v1/files/"+name, http.StatusPartialContent, "Range", "bytes=10-19"); !bytes.Equal(b, data[10:20]) {
+		t.Errorf("Rendering range 10-19: %q", b)
+	}
+	c.get("/apis/rendering/v1/files/"+name, http.StatusRequestedRangeNotSatisfiable, "Range", "bytes=999999999-")
 
 	// The same content again: stored once, created false.
 	r = c.upload(http.MethodPost, "/apis/cms/v1/fileUpload", http.StatusOK, data[:10], "Extension", ".txt", "Commit", "true")

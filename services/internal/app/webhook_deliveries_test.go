@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
-	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -39,9 +38,13 @@ type attemptList struct {
 	} `json:"attempts"`
 }
 
+// deliveries reads a page of a webhook's attempts, checked against the
+// served Management document (NovaDB's has no such operation).
 func deliveries(c httpClient, hook int64, query string) attemptList {
 	c.t.Helper()
-	r := c.must(http.StatusOK, http.MethodGet, fmt.Sprintf("/apis/cms/v1/webhooks/%d/deliveries%s", hook, query), "")
+	target := fmt.Sprintf("/apis/cms/v1/webhooks/%d/deliveries%s", hook, query)
+	r := c.must(http.StatusOK, http.MethodGet, target, "")
+	loadServedDoc(c.t, "Management").check(c.t, http.MethodGet, target, "", r)
 	var out attemptList
 	if err := json.Unmarshal(r.body, &out); err != nil || out.Count != len(out.Attempts) {
 		c.t.Fatalf("deliveries answer %s: %v", r.body, err)
@@ -167,20 +170,29 @@ func runDeliveriesScenario(t *testing.T, base string) {
 		t.Fatalf("after the token: %d attempts from %d, want %d from %d and no token", rest.Count, rest.Attempts[0].ID, all.Count-1, all.Attempts[1].ID)
 	}
 
-	// Bounds, unknown ids, authorization.
+	// Bounds, unknown ids, authorization: ProblemDetails as the served
+	// document declares them.
+	doc := loadServedDoc(t, "Management")
 	for _, q := range []string{"?take=0", "?take=1001", "?take=-1", "?continue=abc", "?continue=-5", "?take=x"} {
-		r := admin.do(http.MethodGet, fmt.Sprintf("/apis/cms/v1/webhooks/%d/deliveries%s", flaky, q), "")
-		if r.code != http.StatusBadRequest || !strings.HasPrefix(r.header.Get("Content-Type"), "application/problem+json") {
+		target := fmt.Sprintf("/apis/cms/v1/webhooks/%d/deliveries%s", flaky, q)
+		r := admin.do(http.MethodGet, target, "")
+		if r.code != http.StatusBadRequest {
 			t.Errorf("%s: %d %s %s, want 400 ProblemDetails", q, r.code, r.header.Get("Content-Type"), r.body)
 		}
+		doc.checkAnswer(t, http.MethodGet, target, "", r)
+	}
+	refused := func(c httpClient, want int, hook int64) {
+		t.Helper()
+		target := fmt.Sprintf("/apis/cms/v1/webhooks/%d/deliveries", hook)
+		doc.check(t, http.MethodGet, target, "", c.must(want, http.MethodGet, target, ""))
 	}
 	for _, id := range []int64{999999, typ, users.CreatedObjectIDs[0]} {
-		admin.must(http.StatusNotFound, http.MethodGet, fmt.Sprintf("/apis/cms/v1/webhooks/%d/deliveries", id), "")
+		refused(admin, http.StatusNotFound, id)
 	}
-	httpClient{t, base, "", ""}.must(http.StatusUnauthorized, http.MethodGet, fmt.Sprintf("/apis/cms/v1/webhooks/%d/deliveries", flaky), "")
+	refused(httpClient{t, base, "", ""}, http.StatusUnauthorized, flaky)
 	nogrant := httpClient{t, base, "hooknogrant", "hooknogrant-pw"}
-	nogrant.must(http.StatusForbidden, http.MethodGet, fmt.Sprintf("/apis/cms/v1/webhooks/%d/deliveries", flaky), "")
-	nogrant.must(http.StatusNotFound, http.MethodGet, fmt.Sprintf("/apis/cms/v1/webhooks/%d/deliveries", typ), "")
+	refused(nogrant, http.StatusForbidden, flaky)
+	refused(nogrant, http.StatusNotFound, typ)
 	reader := httpClient{t, base, "hookreader", "hookreader-pw"}
 	if got := deliveries(reader, flaky, "?take=1000"); got.Count != all.Count {
 		t.Errorf("a reader of the default branch sees %d attempts, the administrator %d", got.Count, all.Count)

@@ -29,10 +29,11 @@ type WatchChangesRequest struct {
 	// branch and of its ancestors, whose objects it inherits.
 	Branch string `protobuf:"bytes,1,opt,name=branch,proto3" json:"branch,omitempty"`
 	// Only changes touching an object of one of these type IDs (at most 100;
-	// empty: all types).
+	// empty: all types). Over HTTP repeated (types=1200&types=1201) or
+	// comma-separated (types=1200,1201).
 	Types []int64 `protobuf:"varint,2,rep,packed,name=types,proto3" json:"types,omitempty"`
 	// Only these event kinds: created, updated, deleted, branchDeleted,
-	// comment (empty: all).
+	// comment (empty: all). Over HTTP repeated or comma-separated.
 	Kinds []string `protobuf:"bytes,3,rep,name=kinds,proto3" json:"kinds,omitempty"`
 	// Resume after this change version (the id of the last event seen); 0
 	// starts from now. Over HTTP the Last-Event-ID header gives it too.

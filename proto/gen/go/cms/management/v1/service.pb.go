@@ -8,6 +8,7 @@ package managementv1
 
 import (
 	_ "github.com/cmsplatform/cms/proto/gen/go/cms/options/v1"
+	_ "github.com/grpc-ecosystem/grpc-gateway/v2/protoc-gen-openapiv2/options"
 	_ "google.golang.org/genproto/googleapis/api/annotations"
 	protoreflect "google.golang.org/protobuf/reflect/protoreflect"
 	protoimpl "google.golang.org/protobuf/runtime/protoimpl"
@@ -27,7 +28,7 @@ var File_cms_management_v1_service_proto protoreflect.FileDescriptor
 
 const file_cms_management_v1_service_proto_rawDesc = "" +
 	"\n" +
-	"\x1fcms/management/v1/service.proto\x12\x11cms.management.v1\x1a cms/management/v1/branches.proto\x1a\x1fcms/management/v1/codegen.proto\x1a cms/management/v1/comments.proto\x1a\x1ecms/management/v1/common.proto\x1a\x1ccms/management/v1/jobs.proto\x1a\x1fcms/management/v1/objects.proto\x1a%cms/management/v1/typed_objects.proto\x1a\x1fcms/management/v1/uploads.proto\x1a\x1dcms/management/v1/users.proto\x1a cms/management/v1/webhooks.proto\x1a\x1ccms/options/v1/options.proto\x1a\x1cgoogle/api/annotations.proto\x1a\x1bgoogle/protobuf/empty.proto2\xea.\n" +
+	"\x1fcms/management/v1/service.proto\x12\x11cms.management.v1\x1a cms/management/v1/branches.proto\x1a\x1fcms/management/v1/codegen.proto\x1a cms/management/v1/comments.proto\x1a\x1ecms/management/v1/common.proto\x1a\x1ccms/management/v1/jobs.proto\x1a\x1fcms/management/v1/objects.proto\x1a%cms/management/v1/typed_objects.proto\x1a\x1fcms/management/v1/uploads.proto\x1a\x1dcms/management/v1/users.proto\x1a cms/management/v1/webhooks.proto\x1a\x1ccms/options/v1/options.proto\x1a\x1cgoogle/api/annotations.proto\x1a\x1bgoogle/protobuf/empty.proto\x1a.protoc-gen-openapiv2/options/annotations.proto2\x910\n" +
 	"\x11ManagementService\x12\x8e\x01\n" +
 	"\vGetBranches\x12%.cms.management.v1.GetBranchesRequest\x1a .cms.management.v1.CmsObjectList\"6\xea\xf9\x18\x0fCms_GetBranches\xfa\xf9\x18\x02\b\x01\x82\xd3\xe4\x93\x02\x17\x12\x15/apis/cms/v1/branches\x12\x92\x01\n" +
 	"\fCreateBranch\x12&.cms.management.v1.CreateBranchRequest\x1a\x1c.cms.management.v1.CmsObject\"<\xea\xf9\x18\x10Cms_CreateBranch\xfa\xf9\x18\x04\b\x03 \x01\x82\xd3\xe4\x93\x02\x1a:\x01*\"\x15/apis/cms/v1/branches\x12\x8d\x01\n" +
@@ -82,8 +83,11 @@ const file_cms_management_v1_service_proto_rawDesc = "" +
 	"\rDeleteObjects\x12'.cms.management.v1.DeleteObjectsRequest\x1a(.cms.management.v1.DeleteObjectsResponse\"T\xea\xf9\x18\x11Cms_DeleteObjects\xfa\xf9\x18\n" +
 	"\b\x03\x12\x06branch\x82\xd3\xe4\x93\x02+:\x01**&/apis/cms/v1/branches/{branch}/objects\x12\xc0\x01\n" +
 	"\x0fGetTypedObjects\x12).cms.management.v1.GetTypedObjectsRequest\x1a .cms.management.v1.CmsObjectList\"`\xea\xf9\x18\x13Cms_GetTypedObjects\xfa\xf9\x18\n" +
-	"\b\x02\x12\x06branch\x82\xd3\xe4\x93\x025\x123/apis/cms/v1/branches/{branch}/types/{type}/objects\x12\xd8\x01\n" +
-	"\x14GetWebhookDeliveries\x12..cms.management.v1.GetWebhookDeliveriesRequest\x1a%.cms.management.v1.WebhookAttemptList\"i\xea\xf9\x18\x1cWebhook_GetWebhookDeliveries\xfa\xf9\x18\x10\b\x02(\x032\n" +
+	"\b\x02\x12\x06branch\x82\xd3\xe4\x93\x025\x123/apis/cms/v1/branches/{branch}/types/{type}/objects\x12\xff\x02\n" +
+	"\x14GetWebhookDeliveries\x12..cms.management.v1.GetWebhookDeliveriesRequest\x1a%.cms.management.v1.WebhookAttemptList\"\x8f\x02\x92A\xa2\x01:\x10application/json:\x18application/problem+jsonJt\n" +
+	"\adefault\x12i\n" +
+	"@An error, as RFC 7807 ProblemDetails (application/problem+json).\x12%\n" +
+	"#\x1a!.cms.management.v1.ProblemDetails\xea\xf9\x18\x1cWebhook_GetWebhookDeliveries\xfa\xf9\x18\x10\b\x02(\x032\n" +
 	"webhook_id\x82\xd3\xe4\x93\x02/\x12-/apis/cms/v1/webhooks/{webhook_id}/deliveriesBHZFgithub.com/cmsplatform/cms/proto/gen/go/cms/management/v1;managementv1b\x06proto3"
 
 var file_cms_management_v1_service_proto_goTypes = []any{

@@ -8,6 +8,7 @@ package managementv1
 
 import (
 	_ "github.com/cmsplatform/cms/proto/gen/go/cms/options/v1"
+	_ "github.com/grpc-ecosystem/grpc-gateway/v2/protoc-gen-openapiv2/options"
 	protoreflect "google.golang.org/protobuf/reflect/protoreflect"
 	protoimpl "google.golang.org/protobuf/runtime/protoimpl"
 	timestamppb "google.golang.org/protobuf/types/known/timestamppb"
@@ -25,7 +26,9 @@ const (
 
 // WebhookAttempt is one recorded delivery attempt of a webhook (not a
 // NovaDB record: webhooks are an extension of this platform, see
-// docs/webhooks.md).
+// docs/webhooks.md). Its int64 fields are JSON numbers on the wire, and the
+// OpenAPI document says so (openapiv2_field), as it says null where
+// emit_null writes it.
 type WebhookAttempt struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// The attempt's id, increasing in the order attempts were recorded.
@@ -305,29 +308,33 @@ var File_cms_management_v1_webhooks_proto protoreflect.FileDescriptor
 
 const file_cms_management_v1_webhooks_proto_rawDesc = "" +
 	"\n" +
-	" cms/management/v1/webhooks.proto\x12\x11cms.management.v1\x1a\x1ccms/options/v1/options.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"\xff\x02\n" +
-	"\x0eWebhookAttempt\x12\x0e\n" +
-	"\x02id\x18\x01 \x01(\x03R\x02id\x12\x1f\n" +
-	"\vwebhook_ref\x18\x02 \x01(\x03R\n" +
+	" cms/management/v1/webhooks.proto\x12\x11cms.management.v1\x1a\x1ccms/options/v1/options.proto\x1a\x1fgoogle/protobuf/timestamp.proto\x1a.protoc-gen-openapiv2/options/annotations.proto\"\xd9\x03\n" +
+	"\x0eWebhookAttempt\x12\x1f\n" +
+	"\x02id\x18\x01 \x01(\x03B\x0f\x92A\f\x9a\x02\x01\x03\xa2\x02\x05int64R\x02id\x120\n" +
+	"\vwebhook_ref\x18\x02 \x01(\x03B\x0f\x92A\f\x9a\x02\x01\x03\xa2\x02\x05int64R\n" +
 	"webhookRef\x12\x1f\n" +
 	"\vdelivery_id\x18\x03 \x01(\tR\n" +
-	"deliveryId\x12 \n" +
-	"\vtransaction\x18\x04 \x01(\x03R\vtransaction\x12\x1d\n" +
+	"deliveryId\x121\n" +
+	"\vtransaction\x18\x04 \x01(\x03B\x0f\x92A\f\x9a\x02\x01\x03\xa2\x02\x05int64R\vtransaction\x12.\n" +
 	"\n" +
-	"branch_ref\x18\x05 \x01(\x03R\tbranchRef\x12\x12\n" +
+	"branch_ref\x18\x05 \x01(\x03B\x0f\x92A\f\x9a\x02\x01\x03\xa2\x02\x05int64R\tbranchRef\x12\x12\n" +
 	"\x04kind\x18\x06 \x01(\tR\x04kind\x12\x18\n" +
 	"\aattempt\x18\a \x01(\x05R\aattempt\x12.\n" +
 	"\x04time\x18\b \x01(\v2\x1a.google.protobuf.TimestampR\x04time\x12\x1f\n" +
 	"\vduration_ms\x18\t \x01(\x01R\n" +
 	"durationMs\x12\x16\n" +
 	"\x06status\x18\n" +
-	" \x01(\x05R\x06status\x12\x1f\n" +
-	"\x05error\x18\v \x01(\tB\x04\xd0\xf3\x18\x01H\x00R\x05error\x88\x01\x01\x12\x18\n" +
+	" \x01(\x05R\x06status\x125\n" +
+	"\x05error\x18\v \x01(\tB\x1a\x92A\x13\x82\x03\x10\n" +
+	"\n" +
+	"x-nullable\x12\x02 \x01\xd0\xf3\x18\x01H\x00R\x05error\x88\x01\x01\x12\x18\n" +
 	"\aoutcome\x18\f \x01(\tR\aoutcomeB\b\n" +
-	"\x06_error\"\x9d\x01\n" +
+	"\x06_error\"\xb3\x01\n" +
 	"\x12WebhookAttemptList\x12\x14\n" +
-	"\x05count\x18\x01 \x01(\x05R\x05count\x12%\n" +
-	"\bcontinue\x18\x02 \x01(\tB\x04\xd0\xf3\x18\x01H\x00R\bcontinue\x88\x01\x01\x12=\n" +
+	"\x05count\x18\x01 \x01(\x05R\x05count\x12;\n" +
+	"\bcontinue\x18\x02 \x01(\tB\x1a\x92A\x13\x82\x03\x10\n" +
+	"\n" +
+	"x-nullable\x12\x02 \x01\xd0\xf3\x18\x01H\x00R\bcontinue\x88\x01\x01\x12=\n" +
 	"\battempts\x18\x03 \x03(\v2!.cms.management.v1.WebhookAttemptR\battemptsB\v\n" +
 	"\t_continue\"\x8c\x01\n" +
 	"\x1bGetWebhookDeliveriesRequest\x12\x1d\n" +

@@ -7,6 +7,8 @@
 package renderingv1
 
 import (
+	v1 "github.com/cmsplatform/cms/proto/gen/go/cms/problem/v1"
+	_ "github.com/grpc-ecosystem/grpc-gateway/v2/protoc-gen-openapiv2/options"
 	protoreflect "google.golang.org/protobuf/reflect/protoreflect"
 	protoimpl "google.golang.org/protobuf/runtime/protoimpl"
 	structpb "google.golang.org/protobuf/types/known/structpb"
@@ -515,10 +517,7 @@ func (x *RenderBatchRequest) GetBody() *RenderBatchBody {
 }
 
 // RenderBatchBody is the JSON body of RenderBatchAsync (our design,
-// docs/rendering.md). The answer is application/json:
-// {"results": [{"status": 200, "etag": "…", "contentType": "text/html;
-// charset=utf-8", "body": "…"} or {"status": 4xx/5xx, "problem":
-// {ProblemDetails}}, …]}, one result per job in order.
+// docs/rendering.md). The answer is a RenderBatchAnswer.
 type RenderBatchBody struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// The jobs, 1 to 100; each renders on the branch of the path and
@@ -666,6 +665,141 @@ func (x *RenderBatchJob) GetHyphenate() bool {
 	return false
 }
 
+// RenderBatchAnswer is the application/json answer of RenderBatchAsync:
+// one result per job, in the order of the jobs. The service writes it
+// into the HttpBody; the OpenAPI document names it as the 200 answer.
+type RenderBatchAnswer struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// One result per job, in order.
+	Results       []*RenderBatchResult `protobuf:"bytes,1,rep,name=results,proto3" json:"results,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *RenderBatchAnswer) Reset() {
+	*x = RenderBatchAnswer{}
+	mi := &file_cms_rendering_v1_binaries_proto_msgTypes[9]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *RenderBatchAnswer) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*RenderBatchAnswer) ProtoMessage() {}
+
+func (x *RenderBatchAnswer) ProtoReflect() protoreflect.Message {
+	mi := &file_cms_rendering_v1_binaries_proto_msgTypes[9]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use RenderBatchAnswer.ProtoReflect.Descriptor instead.
+func (*RenderBatchAnswer) Descriptor() ([]byte, []int) {
+	return file_cms_rendering_v1_binaries_proto_rawDescGZIP(), []int{9}
+}
+
+func (x *RenderBatchAnswer) GetResults() []*RenderBatchResult {
+	if x != nil {
+		return x.Results
+	}
+	return nil
+}
+
+// RenderBatchResult is one job's outcome: with status 200 its output
+// (etag, contentType, body), otherwise the ProblemDetails the job alone
+// would have answered (problem).
+type RenderBatchResult struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The HTTP status the job alone would have answered: 200, or the
+	// problem's status.
+	Status int32 `protobuf:"varint,1,opt,name=status,proto3" json:"status,omitempty"`
+	// The render's strong ETag (quoted), as a single render answers it;
+	// with status 200 only.
+	Etag string `protobuf:"bytes,2,opt,name=etag,proto3" json:"etag,omitempty"`
+	// The output's media type, "text/html; charset=utf-8"; with status 200
+	// only.
+	ContentType string `protobuf:"bytes,3,opt,name=content_type,json=contentType,proto3" json:"content_type,omitempty"`
+	// The rendered output; with status 200 only.
+	Body string `protobuf:"bytes,4,opt,name=body,proto3" json:"body,omitempty"`
+	// Why the job failed; with a status other than 200 only.
+	Problem       *v1.ProblemDetails `protobuf:"bytes,5,opt,name=problem,proto3" json:"problem,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *RenderBatchResult) Reset() {
+	*x = RenderBatchResult{}
+	mi := &file_cms_rendering_v1_binaries_proto_msgTypes[10]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *RenderBatchResult) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*RenderBatchResult) ProtoMessage() {}
+
+func (x *RenderBatchResult) ProtoReflect() protoreflect.Message {
+	mi := &file_cms_rendering_v1_binaries_proto_msgTypes[10]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use RenderBatchResult.ProtoReflect.Descriptor instead.
+func (*RenderBatchResult) Descriptor() ([]byte, []int) {
+	return file_cms_rendering_v1_binaries_proto_rawDescGZIP(), []int{10}
+}
+
+func (x *RenderBatchResult) GetStatus() int32 {
+	if x != nil {
+		return x.Status
+	}
+	return 0
+}
+
+func (x *RenderBatchResult) GetEtag() string {
+	if x != nil {
+		return x.Etag
+	}
+	return ""
+}
+
+func (x *RenderBatchResult) GetContentType() string {
+	if x != nil {
+		return x.ContentType
+	}
+	return ""
+}
+
+func (x *RenderBatchResult) GetBody() string {
+	if x != nil {
+		return x.Body
+	}
+	return ""
+}
+
+func (x *RenderBatchResult) GetProblem() *v1.ProblemDetails {
+	if x != nil {
+		return x.Problem
+	}
+	return nil
+}
+
 // GetAppStylesCssRequest holds the parameters of GetAppStylesCssAsync.
 type GetAppStylesCssRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -679,7 +813,7 @@ type GetAppStylesCssRequest struct {
 
 func (x *GetAppStylesCssRequest) Reset() {
 	*x = GetAppStylesCssRequest{}
-	mi := &file_cms_rendering_v1_binaries_proto_msgTypes[9]
+	mi := &file_cms_rendering_v1_binaries_proto_msgTypes[11]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -691,7 +825,7 @@ func (x *GetAppStylesCssRequest) String() string {
 func (*GetAppStylesCssRequest) ProtoMessage() {}
 
 func (x *GetAppStylesCssRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_cms_rendering_v1_binaries_proto_msgTypes[9]
+	mi := &file_cms_rendering_v1_binaries_proto_msgTypes[11]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -704,7 +838,7 @@ func (x *GetAppStylesCssRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetAppStylesCssRequest.ProtoReflect.Descriptor instead.
 func (*GetAppStylesCssRequest) Descriptor() ([]byte, []int) {
-	return file_cms_rendering_v1_binaries_proto_rawDescGZIP(), []int{9}
+	return file_cms_rendering_v1_binaries_proto_rawDescGZIP(), []int{11}
 }
 
 func (x *GetAppStylesCssRequest) GetBranchId() string {
@@ -727,7 +861,7 @@ type GetAppFontsCssRequest struct {
 
 func (x *GetAppFontsCssRequest) Reset() {
 	*x = GetAppFontsCssRequest{}
-	mi := &file_cms_rendering_v1_binaries_proto_msgTypes[10]
+	mi := &file_cms_rendering_v1_binaries_proto_msgTypes[12]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -739,7 +873,7 @@ func (x *GetAppFontsCssRequest) String() string {
 func (*GetAppFontsCssRequest) ProtoMessage() {}
 
 func (x *GetAppFontsCssRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_cms_rendering_v1_binaries_proto_msgTypes[10]
+	mi := &file_cms_rendering_v1_binaries_proto_msgTypes[12]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -752,7 +886,7 @@ func (x *GetAppFontsCssRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetAppFontsCssRequest.ProtoReflect.Descriptor instead.
 func (*GetAppFontsCssRequest) Descriptor() ([]byte, []int) {
-	return file_cms_rendering_v1_binaries_proto_rawDescGZIP(), []int{10}
+	return file_cms_rendering_v1_binaries_proto_rawDescGZIP(), []int{12}
 }
 
 func (x *GetAppFontsCssRequest) GetBranchId() string {
@@ -779,7 +913,7 @@ type GetStylesheetRequest struct {
 
 func (x *GetStylesheetRequest) Reset() {
 	*x = GetStylesheetRequest{}
-	mi := &file_cms_rendering_v1_binaries_proto_msgTypes[11]
+	mi := &file_cms_rendering_v1_binaries_proto_msgTypes[13]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -791,7 +925,7 @@ func (x *GetStylesheetRequest) String() string {
 func (*GetStylesheetRequest) ProtoMessage() {}
 
 func (x *GetStylesheetRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_cms_rendering_v1_binaries_proto_msgTypes[11]
+	mi := &file_cms_rendering_v1_binaries_proto_msgTypes[13]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -804,7 +938,7 @@ func (x *GetStylesheetRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetStylesheetRequest.ProtoReflect.Descriptor instead.
 func (*GetStylesheetRequest) Descriptor() ([]byte, []int) {
-	return file_cms_rendering_v1_binaries_proto_rawDescGZIP(), []int{11}
+	return file_cms_rendering_v1_binaries_proto_rawDescGZIP(), []int{13}
 }
 
 func (x *GetStylesheetRequest) GetBranchId() string {
@@ -825,7 +959,7 @@ var File_cms_rendering_v1_binaries_proto protoreflect.FileDescriptor
 
 const file_cms_rendering_v1_binaries_proto_rawDesc = "" +
 	"\n" +
-	"\x1fcms/rendering/v1/binaries.proto\x12\x10cms.rendering.v1\x1a\x1cgoogle/protobuf/struct.proto\"$\n" +
+	"\x1fcms/rendering/v1/binaries.proto\x12\x10cms.rendering.v1\x1a\x1ccms/problem/v1/problem.proto\x1a\x1cgoogle/protobuf/struct.proto\x1a.protoc-gen-openapiv2/options/annotations.proto\"$\n" +
 	"\x10GetBinaryRequest\x12\x10\n" +
 	"\x03md5\x18\x01 \x01(\tR\x03md5\"Q\n" +
 	"\x1bGetBpoExternalBinaryRequest\x12\x1b\n" +
@@ -886,7 +1020,18 @@ const file_cms_rendering_v1_binaries_proto_rawDesc = "" +
 	"\thyphenate\x18\a \x01(\bR\thyphenate\x1a=\n" +
 	"\x0fParametersEntry\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
-	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01\"5\n" +
+	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01\"c\n" +
+	"\x11RenderBatchAnswer\x12=\n" +
+	"\aresults\x18\x01 \x03(\v2#.cms.rendering.v1.RenderBatchResultR\aresults:\x0f\x92A\f\n" +
+	"\n" +
+	"\xd2\x01\aresults\"\xc0\x01\n" +
+	"\x11RenderBatchResult\x12\x16\n" +
+	"\x06status\x18\x01 \x01(\x05R\x06status\x12\x12\n" +
+	"\x04etag\x18\x02 \x01(\tR\x04etag\x12!\n" +
+	"\fcontent_type\x18\x03 \x01(\tR\vcontentType\x12\x12\n" +
+	"\x04body\x18\x04 \x01(\tR\x04body\x128\n" +
+	"\aproblem\x18\x05 \x01(\v2\x1e.cms.problem.v1.ProblemDetailsR\aproblem:\x0e\x92A\v\n" +
+	"\t\xd2\x01\x06status\"5\n" +
 	"\x16GetAppStylesCssRequest\x12\x1b\n" +
 	"\tbranch_id\x18\x01 \x01(\tR\bbranchId\"4\n" +
 	"\x15GetAppFontsCssRequest\x12\x1b\n" +
@@ -907,7 +1052,7 @@ func file_cms_rendering_v1_binaries_proto_rawDescGZIP() []byte {
 	return file_cms_rendering_v1_binaries_proto_rawDescData
 }
 
-var file_cms_rendering_v1_binaries_proto_msgTypes = make([]protoimpl.MessageInfo, 14)
+var file_cms_rendering_v1_binaries_proto_msgTypes = make([]protoimpl.MessageInfo, 16)
 var file_cms_rendering_v1_binaries_proto_goTypes = []any{
 	(*GetBinaryRequest)(nil),            // 0: cms.rendering.v1.GetBinaryRequest
 	(*GetBpoExternalBinaryRequest)(nil), // 1: cms.rendering.v1.GetBpoExternalBinaryRequest
@@ -918,31 +1063,36 @@ var file_cms_rendering_v1_binaries_proto_goTypes = []any{
 	(*RenderBatchRequest)(nil),          // 6: cms.rendering.v1.RenderBatchRequest
 	(*RenderBatchBody)(nil),             // 7: cms.rendering.v1.RenderBatchBody
 	(*RenderBatchJob)(nil),              // 8: cms.rendering.v1.RenderBatchJob
-	(*GetAppStylesCssRequest)(nil),      // 9: cms.rendering.v1.GetAppStylesCssRequest
-	(*GetAppFontsCssRequest)(nil),       // 10: cms.rendering.v1.GetAppFontsCssRequest
-	(*GetStylesheetRequest)(nil),        // 11: cms.rendering.v1.GetStylesheetRequest
-	nil,                                 // 12: cms.rendering.v1.RenderTemplateBody.ParametersEntry
-	nil,                                 // 13: cms.rendering.v1.RenderBatchJob.ParametersEntry
-	(*structpb.Value)(nil),              // 14: google.protobuf.Value
+	(*RenderBatchAnswer)(nil),           // 9: cms.rendering.v1.RenderBatchAnswer
+	(*RenderBatchResult)(nil),           // 10: cms.rendering.v1.RenderBatchResult
+	(*GetAppStylesCssRequest)(nil),      // 11: cms.rendering.v1.GetAppStylesCssRequest
+	(*GetAppFontsCssRequest)(nil),       // 12: cms.rendering.v1.GetAppFontsCssRequest
+	(*GetStylesheetRequest)(nil),        // 13: cms.rendering.v1.GetStylesheetRequest
+	nil,                                 // 14: cms.rendering.v1.RenderTemplateBody.ParametersEntry
+	nil,                                 // 15: cms.rendering.v1.RenderBatchJob.ParametersEntry
+	(*structpb.Value)(nil),              // 16: google.protobuf.Value
+	(*v1.ProblemDetails)(nil),           // 17: cms.problem.v1.ProblemDetails
 }
 var file_cms_rendering_v1_binaries_proto_depIdxs = []int32{
 	4,  // 0: cms.rendering.v1.RenderTemplateRequest.body:type_name -> cms.rendering.v1.RenderTemplateBody
-	14, // 1: cms.rendering.v1.RenderTemplateBody.objects:type_name -> google.protobuf.Value
-	14, // 2: cms.rendering.v1.RenderTemplateBody.languages:type_name -> google.protobuf.Value
-	14, // 3: cms.rendering.v1.RenderTemplateBody.variants:type_name -> google.protobuf.Value
-	12, // 4: cms.rendering.v1.RenderTemplateBody.parameters:type_name -> cms.rendering.v1.RenderTemplateBody.ParametersEntry
+	16, // 1: cms.rendering.v1.RenderTemplateBody.objects:type_name -> google.protobuf.Value
+	16, // 2: cms.rendering.v1.RenderTemplateBody.languages:type_name -> google.protobuf.Value
+	16, // 3: cms.rendering.v1.RenderTemplateBody.variants:type_name -> google.protobuf.Value
+	14, // 4: cms.rendering.v1.RenderTemplateBody.parameters:type_name -> cms.rendering.v1.RenderTemplateBody.ParametersEntry
 	7,  // 5: cms.rendering.v1.RenderBatchRequest.body:type_name -> cms.rendering.v1.RenderBatchBody
 	8,  // 6: cms.rendering.v1.RenderBatchBody.jobs:type_name -> cms.rendering.v1.RenderBatchJob
-	14, // 7: cms.rendering.v1.RenderBatchJob.template:type_name -> google.protobuf.Value
-	14, // 8: cms.rendering.v1.RenderBatchJob.objects:type_name -> google.protobuf.Value
-	14, // 9: cms.rendering.v1.RenderBatchJob.languages:type_name -> google.protobuf.Value
-	14, // 10: cms.rendering.v1.RenderBatchJob.variants:type_name -> google.protobuf.Value
-	13, // 11: cms.rendering.v1.RenderBatchJob.parameters:type_name -> cms.rendering.v1.RenderBatchJob.ParametersEntry
-	12, // [12:12] is the sub-list for method output_type
-	12, // [12:12] is the sub-list for method input_type
-	12, // [12:12] is the sub-list for extension type_name
-	12, // [12:12] is the sub-list for extension extendee
-	0,  // [0:12] is the sub-list for field type_name
+	16, // 7: cms.rendering.v1.RenderBatchJob.template:type_name -> google.protobuf.Value
+	16, // 8: cms.rendering.v1.RenderBatchJob.objects:type_name -> google.protobuf.Value
+	16, // 9: cms.rendering.v1.RenderBatchJob.languages:type_name -> google.protobuf.Value
+	16, // 10: cms.rendering.v1.RenderBatchJob.variants:type_name -> google.protobuf.Value
+	15, // 11: cms.rendering.v1.RenderBatchJob.parameters:type_name -> cms.rendering.v1.RenderBatchJob.ParametersEntry
+	10, // 12: cms.rendering.v1.RenderBatchAnswer.results:type_name -> cms.rendering.v1.RenderBatchResult
+	17, // 13: cms.rendering.v1.RenderBatchResult.problem:type_name -> cms.problem.v1.ProblemDetails
+	14, // [14:14] is the sub-list for method output_type
+	14, // [14:14] is the sub-list for method input_type
+	14, // [14:14] is the sub-list for extension type_name
+	14, // [14:14] is the sub-list for extension extendee
+	0,  // [0:14] is the sub-list for field type_name
 }
 
 func init() { file_cms_rendering_v1_binaries_proto_init() }
@@ -958,7 +1108,7 @@ func file_cms_rendering_v1_binaries_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_cms_rendering_v1_binaries_proto_rawDesc), len(file_cms_rendering_v1_binaries_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   14,
+			NumMessages:   16,
 			NumExtensions: 0,
 			NumServices:   0,
 		},

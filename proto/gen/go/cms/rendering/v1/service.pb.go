@@ -8,6 +8,7 @@ package renderingv1
 
 import (
 	_ "github.com/cmsplatform/cms/proto/gen/go/cms/options/v1"
+	_ "github.com/grpc-ecosystem/grpc-gateway/v2/protoc-gen-openapiv2/options"
 	_ "google.golang.org/genproto/googleapis/api/annotations"
 	httpbody "google.golang.org/genproto/googleapis/api/httpbody"
 	protoreflect "google.golang.org/protobuf/reflect/protoreflect"
@@ -27,17 +28,104 @@ var File_cms_rendering_v1_service_proto protoreflect.FileDescriptor
 
 const file_cms_rendering_v1_service_proto_rawDesc = "" +
 	"\n" +
-	"\x1ecms/rendering/v1/service.proto\x12\x10cms.rendering.v1\x1a\x1ccms/options/v1/options.proto\x1a\x1fcms/rendering/v1/binaries.proto\x1a\x1cgoogle/api/annotations.proto\x1a\x19google/api/httpbody.proto2\xaa\r\n" +
-	"\x10RenderingService\x12\x8a\x01\n" +
-	"\tGetBinary\x12\".cms.rendering.v1.GetBinaryRequest\x1a\x14.google.api.HttpBody\"A\xea\xf9\x18\x0eGetBinaryAsync\xfa\xf9\x18\x02\b\x01\x82\xd3\xe4\x93\x02#\x12!/apis/rendering/v1/binaries/{md5}0\x01\x12\xcb\x01\n" +
-	"\x14GetBpoExternalBinary\x12-.cms.rendering.v1.GetBpoExternalBinaryRequest\x1a\x14.google.api.HttpBody\"l\xea\xf9\x18\x19GetBpoExternalBinaryAsync\xfa\xf9\x18\r\b\x02\x12\tbranch_id\x82\xd3\xe4\x93\x028\x126/apis/rendering/v1/branches/{branch_id}/files/{bpo_id}0\x01\x12\xa0\x01\n" +
-	"\x11GetExternalBinary\x12*.cms.rendering.v1.GetExternalBinaryRequest\x1a\x14.google.api.HttpBody\"G\xea\xf9\x18\x16GetExternalBinaryAsync\xfa\xf9\x18\x02\b\x01\x82\xd3\xe4\x93\x02!\x12\x1f/apis/rendering/v1/files/{name}0\x01\x12\xcf\x01\n" +
-	"\x0eRenderTemplate\x12'.cms.rendering.v1.RenderTemplateRequest\x1a\x14.google.api.HttpBody\"|\xea\xf9\x18\x13RenderTemplateAsync\xfa\xf9\x18\r\b\x02\x12\tbranch_id\x82\xd3\xe4\x93\x02N:\x04body\"F/apis/rendering/v1/branches/{branch_id}/templates/{template_id}/render0\x01\x12\xd8\x01\n" +
-	"\x13GetRenderedTemplate\x12,.cms.rendering.v1.GetRenderedTemplateRequest\x1a\x14.google.api.HttpBody\"{\xea\xf9\x18\x18GetRenderedTemplateAsync\xfa\xf9\x18\r\b\x02\x12\tbranch_id\x82\xd3\xe4\x93\x02H\x12F/apis/rendering/v1/branches/{branch_id}/templates/{template_id}/render0\x01\x12\xb3\x01\n" +
-	"\vRenderBatch\x12$.cms.rendering.v1.RenderBatchRequest\x1a\x14.google.api.HttpBody\"f\xea\xf9\x18\x10RenderBatchAsync\xfa\xf9\x18\r\b\x02\x12\tbranch_id\x82\xd3\xe4\x93\x02;:\x04body\"3/apis/rendering/v1/branches/{branch_id}/renderBatch0\x01\x12\xb2\x01\n" +
-	"\rGetStylesheet\x12&.cms.rendering.v1.GetStylesheetRequest\x1a\x14.google.api.HttpBody\"a\xea\xf9\x18\x12GetStylesheetAsync\xfa\xf9\x18\r\b\x02\x12\tbranch_id\x82\xd3\xe4\x93\x024\x122/apis/rendering/v1/branches/{branch_id}/css/{file}0\x01\x12\xc0\x01\n" +
-	"\x0fGetAppStylesCss\x12(.cms.rendering.v1.GetAppStylesCssRequest\x1a\x14.google.api.HttpBody\"k\xea\xf9\x18\x14GetAppStylesCssAsync\xfa\xf9\x18\r\b\x02\x12\tbranch_id\x82\xd3\xe4\x93\x02<\x12:/apis/rendering/v1/branches/{branch_id}/css/app-styles.css0\x01\x12\xbc\x01\n" +
-	"\x0eGetAppFontsCss\x12'.cms.rendering.v1.GetAppFontsCssRequest\x1a\x14.google.api.HttpBody\"i\xea\xf9\x18\x13GetAppFontsCssAsync\xfa\xf9\x18\r\b\x02\x12\tbranch_id\x82\xd3\xe4\x93\x02;\x129/apis/rendering/v1/branches/{branch_id}/css/app-fonts.css0\x01BFZDgithub.com/cmsplatform/cms/proto/gen/go/cms/rendering/v1;renderingv1b\x06proto3"
+	"\x1ecms/rendering/v1/service.proto\x12\x10cms.rendering.v1\x1a\x1ccms/options/v1/options.proto\x1a\x1fcms/rendering/v1/binaries.proto\x1a\x1cgoogle/api/annotations.proto\x1a\x19google/api/httpbody.proto\x1a.protoc-gen-openapiv2/options/annotations.proto2\xc1)\n" +
+	"\x10RenderingService\x12\x8b\x05\n" +
+	"\tGetBinary\x12\".cms.rendering.v1.GetBinaryRequest\x1a\x14.google.api.HttpBody\"\xc1\x04\x92A\xfc\x03:\x18application/octet-stream:\x18application/problem+jsonJy\n" +
+	"\x03200\x12r\n" +
+	"&The binary (application/octet-stream).\x1aH\n" +
+	"\x04ETag\x12@\n" +
+	"6A strong validator: If-None-Match with it answers 304.\x12\x06stringJ\x90\x01\n" +
+	"\x03206\x12\x88\x01\n" +
+	"uThe ranges of the Range header (one range: the file's media type; several: multipart/byteranges), with Content-Range.\x12\x0f\n" +
+	"\r\x9a\x02\x01\a\xa2\x02\x06binaryJE\n" +
+	"\x03304\x12>\n" +
+	"<Not modified: If-None-Match named the current ETag; no body.Jq\n" +
+	"\adefault\x12f\n" +
+	"@An error, as RFC 7807 ProblemDetails (application/problem+json).\x12\"\n" +
+	" \x1a\x1e.cms.problem.v1.ProblemDetails\xea\xf9\x18\x0eGetBinaryAsync\xfa\xf9\x18\x02\b\x01\x82\xd3\xe4\x93\x02#\x12!/apis/rendering/v1/binaries/{md5}0\x01\x12\xbb\x05\n" +
+	"\x14GetBpoExternalBinary\x12-.cms.rendering.v1.GetBpoExternalBinaryRequest\x1a\x14.google.api.HttpBody\"\xdb\x04\x92A\xeb\x03:\x03*/*:\x18application/problem+jsonJ}\n" +
+	"\x03200\x12v\n" +
+	"*The file, with its extension's media type.\x1aH\n" +
+	"\x04ETag\x12@\n" +
+	"6A strong validator: If-None-Match with it answers 304.\x12\x06stringJ\x90\x01\n" +
+	"\x03206\x12\x88\x01\n" +
+	"uThe ranges of the Range header (one range: the file's media type; several: multipart/byteranges), with Content-Range.\x12\x0f\n" +
+	"\r\x9a\x02\x01\a\xa2\x02\x06binaryJE\n" +
+	"\x03304\x12>\n" +
+	"<Not modified: If-None-Match named the current ETag; no body.Jq\n" +
+	"\adefault\x12f\n" +
+	"@An error, as RFC 7807 ProblemDetails (application/problem+json).\x12\"\n" +
+	" \x1a\x1e.cms.problem.v1.ProblemDetails\xea\xf9\x18\x19GetBpoExternalBinaryAsync\xfa\xf9\x18\r\b\x02\x12\tbranch_id\x82\xd3\xe4\x93\x028\x126/apis/rendering/v1/branches/{branch_id}/files/{bpo_id}0\x01\x12\x90\x05\n" +
+	"\x11GetExternalBinary\x12*.cms.rendering.v1.GetExternalBinaryRequest\x1a\x14.google.api.HttpBody\"\xb6\x04\x92A\xeb\x03:\x03*/*:\x18application/problem+jsonJ}\n" +
+	"\x03200\x12v\n" +
+	"*The file, with its extension's media type.\x1aH\n" +
+	"\x04ETag\x12@\n" +
+	"6A strong validator: If-None-Match with it answers 304.\x12\x06stringJ\x90\x01\n" +
+	"\x03206\x12\x88\x01\n" +
+	"uThe ranges of the Range header (one range: the file's media type; several: multipart/byteranges), with Content-Range.\x12\x0f\n" +
+	"\r\x9a\x02\x01\a\xa2\x02\x06binaryJE\n" +
+	"\x03304\x12>\n" +
+	"<Not modified: If-None-Match named the current ETag; no body.Jq\n" +
+	"\adefault\x12f\n" +
+	"@An error, as RFC 7807 ProblemDetails (application/problem+json).\x12\"\n" +
+	" \x1a\x1e.cms.problem.v1.ProblemDetails\xea\xf9\x18\x16GetExternalBinaryAsync\xfa\xf9\x18\x02\b\x01\x82\xd3\xe4\x93\x02!\x12\x1f/apis/rendering/v1/files/{name}0\x01\x12\xca\x04\n" +
+	"\x0eRenderTemplate\x12'.cms.rendering.v1.RenderTemplateRequest\x1a\x14.google.api.HttpBody\"\xf6\x03\x92A\xf6\x022\x10application/json:\ttext/html:\x18application/problem+jsonJ\x82\x01\n" +
+	"\x03200\x12{\n" +
+	"/The rendered output (text/html; charset=utf-8).\x1aH\n" +
+	"\x04ETag\x12@\n" +
+	"6A strong validator: If-None-Match with it answers 304.\x12\x06stringJE\n" +
+	"\x03304\x12>\n" +
+	"<Not modified: If-None-Match named the current ETag; no body.Jq\n" +
+	"\adefault\x12f\n" +
+	"@An error, as RFC 7807 ProblemDetails (application/problem+json).\x12\"\n" +
+	" \x1a\x1e.cms.problem.v1.ProblemDetails\xea\xf9\x18\x13RenderTemplateAsync\xfa\xf9\x18\r\b\x02\x12\tbranch_id\x82\xd3\xe4\x93\x02N:\x04body\"F/apis/rendering/v1/branches/{branch_id}/templates/{template_id}/render0\x01\x12\xc1\x04\n" +
+	"\x13GetRenderedTemplate\x12,.cms.rendering.v1.GetRenderedTemplateRequest\x1a\x14.google.api.HttpBody\"\xe3\x03\x92A\xe4\x02:\ttext/html:\x18application/problem+jsonJ\x82\x01\n" +
+	"\x03200\x12{\n" +
+	"/The rendered output (text/html; charset=utf-8).\x1aH\n" +
+	"\x04ETag\x12@\n" +
+	"6A strong validator: If-None-Match with it answers 304.\x12\x06stringJE\n" +
+	"\x03304\x12>\n" +
+	"<Not modified: If-None-Match named the current ETag; no body.Jq\n" +
+	"\adefault\x12f\n" +
+	"@An error, as RFC 7807 ProblemDetails (application/problem+json).\x12\"\n" +
+	" \x1a\x1e.cms.problem.v1.ProblemDetails\xea\xf9\x18\x18GetRenderedTemplateAsync\xfa\xf9\x18\r\b\x02\x12\tbranch_id\x82\xd3\xe4\x93\x02H\x12F/apis/rendering/v1/branches/{branch_id}/templates/{template_id}/render0\x01\x12\xe2\x03\n" +
+	"\vRenderBatch\x12$.cms.rendering.v1.RenderBatchRequest\x1a\x14.google.api.HttpBody\"\x94\x03\x92A\xaa\x022\x10application/json:\x10application/json:\x18application/problem+jsonJw\n" +
+	"\x03200\x12p\n" +
+	"EOne result per job, in order: the output or the job's ProblemDetails.\x12'\n" +
+	"%\x1a#.cms.rendering.v1.RenderBatchAnswerJq\n" +
+	"\adefault\x12f\n" +
+	"@An error, as RFC 7807 ProblemDetails (application/problem+json).\x12\"\n" +
+	" \x1a\x1e.cms.problem.v1.ProblemDetails\xea\xf9\x18\x10RenderBatchAsync\xfa\xf9\x18\r\b\x02\x12\tbranch_id\x82\xd3\xe4\x93\x02;:\x04body\"3/apis/rendering/v1/branches/{branch_id}/renderBatch0\x01\x12\x93\x04\n" +
+	"\rGetStylesheet\x12&.cms.rendering.v1.GetStylesheetRequest\x1a\x14.google.api.HttpBody\"\xc1\x03\x92A\xdc\x02:\btext/css:\x18application/problem+jsonJ|\n" +
+	"\x03200\x12u\n" +
+	")The stylesheet (text/css; charset=utf-8).\x1aH\n" +
+	"\x04ETag\x12@\n" +
+	"6A strong validator: If-None-Match with it answers 304.\x12\x06stringJE\n" +
+	"\x03304\x12>\n" +
+	"<Not modified: If-None-Match named the current ETag; no body.Jq\n" +
+	"\adefault\x12f\n" +
+	"@An error, as RFC 7807 ProblemDetails (application/problem+json).\x12\"\n" +
+	" \x1a\x1e.cms.problem.v1.ProblemDetails\xea\xf9\x18\x12GetStylesheetAsync\xfa\xf9\x18\r\b\x02\x12\tbranch_id\x82\xd3\xe4\x93\x024\x122/apis/rendering/v1/branches/{branch_id}/css/{file}0\x01\x12\xa1\x04\n" +
+	"\x0fGetAppStylesCss\x12(.cms.rendering.v1.GetAppStylesCssRequest\x1a\x14.google.api.HttpBody\"\xcb\x03\x92A\xdc\x02:\btext/css:\x18application/problem+jsonJ|\n" +
+	"\x03200\x12u\n" +
+	")The stylesheet (text/css; charset=utf-8).\x1aH\n" +
+	"\x04ETag\x12@\n" +
+	"6A strong validator: If-None-Match with it answers 304.\x12\x06stringJE\n" +
+	"\x03304\x12>\n" +
+	"<Not modified: If-None-Match named the current ETag; no body.Jq\n" +
+	"\adefault\x12f\n" +
+	"@An error, as RFC 7807 ProblemDetails (application/problem+json).\x12\"\n" +
+	" \x1a\x1e.cms.problem.v1.ProblemDetails\xea\xf9\x18\x14GetAppStylesCssAsync\xfa\xf9\x18\r\b\x02\x12\tbranch_id\x82\xd3\xe4\x93\x02<\x12:/apis/rendering/v1/branches/{branch_id}/css/app-styles.css0\x01\x12\x9d\x04\n" +
+	"\x0eGetAppFontsCss\x12'.cms.rendering.v1.GetAppFontsCssRequest\x1a\x14.google.api.HttpBody\"\xc9\x03\x92A\xdc\x02:\btext/css:\x18application/problem+jsonJ|\n" +
+	"\x03200\x12u\n" +
+	")The stylesheet (text/css; charset=utf-8).\x1aH\n" +
+	"\x04ETag\x12@\n" +
+	"6A strong validator: If-None-Match with it answers 304.\x12\x06stringJE\n" +
+	"\x03304\x12>\n" +
+	"<Not modified: If-None-Match named the current ETag; no body.Jq\n" +
+	"\adefault\x12f\n" +
+	"@An error, as RFC 7807 ProblemDetails (application/problem+json).\x12\"\n" +
+	" \x1a\x1e.cms.problem.v1.ProblemDetails\xea\xf9\x18\x13GetAppFontsCssAsync\xfa\xf9\x18\r\b\x02\x12\tbranch_id\x82\xd3\xe4\x93\x02;\x129/apis/rendering/v1/branches/{branch_id}/css/app-fonts.css0\x01BFZDgithub.com/cmsplatform/cms/proto/gen/go/cms/rendering/v1;renderingv1b\x06proto3"
 
 var file_cms_rendering_v1_service_proto_goTypes = []any{
 	(*GetBinaryRequest)(nil),            // 0: cms.rendering.v1.GetBinaryRequest

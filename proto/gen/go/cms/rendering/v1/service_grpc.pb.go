@@ -40,6 +40,13 @@ const (
 // Every operation returns raw bytes, streamed as google.api.HttpBody whose
 // content_type is the response Content-Type. 403 means access is forbidden.
 //
+// NovaDB has no Rendering document, so the served one (generated from this
+// file) is the contract: each operation names its media types (produces,
+// consumes), its success answers (RenderBatch's JSON answer is
+// RenderBatchAnswer), 304 where it honours If-None-Match, and every error
+// answer as an application/problem+json ProblemDetails (the "default"
+// response), which is what the gateway writes.
+//
 // Route order matters: grpc-gateway v2 prepends each registered route, so the
 // route registered LAST is matched FIRST. GetStylesheet
 // (/css/{file}) is therefore declared before the literal app-styles.css and
@@ -261,6 +268,13 @@ type RenderingService_GetAppFontsCssClient = grpc.ServerStreamingClient[httpbody
 // /apis/rendering/v1): binaries, files, template rendering and stylesheets.
 // Every operation returns raw bytes, streamed as google.api.HttpBody whose
 // content_type is the response Content-Type. 403 means access is forbidden.
+//
+// NovaDB has no Rendering document, so the served one (generated from this
+// file) is the contract: each operation names its media types (produces,
+// consumes), its success answers (RenderBatch's JSON answer is
+// RenderBatchAnswer), 304 where it honours If-None-Match, and every error
+// answer as an application/problem+json ProblemDetails (the "default"
+// response), which is what the gateway writes.
 //
 // Route order matters: grpc-gateway v2 prepends each registered route, so the
 // route registered LAST is matched FIRST. GetStylesheet
