@@ -6,6 +6,7 @@ import (
 	"os"
 	"runtime"
 	"runtime/debug"
+	"slices"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -101,15 +102,27 @@ func waitAllDone(b *testing.B, e *env, last int64, n int) {
 //
 // Both kinds stream, so the larger run's peaks should stay near the
 // smaller one's: heap-ratio and rss-growth-ratio report larger/smaller.
+//
+// It runs on both setups (distributed: PostgreSQL and NATS, skipped
+// without CMS_*_URL). After each import, storeReads measures the store
+// reads of the hot paths on the imported objects; their -x ratios
+// (larger/smaller count) are 1 where a read does not grow with the
+// number of objects.
 func BenchmarkImportExport(b *testing.B) {
 	large := 100000
 	if v, err := strconv.Atoi(os.Getenv("CMS_BENCH_JOB_OBJECTS")); err == nil && v > 0 {
 		large = v
 	}
+	b.Run("embedded", func(b *testing.B) { benchImportExport(b, embedded, large) })
+	b.Run("distributed", func(b *testing.B) { benchImportExport(b, distributed, large) })
+}
+
+func benchImportExport(b *testing.B, setup func(testing.TB) *env, large int) {
 	for i := 0; i < b.N; i++ {
 		var heaps, growths []float64
+		reads := map[int]map[string]float64{}
 		for _, n := range []int{10000, large} {
-			e := embedded(b)
+			e := setup(b)
 			stop := e.runnerN(b, "bench", 1, nil)
 			_, typ, err := e.content.CreateObjects(bg, "4", content.Change{User: "bench"},
 				[]content.ObjectInput{{TypeID: content.RootID, APIIdentifier: ptr("item")}})
@@ -145,13 +158,76 @@ func BenchmarkImportExport(b *testing.B) {
 			}
 			run("import", jobs.CreateRequest{Branch: 4, Definition: 1202, User: "bench", Input: &jobs.InputFile{Token: token},
 				Parameters: []jobs.Parameter{{Name: "batchSize", Values: []string{"1000"}}}})
+			reads[n] = storeReads(b, e.st, typ[0])
+			for name, us := range reads[n] {
+				b.ReportMetric(us, name+"-µs"+suffix)
+			}
 			run("export", jobs.CreateRequest{Branch: 4, Definition: 1200, User: "bench",
 				Parameters: []jobs.Parameter{{Name: "type", Values: []string{"item"}}}})
 			stop()
 		}
 		b.ReportMetric(max(heaps[2], heaps[3])/max(heaps[0], heaps[1]), "heap-ratio")
 		b.ReportMetric(max(growths[2], growths[3])/max(growths[0], growths[1], 1), "rss-growth-ratio")
+		for name, us := range reads[large] {
+			b.ReportMetric(us/reads[10000][name], name+"-x")
+		}
 	}
+}
+
+// storeReads times (median µs of 21 calls) the store reads of the hot
+// paths on the objects of type typ on the default branch, from the
+// middle of them: a page of 1,001 ids on the branch (a list or export
+// page) and on a chain of two branches, the rows and the values of 1,000
+// ids (building a page), the uniqueness check of 1,000 GUIDs on every
+// branch (an import batch), and one object by id, by GUID and by
+// ApiIdentifier along the chain.
+func storeReads(b *testing.B, st store.Store, typ int64) map[string]float64 {
+	const calls = 21
+	chain := []int64{99, 4} // 99 holds nothing: the query is the chain's
+	all, err := st.ListObjects(bg, 4, store.ObjectQuery{TypeIDs: []int64{typ}})
+	if err != nil {
+		b.Fatal(err)
+	}
+	mid := all[len(all)/2-500 : len(all)/2+500]
+	ids, guids := make([]int64, len(mid)), make([]string, len(mid))
+	for k, o := range mid {
+		ids[k], guids[k] = o.ID, o.GUID
+	}
+	after := mid[0].ID - 1
+	out := map[string]float64{}
+	timeIt := func(name string, want int, read func() (int, error)) {
+		took := make([]time.Duration, calls)
+		for k := range took {
+			start := time.Now()
+			got, err := read()
+			if err != nil {
+				b.Fatalf("%s: %v", name, err)
+			}
+			if got != want {
+				b.Fatalf("%s: %d rows, want %d", name, got, want)
+			}
+			took[k] = time.Since(start)
+		}
+		slices.Sort(took)
+		out[name] = float64(took[calls/2].Nanoseconds()) / 1e3
+	}
+	rows := func(objs []store.Object, err error) (int, error) { return len(objs), err }
+	timeIt("page", 1001, func() (int, error) {
+		return rows(st.ListObjectsIn(bg, []int64{4}, store.ObjectQuery{TypeIDs: []int64{typ}, AfterID: after, Limit: 1001}))
+	})
+	timeIt("chain-page", 1001, func() (int, error) {
+		return rows(st.ListObjectsIn(bg, chain, store.ObjectQuery{TypeIDs: []int64{typ}, AfterID: after, Limit: 1001}))
+	})
+	timeIt("rows-1000", 1000, func() (int, error) { return rows(st.GetObjectsIn(bg, chain, ids)) })
+	timeIt("values-1000", 1000, func() (int, error) {
+		v, err := st.ListValuesIn(bg, chain, ids, store.ValueFilter{})
+		return len(v), err
+	})
+	timeIt("unique-1000", 1000, func() (int, error) { return rows(st.FindObjectsIn(bg, nil, guids, nil)) })
+	timeIt("get", 1, func() (int, error) { return rows(st.GetObjectsIn(bg, chain, ids[:1])) })
+	timeIt("by-guid", 1, func() (int, error) { return rows(st.FindObjectsIn(bg, chain, guids[:1], nil)) })
+	timeIt("by-api", 1, func() (int, error) { return rows(st.FindObjectsIn(bg, chain, nil, []string{"item"})) })
+	return out
 }
 
 // memPeaks is what watchMemory saw (MiB).

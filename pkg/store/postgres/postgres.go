@@ -41,13 +41,16 @@ var _ store.Store = (*Store)(nil)
 
 // Open connects to the database at url (a postgres:// URL or key=value DSN;
 // pool settings such as pool_max_conns go in it) and, unless
-// store.WithMigrate(false) is given, applies pending migrations.
+// store.WithMigrate(false) is given, applies pending migrations. Other
+// parameters of the URL are server settings for the store's sessions;
+// random_page_cost defaults to DefaultRandomPageCost.
 func Open(ctx context.Context, url string, opts ...store.Option) (*Store, error) {
 	o := store.NewOptions(opts...)
 	cfg, err := pgxpool.ParseConfig(url)
 	if err != nil {
 		return nil, fmt.Errorf("%w: postgres url: %w", store.ErrInvalidArgument, err)
 	}
+	plannerCosts(cfg.ConnConfig.RuntimeParams)
 	pool, err := pgxpool.NewWithConfig(ctx, cfg)
 	if err != nil {
 		return nil, fmt.Errorf("postgres: connect: %w", err)
@@ -88,6 +91,29 @@ func Open(ctx context.Context, url string, opts ...store.Option) (*Store, error)
 		pool:      pool,
 		relayLock: &relayLock{pool: pool, log: o.Logger},
 	}, nil
+}
+
+// DefaultRandomPageCost is the random_page_cost the store's connections
+// ask for unless the URL names one (an empty value keeps the server's).
+// PostgreSQL's default of 4 models disks that seek; with it the planner
+// answers "id = ANY(1,000 ids)" (a page of an export, the values of a
+// page, the GUIDs of an import batch) by scanning every row of the table
+// rather than 1,000 index probes, 10 times slower at 100,000 objects and
+// growing with them. 1.1 is what PostgreSQL's documentation suggests for
+// data on SSDs or in memory.
+const DefaultRandomPageCost = "1.1"
+
+// plannerCosts sets random_page_cost in the startup parameters params
+// (from the URL's query) to DefaultRandomPageCost unless given; an empty
+// value removes it.
+func plannerCosts(params map[string]string) {
+	v, ok := params["random_page_cost"]
+	switch {
+	case !ok:
+		params["random_page_cost"] = DefaultRandomPageCost
+	case v == "":
+		delete(params, "random_page_cost")
+	}
 }
 
 // Pool exposes the connection pool, e.g. for health metrics.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -177,4 +178,44 @@ func BenchmarkSingleWrites(b *testing.B) {
 		}
 		return tx.Commit(ctx)
 	})
+}
+
+// TestRandomPageCost: the store's sessions plan with random_page_cost 1.1
+// unless the URL names a value; an empty one keeps the server's.
+func TestRandomPageCost(t *testing.T) {
+	ctx := context.Background()
+	dbURL := freshDatabase(t)
+	with := func(param string) string {
+		if param == "" {
+			return dbURL
+		}
+		if strings.Contains(dbURL, "?") {
+			return dbURL + "&" + param
+		}
+		return dbURL + "?" + param
+	}
+	show := func(t *testing.T, conn interface {
+		QueryRow(context.Context, string, ...any) pgx.Row
+	}) string {
+		var v string
+		if err := conn.QueryRow(ctx, "SHOW random_page_cost").Scan(&v); err != nil {
+			t.Fatal(err)
+		}
+		return v
+	}
+	plain, err := pgx.Connect(ctx, dbURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer plain.Close(ctx)
+	server := show(t, plain)
+	for _, c := range []struct{ param, want string }{
+		{"", postgres.DefaultRandomPageCost},
+		{"random_page_cost=2.5", "2.5"},
+		{"random_page_cost=", server},
+	} {
+		if got := show(t, open(t, with(c.param), store.WithMigrate(false)).Pool()); got != c.want {
+			t.Errorf("URL with %q: random_page_cost = %s, want %s", c.param, got, c.want)
+		}
+	}
 }

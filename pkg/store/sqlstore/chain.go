@@ -23,7 +23,10 @@ func (r reader) GetObjectsIn(ctx context.Context, branches, ids []int64) ([]stor
 // apiIdentifiers, each searched in its index (branch first): SQLite
 // scanned every object of the branches for "guid IN … OR api_identifier
 // IN …". Without branches, the branches are the distinct values of
-// objects.branch, found by one index seek per branch (allBranches).
+// objects.branch, found by one index seek per branch (allBranches);
+// SQLite then seeks each branch, PostgreSQL (whose planner does not)
+// searches objects_guid_any and objects_api_identifier_any (its
+// migration 008) and keeps the rows of those branches.
 func (r reader) FindObjectsIn(ctx context.Context, branches []int64, guids, apiIdentifiers []string) ([]store.Object, error) {
 	if len(guids) == 0 && len(apiIdentifiers) == 0 {
 		return nil, nil
@@ -64,35 +67,48 @@ func (r reader) ListObjectsIn(ctx context.Context, branches []int64, q store.Obj
 	if q.Deleted != nil {
 		return nil, fmt.Errorf("%w: ListObjectsIn cannot filter by Deleted", store.ErrInvalidArgument)
 	}
-	if len(branches) == 0 {
+	switch len(branches) {
+	case 0:
 		return nil, nil
+	case 1:
+		// One branch holds an id once: its page is ListObjects' page, read
+		// in id order from the index without a join. PostgreSQL answered
+		// "id IN (page of ids)" by hashing the page and scanning every
+		// object of the branches (a page of 1,000 of 100,000 objects
+		// cost 28 ms instead of 0.4 ms).
+		return r.ListObjects(ctx, branches[0], q)
 	}
-	// The inner SELECT picks a page of ids, the outer one every row of them.
-	// The objects of one type come from objects_type (branch, type_id, id);
-	// of one branch, in id order without sorting (one branch holds an id
-	// once), so a page costs its size, not every object of the type.
+	// The inner SELECT picks a page of ids, the outer one every row of
+	// them. The page is the first ids of the UNION of each branch's
+	// first ids (in id order from objects_type (branch, type_id, id) or
+	// the primary key (branch, id)), so a page reads at most its size per
+	// branch, not every id of the type after AfterID to sort them.
 	inBranches := r.d.InList("branch", "?")
-	branchList := r.d.Int64List(branches)
 	b := r.newQuery()
-	b.add(r.st.selectObjects+` WHERE `+inBranches+` AND id IN (`, branchList)
-	from, conds, args := `objects`, []string{}, []any{}
+	b.add(r.st.selectObjects+` WHERE `+inBranches+` AND id IN (`, r.d.Int64List(branches))
+	from, typeCond, typeArgs := `objects`, ``, []any{}
 	switch len(q.TypeIDs) {
 	case 0:
 	case 1:
 		from += r.d.IndexedBy("objects_type")
-		conds, args = append(conds, `type_id = ?`), append(args, q.TypeIDs[0])
+		typeCond, typeArgs = ` AND type_id = ?`, []any{q.TypeIDs[0]}
 	default:
-		conds, args = append(conds, r.d.InList("type_id", "?")), append(args, r.d.Int64List(q.TypeIDs))
+		typeCond, typeArgs = ` AND `+r.d.InList("type_id", "?"), []any{r.d.Int64List(q.TypeIDs)}
 	}
-	if len(branches) == 1 {
-		conds, args = append(conds, `branch = ?`), append(args, branches[0])
-	} else {
-		conds, args = append(conds, inBranches), append(args, branchList)
+	for i, branch := range branches {
+		if i > 0 {
+			b.add(` UNION `)
+		}
+		sel := `SELECT id FROM ` + from + ` WHERE branch = ?` + typeCond + ` AND id > ?`
+		args := append(append([]any{branch}, typeArgs...), q.AfterID)
+		if q.Limit > 0 {
+			b.add(fmt.Sprintf(`SELECT id FROM (%s ORDER BY id LIMIT ?) AS b%d`, sel, i), append(args, q.Limit)...)
+		} else {
+			b.add(sel, args...)
+		}
 	}
-	conds, args = append(conds, `id > ?`), append(args, q.AfterID)
-	b.add(`SELECT DISTINCT id FROM `+from+` WHERE `+strings.Join(conds, ` AND `)+` ORDER BY id`, args...)
 	if q.Limit > 0 {
-		b.add(` LIMIT ?`, q.Limit)
+		b.add(` ORDER BY id LIMIT ?`, q.Limit)
 	}
 	b.add(`) ORDER BY id, branch`)
 	return r.queryObjects(ctx, b.sql(), b.args...)

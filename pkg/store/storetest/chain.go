@@ -72,6 +72,26 @@ func testChainReads(t *testing.T, s store.Store) {
 	if k := rowKeys(got); k != "[10@4 10@5 12@4 12@6 13@6]" {
 		t.Fatalf("ListObjectsIn by type = %s", k)
 	}
+	// Pages of one type and of several, on a chain and on one branch.
+	for _, c := range []struct {
+		branches []int64
+		q        store.ObjectQuery
+		want     string
+	}{
+		{chain, store.ObjectQuery{TypeIDs: []int64{7}, Limit: 1}, "[10@4 10@5]"},
+		{chain, store.ObjectQuery{TypeIDs: []int64{7}, AfterID: 10, Limit: 1}, "[12@4]"},
+		{chain, store.ObjectQuery{TypeIDs: []int64{7, 8}, AfterID: 10, Limit: 1}, "[11@5]"},
+		{chain, store.ObjectQuery{TypeIDs: []int64{8, 7}, AfterID: 10}, "[11@5 12@4]"},
+		{[]int64{4}, store.ObjectQuery{TypeIDs: []int64{7}, AfterID: 10, Limit: 1}, "[12@4]"},
+		{[]int64{6}, store.ObjectQuery{Limit: 1}, "[12@6]"},
+		{[]int64{6, 5}, store.ObjectQuery{AfterID: 11, Limit: 5}, "[12@6 13@6]"},
+	} {
+		got, err = s.ListObjectsIn(ctx, c.branches, c.q)
+		must(t, err)
+		if k := rowKeys(got); k != c.want {
+			t.Fatalf("ListObjectsIn(%v, %+v) = %s, want %s", c.branches, c.q, k, c.want)
+		}
+	}
 	deleted := false
 	_, err = s.ListObjectsIn(ctx, chain, store.ObjectQuery{Deleted: &deleted})
 	mustBe(t, err, store.ErrInvalidArgument, "ListObjectsIn with Deleted")

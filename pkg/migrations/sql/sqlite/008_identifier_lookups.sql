@@ -1,0 +1,4 @@
+-- Nothing on SQLite: FindObjectsIn without branches seeks objects_guid and
+-- objects_api_identifier once per branch (INDEXED BY), which PostgreSQL's
+-- planner does not do; its migration 008 adds indexes on the identifiers
+-- alone.
