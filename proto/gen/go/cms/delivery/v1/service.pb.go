@@ -62,7 +62,8 @@ const file_cms_delivery_v1_service_proto_rawDesc = "" +
 	"\adefault\x12\x7f\n" +
 	"YAn error before the stream starts, as RFC 7807 ProblemDetails (application/problem+json).\x12\"\n" +
 	" \x1a\x1e.cms.problem.v1.ProblemDetails\xea\xf9\x18\x15Delivery_WatchChanges\xfa\xf9\x18\n" +
-	"\b\x02\x12\x06branch\x82\xd3\xe4\x93\x02)\x12'/delivery/api/branches/{branch}/changes0\x01B\xe7\x01\x92A\x9f\x01:\x10application/json:\x18application/problem+jsonRq\n" +
+	"\b\x02\x12\x06branch\x82\xd3\xe4\x93\x02)\x12'/delivery/api/branches/{branch}/changes0\x01B\xb6\x03\x92A\xee\x02\x12\xcc\x01\n" +
+	"\x10CMS Delivery API\x12\xb3\x01The published, indexed view of a branch: localized objects, references, filters, counts, occurrences, suggestions, binaries, thumbnails and live changes (base path /delivery/api).2\x02v1:\x10application/json:\x18application/problem+jsonRq\n" +
 	"\adefault\x12f\n" +
 	"@An error, as RFC 7807 ProblemDetails (application/problem+json).\x12\"\n" +
 	" \x1a\x1e.cms.problem.v1.ProblemDetailsZBgithub.com/cmsplatform/cms/proto/gen/go/cms/delivery/v1;deliveryv1b\x06proto3"

@@ -98,7 +98,8 @@ const file_cms_rendering_v1_service_proto_rawDesc = "" +
 	"\x04ETag\x12@\n" +
 	"6A strong validator: If-None-Match with it answers 304.\x12\x06stringJE\n" +
 	"\x03304\x12>\n" +
-	"<Not modified: If-None-Match named the current ETag; no body.\xea\xf9\x18\x13GetAppFontsCssAsync\xfa\xf9\x18\r\b\x02\x12\tbranch_id\x82\xd3\xe4\x93\x02;\x129/apis/rendering/v1/branches/{branch_id}/css/app-fonts.css0\x01B\xe9\x01\x92A\x9f\x01:\x10application/json:\x18application/problem+jsonRq\n" +
+	"<Not modified: If-None-Match named the current ETag; no body.\xea\xf9\x18\x13GetAppFontsCssAsync\xfa\xf9\x18\r\b\x02\x12\tbranch_id\x82\xd3\xe4\x93\x02;\x129/apis/rendering/v1/branches/{branch_id}/css/app-fonts.css0\x01B\xee\x02\x92A\xa4\x02\x12\x82\x01\n" +
+	"\x11CMS Rendering API\x12iTemplates rendered over objects, batches, stylesheets, binaries and files (base path /apis/rendering/v1).2\x02v1:\x10application/json:\x18application/problem+jsonRq\n" +
 	"\adefault\x12f\n" +
 	"@An error, as RFC 7807 ProblemDetails (application/problem+json).\x12\"\n" +
 	" \x1a\x1e.cms.problem.v1.ProblemDetailsZDgithub.com/cmsplatform/cms/proto/gen/go/cms/rendering/v1;renderingv1b\x06proto3"
