@@ -140,6 +140,9 @@ func New(l Limits) *Engine {
 	return &Engine{limits: l, running: make(chan struct{}, l.MaxRunning)}
 }
 
+// Limits are the engine's limits, defaults filled in.
+func (e *Engine) Limits() Limits { return e.limits }
+
 // Template is a compiled template.
 type Template struct {
 	name string

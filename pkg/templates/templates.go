@@ -24,7 +24,6 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/cmsplatform/cms/pkg/auth"
 	"github.com/cmsplatform/cms/pkg/component"
@@ -206,7 +205,7 @@ func (s *Service) Render(ctx context.Context, req Request) (Result, error) {
 func (s *Service) render(ctx context.Context, req Request) (Result, []string, error) {
 	r := &run{s: s, ld: newLoader(s.r, req.Branch, req.Caller, s.limits.MaxReads), compiled: map[string]*rendering.Template{}}
 	// The reads share the render's deadline.
-	ctx, cancel := context.WithTimeout(ctx, s.engineTimeout())
+	ctx, cancel := context.WithTimeout(ctx, s.engine.Limits().Timeout)
 	defer cancel()
 	r.ctx = ctx
 	// The template and the objects in one read.
@@ -252,13 +251,6 @@ func (s *Service) render(ctx context.Context, req Request) (Result, []string, er
 		out = b.Bytes()
 	}
 	return Result{HTML: out, ETag: responsecache.ETag("render", out, []string{requestKey(req)})}, r.ld.cacheTags(), nil
-}
-
-func (s *Service) engineTimeout() time.Duration {
-	if s.limits.Engine.Timeout > 0 {
-		return s.limits.Engine.Timeout
-	}
-	return rendering.DefaultTimeout
 }
 
 // check bounds the request's lists.
@@ -432,18 +424,11 @@ func (r *run) render(ident any, objs ...any) (template.HTML, error) {
 		}
 		r.compiled[key] = c
 	}
-	out, err := c.ExecuteInline(r.ctx, child.data, r.s.maxOutput())
+	out, err := c.ExecuteInline(r.ctx, child.data, r.s.engine.Limits().MaxOutputBytes)
 	if err != nil {
 		return "", err
 	}
 	return template.HTML(out), nil //nolint:gosec // the called template's own escaped output
-}
-
-func (s *Service) maxOutput() int {
-	if s.limits.Engine.MaxOutputBytes > 0 {
-		return s.limits.Engine.MaxOutputBytes
-	}
-	return rendering.DefaultMaxOutputBytes
 }
 
 // renderErr turns the engine's errors into the domain's: a template's
