@@ -157,6 +157,25 @@ func (c *Cache) Put(ctx context.Context, t Ticket, e Entry, tags []string) {
 	}
 }
 
+// GetOrBuild answers key from c when it is current (Get), else builds
+// the answer and stores it (Put) with the tags build returns; a failed
+// build or nil tags (an answer that must not be cached) is not stored. A
+// nil Cache just builds. The entry is build's also when it fails.
+func (c *Cache) GetOrBuild(ctx context.Context, key string, build func() (Entry, []string, error)) (Entry, error) {
+	e, t, ok, err := c.Get(ctx, key)
+	if err != nil {
+		return Entry{}, err
+	}
+	if ok {
+		return e, nil
+	}
+	e, tags, err := build()
+	if err == nil && tags != nil {
+		c.Put(ctx, t, e, tags)
+	}
+	return e, err
+}
+
 // Handled is the newest change-event transaction applied to the cache.
 func (c *Cache) Handled() int64 {
 	if c == nil {

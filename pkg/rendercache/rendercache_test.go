@@ -3,6 +3,7 @@ package rendercache
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"slices"
 	"testing"
 
@@ -240,5 +241,55 @@ func TestLimits(t *testing.T) {
 	}
 	if New(f.st, Options{MaxBytes: -1}) != nil {
 		t.Error("MaxBytes < 0 built a cache")
+	}
+}
+
+// TestGetOrBuild: a miss builds and stores with the build's tags, the next
+// lookup is served without building; a failed build and one without tags
+// are not stored; a nil Cache builds every time.
+func TestGetOrBuild(t *testing.T) {
+	f := newFixture(t, Options{})
+	ctx := context.Background()
+	x := f.create(t, "x", "X")
+	if err := f.iv.Start(ctx); err != nil {
+		t.Fatal(err)
+	}
+	builds := 0
+	build := func(body string, tags []string, err error) func() (Entry, []string, error) {
+		return func() (Entry, []string, error) {
+			builds++
+			return Entry{Body: []byte(body), ETag: `"` + body + `"`}, tags, err
+		}
+	}
+	for i, want := range []int{1, 1} {
+		e, err := f.rc.GetOrBuild(ctx, "k", build("X1", []string{ObjectTag(x)}, nil))
+		if err != nil || string(e.Body) != "X1" || e.ETag != `"X1"` || builds != want {
+			t.Fatalf("call %d: %q %q %v, %d builds", i, e.Body, e.ETag, err, builds)
+		}
+	}
+	f.rename(t, x, "X2")
+	f.deliver(t)
+	if e, err := f.rc.GetOrBuild(ctx, "k", build("X2", []string{ObjectTag(x)}, nil)); err != nil || string(e.Body) != "X2" || builds != 2 {
+		t.Fatalf("after the change: %q %v, %d builds", e.Body, err, builds)
+	}
+
+	failed := errors.New("build failed")
+	if _, err := f.rc.GetOrBuild(ctx, "failing", build("F", []string{ObjectTag(x)}, failed)); !errors.Is(err, failed) {
+		t.Fatalf("failed build: %v", err)
+	}
+	if _, err := f.rc.GetOrBuild(ctx, "private", build("P", nil, nil)); err != nil {
+		t.Fatal(err)
+	}
+	for _, k := range []string{"failing", "private"} {
+		if _, _, ok := f.lookup(t, k); ok {
+			t.Fatalf("%s was stored", k)
+		}
+	}
+
+	var none *Cache
+	for i := range 2 {
+		if e, err := none.GetOrBuild(ctx, "k", build("N", []string{ObjectTag(x)}, nil)); err != nil || string(e.Body) != "N" || builds != 4+i+1 {
+			t.Fatalf("nil cache, call %d: %q %v, %d builds", i, e.Body, err, builds)
+		}
 	}
 }

@@ -17,20 +17,14 @@ func (s *Service) WithCache(c *rendercache.Cache) *Service {
 }
 
 // cached answers key from the cache when it is current, else builds it
-// and stores it with the tags build returns (nil: not stored).
+// and stores it with the tags build returns (nil: not stored;
+// rendercache.Cache.GetOrBuild).
 func (s *Service) cached(ctx context.Context, key string, build func() (Sheet, []string, error)) (Sheet, error) {
-	e, ticket, ok, err := s.cache.Get(ctx, key)
-	if err != nil {
-		return Sheet{}, err
-	}
-	if ok {
-		return Sheet{CSS: e.Body, ETag: e.ETag}, nil
-	}
-	sh, tags, err := build()
-	if err == nil && tags != nil {
-		s.cache.Put(ctx, ticket, rendercache.Entry{Body: sh.CSS, ETag: sh.ETag}, tags)
-	}
-	return sh, err
+	e, err := s.cache.GetOrBuild(ctx, key, func() (rendercache.Entry, []string, error) {
+		sh, tags, err := build()
+		return rendercache.Entry{Body: sh.CSS, ETag: sh.ETag}, tags, err
+	})
+	return Sheet{CSS: e.Body, ETag: e.ETag}, err
 }
 
 // listTags are the tags of a sheet that lists the objects of types: the

@@ -177,7 +177,7 @@ func invalidf(format string, args ...any) error {
 
 // Render renders req.Template over req.Objects. With a cache (WithCache)
 // an answer is served from it when the cache is current with the store
-// (rendercache.Cache.Get), else rendered and stored, tagged with
+// (rendercache.Cache.GetOrBuild), else rendered and stored, tagged with
 // everything the render read (the loader's tags; renders that read a
 // user object are not stored). The key is the request and the caller's
 // visibility (cacheKey).
@@ -185,19 +185,11 @@ func (s *Service) Render(ctx context.Context, req Request) (Result, error) {
 	if err := s.check(req); err != nil {
 		return Result{}, err
 	}
-	key := cacheKey(req)
-	e, ticket, ok, err := s.cache.Get(ctx, key)
-	if err != nil {
-		return Result{}, err
-	}
-	if ok {
-		return Result{HTML: e.Body, ETag: e.ETag}, nil
-	}
-	res, tags, err := s.render(ctx, req)
-	if err == nil && tags != nil {
-		s.cache.Put(ctx, ticket, rendercache.Entry{Body: res.HTML, ETag: res.ETag}, tags)
-	}
-	return res, err
+	e, err := s.cache.GetOrBuild(ctx, cacheKey(req), func() (rendercache.Entry, []string, error) {
+		res, tags, err := s.render(ctx, req)
+		return rendercache.Entry{Body: res.HTML, ETag: res.ETag}, tags, err
+	})
+	return Result{HTML: e.Body, ETag: e.ETag}, err
 }
 
 // render renders req and returns the cache tags of what it read (nil:
