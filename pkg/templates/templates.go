@@ -303,6 +303,7 @@ func (r *run) setChains(req Request) (string, error) {
 		}
 	}
 	r.langs = append(r.langs, 0)
+	var variants []int64
 	if len(req.Variants) > 0 {
 		vs, err := r.ld.objects(r.ctx, req.Variants)
 		if errors.Is(err, content.ErrNotFound) {
@@ -311,14 +312,11 @@ func (r *run) setChains(req Request) (string, error) {
 		if err != nil {
 			return "", err
 		}
-		ids := make([]int64, len(vs))
-		for i, v := range vs {
-			ids[i] = v.ID
+		for _, v := range vs {
+			variants = append(variants, v.ID)
 		}
-		r.variants = model.VariantChain(ids)
-	} else {
-		r.variants = model.VariantChain(nil)
 	}
+	r.variants = model.VariantChain(variants)
 	culture := req.UICulture
 	if culture == "" {
 		culture = iso
