@@ -38,6 +38,7 @@ import (
 	"github.com/cmsplatform/cms/pkg/cache"
 	"github.com/cmsplatform/cms/pkg/cache/memory"
 	"github.com/cmsplatform/cms/pkg/changes"
+	"github.com/cmsplatform/cms/pkg/content"
 )
 
 // Defaults of Options.
@@ -215,3 +216,8 @@ func TypeTag(typ int64) string { return "t:" + strconv.FormatInt(typ, 10) }
 // IdentTag is a lookup by ApiIdentifier or (normalized) GUID, found or
 // not: an object taking the identifier changes it.
 func IdentTag(ident string) string { return "i:" + ident }
+
+// Cacheable reports whether an answer that read an object of type typ may
+// be stored: user objects change without change events (and each caller
+// sees only some of them), so an answer that read one is not.
+func Cacheable(typ int64) bool { return typ != content.TypeUser }

@@ -55,8 +55,8 @@ func (s *Service) appFonts(ctx context.Context, branch string) (Sheet, []string,
 		}
 		for _, o := range objs {
 			byID[o.ID] = o
-			if o.TypeID == content.TypeUser {
-				tags = nil // users change without change events
+			if !rendercache.Cacheable(o.TypeID) {
+				tags = nil // a user object
 			}
 		}
 	}

@@ -127,7 +127,7 @@ func (l *loader) keep(o content.Object) *Object {
 	obj := &Object{ID: o.ID, GUID: o.GUID, APIIdentifier: o.APIIdentifier, TypeID: o.TypeID, Deleted: o.Deleted, values: o.Values}
 	l.byID[o.ID] = obj
 	l.tag(rendercache.ObjectTag(o.ID))
-	if o.TypeID == content.TypeUser {
+	if !rendercache.Cacheable(o.TypeID) {
 		l.private = true
 	}
 	return obj
