@@ -262,7 +262,7 @@ func (l *loader) displayNameAttr(ctx context.Context, typ int64) (int64, error) 
 		if t := l.byID[id]; t != nil {
 			for _, v := range t.values {
 				if v.Attribute == model.AttrTypeDisplayName && v.Language == 0 && v.Variant == 0 {
-					attr, _ = refOf(v.JSON)
+					attr, _ = model.TypeDisplayNameAttribute(v.JSON)
 					break
 				}
 			}
