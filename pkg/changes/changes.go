@@ -11,6 +11,7 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+	"time"
 )
 
 // Subjects covers the subjects of every change event: consumers subscribe
@@ -23,6 +24,11 @@ const SubjectPrefix = "cms.changes."
 
 // Subject is the subject of the change events of branch.
 func Subject(branch int64) string { return SubjectPrefix + strconv.FormatInt(branch, 10) }
+
+// ClockSkewMargin is subtracted from the start time of a consumer that
+// reads the change stream from its own start (events.WithStartTime): the
+// stream stamps events with the NATS server's clock, not this process's.
+const ClockSkewMargin = 30 * time.Second
 
 // MsgID is the deduplication id of the event of transaction tx: one event
 // per transaction.

@@ -13,10 +13,6 @@ import (
 	"github.com/cmsplatform/cms/pkg/store"
 )
 
-// ClockSkewMargin is subtracted from the invalidator's start time: the
-// stream stamps events with the NATS server's clock.
-const ClockSkewMargin = 30 * time.Second
-
 // startRetry is how long Run waits before it asks an unavailable store
 // for its start position again.
 const startRetry = time.Second
@@ -41,7 +37,7 @@ func (c *Cache) Invalidator(bus events.Consumer, name string, r store.Reader) *I
 // Run starts the cache (Start, retrying while the store is unavailable;
 // the cache serves and stores nothing until then) and applies change
 // events until ctx ends, then returns nil. It consumes the events stored
-// since its own start minus ClockSkewMargin: every event after the start
+// since its own start minus changes.ClockSkewMargin: every event after the start
 // position commits after Start read it, so it is consumed.
 func (iv *Invalidator) Run(ctx context.Context) error {
 	if iv.c == nil || iv.bus == nil {
@@ -49,7 +45,7 @@ func (iv *Invalidator) Run(ctx context.Context) error {
 		return nil
 	}
 	log := iv.c.log.With("worker", "render-invalidator")
-	since := time.Now().Add(-ClockSkewMargin)
+	since := time.Now().Add(-changes.ClockSkewMargin)
 	for {
 		err := iv.Start(ctx)
 		if err == nil {

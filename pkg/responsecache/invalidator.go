@@ -17,9 +17,6 @@ const (
 	// DefaultIndexWait bounds the wait for the indexer per event before the
 	// event is retried.
 	DefaultIndexWait = 30 * time.Second
-	// ClockSkewMargin is subtracted from a per-process invalidator's start
-	// time: the stream stamps events with the NATS server's clock.
-	ClockSkewMargin = 30 * time.Second
 )
 
 // Source is what the invalidator asks the domain (pkg/delivery.Service):
@@ -67,7 +64,7 @@ func (c *Cache) Invalidator(bus events.Consumer, durable string, src Source) *In
 
 // PerProcess makes iv consume through an ephemeral consumer of this process
 // (events.WithEphemeral; the durable name becomes its name prefix)
-// starting with the events stored since cacheStart minus ClockSkewMargin.
+// starting with the events stored since cacheStart minus changes.ClockSkewMargin.
 // cacheStart is when the process's cache was empty, before it served
 // anything: every event that can make a cached answer stale is stored
 // after it, so no event is missed between the start and the subscription;
@@ -75,10 +72,10 @@ func (c *Cache) Invalidator(bus events.Consumer, durable string, src Source) *In
 //
 // The remaining gap: an answer cached after the start but rendered from an
 // index that had not yet applied an event stored before cacheStart minus
-// the margin (an indexer lagging more than ClockSkewMargin at startup)
+// the margin (an indexer lagging more than changes.ClockSkewMargin at startup)
 // stays stale until its TTL or the next change to the same tags.
 func (iv *Invalidator) PerProcess(cacheStart time.Time) *Invalidator {
-	iv.since = cacheStart.Add(-ClockSkewMargin)
+	iv.since = cacheStart.Add(-changes.ClockSkewMargin)
 	return iv
 }
 

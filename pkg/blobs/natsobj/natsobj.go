@@ -73,7 +73,6 @@ type Options struct {
 
 // Store is a blobs.Store in a JetStream object store bucket.
 type Store struct {
-	js          jetstream.JetStream
 	bucket      string
 	obs         jetstream.ObjectStore
 	stream      jetstream.Stream // the bucket's stream, holding the chunks
@@ -112,7 +111,7 @@ func New(ctx context.Context, js jetstream.JetStream, opts Options) (*Store, err
 	if err != nil {
 		return nil, fmt.Errorf("blobs/natsobj: bucket %s stream: %w", opts.Bucket, err)
 	}
-	return &Store{js: js, bucket: opts.Bucket, obs: obs, stream: stream, readTimeout: opts.ReadTimeout,
+	return &Store{bucket: opts.Bucket, obs: obs, stream: stream, readTimeout: opts.ReadTimeout,
 		seekMin: defaultSeekMin, log: opts.Logger}, nil
 }
 

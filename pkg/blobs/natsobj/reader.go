@@ -54,7 +54,7 @@ func (s *Store) openContent(ctx context.Context, oi *jetstream.ObjectInfo, first
 	if startSeq > 0 {
 		cfg.DeliverPolicy, cfg.OptStartSeq = jetstream.DeliverByStartSequencePolicy, startSeq
 	}
-	cons, err := s.js.OrderedConsumer(ctx, "OBJ_"+s.bucket, cfg)
+	cons, err := s.stream.OrderedConsumer(ctx, cfg)
 	if err != nil {
 		return nil, err
 	}

@@ -76,22 +76,21 @@ func (s *Store) chunkStart(ctx context.Context, oi *jetstream.ObjectInfo, k uint
 	ctx, cancel := context.WithTimeout(ctx, seekWait)
 	defer cancel()
 	subj := s.chunkSubject(oi)
-	stream := s.stream
-	first, err := stream.GetMsg(ctx, 1, jetstream.WithGetMsgSubject(subj))
+	first, err := s.stream.GetMsg(ctx, 1, jetstream.WithGetMsgSubject(subj))
 	if err != nil {
 		return 0, fmt.Errorf("first chunk: %w", err)
 	}
 	// P(x) for x in (seq of chunk k-1, seq of chunk k] is want.
 	want := uint64(oi.Chunks) - k
 	lo := first.Sequence + k // chunk k is here or later
-	p, err := s.pending(ctx, stream, subj, lo)
+	p, err := s.pending(ctx, subj, lo)
 	if err != nil || p == want {
 		return lo, err // consecutive chunks: one probe
 	}
 	if p < want {
 		return 0, fmt.Errorf("%d chunks from sequence %d, want at least %d (replaced or removed while read)", p, lo, want)
 	}
-	si, err := stream.Info(ctx)
+	si, err := s.stream.Info(ctx)
 	if err != nil {
 		return 0, err
 	}
@@ -99,7 +98,7 @@ func (s *Store) chunkStart(ctx context.Context, oi *jetstream.ObjectInfo, k uint
 	hi := si.State.LastSeq + 1
 	for hi-lo > 1 {
 		mid := lo + (hi-lo)/2
-		if p, err = s.pending(ctx, stream, subj, mid); err != nil {
+		if p, err = s.pending(ctx, subj, mid); err != nil {
 			return 0, err
 		}
 		switch {
@@ -117,8 +116,8 @@ func (s *Store) chunkStart(ctx context.Context, oi *jetstream.ObjectInfo, k uint
 
 // pending returns P(seq): how many messages on subj the stream holds at or
 // after seq, the num_pending of a consumer created there (and deleted).
-func (s *Store) pending(ctx context.Context, stream jetstream.Stream, subj string, seq uint64) (uint64, error) {
-	cons, err := stream.CreateConsumer(ctx, jetstream.ConsumerConfig{
+func (s *Store) pending(ctx context.Context, subj string, seq uint64) (uint64, error) {
+	cons, err := s.stream.CreateConsumer(ctx, jetstream.ConsumerConfig{
 		FilterSubject:     subj,
 		DeliverPolicy:     jetstream.DeliverByStartSequencePolicy,
 		OptStartSeq:       seq,
@@ -131,7 +130,7 @@ func (s *Store) pending(ctx context.Context, stream jetstream.Stream, subj strin
 		return 0, fmt.Errorf("probe at sequence %d: %w", seq, err)
 	}
 	ci := cons.CachedInfo()
-	if err := stream.DeleteConsumer(ctx, ci.Name); err != nil {
+	if err := s.stream.DeleteConsumer(ctx, ci.Name); err != nil {
 		s.log.Debug("blobs/natsobj: deleting a probe consumer", "consumer", ci.Name, "err", err)
 	}
 	return ci.NumPending, nil

@@ -23,9 +23,9 @@ func registerRelayMetrics(reg prometheus.Registerer, r *outbox.Relay) {
 
 func registerIndexerMetrics(reg prometheus.Registerer, ix *indexer.Service) {
 	events := func(result string, f func(indexer.Stats) int64) prometheus.Collector {
-		return prometheus.NewCounterFunc(prometheus.CounterOpts{Name: "cms_indexer_events_total",
-			Help:        "Change events the indexer handled, by result (applied, failed and retried, dropped as malformed, parked after failed attempts).",
-			ConstLabels: prometheus.Labels{"result": result}}, func() float64 { return float64(f(ix.Stats())) })
+		return labeledCounterFunc("cms_indexer_events_total",
+			"Change events the indexer handled, by result (applied, failed and retried, dropped as malformed, parked after failed attempts).",
+			prometheus.Labels{"result": result}, func() int64 { return f(ix.Stats()) })
 	}
 	reg.MustRegister(
 		events("applied", func(s indexer.Stats) int64 { return s.Applied }),
@@ -45,9 +45,9 @@ func registerIndexerMetrics(reg prometheus.Registerer, ix *indexer.Service) {
 
 func registerDeliveryMetrics(reg prometheus.Registerer, g *delivery.Group) {
 	answers := func(layer, result string, f func(responsecache.Stats) int64) prometheus.Collector {
-		return prometheus.NewCounterFunc(prometheus.CounterOpts{Name: "cms_delivery_cache_requests_total",
-			Help:        "Delivery requests by cache layer (http in front of the gateway, grpc behind it) and result.",
-			ConstLabels: prometheus.Labels{"layer": layer, "result": result}}, func() float64 { return float64(f(g.Stats())) })
+		return labeledCounterFunc("cms_delivery_cache_requests_total",
+			"Delivery requests by cache layer (http in front of the gateway, grpc behind it) and result.",
+			prometheus.Labels{"layer": layer, "result": result}, func() int64 { return f(g.Stats()) })
 	}
 	reg.MustRegister(
 		answers("http", "hit", func(s responsecache.Stats) int64 { return s.HTTPHits }),
@@ -63,9 +63,9 @@ func registerDeliveryMetrics(reg prometheus.Registerer, g *delivery.Group) {
 // registerRenderCacheMetrics exports the render cache's counters.
 func registerRenderCacheMetrics(reg prometheus.Registerer, rc *rendercache.Cache) {
 	lookups := func(result string, f func(rendercache.Stats) int64) prometheus.Collector {
-		return prometheus.NewCounterFunc(prometheus.CounterOpts{Name: "cms_render_cache_requests_total",
-			Help:        "Template renders and stylesheets by render cache result: hit, miss, or behind (the invalidator had not handled the newest change event yet).",
-			ConstLabels: prometheus.Labels{"result": result}}, func() float64 { return float64(f(rc.Stats())) })
+		return labeledCounterFunc("cms_render_cache_requests_total",
+			"Template renders and stylesheets by render cache result: hit, miss, or behind (the invalidator had not handled the newest change event yet).",
+			prometheus.Labels{"result": result}, func() int64 { return f(rc.Stats()) })
 	}
 	reg.MustRegister(
 		lookups("hit", func(s rendercache.Stats) int64 { return s.Hits }),
@@ -87,5 +87,11 @@ func registerLiveMetrics(reg prometheus.Registerer, hub *livechanges.Hub) {
 }
 
 func counterFunc(name, help string, f func() int64) prometheus.Collector {
-	return prometheus.NewCounterFunc(prometheus.CounterOpts{Name: name, Help: help}, func() float64 { return float64(f()) })
+	return labeledCounterFunc(name, help, nil, f)
+}
+
+// labeledCounterFunc is counterFunc for one label set of a counter.
+func labeledCounterFunc(name, help string, labels prometheus.Labels, f func() int64) prometheus.Collector {
+	return prometheus.NewCounterFunc(prometheus.CounterOpts{Name: name, Help: help, ConstLabels: labels},
+		func() float64 { return float64(f()) })
 }
