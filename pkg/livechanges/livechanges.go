@@ -225,6 +225,12 @@ func (h *Hub) handle(ctx context.Context, m events.Msg) error {
 	if err != nil {
 		return nil // a malformed event cannot be delivered; skip it
 	}
+	if ev.Transaction <= h.Version() {
+		// Released already (replayed after a reconnect) or applied before
+		// the hub started (the StartSlack replay): no subscriber gets it,
+		// so neither the eviction nor the types lookup is worth doing.
+		return nil
+	}
 	if _, err := h.cfg.Index.WaitForVersion(ctx, ev.Transaction, h.cfg.IndexWait); err != nil {
 		return err // retried by the consumer before any later event
 	}
@@ -247,11 +253,8 @@ func (h *Hub) handle(ctx context.Context, m events.Msg) error {
 func (h *Hub) release(ev Change) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	if n := len(h.ring); n > 0 && h.ring[n-1].Transaction >= ev.Transaction {
-		return // replayed after a reconnect: already released
-	}
-	if ev.Transaction <= h.floor {
-		return // applied before the hub started
+	if ev.Transaction <= h.versionLocked() {
+		return // released already, or applied before the hub started
 	}
 	h.ring = append(h.ring, ev)
 	h.stats.Released++

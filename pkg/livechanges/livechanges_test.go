@@ -366,3 +366,42 @@ func TestBeforeReleaseRunsFirst(t *testing.T) {
 		}
 	})
 }
+
+// Events the index applied before the hub started are replayed (the
+// StartSlack) but reach no subscriber: they cost neither a types lookup
+// nor BeforeRelease.
+func TestReplayedEventsCostNothing(t *testing.T) {
+	forEach(t, func(t *testing.T, bus events.Bus) {
+		idx := newIndex()
+		for tx := int64(1); tx <= 5; tx++ {
+			publish(t, bus, changes.Event{Branch: 4, Transaction: tx, Kind: changes.KindUpdated, ObjectIDs: []int64{tx}})
+		}
+		idx.set(5)
+		var mu sync.Mutex
+		var typed, released []int64
+		h := startHub(t, bus, idx, livechanges.Config{
+			Types: func(_ context.Context, ev changes.Event) ([]int64, error) {
+				mu.Lock()
+				defer mu.Unlock()
+				typed = append(typed, ev.Transaction)
+				return nil, nil
+			},
+			BeforeRelease: func(_ context.Context, ev changes.Event) error {
+				mu.Lock()
+				defer mu.Unlock()
+				released = append(released, ev.Transaction)
+				return nil
+			}})
+		s, _ := h.Subscribe(t.Context(), livechanges.Filter{}, 0)
+		publish(t, bus, changes.Event{Branch: 4, Transaction: 6, Kind: changes.KindUpdated, ObjectIDs: []int64{6}})
+		idx.set(6)
+		if ev := next(t, s); ev.Transaction != 6 {
+			t.Fatalf("got transaction %d, want 6", ev.Transaction)
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		if !slices.Equal(typed, []int64{6}) || !slices.Equal(released, []int64{6}) {
+			t.Errorf("types looked up for %v, BeforeRelease ran for %v; want only 6", typed, released)
+		}
+	})
+}

@@ -6,9 +6,9 @@ import (
 	"net/http"
 	"net/url"
 	"strconv"
-	"strings"
 	"time"
 
+	"github.com/cmsplatform/cms/pkg/content"
 	deliveryv1 "github.com/cmsplatform/cms/proto/gen/go/cms/delivery/v1"
 	"github.com/cmsplatform/cms/services/internal/gateway"
 	"github.com/grpc-ecosystem/grpc-gateway/v2/runtime"
@@ -97,11 +97,7 @@ func listsSplit(q url.Values) url.Values {
 	for _, k := range []string{"types", "kinds"} {
 		var out []string
 		for _, v := range q[k] {
-			for _, part := range strings.Split(v, ",") {
-				if part = strings.TrimSpace(part); part != "" {
-					out = append(out, part)
-				}
-			}
+			out = append(out, content.SplitIdents(v)...)
 		}
 		if _, ok := q[k]; ok {
 			q[k] = out

@@ -66,7 +66,7 @@ func chainStream(ics ...grpc.StreamServerInterceptor) grpc.StreamServerIntercept
 // serveStream starts method's handler and returns the client's end.
 func (c *InProcess) serveStream(ctx context.Context, method string, m inProcessStreamMethod, opts []grpc.CallOption) *pipeClient {
 	sctx, cancel := context.WithCancel(c.serverContext(ctx))
-	p := &pipe{method: method, req: make(chan any, 1), msgs: make(chan proto.Message, inProcessQueue),
+	p := &pipe{inProcessStream: inProcessStream{method: method}, req: make(chan any, 1), msgs: make(chan proto.Message, inProcessQueue),
 		headerSent: make(chan struct{}), done: make(chan struct{}), cancel: cancel, conn: c}
 	p.sctx = grpc.NewContextWithServerTransportStream(sctx, p)
 	go func() {
@@ -79,7 +79,6 @@ func (c *InProcess) serveStream(ctx context.Context, method string, m inProcessS
 // pipe is one in-process stream: the request one way, messages, header
 // and trailer and the final status the other.
 type pipe struct {
-	method string
 	sctx   context.Context
 	cancel context.CancelFunc
 	conn   *InProcess // its request size limit
@@ -88,10 +87,12 @@ type pipe struct {
 	done   chan struct{} // closed when the handler returned; err is set
 	err    error
 
-	mu              sync.Mutex
-	header, trailer metadata.MD
-	headerSent      chan struct{}
-	sent            bool
+	mu sync.Mutex
+	// inProcessStream holds the header and trailer (mu held) and names
+	// the method.
+	inProcessStream
+	headerSent chan struct{}
+	sent       bool
 }
 
 func (p *pipe) sendHeaderLocked() {
@@ -112,18 +113,16 @@ func (p *pipe) finish(err error) {
 	p.cancel()
 }
 
-// Method, SetHeader, SendHeader and SetTrailer implement
-// grpc.ServerTransportStream (grpc.SetHeader in the handler).
-func (p *pipe) Method() string { return p.method }
-
+// SetHeader, SendHeader and SetTrailer implement
+// grpc.ServerTransportStream (grpc.SetHeader in the handler) like
+// inProcessStream's, under mu and refusing a header after it was sent.
 func (p *pipe) SetHeader(md metadata.MD) error {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if p.sent {
 		return status.Error(codes.Internal, "transport: the header was already sent")
 	}
-	p.header = metadata.Join(p.header, lowerKeys(md))
-	return nil
+	return p.inProcessStream.SetHeader(md)
 }
 
 func (p *pipe) SendHeader(md metadata.MD) error {
@@ -139,8 +138,7 @@ func (p *pipe) SendHeader(md metadata.MD) error {
 func (p *pipe) SetTrailer(md metadata.MD) error {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	p.trailer = metadata.Join(p.trailer, lowerKeys(md))
-	return nil
+	return p.inProcessStream.SetTrailer(md)
 }
 
 // pipeServer is the handler's end (grpc.ServerStream).
