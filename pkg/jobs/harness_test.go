@@ -2,7 +2,6 @@ package jobs_test
 
 import (
 	"context"
-	"errors"
 	"testing"
 	"time"
 
@@ -15,7 +14,6 @@ import (
 	"github.com/cmsplatform/cms/pkg/outbox"
 	"github.com/cmsplatform/cms/pkg/store"
 	testsetups "github.com/cmsplatform/cms/pkg/testenv/setups"
-	"github.com/nats-io/nats.go/jetstream"
 )
 
 // env is one setup: store, bus, blobs, the job domain, its queue and a
@@ -50,17 +48,9 @@ func distributed(t testing.TB) *env {
 	t.Helper()
 	st := testsetups.PostgresStore(t)
 	bus, ns := testsetups.NATSBus(t, "jobtest", "jobs-test")
-	bucket := ns + "_blobs"
-	t.Cleanup(func() { // before the bus closes
-		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		defer cancel()
-		js := bus.JetStream()
-		if err := js.DeleteStream(ctx, ns+"_CMS_JOBS"); err != nil && !errors.Is(err, jetstream.ErrStreamNotFound) {
-			t.Errorf("cleanup the job queue: %v", err)
-		}
-		_ = js.DeleteObjectStore(ctx, bucket)
-	})
-	bl, err := natsobj.New(context.Background(), bus.JetStream(), natsobj.Options{Bucket: bucket})
+	// NATSBus deletes the namespace's streams when t ends: the job queue
+	// (ns_CMS_JOBS) and this bucket's (OBJ_ns_blobs).
+	bl, err := natsobj.New(context.Background(), bus.JetStream(), natsobj.Options{Bucket: ns + "_blobs"})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -27,11 +27,7 @@ func newCache(t *testing.T) (*redis.Cache, *goredis.Client, string) {
 	c := redis.New(rdb, prefix)
 	t.Cleanup(func() {
 		_ = c.Close()
-		ctx := context.Background()
-		iter := rdb.Scan(ctx, 0, prefix+"*", 500).Iterator()
-		for iter.Next(ctx) {
-			rdb.Del(ctx, iter.Val())
-		}
+		testenv.DeleteRedisKeys(t, url, prefix)
 		_ = rdb.Close()
 	})
 	return c, rdb, prefix
