@@ -3,9 +3,11 @@
 package scripts
 
 import (
+	"os"
 	"os/exec"
 	"strings"
 	"testing"
+	"time"
 )
 
 // TestVetProgress: the filter of `make test` turns `go vet -v` into one
@@ -35,4 +37,69 @@ func TestVetProgress(t *testing.T) {
 	if string(out) != want {
 		t.Errorf("got\n%s\nwant\n%s", out, want)
 	}
+}
+
+// TestWorkflowRunsTheCIScript: the GitHub workflow runs .ci/run itself (so it
+// cannot drift from what CI runs, as it once did by leaving out the lint),
+// and .ci/run runs every make target CI promises, lint included.
+func TestWorkflowRunsTheCIScript(t *testing.T) {
+	workflow := readFile(t, "../.github/workflows/ci.yml")
+	var runs []string
+	for _, line := range strings.Split(workflow, "\n") {
+		if cmd, ok := strings.CutPrefix(strings.TrimSpace(line), "run: "); ok {
+			runs = append(runs, cmd)
+		}
+	}
+	found := false
+	for _, cmd := range runs {
+		if cmd == "bash .ci/run" {
+			found = true
+		}
+		for _, own := range []string{"make ", "ci-services.sh", "go test", "go tool"} {
+			if strings.Contains(cmd, own) {
+				t.Errorf("workflow step %q runs %q itself instead of leaving it to .ci/run", cmd, own)
+			}
+		}
+	}
+	if !found {
+		t.Errorf("no workflow step runs `bash .ci/run`; steps: %q", runs)
+	}
+	script := readFile(t, "../.ci/run")
+	for _, target := range []string{"make proto-check", "make lint", "make test", "scripts/ci-services.sh"} {
+		if !strings.Contains(script, target) {
+			t.Errorf(".ci/run does not run %s", target)
+		}
+	}
+}
+
+// TestLintTimeoutFitsAColdRun: golangci-lint's own timeout, which ended a cold
+// CI run after 10 minutes with no test run, leaves room for a cold analysis
+// on 2 cores (measured at about 16 minutes) and stays inside CI's 90.
+func TestLintTimeoutFitsAColdRun(t *testing.T) {
+	cfg := readFile(t, "../.golangci.yml")
+	var timeout time.Duration
+	for _, line := range strings.Split(cfg, "\n") {
+		if v, ok := strings.CutPrefix(strings.TrimSpace(line), "timeout: "); ok {
+			d, err := time.ParseDuration(v)
+			if err != nil {
+				t.Fatalf("timeout %q: %v", v, err)
+			}
+			timeout = d
+		}
+	}
+	if timeout < 30*time.Minute || timeout > 60*time.Minute {
+		t.Errorf("lint timeout %v: want 30 to 60 minutes (a cold run takes about 16)", timeout)
+	}
+	if !strings.Contains(readFile(t, "../.ci/run"), "GOLANGCI_LINT_CACHE") {
+		t.Error(".ci/run does not keep golangci-lint's cache in the component cache")
+	}
+}
+
+func readFile(t *testing.T, path string) string {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
 }
