@@ -3,19 +3,26 @@ SHELL := /bin/bash
 GO    ?= go
 DATA  ?= ./data
 
-.PHONY: run test build proto proto-check bench fuzz lint ci-services clean
+.PHONY: run test build image proto proto-check bench fuzz lint ci-services clean
 
 ## run: the whole system in one process on embedded defaults (SQLite, embedded NATS, Bleve, memory cache)
 run:
 	$(GO) run ./services/cms run --data-dir $(DATA)
 
-## build: the cms binary into bin/, stamped with version, commit and build date (`bin/cms version`)
-VERSION    ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo devel)
+## build: the cms binary into bin/, stamped with version (the VERSION file), commit and build date (`bin/cms version`)
+VERSION    ?= $(shell cat VERSION 2>/dev/null || echo devel)
 COMMIT     ?= $(shell git rev-parse HEAD 2>/dev/null)
 BUILD_DATE ?= $(shell date -u +%Y-%m-%dT%H:%M:%SZ)
 build:
 	$(GO) build -ldflags "-X main.version=$(VERSION) -X main.commit=$(COMMIT) -X main.buildDate=$(BUILD_DATE)" \
 	  -o bin/cms ./services/cms
+
+## image: the container image cms:$(VERSION) (deploy/docker/Dockerfile), stamped like `make build`; the Kubernetes
+## manifests pin the same tag (deploy/image_test.go checks it). IMAGE names the repository (default cms).
+IMAGE ?= cms
+image:
+	docker build -f deploy/docker/Dockerfile --build-arg VERSION=$(VERSION) --build-arg COMMIT=$(COMMIT) \
+	  --build-arg BUILD_DATE=$(BUILD_DATE) -t $(IMAGE):$(VERSION) .
 
 ## test: go vet, then every test; integration tests use CMS_*_URL and skip locally without them (they fail under
 ## CI=true). Progress: vet prints "vet: <package>" for each package of ours it compiles (scripts/vet-progress.awk),

@@ -12,9 +12,11 @@ import (
 
 // The write rules of the security model (see accounts.go for the model):
 //
-//   - user objects (type TypeUser) and the system objects of the model (the
-//     type, AttrUserName and the security attributes) are created, changed
-//     and deleted by administrators only (Change.Admin), else ErrForbidden;
+//   - user objects (type TypeUser), webhook definitions (type
+//     TypeWebHookDefinition: each sends every matching change to a URL its
+//     writer chooses) and the system objects of the model (the type,
+//     AttrUserName and the security attributes) are created, changed and
+//     deleted by administrators only (Change.Admin), else ErrForbidden;
 //   - values of the security attributes (the webhook secret among them)
 //     are written by administrators only, on any object;
 //   - users live on the default branch: a user object created or changed
@@ -47,12 +49,15 @@ func forbiddenf(format string, args ...any) error {
 
 // guardObject checks that ch may write object id of type typ on branch.
 func guardObject(ch Change, branch, id, typ int64) error {
-	if typ != TypeUser && !isSecurityObject(id) {
+	if typ != TypeUser && typ != TypeWebHookDefinition && !isSecurityObject(id) {
 		return nil
 	}
 	if !ch.Admin {
-		if typ == TypeUser {
+		switch typ {
+		case TypeUser:
 			return forbiddenf("only administrators may create, change or delete users")
+		case TypeWebHookDefinition:
+			return forbiddenf("only administrators may create, change or delete webhook definitions (type %d)", TypeWebHookDefinition)
 		}
 		return forbiddenf("object %d belongs to the security model: only administrators may change it", id)
 	}

@@ -44,3 +44,32 @@ func TestWebHookDefinitionSecret(t *testing.T) {
 		}
 	})
 }
+
+// A webhook definition sends every matching change to a URL of its writer's
+// choosing: only administrators create, change or delete one, even without
+// a secret (a branch writer could create one).
+func TestWebHookDefinitionsNeedAdmin(t *testing.T) {
+	backends(t, func(t *testing.T, s *Service, st store.Store) {
+		def := ObjectInput{TypeID: TypeWebHookDefinition, Values: []ValueInput{
+			vin(AttrName, LanguageEnUS, "hook"), vin(AttrWebHookURL, 0, "https://example.org/hook"),
+			vin(AttrWebHookEnabled, 0, true),
+		}}
+		_, _, err := s.CreateObjects(ctxBG, "4", editor, []ObjectInput{def})
+		wantErr(t, err, ErrForbidden, "editor creates a webhook definition")
+		if err == nil || !strings.Contains(err.Error(), "webhook definitions") {
+			t.Errorf("the refusal does not say why: %v", err)
+		}
+		_, ids := must2(t)(s.CreateObjects(ctxBG, "4", adminCh, []ObjectInput{def}))
+		change := ObjectInput{ID: ids[0], Values: []ValueInput{vin(AttrWebHookURL, 0, "https://attacker.example/steal")}}
+		_, err = s.UpdateObjects(ctxBG, "4", editor, []ObjectInput{change})
+		wantErr(t, err, ErrForbidden, "editor redirects a webhook")
+		_, _, err = s.DeleteObjects(ctxBG, "4", editor, []string{fmt.Sprint(ids[0])})
+		wantErr(t, err, ErrForbidden, "editor deletes a webhook")
+		if _, err := s.UpdateObjects(ctxBG, "4", adminCh, []ObjectInput{change}); err != nil {
+			t.Fatalf("admin changes a webhook: %v", err)
+		}
+		if _, _, err := s.DeleteObjects(ctxBG, "4", adminCh, []string{fmt.Sprint(ids[0])}); err != nil {
+			t.Fatalf("admin deletes a webhook: %v", err)
+		}
+	})
+}

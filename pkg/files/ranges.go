@@ -2,6 +2,7 @@ package files
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -26,9 +27,11 @@ func (r ByteRange) ContentRange(size int64) string {
 // ParseRange parses a Range header (RFC 9110 14.2) for a file of size
 // bytes. It returns nil (serve the whole file) when the header is empty,
 // not a bytes range, syntactically invalid or asks for more than MaxRanges
-// ranges; the satisfiable ranges, in the order asked, otherwise (end
-// positions beyond the file are clamped, suffix ranges count from the end);
-// and ErrRangeNotSatisfiable when no range is satisfiable.
+// ranges; the satisfiable ranges otherwise (end positions beyond the file
+// are clamped, suffix ranges count from the end), coalesced: ranges that
+// overlap or touch become one and the result is in file order (RFC 9110
+// 14.2 allows both), so the parts never add up to more than the file; and
+// ErrRangeNotSatisfiable when no range is satisfiable.
 func ParseRange(header string, size int64) ([]ByteRange, error) {
 	if header == "" || len(header) > maxRangeHeader {
 		return nil, nil
@@ -80,7 +83,35 @@ func ParseRange(header string, size int64) ([]ByteRange, error) {
 	if len(out) == 0 {
 		return nil, fmt.Errorf("%w: %q for %d bytes", ErrRangeNotSatisfiable, clip(header), size)
 	}
-	return out, nil
+	return coalesce(out), nil
+}
+
+// coalesce sorts rs by start and merges the ranges that overlap or touch.
+func coalesce(rs []ByteRange) []ByteRange {
+	if len(rs) < 2 {
+		return rs
+	}
+	slices.SortFunc(rs, func(a, b ByteRange) int { return compareInt64(a.Start, b.Start) })
+	out := rs[:1]
+	for _, r := range rs[1:] {
+		last := &out[len(out)-1]
+		if end := last.Start + last.Length; r.Start <= end {
+			last.Length = max(end, r.Start+r.Length) - last.Start
+			continue
+		}
+		out = append(out, r)
+	}
+	return out
+}
+
+func compareInt64(a, b int64) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
 }
 
 // parseNonNegative parses decimal digits only (no sign, no spaces).

@@ -66,16 +66,8 @@ func serve[T proto.Message](ctx context.Context, s *service, op string, req prot
 }
 
 // readYourWrites waits for HeaderMinVersion, if given, and returns it (0
-// when absent).
+// when absent). A malformed HeaderMaxWait is refused even without it.
 func (s *service) readYourWrites(ctx context.Context, md metadata.MD) (int64, error) {
-	vs := md.Get(HeaderMinVersion)
-	if len(vs) == 0 || strings.TrimSpace(vs[0]) == "" {
-		return 0, nil
-	}
-	minV, err := strconv.ParseInt(strings.TrimSpace(vs[0]), 10, 64)
-	if err != nil || minV < 0 {
-		return 0, status.Errorf(codes.InvalidArgument, "%s must be a change-tracking version (a transaction id), got %q", HeaderMinVersion, vs[0])
-	}
 	wait := DefaultMaxWait
 	if ws := md.Get(HeaderMaxWait); len(ws) > 0 && strings.TrimSpace(ws[0]) != "" {
 		w := strings.TrimSpace(ws[0])
@@ -86,6 +78,14 @@ func (s *service) readYourWrites(ctx context.Context, md metadata.MD) (int64, er
 		} else {
 			return 0, status.Errorf(codes.InvalidArgument, "%s must be milliseconds or a duration such as 2s, got %q", HeaderMaxWait, ws[0])
 		}
+	}
+	vs := md.Get(HeaderMinVersion)
+	if len(vs) == 0 || strings.TrimSpace(vs[0]) == "" {
+		return 0, nil
+	}
+	minV, err := strconv.ParseInt(strings.TrimSpace(vs[0]), 10, 64)
+	if err != nil || minV < 0 {
+		return 0, status.Errorf(codes.InvalidArgument, "%s must be a change-tracking version (a transaction id), got %q", HeaderMinVersion, vs[0])
 	}
 	if _, err := s.dom.WaitForVersion(ctx, minV, min(wait, MaxWait)); err != nil {
 		if errors.Is(err, delivery.ErrVersionTimeout) {
@@ -104,7 +104,7 @@ func (s *service) readYourWrites(ctx context.Context, md metadata.MD) (int64, er
 // It serves only what the normal path would serve the same caller: it
 // authenticates with authn (the authenticator of the auth interceptor)
 // and checks read access to the branch; anything else (no or bad
-// credentials, X-CmsApi-Username, X-Cms-Min-Version, other methods or
+// credentials, X-CmsApi-Username, X-Cms-Min-Version or X-Cms-Max-Wait, other methods or
 // paths, misses) goes to next unchanged, which answers as usual. Hits skip
 // the gRPC interceptors (request logging and metrics).
 func (g *Group) HTTPCache(authn auth.Authenticator) func(http.Handler) http.Handler {
@@ -136,7 +136,7 @@ func (g *Group) HTTPCache(authn auth.Authenticator) func(http.Handler) http.Hand
 // caller's grants, which the URL does not name; nor are the files of
 // binary proxy objects, streamed and validated by their content hash.
 func cacheablePath(r *http.Request) (string, bool) {
-	if r.Method != http.MethodGet || r.Header.Get(HeaderMinVersion) != "" || r.Header.Get("X-CmsApi-Username") != "" {
+	if r.Method != http.MethodGet || r.Header.Get(HeaderMinVersion) != "" || r.Header.Get(HeaderMaxWait) != "" || r.Header.Get("X-CmsApi-Username") != "" {
 		return "", false
 	}
 	rest, ok := strings.CutPrefix(r.URL.Path, BasePath+"/branches")

@@ -140,6 +140,14 @@ func TestReadYourWrites(t *testing.T) {
 	if _, err := h.client.Get(metadata.AppendToOutgoingContext(ctx, HeaderMinVersion, "x"), req); status.Code(err) != codes.InvalidArgument {
 		t.Fatalf("bad header: %v", err)
 	}
+	// A malformed X-Cms-Max-Wait is refused, with or without X-Cms-Min-Version
+	// (it was ignored without it).
+	for _, md := range [][]string{{HeaderMaxWait, "abc"}, {HeaderMaxWait, "-5s"}, {HeaderMinVersion, "1", HeaderMaxWait, "abc"}} {
+		if _, err := h.client.Get(metadata.AppendToOutgoingContext(ctx, md...), req); status.Code(err) != codes.InvalidArgument ||
+			!strings.Contains(status.Convert(err).Message(), HeaderMaxWait) {
+			t.Errorf("%q: %v, want InvalidArgument naming %s", md, err, HeaderMaxWait)
+		}
+	}
 	// Index without invalidating: the plain request still gets the cached
 	// body, the one asking for tx waits for nothing and rebuilds.
 	h.site.Publish(t)

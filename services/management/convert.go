@@ -78,6 +78,9 @@ func objectInputs(in []*managementv1.CmsObject) ([]content.ObjectInput, error) {
 			return nil, err
 		}
 		m := o.GetMeta()
+		if m.GetTypeRef() < 0 {
+			return nil, status.Errorf(codes.InvalidArgument, "objects[%d]: meta.typeRef must be a type id (0 or more), got %d", i, m.GetTypeRef())
+		}
 		out = append(out, content.ObjectInput{
 			ID: int64(m.GetId()), GUID: m.GetGuid(), APIIdentifier: m.ApiIdentifier,
 			TypeID: int64(m.GetTypeRef()), Values: vals,
