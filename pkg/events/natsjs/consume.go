@@ -21,8 +21,8 @@ const (
 
 // Consume implements events.Consumer with a durable pull consumer and
 // explicit acks. The handler runs on the calling goroutine, one message at a
-// time; while it runs, the message's ack deadline is extended every third
-// of AckWait. Acks are confirmed by the server (double ack) before the next
+// time; while it runs, the message's ack deadline is extended every
+// quarter of AckWait. Acks are confirmed by the server (double ack) before the next
 // message is handled, so a restarted consumer does not see acknowledged messages
 // again. When ctx ends, messages already buffered but not handled are
 // nak'ed without delay, so the next consumer with the same durable name gets
