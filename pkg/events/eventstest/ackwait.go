@@ -9,10 +9,12 @@ import (
 )
 
 // slowAckWait is the AckWait of testSlowHandlerKeepsMessages; its handler
-// takes slowHandling, several times longer.
+// takes slowHandling, several times longer. (The deadline is extended
+// every quarter of it: a process stalled for three quarters, 375 ms,
+// would see a spurious redelivery.)
 const (
-	slowAckWait  = 300 * time.Millisecond
-	slowHandling = 4 * slowAckWait
+	slowAckWait  = 500 * time.Millisecond
+	slowHandling = 3 * slowAckWait
 )
 
 // testSlowHandlerKeepsMessages: AckWait bounds how long a dead consumer
