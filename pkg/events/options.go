@@ -7,8 +7,17 @@ import (
 
 // Consume defaults.
 const (
-	DefaultRetryDelay  = time.Second
-	DefaultAckWait     = 30 * time.Second
+	DefaultRetryDelay = time.Second
+	// DefaultAckWait is how long the server waits for the ack of a
+	// delivered message before redelivering it: how long the messages a
+	// killed consumer held stay invisible to the next one. It does not
+	// bound how long a handler may take: while a handler runs, the
+	// deadline of its messages is extended every quarter of AckWait
+	// (InProgress), so only a dead process (or one frozen for three
+	// quarters of it) lets it pass. 30 s made a restarted indexer wait
+	// 23-29 s for a killed one's batch; 2 s brings it back within 2 s of
+	// the kill, so the indexer's backlog is searchable within 5 s.
+	DefaultAckWait     = 2 * time.Second
 	DefaultMaxInFlight = 1
 	// DefaultBatchSize bounds the messages ConsumeBatch hands over at once.
 	DefaultBatchSize = 256
@@ -24,7 +33,9 @@ type ConsumeOptions struct {
 	// it is redelivered.
 	RetryDelay time.Duration
 	// AckWait is how long the server waits for an ack before redelivering
-	// (a crashed consumer's messages come back after it).
+	// (a crashed consumer's messages come back after it); a durable
+	// consumer extends the deadline of the messages its handler is
+	// working on every quarter of it, so a handler may take longer.
 	AckWait time.Duration
 	// MaxDeliver bounds deliveries of one message; 0 or less is unlimited.
 	// A message that reaches the bound is skipped by this consumer (it

@@ -33,6 +33,12 @@ func (x *indexVersion) set(v int64) {
 	x.mu.Unlock()
 }
 
+func (x *indexVersion) version() int64 {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	return x.v
+}
+
 func (x *indexVersion) WaitForVersion(ctx context.Context, minVersion int64, maxWait time.Duration) (int64, error) {
 	deadline := time.After(maxWait)
 	for {

@@ -181,8 +181,8 @@ func testBatchRetry(t *testing.T, s *suite) {
 }
 
 // testBatchStopReleases: messages of a batch not handled when ConsumeBatch
-// stops reach the next consumer at once, not after AckWait (30 s by
-// default, longer than waitTimeout), in order.
+// stops reach the next consumer at once, not after AckWait (a minute
+// here, longer than waitTimeout), in order.
 func testBatchStopReleases(t *testing.T, s *suite) {
 	s.publishN(1, 3)
 	ctx, cancel := context.WithCancel(t.Context())
@@ -194,7 +194,7 @@ func testBatchStopReleases(t *testing.T, s *suite) {
 			close(entered)
 			<-hctx.Done()
 			return 0, hctx.Err()
-		})
+		}, events.WithAckWait(time.Minute))
 	}()
 	select {
 	case <-entered:
@@ -205,7 +205,7 @@ func testBatchStopReleases(t *testing.T, s *suite) {
 	if err := <-done; err != nil {
 		t.Fatalf("ConsumeBatch = %v", err)
 	}
-	c := s.consumeBatch("release", nil)
+	c := s.consumeBatch("release", nil, events.WithAckWait(time.Minute))
 	var got []string
 	for len(got) < 3 {
 		for _, m := range c.next(t) {

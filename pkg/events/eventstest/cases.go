@@ -137,7 +137,7 @@ func testDurableResume(t *testing.T, s *suite) {
 
 // testStopReleasesBuffered: messages fetched ahead (MaxInFlight > 1) but not
 // handled when Consume stops must reach the next consumer at once, not after
-// AckWait (30s by default, longer than waitTimeout).
+// AckWait (a minute here, longer than waitTimeout).
 func testStopReleasesBuffered(t *testing.T, s *suite) {
 	for i := 1; i <= 6; i++ {
 		s.publish(s.subject("objects.1"), fmt.Sprint(i), "")
@@ -153,7 +153,7 @@ func testStopReleasesBuffered(t *testing.T, s *suite) {
 				<-hctx.Done()
 			}
 			return nil
-		}, events.WithMaxInFlight(8))
+		}, events.WithMaxInFlight(8), events.WithAckWait(time.Minute))
 	}()
 	select {
 	case <-blocked:
@@ -165,7 +165,7 @@ func testStopReleasesBuffered(t *testing.T, s *suite) {
 	if err := <-done; err != nil {
 		t.Fatalf("Consume = %v", err)
 	}
-	c := s.consume("ahead", "", nil)
+	c := s.consume("ahead", "", nil, events.WithAckWait(time.Minute))
 	var got []string
 	for _, m := range c.nextN(t, 4) {
 		got = append(got, m.MsgID)

@@ -61,6 +61,7 @@ func Run(t *testing.T, factory Factory) {
 		{Name: "BatchHandlerFailureRetriesFirst", Run: testBatchRetry},
 		{Name: "BatchStopReleasesMessages", Run: testBatchStopReleases},
 		{Name: "BatchInvalidInput", Run: testBatchInvalid},
+		{Name: "SlowHandlerKeepsMessages", Run: testSlowHandlerKeepsMessages},
 	})
 }
 

@@ -168,7 +168,7 @@ func newGate(ctx context.Context, cons jetstream.Consumer, ackWait time.Duration
 	if ackWait <= 0 {
 		ackWait = events.DefaultAckWait
 	}
-	g := &gate{cons: cons, ackWait: ackWait, poll: min(max(ackWait/4, 10*time.Millisecond), time.Second)}
+	g := &gate{cons: cons, ackWait: ackWait, poll: min(extendEvery(ackWait)/2, time.Second)}
 	info, err := cons.Info(ctx)
 	if err != nil {
 		return nil, err
@@ -222,7 +222,7 @@ func (g *gate) check(ctx context.Context, log *slog.Logger) []jetstream.Msg {
 		}
 	}
 	if !open {
-		if time.Since(g.extended) >= g.ackWait/3 {
+		if time.Since(g.extended) >= extendEvery(g.ackWait) {
 			inProgress(log, g.early)
 			inProgress(log, g.later)
 			g.extended = time.Now()
@@ -328,7 +328,15 @@ func ack(ctx context.Context, log *slog.Logger, jms []jetstream.Msg) {
 	}
 }
 
-// extendWhile extends the ack deadline of jms every third of ackWait
+// extendEvery is how often the ack deadline of the messages a consumer
+// works on or holds is extended (InProgress): a quarter of AckWait, so
+// the process may stall for three quarters of it (a GC pause, a starved
+// CPU) before the server takes them for lost.
+func extendEvery(ackWait time.Duration) time.Duration {
+	return max(ackWait/4, 5*time.Millisecond)
+}
+
+// extendWhile extends the ack deadline of jms every extendEvery(ackWait)
 // until the returned function is called: a batch may take longer to
 // handle than one message, and AckWait is meant to bound how long a
 // crashed process holds messages.
@@ -337,7 +345,7 @@ func extendWhile(log *slog.Logger, jms []jetstream.Msg, ackWait time.Duration) (
 	finished := make(chan struct{})
 	go func() {
 		defer close(finished)
-		tick := time.NewTicker(max(ackWait/3, 10*time.Millisecond))
+		tick := time.NewTicker(extendEvery(ackWait))
 		defer tick.Stop()
 		for {
 			select {
@@ -363,12 +371,12 @@ func inProgress(log *slog.Logger, jms []jetstream.Msg) {
 	}
 }
 
-// hold keeps jms from being redelivered for d (InProgress every third of
-// ackWait) and reports false when ctx ended first.
+// hold keeps jms from being redelivered for d (InProgress every
+// extendEvery(ackWait)) and reports false when ctx ended first.
 func hold(ctx context.Context, log *slog.Logger, jms []jetstream.Msg, d, ackWait time.Duration) bool {
 	t := time.NewTimer(d)
 	defer t.Stop()
-	tick := time.NewTicker(max(ackWait/3, 10*time.Millisecond))
+	tick := time.NewTicker(extendEvery(ackWait))
 	defer tick.Stop()
 	for {
 		select {

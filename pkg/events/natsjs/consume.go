@@ -21,8 +21,9 @@ const (
 
 // Consume implements events.Consumer with a durable pull consumer and
 // explicit acks. The handler runs on the calling goroutine, one message at a
-// time. Acks are confirmed by the server (double ack) before the next message
-// is handled, so a restarted consumer does not see acknowledged messages
+// time; while it runs, the message's ack deadline is extended every
+// quarter of AckWait. Acks are confirmed by the server (double ack) before the next
+// message is handled, so a restarted consumer does not see acknowledged messages
 // again. When ctx ends, messages already buffered but not handled are
 // nak'ed without delay, so the next consumer with the same durable name gets
 // them at once instead of after AckWait. With events.WithEphemeral it uses
@@ -126,12 +127,15 @@ func (b *Bus) iteratorError(stopCtx, ctx context.Context, log *slog.Logger, dura
 	}
 }
 
-func (b *Bus) handle(ctx context.Context, log interface {
-	Warn(string, ...any)
-	Error(string, ...any)
-}, jm jetstream.Msg, h events.Handler, o events.ConsumeOptions) {
+// handle runs h on jm, extending jm's ack deadline while it runs (AckWait
+// bounds how long a dead process holds a message, not how long a handler
+// may take), and acks or nak's it.
+func (b *Bus) handle(ctx context.Context, log *slog.Logger, jm jetstream.Msg, h events.Handler, o events.ConsumeOptions) {
 	m := b.toMsg(jm)
-	if err := h(ctx, m); err != nil {
+	stopExtending := extendWhile(log, []jetstream.Msg{jm}, o.AckWait)
+	err := h(ctx, m)
+	stopExtending()
+	if err != nil {
 		delay := events.RetryDelayOf(err, o.RetryDelay)
 		if ctx.Err() != nil {
 			delay = 0 // shutting down: let the next consumer have it now

@@ -22,6 +22,9 @@ func TestMain(m *testing.M) {
 	if dir := os.Getenv(killedConsumerDirEnv); dir != "" {
 		os.Exit(killedConsumer(dir))
 	}
+	if spec := os.Getenv(killedBatchEnv); spec != "" {
+		os.Exit(killedBatchConsumer(spec))
+	}
 	os.Exit(m.Run())
 }
 
@@ -37,7 +40,7 @@ func killedConsumer(dir string) int {
 	err = b.Consume(context.Background(), "indexer", "cms.changes.>", func(_ context.Context, m events.Msg) error {
 		fmt.Printf("handling %s\n", m.MsgID)
 		select {}
-	})
+	}, events.WithAckWait(time.Minute))
 	fmt.Fprintln(os.Stderr, "Consume returned:", err)
 	return 1
 }
@@ -46,7 +49,8 @@ func killedConsumer(dir string) int {
 // durable consumer handles a message. The next process on the same data
 // directory must get that message again at once: nobody can ack it any
 // more, and with one message in flight (the indexer's setting) waiting
-// for AckWait (30s) would stall the whole feed that long after every crash.
+// for AckWait (a minute here) would stall the whole feed that long after
+// every crash.
 func TestEmbeddedRedeliversAtOnceAfterKill(t *testing.T) {
 	dir := t.TempDir()
 	ctx := t.Context()
@@ -104,7 +108,7 @@ func TestEmbeddedRedeliversAtOnceAfterKill(t *testing.T) {
 			cancel()
 		}
 		return nil
-	})
+	}, events.WithAckWait(time.Minute))
 	if err != nil {
 		t.Fatal(err)
 	}
