@@ -46,35 +46,40 @@ func has(rcv *receiver, path string, id int64) int {
 	return n
 }
 
-// latencies writes an event at least every gap until stop, or n events
-// when n > 0, and measures for each how long the receiver took to get it
-// at path (up to giveUp; -1 = not received), one event at a time.
-func latencies(t *testing.T, e *env, typ int64, rcv *receiver, path string, n int, stop time.Time, gap, giveUp time.Duration) (ids []int64, lat []time.Duration, at []time.Time) {
+// write creates an event every gap until stop, or n events when n > 0,
+// without waiting for their delivery; it returns the objects and when
+// each was written.
+func write(t *testing.T, e *env, typ int64, n int, stop time.Time, gap time.Duration) (ids []int64, written []time.Time) {
 	t.Helper()
 	for i := 0; n > 0 && i < n || n == 0 && time.Now().Before(stop); i++ {
-		written := time.Now()
-		id := e.create(t, objectOf(typ, "e"))[0]
-		ids = append(ids, id)
-		l := time.Duration(-1)
-		for time.Since(written) < giveUp {
-			if has(rcv, path, id) > 0 {
-				l = time.Since(written)
-				break
-			}
-			time.Sleep(5 * time.Millisecond)
-		}
-		lat, at = append(lat, l), append(at, time.Now())
-		time.Sleep(time.Until(written.Add(gap)))
+		at := time.Now()
+		ids, written = append(ids, e.create(t, objectOf(typ, "e"))[0]), append(written, at)
+		time.Sleep(time.Until(at.Add(gap)))
 	}
-	return ids, lat, at
+	return ids, written
+}
+
+// latencies waits (up to 30s) until rcv got the events of ids at path
+// and returns how long each took and when it arrived.
+func latencies(t *testing.T, rcv *receiver, path string, ids []int64, written []time.Time) (lat []time.Duration, arrived []time.Time) {
+	t.Helper()
+	waitFor(t, "the events at "+path, func() bool {
+		_, ok := rcv.arrival(path, ids[len(ids)-1])
+		return ok
+	})
+	for i, id := range ids {
+		at, ok := rcv.arrival(path, id)
+		if !ok {
+			t.Fatalf("object %d's event never arrived at %s (later ones did)", id, path)
+		}
+		lat, arrived = append(lat, at.Sub(written[i])), append(arrived, at)
+	}
+	return lat, arrived
 }
 
 func worst(ls []time.Duration) time.Duration {
 	w := time.Duration(0)
 	for _, l := range ls {
-		if l < 0 {
-			return -1
-		}
 		w = max(w, l)
 	}
 	return w
@@ -109,23 +114,32 @@ func TestFailingWebhookDelaysNoOther(t *testing.T) {
 		const gap = 100 * time.Millisecond
 
 		// Before: both receivers up.
-		beforeIDs, before, _ := latencies(t, e, typ, healthy, "/h", 10, time.Time{}, gap, 30*time.Second)
+		beforeIDs, written := write(t, e, typ, 10, time.Time{}, gap)
+		before, _ := latencies(t, healthy, "/h", beforeIDs, written)
 		waitFor(t, "the failing receiver's events before its outage", func() bool { return has(failing, "/f", beforeIDs[len(beforeIDs)-1]) > 0 })
 
-		// During: the failing receiver answers 503 until the outage ends.
+		// During: the failing receiver answers 503 while events are
+		// written for the outage, and until the healthy webhook got them
+		// all (at most healthyLatency longer).
 		failing.down.Store(true)
-		end := time.Now().Add(outage)
-		time.AfterFunc(outage, func() { failing.down.Store(false) })
-		ids, during, at := latencies(t, e, typ, healthy, "/h", 0, end, gap, outage+30*time.Second)
+		ids, written := write(t, e, typ, 0, time.Now().Add(outage), gap)
+		failures := failed.Load()
+		for deadline := time.Now().Add(healthyLatency); time.Now().Before(deadline); time.Sleep(5 * time.Millisecond) {
+			if _, ok := healthy.arrival("/h", ids[len(ids)-1]); ok {
+				break
+			}
+		}
+		failing.down.Store(false)
+		up := time.Now()
+		during, at := latencies(t, healthy, "/h", ids, written)
 		onTime := 0
 		for i, l := range during {
-			if l >= 0 && l <= healthyLatency && at[i].Before(end) {
+			if l <= healthyLatency && at[i].Before(up) {
 				onTime++
 			}
 		}
-		failures := failed.Load()
 		t.Logf("healthy webhook: before the outage %d events, median %s, worst %s; during the %s outage of the other "+
-			"%d events written, %d received on time (within %s, before the outage ended), median %s, worst %s; "+
+			"%d events written, %d received on time (within %s, while the other was down), median %s, worst %s; "+
 			"the failing webhook had %d failed attempts",
 			len(before), median(before), worst(before), outage, len(during), onTime, healthyLatency, median(during), worst(during), failures)
 		if onTime != len(during) || len(during) < 3 {
@@ -176,10 +190,11 @@ func TestRefusedWebhookDelaysNoOther(t *testing.T) {
 					tries[ev.Transaction]++
 				}
 			}})
-		ids, lat, _ := latencies(t, e, typ, healthy, "/h", 5, time.Time{}, 0, 30*time.Second)
+		ids, written := write(t, e, typ, 5, time.Time{}, 50*time.Millisecond)
+		lat, _ := latencies(t, healthy, "/h", ids, written)
 		t.Logf("healthy webhook beside a refused one: %d events, median %s, worst %s", len(ids), median(lat), worst(lat))
-		if w := worst(lat); w < 0 || w > healthyLatency {
-			t.Errorf("the healthy webhook waited up to %s (-1: never) for an event beside a refused one", w)
+		if w := worst(lat); w > healthyLatency {
+			t.Errorf("the healthy webhook waited up to %s for an event beside a refused one", w)
 		}
 		last, err := e.st.GetObject(t.Context(), content.BranchDefault, ids[len(ids)-1])
 		if err != nil {
