@@ -251,3 +251,78 @@ func TestRestartResendsOnlyUnacknowledged(t *testing.T) {
 		}
 	})
 }
+
+// consumers lists the consumers of e's stream.
+func consumers(t *testing.T, e *env) []string {
+	t.Helper()
+	names, err := e.bus.ConsumerNames(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return names
+}
+
+// Lanes follow the definitions: a webhook created (or enabled again)
+// gets the events from its creation (enabling) on, none older; a disabled
+// one's lane consumer is deleted and it gets nothing meanwhile.
+func TestLanesFollowDefinitions(t *testing.T) {
+	setups(t, func(t *testing.T, e *env) {
+		rcv := newReceiver(t, "k")
+		typ := e.create(t, objectOf(content.RootID, "Article"))[0]
+		a := e.create(t, hook(rcv.srv.URL+"/a", "k"))[0]
+		e.dispatch(t, Config{Client: ClientSettings{AllowPrivate: true}})
+		event := func(paths ...string) int64 {
+			t.Helper()
+			id := e.create(t, objectOf(typ, "x"))[0]
+			waitFor(t, "the event at "+paths[0], func() bool {
+				for _, p := range paths {
+					if has(rcv, p, id) == 0 {
+						return false
+					}
+				}
+				return true
+			})
+			return id
+		}
+		e1 := event("/a")
+		b := e.create(t, hook(rcv.srv.URL+"/b", "k"))[0]
+		e2 := event("/a", "/b")
+		if !slices.Contains(consumers(t, e), LaneName(a)) || !slices.Contains(consumers(t, e), LaneName(b)) {
+			t.Fatalf("consumers %v, want the lanes %s and %s", consumers(t, e), LaneName(a), LaneName(b))
+		}
+		setEnabled := func(on bool) {
+			t.Helper()
+			if _, err := e.content.UpdateObjects(t.Context(), "4", admin, []content.ObjectInput{{ID: b,
+				Values: []content.ValueInput{vin(content.AttrWebHookEnabled, on)}}}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		setEnabled(false)
+		waitFor(t, "the disabled webhook's lane consumer deleted", func() bool { return !slices.Contains(consumers(t, e), LaneName(b)) })
+		e3 := event("/a")
+		setEnabled(true)
+		e4 := event("/a", "/b")
+		time.Sleep(200 * time.Millisecond) // late deliveries would arrive now
+		for id, want := range map[int64][2]int{e1: {1, 0}, e2: {1, 1}, e3: {1, 0}, e4: {1, 1}} {
+			if ga, gb := has(rcv, "/a", id), has(rcv, "/b", id); ga != want[0] || gb != want[1] {
+				t.Errorf("object %d's event: %d deliveries to a, %d to b; want %v", id, ga, gb, want)
+			}
+		}
+	})
+}
+
+// At most MaxLanes webhooks are served, the lowest ids.
+func TestMaxLanes(t *testing.T) {
+	setups(t, func(t *testing.T, e *env) {
+		rcv := newReceiver(t, "k")
+		typ := e.create(t, objectOf(content.RootID, "Article"))[0]
+		hooks := e.create(t, hook(rcv.srv.URL+"/first", "k"), hook(rcv.srv.URL+"/second", "k"))
+		e.dispatch(t, Config{Client: ClientSettings{AllowPrivate: true}, MaxLanes: 1})
+		id := e.create(t, objectOf(typ, "x"))[0]
+		waitFor(t, "the event at the first webhook", func() bool { return has(rcv, "/first", id) > 0 })
+		time.Sleep(200 * time.Millisecond) // the second webhook's delivery would arrive now
+		if n := len(rcv.payloads("/second")); n != 0 || slices.Contains(consumers(t, e), LaneName(hooks[1])) {
+			t.Fatalf("the webhook beyond MaxLanes got %d deliveries; consumers %v", n, consumers(t, e))
+		}
+	})
+}
