@@ -23,6 +23,13 @@ const DurableName = "webhooks"
 // DefaultMaxLanes is the default of Config.MaxLanes.
 const DefaultMaxLanes = 100
 
+// refreshEvery is how often, at most, the control loop reloads the
+// definitions and the lane consumers without an event touching a
+// definition: processes sharing the control consumer each see only some
+// of its events, so each catches up with the lanes another one started or
+// stopped within this time (of the next event).
+const refreshEvery = 30 * time.Second
+
 // LaneName is the durable consumer of the delivery lane of webhook id.
 func LaneName(id int64) string { return DurableName + "-" + strconv.FormatInt(id, 10) }
 
@@ -86,10 +93,11 @@ type Dispatcher struct {
 
 	// lanes and overCap belong to Run and the control loop (one goroutine
 	// at a time).
-	lanes    map[int64]*lane
-	lanesCtx context.Context
-	wg       sync.WaitGroup
-	overCap  string
+	lanes     map[int64]*lane
+	lanesCtx  context.Context
+	wg        sync.WaitGroup
+	overCap   string
+	refreshed time.Time
 }
 
 // New returns a dispatcher reading definitions from st.
@@ -123,11 +131,7 @@ func (d *Dispatcher) Run(ctx context.Context) error {
 	lanesCtx, stopLanes := context.WithCancel(ctx)
 	defer func() { stopLanes(); d.wg.Wait() }()
 	d.lanesCtx = lanesCtx
-	existing, err := d.existingLanes(ctx)
-	if err != nil {
-		d.cfg.Logger.Warn("webhooks: listing the lanes failed; they start with the next event", "err", err)
-	}
-	d.reconcile(ctx, 0, existing)
+	d.refresh(ctx)
 	return d.bus.Consume(ctx, DurableName, changes.Subjects, d.control,
 		events.WithMaxInFlight(1), events.WithAckWait(d.ackWait()))
 }
@@ -154,6 +158,17 @@ func (d *Dispatcher) existingLanes(ctx context.Context) (map[int64]bool, error) 
 		}
 	}
 	return out, nil
+}
+
+// refresh starts the lanes of the wanted webhooks whose consumer exists
+// and stops the others (see reconcile).
+func (d *Dispatcher) refresh(ctx context.Context) {
+	d.refreshed = time.Now()
+	existing, err := d.existingLanes(ctx)
+	if err != nil {
+		d.cfg.Logger.Warn("webhooks: listing the lanes failed; they start with the next event", "err", err)
+	}
+	d.reconcile(ctx, 0, existing)
 }
 
 func (d *Dispatcher) reload(ctx context.Context) error {
@@ -198,6 +213,12 @@ func (d *Dispatcher) wanted() (in, over []int64) {
 	return in, over
 }
 
+// isWanted reports whether webhook id gets a lane.
+func (d *Dispatcher) isWanted(id int64) bool {
+	in, _ := d.wanted()
+	return slices.Contains(in, id)
+}
+
 // control is the handler of the control loop: it follows the definitions
 // and starts or stops lanes at the event's sequence.
 func (d *Dispatcher) control(ctx context.Context, m events.Msg) error {
@@ -217,6 +238,12 @@ func (d *Dispatcher) control(ctx context.Context, m events.Msg) error {
 			}
 		}
 	}
+	if time.Since(d.refreshed) >= refreshEvery {
+		if err := d.reload(ctx); err != nil {
+			return events.RetryAfter(err, time.Second)
+		}
+		d.refresh(ctx)
+	}
 	d.reconcile(ctx, m.Sequence, nil)
 	return nil
 }
@@ -234,7 +261,7 @@ func (d *Dispatcher) reconcile(ctx context.Context, seq uint64, existing map[int
 	}
 	d.overCap = fmt.Sprint(over)
 	for _, id := range in {
-		if d.lanes[id] != nil || (seq == 0 && !existing[id]) {
+		if d.lanes[id].alive() || (seq == 0 && !existing[id]) {
 			continue
 		}
 		d.startLane(id, seq)

@@ -32,6 +32,19 @@ type lane struct {
 	tries     int
 }
 
+// alive reports whether l runs (false for nil).
+func (l *lane) alive() bool {
+	if l == nil {
+		return false
+	}
+	select {
+	case <-l.done:
+		return false
+	default:
+		return true
+	}
+}
+
 // run consumes until ctx ends; a consumer that does not exist yet is
 // created at stream sequence start (0: by the consumer's default).
 func (l *lane) run(ctx context.Context, start uint64) {
@@ -43,6 +56,11 @@ func (l *lane) run(ctx context.Context, start uint64) {
 		}
 		err := l.d.bus.Consume(ctx, LaneName(l.id), changes.Subjects, l.handle, opts...)
 		if ctx.Err() != nil || errors.Is(err, events.ErrClosed) {
+			return
+		}
+		// Another process may have deleted the consumer because the
+		// webhook is gone: the store says whether to create it again.
+		if rerr := l.d.reload(ctx); rerr == nil && !l.d.isWanted(l.id) {
 			return
 		}
 		l.d.cfg.Logger.Warn("webhooks: lane stopped; restarting", "webhook", l.id, "err", err)
@@ -77,7 +95,7 @@ func (l *lane) handle(ctx context.Context, m events.Msg) error {
 		}
 	}
 	def, ok := d.definition(l.id)
-	if !ok {
+	if !ok || ev.Transaction < def.CreatedTx {
 		return nil
 	}
 	var types []int64

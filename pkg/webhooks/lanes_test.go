@@ -5,6 +5,7 @@ import (
 	"net/netip"
 	"os"
 	"slices"
+	"strconv"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -323,6 +324,42 @@ func TestMaxLanes(t *testing.T) {
 		time.Sleep(200 * time.Millisecond) // the second webhook's delivery would arrive now
 		if n := len(rcv.payloads("/second")); n != 0 || slices.Contains(consumers(t, e), LaneName(hooks[1])) {
 			t.Fatalf("the webhook beyond MaxLanes got %d deliveries; consumers %v", n, consumers(t, e))
+		}
+	})
+}
+
+// Two dispatchers (two processes of the webhooks target) share the lanes:
+// each event reaches each webhook once, and a deleted webhook's lane
+// consumer, deleted by one of them, is not created again by the other.
+func TestTwoDispatchersShareLanes(t *testing.T) {
+	setups(t, func(t *testing.T, e *env) {
+		rcv := newReceiver(t, "k")
+		typ := e.create(t, objectOf(content.RootID, "Article"))[0]
+		hooks := e.create(t, hook(rcv.srv.URL+"/a", "k"), hook(rcv.srv.URL+"/b", "k"))
+		cfg := Config{Client: ClientSettings{AllowPrivate: true}}
+		e.dispatch(t, cfg)
+		e.dispatch(t, cfg)
+		var ids []int64
+		for range 10 {
+			ids = append(ids, e.create(t, objectOf(typ, "x"))[0])
+		}
+		waitFor(t, "every event at both webhooks", func() bool {
+			return has(rcv, "/a", ids[len(ids)-1]) > 0 && has(rcv, "/b", ids[len(ids)-1]) > 0
+		})
+		if _, _, err := e.content.DeleteObjects(t.Context(), "4", admin, []string{strconv.FormatInt(hooks[1], 10)}); err != nil {
+			t.Fatal(err)
+		}
+		waitFor(t, "the deleted webhook's lane consumer deleted", func() bool { return !slices.Contains(consumers(t, e), LaneName(hooks[1])) })
+		last := e.create(t, objectOf(typ, "after"))[0]
+		waitFor(t, "the event after the deletion", func() bool { return has(rcv, "/a", last) > 0 })
+		time.Sleep(laneRestart + 500*time.Millisecond) // a lane restarting would create it again now
+		if slices.Contains(consumers(t, e), LaneName(hooks[1])) || has(rcv, "/b", last) != 0 {
+			t.Fatalf("the deleted webhook's lane came back: consumers %v", consumers(t, e))
+		}
+		for _, id := range ids {
+			if a, b := has(rcv, "/a", id), has(rcv, "/b", id); a != 1 || b != 1 {
+				t.Errorf("object %d's event: %d deliveries to a, %d to b; want 1 each", id, a, b)
+			}
 		}
 	})
 }
