@@ -120,6 +120,13 @@ type ConsumerLister interface {
 	ConsumerNames(ctx context.Context) ([]string, error)
 }
 
+// ConsumerDeleter is implemented by buses that can delete a durable
+// consumer (its position is forgotten; a later Consume with the same name
+// starts afresh). Deleting a consumer that does not exist is no error.
+type ConsumerDeleter interface {
+	DeleteConsumer(ctx context.Context, durable string) error
+}
+
 // Bus is a Publisher and Consumer on one stream.
 type Bus interface {
 	Publisher

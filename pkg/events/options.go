@@ -47,6 +47,10 @@ type ConsumeOptions struct {
 	// BatchSize bounds the messages ConsumeBatch hands to its handler at
 	// once (DefaultBatchSize); Consume ignores it.
 	BatchSize int
+	// StartSequence, when not 0, is the first stream sequence a durable
+	// consumer created by this call delivers (0: the whole stream). A
+	// durable consumer that already exists keeps its position.
+	StartSequence uint64
 
 	// Ephemeral makes the consumer belong to this Consume call only (see
 	// WithEphemeral). The fields below apply to ephemeral consumers.
@@ -86,6 +90,11 @@ func WithMaxInFlight(n int) ConsumeOption {
 // WithBatchSize sets ConsumeOptions.BatchSize.
 func WithBatchSize(n int) ConsumeOption {
 	return func(o *ConsumeOptions) { o.BatchSize = n }
+}
+
+// WithStartSequence sets ConsumeOptions.StartSequence.
+func WithStartSequence(seq uint64) ConsumeOption {
+	return func(o *ConsumeOptions) { o.StartSequence = seq }
 }
 
 // WithEphemeral makes Consume use a consumer of its own instead of the

@@ -19,6 +19,9 @@ type Definition struct {
 	Types    []int64  // empty = every type
 	Kinds    []string // empty = every kind
 	Enabled  bool
+	// CreatedTx is the transaction that created the definition: events of
+	// earlier transactions never go to it.
+	CreatedTx int64
 }
 
 // LoadDefinitions reads every live webhook definition straight from the
@@ -42,7 +45,7 @@ func LoadDefinitions(ctx context.Context, st store.Store) ([]Definition, error) 
 	byID := map[int64]*Definition{}
 	out := make([]Definition, len(objs))
 	for i, o := range objs {
-		out[i].ID = o.ID
+		out[i].ID, out[i].CreatedTx = o.ID, o.CreatedTx
 		byID[o.ID] = &out[i]
 	}
 	for _, v := range vals {

@@ -115,10 +115,13 @@ type receiver struct {
 	mu     sync.Mutex
 	got    map[string][]Payload // by URL path
 	bad    int
+	// arrived is when an event touching each object first arrived, by
+	// URL path.
+	arrived map[string]map[int64]time.Time
 }
 
 func newReceiver(t testing.TB, secret string) *receiver {
-	r := &receiver{secret: []byte(secret), got: map[string][]Payload{}}
+	r := &receiver{secret: []byte(secret), got: map[string][]Payload{}, arrived: map[string]map[int64]time.Time{}}
 	r.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
 		if r.down.Load() {
 			http.Error(w, "down", http.StatusServiceUnavailable)
@@ -134,9 +137,26 @@ func newReceiver(t testing.TB, secret string) *receiver {
 			return
 		}
 		r.got[req.URL.Path] = append(r.got[req.URL.Path], p)
+		if r.arrived[req.URL.Path] == nil {
+			r.arrived[req.URL.Path] = map[int64]time.Time{}
+		}
+		for _, id := range p.Event.ObjectIDs {
+			if _, ok := r.arrived[req.URL.Path][id]; !ok {
+				r.arrived[req.URL.Path][id] = time.Now()
+			}
+		}
 	}))
 	t.Cleanup(r.srv.Close)
 	return r
+}
+
+// arrival is when an event touching object id first arrived at path
+// (false: none yet).
+func (r *receiver) arrival(path string, id int64) (time.Time, bool) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	at, ok := r.arrived[path][id]
+	return at, ok
 }
 
 func (r *receiver) payloads(path string) []Payload {

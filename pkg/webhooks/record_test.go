@@ -90,27 +90,50 @@ func TestAttemptsRecorded(t *testing.T) {
 	})
 }
 
-// A receiver on a refused address is recorded as such (no status), and
-// the attempt log keeps at most Keep attempts per webhook.
+// A receiver on a refused address is recorded as such (no status) after
+// one attempt, never retried, and the attempt log keeps at most Keep
+// attempts per webhook.
 func TestAttemptsRefusedAndPruned(t *testing.T) {
 	setups(t, func(t *testing.T, e *env) {
 		srv := flaky(t, 0)
 		typ := e.create(t, objectOf(content.RootID, "Article"))[0]
 		hook := e.create(t, hook(srv.URL+"/in", "k"))[0]
-		var tries atomic.Int32
+		var mu sync.Mutex
+		tries := map[int64]int{} // by transaction
 		e.dispatch(t, Config{Client: ClientSettings{AllowPrivate: false},
-			Retry:     RetrySettings{Initial: 5 * time.Millisecond, Max: 20 * time.Millisecond},
-			Record:    RecordSettings{Keep: 3, PruneEvery: 20 * time.Millisecond},
-			OnAttempt: func(int64, changes.Event, Attempt) { tries.Add(1) }})
-		e.create(t, objectOf(typ, "a1"))
-		waitFor(t, "ten refused attempts", func() bool { return tries.Load() >= 10 })
-		waitFor(t, "the log pruned to 3 attempts", func() bool {
+			Retry:  RetrySettings{Initial: 5 * time.Millisecond, Max: 20 * time.Millisecond},
+			Record: RecordSettings{Keep: 3, PruneEvery: 20 * time.Millisecond},
+			OnAttempt: func(_ int64, ev changes.Event, _ Attempt) {
+				mu.Lock()
+				defer mu.Unlock()
+				tries[ev.Transaction]++
+			}})
+		var last int64
+		for i := range 10 {
+			last = e.create(t, objectOf(typ, "a"+strconv.Itoa(i)))[0]
+		}
+		o, err := e.st.GetObject(t.Context(), content.BranchDefault, last)
+		if err != nil {
+			t.Fatal(err)
+		}
+		waitFor(t, "the log pruned to the 3 newest refused attempts", func() bool {
 			as := attempts(t, e, hook)
-			return len(as) == 3 && as[0].Attempt >= 10
+			return len(as) == 3 && as[0].Transaction == o.CreatedTx
 		})
+		time.Sleep(200 * time.Millisecond) // retries (every 5-20ms) would come now
 		for _, a := range attempts(t, e, hook) {
-			if a.Outcome != store.WebhookRefusedAddress || a.Status != 0 || !strings.Contains(a.Error, "not a public address") {
+			if a.Outcome != store.WebhookRefusedAddress || a.Status != 0 || a.Attempt != 1 || !strings.Contains(a.Error, "not a public address") {
 				t.Errorf("refused attempt recorded as %+v", a)
+			}
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		if len(tries) < 10 {
+			t.Fatalf("attempts of %d transactions, want at least the 10 objects' own", len(tries))
+		}
+		for tx, n := range tries {
+			if n != 1 {
+				t.Errorf("transaction %d: %d attempts at a refused address, want 1", tx, n)
 			}
 		}
 	})

@@ -13,7 +13,7 @@ import (
 
 // BenchmarkDeliveries reports deliveries/s to one local receiver on both
 // setups: a backlog of 300 change events written before the dispatcher
-// starts, drained one event at a time (the ordered dispatcher's rate),
+// starts, drained one event at a time by the webhook's lane (its rate),
 // and, as the baseline of the same run, as many signed deliveries of the
 // same payload sent straight to the receiver with the package's client
 // (x-direct = dispatcher rate / direct rate). The unrecorded variant's

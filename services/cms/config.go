@@ -72,6 +72,7 @@ func fromViper(v *viper.Viper, d app.Config) (app.Config, error) {
 	c.WebhookGiveUp = v.GetDuration("webhookGiveUp")
 	c.WebhookMaxResponseBytes = v.GetInt64("webhookMaxResponseBytes")
 	c.WebhookAllowPrivate = v.GetBool("webhookAllowPrivate")
+	c.WebhookMaxLanes = v.GetInt("webhookMaxLanes")
 	c.RenderTimeout = v.GetDuration("renderTimeout")
 	c.RenderMaxOutputBytes = v.GetInt("renderMaxOutputBytes")
 	c.RenderCacheMaxBytes = v.GetInt64("renderCacheMaxBytes")

@@ -44,6 +44,7 @@ func Run(t *testing.T, factory Factory) {
 		{Name: "DuplicateMsgIDStoredOnce", Run: testDedupe},
 		{Name: "HandlerErrorRedelivers", Run: testRedeliver},
 		{Name: "DurableResumesAfterRestart", Run: testDurableResume},
+		{Name: "DurableStartSequence", Run: testDurableStartSequence},
 		{Name: "StopReleasesBufferedMessages", Run: testStopReleasesBuffered},
 		{Name: "OrderPerSubject", Run: testOrder},
 		{Name: "SubjectFilter", Run: testFilter},

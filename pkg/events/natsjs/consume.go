@@ -84,6 +84,22 @@ func (b *Bus) durable(ctx context.Context, durable, subjectFilter string, o even
 	if cfg.MaxDeliver <= 0 {
 		cfg.MaxDeliver = -1
 	}
+	// Only a new consumer starts at StartSequence; the server refuses to
+	// change an existing one's deliver policy, so that one keeps its own.
+	switch cur, err := b.js.Consumer(ctx, b.jsName, durable); {
+	case err == nil:
+		cfg.DeliverPolicy, cfg.OptStartSeq = cur.CachedInfo().Config.DeliverPolicy, cur.CachedInfo().Config.OptStartSeq
+	case errors.Is(err, jetstream.ErrConsumerNotFound):
+		if o.StartSequence > 0 {
+			cfg.DeliverPolicy, cfg.OptStartSeq = jetstream.DeliverByStartSequencePolicy, o.StartSequence
+		}
+	case ctx.Err() != nil:
+		return nil, nil
+	case errors.Is(err, jetstream.ErrInvalidConsumerName):
+		return nil, fmt.Errorf("%w: %s: %w", events.ErrInvalidConsumer, durable, err)
+	default:
+		return nil, fmt.Errorf("natsjs: consumer %s on %s: %w", durable, b.jsName, err)
+	}
 	cons, err := b.js.CreateOrUpdateConsumer(ctx, b.jsName, cfg)
 	if err != nil {
 		if ctx.Err() != nil {
@@ -96,6 +112,17 @@ func (b *Bus) durable(ctx context.Context, durable, subjectFilter string, o even
 	}
 	return cons, nil
 }
+
+// DeleteConsumer implements events.ConsumerDeleter.
+func (b *Bus) DeleteConsumer(ctx context.Context, durable string) error {
+	err := b.js.DeleteConsumer(ctx, b.jsName, durable)
+	if err != nil && !errors.Is(err, jetstream.ErrConsumerNotFound) {
+		return fmt.Errorf("natsjs: delete consumer %s on %s: %w", durable, b.jsName, err)
+	}
+	return nil
+}
+
+var _ events.ConsumerDeleter = (*Bus)(nil)
 
 // iteratorError classifies an error of the message iterator: stop says
 // whether the consume loop ends, with err as its result (nil when ctx

@@ -115,6 +115,11 @@ type Config struct {
 	WebhookGiveUp           time.Duration `yaml:"webhookGiveUp"`
 	WebhookMaxResponseBytes int64         `yaml:"webhookMaxResponseBytes"`
 	WebhookAllowPrivate     bool          `yaml:"webhookAllowPrivate"`
+	// WebhookMaxLanes bounds the delivery lanes of the webhooks target:
+	// one per enabled webhook (its own durable consumer, one delivery in
+	// flight); the enabled webhooks beyond it, by ascending id, get no
+	// deliveries and are named in a warning. CMS_WEBHOOK_MAX_LANES.
+	WebhookMaxLanes int `yaml:"webhookMaxLanes"`
 	// Template renders (pkg/templates, docs/rendering.md): the time and the
 	// output one render may take. CMS_RENDER_TIMEOUT,
 	// CMS_RENDER_MAX_OUTPUT_BYTES.
@@ -320,6 +325,7 @@ func DefaultConfig() Config {
 		WebhookTimeout:          10 * time.Second,
 		WebhookGiveUp:           24 * time.Hour,
 		WebhookMaxResponseBytes: 64 << 10,
+		WebhookMaxLanes:         webhooks.DefaultMaxLanes,
 		RenderTimeout:           rendering.DefaultTimeout,
 		RenderMaxOutputBytes:    rendering.DefaultMaxOutputBytes,
 		RenderCacheMaxBytes:     rendercache.DefaultMaxBytes,
@@ -379,6 +385,9 @@ func (c Config) Validate() error {
 	}
 	errs = append(errs, c.Edge.validate()...)
 	errs = append(errs, c.Live.validate()...)
+	if c.WebhookMaxLanes < 1 {
+		errs = append(errs, errors.New("webhookMaxLanes must be at least 1"))
+	}
 	if c.JobMaxInputBytes < 0 {
 		errs = append(errs, errors.New("jobMaxInputBytes must not be negative"))
 	}

@@ -188,10 +188,11 @@ func buildTargets(ctx context.Context, cfg Config, comps *Components, log *slog.
 			workers = append(workers, run)
 		case TargetWebhooks:
 			d := webhooks.New(comps.Store, comps.Events, webhooks.Config{
-				Client: webhooks.ClientSettings{Timeout: cfg.WebhookTimeout, MaxResponseBytes: cfg.WebhookMaxResponseBytes, AllowPrivate: cfg.WebhookAllowPrivate},
-				Retry:  webhooks.RetrySettings{GiveUpAfter: cfg.WebhookGiveUp},
-				Record: webhooks.RecordSettings{Keep: cfg.WebhookKeepAttempts, MaxAge: cfg.WebhookAttemptsMaxAge},
-				Logger: log.With("worker", "webhooks")})
+				Client:   webhooks.ClientSettings{Timeout: cfg.WebhookTimeout, MaxResponseBytes: cfg.WebhookMaxResponseBytes, AllowPrivate: cfg.WebhookAllowPrivate},
+				Retry:    webhooks.RetrySettings{GiveUpAfter: cfg.WebhookGiveUp},
+				Record:   webhooks.RecordSettings{Keep: cfg.WebhookKeepAttempts, MaxAge: cfg.WebhookAttemptsMaxAge},
+				MaxLanes: cfg.WebhookMaxLanes,
+				Logger:   log.With("worker", "webhooks")})
 			workers = append(workers, d.Run)
 		}
 	}
