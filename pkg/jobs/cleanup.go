@@ -10,17 +10,28 @@ import (
 	"github.com/cmsplatform/cms/pkg/store"
 )
 
+// DefaultCleanupMinAge is the default floor of CleanupFilesKind: the
+// smallest minAge a jobCleanupFiles job accepts (the setting
+// jobCleanupMinAge; the operator's `cms files cleanup --min-age` may go
+// lower).
+const DefaultCleanupMinAge = time.Hour
+
 // CleanupFilesKind returns the jobCleanupFiles kind: what
 // `cms files cleanup` does (files.Service.Cleanup over the references in
 // st). Parameters: "minAge" (a Go duration, default 24h: unreferenced files
-// stored more recently are kept) and "dryRun" ("true": report only).
-func CleanupFilesKind(svc *files.Service, st store.Reader) KindFunc {
+// stored more recently are kept; at least floor, so that no job removes an
+// upload whose object is still being written) and "dryRun"
+// ("true": report only).
+func CleanupFilesKind(svc *files.Service, st store.Reader, floor time.Duration) KindFunc {
 	return func(ctx context.Context, t *Task) error {
 		o := files.CleanupOptions{MinAge: files.DefaultCleanupMinAge}
 		if v := t.Job.Param("minAge"); len(v) > 0 {
 			d, err := time.ParseDuration(v[0])
 			if err != nil || d < 0 {
 				return invalidf("parameter minAge %q: want a duration such as 24h", v[0])
+			}
+			if d < floor {
+				return invalidf("parameter minAge %q: at least %s (jobCleanupMinAge: a younger unreferenced file may be an upload whose object is not written yet)", v[0], floor)
 			}
 			o.MinAge = d
 		}

@@ -21,6 +21,14 @@ const (
 // Kinds lists the built-in kinds.
 var Kinds = []string{KindExportJSON, KindExportCSV, KindImportJSON, KindReindex, KindCleanupFiles}
 
+// installationKinds act on the whole installation, not on the branch a job
+// of theirs names: only administrators start, change or delete such jobs.
+var installationKinds = map[string]bool{KindReindex: true, KindCleanupFiles: true}
+
+// InstallationWide reports whether jobs of d act on the whole installation
+// (the file clean-up, the re-index) rather than on their branch.
+func (d Definition) InstallationWide() bool { return installationKinds[d.Kind] }
+
 // Definition is a resolved job definition.
 type Definition struct {
 	ID   int64

@@ -66,6 +66,7 @@ func fromViper(v *viper.Viper, d app.Config) (app.Config, error) {
 	c.JobConcurrency = v.GetInt("jobConcurrency")
 	c.JobAckWait = v.GetDuration("jobAckWait")
 	c.JobMaxInputBytes = v.GetInt64("jobMaxInputBytes")
+	c.JobCleanupMinAge = v.GetDuration("jobCleanupMinAge")
 	c.WebhookKeepAttempts = v.GetInt("webhookKeepAttempts")
 	c.WebhookAttemptsMaxAge = v.GetDuration("webhookAttemptsMaxAge")
 	c.WebhookTimeout = v.GetDuration("webhookTimeout")

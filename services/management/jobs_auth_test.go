@@ -2,6 +2,7 @@ package management_test
 
 import (
 	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/cmsplatform/cms/services/internal/app"
@@ -43,13 +44,33 @@ func TestJobPermissions(t *testing.T) {
 	writer.call(t, 200, "PATCH", fmt.Sprintf("/jobs/%d", onA), `{"retainUntil":"2030-01-01T00:00:00Z"}`)
 	writer.call(t, 403, "DELETE", fmt.Sprintf("/jobs/%d", onB), "")
 
+	// Jobs acting on the whole installation (1203 jobReindex, 1204
+	// jobCleanupFiles, and a user definition of those kinds) need an
+	// administrator, whatever the caller's grants on the job's branch.
+	wide := admin.call(t, 201, "POST", "/branches/4/objects", `{"objects":[{"meta":{"typeRef":120,"apiIdentifier":"myCleanup"},"values":[`+
+		`{"attribute":1000,"language":201,"variant":0,"value":"My clean-up"},{"attribute":1210,"language":0,"variant":0,"value":"jobCleanupFiles"}]}]}`).created(t)
+	for _, def := range []int{1203, 1204, wide} {
+		body := fmt.Sprintf(`{"branchId":%d,"jobDefinitionId":%d,"parameters":[{"name":"dryRun","values":["true"]}],"language":0}`, a, def)
+		if r := writer.call(t, 403, "POST", "/jobs", body); !strings.Contains(r.body, "whole installation") {
+			t.Errorf("writer starts definition %d: %s", def, r.body)
+		}
+	}
+	cleanup := int(admin.call(t, 200, "POST", "/jobs", fmt.Sprintf(`{"branchId":%d,"jobDefinitionId":1204,"parameters":[{"name":"dryRun","values":["true"]}],"language":0}`, a)).json(t)["id"].(float64))
+	writer.call(t, 403, "PATCH", fmt.Sprintf("/jobs/%d", cleanup), `{"state":5}`)
+	writer.call(t, 403, "DELETE", fmt.Sprintf("/jobs/%d", cleanup), "")
+	writer.call(t, 200, "GET", fmt.Sprintf("/jobs/%d", cleanup), "")
+	admin.call(t, 200, "PATCH", fmt.Sprintf("/jobs/%d", cleanup), `{"retainUntil":"2030-01-01T00:00:00Z"}`)
+
 	list := reader.call(t, 200, "GET", "/jobs", "").json(t)
-	jobs := list["cmsJobs"].([]any)
-	if len(jobs) != 1 || int(jobs[0].(map[string]any)["id"].(float64)) != onA {
-		t.Fatalf("reader's job list = %v", list)
+	var ids []int
+	for _, j := range list["cmsJobs"].([]any) {
+		ids = append(ids, int(j.(map[string]any)["id"].(float64)))
+	}
+	if fmt.Sprint(ids) != fmt.Sprint([]int{cleanup, onA}) { // newest first, branch A's only
+		t.Fatalf("reader's job list = %v, want %v", ids, []int{cleanup, onA})
 	}
 	reader.call(t, 403, "GET", fmt.Sprintf("/jobs?branchId=%d", b), "")
-	if all := admin.call(t, 200, "GET", "/jobs", "").json(t); all["count"] != float64(2) {
+	if all := admin.call(t, 200, "GET", "/jobs", "").json(t); all["count"] != float64(3) {
 		t.Fatalf("admin's job list = %v", all)
 	}
 }

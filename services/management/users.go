@@ -77,6 +77,34 @@ func (s *service) OwnerBranch(ctx context.Context, owner optionsv1.Owner, id int
 	return 0, status.Errorf(codes.Unimplemented, "%v: not available in this deployment", owner)
 }
 
+// InstallationJob implements interceptors.InstallationJobResolver: whether
+// the job a CreateJob request starts, or the job an UpdateJob or DeleteJob
+// request addresses, acts on the whole installation. A definition or job
+// that does not resolve answers as the handler would (404, 400).
+func (s *service) InstallationJob(ctx context.Context, req proto.Message) (bool, error) {
+	if s.jobs == nil {
+		return false, nil
+	}
+	var branch, definition int64
+	switch r := req.(type) {
+	case *managementv1.CreateJobRequest:
+		branch, definition = int64(r.GetBranchId()), int64(r.GetJobDefinitionId())
+	case interface{ GetJobId() int32 }:
+		j, err := s.jobs.Get(ctx, int64(r.GetJobId()))
+		if err != nil {
+			return false, s.toStatus(ctx, err)
+		}
+		branch, definition = j.Branch, j.Definition
+	default:
+		return false, status.Errorf(codes.Internal, "installation_job_admin on %T", req)
+	}
+	d, err := s.jobs.Definition(ctx, branch, definition)
+	if err != nil {
+		return false, s.toStatus(ctx, err)
+	}
+	return d.InstallationWide(), nil
+}
+
 // NewBranchParent implements interceptors.NewBranchParentResolver: the
 // parent (attribute 4000) of the branch a CreateBranch request creates.
 func (s *service) NewBranchParent(req proto.Message) string {

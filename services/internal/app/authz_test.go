@@ -87,6 +87,14 @@ func TestEveryRPCDeclaresAccess(t *testing.T) {
 		if branchScoped && names != 1 || !branchScoped && names != 0 {
 			t.Errorf("%s: %v naming %d branches (%v): READ and WRITE need exactly one, others none", d.md.FullName(), perm, names, d.access)
 		}
+		// A write that starts, changes or deletes a job checks whether the
+		// job acts on the whole installation (admins only); nothing else does.
+		in := d.md.Input().Fields()
+		jobWrite := perm == optionsv1.Permission_PERMISSION_WRITE &&
+			(in.ByName("job_definition_id") != nil || d.access.GetOwner() == optionsv1.Owner_OWNER_JOB)
+		if d.access.GetInstallationJobAdmin() != jobWrite {
+			t.Errorf("%s: installation_job_admin %v, want %v (every job write, and only those)", d.md.FullName(), d.access.GetInstallationJobAdmin(), jobWrite)
+		}
 	}
 }
 

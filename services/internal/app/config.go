@@ -99,6 +99,10 @@ type Config struct {
 	// as NovaDB's "the file size is larger than expected").
 	// CMS_JOB_MAX_INPUT_BYTES.
 	JobMaxInputBytes int64 `yaml:"jobMaxInputBytes"`
+	// JobCleanupMinAge is the smallest minAge a jobCleanupFiles job may ask
+	// for: no user's job removes unreferenced files younger than this.
+	// CMS_JOB_CLEANUP_MIN_AGE.
+	JobCleanupMinAge time.Duration `yaml:"jobCleanupMinAge"`
 	// The attempt log of webhooks (docs/webhooks.md): attempts kept per
 	// webhook and how long an attempt is kept; the dispatcher prunes the
 	// rest every minute. CMS_WEBHOOK_KEEP_ATTEMPTS,
@@ -322,6 +326,7 @@ func DefaultConfig() Config {
 		JobConcurrency:          2,
 		JobAckWait:              30 * time.Second,
 		JobMaxInputBytes:        jobs.DefaultLimits.MaxInputBytes,
+		JobCleanupMinAge:        jobs.DefaultCleanupMinAge,
 		WebhookTimeout:          10 * time.Second,
 		WebhookGiveUp:           24 * time.Hour,
 		WebhookMaxResponseBytes: 64 << 10,
@@ -390,6 +395,9 @@ func (c Config) Validate() error {
 	}
 	if c.JobMaxInputBytes < 0 {
 		errs = append(errs, errors.New("jobMaxInputBytes must not be negative"))
+	}
+	if c.JobCleanupMinAge < 0 {
+		errs = append(errs, errors.New("jobCleanupMinAge must not be negative"))
 	}
 	if c.Queries.Queue < 0 {
 		errs = append(errs, errors.New("queries: queue must not be negative"))

@@ -33,6 +33,8 @@ func filesConfig(c *Config) {
 	c.Files.MaxFileBytes = 3 * filesChunkLimit
 	c.Files.ThumbnailSize = thumbnailDefault
 	c.Files.MaxThumbnailSize = thumbnailCap
+	// runCleanupScenario removes files stored seconds ago.
+	c.JobCleanupMinAge = 0
 }
 
 // TestFilesEmbedded runs the scenario on `cms run`; the server restarts

@@ -79,7 +79,7 @@ func (w *jobsWiring) runner(ctx context.Context, usersChanged func()) (func(cont
 		kinds[jobs.KindReindex] = jobs.ReindexKind(ix, w.comps.Store.LastTransactionID)
 	}
 	if fs := NewFiles(w.cfg, w.comps, log); fs != nil {
-		kinds[jobs.KindCleanupFiles] = jobs.CleanupFilesKind(fs, w.comps.Store)
+		kinds[jobs.KindCleanupFiles] = jobs.CleanupFilesKind(fs, w.comps.Store, w.cfg.JobCleanupMinAge)
 	}
 	r := w.service(c, nil).NewRunner(q, jobs.RunnerOptions{Concurrency: w.cfg.JobConcurrency, AckWait: w.cfg.JobAckWait,
 		Kinds: kinds, Logger: log})

@@ -42,6 +42,14 @@ type OwnerBranchResolver interface {
 	OwnerBranch(ctx context.Context, owner optionsv1.Owner, id int64) (int64, error)
 }
 
+// InstallationJobResolver is implemented by resolvers of groups with an
+// RPC declaring installation_job_admin: it reports whether the job req
+// starts, changes or deletes acts on the whole installation (its
+// definition's kind). Errors are gRPC status errors.
+type InstallationJobResolver interface {
+	InstallationJob(ctx context.Context, req proto.Message) (bool, error)
+}
+
 // defaultBranch is the id of the default branch, the root of every chain.
 const defaultBranch = "4"
 
@@ -61,6 +69,9 @@ type ReadYourWritesResolver interface {
 //   - a method without the option, or with PERMISSION_UNSPECIFIED: 403;
 //   - AUTHENTICATED: any principal; the handler filters;
 //   - ADMIN: administrators only, else 403;
+//   - installation_job_admin: a job acting on the whole installation
+//     (InstallationJobResolver) needs an administrator, else 403, after the
+//     branch permission below;
 //   - READ/WRITE: administrators, or a grant (pkg/auth.Principal.Allowed)
 //     on the branch the access names or an ancestor: the request field
 //     branch_field, the parent of a new branch, the branch of the job,
@@ -176,6 +187,26 @@ func (a *Authz) check(ctx context.Context, fullMethod string, req any) error {
 	}
 	if !p.Allowed(mode, chain) {
 		return status.Errorf(codes.PermissionDenied, "user %q has no %s permission on %s %s", p.Name, mode, what, branch)
+	}
+	if acc.GetInstallationJobAdmin() {
+		return installationJob(ctx, p, res, msg)
+	}
+	return nil
+}
+
+// installationJob refuses a job acting on the whole installation to p, who
+// is no administrator.
+func installationJob(ctx context.Context, p auth.Principal, res BranchResolver, msg proto.Message) error {
+	ir, ok := res.(InstallationJobResolver)
+	if !ok || msg == nil {
+		return status.Errorf(codes.PermissionDenied, "user %q: the job's reach cannot be checked here", p.Name)
+	}
+	wide, err := ir.InstallationJob(ctx, msg)
+	if err != nil {
+		return err
+	}
+	if wide {
+		return status.Errorf(codes.PermissionDenied, "user %q is no administrator: this job acts on the whole installation (file clean-up, re-index)", p.Name)
 	}
 	return nil
 }

@@ -232,8 +232,15 @@ type Access struct {
 	// address its content without naming a branch (Delivery's
 	// GET /binaries/{id}).
 	DefaultBranch bool `protobuf:"varint,7,opt,name=default_branch,json=defaultBranch,proto3" json:"default_branch,omitempty"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
+	// installation_job_admin: a job whose definition acts on the whole
+	// installation rather than its branch (the file clean-up, the re-index:
+	// pkg/jobs.Definition.InstallationWide) needs an administrator, whatever
+	// the caller's grants. The definition is the request's job_definition_id,
+	// or that of the job in owner_field; the group's resolver reads it
+	// (interceptors.InstallationJobResolver).
+	InstallationJobAdmin bool `protobuf:"varint,8,opt,name=installation_job_admin,json=installationJobAdmin,proto3" json:"installation_job_admin,omitempty"`
+	unknownFields        protoimpl.UnknownFields
+	sizeCache            protoimpl.SizeCache
 }
 
 func (x *Access) Reset() {
@@ -311,6 +318,13 @@ func (x *Access) GetOwnerField() string {
 func (x *Access) GetDefaultBranch() bool {
 	if x != nil {
 		return x.DefaultBranch
+	}
+	return false
+}
+
+func (x *Access) GetInstallationJobAdmin() bool {
+	if x != nil {
+		return x.InstallationJobAdmin
 	}
 	return false
 }
@@ -402,7 +416,7 @@ const file_cms_options_v1_options_proto_rawDesc = "" +
 	"\x1ccms/options/v1/options.proto\x12\x0ecms.options.v1\x1a google/protobuf/descriptor.proto\"<\n" +
 	"\x0eMultipartRoute\x12\x16\n" +
 	"\x06method\x18\x01 \x01(\tR\x06method\x12\x12\n" +
-	"\x04path\x18\x02 \x01(\tR\x04path\"\xaf\x02\n" +
+	"\x04path\x18\x02 \x01(\tR\x04path\"\xe5\x02\n" +
 	"\x06Access\x12:\n" +
 	"\n" +
 	"permission\x18\x01 \x01(\x0e2\x1a.cms.options.v1.PermissionR\n" +
@@ -413,7 +427,8 @@ const file_cms_options_v1_options_proto_rawDesc = "" +
 	"\x05owner\x18\x05 \x01(\x0e2\x15.cms.options.v1.OwnerR\x05owner\x12\x1f\n" +
 	"\vowner_field\x18\x06 \x01(\tR\n" +
 	"ownerField\x12%\n" +
-	"\x0edefault_branch\x18\a \x01(\bR\rdefaultBranch*\x87\x01\n" +
+	"\x0edefault_branch\x18\a \x01(\bR\rdefaultBranch\x124\n" +
+	"\x16installation_job_admin\x18\b \x01(\bR\x14installationJobAdmin*\x87\x01\n" +
 	"\n" +
 	"Permission\x12\x1a\n" +
 	"\x16PERMISSION_UNSPECIFIED\x10\x00\x12\x1c\n" +
