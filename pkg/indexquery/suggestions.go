@@ -88,6 +88,11 @@ func (s *Service) Suggestions(ctx context.Context, r SuggestionsRequest) (Sugges
 	if r.Analyze != nil {
 		analyze = *r.Analyze
 	}
+	if r.Pattern != nil {
+		if err := checkPhrase("pattern", *r.Pattern); err != nil {
+			return SuggestionsResult{}, err
+		}
+	}
 	v, err := s.wait(ctx, r.Freshness)
 	if err != nil {
 		return SuggestionsResult{}, err
@@ -113,6 +118,13 @@ func (s *Service) Suggestions(ctx context.Context, r SuggestionsRequest) (Sugges
 		last = ""
 		if n := len(words); n > 0 && !endsInSpace(pattern) {
 			last, words = words[n-1], words[:n-1]
+		}
+		sources := len(keys)
+		if r.FullText {
+			sources++
+		}
+		if err := checkTerms("pattern", len(words)*sources); err != nil {
+			return SuggestionsResult{}, err
 		}
 		q = append(q.(search.And), wordFilters(keys, r.FullText, words)...)
 	} else {
