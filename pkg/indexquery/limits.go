@@ -1,6 +1,5 @@
 package indexquery
 
-
 // Caps on the texts of a request that become engine clauses: the search
 // phrase and full-text query of an object filter, a suggestions pattern, a
 // comment search phrase and the matchStrings query. Every text is checked
@@ -39,4 +38,3 @@ func checkTerms(name string, n int) error {
 	}
 	return nil
 }
-

@@ -28,7 +28,7 @@ func TestPhraseCaps(t *testing.T) {
 	build(t, e)
 	e.sync(t)
 	ctx := context.Background()
-	long := strings.Repeat("x ", 1<<20) // 2 MiB
+	long := strings.Repeat("x ", 1<<20)              // 2 MiB
 	many := words(indexquery.MaxPhraseTerms+1) + " " // a suggestions pattern completes no word then
 	if len(many) > indexquery.MaxPhraseBytes {
 		t.Fatalf("%d terms do not fit in %d bytes", indexquery.MaxPhraseTerms+1, indexquery.MaxPhraseBytes)

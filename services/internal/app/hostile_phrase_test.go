@@ -143,8 +143,12 @@ func TestHostilePhrases(t *testing.T) {
 		if r.code != http.StatusBadRequest || !strings.Contains(string(r.body), "4096") || took > phraseAnswerTime {
 			t.Errorf("%s over HTTP: %d in %v (want a 400 naming the 4096-byte cap within %v): %.300s", c.name, r.code, took, phraseAnswerTime, r.body)
 		}
+		if took > phraseAnswerTime {
+			break // uncapped: each would cost as much again
+		}
 	}
-	ctx := basicMD(context.Background(), phraseReaderLogin, "reader-pw")
+	ctx, cancel := context.WithTimeout(basicMD(context.Background(), phraseReaderLogin, "reader-pw"), 2*time.Minute)
+	defer cancel()
 	start := time.Now()
 	err = conn.Invoke(ctx, "/cms.index.v1.IndexService/ObjectSearch",
 		&indexv1.ObjectSearchRequest{Branch: "4", Filter: &indexv1.ObjectFilterCondition{FullText: &text2}}, new(indexv1.ObjectSearchResult))
