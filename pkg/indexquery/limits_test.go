@@ -22,9 +22,14 @@ func words(n int) string {
 
 // TestPhraseCaps: every search text is refused (ErrInvalid, naming the cap)
 // beyond MaxPhraseBytes and beyond MaxPhraseTerms, before any engine query
-// is built; texts at the caps are answered.
-func TestPhraseCaps(t *testing.T) {
-	e := bleveEnv(t)
+// is built; texts at the caps are answered, by both engines.
+func TestPhraseCapsBleve(t *testing.T) { phraseCaps(t, bleveEnv(t)) }
+
+// TestPhraseCapsElasticsearch: at the caps, no query exceeds
+// Elasticsearch's clause limit.
+func TestPhraseCapsElasticsearch(t *testing.T) { phraseCaps(t, elasticEnv(t)) }
+
+func phraseCaps(t *testing.T, e *env) {
 	build(t, e)
 	e.sync(t)
 	ctx := context.Background()
