@@ -38,3 +38,19 @@ func checkTerms(name string, n int) error {
 	}
 	return nil
 }
+
+// checkFilterTexts checks the texts of f against MaxPhraseBytes at once,
+// before any wait, so that an oversized one is refused even where the
+// filter is not needed (occurrences with nothing to count); their terms
+// are counted where the query is built.
+func checkFilterTexts(f Filter) error {
+	if f.SearchPhrase != nil {
+		if err := checkPhrase("filter.searchPhrase", *f.SearchPhrase); err != nil {
+			return err
+		}
+	}
+	if f.FullText != nil {
+		return checkPhrase("filter.fullText", *f.FullText)
+	}
+	return nil
+}

@@ -61,6 +61,12 @@ func phraseCaps(t *testing.T, e *env) {
 			return err
 		},
 	}
+	// Refused even where the filter is not needed: nothing to count.
+	for _, f := range []indexquery.Filter{{FullText: &long}, {SearchPhrase: &long}} {
+		if _, err := e.q.Occurrences(ctx, indexquery.OccurrencesRequest{Branch: 4, Filter: f}); !errors.Is(err, indexquery.ErrInvalid) {
+			t.Errorf("occurrences with nothing to count: %v, want ErrInvalid", err)
+		}
+	}
 	for name, op := range ops {
 		for _, c := range []struct {
 			text, cap string

@@ -68,6 +68,9 @@ type SuggestionsResult struct {
 // (Lucene's 1 - edits / shorter length, after a common prefix of
 // FuzzyPrefixLength runes).
 func (s *Service) Suggestions(ctx context.Context, r SuggestionsRequest) (SuggestionsResult, error) {
+	if err := checkFilterTexts(r.Filter); err != nil {
+		return SuggestionsResult{}, err
+	}
 	var sent *int32
 	if r.Take != nil {
 		t := int32(max(min(*r.Take, math.MaxInt32), math.MinInt32))
