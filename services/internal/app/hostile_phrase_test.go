@@ -172,9 +172,17 @@ func TestHostilePhrases(t *testing.T) {
 // TestGRPCReceiveLimits: every group's gRPC port takes a request message
 // of at most the HTTP body limit (edge.maxBodyBytes), and an upload stream
 // at most the HTTP upload limit (maxUploadBytes) together.
+// A body limit below one upload chunk is held per operation by the
+// interceptor (interceptors.RecvLimits), a larger one by the server itself.
 func TestGRPCReceiveLimits(t *testing.T) {
-	const body, upload = 1 << 20, 3 << 20
-	srv, _ := edgeServerGRPC(t, func(c *Config) { c.Edge.MaxBodyBytes, c.MaxUploadBytes = body, upload })
+	for _, body := range []int{1 << 20, 128 << 10} {
+		t.Run(strconv.Itoa(body), func(t *testing.T) { grpcReceiveLimits(t, body) })
+	}
+}
+
+func grpcReceiveLimits(t *testing.T, body int) {
+	const upload = 3 << 20
+	srv, _ := edgeServerGRPC(t, func(c *Config) { c.Edge.MaxBodyBytes, c.MaxUploadBytes = int64(body), upload })
 	conn, err := grpc.NewClient(srv.GRPCAddr(), grpc.WithTransportCredentials(insecure.NewCredentials()),
 		grpc.WithDefaultCallOptions(grpc.MaxCallSendMsgSize(64<<20)))
 	if err != nil {

@@ -69,7 +69,11 @@ type Server struct {
 // message at most edge.maxBodyBytes, the messages of an upload stream at
 // most maxUploadBytes together.
 func recvLimits(cfg Config) interceptors.RecvLimits {
-	return interceptors.RecvLimits{Message: cfg.Edge.MaxBodyBytes, Upload: cfg.MaxUploadBytes}
+	l := interceptors.RecvLimits{Upload: cfg.MaxUploadBytes}
+	if int64(maxRecvMsgSize(cfg)) > cfg.Edge.MaxBodyBytes {
+		l.Message = cfg.Edge.MaxBodyBytes // else the server's own limit holds it
+	}
+	return l
 }
 
 // maxRecvMsgSize bounds one request message, over the network and in
