@@ -84,6 +84,9 @@ func (s *Service) CommentSearch(ctx context.Context, r CommentSearchRequest) (Co
 	if err := validPage(r.Page); err != nil {
 		return CommentSearchResult{}, err
 	}
+	if err := checkCommentFilter(r.Filter); err != nil {
+		return CommentSearchResult{}, err
+	}
 	sort := []search.SortField{{Field: indexdoc.FieldCommentID, Desc: true}}
 	if r.Sort != nil {
 		f, ok := commentSortField(r.Sort.Field)
@@ -160,6 +163,9 @@ type CommentCountResult struct {
 
 // CommentCount counts the comments matching the filter.
 func (s *Service) CommentCount(ctx context.Context, r CommentCountRequest) (CommentCountResult, error) {
+	if err := checkCommentFilter(r.Filter); err != nil {
+		return CommentCountResult{}, err
+	}
 	ts, err := s.waitComments(ctx, r.CommentFreshness)
 	if err != nil {
 		return CommentCountResult{}, err
@@ -194,6 +200,9 @@ func (s *Service) CommentOccurrences(ctx context.Context, r CommentOccurrencesRe
 	if err := validPage(r.Page); err != nil {
 		return CommentOccurrencesResult{}, err
 	}
+	if err := checkCommentFilter(r.Filter); err != nil {
+		return CommentOccurrencesResult{}, err
+	}
 	ts, err := s.waitComments(ctx, r.CommentFreshness)
 	if err != nil {
 		return CommentOccurrencesResult{}, err
@@ -207,7 +216,21 @@ func (s *Service) CommentOccurrences(ctx context.Context, r CommentOccurrencesRe
 	return out, err
 }
 
-// commentQuery selects the live comments of branch matching f.
+// checkCommentFilter caps the search phrase (MaxPhraseBytes, and
+// MaxPhraseTerms words) before any query is built.
+func checkCommentFilter(f CommentFilter) error {
+	if f.SearchPhrase == nil {
+		return nil
+	}
+	const name = "filter.searchPhrase"
+	if err := checkPhrase(name, *f.SearchPhrase); err != nil {
+		return err
+	}
+	return checkTerms(name, max(len(strings.Fields(*f.SearchPhrase)), len(indexdoc.Words(*f.SearchPhrase))))
+}
+
+// commentQuery selects the live comments of branch matching f (checked by
+// checkCommentFilter).
 func commentQuery(branch int64, f CommentFilter) search.Query {
 	q := search.And{
 		search.Term{Field: indexdoc.FieldCommentBranch, Value: branch},

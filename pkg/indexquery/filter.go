@@ -97,20 +97,27 @@ func (s *Service) query(ctx context.Context, branch int64, f Filter) (search.Que
 		q = append(q, search.Range{Field: indexdoc.FieldModified, Gte: f.ModifiedSince.UTC()})
 	}
 	if f.SearchPhrase != nil && strings.TrimSpace(*f.SearchPhrase) != "" {
-		pq, err := s.phraseQuery(f, *f.SearchPhrase)
+		pq, err := s.phraseQuery(ctx, f, *f.SearchPhrase)
 		if err != nil {
 			return nil, err
 		}
 		q = append(q, pq)
 	}
 	if f.FullText != nil && strings.TrimSpace(*f.FullText) != "" {
-		n, err := ParseLucene(*f.FullText, false)
+		n, err := parseCapped("filter.fullText", *f.FullText, false)
 		if err != nil {
-			return nil, invalid("filter.fullText: %v", err)
+			return nil, err
 		}
-		q = append(q, n.toQuery(indexdoc.FieldFullText))
+		fq, err := n.toQuery(ctx, indexdoc.FieldFullText)
+		if err != nil {
+			return nil, err
+		}
+		q = append(q, fq)
 	}
 	for i, vf := range f.Values {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
 		vq, err := s.valueQuery(ctx, branch, vf)
 		if err != nil {
 			return nil, invalid("filter.filters[%d]: %v", i, err)
@@ -123,17 +130,43 @@ func (s *Service) query(ctx context.Context, branch int64, f Filter) (search.Que
 // phraseQuery: every word of the phrase must occur in the display name (of
 // the UI language), in one of QuickSearchKeys or, with
 // QuickSearchFullText, in the full text; a word ending in '*' is a prefix.
-// A phrase that is an object id also matches that object.
-func (s *Service) phraseQuery(f Filter, phrase string) (search.Query, error) {
+// A phrase that is an object id also matches that object. The phrase is
+// capped (MaxPhraseBytes, and MaxPhraseTerms for its words times their
+// alternatives) before anything is built.
+func (s *Service) phraseQuery(ctx context.Context, f Filter, phrase string) (search.Query, error) {
+	const name = "filter.searchPhrase"
+	if err := checkPhrase(name, phrase); err != nil {
+		return nil, err
+	}
 	lang := uiLang(f.UILanguage)
 	nameField := indexdoc.FieldFullText
 	if s.hasLang(lang) {
 		nameField = indexdoc.NameTextField(lang)
 	}
+	type piece struct {
+		words  []string
+		prefix bool
+	}
+	var pieces []piece
+	nWords := 0
+	for _, p := range strings.Fields(phrase) {
+		words := indexdoc.Words(strings.TrimRight(p, "*"))
+		pieces = append(pieces, piece{words, strings.HasSuffix(p, "*")})
+		nWords += len(words)
+	}
+	alternatives := 1 + len(f.QuickSearchKeys)
+	if f.QuickSearchFullText && nameField != indexdoc.FieldFullText {
+		alternatives++
+	}
+	if err := checkTerms(name, nWords*alternatives); err != nil {
+		return nil, err
+	}
 	var all search.And
-	for _, piece := range strings.Fields(phrase) {
-		prefix := strings.HasSuffix(piece, "*")
-		words := indexdoc.Words(strings.TrimRight(piece, "*"))
+	for _, pc := range pieces {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		prefix, words := pc.prefix, pc.words
 		for i, w := range words {
 			isPrefix := prefix && i == len(words)-1
 			var alts search.Or

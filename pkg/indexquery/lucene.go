@@ -1,6 +1,7 @@
 package indexquery
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"slices"
@@ -53,6 +54,31 @@ func ParseLucene(q string, useOr bool) (*Node, error) {
 		return nil, errors.New("query has no terms")
 	}
 	return n, nil
+}
+
+// parseCapped parses q, the request field name, after checking it against
+// MaxPhraseBytes, and refuses a query of more than MaxPhraseTerms words.
+func parseCapped(name, q string, useOr bool) (*Node, error) {
+	if err := checkPhrase(name, q); err != nil {
+		return nil, err
+	}
+	n, err := ParseLucene(q, useOr)
+	if err != nil {
+		return nil, invalid("%s: %v", name, err)
+	}
+	if err := checkTerms(name, n.terms()); err != nil {
+		return nil, err
+	}
+	return n, nil
+}
+
+// terms is the number of words in n's leaves.
+func (n *Node) terms() int {
+	t := len(n.Words)
+	for _, c := range n.Clauses {
+		t += c.Node.terms()
+	}
+	return t
 }
 
 func lexLucene(q string) []string {
@@ -253,25 +279,31 @@ func wildMatch(pattern, w string) bool {
 
 // toQuery renders n on a text field. Phrases become "all words" matches
 // (adjacency is not checked); only trailing '*' wildcards are supported,
-// as prefixes.
-func (n *Node) toQuery(field string) search.Query {
+// as prefixes. It stops when ctx ends.
+func (n *Node) toQuery(ctx context.Context, field string) (search.Query, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
 	if n.Clauses == nil {
 		w := n.Words[0]
 		if !n.Phrase && strings.ContainsAny(w, "*?") {
 			if lit := strings.TrimRight(w, "*"); lit != "" && !strings.ContainsAny(lit, "*?") {
-				return search.Prefix{Field: field, Value: lit}
+				return search.Prefix{Field: field, Value: lit}, nil
 			}
 			if lit := strings.FieldsFunc(w, func(r rune) bool { return r == '*' || r == '?' }); len(lit) > 0 {
-				return search.Match{Field: field, Text: strings.Join(lit, " "), All: true}
+				return search.Match{Field: field, Text: strings.Join(lit, " "), All: true}, nil
 			}
-			return search.Exists{Field: field}
+			return search.Exists{Field: field}, nil
 		}
-		return search.Match{Field: field, Text: strings.Join(n.Words, " "), All: true}
+		return search.Match{Field: field, Text: strings.Join(n.Words, " "), All: true}, nil
 	}
 	var must search.And
 	var should search.Or
 	for _, c := range n.Clauses {
-		q := c.Node.toQuery(field)
+		q, err := c.Node.toQuery(ctx, field)
+		if err != nil {
+			return nil, err
+		}
 		switch c.Occur {
 		case Must:
 			must = append(must, q)
@@ -285,5 +317,5 @@ func (n *Node) toQuery(field string) search.Query {
 	if len(should) > 0 && !hasMust {
 		must = append(must, should)
 	}
-	return must
+	return must, nil
 }

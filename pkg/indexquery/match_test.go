@@ -1,6 +1,7 @@
 package indexquery
 
 import (
+	"context"
 	"errors"
 	"slices"
 	"testing"
@@ -28,17 +29,17 @@ func TestMatchStrings(t *testing.T) {
 		{"t*st", false, []int{0}},
 	}
 	for _, c := range cases {
-		got, err := MatchStrings(&c.q, c.or, strs)
+		got, err := MatchStrings(context.Background(), &c.q, c.or, strs)
 		if err != nil || !slices.Equal(got, c.want) {
 			t.Errorf("MatchStrings(%q, or=%v) = %v, %v; want %v", c.q, c.or, got, err, c.want)
 		}
 	}
 	for _, q := range []string{"", "(a", "a)", "AND a", `"a`, "**"} {
-		if _, err := MatchStrings(&q, false, strs); !errors.Is(err, ErrInvalid) {
+		if _, err := MatchStrings(context.Background(), &q, false, strs); !errors.Is(err, ErrInvalid) {
 			t.Errorf("MatchStrings(%q): err %v, want ErrInvalid", q, err)
 		}
 	}
-	if _, err := MatchStrings(nil, false, strs); !errors.Is(err, ErrInvalid) {
+	if _, err := MatchStrings(context.Background(), nil, false, strs); !errors.Is(err, ErrInvalid) {
 		t.Errorf("nil query: %v", err)
 	}
 }

@@ -64,6 +64,9 @@ type SearchResult struct {
 // a search phrase) and then by object id. Ties always end in object id
 // order, so paging is stable on both engines.
 func (s *Service) Search(ctx context.Context, r SearchRequest) (SearchResult, error) {
+	if err := checkFilterTexts(r.Filter); err != nil {
+		return SearchResult{}, err
+	}
 	if err := validPage(r.Page); err != nil {
 		return SearchResult{}, err
 	}
@@ -271,6 +274,9 @@ type CountResult struct {
 
 // Count counts the objects matching the filter.
 func (s *Service) Count(ctx context.Context, r CountRequest) (CountResult, error) {
+	if err := checkFilterTexts(r.Filter); err != nil {
+		return CountResult{}, err
+	}
 	v, err := s.wait(ctx, r.Freshness)
 	if err != nil {
 		return CountResult{}, err

@@ -47,6 +47,9 @@ type OccurrencesResult struct {
 // and cut after Page.Skip + Page.Take (Take <= 0: all), More telling that
 // something was cut.
 func (s *Service) Occurrences(ctx context.Context, r OccurrencesRequest) (OccurrencesResult, error) {
+	if err := checkFilterTexts(r.Filter); err != nil {
+		return OccurrencesResult{}, err
+	}
 	if err := validPage(r.Page); err != nil {
 		return OccurrencesResult{}, err
 	}

@@ -68,6 +68,9 @@ type SuggestionsResult struct {
 // (Lucene's 1 - edits / shorter length, after a common prefix of
 // FuzzyPrefixLength runes).
 func (s *Service) Suggestions(ctx context.Context, r SuggestionsRequest) (SuggestionsResult, error) {
+	if err := checkFilterTexts(r.Filter); err != nil {
+		return SuggestionsResult{}, err
+	}
 	var sent *int32
 	if r.Take != nil {
 		t := int32(max(min(*r.Take, math.MaxInt32), math.MinInt32))
@@ -87,6 +90,11 @@ func (s *Service) Suggestions(ctx context.Context, r SuggestionsRequest) (Sugges
 	analyze := defaultSuggestAnalyze
 	if r.Analyze != nil {
 		analyze = *r.Analyze
+	}
+	if r.Pattern != nil {
+		if err := checkPhrase("pattern", *r.Pattern); err != nil {
+			return SuggestionsResult{}, err
+		}
 	}
 	v, err := s.wait(ctx, r.Freshness)
 	if err != nil {
@@ -113,6 +121,13 @@ func (s *Service) Suggestions(ctx context.Context, r SuggestionsRequest) (Sugges
 		last = ""
 		if n := len(words); n > 0 && !endsInSpace(pattern) {
 			last, words = words[n-1], words[:n-1]
+		}
+		sources := len(keys)
+		if r.FullText {
+			sources++
+		}
+		if err := checkTerms("pattern", len(words)*sources); err != nil {
+			return SuggestionsResult{}, err
 		}
 		q = append(q.(search.And), wordFilters(keys, r.FullText, words)...)
 	} else {

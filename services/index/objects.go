@@ -116,7 +116,7 @@ func (s *service) Suggestions(ctx context.Context, req *indexv1.SuggestionsReque
 }
 
 func (s *service) MatchStrings(ctx context.Context, req *indexv1.MatchStringsRequest) (*indexv1.MatchStringsResponse, error) {
-	idx, err := indexquery.MatchStrings(req.Query, req.GetUseOrOperator(), req.GetStrings())
+	idx, err := indexquery.MatchStrings(ctx, req.Query, req.GetUseOrOperator(), req.GetStrings())
 	if err != nil {
 		return nil, s.toStatus(ctx, err)
 	}

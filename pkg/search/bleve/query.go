@@ -1,6 +1,7 @@
 package bleve
 
 import (
+	"context"
 	"fmt"
 	"time"
 
@@ -9,8 +10,12 @@ import (
 	"github.com/cmsplatform/cms/pkg/search"
 )
 
-// translate turns a normalised search.Query into a Bleve query.
-func (ix *index) translate(q search.Query) (query.Query, error) {
+// translate turns a normalised search.Query into a Bleve query. It stops
+// when ctx ends: the engine deadline covers building the query too.
+func (ix *index) translate(ctx context.Context, q search.Query) (query.Query, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
 	switch q := q.(type) {
 	case search.MatchAll:
 		return query.NewMatchAllQuery(), nil
@@ -61,7 +66,7 @@ func (ix *index) translate(q search.Query) (query.Query, error) {
 		}
 		c := query.NewConjunctionQuery(nil)
 		for _, sub := range q {
-			bq, err := ix.translate(sub)
+			bq, err := ix.translate(ctx, sub)
 			if err != nil {
 				return nil, err
 			}
@@ -74,7 +79,7 @@ func (ix *index) translate(q search.Query) (query.Query, error) {
 		}
 		d := query.NewDisjunctionQuery(nil)
 		for _, sub := range q {
-			bq, err := ix.translate(sub)
+			bq, err := ix.translate(ctx, sub)
 			if err != nil {
 				return nil, err
 			}
@@ -82,7 +87,7 @@ func (ix *index) translate(q search.Query) (query.Query, error) {
 		}
 		return d, nil
 	case search.Not:
-		inner, err := ix.translate(q.Query)
+		inner, err := ix.translate(ctx, q.Query)
 		if err != nil {
 			return nil, err
 		}

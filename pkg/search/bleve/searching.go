@@ -27,7 +27,7 @@ func (ix *index) search(ctx context.Context, req search.SearchRequest) (search.S
 
 // searchBleve answers a normalised request with a Bleve search.
 func (ix *index) searchBleve(ctx context.Context, req search.SearchRequest) (search.SearchResult, error) {
-	q, err := ix.translate(req.Query)
+	q, err := ix.translate(ctx, req.Query)
 	if err != nil {
 		return search.SearchResult{}, err
 	}

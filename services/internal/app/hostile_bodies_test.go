@@ -47,6 +47,10 @@ func with(body map[string]any, path []string, v any) map[string]any {
 // for all cases).
 var oversizedBody = []byte(`{"comment":"` + strings.Repeat("x", 4<<20+100) + `"}`)
 
+// cappedSearchText names the Index body fields whose text becomes engine
+// clauses (indexquery.MaxPhraseBytes, MaxPhraseTerms).
+var cappedSearchText = map[string]bool{"fullText": true, "searchPhrase": true, "pattern": true, "query": true}
+
 // bodyField is a singular scalar field of a request body, by JSON path.
 type bodyField struct {
 	path []string
@@ -230,6 +234,10 @@ func bodyCases(d declared, w hostileWorld) []hostileCase {
 				set(`with \u0000`, `"a\u0000b"`, acceptable())
 				set("of 2 MiB", `"`+strings.Repeat("v", 2<<20)+`"`, acceptable())
 				set("with a lone surrogate", `"\ud800"`, acceptable())
+			}
+			if strings.HasPrefix(d.path, "/apis/index/") && cappedSearchText[bf.path[len(bf.path)-1]] {
+				// Capped at 4 KiB before it is split (a 3 MB fullText once cost 2–4 GB and a minute).
+				set("of 3 MB of words", strconv.Quote(wordy(3_000_000)), bad)
 			}
 		}
 	}

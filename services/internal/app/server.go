@@ -64,8 +64,24 @@ type Server struct {
 	inProcess *gateway.InProcess
 }
 
-// maxRecvMsgSize bounds a request message, over the network and in process.
-const maxRecvMsgSize = 16 << 20
+// recvLimits are the HTTP body limits of the operations, which their gRPC
+// requests keep too (README "Bodies"): a unary or server-streaming request
+// message at most edge.maxBodyBytes, the messages of an upload stream at
+// most maxUploadBytes together.
+func recvLimits(cfg Config) interceptors.RecvLimits {
+	l := interceptors.RecvLimits{Upload: cfg.MaxUploadBytes}
+	if int64(maxRecvMsgSize(cfg)) > cfg.Edge.MaxBodyBytes {
+		l.Message = cfg.Edge.MaxBodyBytes // else the server's own limit holds it
+	}
+	return l
+}
+
+// maxRecvMsgSize bounds one request message, over the network and in
+// process, before it is decoded: the body limit, or one upload chunk when
+// that is larger (recvLimits then holds the body limit per operation).
+func maxRecvMsgSize(cfg Config) int {
+	return int(min(max(cfg.Edge.MaxBodyBytes, gateway.MultipartChunkSize+64<<10), math.MaxInt32))
+}
 
 // Complete validates cfg, opens the components the targets need and builds
 // the servers. Listeners are bound here so callers (tests) learn the ports.
@@ -97,17 +113,18 @@ func Complete(ctx context.Context, cfg Config, log *slog.Logger) (*Server, error
 	public := []string{"/grpc.health.v1.", "/grpc.reflection."}
 	au := interceptors.Auth{Authenticator: authn, Public: public}
 	az := &interceptors.Authz{Resolvers: branchResolvers(s.groups), Public: public}
-	unary := []grpc.UnaryServerInterceptor{rec.Unary, obs.Unary, au.Unary, az.Unary, interceptors.UnaryNotImplemented}
-	stream := []grpc.StreamServerInterceptor{rec.Stream, obs.Stream, au.Stream, az.Stream, interceptors.StreamNotImplemented}
+	lim := recvLimits(cfg)
+	unary := []grpc.UnaryServerInterceptor{rec.Unary, obs.Unary, lim.Unary, au.Unary, az.Unary, interceptors.UnaryNotImplemented}
+	stream := []grpc.StreamServerInterceptor{rec.Stream, obs.Stream, lim.Stream, au.Stream, az.Stream, interceptors.StreamNotImplemented}
 	s.grpc = grpc.NewServer(
 		grpc.ChainUnaryInterceptor(unary...),
 		grpc.ChainStreamInterceptor(stream...),
-		grpc.MaxRecvMsgSize(maxRecvMsgSize),
+		grpc.MaxRecvMsgSize(maxRecvMsgSize(cfg)),
 	)
 	s.health = health.NewServer()
 	healthpb.RegisterHealthServer(s.grpc, s.health)
 	reflection.Register(s.grpc)
-	s.inProcess = gateway.NewInProcess(s.grpc, maxRecvMsgSize, unary...).WithStreams(stream...)
+	s.inProcess = gateway.NewInProcess(s.grpc, maxRecvMsgSize(cfg), unary...).WithStreams(stream...)
 	for _, g := range s.groups {
 		g.RegisterGRPC(s.inProcess)
 	}
