@@ -175,3 +175,28 @@ func (ix *Indexer) RetryParked(ctx context.Context, tx int64) (RetryResult, erro
 	}
 	return res, nil
 }
+
+// clearParked removes the parked events up to version from the list: a
+// full rebuild at version includes their changes.
+func (ix *Indexer) clearParked(ctx context.Context, version int64) error {
+	for {
+		list, total, err := ix.tracking.Parked(ctx, version, 0)
+		if err != nil || len(list) == 0 {
+			return err
+		}
+		ops := make([]search.Op, len(list))
+		for i, p := range list {
+			ops[i] = search.Delete(indexdoc.ParkedID(p.Transaction, p.Sequence), parkedVersion())
+		}
+		if _, err := ix.eng.Bulk(ctx, ix.parked, ops); err != nil {
+			return fmt.Errorf("indexing: parked list: %w", err)
+		}
+		if err := ix.eng.Refresh(ctx, ix.parked); err != nil {
+			return fmt.Errorf("indexing: parked list: %w", err)
+		}
+		ix.log.Info("rebuild includes parked change events: removed from the parked list", "events", len(list), "upTo", version)
+		if int64(len(list)) == total {
+			return nil
+		}
+	}
+}

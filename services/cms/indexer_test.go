@@ -87,8 +87,35 @@ func TestIndexerParkedAndRetryCommands(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer eng.Close()
 	if _, err := eng.Get(ctx, indexdoc.ObjectsIndex, indexdoc.DocID(content.BranchDefault, ids[0])); err != nil {
 		t.Fatalf("the retried object is not indexed: %v", err)
+	}
+
+	// A full `cms reindex` includes every parked transaction up to its
+	// version: it empties the list.
+	if st, err = sqlite.Open(ctx, filepath.Join(dir, "cms.db")); err != nil {
+		t.Fatal(err)
+	}
+	if ix, err = indexwriter.New(st, eng, indexwriter.Options{}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ix.Park(ctx, indexdoc.ParkedEvent{Sequence: 8, Err: "again", Payload: payload}); err != nil {
+		t.Fatal(err)
+	}
+	_ = eng.Close()
+	_ = st.Close()
+	if out, err := run("parked"); err != nil || !strings.Contains(out, "tx "+txs+"\tseq 8") {
+		t.Fatalf("cms indexer parked = %q, %v", out, err)
+	}
+	var rout bytes.Buffer
+	root := newRootCommand()
+	root.SetArgs([]string{"reindex", "--data-dir", dir, "--log-level", "error"})
+	root.SetOut(&rout)
+	root.SetErr(&rout)
+	if err := root.ExecuteContext(ctx); err != nil {
+		t.Fatalf("cms reindex: %v: %s", err, rout.String())
+	}
+	if out, err := run("parked"); err != nil || !strings.Contains(out, "no parked change events") {
+		t.Fatalf("cms indexer parked after cms reindex = %q, %v", out, err)
 	}
 }
