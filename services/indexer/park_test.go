@@ -43,13 +43,17 @@ func (p *poisonEngine) Bulk(ctx context.Context, index string, ops []search.Op) 
 // that includes it fails naming it, and once the engine accepts it again
 // a restarted indexer applies it by itself and empties the list.
 func TestParkFailingEvent(t *testing.T) {
+	t.Run("embedded", func(t *testing.T) { testParkFailingEvent(t, embeddedParts(t), indexwriter.Options{}) })
+	t.Run("distributed", func(t *testing.T) { testParkFailingEvent(t, realParts(t), realIndexing) })
+}
+
+func testParkFailingEvent(t *testing.T, e *env, iopts indexwriter.Options) {
 	ctx := context.Background()
-	e := embeddedParts(t)
 	eng := &poisonEngine{Engine: e.eng}
 	e.eng = eng
 	const attempts = 3
 	e.retry = indexwriter.RetryPolicy{MaxAttempts: attempts, RetryDelay: 10 * time.Millisecond, MaxRetryDelay: 40 * time.Millisecond}
-	start(t, e, indexwriter.Options{})
+	start(t, e, iopts)
 
 	create := func(name string) (int64, int64) {
 		t.Helper()
@@ -99,7 +103,7 @@ func TestParkFailingEvent(t *testing.T) {
 	// Never counted as visible: a reader's wait for the healthy
 	// transaction (which includes the parked one) fails naming it, one
 	// for a version before it succeeds.
-	tracking := indexdoc.NewChangeTracking(e.eng, "", 0, nil)
+	tracking := indexdoc.NewChangeTracking(e.eng, iopts.IndexPrefix, 0, nil)
 	var pe *indexdoc.ParkedError
 	if _, err := tracking.WaitForVisible(ctx, healthyTx, time.Second); !errors.As(err, &pe) ||
 		pe.Transaction != poisonTx || !strings.Contains(err.Error(), fmt.Sprint(poisonTx)) {
