@@ -21,7 +21,10 @@
 // change-tracking version: the external version of the indexdoc.VersionDocID
 // document in indexdoc.StateIndex, durable and monotonic by construction. It is
 // global across branches. With one in-order consumer (services/indexer) it
-// means "every transaction up to it is searchable".
+// means "every transaction up to it is searchable or parked": a parked
+// event (park.go) is in the durable parked list (indexdoc.ParkedIndex),
+// written before its version, and readers never count it as visible
+// (indexdoc.ChangeTracking.WaitForVisible).
 package indexwriter
 
 import (
