@@ -246,3 +246,15 @@ func (s *Service) WaitForVersion(ctx context.Context, minVersion int64, maxWait 
 	}
 	return v, err
 }
+
+// WaitForVisible is WaitForVersion for read-your-writes: once the index
+// shows minVersion it also fails with an *indexdoc.ParkedError naming the
+// oldest parked transaction up to minVersion, whose changes the index
+// lacks (indexdoc.ChangeTracking.WaitForVisible).
+func (s *Service) WaitForVisible(ctx context.Context, minVersion int64, maxWait time.Duration) (int64, error) {
+	v, err := s.WaitForVersion(ctx, minVersion, maxWait)
+	if err != nil {
+		return v, err
+	}
+	return v, s.tracking.CheckVisible(ctx, minVersion)
+}

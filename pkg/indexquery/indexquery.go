@@ -119,9 +119,14 @@ func (s *Service) wait(ctx context.Context, f Freshness) (int64, error) {
 	if errors.Is(err, indexdoc.ErrWaitTimeout) {
 		s.log.LogAttrs(ctx, slog.LevelDebug, "indexquery: version not reached",
 			slog.Int64("want", *f.MinVersion), slog.Int64("have", v))
-		return v, nil
+		err = nil
 	}
-	return v, err
+	if err != nil {
+		return v, err
+	}
+	// A parked transaction the client asked for is never counted as
+	// visible: the answer would lack its changes (indexdoc.ErrParked).
+	return v, s.tracking.CheckVisible(ctx, *f.MinVersion)
 }
 
 // Wait honours f (waits at most its MaxWait for its MinVersion) and

@@ -21,7 +21,10 @@
 // change-tracking version: the external version of the indexdoc.VersionDocID
 // document in indexdoc.StateIndex, durable and monotonic by construction. It is
 // global across branches. With one in-order consumer (services/indexer) it
-// means "every transaction up to it is searchable".
+// means "every transaction up to it is searchable or parked": a parked
+// event (park.go) is in the durable parked list (indexdoc.ParkedIndex),
+// written before its version, and readers never count it as visible
+// (indexdoc.ChangeTracking.WaitForVisible).
 package indexwriter
 
 import (
@@ -77,6 +80,7 @@ type Indexer struct {
 	opts    Options
 	objects string
 	state   string
+	parked  string
 	mapping search.Mapping
 
 	mu       sync.Mutex
@@ -106,10 +110,11 @@ func New(st store.Reader, eng search.Engine, opts Options) (*Indexer, error) {
 	}
 	ix := &Indexer{st: st, eng: eng, log: opts.Logger, opts: opts,
 		objects: opts.IndexPrefix + indexdoc.ObjectsIndex, state: opts.IndexPrefix + indexdoc.StateIndex,
+		parked:  opts.IndexPrefix + indexdoc.ParkedIndex,
 		mapping: indexdoc.Mapping(opts.Languages), changed: make(chan struct{}),
 		txCache: map[int64]store.Transaction{}, maxCache: 10000}
 	ix.tracking = indexdoc.NewChangeTracking(eng, opts.IndexPrefix, opts.PollInterval, ix.wake)
-	for _, n := range []string{ix.objects, ix.state} {
+	for _, n := range []string{ix.objects, ix.state, ix.parked} {
 		if err := search.ValidIndexName(n); err != nil {
 			return nil, fmt.Errorf("indexing: %w", err)
 		}
@@ -126,7 +131,7 @@ func (ix *Indexer) ObjectsIndex() string { return ix.objects }
 // Mapping is the objects index mapping.
 func (ix *Indexer) Mapping() search.Mapping { return ix.mapping }
 
-// EnsureIndexes creates the objects and state indexes if needed. Apply
+// EnsureIndexes creates the objects, state and parked-list indexes if needed. Apply
 // calls it once; call it at start-up to fail fast on a mapping conflict.
 func (ix *Indexer) EnsureIndexes(ctx context.Context) error {
 	ix.mu.Lock()
@@ -141,9 +146,21 @@ func (ix *Indexer) EnsureIndexes(ctx context.Context) error {
 	if err := ix.eng.EnsureIndex(ctx, ix.state, indexdoc.StateMapping()); err != nil {
 		return fmt.Errorf("indexing: ensure %s: %w", ix.state, err)
 	}
+	if err := ix.eng.EnsureIndex(ctx, ix.parked, indexdoc.ParkedMapping()); err != nil {
+		return fmt.Errorf("indexing: ensure %s: %w", ix.parked, err)
+	}
 	ix.mu.Lock()
 	ix.ensured = true
 	ix.mu.Unlock()
+	return nil
+}
+
+// Ping checks that the engine answers (nil for an engine without Ping,
+// an embedded one that is always there).
+func (ix *Indexer) Ping(ctx context.Context) error {
+	if p, ok := ix.eng.(interface{ Ping(context.Context) error }); ok {
+		return p.Ping(ctx)
+	}
 	return nil
 }
 
@@ -177,9 +194,14 @@ func (ix *Indexer) recordVersion(ctx context.Context, v int64) error {
 	if err != nil {
 		return fmt.Errorf("indexing: record version %d: %w", v, err)
 	}
+	ix.wakeWaiters()
+	return nil
+}
+
+// wakeWaiters ends the current poll of local waiters.
+func (ix *Indexer) wakeWaiters() {
 	ix.mu.Lock()
 	close(ix.changed)
 	ix.changed = make(chan struct{})
 	ix.mu.Unlock()
-	return nil
 }

@@ -3,9 +3,12 @@ package indexwriter
 import (
 	"context"
 	"errors"
+	"fmt"
 	"time"
 
 	"github.com/cmsplatform/cms/pkg/changes"
+	"github.com/cmsplatform/cms/pkg/component"
+	"github.com/cmsplatform/cms/pkg/indexdoc"
 	"github.com/cmsplatform/cms/pkg/search"
 )
 
@@ -19,12 +22,14 @@ const (
 // RetryPolicy decides how a change event that fails to apply is retried
 // and when it is parked (given up) so that later events proceed.
 //
-// An event is parked when MaxAttempts applies of it failed with an error
+// Parking is only for an event that fails deterministically on a healthy
+// engine: it is parked when MaxAttempts applies of it failed with an error
 // that is not Transient, or when it is delivered more than MaxAttempts
 // times without this process having seen the previous delivery end (the
 // process crashed or ran past the ack deadline while applying it: a crash
-// loop). Transient errors (the search engine unavailable or closed, the
-// context ending) never park: the event waits for the engine.
+// loop) and the engine answers. Transient errors (a component unreachable,
+// refusing, slower than its deadline or closed, the context ending) never
+// count: the event waits for the component, however long it is away.
 type RetryPolicy struct {
 	// MaxAttempts before parking (DefaultMaxAttempts); < 0 = never park.
 	MaxAttempts int
@@ -64,32 +69,134 @@ func (p RetryPolicy) ParkAfterFailure(failures int, err error) bool {
 
 // ParkUnseen reports whether an event delivered for the delivered-th time,
 // whose previous delivery this process did not see end, is parked without
-// applying it again.
+// applying it again (the caller checks first that the engine answers).
 func (p RetryPolicy) ParkUnseen(delivered int) bool {
 	return p.MaxAttempts > 0 && delivered > p.MaxAttempts
 }
 
-// Transient reports whether err is worth retrying indefinitely.
+// Transient reports whether err is worth retrying indefinitely: a
+// component (search engine, store) unavailable as pkg/component's
+// deadline wrappers report it, the engine's own ErrUnavailable or
+// ErrClosed, or the context ending.
 func Transient(err error) bool {
-	return errors.Is(err, search.ErrUnavailable) || errors.Is(err, search.ErrClosed) ||
-		errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded)
+	return errors.Is(err, component.ErrUnavailable) || errors.Is(err, search.ErrUnavailable) ||
+		errors.Is(err, search.ErrClosed) || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded)
 }
 
-// Park gives up on the change event in payload. It records the event's
-// transaction as the change-tracking version (nothing changes when a newer
-// one is recorded already), so read-your-writes waiters for it return
-// instead of waiting out their deadline and the recorded version keeps
-// meaning "every transaction up to it was applied or parked". The
-// transaction's changes are missing from the index until a later event
-// rebuilds the same objects (documents are built from the current state)
-// or `cms reindex` rebuilds everything. It returns the transaction.
-func (ix *Indexer) Park(ctx context.Context, payload []byte) (int64, error) {
-	ev, err := changes.Parse(payload)
+// Park gives up on a change event: it adds it to the durable parked list
+// (indexdoc.ParkedIndex, refreshed) and only then records its transaction
+// as the change-tracking version, so that the version keeps meaning
+// "every transaction up to it was applied or parked" and a reader that
+// sees the version also sees the parked entry: read-your-writes for a
+// version that includes it fails with indexdoc.ErrParked instead of
+// counting it as visible. Payload, Transaction is filled from the payload
+// when it is 0. RetryParked (or `cms indexer retry`) applies it again.
+func (ix *Indexer) Park(ctx context.Context, p indexdoc.ParkedEvent) (int64, error) {
+	ev, err := changes.Parse(p.Payload)
 	if err != nil {
 		return 0, err
+	}
+	p.Transaction = ev.Transaction
+	if p.At.IsZero() {
+		p.At = time.Now()
 	}
 	if err := ix.EnsureIndexes(ctx); err != nil {
 		return ev.Transaction, err
 	}
+	if err := ix.writeParked(ctx, search.Upsert(p.Document(parkedVersion()))); err != nil {
+		return ev.Transaction, err
+	}
 	return ev.Transaction, ix.recordVersion(ctx, ev.Transaction)
+}
+
+// parkedVersion versions writes of the parked list: later than any
+// earlier write, including the tombstone of an entry retried before.
+func parkedVersion() int64 { return time.Now().UnixNano() }
+
+func (ix *Indexer) writeParked(ctx context.Context, op search.Op) error {
+	if _, err := ix.eng.Bulk(ctx, ix.parked, []search.Op{op}); err != nil {
+		return fmt.Errorf("indexing: parked list: %w", err)
+	}
+	if err := ix.eng.Refresh(ctx, ix.parked); err != nil {
+		return fmt.Errorf("indexing: parked list: %w", err)
+	}
+	return nil
+}
+
+// Parked lists the parked events, oldest transaction first (at most
+// indexdoc.MaxParkedList), and how many there are.
+func (ix *Indexer) Parked(ctx context.Context) ([]indexdoc.ParkedEvent, int64, error) {
+	if err := ix.EnsureIndexes(ctx); err != nil {
+		return nil, 0, err
+	}
+	return ix.tracking.Parked(ctx, 0, 0)
+}
+
+// RetryResult is what RetryParked did.
+type RetryResult struct {
+	// Applied are the parked events applied now (removed from the list).
+	Applied []indexdoc.ParkedEvent
+	// Failed are those that failed again (still parked), with the error
+	// in their Err.
+	Failed []indexdoc.ParkedEvent
+}
+
+// RetryParked applies the parked events again, oldest first (only those
+// of transaction tx when tx > 0), and removes each one that applies from
+// the parked list. Documents are built from the store's current state, so
+// a late apply writes what is current (or nothing, where a later event
+// already did). It stops at the first Transient error: the component is
+// away and the rest would fail the same way.
+func (ix *Indexer) RetryParked(ctx context.Context, tx int64) (RetryResult, error) {
+	var res RetryResult
+	list, _, err := ix.Parked(ctx)
+	if err != nil {
+		return res, err
+	}
+	for _, p := range list {
+		if tx > 0 && p.Transaction != tx {
+			continue
+		}
+		_, err := ix.ApplyPayload(ctx, p.Payload)
+		if err != nil && !errors.Is(err, changes.ErrBadEvent) {
+			if Transient(err) {
+				return res, err
+			}
+			p.Err = err.Error()
+			res.Failed = append(res.Failed, p)
+			continue
+		}
+		if err := ix.writeParked(ctx, search.Delete(indexdoc.ParkedID(p.Transaction, p.Sequence), parkedVersion())); err != nil {
+			return res, err
+		}
+		ix.wakeWaiters()
+		res.Applied = append(res.Applied, p)
+		ix.log.Info("retried parked change event", "tx", p.Transaction, "seq", p.Sequence)
+	}
+	return res, nil
+}
+
+// clearParked removes the parked events up to version from the list: a
+// full rebuild at version includes their changes.
+func (ix *Indexer) clearParked(ctx context.Context, version int64) error {
+	for {
+		list, total, err := ix.tracking.Parked(ctx, version, 0)
+		if err != nil || len(list) == 0 {
+			return err
+		}
+		ops := make([]search.Op, len(list))
+		for i, p := range list {
+			ops[i] = search.Delete(indexdoc.ParkedID(p.Transaction, p.Sequence), parkedVersion())
+		}
+		if _, err := ix.eng.Bulk(ctx, ix.parked, ops); err != nil {
+			return fmt.Errorf("indexing: parked list: %w", err)
+		}
+		if err := ix.eng.Refresh(ctx, ix.parked); err != nil {
+			return fmt.Errorf("indexing: parked list: %w", err)
+		}
+		ix.log.Info("rebuild includes parked change events: removed from the parked list", "events", len(list), "upTo", version)
+		if int64(len(list)) == total {
+			return nil
+		}
+	}
 }

@@ -4,9 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"syscall"
 	"testing"
 	"time"
 
+	"github.com/cmsplatform/cms/pkg/component"
 	"github.com/cmsplatform/cms/pkg/indexwriter"
 	"github.com/cmsplatform/cms/pkg/search"
 )
@@ -23,12 +25,15 @@ func TestRetryPolicy(t *testing.T) {
 	}
 	hard := errors.New("bulk rejected")
 	unavailable := fmt.Errorf("write: %w", search.ErrUnavailable)
+	// What search.WithDeadline (and the store's wrapper) return for a
+	// stopped Elasticsearch: connection refused, as component.ErrUnavailable.
+	refused := fmt.Errorf("indexing: bulk: %w", &component.UnavailableError{Component: "search", Err: syscall.ECONNREFUSED})
 	cases := []struct {
 		failures int
 		err      error
 		want     bool
 	}{
-		{4, hard, false}, {5, hard, true}, {9, unavailable, false}, {9, context.DeadlineExceeded, false},
+		{4, hard, false}, {5, hard, true}, {9, unavailable, false}, {9, context.DeadlineExceeded, false}, {9, refused, false},
 	}
 	for _, c := range cases {
 		if got := p.ParkAfterFailure(c.failures, c.err); got != c.want {

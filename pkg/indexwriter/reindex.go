@@ -182,6 +182,11 @@ func (ix *Indexer) Rebuild(ctx context.Context, head Head, progress func(Progres
 	if err := ix.setMarker(ctx, ""); err != nil {
 		return res, err
 	}
+	// The rebuild has the changes of every transaction up to its
+	// version, parked ones included.
+	if err := ix.clearParked(ctx, res.Version); err != nil {
+		return res, err
+	}
 	if res.Previous != "" && res.Previous != res.Index {
 		if err := ix.eng.DeleteIndex(ctx, res.Previous); err != nil && !errors.Is(err, search.ErrIndexNotFound) {
 			return res, fmt.Errorf("indexing: delete old index %s: %w", res.Previous, err)

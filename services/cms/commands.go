@@ -21,7 +21,7 @@ func newRootCommand() *cobra.Command {
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
-	root.AddCommand(newRunCommand(), newServeCommand(), newReindexCommand(), newLoadCommand(), newVersionCommand(), newFilesCommand())
+	root.AddCommand(newRunCommand(), newServeCommand(), newReindexCommand(), newIndexerCommand(), newLoadCommand(), newVersionCommand(), newFilesCommand())
 	return root
 }
 

@@ -87,7 +87,7 @@ func (s *service) readYourWrites(ctx context.Context, md metadata.MD) (int64, er
 	if err != nil || minV < 0 {
 		return 0, status.Errorf(codes.InvalidArgument, "%s must be a change-tracking version (a transaction id), got %q", HeaderMinVersion, vs[0])
 	}
-	if _, err := s.dom.WaitForVersion(ctx, minV, min(wait, MaxWait)); err != nil {
+	if _, err := s.dom.WaitForVisible(ctx, minV, min(wait, MaxWait)); err != nil {
 		if errors.Is(err, delivery.ErrVersionTimeout) {
 			// Like every 503: the client may retry shortly.
 			return 0, gateway.RetryAfter(ctx, gateway.RetryAfterSeconds, codes.Unavailable, err.Error())

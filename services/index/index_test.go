@@ -15,6 +15,7 @@ import (
 	"github.com/cmsplatform/cms/pkg/content"
 	"github.com/cmsplatform/cms/pkg/indexwriter"
 	"github.com/cmsplatform/cms/pkg/search/bleve"
+	"github.com/cmsplatform/cms/pkg/store"
 	"github.com/cmsplatform/cms/pkg/store/sqlite"
 	"github.com/cmsplatform/cms/services/internal/gatewaytest"
 )
@@ -25,6 +26,8 @@ import (
 type harness struct {
 	url     string
 	svc     *content.Service
+	st      store.Store
+	ix      *indexwriter.Indexer
 	sync    func() int64
 	article int64
 	objs    []int64
@@ -51,7 +54,7 @@ func newHarness(t *testing.T) *harness {
 	if err != nil {
 		t.Fatal(err)
 	}
-	h := &harness{svc: content.New(st, nil)}
+	h := &harness{svc: content.New(st, nil), st: st, ix: ix}
 	h.sync = func() int64 {
 		for {
 			evs, err := st.ClaimOutbox(ctx, 100)

@@ -81,6 +81,7 @@ func (s *Service) applyBatch(ctx context.Context, ms []events.Msg) (int, error) 
 	}
 	s.applied.Add(int64(len(ms)))
 	s.batches.Add(1)
+	s.recovered(ctx)
 	s.caughtUpTo(ms, ms)
 	s.log.Debug("indexer: applied batch", "events", len(ms), "first", ms[0].Sequence, "ops", res.Ops,
 		"stale", res.Stale, "branches", res.Branches, "took", time.Since(start))

@@ -103,6 +103,15 @@ func embeddedParts(t testing.TB) *env {
 // fresh database, stream (and subjects) and index prefix.
 func realEnv(t testing.TB) *env {
 	t.Helper()
+	return start(t, realParts(t), realIndexing)
+}
+
+// realIndexing are the indexing options of realEnv.
+var realIndexing = indexwriter.Options{Layout: indexdoc.Layout{IndexPrefix: "cms-"}}
+
+// realParts opens the real components of an env like embeddedParts.
+func realParts(t testing.TB) *env {
+	t.Helper()
 	pgURL := freshDatabase(t)
 	natsURL := testenv.URL(t, testenv.NATSURL)
 	esURL := testenv.URL(t, testenv.ElasticsearchURL)
@@ -132,8 +141,7 @@ func realEnv(t testing.TB) *env {
 		_ = eng.Close()
 		testenv.DeleteIndexes(t, esURL, esPrefix)
 	})
-	return start(t, &env{st: st, bus: bus, pub: prefixPublisher{bus, prefix}, eng: eng, subjectPrefix: prefix},
-		indexwriter.Options{Layout: indexdoc.Layout{IndexPrefix: "cms-"}})
+	return &env{st: st, bus: bus, pub: prefixPublisher{bus, prefix}, eng: eng, subjectPrefix: prefix}
 }
 
 // start bootstraps the content model and runs the relay and the indexer

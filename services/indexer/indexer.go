@@ -14,18 +14,22 @@
 // is logged and acked: retrying it cannot succeed and would block the
 // stream. Lag reports how far behind the stream the indexer is.
 //
-// Retries back off exponentially and an event that keeps failing is parked
-// (indexwriter.RetryPolicy: after MaxAttempts failures that are not the
-// engine being unavailable, or after a crash loop) instead of blocking
-// every later event: it is logged at ERROR with its stream sequence, MsgID
-// and transaction, counted (Stats.Parked, the "parked" result of
-// cms_indexer_events_total), listed by Parked, and acknowledged. It stays
-// in the change stream at that sequence (the stream keeps events after
-// acknowledgement) for an operator to inspect; `cms reindex` rebuilds the
-// index with its changes. Parking records the event's transaction as the
-// change-tracking version (indexwriter.Indexer.Park), so read-your-writes
-// waiters for it return at once (without its changes) rather than waiting
-// out their deadline.
+// Retries back off exponentially. A component that is unreachable,
+// refusing or slower than its deadline (the search engine, the store) is
+// never a reason to give up: the event waits for it however long it is
+// away, and meanwhile the indexer reports itself not ready (Ready). An
+// event that fails deterministically on a healthy engine is parked
+// (indexwriter.RetryPolicy: after MaxAttempts failures that are not
+// Transient, or after a crash loop while the engine answers) instead of
+// blocking every later event: it is logged at ERROR with its stream
+// sequence, MsgID and transaction, counted (Stats.Parked, the "parked"
+// result of cms_indexer_events_total), added to the durable parked list
+// (indexwriter.Indexer.Park: `cms indexer parked` lists it) and
+// acknowledged. Read-your-writes for a version that includes a parked
+// transaction answers 503 naming it (indexdoc.ErrParked) rather than
+// counting it as visible. Parked events are applied again when the
+// indexer starts, when a component it waited for has recovered, and on
+// `cms indexer retry`; each one that applies leaves the list.
 package indexer
 
 import (
@@ -39,6 +43,7 @@ import (
 
 	"github.com/cmsplatform/cms/pkg/changes"
 	"github.com/cmsplatform/cms/pkg/events"
+	"github.com/cmsplatform/cms/pkg/indexdoc"
 	"github.com/cmsplatform/cms/pkg/indexwriter"
 	"github.com/cmsplatform/cms/pkg/search"
 	"github.com/cmsplatform/cms/pkg/store"
@@ -86,6 +91,9 @@ type Service struct {
 	applied, failed, dropped, parked atomic.Int64
 	batches, applyNanos              atomic.Int64
 	lag                              lagState
+	// retrying: a retry of the parked list runs (retryParked).
+	retrying atomic.Bool
+	retries  sync.WaitGroup
 
 	mu         sync.Mutex
 	tries      map[uint64]tries // by stream sequence, until acked
@@ -93,6 +101,9 @@ type Service struct {
 	// oneByOneUntil: events up to this stream sequence are applied one
 	// at a time (their batch failed, or was redelivered).
 	oneByOneUntil uint64
+	// waitingFor is the Transient error of the last apply while the
+	// indexer waits for a component; nil once an apply succeeded.
+	waitingFor error
 }
 
 // tries is what this process saw of one event's deliveries.
@@ -199,6 +210,8 @@ func (s *Service) Run(ctx context.Context) error {
 		case <-time.After(delay):
 		}
 	}
+	defer s.retries.Wait()
+	s.retryParked(ctx, "start")
 	s.log.Info("indexer consuming", "durable", s.opts.Durable, "subject", s.opts.Subject, "batch", s.opts.BatchSize)
 	copts := []events.ConsumeOption{events.WithRetryDelay(s.opts.RetryDelay), events.WithBatchSize(s.opts.BatchSize)}
 	if s.opts.AckWait > 0 {
@@ -215,6 +228,11 @@ func (s *Service) handle(ctx context.Context, m events.Msg) error {
 	tr := s.tries[m.Sequence]
 	s.mu.Unlock()
 	if tr.seen != delivered-1 && s.retry.ParkUnseen(delivered) {
+		// A crash loop is only one while the engine answers: after an
+		// outage the deliveries counted the wait, not crashes.
+		if err := s.ix.Ping(ctx); err != nil {
+			return s.retryLater(ctx, m, &tr, err, false)
+		}
 		return s.park(ctx, m, fmt.Errorf("delivered %d times without the handling ending: the process crashed or exceeded the ack wait while applying it", delivered))
 	}
 	start := time.Now()
@@ -228,52 +246,144 @@ func (s *Service) handle(ctx context.Context, m events.Msg) error {
 		return nil
 	case err != nil:
 		s.failed.Add(1)
-		tr.failed++
 		if !indexwriter.Transient(err) {
 			tr.failures++
 		}
 		if s.retry.ParkAfterFailure(tr.failures, err) {
 			return s.park(ctx, m, err)
 		}
-		tr.seen = delivered
-		s.mu.Lock()
-		s.tries[m.Sequence] = tr
-		s.mu.Unlock()
-		// Backoff by the failures seen, not by deliveries: redeliveries
-		// after lost acks (a NATS restart) are no reason to wait longer.
-		delay := s.retry.Backoff(tr.failed)
-		if ctx.Err() == nil {
-			s.log.Warn("indexer: apply failed, will retry", "subject", m.Subject, "msgId", m.MsgID,
-				"delivery", m.NumDelivered, "retry_in", delay, "err", err)
-		}
-		return events.RetryAfter(err, delay)
+		return s.retryLater(ctx, m, &tr, err, true)
 	}
 	s.forget(m.Sequence)
 	s.applied.Add(1)
+	s.recovered(ctx)
 	s.log.Debug("indexer: applied", "subject", m.Subject, "msgId", m.MsgID, "ops", res.Ops,
 		"stale", res.Stale, "branches", res.Branches, "took", time.Since(start))
 	return nil
 }
 
-// park gives up on m (see the package documentation). When even the
-// version cannot be recorded the event is retried like a failure.
+// retryLater records a failed attempt at m (seen: its handling ended here)
+// and asks for a retry after the backoff.
+func (s *Service) retryLater(ctx context.Context, m events.Msg, tr *tries, err error, seen bool) error {
+	tr.failed++
+	if seen {
+		tr.seen = int(m.NumDelivered)
+	}
+	s.mu.Lock()
+	s.tries[m.Sequence] = *tr
+	switch {
+	case !indexwriter.Transient(err):
+		s.waitingFor = nil // the components answered
+	case ctx.Err() == nil:
+		s.waitingFor = err
+	}
+	s.mu.Unlock()
+	// Backoff by the failures seen, not by deliveries: redeliveries
+	// after lost acks (a NATS restart) are no reason to wait longer.
+	delay := s.retry.Backoff(tr.failed)
+	if ctx.Err() != nil {
+		return events.RetryAfter(err, delay)
+	}
+	s.log.Warn("indexer: apply failed, will retry", "subject", m.Subject, "msgId", m.MsgID,
+		"delivery", m.NumDelivered, "retry_in", delay, "transient", indexwriter.Transient(err), "err", err)
+	if indexwriter.Transient(err) {
+		delay = s.untilEngineBack(ctx, delay)
+	}
+	return events.RetryAfter(err, delay)
+}
+
+// enginePoll is how often a wait for the engine pings it.
+const enginePoll = 250 * time.Millisecond
+
+// untilEngineBack waits, for at most d, while the engine does not answer
+// its ping, and returns what is left of d: 0 when the engine answered
+// again (the event is retried at once instead of after the rest of its
+// backoff), all of d when it answered at once (the failure was another
+// component's: the consumer waits d) or when d is too short to poll.
+func (s *Service) untilEngineBack(ctx context.Context, d time.Duration) time.Duration {
+	deadline := time.Now().Add(d)
+	if d <= enginePoll || s.ix.Ping(ctx) == nil {
+		return d
+	}
+	t := time.NewTicker(enginePoll)
+	defer t.Stop()
+	for time.Until(deadline) > enginePoll {
+		select {
+		case <-ctx.Done():
+			return max(0, time.Until(deadline))
+		case <-t.C:
+		}
+		if s.ix.Ping(ctx) == nil {
+			return 0
+		}
+	}
+	return max(0, time.Until(deadline))
+}
+
+// Ready reports nil unless the indexer is waiting for a component that
+// is unavailable (its last apply failed as Transient).
+func (s *Service) Ready() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.waitingFor != nil {
+		return fmt.Errorf("indexer waiting for an unavailable component: %w", s.waitingFor)
+	}
+	return nil
+}
+
+// recovered ends a wait for a component (an apply succeeded) and then
+// retries the parked events.
+func (s *Service) recovered(ctx context.Context) {
+	s.mu.Lock()
+	was := s.waitingFor
+	s.waitingFor = nil
+	s.mu.Unlock()
+	if was != nil {
+		s.log.Info("indexer: component back, applying again", "was", was)
+		s.retryParked(ctx, "recovered")
+	}
+}
+
+// retryParked applies the parked events again in the background (one
+// retry at a time; Run waits for it before returning).
+func (s *Service) retryParked(ctx context.Context, why string) {
+	if !s.retrying.CompareAndSwap(false, true) {
+		return
+	}
+	s.retries.Go(func() {
+		defer s.retrying.Store(false)
+		res, err := s.ix.RetryParked(ctx, 0)
+		if len(res.Applied) > 0 || len(res.Failed) > 0 {
+			s.log.Info("indexer: retried parked events", "why", why, "applied", len(res.Applied), "still_parked", len(res.Failed))
+		}
+		if err != nil && ctx.Err() == nil {
+			s.log.Warn("indexer: retrying parked events failed", "why", why, "err", err)
+		}
+	})
+}
+
+// park gives up on m (see the package documentation). When it cannot be
+// added to the parked list the event is retried like a failure.
 func (s *Service) park(ctx context.Context, m events.Msg, cause error) error {
-	tx, err := s.ix.Park(ctx, m.Data)
+	p := indexdoc.ParkedEvent{Subject: m.Subject, MsgID: m.MsgID, Sequence: m.Sequence,
+		Deliveries: m.NumDelivered, Err: cause.Error(), At: time.Now(), Payload: m.Data}
+	tx, err := s.ix.Park(ctx, p)
 	if err != nil && !errors.Is(err, changes.ErrBadEvent) {
 		s.log.Warn("indexer: cannot park event, will retry", "subject", m.Subject, "msgId", m.MsgID, "err", err)
 		return events.RetryAfter(err, s.retry.RetryDelay)
 	}
 	s.forget(m.Sequence)
 	s.parked.Add(1)
-	p := Parked{Subject: m.Subject, MsgID: m.MsgID, Sequence: m.Sequence, Transaction: tx,
-		Deliveries: m.NumDelivered, Err: cause.Error(), At: time.Now()}
+	p.Transaction = tx
 	s.mu.Lock()
+	s.waitingFor = nil // the engine answered
 	if len(s.parkedList) == maxParkedList {
 		s.parkedList = s.parkedList[1:]
 	}
-	s.parkedList = append(s.parkedList, p)
+	s.parkedList = append(s.parkedList, Parked{Subject: m.Subject, MsgID: m.MsgID, Sequence: m.Sequence,
+		Transaction: tx, Deliveries: m.NumDelivered, Err: p.Err, At: p.At})
 	s.mu.Unlock()
-	s.log.Error("indexer: parked change event: its changes are missing from the index until a later change rebuilds the same objects or `cms reindex`",
+	s.log.Error("indexer: parked change event: its changes are missing from the index until it is retried (`cms indexer retry`, or automatically when the indexer restarts or a component recovers); read-your-writes including it answers 503",
 		"subject", m.Subject, "msgId", m.MsgID, "seq", m.Sequence, "tx", tx, "deliveries", m.NumDelivered, "err", cause)
 	return nil
 }

@@ -20,10 +20,14 @@ import (
 type poisonEngine struct {
 	search.Engine
 	rejected atomic.Int64
+	cured    atomic.Bool // set: nothing is rejected any more
 }
 
 func (p *poisonEngine) Bulk(ctx context.Context, index string, ops []search.Op) (search.BulkResult, error) {
 	for _, op := range ops {
+		if p.cured.Load() {
+			break
+		}
 		if strings.Contains(fmt.Sprint(op.Doc.Fields[indexdoc.FieldFullText]), "poison") {
 			p.rejected.Add(1)
 			return search.BulkResult{}, errors.New("poisoned document")
@@ -34,15 +38,22 @@ func (p *poisonEngine) Bulk(ctx context.Context, index string, ops []search.Op) 
 
 // TestParkFailingEvent: on embedded NATS, an event whose Apply always fails
 // is parked after MaxAttempts deliveries, the next event is applied, and a
-// read-your-writes wait for the parked transaction returns.
+// read-your-writes wait for the parked transaction returns. The parked
+// event is in the durable parked list, read-your-writes for any version
+// that includes it fails naming it, and once the engine accepts it again
+// a restarted indexer applies it by itself and empties the list.
 func TestParkFailingEvent(t *testing.T) {
+	t.Run("embedded", func(t *testing.T) { testParkFailingEvent(t, embeddedParts(t), indexwriter.Options{}) })
+	t.Run("distributed", func(t *testing.T) { testParkFailingEvent(t, realParts(t), realIndexing) })
+}
+
+func testParkFailingEvent(t *testing.T, e *env, iopts indexwriter.Options) {
 	ctx := context.Background()
-	e := embeddedParts(t)
 	eng := &poisonEngine{Engine: e.eng}
 	e.eng = eng
 	const attempts = 3
 	e.retry = indexwriter.RetryPolicy{MaxAttempts: attempts, RetryDelay: 10 * time.Millisecond, MaxRetryDelay: 40 * time.Millisecond}
-	start(t, e, indexwriter.Options{})
+	start(t, e, iopts)
 
 	create := func(name string) (int64, int64) {
 		t.Helper()
@@ -81,5 +92,43 @@ func TestParkFailingEvent(t *testing.T) {
 	}
 	if st1.Failed != attempts {
 		t.Fatalf("failed = %d, want %d", st1.Failed, attempts)
+	}
+
+	// The durable list (what `cms indexer parked` shows) has it.
+	list, total, err := e.ix.Parked(ctx)
+	if err != nil || total != 1 || len(list) != 1 || list[0].Transaction != poisonTx ||
+		list[0].Sequence != parked[0].Sequence || !strings.Contains(list[0].Err, "poisoned") || len(list[0].Payload) == 0 {
+		t.Fatalf("durable parked list %+v (total %d, %v); want tx %d", list, total, err, poisonTx)
+	}
+	// Never counted as visible: a reader's wait for the healthy
+	// transaction (which includes the parked one) fails naming it, one
+	// for a version before it succeeds.
+	tracking := indexdoc.NewChangeTracking(e.eng, iopts.IndexPrefix, 0, nil)
+	var pe *indexdoc.ParkedError
+	if _, err := tracking.WaitForVisible(ctx, healthyTx, time.Second); !errors.As(err, &pe) ||
+		pe.Transaction != poisonTx || !strings.Contains(err.Error(), fmt.Sprint(poisonTx)) {
+		t.Fatalf("WaitForVisible(%d) = %v; want a ParkedError naming %d", healthyTx, err, poisonTx)
+	}
+	if _, err := tracking.WaitForVisible(ctx, poisonTx-1, time.Second); err != nil {
+		t.Fatalf("WaitForVisible(%d) before the parked transaction = %v", poisonTx-1, err)
+	}
+
+	// The engine accepts it now; a restarted indexer retries the list.
+	eng.cured.Store(true)
+	e.stopIndexer()
+	e.runIndexer(t)
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		list, _, err := e.ix.Parked(ctx)
+		if err == nil && len(list) == 0 && e.doc(t, 4, poisonID) != nil {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the parked event was not retried at start: list %+v, err %v", list, err)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	if _, err := tracking.WaitForVisible(ctx, healthyTx, time.Second); err != nil {
+		t.Fatalf("after the retry WaitForVisible(%d) = %v", healthyTx, err)
 	}
 }

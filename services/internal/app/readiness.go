@@ -79,8 +79,10 @@ func (c *Components) PingAny(ctx context.Context, names []string) error {
 // errDraining is the readiness answer of a process that is shutting down.
 var errDraining = errors.New("shutting down")
 
-// ready reports whether this process should get traffic: not draining and
-// every component its targets need answers a ping within Timeouts.Ready.
+// ready reports whether this process should get traffic: not draining,
+// every component its targets need answers a ping within Timeouts.Ready,
+// and no worker reports itself blocked (the indexer waiting for a
+// component, indexer.Service.Ready).
 func (s *Server) ready(ctx context.Context) error {
 	if s.draining.Load() {
 		return errDraining
@@ -93,6 +95,11 @@ func (s *Server) ready(ctx context.Context) error {
 	var errs []error
 	for _, g := range s.cfg.readyGroups() {
 		if err := s.comps.PingAny(ctx, g); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	for _, c := range s.readyChecks {
+		if err := c(); err != nil {
 			errs = append(errs, err)
 		}
 	}

@@ -60,6 +60,9 @@ type Server struct {
 	// readyDetails add lines to /readyz that do not decide readiness
 	// (the indexer's lag).
 	readyDetails []func() string
+	// readyChecks decide readiness beside the component pings (the
+	// indexer waiting for an unavailable component).
+	readyChecks []func() error
 	// inProcess serves the gateway's unary calls without the loopback hop.
 	inProcess *gateway.InProcess
 }
@@ -103,7 +106,8 @@ func Complete(ctx context.Context, cfg Config, log *slog.Logger) (*Server, error
 	}
 	s.authn = authn
 	if s.groups, s.workers, err = buildTargets(ctx, cfg, comps, log, s.registry, authn.Flush,
-		func(d func() string) { s.readyDetails = append(s.readyDetails, d) }); err != nil {
+		func(d func() string) { s.readyDetails = append(s.readyDetails, d) },
+		func(c func() error) { s.readyChecks = append(s.readyChecks, c) }); err != nil {
 		comps.Close()
 		return nil, err
 	}

@@ -80,7 +80,7 @@ func guarded(e EdgeConfig, a auth.Authenticator) *auth.Guarded {
 // usersChanged is called after writes that change users (it flushes the
 // authentication cache of this process; other processes see the change
 // within the cache TTL).
-func buildTargets(ctx context.Context, cfg Config, comps *Components, log *slog.Logger, reg prometheus.Registerer, usersChanged func(), readyDetail func(func() string)) ([]Group, []func(context.Context) error, error) {
+func buildTargets(ctx context.Context, cfg Config, comps *Components, log *slog.Logger, reg prometheus.Registerer, usersChanged func(), readyDetail func(func() string), readyCheck func(func() error)) ([]Group, []func(context.Context) error, error) {
 	var groups []Group
 	var workers []func(context.Context) error
 	jw := &jobsWiring{cfg: cfg, comps: comps, log: log}
@@ -180,6 +180,7 @@ func buildTargets(ctx context.Context, cfg Config, comps *Components, log *slog.
 			workers = append(workers, ix.Run)
 			registerIndexerMetrics(reg, ix)
 			readyDetail(func() string { return indexerLag(ix.Lag()) })
+			readyCheck(ix.Ready)
 		case TargetJobs:
 			run, err := jw.runner(ctx, usersChanged)
 			if err != nil {

@@ -7,6 +7,7 @@ import (
 
 	"github.com/cmsplatform/cms/pkg/component"
 	"github.com/cmsplatform/cms/pkg/errkind"
+	"github.com/cmsplatform/cms/pkg/indexdoc"
 	"github.com/cmsplatform/cms/pkg/search"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
@@ -27,14 +28,25 @@ func NotModified() error {
 // short enough that a client retries soon after the component returns.
 const RetryAfterSeconds = "1"
 
+// ParkedRetryAfterSeconds is the Retry-After of a 503 for a parked
+// transaction: it stays missing until it is retried (an operator's `cms
+// indexer retry`, or the indexer's own retry when a component recovers).
+const ParkedRetryAfterSeconds = "10"
+
 // Unavailable answers 503 (gRPC Unavailable) with Retry-After when err
 // says a component cannot answer now: component.ErrUnavailable (down,
 // refusing or slower than its deadline) or search.ErrUnavailable (e.g.
-// new shards starting); else it returns nil. OtherStatus calls it, so
+// new shards starting); and when a read-your-writes request asked for a
+// version that includes a parked transaction (indexdoc.ErrParked: the
+// message names it; Retry-After ParkedRetryAfterSeconds); else it returns
+// nil. OtherStatus calls it, so
 // every group maps these errors here and nowhere else.
 func Unavailable(ctx context.Context, err error) error {
 	var ue *component.UnavailableError
+	var pe *indexdoc.ParkedError
 	switch {
+	case errors.As(err, &pe):
+		return RetryAfter(ctx, ParkedRetryAfterSeconds, codes.Unavailable, pe.Error())
 	case errors.As(err, &ue):
 		return RetryAfter(ctx, RetryAfterSeconds, codes.Unavailable, ue.Component+" is unavailable; retry shortly")
 	case errors.Is(err, search.ErrUnavailable):
