@@ -133,4 +133,3 @@ func TestThumbnailFairness(t *testing.T) {
 		t.Fatalf("the other user's thumbnail waited %v, for %d of the hammering user's generations", time.Since(start), n)
 	}
 }
-
