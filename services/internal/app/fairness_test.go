@@ -1,6 +1,7 @@
 package app
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -99,4 +100,45 @@ func TestPerUserFairnessOverHTTP(t *testing.T) {
 	}
 	code, h, b := upload()
 	problem429(t, "the 101st open upload", code, h, b, "files.maxOpenUploadsPerUser")
+}
+
+// TestLiveSubscribersPerUserOverHTTP (Reliability II item 5): a user
+// holding live.maxSubscribersPerUser change streams gets 429 naming the
+// cap for one more, while another user still subscribes.
+func TestLiveSubscribersPerUserOverHTTP(t *testing.T) {
+	cfg := DefaultConfig()
+	cfg.DataDir = t.TempDir()
+	cfg.HTTPAddr, cfg.GRPCAddr = "127.0.0.1:0", "127.0.0.1:0"
+	cfg.AdminPassword = "test-password"
+	cfg.Live.MaxSubscribersPerUser = 2
+	srv, _ := startLogged(t, cfg)
+	base := "http://" + srv.HTTPAddr()
+	admin := httpClient{t, base, "admin", "test-password"}
+	w := admin.create(obj(110, "", v(1100, 0, "reader"), v(1000, 201, "Reader"), v(1101, 0, "reader-pw"), v(1104, 0, 4)),
+		obj(110, "", v(1100, 0, "other"), v(1000, 201, "Other"), v(1101, 0, "other-pw"), v(1104, 0, 4)))
+	admin.must(http.StatusOK, http.MethodGet, "/delivery/api/branches/4/objects?take=1", "",
+		"X-Cms-Min-Version", fmt.Sprint(w.Transaction.ID), "X-Cms-Max-Wait", "30s")
+	open := func(user, pass string) *http.Response {
+		ctx, cancel := context.WithCancel(context.Background())
+		t.Cleanup(cancel)
+		req, _ := http.NewRequestWithContext(ctx, http.MethodGet, base+"/delivery/api/branches/4/changes", nil)
+		req.SetBasicAuth(user, pass)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { resp.Body.Close() })
+		return resp
+	}
+	for range 2 {
+		if r := open("reader", "reader-pw"); r.StatusCode != http.StatusOK {
+			t.Fatalf("reader's stream = %d", r.StatusCode)
+		}
+	}
+	r := open("reader", "reader-pw")
+	b, _ := io.ReadAll(r.Body)
+	problem429(t, "reader's third stream", r.StatusCode, r.Header, b, "live.maxSubscribersPerUser")
+	if r := open("other", "other-pw"); r.StatusCode != http.StatusOK {
+		t.Fatalf("another user's stream = %d", r.StatusCode)
+	}
 }
