@@ -3,9 +3,11 @@
 // caller can take them all:
 //
 //   - Total bounds the slots in use at once, whoever holds them;
-//   - PerUser bounds the slots one caller holds (administrators
-//     included): beyond it Acquire fails with a *LimitError of kind
+//   - PerUser bounds the slots one caller other than an administrator
+//     holds: beyond it Acquire fails with a *LimitError of kind
 //     errkind.TooMany (429 + Retry-After, naming the cap);
+//     administrators are trusted and bounded by Total only (a site's
+//     backend often reads as one administrative user);
 //   - AdminReserve slots of Total are taken by administrators only, so
 //     other users together hold at most Total−AdminReserve and an
 //     administrator still finds a slot while they saturate theirs; when
@@ -139,7 +141,7 @@ func (f *Limiter) Held(c Caller) int {
 
 // Acquire takes a slot for c, waiting up to Limits.Wait (and while ctx
 // lasts) for one: ErrBusy when all Total slots are in use, else a
-// *LimitError when c holds PerUser slots, ErrBusy when the shared slots
+// *LimitError when c (no administrator) holds PerUser slots, ErrBusy when the shared slots
 // are in use and c is no administrator; ctx's error when it ends first.
 // The release function returns the slot; calling it more than once is
 // harmless.
@@ -178,7 +180,7 @@ func (f *Limiter) refusal(c Caller) error {
 	switch {
 	case f.inUse >= f.l.Total:
 		return fmt.Errorf("%w: %d %s", ErrBusy, f.inUse, f.what)
-	case f.users[c.ID] >= f.l.PerUser:
+	case !c.Admin && f.users[c.ID] >= f.l.PerUser:
 		return &LimitError{Cap: f.l.Cap, Limit: int64(f.l.PerUser), What: f.what, After: f.l.RetryAfter}
 	case !c.Admin && f.shared >= f.l.Total-f.l.AdminReserve:
 		return fmt.Errorf("%w: %d %s", ErrBusy, f.inUse, f.what)

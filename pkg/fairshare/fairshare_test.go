@@ -54,6 +54,13 @@ func TestShares(t *testing.T) {
 	if err := take(c); err != nil {
 		t.Fatalf("c after a release: %v", err)
 	}
+	// Administrators are bounded by Total only.
+	g := New("things", Limits{Total: 3, PerUser: 1})
+	for range 3 {
+		if _, err := g.Acquire(ctx, admin); err != nil {
+			t.Fatalf("admin beyond PerUser: %v", err)
+		}
+	}
 }
 
 // With Wait, Acquire waits for a release (and no longer than Wait).

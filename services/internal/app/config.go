@@ -193,8 +193,8 @@ func (l LiveConfig) validate() []error {
 	if l.Buffer <= 0 || l.MaxSubscribers <= 0 || l.Retained <= 0 || l.Heartbeat <= 0 {
 		return []error{errors.New("live: buffer, maxSubscribers, retained and heartbeat must be positive")}
 	}
-	if l.MaxSubscribersPerUser <= 0 || l.AdminReserve < 0 || l.AdminReserve >= l.MaxSubscribers {
-		return []error{errors.New("live: maxSubscribersPerUser must be positive, adminReserve from 0 to maxSubscribers-1")}
+	if l.MaxSubscribersPerUser <= 0 || l.AdminReserve < 0 {
+		return []error{errors.New("live: maxSubscribersPerUser must be positive, adminReserve not negative")}
 	}
 	return nil
 }
@@ -404,8 +404,8 @@ func (c Config) Validate() error {
 	if c.Queries.Queue < 0 {
 		errs = append(errs, errors.New("queries: queue must not be negative"))
 	}
-	if c.RenderSlots <= 0 || c.RenderSlotsPerUser <= 0 || c.RenderAdminReserve < 0 || c.RenderAdminReserve >= c.RenderSlots {
-		errs = append(errs, errors.New("renderSlots and renderSlotsPerUser must be positive, renderAdminReserve from 0 to renderSlots-1"))
+	if c.RenderSlots <= 0 || c.RenderSlotsPerUser <= 0 || c.RenderAdminReserve < 0 {
+		errs = append(errs, errors.New("renderSlots and renderSlotsPerUser must be positive, renderAdminReserve not negative"))
 	}
 	if c.RenderCacheMaxBytes < 0 {
 		errs = append(errs, errors.New("renderCacheMaxBytes must not be negative (0 turns the render cache off)"))
