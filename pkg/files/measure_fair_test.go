@@ -84,3 +84,31 @@ func vmHWM() int64 {
 	}
 	return 0
 }
+
+// TestMeasureOpenUploads measures the open uploads of Reliability II
+// item 5 (CMS_MEASURE_FAIRNESS=1; only API main has): a user without
+// grants starts 3,000 uploads of 100 KB and never commits them; it
+// prints how many were accepted and the bytes they hold on disk.
+func TestMeasureOpenUploads(t *testing.T) {
+	if os.Getenv("CMS_MEASURE_FAIRNESS") == "" {
+		t.Skip("a measurement: set CMS_MEASURE_FAIRNESS=1")
+	}
+	store, err := fs.New(t.TempDir(), fs.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	svc := files.New(store, files.Options{})
+	ctx := auth.WithPrincipal(t.Context(), auth.Principal{Name: "nobody"})
+	part := make([]byte, 100<<10)
+	accepted, refused := 0, 0
+	for range 3000 {
+		if _, err := svc.StartUpload(ctx, files.Chunk{Extension: ptr(".bin"), Data: bytes.NewReader(part)}); err != nil {
+			refused++
+		} else {
+			accepted++
+		}
+	}
+	var held int64
+	_ = store.Walk(t.Context(), "uploads/", func(i blobs.Info) error { held += i.Size; return nil })
+	fmt.Printf("MEASURE uploads: %d of 3000 open uploads accepted, %d refused; %d MB held\n", accepted, refused, held>>20)
+}
