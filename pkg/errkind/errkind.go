@@ -35,17 +35,23 @@ const (
 	Unprocessable
 	// RangeNotSatisfiable is a byte range outside the content (416).
 	RangeNotSatisfiable
+	// TooMany is a caller at one of its per-user caps (render slots, live
+	// subscriptions, open uploads…): 429 with Retry-After, the
+	// ProblemDetails naming the cap. An error of this kind may say when
+	// to retry and which setting it met (RetryAfter() time.Duration,
+	// LimitName() string; pkg/fairshare.LimitError).
+	TooMany
 )
 
 var names = map[Kind]string{Invalid: "invalid", NotFound: "not found", Ambiguous: "ambiguous",
 	TooLarge: "too large", PreconditionFailed: "precondition failed", Forbidden: "forbidden",
-	Unsupported: "unsupported", Unprocessable: "unprocessable", RangeNotSatisfiable: "range not satisfiable"}
+	Unsupported: "unsupported", Unprocessable: "unprocessable", RangeNotSatisfiable: "range not satisfiable", TooMany: "too many"}
 
 func (k Kind) Error() string { return names[k] }
 
 // kinds lists every Kind for Of.
 var kinds = []Kind{Invalid, NotFound, Ambiguous, TooLarge, PreconditionFailed, Forbidden, Unsupported,
-	Unprocessable, RangeNotSatisfiable}
+	Unprocessable, RangeNotSatisfiable, TooMany}
 
 // New returns a sentinel error with message msg that is of kind k.
 func New(k Kind, msg string) error { return &sentinel{kind: k, msg: msg} }

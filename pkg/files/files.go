@@ -7,6 +7,7 @@
 //	files/{md5hex}            the content of a committed file, once per hash
 //	uploads/{id}/state        an upload in progress (JSON, see uploadState)
 //	uploads/{id}/{n}          its chunks, in order
+//	uploadowners/{hash}       one user's open uploads (quota.go)
 //
 // Nothing is held in memory beyond a copy buffer: chunks stream into the
 // blob store while their MD5 is computed, commit streams the chunks into the
@@ -57,6 +58,11 @@ type Options struct {
 	// UploadTTL is how long an upload may stay idle before ExpireUploads
 	// removes it.
 	UploadTTL time.Duration
+	// MaxOpenUploadsPerUser and MaxOpenUploadBytesPerUser cap the open
+	// (uncommitted) uploads of one user and the bytes in them (quota.go):
+	// 429 beyond; negative: no cap.
+	MaxOpenUploadsPerUser     int
+	MaxOpenUploadBytesPerUser int64
 	// Thumbnails bound thumbnail generation (thumbnails.go).
 	Thumbnails ThumbnailOptions
 	// Now is the clock; nil is time.Now.
@@ -83,6 +89,12 @@ func New(store blobs.Store, opts Options) *Service {
 	}
 	if opts.UploadTTL <= 0 {
 		opts.UploadTTL = DefaultUploadTTL
+	}
+	if opts.MaxOpenUploadsPerUser == 0 {
+		opts.MaxOpenUploadsPerUser = DefaultMaxOpenUploadsPerUser
+	}
+	if opts.MaxOpenUploadBytesPerUser == 0 {
+		opts.MaxOpenUploadBytesPerUser = DefaultMaxOpenUploadBytesPerUser
 	}
 	if opts.Now == nil {
 		opts.Now = time.Now

@@ -18,7 +18,9 @@ import (
 	"golang.org/x/sync/singleflight"
 
 	"github.com/cmsplatform/cms/pkg/blobs"
+	"github.com/cmsplatform/cms/pkg/component"
 	"github.com/cmsplatform/cms/pkg/errkind"
+	"github.com/cmsplatform/cms/pkg/fairshare"
 )
 
 // Thumbnails are derived blobs of image files, kept next to the content:
@@ -33,6 +35,21 @@ import (
 // process generating it at the same time writes the same bytes). Images are
 // never scaled up: a smaller image keeps its size. JPEG, PNG, GIF (first
 // frame) and WebP are read; any other extension has no thumbnail.
+//
+// A reader must not be able to mint unlimited derived images nor tie the
+// decoder up (Reliability II item 4):
+//
+//   - sizes are snapped up to the next of ThumbnailSteps (64, 128, 256,
+//     512, 1024, 2048 px) below MaxSize, or MaxSize itself: at most 7
+//     thumbnails exist per image whatever sizes are asked for
+//     (ThumbnailSizes lists them);
+//   - at most Parallel images are decoded at once in a process, and one
+//     user decodes at most ParallelPerUser of them (pkg/fairshare): its
+//     other requests wait for its own slot (up to the generation's time
+//     limit), so another user's thumbnail starts at once;
+//   - an image declaring more than MaxPixels is refused before it is
+//     decoded, so decoding holds at most Parallel × MaxPixels × 8 bytes
+//     (16-bit RGBA) besides the scaled copies.
 
 // Defaults of ThumbnailOptions.
 const (
@@ -40,6 +57,11 @@ const (
 	DefaultMaxThumbnailSize  = 2048
 	DefaultMaxImagePixels    = 40_000_000
 	DefaultThumbnailParallel = 2
+	// DefaultThumbnailParallelPerUser: one user decodes one image at a
+	// time, so with the default 2 another user always finds a slot.
+	DefaultThumbnailParallelPerUser = 1
+	// CapThumbnailParallelPerUser names the per-user decode cap.
+	CapThumbnailParallelPerUser = "files.thumbnailParallelPerUser"
 	// thumbnailTimeout bounds one generation (it runs detached from the
 	// request that started it, for the others waiting on it).
 	thumbnailTimeout = 2 * time.Minute
@@ -70,7 +92,13 @@ type ThumbnailOptions struct {
 	MaxPixels int64
 	// Parallel is how many thumbnails a process generates at once.
 	Parallel int
+	// ParallelPerUser is how many of them one user generates at once.
+	ParallelPerUser int
 }
+
+// ThumbnailSteps are the sizes thumbnails are made in (below MaxSize,
+// which is one too): a requested size is snapped up to the next one.
+var ThumbnailSteps = []int{64, 128, 256, 512, 1024, 2048}
 
 func (o ThumbnailOptions) withDefaults() ThumbnailOptions {
 	if o.DefaultSize <= 0 {
@@ -79,25 +107,55 @@ func (o ThumbnailOptions) withDefaults() ThumbnailOptions {
 	if o.MaxSize <= 0 {
 		o.MaxSize = DefaultMaxThumbnailSize
 	}
-	o.DefaultSize = min(o.DefaultSize, o.MaxSize)
+	o.DefaultSize = o.snap(min(o.DefaultSize, o.MaxSize))
 	if o.MaxPixels <= 0 {
 		o.MaxPixels = DefaultMaxImagePixels
 	}
 	if o.Parallel <= 0 {
 		o.Parallel = DefaultThumbnailParallel
 	}
+	if o.ParallelPerUser <= 0 {
+		o.ParallelPerUser = DefaultThumbnailParallelPerUser
+	}
+	o.ParallelPerUser = min(o.ParallelPerUser, o.Parallel)
 	return o
+}
+
+// sizes are the sizes thumbnails are made in: the steps below MaxSize,
+// then MaxSize.
+func (o ThumbnailOptions) sizes() []int {
+	var out []int
+	for _, s := range ThumbnailSteps {
+		if s < o.MaxSize {
+			out = append(out, s)
+		}
+	}
+	return append(out, o.MaxSize)
+}
+
+// snap is the smallest size at least n (1 ≤ n ≤ MaxSize).
+func (o ThumbnailOptions) snap(n int) int {
+	for _, s := range o.sizes() {
+		if s >= n {
+			return s
+		}
+	}
+	return o.MaxSize
 }
 
 type thumbnailer struct {
 	opts   ThumbnailOptions
 	flight singleflight.Group
-	slots  chan struct{}
+	slots  *fairshare.Limiter
 }
 
 func newThumbnailer(o ThumbnailOptions) thumbnailer {
-	return thumbnailer{opts: o, slots: make(chan struct{}, o.Parallel)}
+	return thumbnailer{opts: o, slots: fairshare.New("thumbnail decodes", fairshare.Limits{Total: o.Parallel,
+		PerUser: o.ParallelPerUser, Wait: thumbnailTimeout, Cap: CapThumbnailParallelPerUser})}
 }
+
+// ThumbnailSizes are the sizes thumbnails are made in, ascending.
+func (s *Service) ThumbnailSizes() []int { return s.opts.Thumbnails.sizes() }
 
 // imageExtensions are the extensions with a thumbnail.
 var imageExtensions = map[string]bool{".jpg": true, ".jpeg": true, ".jpe": true, ".png": true, ".gif": true, ".webp": true}
@@ -119,7 +177,8 @@ func lowerASCII(s string) string {
 }
 
 // ThumbnailSize resolves a requested size: 0 is the default, 1..MaxSize
-// is kept, anything else is ErrInvalidThumbnailSize.
+// is snapped up to the next of ThumbnailSizes, anything else is
+// ErrInvalidThumbnailSize.
 func (s *Service) ThumbnailSize(requested int64) (int, error) {
 	o := s.opts.Thumbnails
 	switch {
@@ -128,7 +187,7 @@ func (s *Service) ThumbnailSize(requested int64) (int, error) {
 	case requested < 0 || requested > int64(o.MaxSize):
 		return 0, fmt.Errorf("%w: %d (1 to %d)", ErrInvalidThumbnailSize, requested, o.MaxSize)
 	}
-	return int(requested), nil
+	return o.snap(int(requested)), nil
 }
 
 func thumbnailKey(n Name, size int) string {
@@ -136,16 +195,18 @@ func thumbnailKey(n Name, size int) string {
 }
 
 // Thumbnail returns the thumbnail of the file n at most size px on its
-// longer side (size from ThumbnailSize), generating and storing it on
-// first use. The File it returns is read with Read and WriteTo like any
+// longer side (size snapped like ThumbnailSize's), generating and storing
+// it on first use. The File it returns is read with Read and WriteTo like any
 // file; its ETag names the content and the size.
 func (s *Service) Thumbnail(ctx context.Context, n Name, size int) (File, error) {
 	if !HasThumbnail(n.Ext) {
 		return File{}, fmt.Errorf("%w for %q files", ErrNoThumbnail, n.Ext)
 	}
-	if _, err := s.ThumbnailSize(int64(size)); err != nil || size == 0 {
+	snapped, err := s.ThumbnailSize(int64(size))
+	if err != nil || size == 0 {
 		return File{}, fmt.Errorf("%w: %d", ErrInvalidThumbnailSize, size)
 	}
+	size = snapped
 	key := thumbnailKey(n, size)
 	if f, err := s.statThumbnail(ctx, n, size); !errors.Is(err, blobs.ErrNotFound) {
 		return f, err
@@ -182,12 +243,15 @@ func (s *Service) generateThumbnail(ctx context.Context, n Name, size int, key s
 	if f, err := s.statThumbnail(ctx, n, size); !errors.Is(err, blobs.ErrNotFound) {
 		return f, err
 	}
-	select {
-	case s.thumbs.slots <- struct{}{}:
-		defer func() { <-s.thumbs.slots }()
-	case <-ctx.Done():
-		return File{}, ctx.Err()
+	// The caller's context values (its principal) survive the detaching.
+	release, err := s.thumbs.slots.Acquire(ctx, fairshare.CallerFrom(ctx))
+	if errors.Is(err, fairshare.ErrBusy) {
+		return File{}, &component.UnavailableError{Component: "thumbnailer", Err: err}
 	}
+	if err != nil {
+		return File{}, err
+	}
+	defer release()
 	src, err := s.decodeImage(ctx, n)
 	if err != nil {
 		return File{}, err

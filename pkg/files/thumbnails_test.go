@@ -111,15 +111,17 @@ func TestThumbnails(t *testing.T) {
 			if err != nil {
 				t.Fatalf("%s: %v", c.ext, err)
 			}
-			if f.ContentType != c.wantType || f.ETag != `"`+n.Hex()+`-t100"` {
+			// 100 is snapped up to 128 (ThumbnailSteps).
+			if f.ContentType != c.wantType || f.ETag != `"`+n.Hex()+`-t128"` {
 				t.Errorf("%s: %+v, want %s", c.ext, f, c.wantType)
 			}
 			got, format, err := image.Decode(bytes.NewReader(read(t, svc, f, "")))
 			if err != nil || "image/"+format != c.wantType {
 				t.Fatalf("%s: thumbnail decodes as %q: %v", c.ext, format, err)
 			}
-			if b := got.Bounds(); max(b.Dx(), b.Dy()) != 100 {
-				t.Errorf("%s: thumbnail is %v, want 100 px on the longer side", c.ext, b)
+			src, _, _ := image.DecodeConfig(bytes.NewReader(c.data))
+			if b, want := got.Bounds(), min(128, max(src.Width, src.Height)); max(b.Dx(), b.Dy()) != want {
+				t.Errorf("%s: thumbnail is %v, want %d px on the longer side", c.ext, b, want)
 			}
 		}
 		if n := counting.thumbnailPuts.Load(); n != int64(len(cases)) {

@@ -52,6 +52,8 @@ type uploadState struct {
 	Chunks  int       `json:"chunks"`
 	MD5     []byte    `json:"md5"` // the marshalled MD5 state after the last chunk
 	Started time.Time `json:"started"`
+	// Owner is whom the upload counts against (quota.go; "" for nobody).
+	Owner string `json:"owner,omitempty"`
 }
 
 func stateKey(id string) string                { return "uploads/" + id + "/state" }
@@ -73,8 +75,8 @@ func (s *Service) StartUpload(ctx context.Context, c Chunk) (UploadResult, error
 	var raw [16]byte
 	_, _ = rand.Read(raw[:])
 	id := hex.EncodeToString(raw[:])
-	st := uploadState{Ext: ext, Started: s.opts.Now().UTC()}
-	return s.step(ctx, id, &st, c)
+	st := uploadState{Ext: ext, Started: s.opts.Now().UTC(), Owner: s.uploadOwner(ctx)}
+	return s.step(ctx, id, &st, c, true)
 }
 
 // ContinueUpload appends a chunk to the upload named by token (with or
@@ -100,7 +102,7 @@ func (s *Service) ContinueUpload(ctx context.Context, token string, c Chunk) (Up
 		}
 		st.Ext = ext
 	}
-	return s.step(ctx, id, &st, c)
+	return s.step(ctx, id, &st, c, false)
 }
 
 // CancelUpload removes an upload in progress; an unknown token is
@@ -116,19 +118,30 @@ func (s *Service) CancelUpload(ctx context.Context, token string) error {
 	if err != nil {
 		return err
 	}
-	return s.removeUpload(ctx, id, st.Chunks)
+	if err := s.removeUpload(ctx, id, st.Chunks); err != nil {
+		return err
+	}
+	return s.track(ctx, st.Owner, id, 0, false)
 }
 
 var errNoFile = fmt.Errorf("%w: the File part is missing", ErrInvalidUpload)
 
-// step appends c.Data, saves the state and commits when asked.
-func (s *Service) step(ctx context.Context, id string, st *uploadState, c Chunk) (UploadResult, error) {
-	h, err := s.appendChunk(ctx, id, st, c.Data)
+// step appends c.Data within the owner's caps (starting: a new upload),
+// saves the state and commits when asked.
+func (s *Service) step(ctx context.Context, id string, st *uploadState, c Chunk, starting bool) (UploadResult, error) {
+	left, err := s.allowance(ctx, st.Owner, id, st.Size, starting && !c.Commit)
+	if err != nil {
+		return UploadResult{}, err
+	}
+	h, err := s.appendChunk(ctx, id, st, c.Data, left)
 	if err != nil {
 		return UploadResult{}, err
 	}
 	if !c.Commit {
 		if err := s.saveState(ctx, id, *st); err != nil {
+			return UploadResult{}, err
+		}
+		if err := s.track(ctx, st.Owner, id, st.Size, true); err != nil {
 			return UploadResult{}, err
 		}
 		return UploadResult{Size: st.Size, Token: tokenOf(id, *st), Extension: st.Ext}, nil
@@ -139,17 +152,22 @@ func (s *Service) step(ctx context.Context, id string, st *uploadState, c Chunk)
 	if err != nil {
 		// Keep the upload so that the client may retry the commit.
 		_ = s.saveState(ctx, id, *st)
+		_ = s.track(ctx, st.Owner, id, st.Size, true)
 		return UploadResult{}, err
 	}
 	if err := s.removeUpload(ctx, id, st.Chunks); err != nil {
 		s.opts.Logger.Warn("removing a committed upload; it will expire", "upload", id, "err", err)
 	}
+	if err := s.track(ctx, st.Owner, id, 0, false); err != nil {
+		s.opts.Logger.Warn("removing a committed upload from its owner's ledger; it will expire", "upload", id, "err", err)
+	}
 	return UploadResult{Size: st.Size, Extension: st.Ext, GUID: GUID(sum), Created: &created}, nil
 }
 
 // appendChunk streams data into the next chunk blob while hashing it and
-// updates st (not yet saved). An empty chunk stores nothing.
-func (s *Service) appendChunk(ctx context.Context, id string, st *uploadState, data io.Reader) (hash.Hash, error) {
+// updates st (not yet saved). An empty chunk stores nothing. At most
+// allowance bytes are taken (the owner's bytes cap; -1: none).
+func (s *Service) appendChunk(ctx context.Context, id string, st *uploadState, data io.Reader, allowance int64) (hash.Hash, error) {
 	h := md5.New() //nolint:gosec // the content address, see the import
 	if len(st.MD5) > 0 {
 		if err := h.(encoding.BinaryUnmarshaler).UnmarshalBinary(st.MD5); err != nil {
@@ -164,6 +182,9 @@ func (s *Service) appendChunk(ctx context.Context, id string, st *uploadState, d
 		lr.err = fmt.Errorf("%w: a chunk may hold at most %d bytes", ErrChunkTooLarge, s.opts.MaxChunkBytes)
 	} else {
 		lr.err = fmt.Errorf("%w: a file may hold at most %d bytes", ErrFileTooLarge, s.opts.MaxFileBytes)
+	}
+	if allowance >= 0 && allowance < lr.left {
+		lr.left, lr.err = allowance, s.bytesCapError()
 	}
 	key := chunkKey(id, st.Chunks)
 	info, err := s.blobs.Put(ctx, key, io.TeeReader(lr, h), blobs.Meta{})

@@ -8,7 +8,10 @@
 // (ErrSlowSubscriber) and never blocks the others. The most recent
 // released events are retained in memory (Config.Retained) so a
 // subscriber can resume after a version; a position older than what is
-// retained is refused with ErrPositionTooOld.
+// retained is refused with ErrPositionTooOld. The MaxSubscribers slots
+// are shared fairly (pkg/fairshare, the caller of Subscribe's context):
+// one user holds at most MaxSubscribersPerUser (a *fairshare.LimitError
+// beyond, 429) and AdminReserve of them are left to administrators.
 package livechanges
 
 import (
@@ -21,6 +24,7 @@ import (
 
 	"github.com/cmsplatform/cms/pkg/changes"
 	"github.com/cmsplatform/cms/pkg/events"
+	"github.com/cmsplatform/cms/pkg/fairshare"
 )
 
 // Defaults of Config.
@@ -28,6 +32,13 @@ const (
 	DefaultRetained       = 10000
 	DefaultBuffer         = 256
 	DefaultMaxSubscribers = 1000
+	// DefaultMaxSubscribersPerUser and DefaultAdminReserve share the
+	// subscribers: one user holds at most 50, administrators keep 50.
+	DefaultMaxSubscribersPerUser = 50
+	DefaultAdminReserve          = 50
+	// CapSubscribersPerUser names the per-user cap in refusals (the
+	// setting live.maxSubscribersPerUser).
+	CapSubscribersPerUser = "live.maxSubscribersPerUser"
 	DefaultIndexWait      = 30 * time.Second
 	// DefaultStartSlack is how far before Run the consumer starts reading
 	// the stream, so events stored just before the process started but
@@ -41,7 +52,9 @@ var (
 	ErrPositionTooOld = errors.New("livechanges: position older than the retained changes")
 	// ErrSlowSubscriber means the subscriber's buffer filled up; it was dropped.
 	ErrSlowSubscriber = errors.New("livechanges: subscriber too slow, buffer full")
-	// ErrTooManySubscribers means Config.MaxSubscribers are subscribed.
+	// ErrTooManySubscribers means the subscriptions the caller may take
+	// (Config.MaxSubscribers, less AdminReserve for a non-administrator)
+	// are in use.
 	ErrTooManySubscribers = errors.New("livechanges: too many subscribers")
 	// ErrClosed means the hub stopped.
 	ErrClosed = errors.New("livechanges: closed")
@@ -74,6 +87,11 @@ type Config struct {
 	Buffer int
 	// MaxSubscribers bounds concurrent subscribers.
 	MaxSubscribers int
+	// MaxSubscribersPerUser bounds the concurrent subscribers of one user.
+	MaxSubscribersPerUser int
+	// AdminReserve is how many of MaxSubscribers only administrators
+	// take (negative: none).
+	AdminReserve int
 	// IndexWait bounds one wait for the index; the event is then retried.
 	IndexWait time.Duration
 	// StartSlack: see DefaultStartSlack.
@@ -98,6 +116,15 @@ func (c Config) withDefaults() Config {
 	}
 	if c.MaxSubscribers <= 0 {
 		c.MaxSubscribers = DefaultMaxSubscribers
+	}
+	if c.MaxSubscribersPerUser <= 0 {
+		c.MaxSubscribersPerUser = DefaultMaxSubscribersPerUser
+	}
+	switch {
+	case c.AdminReserve == 0:
+		c.AdminReserve = DefaultAdminReserve
+	case c.AdminReserve < 0:
+		c.AdminReserve = 0
 	}
 	if c.IndexWait <= 0 {
 		c.IndexWait = DefaultIndexWait
@@ -154,7 +181,8 @@ func (f Filter) match(c Change) bool {
 
 // Hub is the per-process fan-out.
 type Hub struct {
-	cfg Config
+	cfg   Config
+	slots *fairshare.Limiter
 
 	mu     sync.Mutex
 	ready  chan struct{}
@@ -184,7 +212,11 @@ func (h *Hub) Stats() Stats {
 
 // New returns a hub; Run feeds it.
 func New(cfg Config) *Hub {
-	return &Hub{cfg: cfg.withDefaults(), ready: make(chan struct{}), subs: map[*Subscription]struct{}{}}
+	cfg = cfg.withDefaults()
+	return &Hub{cfg: cfg, ready: make(chan struct{}), subs: map[*Subscription]struct{}{},
+		slots: fairshare.New("change stream subscriptions", fairshare.Limits{Total: cfg.MaxSubscribers,
+			PerUser: cfg.MaxSubscribersPerUser, AdminReserve: cfg.AdminReserve, RetryAfter: 5 * time.Second,
+			Cap: CapSubscribersPerUser})}
 }
 
 // Run consumes the change stream until ctx ends, then drops every
@@ -294,6 +326,7 @@ func (h *Hub) dropLocked(s *Subscription, err error) {
 	delete(h.subs, s)
 	s.err = err
 	close(s.c)
+	s.release()
 }
 
 // Subscription receives the matching events on C, in version order. C is
@@ -307,6 +340,8 @@ type Subscription struct {
 	hub    *Hub
 	filter Filter
 	err    error
+	// release returns the subscription's slot.
+	release func()
 }
 
 // Subscribe starts a subscription after version since (0: from now); a
@@ -329,9 +364,6 @@ func (h *Hub) Subscribe(ctx context.Context, f Filter, since int64) (*Subscripti
 	if h.closed {
 		return nil, ErrClosed
 	}
-	if len(h.subs) >= h.cfg.MaxSubscribers {
-		return nil, ErrTooManySubscribers
-	}
 	start := h.versionLocked()
 	var backlog []Change
 	if since > 0 {
@@ -345,11 +377,18 @@ func (h *Hub) Subscribe(ctx context.Context, f Filter, since int64) (*Subscripti
 			}
 		}
 	}
+	release, err := h.slots.Acquire(ctx, fairshare.CallerFrom(ctx))
+	switch {
+	case errors.Is(err, fairshare.ErrBusy):
+		return nil, ErrTooManySubscribers
+	case err != nil:
+		return nil, err // the caller's own cap: a *fairshare.LimitError
+	}
 	c := make(chan Change, len(backlog)+h.cfg.Buffer)
 	for _, ev := range backlog {
 		c <- ev
 	}
-	s := &Subscription{C: c, Start: start, c: c, hub: h, filter: f}
+	s := &Subscription{C: c, Start: start, c: c, hub: h, filter: f, release: release}
 	h.subs[s] = struct{}{}
 	return s, nil
 }

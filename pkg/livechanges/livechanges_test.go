@@ -205,7 +205,7 @@ func TestSlowSubscriberDropped(t *testing.T) {
 	forEach(t, func(t *testing.T, bus events.Bus) {
 		idx := newIndex()
 		idx.set(1 << 40)
-		h := startHub(t, bus, idx, livechanges.Config{Buffer: 2, MaxSubscribers: 2})
+		h := startHub(t, bus, idx, livechanges.Config{Buffer: 2, MaxSubscribers: 2, AdminReserve: -1})
 		slow, _ := h.Subscribe(t.Context(), livechanges.Filter{}, 0)
 		fast, _ := h.Subscribe(t.Context(), livechanges.Filter{}, 0)
 		if _, err := h.Subscribe(t.Context(), livechanges.Filter{}, 0); !errors.Is(err, livechanges.ErrTooManySubscribers) {

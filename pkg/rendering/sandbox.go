@@ -23,7 +23,12 @@
 //     function call) is abandoned: Execute returns ErrTimeout, and the
 //     goroutine finishes on its own. At most Limits.MaxRunning renders run
 //     at a time, abandoned ones included, so runaway renders cannot pile
-//     up; beyond that Execute answers ErrBusy.
+//     up; they are shared fairly (pkg/fairshare, the caller from the
+//     context): one user runs at most Limits.MaxRunningPerUser (beyond
+//     that Execute answers a *fairshare.LimitError, 429), and
+//     Limits.AdminReserve of the slots are left to administrators, so
+//     one reader's runaway renders never make theirs fail; beyond the
+//     slots a caller may take Execute answers ErrBusy (503).
 //   - printf is replaced by a version that refuses widths and precisions
 //     over 1,000 (fmt would build the padded string in memory first).
 //
@@ -47,6 +52,8 @@ import (
 	"sync/atomic"
 	"text/template/parse"
 	"time"
+
+	"github.com/cmsplatform/cms/pkg/fairshare"
 )
 
 // Limits bound compiling and executing templates. Zero fields take the
@@ -63,6 +70,12 @@ type Limits struct {
 	// MaxRunning bounds the renders executing at once, abandoned ones
 	// included (DefaultMaxRunning).
 	MaxRunning int
+	// MaxRunningPerUser bounds the renders one user executes at once,
+	// abandoned ones included (DefaultMaxRunningPerUser).
+	MaxRunningPerUser int
+	// AdminReserve is how many of MaxRunning only administrators take
+	// (DefaultAdminReserve; negative: none).
+	AdminReserve int
 }
 
 // Defaults of Limits.
@@ -72,7 +85,18 @@ const (
 	DefaultMaxOutputBytes   = 8 << 20
 	DefaultMaxRange         = 10000
 	DefaultMaxRunning       = 16
+	// DefaultMaxRunningPerUser and DefaultAdminReserve share the 16
+	// slots: one user runs at most 4, other users together at most 12.
+	DefaultMaxRunningPerUser = 4
+	DefaultAdminReserve      = 4
+	// busyRetryAfter is the Retry-After of a refused render: about one
+	// render's time limit.
+	busyRetryAfter = 2 * time.Second
 )
+
+// CapRunningPerUser names the per-user render cap in refusals (the
+// setting renderSlotsPerUser).
+const CapRunningPerUser = "renderSlotsPerUser"
 
 func (l Limits) withDefaults() Limits {
 	if l.MaxTemplateBytes <= 0 {
@@ -90,6 +114,17 @@ func (l Limits) withDefaults() Limits {
 	if l.MaxRunning <= 0 {
 		l.MaxRunning = DefaultMaxRunning
 	}
+	if l.MaxRunningPerUser <= 0 {
+		l.MaxRunningPerUser = DefaultMaxRunningPerUser
+	}
+	switch {
+	case l.AdminReserve == 0:
+		l.AdminReserve = DefaultAdminReserve
+	case l.AdminReserve < 0:
+		l.AdminReserve = 0
+	}
+	l.MaxRunningPerUser = min(l.MaxRunningPerUser, l.MaxRunning)
+	l.AdminReserve = min(l.AdminReserve, l.MaxRunning-1)
 	return l
 }
 
@@ -128,17 +163,21 @@ func (e *Error) Unwrap() []error {
 }
 
 // Engine compiles and executes templates under one set of limits; its
-// MaxRunning slots are shared by all its renders.
+// MaxRunning slots are shared by all its renders, fairly between users.
 type Engine struct {
 	limits  Limits
-	running chan struct{}
+	running *fairshare.Limiter
 }
 
 // New returns an engine with limits l (zero fields: defaults).
 func New(l Limits) *Engine {
 	l = l.withDefaults()
-	return &Engine{limits: l, running: make(chan struct{}, l.MaxRunning)}
+	return &Engine{limits: l, running: fairshare.New("renders running", fairshare.Limits{Total: l.MaxRunning,
+		PerUser: l.MaxRunningPerUser, AdminReserve: l.AdminReserve, RetryAfter: busyRetryAfter, Cap: CapRunningPerUser})}
 }
+
+// Running is how many renders run now, abandoned ones included.
+func (e *Engine) Running() int { return e.running.InUse() }
 
 // Limits are the engine's limits, defaults filled in.
 func (e *Engine) Limits() Limits { return e.limits }
@@ -351,10 +390,12 @@ func (t *Template) Execute(ctx context.Context, data any) ([]byte, error) {
 		return []byte{}, nil
 	}
 	l := t.e.limits
-	select {
-	case t.e.running <- struct{}{}:
-	default:
+	release, err := t.e.running.Acquire(ctx, fairshare.CallerFrom(ctx))
+	if errors.Is(err, fairshare.ErrBusy) {
 		return nil, ErrBusy
+	}
+	if err != nil {
+		return nil, err // the caller's own cap: a *fairshare.LimitError
 	}
 	ctx, cancel := context.WithTimeout(ctx, l.Timeout)
 	defer cancel()
@@ -363,7 +404,7 @@ func (t *Template) Execute(ctx context.Context, data any) ([]byte, error) {
 	w := &boundedWriter{ctx: ctx, max: l.MaxOutputBytes}
 	done := make(chan error, 1)
 	go func() {
-		defer func() { <-t.e.running }()
+		defer release()
 		defer func() {
 			if r := recover(); r != nil {
 				done <- fmt.Errorf("panic: %v", r)

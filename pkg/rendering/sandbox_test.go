@@ -7,6 +7,9 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/cmsplatform/cms/pkg/auth"
+	"github.com/cmsplatform/cms/pkg/fairshare"
 )
 
 func render(t *testing.T, e *Engine, text string, data any) ([]byte, error) {
@@ -148,7 +151,7 @@ func FuzzTemplate(f *testing.F) {
 		"{{if .}}a{{else}}b{{end}}", "{{index .L 9}}", `{{define "a"}}{{end}}`, "{{range 3}}{{.}}{{end}}", "{{slice .S 1 2}}"} {
 		f.Add(s)
 	}
-	e := New(Limits{Timeout: 50 * time.Millisecond, MaxOutputBytes: 1 << 16, MaxRunning: 64})
+	e := New(Limits{Timeout: 50 * time.Millisecond, MaxOutputBytes: 1 << 16, MaxRunning: 64, MaxRunningPerUser: 64})
 	data := map[string]any{"L": []string{"a", "b"}, "S": "hello", "N": 3.5}
 	f.Fuzz(func(t *testing.T, text string) {
 		tpl, err := e.Compile("f", text, nil)
@@ -185,5 +188,49 @@ func TestStringArgs(t *testing.T) {
 	}
 	if got := tpl.StringArgs(2, "f"); strings.Join(got, ",") != "a,b,c,d" {
 		t.Errorf("StringArgs = %v", got)
+	}
+}
+
+// One reader saturating the renders with endless loops (Reliability II
+// item 5) gets 429 beyond its own share and never makes an
+// administrator's render fail: the reserve stays free for them.
+func TestFairShare(t *testing.T) {
+	e := New(Limits{Timeout: 2 * time.Second, MaxRunning: 4, MaxRunningPerUser: 3, AdminReserve: 1})
+	reader := auth.WithPrincipal(context.Background(), auth.Principal{Name: "reader"})
+	admin := auth.WithPrincipal(context.Background(), auth.Principal{Name: "root", Admin: true})
+	loop, err := e.Compile("loop", "{{range 10000}}{{range 10000}}{{range 10000}}{{end}}{{end}}{{end}}", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	results := make(chan error, 24)
+	for range 24 {
+		go func() { _, err := loop.Execute(reader, nil); results <- err }()
+	}
+	// The reader's renders run (at most its 3) or are refused at once.
+	refused := 0
+	for refused < 21 {
+		err := <-results
+		var le *fairshare.LimitError
+		if !errors.As(err, &le) || le.Cap != CapRunningPerUser {
+			t.Fatalf("the reader's extra render: %v, want a LimitError", err)
+		}
+		refused++
+	}
+	if e.Running() != 3 {
+		t.Fatalf("running %d, want the reader's 3", e.Running())
+	}
+	ok, err := e.Compile("ok", "hello", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for range 10 {
+		if out, err := ok.Execute(admin, nil); err != nil || string(out) != "hello" {
+			t.Fatalf("admin render while the reader saturates: %q, %v", out, err)
+		}
+	}
+	for range 3 {
+		if err := <-results; !errors.Is(err, ErrTimeout) {
+			t.Errorf("the reader's loop: %v, want ErrTimeout", err)
+		}
 	}
 }

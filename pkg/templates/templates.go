@@ -196,6 +196,10 @@ func (s *Service) Render(ctx context.Context, req Request) (Result, error) {
 // not cacheable).
 func (s *Service) render(ctx context.Context, req Request) (Result, []string, error) {
 	r := &run{s: s, ld: newLoader(s.r, req.Branch, req.Caller, s.limits.MaxReads), compiled: map[string]*rendering.Template{}}
+	if req.Caller != nil {
+		// The engine shares its slots by the caller of the context.
+		ctx = auth.WithPrincipal(ctx, *req.Caller)
+	}
 	// The reads share the render's deadline.
 	ctx, cancel := context.WithTimeout(ctx, s.engine.Limits().Timeout)
 	defer cancel()

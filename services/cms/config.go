@@ -76,8 +76,12 @@ func fromViper(v *viper.Viper, d app.Config) (app.Config, error) {
 	c.WebhookMaxLanes = v.GetInt("webhookMaxLanes")
 	c.RenderTimeout = v.GetDuration("renderTimeout")
 	c.RenderMaxOutputBytes = v.GetInt("renderMaxOutputBytes")
+	c.RenderSlots = v.GetInt("renderSlots")
+	c.RenderSlotsPerUser = v.GetInt("renderSlotsPerUser")
+	c.RenderAdminReserve = v.GetInt("renderAdminReserve")
 	c.RenderCacheMaxBytes = v.GetInt64("renderCacheMaxBytes")
 	c.Live = app.LiveConfig{Buffer: v.GetInt("live.buffer"), MaxSubscribers: v.GetInt("live.maxSubscribers"),
+		MaxSubscribersPerUser: v.GetInt("live.maxSubscribersPerUser"), AdminReserve: v.GetInt("live.adminReserve"),
 		Retained: v.GetInt("live.retained"), Heartbeat: v.GetDuration("live.heartbeat")}
 	comps := map[string]*app.Component{"store": &c.Store, "events": &c.Events, "search": &c.Search,
 		"cache": &c.Cache, "blobs": &c.Blobs}

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/cmsplatform/cms/pkg/errkind"
 	"github.com/cmsplatform/cms/pkg/livechanges"
 	deliveryv1 "github.com/cmsplatform/cms/proto/gen/go/cms/delivery/v1"
 	"github.com/cmsplatform/cms/services/internal/gateway"
@@ -26,7 +27,8 @@ import (
 //   - while nothing else was sent for Heartbeat, a KindHeartbeat message
 //     keeps intermediaries from closing the idle connection;
 //   - a full hub, or one not ready within SubscribeWait, is Unavailable
-//     with Retry-After; a subscriber too slow to take its events is ended
+//     with Retry-After; a caller at its own cap (the hub's
+//     MaxSubscribersPerUser) is 429 with Retry-After; a subscriber too slow to take its events is ended
 //     Unavailable (resume with the last version seen).
 const (
 	KindReset     = "reset"
@@ -165,6 +167,8 @@ func (l *live) subscribe(ctx context.Context, f livechanges.Filter, since int64)
 	switch {
 	case err == nil:
 		return sub, reset, nil
+	case errkind.Of(err) == errkind.TooMany: // the caller's own cap (429)
+		return nil, false, gateway.TooMany(ctx, err)
 	case errors.Is(err, livechanges.ErrBadFilter):
 		return nil, false, status.Error(codes.InvalidArgument, strings.TrimPrefix(err.Error(), "livechanges: "))
 	case ctx.Err() != nil:

@@ -129,6 +129,14 @@ type Config struct {
 	// CMS_RENDER_MAX_OUTPUT_BYTES.
 	RenderTimeout        time.Duration `yaml:"renderTimeout"`
 	RenderMaxOutputBytes int           `yaml:"renderMaxOutputBytes"`
+	// The render slots of a process (pkg/rendering, README "Per-user
+	// fairness"): renders running at once (abandoned ones included), how
+	// many of them one user holds (429 beyond) and how many only
+	// administrators take. CMS_RENDER_SLOTS, CMS_RENDER_SLOTS_PER_USER,
+	// CMS_RENDER_ADMIN_RESERVE.
+	RenderSlots        int `yaml:"renderSlots"`
+	RenderSlotsPerUser int `yaml:"renderSlotsPerUser"`
+	RenderAdminReserve int `yaml:"renderAdminReserve"`
 	// RenderCacheMaxBytes bounds the memory of the per-process render
 	// cache (pkg/rendercache, docs/rendering.md); 0 turns it off.
 	// CMS_RENDER_CACHE_MAX_BYTES.
@@ -169,25 +177,33 @@ type QueryLimits struct {
 // serving Delivery: undelivered events per subscriber (a subscriber with
 // a full buffer is disconnected and resumes), concurrent subscribers (503
 // + Retry-After beyond), changes kept in memory for resuming (an older
-// position gets a reset event), and the idle interval between heartbeats.
-// CMS_LIVE_BUFFER, CMS_LIVE_MAX_SUBSCRIBERS, CMS_LIVE_RETAINED,
-// CMS_LIVE_HEARTBEAT.
+// position gets a reset event), and the idle interval between heartbeats;
+// the subscribers one user holds (429 + Retry-After beyond) and how many
+// only administrators take. CMS_LIVE_BUFFER, CMS_LIVE_MAX_SUBSCRIBERS,
+// CMS_LIVE_RETAINED, CMS_LIVE_HEARTBEAT, CMS_LIVE_MAX_SUBSCRIBERS_PER_USER,
+// CMS_LIVE_ADMIN_RESERVE.
 type LiveConfig struct {
-	Buffer         int           `yaml:"buffer"`
-	MaxSubscribers int           `yaml:"maxSubscribers"`
-	Retained       int           `yaml:"retained"`
-	Heartbeat      time.Duration `yaml:"heartbeat"`
+	Buffer                int           `yaml:"buffer"`
+	MaxSubscribers        int           `yaml:"maxSubscribers"`
+	MaxSubscribersPerUser int           `yaml:"maxSubscribersPerUser"`
+	AdminReserve          int           `yaml:"adminReserve"`
+	Retained              int           `yaml:"retained"`
+	Heartbeat             time.Duration `yaml:"heartbeat"`
 }
 
 // DefaultLiveConfig holds the documented defaults of LiveConfig.
 func DefaultLiveConfig() LiveConfig {
 	return LiveConfig{Buffer: livechanges.DefaultBuffer, MaxSubscribers: livechanges.DefaultMaxSubscribers,
+		MaxSubscribersPerUser: livechanges.DefaultMaxSubscribersPerUser, AdminReserve: livechanges.DefaultAdminReserve,
 		Retained: livechanges.DefaultRetained, Heartbeat: delivery.DefaultHeartbeat}
 }
 
 func (l LiveConfig) validate() []error {
 	if l.Buffer <= 0 || l.MaxSubscribers <= 0 || l.Retained <= 0 || l.Heartbeat <= 0 {
 		return []error{errors.New("live: buffer, maxSubscribers, retained and heartbeat must be positive")}
+	}
+	if l.MaxSubscribersPerUser <= 0 || l.AdminReserve < 0 {
+		return []error{errors.New("live: maxSubscribersPerUser must be positive, adminReserve not negative")}
 	}
 	return nil
 }
@@ -333,6 +349,9 @@ func DefaultConfig() Config {
 		WebhookMaxLanes:         webhooks.DefaultMaxLanes,
 		RenderTimeout:           rendering.DefaultTimeout,
 		RenderMaxOutputBytes:    rendering.DefaultMaxOutputBytes,
+		RenderSlots:             rendering.DefaultMaxRunning,
+		RenderSlotsPerUser:      rendering.DefaultMaxRunningPerUser,
+		RenderAdminReserve:      rendering.DefaultAdminReserve,
 		RenderCacheMaxBytes:     rendercache.DefaultMaxBytes,
 		WebhookKeepAttempts:     webhooks.DefaultKeepAttempts,
 		WebhookAttemptsMaxAge:   webhooks.DefaultAttemptsMaxAge,
@@ -401,6 +420,9 @@ func (c Config) Validate() error {
 	}
 	if c.Queries.Queue < 0 {
 		errs = append(errs, errors.New("queries: queue must not be negative"))
+	}
+	if c.RenderSlots <= 0 || c.RenderSlotsPerUser <= 0 || c.RenderAdminReserve < 0 {
+		errs = append(errs, errors.New("renderSlots and renderSlotsPerUser must be positive, renderAdminReserve not negative"))
 	}
 	if c.RenderCacheMaxBytes < 0 {
 		errs = append(errs, errors.New("renderCacheMaxBytes must not be negative (0 turns the render cache off)"))

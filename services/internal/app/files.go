@@ -27,16 +27,26 @@ type FilesConfig struct {
 	MaxImagePixels int64 `yaml:"maxImagePixels"`
 	// ThumbnailParallel is how many thumbnails a process generates at once.
 	ThumbnailParallel int `yaml:"thumbnailParallel"`
+	// ThumbnailParallelPerUser is how many of them one user generates at
+	// once; its other requests wait for its own slot.
+	ThumbnailParallelPerUser int `yaml:"thumbnailParallelPerUser"`
+	// MaxOpenUploadsPerUser and MaxOpenUploadBytesPerUser cap one user's
+	// open (uncommitted) uploads and the bytes in them: 429 beyond;
+	// negative: no cap. Administrators are not capped.
+	MaxOpenUploadsPerUser     int   `yaml:"maxOpenUploadsPerUser"`
+	MaxOpenUploadBytesPerUser int64 `yaml:"maxOpenUploadBytesPerUser"`
 }
 
 // DefaultFilesConfig is 32 MiB chunks, 16 GiB files, uploads kept 24
 // hours; thumbnails 256 px by default, at most 2048 px, of images up to 40
-// megapixels, 2 generated at once.
+// megapixels, 2 generated at once, 1 per user; 100 open uploads and
+// 16 GiB in them per user.
 func DefaultFilesConfig() FilesConfig {
 	return FilesConfig{MaxChunkBytes: files.DefaultMaxChunkBytes, MaxFileBytes: files.DefaultMaxFileBytes,
 		UploadTTL: files.DefaultUploadTTL, ThumbnailSize: files.DefaultThumbnailSize,
 		MaxThumbnailSize: files.DefaultMaxThumbnailSize, MaxImagePixels: files.DefaultMaxImagePixels,
-		ThumbnailParallel: files.DefaultThumbnailParallel}
+		ThumbnailParallel: files.DefaultThumbnailParallel, ThumbnailParallelPerUser: files.DefaultThumbnailParallelPerUser,
+		MaxOpenUploadsPerUser: files.DefaultMaxOpenUploadsPerUser, MaxOpenUploadBytesPerUser: files.DefaultMaxOpenUploadBytesPerUser}
 }
 
 // NewFiles returns the files domain over the blob component (nil without
@@ -47,8 +57,10 @@ func NewFiles(cfg Config, comps *Components, log *slog.Logger) *files.Service {
 	}
 	return files.New(comps.Blobs, files.Options{MaxChunkBytes: cfg.Files.MaxChunkBytes,
 		MaxFileBytes: cfg.Files.MaxFileBytes, UploadTTL: cfg.Files.UploadTTL, Logger: log.With("component", "files"),
+		MaxOpenUploadsPerUser: cfg.Files.MaxOpenUploadsPerUser, MaxOpenUploadBytesPerUser: cfg.Files.MaxOpenUploadBytesPerUser,
 		Thumbnails: files.ThumbnailOptions{DefaultSize: cfg.Files.ThumbnailSize, MaxSize: cfg.Files.MaxThumbnailSize,
-			MaxPixels: cfg.Files.MaxImagePixels, Parallel: cfg.Files.ThumbnailParallel}})
+			MaxPixels: cfg.Files.MaxImagePixels, Parallel: cfg.Files.ThumbnailParallel,
+			ParallelPerUser: cfg.Files.ThumbnailParallelPerUser}})
 }
 
 // expireUploads removes abandoned uploads every UploadTTL/4 (at least once

@@ -163,7 +163,8 @@ func buildTargets(ctx context.Context, cfg Config, comps *Components, log *slog.
 				registerRenderCacheMetrics(reg, rc)
 				g.WithStylesheets(stylesheets.New(cs, log.With("group", "rendering")).WithCache(rc))
 				g.WithTemplates(templates.New(cs, templates.Limits{Engine: pkgrendering.Limits{
-					Timeout: cfg.RenderTimeout, MaxOutputBytes: cfg.RenderMaxOutputBytes}}, log.With("group", "rendering")).WithCache(rc))
+					Timeout: cfg.RenderTimeout, MaxOutputBytes: cfg.RenderMaxOutputBytes, MaxRunning: cfg.RenderSlots,
+					MaxRunningPerUser: cfg.RenderSlotsPerUser, AdminReserve: reserve(cfg.RenderAdminReserve)}}, log.With("group", "rendering")).WithCache(rc))
 			}
 			groups = append(groups, g)
 		case TargetIndex:
@@ -209,11 +210,21 @@ func renderCache(cfg Config, comps *Components, log *slog.Logger) *rendercache.C
 	return rendercache.New(comps.Store, rendercache.Options{MaxBytes: cfg.RenderCacheMaxBytes, Logger: log.With("component", "rendercache")})
 }
 
+// reserve is an administrators' reserve setting for the domain's
+// Limits, where 0 takes the default: a setting of 0 means none (-1).
+func reserve(n int) int {
+	if n == 0 {
+		return -1
+	}
+	return n
+}
+
 // liveOptions configures the change stream of a delivery target: the
 // events it reads and the store it looks the changed objects' types up in.
 func liveOptions(cfg Config, comps *Components) delivery.LiveOptions {
 	return delivery.LiveOptions{Heartbeat: cfg.Live.Heartbeat, Hub: livechanges.Config{
 		Consumer: comps.Events, Buffer: cfg.Live.Buffer, MaxSubscribers: cfg.Live.MaxSubscribers, Retained: cfg.Live.Retained,
+		MaxSubscribersPerUser: cfg.Live.MaxSubscribersPerUser, AdminReserve: reserve(cfg.Live.AdminReserve),
 		Types: func(ctx context.Context, ev changes.Event) ([]int64, error) {
 			return content.ChangeTypes(ctx, comps.Store, ev)
 		},

@@ -83,7 +83,7 @@ func runThumbnailScenario(t *testing.T, c filesClient, admin httpClient, picture
 	for _, tc := range []struct {
 		query string
 		want  int
-	}{{"?size=64", 64}, {"?width=32", 32}, {"?size=48&width=32", 48}, {"", thumbnailDefault}, {"?size=1000", 240}} {
+	}{{"?size=64", 64}, {"?width=32", 64}, {"?size=100&width=32", 128}, {"", 128}, {"?size=1000", 240}} { // sizes snapped up to 64, 128, …
 		resp, body := c.get(base+"photo"+tc.query, http.StatusOK)
 		got, format, err := image.Decode(bytes.NewReader(body))
 		if err != nil || format != "jpeg" || resp.Header.Get("Content-Type") != "image/jpeg" {

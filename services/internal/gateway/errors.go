@@ -29,6 +29,7 @@ const (
 	ReasonPreconditionFailed    = "PRECONDITION_FAILED"    // 412
 	ReasonUnsupportedMediaType  = "UNSUPPORTED_MEDIA_TYPE" // 415
 	ReasonNotImplemented        = "NOT_IMPLEMENTED"        // 501
+	ReasonTooManyRequests       = "TOO_MANY_REQUESTS"      // 429, a per-user cap (metadata "limit" names it)
 	errorDomain                 = "cms.cmsplatform.dev"
 	problemTypeBase             = "https://cmsplatform.dev/problems/"
 	headerHTTPCode              = "x-http-code"
@@ -49,6 +50,7 @@ var reasonStatus = map[string]int{
 	ReasonPreconditionFailed:   http.StatusPreconditionFailed,
 	ReasonUnsupportedMediaType: http.StatusUnsupportedMediaType,
 	ReasonNotImplemented:       http.StatusNotImplemented,
+	ReasonTooManyRequests:      http.StatusTooManyRequests,
 }
 
 // WithReason returns a gRPC status error with code c and an ErrorInfo
@@ -81,6 +83,9 @@ type Problem struct {
 	// "column").
 	Line   int `json:"line,omitempty"`
 	Column int `json:"column,omitempty"`
+	// Limit names the setting of the per-user cap a 429 met, e.g.
+	// "renderSlotsPerUser" (extension member; ErrorInfo metadata "limit").
+	Limit string `json:"limit,omitempty"`
 }
 
 // ProblemOf is the ProblemDetails a status is answered with (for answers
@@ -146,6 +151,7 @@ func problemFromStatus(st *status.Status, instance string, override *int) Proble
 		p.Operation = info.GetMetadata()["operation"]
 		p.Line, _ = strconv.Atoi(info.GetMetadata()["line"])
 		p.Column, _ = strconv.Atoi(info.GetMetadata()["column"])
+		p.Limit = info.GetMetadata()["limit"]
 		if p.Reason != "" {
 			p.Type = problemTypeBase + strings.ToLower(strings.ReplaceAll(p.Reason, "_", "-"))
 		}

@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"log/slog"
+	"strconv"
+	"time"
 
 	"github.com/cmsplatform/cms/pkg/component"
 	"github.com/cmsplatform/cms/pkg/errkind"
@@ -64,7 +66,7 @@ func RetryAfter(ctx context.Context, seconds string, code codes.Code, msg string
 
 // DomainStatus is the one mapping of domain errors to gRPC status (and,
 // through the reason table, HTTP status) for every API group: the error's
-// errkind decides (400, 404, 422, 413, 412, 403, 501); anything else goes
+// errkind decides (400, 404, 422, 413, 412, 403, 501, 429); anything else goes
 // to OtherStatus, logged under group.
 func DomainStatus(ctx context.Context, log *slog.Logger, group string, err error) error {
 	if err == nil {
@@ -89,8 +91,34 @@ func DomainStatus(ctx context.Context, log *slog.Logger, group string, err error
 		return WithReason(codes.InvalidArgument, ReasonUnprocessable, err.Error(), nil)
 	case errkind.RangeNotSatisfiable:
 		return WithReason(codes.OutOfRange, ReasonRangeNotSatisfiable, err.Error(), nil)
+	case errkind.TooMany:
+		return TooMany(ctx, err)
 	}
 	return OtherStatus(ctx, log, group, err)
+}
+
+// TooMany answers an error of kind errkind.TooMany (a caller at one of
+// its per-user caps, e.g. pkg/fairshare.LimitError) with 429 (gRPC
+// ResourceExhausted, reason TOO_MANY_REQUESTS), Retry-After (the error's
+// RetryAfter, at least 1 s) and the cap's setting in the ProblemDetails'
+// "limit" member. DomainStatus calls it; a group that maps an error
+// itself (a stream refused before it starts) calls it too.
+func TooMany(ctx context.Context, err error) error {
+	after, limit := time.Second, ""
+	var ra interface{ RetryAfter() time.Duration }
+	if errors.As(err, &ra) && ra.RetryAfter() > after {
+		after = ra.RetryAfter()
+	}
+	var ln interface{ LimitName() string }
+	if errors.As(err, &ln) {
+		limit = ln.LimitName()
+	}
+	_ = grpc.SetHeader(ctx, metadata.Pairs("retry-after", strconv.Itoa(int((after+time.Second-1)/time.Second))))
+	var md map[string]string
+	if limit != "" {
+		md = map[string]string{"limit": limit}
+	}
+	return WithReason(codes.ResourceExhausted, ReasonTooManyRequests, err.Error(), md)
 }
 
 // OtherStatus maps what no domain error matched: an unavailable component
