@@ -77,6 +77,7 @@ func fromViper(v *viper.Viper, d app.Config) (app.Config, error) {
 	c.RenderTimeout = v.GetDuration("renderTimeout")
 	c.RenderMaxOutputBytes = v.GetInt("renderMaxOutputBytes")
 	c.RenderCacheMaxBytes = v.GetInt64("renderCacheMaxBytes")
+	c.RenderSeparateOrigin = v.GetBool("renderSeparateOrigin")
 	c.Live = app.LiveConfig{Buffer: v.GetInt("live.buffer"), MaxSubscribers: v.GetInt("live.maxSubscribers"),
 		Retained: v.GetInt("live.retained"), Heartbeat: v.GetDuration("live.heartbeat")}
 	comps := map[string]*app.Component{"store": &c.Store, "events": &c.Events, "search": &c.Search,
