@@ -40,6 +40,15 @@ import (
 // ContentType is the media type of every rendered template.
 const ContentType = "text/html; charset=utf-8"
 
+// SandboxPolicy is the Content-Security-Policy of a render served from the
+// API's origin: a template is written by a branch editor, and its HTML must
+// not run script with the authority of whoever opens it (a sandbox without
+// allow-scripts gives the page an opaque origin and no scripts; forms and
+// links still work, images and stylesheets still load). An operator who
+// serves the Rendering group from an origin of its own turns it off
+// (renderSeparateOrigin).
+const SandboxPolicy = "sandbox allow-forms allow-popups allow-popups-to-escape-sandbox; script-src 'none'; object-src 'none'; base-uri 'none'"
+
 // Limits bound renders. Zero fields take the defaults.
 type Limits struct {
 	// Engine bounds compiling and executing one template (time, output,

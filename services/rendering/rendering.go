@@ -73,4 +73,7 @@ type service struct {
 	sheets *stylesheets.Service
 	// templates renders templates (nil: the render operations answer 501)
 	templates *templates.Service
+	// separateOrigin: renders are served from an origin of their own, so
+	// they need no sandboxing policy (WithSeparateOrigin).
+	separateOrigin bool
 }

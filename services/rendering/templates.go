@@ -33,6 +33,14 @@ func (g *Group) WithTemplates(svc *templates.Service) *Group {
 	return g
 }
 
+// WithSeparateOrigin says that the Rendering group is served from an origin
+// of its own (renderSeparateOrigin): renders then come without
+// templates.SandboxPolicy, so their scripts run.
+func (g *Group) WithSeparateOrigin(separate bool) *Group {
+	g.api.separateOrigin = separate
+	return g
+}
+
 // RenderTemplate implements RenderTemplateAsync
 // (POST /branches/{branchId}/templates/{templateId}/render).
 func (s *service) RenderTemplate(req *renderingv1.RenderTemplateRequest, stream grpc.ServerStreamingServer[httpbody.HttpBody]) error {
@@ -73,7 +81,11 @@ func (s *service) sendRender(ctx context.Context, r templates.Request, stream gr
 	if err != nil {
 		return s.renderStatus(ctx, err)
 	}
-	if err := gateway.Conditional(ctx, res.ETag, "cache-control", renderCacheControl); err != nil {
+	pairs := []string{"cache-control", renderCacheControl, "x-content-type-options", "nosniff"}
+	if !s.separateOrigin {
+		pairs = append(pairs, "content-security-policy", templates.SandboxPolicy)
+	}
+	if err := gateway.Conditional(ctx, res.ETag, pairs...); err != nil {
 		return err
 	}
 	return stream.Send(&httpbody.HttpBody{ContentType: templates.ContentType, Data: res.HTML})

@@ -141,6 +141,11 @@ type Config struct {
 	// cache (pkg/rendercache, docs/rendering.md); 0 turns it off.
 	// CMS_RENDER_CACHE_MAX_BYTES.
 	RenderCacheMaxBytes int64 `yaml:"renderCacheMaxBytes"`
+	// RenderSeparateOrigin: the Rendering group is served from an origin of
+	// its own (a host name no other group answers on), so renders are sent
+	// without the sandboxing Content-Security-Policy that keeps a template's
+	// script from running on the API's origin. CMS_RENDER_SEPARATE_ORIGIN.
+	RenderSeparateOrigin bool `yaml:"renderSeparateOrigin"`
 
 	// Live bounds the change stream of Delivery (docs/live-changes.md).
 	Live LiveConfig `yaml:"live"`

@@ -415,5 +415,6 @@ func runFilesScenario(t *testing.T, start func() (string, func())) {
 	c.get("/delivery/api/files/"+guid+".png", http.StatusOK)
 	runThumbnailScenario(t, c, admin, pictureType)
 	runDatabaseBinaryScenario(t, c, admin, bpo, data)
+	runExposureScenario(c)
 	runCleanupScenario(t, c, admin, name, unreferenced)
 }

@@ -162,6 +162,7 @@ func buildTargets(ctx context.Context, cfg Config, comps *Components, log *slog.
 				workers = append(workers, rc.Invalidator(comps.Events, "render-invalidator-"+hostName(), comps.Store).Run)
 				registerRenderCacheMetrics(reg, rc)
 				g.WithStylesheets(stylesheets.New(cs, log.With("group", "rendering")).WithCache(rc))
+				g.WithSeparateOrigin(cfg.RenderSeparateOrigin)
 				g.WithTemplates(templates.New(cs, templates.Limits{Engine: pkgrendering.Limits{
 					Timeout: cfg.RenderTimeout, MaxOutputBytes: cfg.RenderMaxOutputBytes, MaxRunning: cfg.RenderSlots,
 					MaxRunningPerUser: cfg.RenderSlotsPerUser, AdminReserve: reserve(cfg.RenderAdminReserve)}}, log.With("group", "rendering")).WithCache(rc))

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/cmsplatform/cms/pkg/content"
+	"github.com/cmsplatform/cms/pkg/templates"
 	"github.com/cmsplatform/cms/services/internal/gateway"
 )
 
@@ -57,6 +58,13 @@ func runTemplatesScenario(t *testing.T, base string) {
 		}
 		if want == http.StatusOK && r.header.Get("Content-Type") != ct {
 			t.Errorf("%s %s: Content-Type %q", method, path, r.header.Get("Content-Type"))
+		}
+		// A render is a branch editor's HTML on the API's origin: no script
+		// of it runs (renderSeparateOrigin is off).
+		if (want == http.StatusOK || want == http.StatusNotModified) && ct != "application/json" &&
+			(r.header.Get("Content-Security-Policy") != templates.SandboxPolicy || r.header.Get("X-Content-Type-Options") != "nosniff") {
+			t.Errorf("%s %s: Content-Security-Policy %q, X-Content-Type-Options %q", method, path,
+				r.header.Get("Content-Security-Policy"), r.header.Get("X-Content-Type-Options"))
 		}
 		return r
 	}

@@ -28,12 +28,14 @@ type Sender interface {
 }
 
 // Serve answers a GET of f: 304 when If-None-Match names its ETag, else
-// the whole file or the ranges of the Range header. extra are more
+// the whole file or the ranges of the Range header, with the headers that
+// keep an active file from running on the API's origin
+// (files.ExposureHeaders). extra are more
 // header pairs (e.g. a different cache-control). It returns domain errors
 // (files.ErrRangeNotSatisfiable with its Content-Range header already set)
 // for the caller's status mapping.
 func Serve(ctx context.Context, svc *files.Service, f files.File, out Sender) error {
-	pairs := []string{"cache-control", files.CacheControl, "accept-ranges", "bytes"}
+	pairs := append([]string{"cache-control", files.CacheControl, "accept-ranges", "bytes"}, files.ExposureHeaders(f.ContentType)...)
 	if err := gateway.Conditional(ctx, f.ETag, pairs...); err != nil {
 		return err
 	}

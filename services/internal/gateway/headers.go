@@ -47,10 +47,13 @@ var outgoingHeaders = map[string]string{
 	"cache-control":       "Cache-Control",
 	"last-modified":       "Last-Modified",
 	"content-disposition": "Content-Disposition",
-	"retry-after":         "Retry-After",
-	"www-authenticate":    "WWW-Authenticate",
-	"x-request-id":        "X-Request-Id",
-	"vary":                "Vary",
+	// Served files and renders: what a browser may run (pkg/files exposure).
+	"x-content-type-options":  "X-Content-Type-Options",
+	"content-security-policy": "Content-Security-Policy",
+	"retry-after":             "Retry-After",
+	"www-authenticate":        "WWW-Authenticate",
+	"x-request-id":            "X-Request-Id",
+	"vary":                    "Vary",
 }
 
 // IncomingHeaderMatcher implements runtime.HeaderMatcherFunc for requests.
