@@ -16,6 +16,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/cmsplatform/cms/pkg/auth"
 	"github.com/cmsplatform/cms/pkg/blobs"
 )
 
@@ -54,6 +55,10 @@ type uploadState struct {
 	Started time.Time `json:"started"`
 	// Owner is whom the upload counts against (quota.go; "" for nobody).
 	Owner string `json:"owner,omitempty"`
+	// Starter is the user who started the upload: only they may continue,
+	// commit or cancel it ("" in uploads started before tokens were bound:
+	// anyone holding the token).
+	Starter string `json:"starter,omitempty"`
 }
 
 func stateKey(id string) string                { return "uploads/" + id + "/state" }
@@ -75,7 +80,7 @@ func (s *Service) StartUpload(ctx context.Context, c Chunk) (UploadResult, error
 	var raw [16]byte
 	_, _ = rand.Read(raw[:])
 	id := hex.EncodeToString(raw[:])
-	st := uploadState{Ext: ext, Started: s.opts.Now().UTC(), Owner: s.uploadOwner(ctx)}
+	st := uploadState{Ext: ext, Started: s.opts.Now().UTC(), Owner: s.uploadOwner(ctx), Starter: starter(ctx)}
 	return s.step(ctx, id, &st, c, true)
 }
 
@@ -91,7 +96,7 @@ func (s *Service) ContinueUpload(ctx context.Context, token string, c Chunk) (Up
 	}
 	unlock := s.locks.lock(id)
 	defer unlock()
-	st, err := s.loadState(ctx, id)
+	st, err := s.loadOwnState(ctx, id)
 	if err != nil {
 		return UploadResult{}, err
 	}
@@ -114,7 +119,7 @@ func (s *Service) CancelUpload(ctx context.Context, token string) error {
 	}
 	unlock := s.locks.lock(id)
 	defer unlock()
-	st, err := s.loadState(ctx, id)
+	st, err := s.loadOwnState(ctx, id)
 	if err != nil {
 		return err
 	}
@@ -241,10 +246,33 @@ func (s *Service) removeUpload(ctx context.Context, id string, chunks int) error
 	return nil
 }
 
+// starter is the caller who starts an upload (its token is theirs).
+func starter(ctx context.Context) string {
+	if p, ok := auth.FromContext(ctx); ok {
+		return p.Name
+	}
+	return ""
+}
+
+// loadOwnState is loadState for the caller of ctx: an upload another user
+// started answers as an unknown token would, so a token works only for
+// whoever started it and reveals nothing to anyone else.
+func (s *Service) loadOwnState(ctx context.Context, id string) (uploadState, error) {
+	st, err := s.loadState(ctx, id)
+	if err == nil && st.Starter != "" && st.Starter != starter(ctx) {
+		return uploadState{}, unknownUpload(id)
+	}
+	return st, err
+}
+
+func unknownUpload(id string) error {
+	return fmt.Errorf("%w: no upload with token %s (unknown, committed, cancelled or expired)", ErrInvalidUpload, id)
+}
+
 func (s *Service) loadState(ctx context.Context, id string) (uploadState, error) {
 	rc, _, err := s.blobs.Get(ctx, stateKey(id))
 	if errors.Is(err, blobs.ErrNotFound) {
-		return uploadState{}, fmt.Errorf("%w: no upload with token %s (unknown, committed, cancelled or expired)", ErrInvalidUpload, id)
+		return uploadState{}, unknownUpload(id)
 	}
 	if err != nil {
 		return uploadState{}, err

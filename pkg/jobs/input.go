@@ -7,7 +7,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strings"
 
+	"github.com/cmsplatform/cms/pkg/auth"
 	"github.com/cmsplatform/cms/pkg/blobs"
 )
 
@@ -18,7 +20,9 @@ import (
 // jobinput/<token>; a chunk is streamed (the previous content and the new
 // chunk are copied into the new version, never held in memory) and the
 // whole input is capped at Limits.MaxInputBytes (ErrInputTooLarge, the
-// input stays as it was before the chunk).
+// input stays as it was before the chunk). A token is bound to the user
+// who started the input (jobinput/<token>.owner holds the name): for
+// anyone else it is unknown, whether they append to, cancel or import it.
 
 func inputKey(token string) (string, error) {
 	if len(token) != 32 {
@@ -30,14 +34,51 @@ func inputKey(token string) (string, error) {
 	return "jobinput/" + token, nil
 }
 
+func ownerKey(key string) string { return key + ".owner" }
+
+// callerName is the authenticated user of ctx ("" without one).
+func callerName(ctx context.Context) string {
+	if p, ok := auth.FromContext(ctx); ok {
+		return p.Name
+	}
+	return ""
+}
+
+// ownInput reports whether the input at key is the caller's: its owner
+// record names them, or it has none (inputs started before tokens were
+// bound). A missing input is blobs.ErrNotFound.
+func (s *Service) ownInput(ctx context.Context, key string) error {
+	rc, _, err := s.blobs.Get(ctx, ownerKey(key))
+	if errors.Is(err, blobs.ErrNotFound) {
+		_, err = s.blobs.Stat(ctx, key)
+		return err
+	}
+	if err != nil {
+		return err
+	}
+	defer rc.Close()
+	name, err := io.ReadAll(io.LimitReader(rc, 4<<10))
+	if err != nil {
+		return err
+	}
+	if string(name) != callerName(ctx) {
+		return blobs.ErrNotFound
+	}
+	return nil
+}
+
 // StartInput stores the first chunk of a new job input.
 func (s *Service) StartInput(ctx context.Context, chunk io.Reader) (token string, size int64, err error) {
 	var b [16]byte
 	_, _ = rand.Read(b[:])
 	token = hex.EncodeToString(b[:])
 	key, _ := inputKey(token)
+	if _, err := s.blobs.Put(ctx, ownerKey(key), strings.NewReader(callerName(ctx)), blobs.Meta{ContentType: "text/plain"}); err != nil {
+		return "", 0, err
+	}
 	info, err := s.blobs.Put(ctx, key, s.capped(chunk, 0), blobs.Meta{ContentType: "application/octet-stream"})
 	if err != nil {
+		_ = s.blobs.Delete(ctx, ownerKey(key))
 		return "", 0, s.inputError(err)
 	}
 	return token, info.Size, nil
@@ -48,6 +89,11 @@ func (s *Service) StartInput(ctx context.Context, chunk io.Reader) (token string
 func (s *Service) ContinueInput(ctx context.Context, token string, chunk io.Reader) (int64, error) {
 	key, err := inputKey(token)
 	if err != nil {
+		return 0, err
+	}
+	if err := s.ownInput(ctx, key); errors.Is(err, blobs.ErrNotFound) {
+		return 0, invalidf("no job input with token %s", token)
+	} else if err != nil {
 		return 0, err
 	}
 	old, info, err := s.blobs.Get(ctx, key)
@@ -65,13 +111,22 @@ func (s *Service) ContinueInput(ctx context.Context, token string, chunk io.Read
 	return nInfo.Size, nil
 }
 
-// CancelInput removes the job input token (a missing one is no error).
+// CancelInput removes the job input token (a missing one, or another
+// user's, is no error: nothing of it is removed).
 func (s *Service) CancelInput(ctx context.Context, token string) error {
 	key, err := inputKey(token)
 	if err != nil {
 		return err
 	}
-	return s.blobs.Delete(ctx, key)
+	if err := s.ownInput(ctx, key); errors.Is(err, blobs.ErrNotFound) {
+		return nil
+	} else if err != nil {
+		return err
+	}
+	if err := s.blobs.Delete(ctx, key); err != nil {
+		return err
+	}
+	return s.blobs.Delete(ctx, ownerKey(key))
 }
 
 func (s *Service) checkInputToken(ctx context.Context, token string) error {
@@ -79,7 +134,7 @@ func (s *Service) checkInputToken(ctx context.Context, token string) error {
 	if err != nil {
 		return err
 	}
-	if _, err := s.blobs.Stat(ctx, key); errors.Is(err, blobs.ErrNotFound) {
+	if err := s.ownInput(ctx, key); errors.Is(err, blobs.ErrNotFound) {
 		return invalidf("inputFile: no job input with token %s", token)
 	} else if err != nil {
 		return err
