@@ -11,6 +11,8 @@ import (
 	"github.com/cmsplatform/cms/services/internal/filestream"
 	"google.golang.org/genproto/googleapis/api/httpbody"
 	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
 )
 
 // binaries implements DeliveryBinaryService: files by name, the files and
@@ -68,11 +70,18 @@ func (b *binaries) GetBpoThumbnail(req *deliveryv1.GetBpoThumbnailRequest, strea
 		return b.UnimplementedDeliveryBinaryServiceServer.GetBpoThumbnail(req, stream)
 	}
 	ctx := stream.Context()
-	requested := req.GetSize()
-	if requested == 0 {
-		requested = req.GetWidth()
+	requested, given := req.Size, "size"
+	if requested == nil {
+		requested, given = req.Width, "width"
 	}
-	size, err := b.files.ThumbnailSize(int64(requested))
+	if requested != nil && *requested <= 0 {
+		return status.Errorf(codes.InvalidArgument, "%s=%d: a thumbnail size is 1 or more (leave it out for the default)", given, *requested)
+	}
+	var px int64 // 0: the default
+	if requested != nil {
+		px = int64(*requested)
+	}
+	size, err := b.files.ThumbnailSize(px)
 	if err != nil {
 		return b.api.toStatus(ctx, err)
 	}

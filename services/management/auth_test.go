@@ -24,6 +24,7 @@ import (
 	"github.com/cmsplatform/cms/services/internal/app"
 	"github.com/cmsplatform/cms/services/internal/interceptors"
 	"github.com/cmsplatform/cms/services/management"
+	"google.golang.org/protobuf/proto"
 )
 
 // The auth tests run the whole system with the real Auth interceptor and
@@ -76,7 +77,7 @@ func TestNoPrincipalIsRefused(t *testing.T) {
 		},
 		"CreateObjects": func() error {
 			_, err := c.CreateObjects(ctx, &managementv1.CreateObjectsRequest{Branch: "4",
-				Objects: []*managementv1.CmsObject{{Meta: &managementv1.CmsObjectMetadata{TypeRef: 0}}}})
+				Objects: []*managementv1.CmsObject{{Meta: &managementv1.CmsObjectMetadata{TypeRef: proto.Int32(0)}}}})
 			return err
 		},
 		"GetUserDisplayName": func() error {

@@ -10,6 +10,7 @@ import (
 	managementv1 "github.com/cmsplatform/cms/proto/gen/go/cms/management/v1"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
+	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/types/known/structpb"
 	"google.golang.org/protobuf/types/known/timestamppb"
 )
@@ -91,7 +92,7 @@ func objectInputs(in []*managementv1.CmsObject) ([]content.ObjectInput, error) {
 
 func toObject(o content.Object) (*managementv1.CmsObject, error) {
 	meta := &managementv1.CmsObjectMetadata{
-		Id: int32(o.ID), Guid: o.GUID, TypeRef: int32(o.TypeID), LastTransaction: o.LastTransaction, Deleted: o.Deleted,
+		Id: int32(o.ID), Guid: o.GUID, TypeRef: proto.Int32(int32(o.TypeID)), LastTransaction: o.LastTransaction, Deleted: o.Deleted,
 	}
 	if o.APIIdentifier != "" {
 		meta.ApiIdentifier = &o.APIIdentifier

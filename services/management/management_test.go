@@ -18,6 +18,7 @@ import (
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
+	"google.golang.org/protobuf/proto"
 )
 
 // harness runs the Management group in-process: SQLite in a temp dir, the
@@ -263,7 +264,7 @@ func TestErrors(t *testing.T) {
 		t.Fatalf("gRPC not found: %v", err)
 	}
 	resp, err := h.client.CreateObjects(context.Background(), &managementv1.CreateObjectsRequest{Branch: "4",
-		Objects: []*managementv1.CmsObject{{Meta: &managementv1.CmsObjectMetadata{TypeRef: int32(typ)}}}})
+		Objects: []*managementv1.CmsObject{{Meta: &managementv1.CmsObjectMetadata{TypeRef: proto.Int32(int32(typ))}}}})
 	if err != nil || len(resp.GetCreatedObjectIds()) != 1 || resp.GetTransaction().GetUser() != "editor" {
 		t.Fatalf("gRPC create: %v %v", resp, err)
 	}

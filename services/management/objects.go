@@ -7,6 +7,8 @@ import (
 	"github.com/cmsplatform/cms/pkg/content"
 	managementv1 "github.com/cmsplatform/cms/proto/gen/go/cms/management/v1"
 	"github.com/cmsplatform/cms/services/internal/gateway"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
 )
 
 // GetObject implements Cms_GetObject.
@@ -54,6 +56,13 @@ func (s *service) CreateObjects(ctx context.Context, req *managementv1.CreateObj
 	in, err := objectInputs(req.GetObjects())
 	if err != nil {
 		return nil, s.toStatus(ctx, err)
+	}
+	for i, o := range req.GetObjects() {
+		if o.GetMeta().TypeRef == nil {
+			// protojson reads null as absent; without this either would
+			// silently create a type (typeRef 0).
+			return nil, status.Errorf(codes.InvalidArgument, "objects[%d]: meta.typeRef is required to create an object (0 creates a type)", i)
+		}
 	}
 	t, ids, err := s.content.CreateObjects(ctx, req.GetBranch(), writeChange(ctx, req.GetComment()), in)
 	if err != nil {

@@ -271,6 +271,12 @@ func queryCases(d declared) []hostileCase {
 			}
 		}
 	}
+	if strings.HasPrefix(d.path, "/apis/cms/v1/") {
+		// Management lists page with take and continue: a skip is refused,
+		// not silently ignored (a client relying on it would loop forever).
+		q("skip=-5 (Management has no skip)", "skip=-5", bad.early())
+		q("skip=10 (Management has no skip)", "skip=10", bad.early())
+	}
 	for i := range out {
 		out[i].cat, out[i].op = "query", d
 		out[i] = asAdmin(out[i])

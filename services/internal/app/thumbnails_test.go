@@ -106,7 +106,7 @@ func runThumbnailScenario(t *testing.T, c filesClient, admin httpClient, picture
 	for _, tc := range []struct {
 		path string
 		want int
-	}{{"manual", http.StatusNotFound}, {"photo?size=1001", http.StatusBadRequest}, {"photo?size=5000", http.StatusBadRequest}, {"photo?size=-1", http.StatusBadRequest},
+	}{{"manual", http.StatusNotFound}, {"photo?size=1001", http.StatusBadRequest}, {"photo?size=5000", http.StatusBadRequest}, {"photo?size=-1", http.StatusBadRequest}, {"photo?size=0", http.StatusBadRequest}, {"photo?width=0", http.StatusBadRequest},
 		{"photo?size=abc", http.StatusBadRequest}, {"999999", http.StatusNotFound}} {
 		resp, body := c.get(base+tc.path, tc.want)
 		if !strings.HasPrefix(resp.Header.Get("Content-Type"), "application/problem+json") {

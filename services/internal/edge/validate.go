@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"strings"
 	"unicode/utf8"
 
 	"github.com/cmsplatform/cms/services/internal/gateway"
@@ -14,7 +15,10 @@ import (
 // parsed, or when a header forwarded to the services (Authorization and
 // the gateway's forwarded headers) is not printable ASCII: gRPC metadata
 // cannot carry anything else, and such a header would otherwise be dropped
-// silently (an X-CmsApi-Username of "\xff" would act as the caller).
+// silently (an X-CmsApi-Username of "\xff" would act as the caller). A
+// skip parameter on the Management API is refused too: its lists page with
+// take and continue, and a skip ignored would hand a client that relies on
+// it the same page forever.
 func ValidInput(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if detail := invalidInput(r); detail != "" {
@@ -25,6 +29,10 @@ func ValidInput(next http.Handler) http.Handler {
 	})
 }
 
+// managementBasePath is services/management.BasePath (this package serves
+// every group and imports none of them).
+const managementBasePath = "/apis/cms/v1"
+
 func invalidInput(r *http.Request) string {
 	if !utf8.ValidString(r.URL.Path) {
 		return "the request path is not valid UTF-8"
@@ -32,6 +40,9 @@ func invalidInput(r *http.Request) string {
 	q, err := url.ParseQuery(r.URL.RawQuery)
 	if err != nil {
 		return "the query string cannot be parsed: " + err.Error()
+	}
+	if q.Has("skip") && strings.HasPrefix(r.URL.Path, managementBasePath+"/") {
+		return "skip is no parameter of the Management API: its lists page with take and continue (the continue token of the previous answer)"
 	}
 	for k, vs := range q {
 		if !utf8.ValidString(k) {

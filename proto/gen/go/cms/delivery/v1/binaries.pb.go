@@ -179,11 +179,12 @@ type GetBpoThumbnailRequest struct {
 	Branch string `protobuf:"bytes,1,opt,name=branch,proto3" json:"branch,omitempty"`
 	// Binary proxy object ID or ApiIdentifier (path).
 	Id string `protobuf:"bytes,2,opt,name=id,proto3" json:"id,omitempty"`
-	// Longest side of the thumbnail in px (query); 0 or absent is the
-	// default (256), the maximum is 2048 (both configurable).
-	Size int32 `protobuf:"varint,3,opt,name=size,proto3" json:"size,omitempty"`
+	// Longest side of the thumbnail in px (query), 1 to the maximum (2048,
+	// configurable; 0 or less is 400); absent is the default (256,
+	// configurable).
+	Size *int32 `protobuf:"varint,3,opt,name=size,proto3,oneof" json:"size,omitempty"`
 	// Alias of size (query); size wins when both are given.
-	Width         int32 `protobuf:"varint,4,opt,name=width,proto3" json:"width,omitempty"`
+	Width         *int32 `protobuf:"varint,4,opt,name=width,proto3,oneof" json:"width,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -233,15 +234,15 @@ func (x *GetBpoThumbnailRequest) GetId() string {
 }
 
 func (x *GetBpoThumbnailRequest) GetSize() int32 {
-	if x != nil {
-		return x.Size
+	if x != nil && x.Size != nil {
+		return *x.Size
 	}
 	return 0
 }
 
 func (x *GetBpoThumbnailRequest) GetWidth() int32 {
-	if x != nil {
-		return x.Width
+	if x != nil && x.Width != nil {
+		return *x.Width
 	}
 	return 0
 }
@@ -257,12 +258,14 @@ const file_cms_delivery_v1_binaries_proto_rawDesc = "" +
 	"\x04name\x18\x01 \x01(\tR\x04name\"E\n" +
 	"\x1bGetBpoExternalBinaryRequest\x12\x16\n" +
 	"\x06branch\x18\x01 \x01(\tR\x06branch\x12\x0e\n" +
-	"\x02id\x18\x02 \x01(\tR\x02id\"j\n" +
+	"\x02id\x18\x02 \x01(\tR\x02id\"\x87\x01\n" +
 	"\x16GetBpoThumbnailRequest\x12\x16\n" +
 	"\x06branch\x18\x01 \x01(\tR\x06branch\x12\x0e\n" +
-	"\x02id\x18\x02 \x01(\tR\x02id\x12\x12\n" +
-	"\x04size\x18\x03 \x01(\x05R\x04size\x12\x14\n" +
-	"\x05width\x18\x04 \x01(\x05R\x05width2\xbe\x05\n" +
+	"\x02id\x18\x02 \x01(\tR\x02id\x12\x17\n" +
+	"\x04size\x18\x03 \x01(\x05H\x00R\x04size\x88\x01\x01\x12\x19\n" +
+	"\x05width\x18\x04 \x01(\x05H\x01R\x05width\x88\x01\x01B\a\n" +
+	"\x05_sizeB\b\n" +
+	"\x06_width2\xbe\x05\n" +
 	"\x15DeliveryBinaryService\x12\x89\x01\n" +
 	"\tGetBinary\x12!.cms.delivery.v1.GetBinaryRequest\x1a\x14.google.api.HttpBody\"A\xea\xf9\x18\x12Delivery_GetBinary\xfa\xf9\x18\x04\b\x028\x01\x82\xd3\xe4\x93\x02\x1d\x12\x1b/delivery/api/binaries/{id}0\x01\x12\x9e\x01\n" +
 	"\x11GetExternalBinary\x12).cms.delivery.v1.GetExternalBinaryRequest\x1a\x14.google.api.HttpBody\"F\xea\xf9\x18\x1aDelivery_GetExternalBinary\xfa\xf9\x18\x02\b\x01\x82\xd3\xe4\x93\x02\x1c\x12\x1a/delivery/api/files/{name}0\x01\x12\xbf\x01\n" +
@@ -312,6 +315,7 @@ func file_cms_delivery_v1_binaries_proto_init() {
 	if File_cms_delivery_v1_binaries_proto != nil {
 		return
 	}
+	file_cms_delivery_v1_binaries_proto_msgTypes[3].OneofWrappers = []any{}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{

@@ -91,8 +91,9 @@ type CmsObjectMetadata struct {
 	Guid string `protobuf:"bytes,2,opt,name=guid,proto3" json:"guid,omitempty"`
 	// The API identifier, if any. Immutable once set (changing it is 403).
 	ApiIdentifier *string `protobuf:"bytes,3,opt,name=api_identifier,json=apiIdentifier,proto3,oneof" json:"api_identifier,omitempty"`
-	// The object ID of the object type of this object.
-	TypeRef int32 `protobuf:"varint,4,opt,name=type_ref,json=typeRef,proto3" json:"type_ref,omitempty"`
+	// The object ID of the object type of this object (0: a type). Required
+	// to create an object (absent or null is 400); a change may leave it out.
+	TypeRef *int32 `protobuf:"varint,4,opt,name=type_ref,json=typeRef,proto3,oneof" json:"type_ref,omitempty"`
 	// The ID of the last transaction that changed local values of this object
 	// on the current branch.
 	LastTransaction int64 `protobuf:"varint,5,opt,name=last_transaction,json=lastTransaction,proto3" json:"last_transaction,omitempty"`
@@ -154,8 +155,8 @@ func (x *CmsObjectMetadata) GetApiIdentifier() string {
 }
 
 func (x *CmsObjectMetadata) GetTypeRef() int32 {
-	if x != nil {
-		return x.TypeRef
+	if x != nil && x.TypeRef != nil {
+		return *x.TypeRef
 	}
 	return 0
 }
@@ -570,15 +571,16 @@ const file_cms_management_v1_common_proto_rawDesc = "" +
 	"\x1ecms/management/v1/common.proto\x12\x11cms.management.v1\x1a\x1ccms/options/v1/options.proto\x1a\x1cgoogle/protobuf/struct.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"z\n" +
 	"\tCmsObject\x128\n" +
 	"\x04meta\x18\x01 \x01(\v2$.cms.management.v1.CmsObjectMetadataR\x04meta\x123\n" +
-	"\x06values\x18\x02 \x03(\v2\x1b.cms.management.v1.CmsValueR\x06values\"\xd6\x01\n" +
+	"\x06values\x18\x02 \x03(\v2\x1b.cms.management.v1.CmsValueR\x06values\"\xe8\x01\n" +
 	"\x11CmsObjectMetadata\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\x05R\x02id\x12\x12\n" +
 	"\x04guid\x18\x02 \x01(\tR\x04guid\x12*\n" +
-	"\x0eapi_identifier\x18\x03 \x01(\tH\x00R\rapiIdentifier\x88\x01\x01\x12\x19\n" +
-	"\btype_ref\x18\x04 \x01(\x05R\atypeRef\x12)\n" +
+	"\x0eapi_identifier\x18\x03 \x01(\tH\x00R\rapiIdentifier\x88\x01\x01\x12\x1e\n" +
+	"\btype_ref\x18\x04 \x01(\x05H\x01R\atypeRef\x88\x01\x01\x12)\n" +
 	"\x10last_transaction\x18\x05 \x01(\x03R\x0flastTransaction\x12\x18\n" +
 	"\adeleted\x18\x06 \x01(\bR\adeletedB\x11\n" +
-	"\x0f_api_identifier\"\xf8\x01\n" +
+	"\x0f_api_identifierB\v\n" +
+	"\t_type_ref\"\xf8\x01\n" +
 	"\bCmsValue\x12\x1c\n" +
 	"\tattribute\x18\x01 \x01(\x05R\tattribute\x12\x18\n" +
 	"\avariant\x18\x02 \x01(\x05R\avariant\x12\x1a\n" +
