@@ -48,7 +48,7 @@ func deliversWebhooks(spec corev1.PodSpec) bool {
 	return slices.Contains(containerTargets(spec), "webhooks")
 }
 
-// peerAdmits: an ipBlock peer (or no peer at all) admits addr.
+// peersAdmit: an ipBlock peer among to (or no peer at all) admits addr.
 func peersAdmit(to []networkingv1.NetworkPolicyPeer, addr netip.Addr) bool {
 	if len(to) == 0 {
 		return true
