@@ -35,7 +35,7 @@ const appConfigFile = "../services/internal/app/config.go"
 var componentURLEnv = []string{"CMS_POSTGRES_URL", "CMS_NATS_URL", "CMS_ELASTICSEARCH_URL", "CMS_REDIS_URL"}
 
 // kustomizations are every directory `kubectl apply -k` may be pointed at.
-var kustomizations = []string{"k8s/base", "k8s/overlays/embedded", "k8s/overlays/distributed"}
+var kustomizations = []string{"k8s/base", "k8s/overlays/embedded", "k8s/overlays/distributed", "k8s/examples/managed-components"}
 
 // render builds one kustomization in-process, as `kustomize build dir` would.
 func render(t *testing.T, dir string) []byte {
@@ -157,7 +157,7 @@ func TestDistributedLayout(t *testing.T) {
 			hpa = hpa || reflect.TypeOf(o).Elem().Name() == "HorizontalPodAutoscaler"
 		}
 	}
-	for _, tg := range []string{"management", "delivery", "rendering", "index", "indexer", "jobs"} {
+	for _, tg := range slices.DeleteFunc(appTargets(t), func(tg string) bool { return tg == "all" }) {
 		if byTarget[tg] == nil {
 			t.Errorf("no Deployment runs --target=%s", tg)
 		}

@@ -5,6 +5,7 @@ import (
 	"go/ast"
 	"go/parser"
 	"go/token"
+	"reflect"
 	"regexp"
 	"slices"
 	"strconv"
@@ -15,6 +16,7 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	networkingv1 "k8s.io/api/networking/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/intstr"
 )
@@ -98,8 +100,25 @@ func TestOperatorChecksCanFail(t *testing.T) {
 		"no default deny": func(objs []runtime.Object) []runtime.Object {
 			return slices.DeleteFunc(objs, func(o runtime.Object) bool {
 				np, ok := o.(*networkingv1.NetworkPolicy)
-				return ok && len(np.Spec.PodSelector.MatchLabels) == 0
+				return ok && len(np.Spec.Ingress) == 0 && len(np.Spec.Egress) == 0
 			})
+		},
+		"default deny over the namespace": func(objs []runtime.Object) []runtime.Object {
+			for _, o := range objs {
+				if np, ok := o.(*networkingv1.NetworkPolicy); ok && len(np.Spec.Ingress) == 0 && len(np.Spec.Egress) == 0 {
+					np.Spec.PodSelector = metav1.LabelSelector{}
+				}
+			}
+			return objs
+		},
+		"internet egress outside webhooks": func(objs []runtime.Object) []runtime.Object {
+			for _, o := range objs {
+				if np, ok := o.(*networkingv1.NetworkPolicy); ok && np.Spec.PodSelector.MatchLabels["app.kubernetes.io/component"] == "jobs" {
+					p := intstr.FromInt32(443)
+					np.Spec.Egress = append(np.Spec.Egress, networkingv1.NetworkPolicyEgressRule{Ports: []networkingv1.NetworkPolicyPort{{Port: &p}}})
+				}
+			}
+			return objs
 		},
 		"egress to an unneeded component": func(objs []runtime.Object) []runtime.Object {
 			for _, o := range objs {
@@ -137,8 +156,12 @@ func operatorProblems(objs []runtime.Object, needs map[string][]string) []string
 				add("Secret %s holds %d keys: want one component's credentials per Secret", o.Name, n)
 			}
 		case *networkingv1.NetworkPolicy:
-			if len(o.Spec.PodSelector.MatchLabels) == 0 && len(o.Spec.PodSelector.MatchExpressions) == 0 {
-				defaultDeny = defaultDeny || (len(o.Spec.Ingress) == 0 && len(o.Spec.Egress) == 0 &&
+			if !projectScoped(o.Spec.PodSelector) {
+				add("NetworkPolicy %s selects pods outside the project (podSelector %v)", o.Name, o.Spec.PodSelector)
+				continue
+			}
+			if len(o.Spec.Ingress) == 0 && len(o.Spec.Egress) == 0 {
+				defaultDeny = defaultDeny || (reflect.DeepEqual(o.Spec.PodSelector.MatchLabels, projectPods) &&
 					slices.Contains(o.Spec.PolicyTypes, networkingv1.PolicyTypeIngress) &&
 					slices.Contains(o.Spec.PolicyTypes, networkingv1.PolicyTypeEgress))
 				continue
@@ -147,7 +170,7 @@ func operatorProblems(objs []runtime.Object, needs map[string][]string) []string
 		}
 	}
 	if !defaultDeny {
-		add("no default-deny NetworkPolicy (empty podSelector, Ingress and Egress, no rules)")
+		add("no default-deny NetworkPolicy (podSelector %v, Ingress and Egress, no rules)", projectPods)
 	}
 	for _, o := range objs {
 		var name string
@@ -222,7 +245,10 @@ func operatorProblems(objs []runtime.Object, needs map[string][]string) []string
 			}
 			out = append(out, drainProblems(where, c, env, spec.TerminationGracePeriodSeconds, serve)...)
 		}
-		out = append(out, policyProblems(name, tmpl.Labels, ports, mounted, policies)...)
+		if !selects(projectPods, tmpl.Labels) {
+			add("%s: pod labels %v lack %v: the default deny does not cover its pods", name, tmpl.Labels, projectPods)
+		}
+		out = append(out, policyProblems(name, tmpl.Labels, ports, mounted, deliversWebhooks(spec), policies)...)
 	}
 	return out
 }
@@ -295,10 +321,10 @@ func ptrOr(p *int64, def int64) int64 {
 }
 
 // policyProblems: exactly one NetworkPolicy selects the pods, for Ingress
-// and Egress; its ingress ports are the pod's; its egress goes to DNS and
-// to the ports of the components the pod has credentials for, all of them
-// and nothing else.
-func policyProblems(name string, labels map[string]string, ports []corev1.ContainerPort, mounted map[string]bool, policies []*networkingv1.NetworkPolicy) []string {
+// and Egress; its ingress ports are the pod's; its egress goes to DNS, to
+// the ports of the components the pod has credentials for and, if the pod
+// delivers webhooks, to 443 and 80: all of them and nothing else.
+func policyProblems(name string, labels map[string]string, ports []corev1.ContainerPort, mounted map[string]bool, webhooks bool, policies []*networkingv1.NetworkPolicy) []string {
 	var out []string
 	var mine []*networkingv1.NetworkPolicy
 	for _, np := range policies {
@@ -328,6 +354,9 @@ func policyProblems(name string, labels map[string]string, ports []corev1.Contai
 	want := map[int32]bool{}
 	for env := range mounted {
 		want[componentPort[env]] = true
+	}
+	if webhooks { // the receivers: HTTPS and HTTP
+		want[443], want[80] = true, true
 	}
 	got := map[int32]bool{}
 	for _, r := range np.Spec.Egress {
