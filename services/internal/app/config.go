@@ -68,6 +68,10 @@ type Config struct {
 	AdminPassword   string        `yaml:"adminPassword"`
 	CORSOrigins     []string      `yaml:"corsOrigins"`
 	MaxUploadBytes  int64         `yaml:"maxUploadBytes"`
+	// AccessLog logs one compact line per HTTP request (and per gRPC call
+	// made directly, not through the REST gateway); off, only faults and
+	// summaries are logged (README "HTTP edge").
+	AccessLog bool `yaml:"accessLog"`
 
 	// HTTP edge: request body limits, HTTP server timeouts and login
 	// throttling (README "### HTTP edge"). Env vars CMS_EDGE_<KEY>, e.g.
@@ -143,17 +147,22 @@ type Config struct {
 	Files FilesConfig `yaml:"files"`
 
 	// Queries bounds the search engine queries running at once (README
-	// "Overload"): CMS_QUERIES_CONCURRENT, CMS_QUERIES_QUEUE.
+	// "Overload"): CMS_QUERIES_CONCURRENT, CMS_QUERIES_QUEUE,
+	// CMS_QUERIES_QUEUE_WAIT, CMS_QUERIES_SHED_LOG_INTERVAL.
 	Queries QueryLimits `yaml:"queries"`
 }
 
 // QueryLimits bound concurrent search engine queries (search.QueryLimit):
-// Concurrent run at once (0: twice the CPUs; < 0: no limit), Queue more
-// wait for a slot, within timeouts.search; one more is answered 503 with
-// Retry-After at once.
+// Concurrent run at once (0: twice the CPUs; < 0: no limit); more wait for
+// a slot while their expected wait stays within QueueWait (0: no bound but
+// Queue and timeouts.search), at most Queue of them; beyond, 503 with
+// Retry-After at once. The refusals are counted (cms_shed_total) and
+// summed up in one log line per ShedLogInterval.
 type QueryLimits struct {
-	Concurrent int `yaml:"concurrent"`
-	Queue      int `yaml:"queue"`
+	Concurrent      int           `yaml:"concurrent"`
+	Queue           int           `yaml:"queue"`
+	QueueWait       time.Duration `yaml:"queueWait"`
+	ShedLogInterval time.Duration `yaml:"shedLogInterval"`
 }
 
 // LiveConfig bounds the change stream (pkg/livechanges) of a process
@@ -183,8 +192,19 @@ func (l LiveConfig) validate() []error {
 	return nil
 }
 
-// DefaultQueryQueue is the default of QueryLimits.Queue.
-const DefaultQueryQueue = 64
+// Defaults of QueryLimits: the queue is sized by QueueWait; Queue only
+// bounds memory.
+const (
+	DefaultQueryQueue           = 4096
+	DefaultQueryQueueWait       = time.Second
+	DefaultQueryShedLogInterval = 10 * time.Second
+)
+
+// DefaultQueryLimits holds the documented defaults of QueryLimits.
+func DefaultQueryLimits() QueryLimits {
+	return QueryLimits{Queue: DefaultQueryQueue, QueueWait: DefaultQueryQueueWait,
+		ShedLogInterval: DefaultQueryShedLogInterval}
+}
 
 // limit is the search.QueryLimit the limits mean on this machine.
 func (q QueryLimits) limit() search.QueryLimit {
@@ -192,7 +212,7 @@ func (q QueryLimits) limit() search.QueryLimit {
 	if n == 0 {
 		n = 2 * runtime.NumCPU()
 	}
-	return search.QueryLimit{Concurrent: n, Queue: q.Queue}
+	return search.QueryLimit{Concurrent: n, Queue: q.Queue, MaxWait: q.QueueWait}
 }
 
 // EdgeConfig bounds what the HTTP server accepts (README "### HTTP edge").
@@ -335,7 +355,7 @@ func DefaultConfig() Config {
 		// Resilience block.
 		Timeouts: DefaultTimeouts(),
 		Files:    DefaultFilesConfig(),
-		Queries:  QueryLimits{Queue: DefaultQueryQueue},
+		Queries:  DefaultQueryLimits(),
 	}
 }
 
@@ -382,8 +402,8 @@ func (c Config) Validate() error {
 	if c.JobMaxInputBytes < 0 {
 		errs = append(errs, errors.New("jobMaxInputBytes must not be negative"))
 	}
-	if c.Queries.Queue < 0 {
-		errs = append(errs, errors.New("queries: queue must not be negative"))
+	if c.Queries.Queue < 0 || c.Queries.QueueWait < 0 || c.Queries.ShedLogInterval <= 0 {
+		errs = append(errs, errors.New("queries: queue and queueWait must not be negative, shedLogInterval must be positive"))
 	}
 	if c.RenderCacheMaxBytes < 0 {
 		errs = append(errs, errors.New("renderCacheMaxBytes must not be negative (0 turns the render cache off)"))

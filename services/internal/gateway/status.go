@@ -30,11 +30,14 @@ const RetryAfterSeconds = "1"
 // Unavailable answers 503 (gRPC Unavailable) with Retry-After when err
 // says a component cannot answer now: component.ErrUnavailable (down,
 // refusing or slower than its deadline) or search.ErrUnavailable (e.g.
-// new shards starting); else it returns nil. OtherStatus calls it, so
+// new shards starting), with ReasonOverloaded when the query queue shed it
+// (search.ErrOverloaded); else it returns nil. OtherStatus calls it, so
 // every group maps these errors here and nowhere else.
 func Unavailable(ctx context.Context, err error) error {
 	var ue *component.UnavailableError
 	switch {
+	case errors.Is(err, search.ErrOverloaded):
+		return Overloaded(ctx, RetryAfterSeconds, "too many queries are waiting for the search engine; retry shortly")
 	case errors.As(err, &ue):
 		return RetryAfter(ctx, RetryAfterSeconds, codes.Unavailable, ue.Component+" is unavailable; retry shortly")
 	case errors.Is(err, search.ErrUnavailable):
@@ -87,7 +90,9 @@ func DomainStatus(ctx context.Context, log *slog.Logger, group string, err error
 // under group.
 func OtherStatus(ctx context.Context, log *slog.Logger, group string, err error) error {
 	if st := Unavailable(ctx, err); st != nil {
-		log.LogAttrs(ctx, slog.LevelWarn, group+": component unavailable", slog.String("error", err.Error()))
+		if !errors.Is(err, search.ErrOverloaded) { // shed: counted and summed up, not logged one by one
+			log.LogAttrs(ctx, slog.LevelWarn, group+": component unavailable", slog.String("error", err.Error()))
+		}
 		return st
 	}
 	switch {
