@@ -4,29 +4,53 @@ import (
 	"context"
 	"errors"
 	"sync/atomic"
+	"time"
 
 	"github.com/cmsplatform/cms/pkg/component"
 )
 
-// ErrOverloaded means a query was refused because QueryLimit.Concurrent queries
-// were running and QueryLimit.Queue more were waiting. It comes wrapped in
-// a *component.UnavailableError, so the transport answers 503 with
-// Retry-After.
+// ErrOverloaded means a query was refused because all QueryLimit.Concurrent
+// slots were taken and it would have waited longer than QueryLimit.MaxWait
+// for one (or QueryLimit.Queue others were waiting already). It comes
+// wrapped in a *component.UnavailableError, so the transport answers 503
+// with Retry-After.
 var ErrOverloaded = errors.New("search: too many queries running and waiting")
 
 // QueryLimit bounds the queries (Search, Count, Get) an engine runs at
 // once, so that overload makes answers slower by a bounded wait, then
-// refused quickly, rather than queued for seconds: each query past
-// Concurrent waits for a slot (until its context ends: the caller's
-// deadline, within WithDeadline the component's), and one arriving while
-// Queue others wait is refused at once with ErrOverloaded. Writes (Bulk,
-// EnsureIndex …) are not limited.
+// refused quickly, rather than queued for seconds. A query past
+// Concurrent waits for a slot in a queue sized by time, not by a short
+// fixed length: it is admitted while its expected wait (the queries ahead
+// of it times the recent mean time a query holds a slot, divided by
+// Concurrent) stays within MaxWait, and refused at once with ErrOverloaded
+// beyond it; one admitted waits at most MaxWait (then ErrOverloaded) and
+// never past its context (the caller's deadline, within WithDeadline the
+// component's). Queue caps the waiting queries whatever their expected
+// wait, a bound on memory. Writes (Bulk, EnsureIndex …) are not limited.
 type QueryLimit struct {
 	// Concurrent is the number of queries running at once (<= 0: no
 	// limit, WithQueryLimit returns the engine as it is).
 	Concurrent int
-	// Queue is the number of queries that may wait for a slot (0: none).
+	// Queue is the most queries that may wait for a slot (0: none).
 	Queue int
+	// MaxWait is the longest a query waits for a slot (0: no bound but
+	// Queue and its context).
+	MaxWait time.Duration
+}
+
+// QueryLimitStats are the counters of a limited engine.
+type QueryLimitStats struct {
+	// Waiting is the number of queries waiting for a slot now.
+	Waiting int64
+	// Shed counts the queries refused with ErrOverloaded.
+	Shed int64
+	// MeanQuery is the recent mean time a query held a slot.
+	MeanQuery time.Duration
+}
+
+// QueryLimited is implemented by an engine WithQueryLimit bounds.
+type QueryLimited interface {
+	QueryLimitStats() QueryLimitStats
 }
 
 // WithQueryLimit bounds the queries of e by l. Aliaser and Ping of e are
@@ -35,7 +59,8 @@ func WithQueryLimit(e Engine, l QueryLimit) Engine {
 	if l.Concurrent <= 0 {
 		return e
 	}
-	q := &limitEngine{Engine: e, slots: make(chan struct{}, l.Concurrent), queue: int64(max(l.Queue, 0))}
+	q := &limitEngine{Engine: e, slots: make(chan struct{}, l.Concurrent), queue: int64(max(l.Queue, 0)),
+		maxWait: max(l.MaxWait, 0)}
 	if a, ok := e.(Aliaser); ok {
 		return &limitAliaser{limitEngine: q, Aliaser: a}
 	}
@@ -46,7 +71,12 @@ type limitEngine struct {
 	Engine
 	slots   chan struct{}
 	queue   int64
+	maxWait time.Duration
 	waiting atomic.Int64
+	shed    atomic.Int64
+	// mean is the moving average of the time a query holds a slot, in
+	// nanoseconds (0 until one ended).
+	mean atomic.Int64
 }
 
 type limitAliaser struct {
@@ -54,52 +84,95 @@ type limitAliaser struct {
 	Aliaser
 }
 
-// acquire takes a slot, waiting in the bounded queue if none is free.
-func (l *limitEngine) acquire(ctx context.Context) error {
+// meanWeight is the weight of the newest query time in the moving
+// average (1/8: a few dozen queries make the mean follow a change).
+const meanWeight = 8
+
+// QueryLimitStats implements QueryLimited.
+func (l *limitEngine) QueryLimitStats() QueryLimitStats {
+	return QueryLimitStats{Waiting: l.waiting.Load(), Shed: l.shed.Load(), MeanQuery: time.Duration(l.mean.Load())}
+}
+
+// expectedWait is how long a query that finds ahead queries waiting
+// would wait for a slot: on average half a query until the first slot
+// frees, then one query per ahead, Concurrent at a time.
+func (l *limitEngine) expectedWait(ahead int64) time.Duration {
+	return time.Duration(float64(l.mean.Load()) * (float64(ahead) + 0.5) / float64(cap(l.slots)))
+}
+
+func (l *limitEngine) overloaded() error {
+	l.shed.Add(1)
+	return &component.UnavailableError{Component: "search", Err: ErrOverloaded}
+}
+
+// acquire takes a slot, waiting in the bounded queue if none is free. It
+// returns when the slot was taken, for release.
+func (l *limitEngine) acquire(ctx context.Context) (time.Time, error) {
 	select {
 	case l.slots <- struct{}{}:
-		return nil
+		return time.Now(), nil
 	default:
 	}
-	if l.waiting.Add(1) > l.queue {
-		l.waiting.Add(-1)
-		return &component.UnavailableError{Component: "search", Err: ErrOverloaded}
-	}
+	ahead := l.waiting.Add(1) - 1
 	defer l.waiting.Add(-1)
+	if ahead >= l.queue || (l.maxWait > 0 && l.expectedWait(ahead) > l.maxWait) {
+		return time.Time{}, l.overloaded()
+	}
+	var timeout <-chan time.Time
+	if l.maxWait > 0 {
+		t := time.NewTimer(l.maxWait)
+		defer t.Stop()
+		timeout = t.C
+	}
 	select {
 	case l.slots <- struct{}{}:
-		return nil
+		return time.Now(), nil
+	case <-timeout:
+		return time.Time{}, l.overloaded()
 	case <-ctx.Done():
-		return ctx.Err()
+		return time.Time{}, ctx.Err()
 	}
 }
 
-func (l *limitEngine) release() { <-l.slots }
+// release frees the slot taken at start and folds the query's time into
+// the mean.
+func (l *limitEngine) release(start time.Time) {
+	d := int64(time.Since(start))
+	if m := l.mean.Load(); m == 0 {
+		l.mean.Store(d)
+	} else {
+		l.mean.Store(m + (d-m)/meanWeight) // a lost concurrent update only delays the average
+	}
+	<-l.slots
+}
 
 // Search implements Engine.
 func (l *limitEngine) Search(ctx context.Context, req SearchRequest) (SearchResult, error) {
-	if err := l.acquire(ctx); err != nil {
+	start, err := l.acquire(ctx)
+	if err != nil {
 		return SearchResult{}, err
 	}
-	defer l.release()
+	defer l.release(start)
 	return l.Engine.Search(ctx, req)
 }
 
 // Count implements Engine.
 func (l *limitEngine) Count(ctx context.Context, index string, q Query) (int64, error) {
-	if err := l.acquire(ctx); err != nil {
+	start, err := l.acquire(ctx)
+	if err != nil {
 		return 0, err
 	}
-	defer l.release()
+	defer l.release(start)
 	return l.Engine.Count(ctx, index, q)
 }
 
 // Get implements Engine.
 func (l *limitEngine) Get(ctx context.Context, index, id string) (Document, error) {
-	if err := l.acquire(ctx); err != nil {
+	start, err := l.acquire(ctx)
+	if err != nil {
 		return Document{}, err
 	}
-	defer l.release()
+	defer l.release(start)
 	return l.Engine.Get(ctx, index, id)
 }
 

@@ -79,3 +79,62 @@ func TestQueryLimitOff(t *testing.T) {
 		t.Fatal("engine wrapped without a limit")
 	}
 }
+
+// The queue is sized by time: with queries taking 10 ms and one slot, a
+// query is admitted while its expected wait stays within MaxWait (100 ms:
+// the 10th waiter expects 95 ms) whatever the fixed bound Queue allows,
+// and refused at once beyond it, counted as shed.
+func TestQueryLimitQueueSizedByWait(t *testing.T) {
+	b := &blockingEngine{started: make(chan struct{}, 16), release: make(chan struct{})}
+	e := WithQueryLimit(b, QueryLimit{Concurrent: 1, Queue: 1000, MaxWait: 100 * time.Millisecond}).(*limitEngine)
+	e.mean.Store(int64(10 * time.Millisecond))
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	done := make(chan error, 16)
+	go func() { _, err := e.Search(ctx, SearchRequest{}); done <- err }()
+	<-b.started
+	for i := range 10 {
+		go func() { _, err := e.Search(ctx, SearchRequest{}); done <- err }()
+		for deadline := time.Now().Add(5 * time.Second); e.waiting.Load() != int64(i+1); {
+			if time.Now().After(deadline) {
+				t.Fatalf("waiter %d was not admitted (%d waiting)", i+1, e.waiting.Load())
+			}
+			time.Sleep(time.Millisecond)
+		}
+	}
+	start := time.Now()
+	if _, err := e.Search(ctx, SearchRequest{}); !errors.Is(err, ErrOverloaded) {
+		t.Fatalf("11th waiter (expected wait 105 ms > 100 ms): %v, want ErrOverloaded", err)
+	}
+	if d := time.Since(start); d > 50*time.Millisecond {
+		t.Errorf("the refusal took %v: it waited", d)
+	}
+	if s := e.QueryLimitStats(); s.Shed != 1 || s.Waiting != 10 || s.MeanQuery != 10*time.Millisecond {
+		t.Errorf("stats %+v, want 1 shed, 10 waiting, mean 10ms", s)
+	}
+	cancel() // the waiters give up with their context, not as shed
+	close(b.release)
+	for range 11 {
+		<-done
+	}
+	if s := e.QueryLimitStats(); s.Shed != 1 {
+		t.Errorf("%d shed after the waiters' context ended, want 1", s.Shed)
+	}
+}
+
+// An admitted query waits at most MaxWait, then it is shed.
+func TestQueryLimitWaitBound(t *testing.T) {
+	b := &blockingEngine{started: make(chan struct{}, 1), release: make(chan struct{})}
+	defer close(b.release)
+	e := WithQueryLimit(b, QueryLimit{Concurrent: 1, Queue: 10, MaxWait: 50 * time.Millisecond})
+	go func() { _, _ = e.Search(context.Background(), SearchRequest{}) }()
+	<-b.started
+	start := time.Now()
+	_, err := e.Get(context.Background(), "x", "1")
+	if !errors.Is(err, ErrOverloaded) || !errors.Is(err, component.ErrUnavailable) {
+		t.Fatalf("a query waiting past MaxWait: %v, want an unavailable ErrOverloaded", err)
+	}
+	if d := time.Since(start); d < 50*time.Millisecond || d > 5*time.Second {
+		t.Errorf("it gave up after %v, want MaxWait (50ms)", d)
+	}
+}

@@ -6,6 +6,8 @@ import (
 )
 
 func queriesFromViper(v *viper.Viper, c *app.Config) error {
-	c.Queries = app.QueryLimits{Concurrent: v.GetInt("queries.concurrent"), Queue: v.GetInt("queries.queue")}
+	c.Queries = app.QueryLimits{Concurrent: v.GetInt("queries.concurrent"), Queue: v.GetInt("queries.queue"),
+		QueueWait: v.GetDuration("queries.queueWait"), ShedLogInterval: v.GetDuration("queries.shedLogInterval")}
+	c.AccessLog = v.GetBool("accessLog")
 	return nil
 }

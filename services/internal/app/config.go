@@ -68,6 +68,10 @@ type Config struct {
 	AdminPassword   string        `yaml:"adminPassword"`
 	CORSOrigins     []string      `yaml:"corsOrigins"`
 	MaxUploadBytes  int64         `yaml:"maxUploadBytes"`
+	// AccessLog logs one compact line per HTTP request (and per gRPC call
+	// made directly, not through the REST gateway); off, only faults and
+	// summaries are logged (README "HTTP edge").
+	AccessLog bool `yaml:"accessLog"`
 
 	// HTTP edge: request body limits, HTTP server timeouts and login
 	// throttling (README "### HTTP edge"). Env vars CMS_EDGE_<KEY>, e.g.
@@ -165,17 +169,22 @@ type Config struct {
 	Files FilesConfig `yaml:"files"`
 
 	// Queries bounds the search engine queries running at once (README
-	// "Overload"): CMS_QUERIES_CONCURRENT, CMS_QUERIES_QUEUE.
+	// "Overload"): CMS_QUERIES_CONCURRENT, CMS_QUERIES_QUEUE,
+	// CMS_QUERIES_QUEUE_WAIT, CMS_QUERIES_SHED_LOG_INTERVAL.
 	Queries QueryLimits `yaml:"queries"`
 }
 
 // QueryLimits bound concurrent search engine queries (search.QueryLimit):
-// Concurrent run at once (0: twice the CPUs; < 0: no limit), Queue more
-// wait for a slot, within timeouts.search; one more is answered 503 with
-// Retry-After at once.
+// Concurrent run at once (0: twice the CPUs; < 0: no limit); more wait for
+// a slot while their expected wait stays within QueueWait (0: no bound but
+// Queue and timeouts.search), at most Queue of them; beyond, 503 with
+// Retry-After at once. The refusals are counted (cms_shed_total) and
+// summed up in one log line per ShedLogInterval.
 type QueryLimits struct {
-	Concurrent int `yaml:"concurrent"`
-	Queue      int `yaml:"queue"`
+	Concurrent      int           `yaml:"concurrent"`
+	Queue           int           `yaml:"queue"`
+	QueueWait       time.Duration `yaml:"queueWait"`
+	ShedLogInterval time.Duration `yaml:"shedLogInterval"`
 }
 
 // LiveConfig bounds the change stream (pkg/livechanges) of a process
@@ -213,8 +222,19 @@ func (l LiveConfig) validate() []error {
 	return nil
 }
 
-// DefaultQueryQueue is the default of QueryLimits.Queue.
-const DefaultQueryQueue = 64
+// Defaults of QueryLimits: the queue is sized by QueueWait; Queue only
+// bounds memory.
+const (
+	DefaultQueryQueue           = 4096
+	DefaultQueryQueueWait       = time.Second
+	DefaultQueryShedLogInterval = 10 * time.Second
+)
+
+// DefaultQueryLimits holds the documented defaults of QueryLimits.
+func DefaultQueryLimits() QueryLimits {
+	return QueryLimits{Queue: DefaultQueryQueue, QueueWait: DefaultQueryQueueWait,
+		ShedLogInterval: DefaultQueryShedLogInterval}
+}
 
 // limit is the search.QueryLimit the limits mean on this machine.
 func (q QueryLimits) limit() search.QueryLimit {
@@ -222,7 +242,7 @@ func (q QueryLimits) limit() search.QueryLimit {
 	if n == 0 {
 		n = 2 * runtime.NumCPU()
 	}
-	return search.QueryLimit{Concurrent: n, Queue: q.Queue}
+	return search.QueryLimit{Concurrent: n, Queue: q.Queue, MaxWait: q.QueueWait}
 }
 
 // EdgeConfig bounds what the HTTP server accepts (README "### HTTP edge").
@@ -370,7 +390,7 @@ func DefaultConfig() Config {
 		// Resilience block.
 		Timeouts: DefaultTimeouts(),
 		Files:    DefaultFilesConfig(),
-		Queries:  QueryLimits{Queue: DefaultQueryQueue},
+		Queries:  DefaultQueryLimits(),
 	}
 }
 
@@ -423,8 +443,8 @@ func (c Config) Validate() error {
 	if c.JobCleanupMinAge < 0 {
 		errs = append(errs, errors.New("jobCleanupMinAge must not be negative"))
 	}
-	if c.Queries.Queue < 0 {
-		errs = append(errs, errors.New("queries: queue must not be negative"))
+	if c.Queries.Queue < 0 || c.Queries.QueueWait < 0 || c.Queries.ShedLogInterval <= 0 {
+		errs = append(errs, errors.New("queries: queue and queueWait must not be negative, shedLogInterval must be positive"))
 	}
 	if c.RenderSlots <= 0 || c.RenderSlotsPerUser <= 0 || c.RenderAdminReserve < 0 {
 		errs = append(errs, errors.New("renderSlots and renderSlotsPerUser must be positive, renderAdminReserve not negative"))

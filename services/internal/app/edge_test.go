@@ -347,16 +347,16 @@ func TestInvalidInputIs400(t *testing.T) {
 }
 
 // TestRequestIDs: a sane X-Request-Id is honoured, anything else replaced;
-// the answer, its ProblemDetails and the gRPC log line carry it.
+// the answer, its ProblemDetails and the access log line carry it.
 func TestRequestIDs(t *testing.T) {
-	base, logs := edgeServer(t, nil)
+	base, logs := edgeServer(t, func(c *Config) { c.AccessLog = true })
 	resp, p, _ := edgeCall{method: "GET", path: "/apis/cms/v1/branches/999999", user: "admin", pass: "test-password",
 		header: []string{"X-Request-Id", "trace-42"}}.do(t, base)
 	if resp.StatusCode != 404 || resp.Header.Get("X-Request-Id") != "trace-42" || p.RequestID != "trace-42" {
 		t.Fatalf("honoured id: %d %q %+v", resp.StatusCode, resp.Header.Get("X-Request-Id"), p)
 	}
 	if !strings.Contains(logs.String(), "request_id=trace-42") {
-		t.Errorf("the gRPC log line lacks the request id:\n%s", logs.String())
+		t.Errorf("the access log line lacks the request id:\n%s", logs.String())
 	}
 	resp, p, _ = edgeCall{method: "GET", path: "/apis/cms/v1/nothing", header: []string{"X-Request-Id", "bad id\t!"}}.do(t, base)
 	id := resp.Header.Get("X-Request-Id")

@@ -7,6 +7,7 @@ import (
 	"github.com/cmsplatform/cms/pkg/responsecache"
 	"github.com/cmsplatform/cms/services/delivery"
 	"github.com/cmsplatform/cms/services/indexer"
+	"github.com/cmsplatform/cms/services/internal/gateway"
 	"github.com/prometheus/client_golang/prometheus"
 )
 
@@ -84,6 +85,26 @@ func registerLiveMetrics(reg prometheus.Registerer, hub *livechanges.Hub) {
 		counterFunc("cms_live_events_released_total", "Change events released to the change stream (after the index and the cache eviction).", func() int64 { return hub.Stats().Released }),
 		counterFunc("cms_live_events_delivered_total", "Change events handed to subscribers.", func() int64 { return hub.Stats().Delivered }),
 		counterFunc("cms_live_slow_subscribers_total", "Subscribers dropped because their buffer was full.", func() int64 { return hub.Stats().Dropped }))
+}
+
+// shedCollector exports the shed requests by group (cms_shed_total).
+type shedCollector struct {
+	sheds *gateway.Sheds
+	desc  *prometheus.Desc
+}
+
+func registerShedMetrics(reg prometheus.Registerer, s *gateway.Sheds) {
+	reg.MustRegister(shedCollector{sheds: s, desc: prometheus.NewDesc("cms_shed_total",
+		"Requests refused with 503 because the server was overloaded (search query queue, password checks), by group.",
+		[]string{"group"}, nil)})
+}
+
+func (c shedCollector) Describe(ch chan<- *prometheus.Desc) { ch <- c.desc }
+
+func (c shedCollector) Collect(ch chan<- prometheus.Metric) {
+	for g, n := range c.sheds.Totals() {
+		ch <- prometheus.MustNewConstMetric(c.desc, prometheus.CounterValue, float64(n), g)
+	}
 }
 
 func counterFunc(name, help string, f func() int64) prometheus.Collector {

@@ -11,6 +11,7 @@ import (
 	healthpb "google.golang.org/grpc/health/grpc_health_v1"
 
 	"github.com/cmsplatform/cms/services/indexer"
+	"github.com/cmsplatform/cms/services/internal/gateway"
 )
 
 // readyNeeds says which components a target cannot serve without, i.e.
@@ -115,6 +116,7 @@ func (s *Server) readyz(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
 	w.Header().Set("Cache-Control", "no-store")
 	if err := s.ready(r.Context()); err != nil {
+		gateway.MarkExpected(r.Context()) // draining or an outage: the answer the probe asks for, no fault
 		w.WriteHeader(http.StatusServiceUnavailable)
 		_, _ = fmt.Fprintf(w, "not ready: %v\n", err)
 	} else {

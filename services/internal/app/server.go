@@ -65,6 +65,9 @@ type Server struct {
 	readyChecks []func() error
 	// inProcess serves the gateway's unary calls without the loopback hop.
 	inProcess *gateway.InProcess
+	// sheds counts the requests refused under overload and logs their
+	// summary.
+	sheds *gateway.Sheds
 }
 
 // recvLimits are the HTTP body limits of the operations, which their gRPC
@@ -112,7 +115,9 @@ func Complete(ctx context.Context, cfg Config, log *slog.Logger) (*Server, error
 		return nil, err
 	}
 	metrics := interceptors.NewMetrics(s.registry)
-	obs := interceptors.Observer{Log: log, Metrics: metrics}
+	s.sheds = gateway.NewSheds(log, cfg.Queries.ShedLogInterval, shedGroups...)
+	registerShedMetrics(s.registry, s.sheds)
+	obs := interceptors.Observer{Log: log, Metrics: metrics, Sheds: s.sheds, AccessLog: cfg.AccessLog}
 	rec := interceptors.Recovery{Log: log}
 	public := []string{"/grpc.health.v1.", "/grpc.reflection."}
 	au := interceptors.Auth{Authenticator: authn, Public: public}
@@ -214,6 +219,7 @@ func (s *Server) Run(ctx context.Context) error {
 	for _, w := range s.workers {
 		g.Go(func() error { return w(wctx) })
 	}
+	g.Go(func() error { return s.sheds.Run(wctx) })
 	s.health.SetServingStatus("", healthpb.HealthCheckResponse_SERVING)
 	close(s.readyOnce)
 	s.log.Info("cms serving", "target", s.cfg.Target, "http", s.HTTPAddr(), "grpc", s.GRPCAddr(),
@@ -291,13 +297,18 @@ func (s *Server) httpHandler(ctx context.Context, conn grpc.ClientConnInterface)
 		Public:    openAPIPaths(),
 		Body: gateway.BodyLimits{MaxBytes: s.cfg.Edge.MaxBodyBytes, MaxDepth: s.cfg.Edge.MaxJSONDepth,
 			UploadReadTimeout: s.cfg.Edge.UploadReadTimeout},
-		CORS: gateway.CORSConfig{AllowedOrigins: s.cfg.CORSOrigins},
+		CORS:      gateway.CORSConfig{AllowedOrigins: s.cfg.CORSOrigins},
+		AccessLog: s.cfg.AccessLog, Sheds: s.sheds,
 	}, root), nil
 }
 
 // apiBasePaths are the four groups' base paths: every request under them
 // needs credentials, whichever groups this process serves.
 var apiBasePaths = []string{management.BasePath, delivery.BasePath, rendering.BasePath, index.BasePath}
+
+// shedGroups label cms_shed_total: the four API groups and the HTTP
+// edge's password checks.
+var shedGroups = []string{"management", "delivery", "rendering", "index", "login"}
 
 // openAPIPaths are the served OpenAPI documents, public.
 func openAPIPaths() []string {

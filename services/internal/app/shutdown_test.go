@@ -7,12 +7,15 @@ import (
 	"net"
 	"net/http"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/credentials/insecure"
 	healthpb "google.golang.org/grpc/health/grpc_health_v1"
+
+	"github.com/cmsplatform/cms/pkg/testenv"
 )
 
 // TestShutdownSequence: on SIGTERM (the Run context ends) the process
@@ -30,7 +33,8 @@ func TestShutdownSequence(t *testing.T) {
 	cfg.ShutdownTimeout = 10 * time.Second
 	ctx, sigterm := context.WithCancel(context.Background())
 	defer sigterm()
-	srv, err := Complete(ctx, cfg, slog.New(slog.DiscardHandler))
+	logs := &testenv.Buffer{}
+	srv, err := Complete(ctx, cfg, slog.New(slog.NewTextHandler(logs, nil)))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -76,6 +80,10 @@ func TestShutdownSequence(t *testing.T) {
 	})
 	if c.do(http.MethodGet, "/healthz", "").code != http.StatusOK {
 		t.Error("healthz (liveness) must stay 200 while draining")
+	}
+	// The 503 of /readyz while draining is the expected answer, no fault.
+	if strings.Contains(logs.String(), "level=ERROR") {
+		t.Errorf("an ERROR was logged while draining:\n%s", logs)
 	}
 	// New requests are still served during the drain.
 	c.create(obj(first.CreatedObjectIDs[0], "drainobj", v(1000, 201, "Drained")))

@@ -53,8 +53,12 @@ func Authenticate(authn auth.Authenticator, protected, public []string, next htt
 			problem(w, r, http.StatusTooManyRequests, "too many failed logins for this user name or address; retry after "+
 				strconv.Itoa(retry.RetryAfterSeconds())+"s")
 		case errors.As(err, &retry):
+			// Shed: an expected answer, counted, not logged one by one.
+			gateway.MarkShed(r.Context(), "login")
 			w.Header().Set("Retry-After", strconv.Itoa(retry.RetryAfterSeconds()))
-			problem(w, r, http.StatusServiceUnavailable, "too many logins are being checked; retry shortly")
+			gateway.WriteProblem(w, gateway.Problem{Type: "about:blank", Title: http.StatusText(http.StatusServiceUnavailable),
+				Status: http.StatusServiceUnavailable, Detail: "too many logins are being checked; retry shortly",
+				Reason: gateway.ReasonOverloaded, Instance: r.URL.Path})
 		case errors.As(err, &down):
 			// The user store is down or slow: the client may retry.
 			w.Header().Set("Retry-After", gateway.RetryAfterSeconds)

@@ -1,17 +1,23 @@
 // Package edge holds the HTTP middlewares in front of the REST gateway,
 // one file per concern. Handler chains them in this order:
 //
+//  0. CloseUnreadBodies: an answer started before the body was read to
+//     its end (a 401 on the headers) closes the connection instead of
+//     waiting for the rest of the body.
 //  1. RequestID: honour a sane X-Request-Id or generate one; it is
 //     forwarded to the services, written on the answer and carried by
 //     every ProblemDetails.
-//  2. LogFaults: every 5xx answer (and every panic) is logged at ERROR
-//     with the request id and, where the gateway knows it, the cause.
+//  2. LogRequests: every 5xx answer (and every panic) is logged at ERROR
+//     (a 503 at WARN) with the request id and, where the gateway knows
+//     it, the cause; expected answers (shed requests, /readyz not ready)
+//     are not; with the access log every request gets one compact line.
 //  3. ValidInput: path, query and header values must be valid UTF-8, and
 //     the headers forwarded to the services printable ASCII (400).
 //  4. CORS (gateway.CORS): preflights are answered before authentication.
 //  5. Authenticate: under the API base paths every request needs valid
-//     credentials (401 whatever the path or method), checked before the
-//     body is read or the request routed; login throttling answers 429.
+//     credentials (401 whatever the path or method), checked on the
+//     headers before any byte of the body is read or the request routed;
+//     login throttling answers 429.
 //  6. LimitBodies: bodies are read through a limit (413) and a JSON depth
 //     check (400); upload routes raise the limit (gateway.RaiseBodyLimit).
 package edge
@@ -39,6 +45,11 @@ type Config struct {
 	Body gateway.BodyLimits
 	// CORS says which browser origins may call the API.
 	CORS gateway.CORSConfig
+	// AccessLog logs one compact line per request.
+	AccessLog bool
+	// Sheds counts the requests the edge sheds (password checks
+	// saturated); nil: not counted.
+	Sheds *gateway.Sheds
 }
 
 // Handler wraps next (the root mux: API, health, metrics) with the edge
@@ -48,8 +59,8 @@ func Handler(cfg Config, next http.Handler) http.Handler {
 	h = Authenticate(cfg.Authenticator, cfg.Protected, cfg.Public, h)
 	h = gateway.CORS(cfg.CORS, h)
 	h = ValidInput(h)
-	h = LogFaults(cfg.Log, h)
-	return RequestID(h)
+	h = LogRequests(cfg.Log, cfg.AccessLog, cfg.Sheds, h)
+	return RequestID(CloseUnreadBodies(h))
 }
 
 func problem(w http.ResponseWriter, r *http.Request, code int, detail string) {

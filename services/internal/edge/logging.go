@@ -9,13 +9,17 @@ import (
 	"github.com/cmsplatform/cms/services/internal/gateway"
 )
 
-// LogFaults logs every answer with a 5xx status (but 501, the expected
-// answer of operations not built yet) at ERROR with the request
-// id, method, path, status and, when the gateway produced the error, its
-// cause (gateway.Fault), so every "internal error" a client sees has a log
-// line under its requestId. A panic is logged with its stack and answered
-// 500 if nothing was written yet.
-func LogFaults(log *slog.Logger, next http.Handler) http.Handler {
+// LogRequests logs every answer with a 5xx status (but 501, the expected
+// answer of operations not built yet) with the request id, method, path,
+// status and, when the gateway produced the error, its cause
+// (gateway.Fault), so every "internal error" a client sees has a log line
+// under its requestId: ERROR, but WARN for a 503 (a component down or
+// slow, retry later). Expected answers (gateway.MarkExpected: a shed
+// request, /readyz not ready) are no faults and not logged; requests the
+// edge sheds itself are counted in sheds. A panic is logged with its
+// stack and answered 500 if nothing was written yet. With accessLog every
+// other request gets one compact INFO line too, at most one per request.
+func LogRequests(log *slog.Logger, accessLog bool, sheds *gateway.Sheds, next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		ctx, fault := gateway.WithFault(r.Context())
 		sw := &statusWriter{ResponseWriter: w}
@@ -33,12 +37,27 @@ func LogFaults(log *slog.Logger, next http.Handler) http.Handler {
 					problem(sw, r, http.StatusInternalServerError, "internal error; the server log has the cause under the requestId")
 				}
 			}
-			if sw.status >= 500 && sw.status != http.StatusNotImplemented {
-				log.LogAttrs(ctx, slog.LevelError, "http request failed",
-					slog.String("request_id", RequestIDFrom(ctx)), slog.String("method", r.Method),
-					slog.String("path", r.URL.Path), slog.Int("status", sw.status),
-					slog.String("cause", fault.Cause), slog.Duration("elapsed", time.Since(start)))
+			if fault.Shed != "" {
+				sheds.Add(fault.Shed)
 			}
+			level, msg := slog.LevelInfo, "http"
+			switch {
+			case sw.status < 500 || sw.status == http.StatusNotImplemented || fault.Expected:
+				if !accessLog {
+					return
+				}
+			case sw.status == http.StatusServiceUnavailable:
+				level, msg = slog.LevelWarn, "http request unavailable"
+			default:
+				level, msg = slog.LevelError, "http request failed"
+			}
+			attrs := []slog.Attr{slog.String("method", r.Method), slog.String("path", r.URL.Path),
+				slog.Int("status", sw.status), slog.Duration("elapsed", time.Since(start)),
+				slog.String("request_id", RequestIDFrom(ctx))}
+			if fault.Cause != "" && level > slog.LevelInfo {
+				attrs = append(attrs, slog.String("cause", fault.Cause))
+			}
+			log.LogAttrs(ctx, level, msg, attrs...)
 		}()
 		next.ServeHTTP(sw, r.WithContext(ctx))
 	})

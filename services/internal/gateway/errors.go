@@ -51,6 +51,7 @@ var reasonStatus = map[string]int{
 	ReasonUnsupportedMediaType: http.StatusUnsupportedMediaType,
 	ReasonNotImplemented:       http.StatusNotImplemented,
 	ReasonTooManyRequests:      http.StatusTooManyRequests,
+	ReasonOverloaded:           http.StatusServiceUnavailable,
 }
 
 // WithReason returns a gRPC status error with code c and an ErrorInfo
@@ -194,6 +195,9 @@ func ErrorHandler(ctx context.Context, mux *runtime.ServeMux, _ runtime.Marshale
 	p := problemFromStatus(st, r.URL.Path, override)
 	if p.Status >= 500 {
 		RecordFault(r.Context(), st.Code().String()+": "+st.Message())
+		if IsOverloaded(st) {
+			MarkExpected(r.Context()) // counted by the services' observer, summed up there
+		}
 	}
 	if p.Status == http.StatusNotModified {
 		w.WriteHeader(http.StatusNotModified)
@@ -252,7 +256,16 @@ func RoutingErrorHandler(ctx context.Context, mux *runtime.ServeMux, m runtime.M
 const HeaderRequestID = "X-Request-Id"
 
 // Fault is why the gateway answered a request with a 5xx; the edge logs it.
-type Fault struct{ Cause string }
+type Fault struct {
+	Cause string
+	// Expected marks a 5xx answered on purpose (a shed request, /readyz
+	// while draining or during an outage): the edge does not log it as a
+	// fault.
+	Expected bool
+	// Shed is the group of a request the edge itself shed (counted there);
+	// empty otherwise.
+	Shed string
+}
 
 type faultKey struct{}
 
@@ -261,6 +274,29 @@ type faultKey struct{}
 func WithFault(ctx context.Context) (context.Context, *Fault) {
 	f := &Fault{}
 	return context.WithValue(ctx, faultKey{}, f), f
+}
+
+// FromEdge reports whether ctx is (derived from) a request the HTTP edge
+// serves, which logs it; the gRPC observer does not log such calls again.
+func FromEdge(ctx context.Context) bool {
+	_, ok := ctx.Value(faultKey{}).(*Fault)
+	return ok
+}
+
+// MarkExpected notes in ctx's Fault, if any, that its 5xx is an expected
+// answer, not a fault.
+func MarkExpected(ctx context.Context) {
+	if f, ok := ctx.Value(faultKey{}).(*Fault); ok {
+		f.Expected = true
+	}
+}
+
+// MarkShed notes in ctx's Fault, if any, that the edge shed the request
+// of group (an expected answer the edge counts).
+func MarkShed(ctx context.Context, group string) {
+	if f, ok := ctx.Value(faultKey{}).(*Fault); ok {
+		f.Expected, f.Shed = true, group
+	}
 }
 
 // RecordFault notes cause in ctx's Fault, if any.

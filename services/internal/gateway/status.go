@@ -38,10 +38,11 @@ const ParkedRetryAfterSeconds = "10"
 // Unavailable answers 503 (gRPC Unavailable) with Retry-After when err
 // says a component cannot answer now: component.ErrUnavailable (down,
 // refusing or slower than its deadline) or search.ErrUnavailable (e.g.
-// new shards starting); and when a read-your-writes request asked for a
+// new shards starting); when a read-your-writes request asked for a
 // version that includes a parked transaction (indexdoc.ErrParked: the
-// message names it; Retry-After ParkedRetryAfterSeconds); else it returns
-// nil. OtherStatus calls it, so
+// message names it; Retry-After ParkedRetryAfterSeconds); with
+// ReasonOverloaded when the query queue shed it (search.ErrOverloaded);
+// else it returns nil. OtherStatus calls it, so
 // every group maps these errors here and nowhere else.
 func Unavailable(ctx context.Context, err error) error {
 	var ue *component.UnavailableError
@@ -49,6 +50,8 @@ func Unavailable(ctx context.Context, err error) error {
 	switch {
 	case errors.As(err, &pe):
 		return RetryAfter(ctx, ParkedRetryAfterSeconds, codes.Unavailable, pe.Error())
+	case errors.Is(err, search.ErrOverloaded):
+		return Overloaded(ctx, RetryAfterSeconds, "too many queries are waiting for the search engine; retry shortly")
 	case errors.As(err, &ue):
 		return RetryAfter(ctx, RetryAfterSeconds, codes.Unavailable, ue.Component+" is unavailable; retry shortly")
 	case errors.Is(err, search.ErrUnavailable):
@@ -127,7 +130,9 @@ func TooMany(ctx context.Context, err error) error {
 // under group.
 func OtherStatus(ctx context.Context, log *slog.Logger, group string, err error) error {
 	if st := Unavailable(ctx, err); st != nil {
-		log.LogAttrs(ctx, slog.LevelWarn, group+": component unavailable", slog.String("error", err.Error()))
+		if !errors.Is(err, search.ErrOverloaded) { // shed: counted and summed up, not logged one by one
+			log.LogAttrs(ctx, slog.LevelWarn, group+": component unavailable", slog.String("error", err.Error()))
+		}
 		return st
 	}
 	switch {

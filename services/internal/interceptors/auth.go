@@ -58,8 +58,8 @@ func (a Auth) authorize(ctx context.Context, method string) (context.Context, er
 }
 
 // retryStatus maps the login guard's refusals: throttled is
-// ResourceExhausted (429), saturated Unavailable (503), both with a
-// retry-after header.
+// ResourceExhausted (429), saturated Unavailable (503, a shed request:
+// gateway.ReasonOverloaded), both with a retry-after header.
 func retryStatus(ctx context.Context, err error) error {
 	var retry *auth.RetryError
 	if !errors.As(err, &retry) {
@@ -69,7 +69,7 @@ func retryStatus(ctx context.Context, err error) error {
 	if errors.Is(err, auth.ErrThrottled) {
 		return gateway.RetryAfter(ctx, after, codes.ResourceExhausted, "too many failed logins for this user name or address")
 	}
-	return gateway.RetryAfter(ctx, after, codes.Unavailable, "too many logins are being checked; retry shortly")
+	return gateway.Overloaded(ctx, after, "too many logins are being checked; retry shortly")
 }
 
 func hostOf(addr string) string {

@@ -8,8 +8,10 @@ import (
 	"context"
 	"log/slog"
 	"runtime/debug"
+	"strings"
 	"time"
 
+	"github.com/cmsplatform/cms/services/internal/gateway"
 	"github.com/prometheus/client_golang/prometheus"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
@@ -38,39 +40,66 @@ func NewMetrics(reg prometheus.Registerer) *Metrics {
 	return m
 }
 
-// Observer logs one line per call and records metrics. Client errors are
-// logged at warn, server faults at error, never request bodies or secrets.
+// Observer records metrics for every call and logs the calls that failed
+// on the server's side: Internal, Unknown and DataLoss at ERROR,
+// Unavailable (a component down or slow) at WARN. A shed call (Unavailable
+// with gateway.ReasonOverloaded) is expected: it is counted in Sheds,
+// which sums them up in one line per interval, and never logged on its
+// own. With AccessLog every other call gets one compact INFO line (client
+// errors WARN). Calls the HTTP edge serves (gateway.FromEdge) are logged
+// there, once per request, not here. Never request bodies or secrets.
 type Observer struct {
-	Log     *slog.Logger
-	Metrics *Metrics
+	Log       *slog.Logger
+	Metrics   *Metrics
+	Sheds     *gateway.Sheds
+	AccessLog bool
 }
 
 func (o Observer) done(ctx context.Context, method string, start time.Time, err error) {
-	code := status.Code(err)
+	st := status.Convert(err)
+	code := st.Code()
 	elapsed := time.Since(start)
 	if o.Metrics != nil {
 		o.Metrics.calls.WithLabelValues(method, code.String()).Inc()
 		o.Metrics.duration.WithLabelValues(method).Observe(elapsed.Seconds())
 	}
+	if gateway.IsOverloaded(st) {
+		o.Sheds.Add(Group(method))
+		return
+	}
 	level := slog.LevelInfo
 	switch code {
 	case codes.OK, codes.NotFound, codes.Unimplemented:
-	case codes.Internal, codes.Unknown, codes.DataLoss, codes.Unavailable:
+	case codes.Internal, codes.Unknown, codes.DataLoss:
 		level = slog.LevelError
 	default:
 		level = slog.LevelWarn
 	}
+	if gateway.FromEdge(ctx) || (!o.AccessLog && level < slog.LevelError && code != codes.Unavailable) {
+		return
+	}
 	attrs := []slog.Attr{slog.String("method", method), slog.String("code", code.String()),
 		slog.Duration("elapsed", elapsed)}
 	if md, ok := metadata.FromIncomingContext(ctx); ok && len(md.Get("x-request-id")) > 0 {
-		// Set by the HTTP edge (or a gRPC client): the ProblemDetails' requestId.
+		// Set by a gRPC client: the id its logs know the call by.
 		id := md.Get("x-request-id")[0]
 		attrs = append(attrs, slog.String("request_id", id[:min(len(id), 128)]))
 	}
 	if err != nil {
-		attrs = append(attrs, slog.String("error", status.Convert(err).Message()))
+		attrs = append(attrs, slog.String("error", st.Message()))
 	}
 	o.Log.LogAttrs(ctx, level, "grpc call", attrs...)
+}
+
+// Group is the API group of a full method name, the label of shed
+// requests: "delivery" for /cms.delivery.v1.DeliveryService/GetObject,
+// "other" outside the cms services (health, reflection).
+func Group(method string) string {
+	parts := strings.SplitN(strings.TrimPrefix(method, "/"), ".", 3)
+	if len(parts) == 3 && parts[0] == "cms" && parts[1] != "" {
+		return parts[1]
+	}
+	return "other"
 }
 
 // Unary implements grpc.UnaryServerInterceptor.

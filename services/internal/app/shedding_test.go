@@ -1,0 +1,300 @@
+package app
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/cmsplatform/cms/pkg/loadtest"
+	"github.com/cmsplatform/cms/pkg/loadtest/cmsload"
+	"github.com/cmsplatform/cms/services/internal/gateway"
+)
+
+// uncachedReads drives Delivery list reads that miss the response caches
+// (a filter value no earlier request sent) on 200 seeded objects: each is
+// a search of the engine.
+type uncachedReads struct {
+	base   string
+	client *http.Client
+	data   *cmsload.Data
+	n      atomic.Int64
+	// shed counts the 503 answers.
+	shed atomic.Int64
+}
+
+// seedUncachedReads seeds the objects the reads list and waits until
+// Delivery serves them.
+func seedUncachedReads(t *testing.T, base string) *uncachedReads {
+	t.Helper()
+	tr := &http.Transport{MaxIdleConns: 512, MaxIdleConnsPerHost: 512, DisableCompression: true}
+	t.Cleanup(tr.CloseIdleConnections)
+	client := &http.Client{Transport: tr, Timeout: 30 * time.Second}
+	d, err := cmsload.Seed(context.Background(), cmsload.Target{URL: base, User: "admin", Password: "test-password",
+		Branch: 4, Client: client}, 200, time.Minute, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &uncachedReads{base: base, client: client, data: d}
+}
+
+// get lists 5 of the objects, uncached; a 503 is counted in shed.
+func (u *uncachedReads) get(ctx context.Context) (int, http.Header, []byte, error) {
+	i := u.n.Add(1)
+	url := fmt.Sprintf("%s/delivery/api/branches/4/types/%s/objects?take=5&skip=%d&filter=%s%%20!%%3D%%20%d",
+		u.base, u.data.TypeAPI, i%190, strings.Replace(u.data.TypeAPI, "loadItem", "loadTitle", 1), i)
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+	if err != nil {
+		return 0, nil, nil, err
+	}
+	req.SetBasicAuth("admin", "test-password")
+	resp, err := u.client.Do(req)
+	if err != nil {
+		return 0, nil, nil, err
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	if resp.StatusCode == http.StatusServiceUnavailable {
+		u.shed.Add(1)
+	}
+	return resp.StatusCode, resp.Header, b, err
+}
+
+// window is what steady measured: requests answered 200 within the
+// window and their p99, the other answers.
+type window struct {
+	ok, failed int64
+	elapsed    time.Duration
+	p99        time.Duration
+	firstErr   error
+}
+
+// steady runs conns workers reading without pause and measures the
+// requests that end within a window after a ramp-up. The requests in
+// flight when the window ends are not waited for in the measure: a phase
+// that drained them would weigh its last ones at the latency of 200
+// connections.
+func (u *uncachedReads) steady(conns int, ramp, length time.Duration) window {
+	type result struct {
+		end time.Time
+		dur time.Duration
+		err error
+	}
+	stop := make(chan struct{})
+	results := make([][]result, conns)
+	var wg sync.WaitGroup
+	start := time.Now()
+	for w := range conns {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				select {
+				case <-stop:
+					return
+				default:
+				}
+				t0 := time.Now()
+				code, _, b, err := u.get(context.Background())
+				if err == nil && code != http.StatusOK {
+					err = fmt.Errorf("%d: %.200s", code, b)
+				}
+				results[w] = append(results[w], result{time.Now(), time.Since(t0), err})
+			}
+		}()
+	}
+	time.Sleep(ramp + length) // the measured window, not a synchronisation
+	close(stop)
+	wg.Wait()
+	from, to := start.Add(ramp), start.Add(ramp+length)
+	out := window{elapsed: length}
+	var durs []time.Duration
+	for _, rs := range results {
+		for _, r := range rs {
+			if r.end.Before(from) || r.end.After(to) {
+				continue
+			}
+			if r.err != nil {
+				out.failed++
+				if out.firstErr == nil {
+					out.firstErr = r.err
+				}
+				continue
+			}
+			out.ok++
+			durs = append(durs, r.dur)
+		}
+	}
+	slices.Sort(durs)
+	out.p99 = loadtest.Percentile(durs, 0.99)
+	return out
+}
+
+// TestLoadSheddingKeepsThroughput: uncached Delivery reads at 200
+// connections are all served (no 503: the queue in front of the search
+// engine admits queries while their expected wait stays within
+// queries.queueWait; the fixed queue of 64 shed most of them), at no less
+// throughput than minThroughputRatio of the one at 20 connections, with
+// p99 within the search deadline. The two loads alternate in short rounds
+// in the same run, so a busy machine slows both alike.
+func TestLoadSheddingKeepsThroughput(t *testing.T) {
+	srv, _ := edgeServerGRPC(t, nil)
+	cfg := DefaultConfig()
+	base := "http://" + srv.HTTPAddr()
+	u := seedUncachedReads(t, base)
+	u.steady(200, 0, 500*time.Millisecond) // warm up: connections, credentials cache, columns, query times
+	type sum struct {
+		ok, failed int64
+		elapsed    time.Duration
+		p99        time.Duration
+	}
+	var at20, at200 sum
+	add := func(s *sum, conns int, w window) {
+		s.ok += w.ok
+		s.failed += w.failed
+		s.elapsed += w.elapsed
+		s.p99 = max(s.p99, w.p99)
+		if w.firstErr != nil {
+			t.Logf("%d connections: %d failed, e.g. %v", conns, w.failed, w.firstErr)
+		}
+	}
+	shedBefore := u.shed.Load()
+	tput := func(s sum) float64 { return float64(s.ok) / s.elapsed.Seconds() }
+	// Three rounds; on a busy machine up to six more, the sums going on,
+	// so that a burst of other work weighs less.
+	const ramp, length = 200 * time.Millisecond, 600 * time.Millisecond
+	for round := 0; round < 9 && (round < 3 || round%3 != 0 || tput(at200) < 0.9*tput(at20)); round++ {
+		add(&at20, 20, u.steady(20, ramp, length))
+		add(&at200, 200, u.steady(200, ramp, length))
+	}
+	shed := u.shed.Load() - shedBefore
+	ratio := tput(at200) / tput(at20)
+	t.Logf("uncached Delivery reads: 20 connections %.0f req/s (p99 %v), 200 connections %.0f req/s (p99 %v), ratio %.2f, %d answered 503",
+		tput(at20), at20.p99, tput(at200), at200.p99, ratio, shed)
+	if shed != 0 || at20.failed+at200.failed != 0 {
+		t.Errorf("%d reads were shed with 503 below the queue wait %v, %d failed in all", shed, cfg.Queries.QueueWait,
+			at20.failed+at200.failed)
+	}
+	if metric := scrape(t, base)[`cms_shed_total{group="delivery"}`]; metric != float64(u.shed.Load()) {
+		t.Errorf("cms_shed_total{group=\"delivery\"} = %v, %d answers were 503", metric, u.shed.Load())
+	}
+	if ratio < minThroughputRatio {
+		t.Errorf("throughput at 200 connections is %.0f %% of the one at 20", 100*ratio)
+	}
+	if at200.p99 > cfg.Timeouts.Search {
+		t.Errorf("p99 at 200 connections %v, beyond the search deadline %v", at200.p99, cfg.Timeouts.Search)
+	}
+}
+
+// minThroughputRatio is the least throughput at 200 connections, as a
+// share of the one at 20, the test accepts. The target is 90 %, and on a
+// quiet 2-core machine the ratio is 0.85 to 0.93; the load generator runs
+// in the same process and its 200 connections cost CPU the server would
+// have, so on a loaded CI machine the bound leaves room. The shed count
+// (0) is the sharp part of the test.
+const minThroughputRatio = 0.75
+
+// shedSummary matches the summary line of shed requests.
+var shedSummary = regexp.MustCompile(`msg="overloaded: requests shed with 503" shed=(\d+) groups="?delivery=(\d+)`)
+
+// TestShedRequestsAreCountedNotLogged: with one query slot and no queue,
+// concurrent uncached reads are shed with 503, Retry-After and reason
+// OVERLOADED; each is counted in cms_shed_total and summed up in summary
+// lines (one per interval), and none is logged at ERROR or one by one.
+func TestShedRequestsAreCountedNotLogged(t *testing.T) {
+	srv, logs := edgeServerGRPC(t, func(c *Config) {
+		c.Queries.Concurrent, c.Queries.Queue, c.Queries.ShedLogInterval = 1, 0, 100*time.Millisecond
+	})
+	base := "http://" + srv.HTTPAddr()
+	u := seedUncachedReads(t, base)
+	seedShed := int64(scrape(t, base)[`cms_shed_total{group="delivery"}`])
+	var wg sync.WaitGroup
+	var bad atomic.Value
+	for round := 0; round < 20 && u.shed.Load() == 0; round++ {
+		for range 32 {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				code, h, b, err := u.get(context.Background())
+				var p gateway.Problem
+				_ = json.Unmarshal(b, &p)
+				switch {
+				case err != nil:
+					bad.Store(err.Error())
+				case code == http.StatusServiceUnavailable && (h.Get("Retry-After") != "1" || p.Reason != gateway.ReasonOverloaded):
+					bad.Store(fmt.Sprintf("shed answer: Retry-After %q, %s", h.Get("Retry-After"), b))
+				case code != http.StatusOK && code != http.StatusServiceUnavailable:
+					bad.Store(fmt.Sprintf("%d %s", code, b))
+				}
+			}()
+		}
+		wg.Wait()
+	}
+	if s, ok := bad.Load().(string); ok {
+		t.Fatal(s)
+	}
+	shed := u.shed.Load()
+	if shed == 0 {
+		t.Fatal("no read was shed with one query slot and no queue")
+	}
+	// The seeding may have been shed too (and retried): the metric counts
+	// those as well.
+	metric := func() int64 { return int64(scrape(t, base)[`cms_shed_total{group="delivery"}`]) }
+	if m := metric() - seedShed; m != shed {
+		t.Errorf("cms_shed_total{group=\"delivery\"} grew by %d, %d reads were shed", m, shed)
+	}
+	pollUntil(t, 5*time.Second, "summary lines adding up to cms_shed_total", func() bool {
+		var n int64
+		for _, m := range shedSummary.FindAllStringSubmatch(logs.String(), -1) {
+			k, _ := strconv.ParseInt(m[2], 10, 64)
+			n += k
+		}
+		return n == metric()
+	})
+	out := logs.String()
+	if n := strings.Count(out, "level=ERROR"); n > 0 {
+		t.Errorf("%d ERROR lines for %d shed reads:\n%s", n, shed, out)
+	}
+	if n := strings.Count(out, `msg="grpc call"`) + strings.Count(out, "msg=http") + strings.Count(out, `msg="http`); n > 0 {
+		t.Errorf("%d lines logged one by one for %d shed reads:\n%s", n, shed, out)
+	}
+	lines := strings.Count(out, "\n")
+	t.Logf("%d reads shed, %d summary lines, %d log lines in all", shed, len(shedSummary.FindAllString(out, -1)), lines)
+}
+
+// TestAccessLog: by default (`make run`) a request leaves no log line;
+// with accessLog each leaves exactly one compact line, the edge's, not
+// one more from the service call behind it.
+func TestAccessLog(t *testing.T) {
+	for _, on := range []bool{false, true} {
+		t.Run(fmt.Sprintf("accessLog=%v", on), func(t *testing.T) {
+			srv, logs := edgeServerGRPC(t, func(c *Config) { c.AccessLog = on })
+			c := httpClient{t: t, base: "http://" + srv.HTTPAddr(), user: "admin", pass: "test-password"}
+			ids := []string{"access-ok-1", "access-404-2", "access-delivery-3"}
+			c.must(http.StatusOK, http.MethodGet, "/apis/cms/v1/branches/4", "", "X-Request-Id", ids[0])
+			c.must(http.StatusNotFound, http.MethodGet, "/apis/cms/v1/branches/4/objects/999999", "", "X-Request-Id", ids[1])
+			c.must(http.StatusNotFound, http.MethodGet, "/delivery/api/branches/4/objects/nothing-here", "", "X-Request-Id", ids[2])
+			want := 0
+			if on {
+				want = 1
+			}
+			for _, id := range ids {
+				if n := strings.Count(logs.String(), "request_id="+id); n != want {
+					t.Errorf("request %s: %d log lines, want %d:\n%s", id, n, want, logs)
+				}
+			}
+			if on && !strings.Contains(logs.String(), `level=INFO msg=http method=GET path=/apis/cms/v1/branches/4 status=200`) {
+				t.Errorf("no compact access line:\n%s", logs)
+			}
+		})
+	}
+}
