@@ -38,12 +38,24 @@ func (c chains) NewBranchParent(proto.Message) string { return c.parent }
 // other ids are NotFound.
 func (chains) OwnerBranch(_ context.Context, owner optionsv1.Owner, id int64) (int64, error) {
 	switch {
-	case owner == optionsv1.Owner_OWNER_JOB && id == 7:
+	case owner == optionsv1.Owner_OWNER_JOB && (id == 7 || id == 9):
 		return 11, nil
 	case owner == optionsv1.Owner_OWNER_COMMENT && id == 8:
 		return 4, nil
 	}
 	return 0, status.Errorf(codes.NotFound, "%v %d", owner, id)
+}
+
+// InstallationJob: job 9 and job definition 1204 act on the whole
+// installation; job 9 is on branch 11 like job 7.
+func (chains) InstallationJob(_ context.Context, req proto.Message) (bool, error) {
+	switch r := req.(type) {
+	case *managementv1.CreateJobRequest:
+		return r.GetJobDefinitionId() == 1204, nil
+	case interface{ GetJobId() int32 }:
+		return r.GetJobId() == 9, nil
+	}
+	return false, nil
 }
 
 func TestAuthzUnary(t *testing.T) {
@@ -83,6 +95,11 @@ func TestAuthzUnary(t *testing.T) {
 		{"job on a readable branch", &reader10, managementv1.ManagementService_GetJob_FullMethodName, &managementv1.GetJobRequest{JobId: 7}, codes.OK},
 		{"job write with read only", &reader10, managementv1.ManagementService_DeleteJob_FullMethodName, &managementv1.DeleteJobRequest{JobId: 7}, codes.PermissionDenied},
 		{"job write inherited", &writer10, managementv1.ManagementService_UpdateJob_FullMethodName, &managementv1.UpdateJobRequest{JobId: 7}, codes.OK},
+		{"installation job by a writer", &writer10, managementv1.ManagementService_UpdateJob_FullMethodName, &managementv1.UpdateJobRequest{JobId: 9}, codes.PermissionDenied},
+		{"installation job deleted by a writer", &writer10, managementv1.ManagementService_DeleteJob_FullMethodName, &managementv1.DeleteJobRequest{JobId: 9}, codes.PermissionDenied},
+		{"installation job started by a writer", &writer10, managementv1.ManagementService_CreateJob_FullMethodName, &managementv1.CreateJobRequest{BranchId: 10, JobDefinitionId: 1204}, codes.PermissionDenied},
+		{"branch job started by a writer", &writer10, managementv1.ManagementService_CreateJob_FullMethodName, &managementv1.CreateJobRequest{BranchId: 10, JobDefinitionId: 1200}, codes.OK},
+		{"installation job by an admin", &auth.Principal{Admin: true}, managementv1.ManagementService_UpdateJob_FullMethodName, &managementv1.UpdateJobRequest{JobId: 9}, codes.OK},
 		{"job stream", &reader10, managementv1.ManagementBinaryService_GetJobLogs_FullMethodName, &managementv1.GetJobLogsRequest{JobId: 7}, codes.OK},
 		{"unknown job", &writer10, managementv1.ManagementService_GetJob_FullMethodName, &managementv1.GetJobRequest{JobId: 99}, codes.NotFound},
 		{"job id unset", &writer10, managementv1.ManagementService_GetJob_FullMethodName, &managementv1.GetJobRequest{}, codes.NotFound},
