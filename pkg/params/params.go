@@ -11,7 +11,10 @@ package params
 
 import (
 	"fmt"
+	"math"
+	"strconv"
 	"strings"
+	"time"
 
 	"github.com/cmsplatform/cms/pkg/errkind"
 )
@@ -113,4 +116,17 @@ func PathIdentifier(name, v string) error {
 		return errorf("parameter %s: %q is not an identifier: an id is plain digits, else a GUID or an ApiIdentifier", camel(name), v)
 	}
 	return nil
+}
+
+// Wait parses a wait given as whole milliseconds ("250") or a Go duration
+// ("2s"), neither negative (X-Cms-Max-Wait); name is how an error names it.
+func Wait(name, v string) (time.Duration, error) {
+	w := strings.TrimSpace(v)
+	if ms, err := strconv.ParseInt(w, 10, 64); err == nil && ms >= 0 && ms <= int64(math.MaxInt64/time.Millisecond) {
+		return time.Duration(ms) * time.Millisecond, nil
+	}
+	if d, err := time.ParseDuration(w); err == nil && d >= 0 {
+		return d, nil
+	}
+	return 0, errorf("%s must be milliseconds or a duration such as 2s, got %q", name, v)
 }

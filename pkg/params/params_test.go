@@ -4,6 +4,7 @@ import (
 	"errors"
 	"strings"
 	"testing"
+	"time"
 )
 
 func p32(v int32) *int32 { return &v }
@@ -100,6 +101,19 @@ func TestBranchAlias(t *testing.T) {
 		got, ok := BranchAlias(ident)
 		if got != want || ok != (want != 0) {
 			t.Errorf("BranchAlias(%q) = %d, %v; want %d", ident, got, ok, want)
+		}
+	}
+}
+
+func TestWait(t *testing.T) {
+	for in, want := range map[string]time.Duration{"250": 250 * time.Millisecond, " 2s ": 2 * time.Second, "0": 0, "1m30s": 90 * time.Second} {
+		if got, err := Wait("w", in); err != nil || got != want {
+			t.Errorf("Wait(%q) = %v, %v; want %v", in, got, err, want)
+		}
+	}
+	for _, in := range []string{"abc", "-5", "-5s", "1e3", "99999999999999999999", ""} {
+		if _, err := Wait("w", in); err == nil || !strings.Contains(err.Error(), "w must be") {
+			t.Errorf("Wait(%q) = %v, want an error naming w", in, err)
 		}
 	}
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/cmsplatform/cms/pkg/auth"
 	"github.com/cmsplatform/cms/pkg/delivery"
 	"github.com/cmsplatform/cms/pkg/events"
+	"github.com/cmsplatform/cms/pkg/params"
 	"github.com/cmsplatform/cms/pkg/responsecache"
 	deliveryv1 "github.com/cmsplatform/cms/proto/gen/go/cms/delivery/v1"
 	"github.com/cmsplatform/cms/services/internal/gateway"
@@ -70,14 +71,11 @@ func serve[T proto.Message](ctx context.Context, s *service, op string, req prot
 func (s *service) readYourWrites(ctx context.Context, md metadata.MD) (int64, error) {
 	wait := DefaultMaxWait
 	if ws := md.Get(HeaderMaxWait); len(ws) > 0 && strings.TrimSpace(ws[0]) != "" {
-		w := strings.TrimSpace(ws[0])
-		if ms, err := strconv.ParseInt(w, 10, 64); err == nil && ms >= 0 {
-			wait = time.Duration(ms) * time.Millisecond
-		} else if d, err := time.ParseDuration(w); err == nil && d >= 0 {
-			wait = d
-		} else {
-			return 0, status.Errorf(codes.InvalidArgument, "%s must be milliseconds or a duration such as 2s, got %q", HeaderMaxWait, ws[0])
+		w, err := params.Wait(HeaderMaxWait, ws[0])
+		if err != nil {
+			return 0, status.Error(codes.InvalidArgument, err.Error())
 		}
+		wait = w
 	}
 	vs := md.Get(HeaderMinVersion)
 	if len(vs) == 0 || strings.TrimSpace(vs[0]) == "" {

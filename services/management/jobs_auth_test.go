@@ -12,8 +12,15 @@ import (
 // in the proto); a job addressed by id needs read on its branch to be
 // read and write to be changed; an unfiltered list shows the jobs of
 // readable branches only.
-func TestJobPermissions(t *testing.T) {
-	base, _ := authSystem(t, app.Component{}, t.TempDir(), "admin-pw")
+func TestJobPermissions(t *testing.T) { runJobPermissions(t, app.Component{}) }
+
+// TestJobPermissionsPostgres runs them on PostgreSQL.
+func TestJobPermissionsPostgres(t *testing.T) {
+	runJobPermissions(t, app.Component{Engine: app.EnginePostgres, URL: freshPostgres(t)})
+}
+
+func runJobPermissions(t *testing.T, store app.Component) {
+	base, _ := authSystem(t, store, t.TempDir(), "admin-pw")
 	admin := authUser{base, "admin", "admin-pw"}
 	branch := func(name string) int {
 		r := admin.call(t, 200, "POST", "/branches", fmt.Sprintf(`{"values":[{"attribute":1000,"language":201,"variant":0,"value":%q}]}`, name))

@@ -130,6 +130,8 @@ func headerCases(d declared) []hostileCase {
 		{variant: "a 256 KiB header", header: []string{"X-Note", strings.Repeat("n", 256<<10)}, want: acceptable()},
 		{variant: "X-Cms-Min-Version 2^63", header: []string{"X-Cms-Min-Version", "9223372036854775807", "X-Cms-Max-Wait", "300ms"}, want: retryLater()},
 		{variant: "X-Cms-Min-Version garbage", header: []string{"X-Cms-Min-Version", "-1e9x"}, want: acceptable()},
+		{variant: "X-Cms-Max-Wait garbage", header: []string{"X-Cms-Max-Wait", "abc"}, want: only(http.StatusBadRequest).early()},
+		{variant: "X-Cms-Max-Wait negative", header: []string{"X-Cms-Max-Wait", "-5s"}, want: only(http.StatusBadRequest).early()},
 	}
 	for i := range out {
 		out[i].cat, out[i].op = "header", d

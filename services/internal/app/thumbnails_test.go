@@ -85,6 +85,7 @@ func runThumbnailScenario(t *testing.T, c filesClient, admin httpClient, picture
 		want  int
 	}{{"?size=64", 64}, {"?width=32", 64}, {"?size=100&width=32", 128}, {"", 128}, {"?size=1000", 240}} { // sizes snapped up to 64, 128, …
 		resp, body := c.get(base+"photo"+tc.query, http.StatusOK)
+		checkExposure(c, base+"photo"+tc.query, resp, false)
 		got, format, err := image.Decode(bytes.NewReader(body))
 		if err != nil || format != "jpeg" || resp.Header.Get("Content-Type") != "image/jpeg" {
 			t.Fatalf("thumbnail%s: %s %s %v", tc.query, format, resp.Header.Get("Content-Type"), err)
@@ -123,8 +124,10 @@ func runDatabaseBinaryScenario(t *testing.T, c filesClient, admin httpClient, bp
 	if !bytes.Equal(body, data) || resp.Header.Get("Content-Type") != "image/png" {
 		t.Fatalf("binaries/%s: %d bytes, %v", bpo, len(body), resp.Header)
 	}
+	checkExposure(c, "/delivery/api/binaries/"+bpo, resp, false)
 	etag := resp.Header.Get("ETag")
-	c.get("/delivery/api/binaries/"+bpo, http.StatusNotModified, "If-None-Match", etag)
+	resp, _ = c.get("/delivery/api/binaries/"+bpo, http.StatusNotModified, "If-None-Match", etag)
+	checkExposure(c, "/delivery/api/binaries/"+bpo+" (304)", resp, false)
 	for _, tc := range []struct {
 		id   string
 		want int

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/cmsplatform/cms/pkg/params"
 	"github.com/cmsplatform/cms/services/internal/gateway"
 )
 
@@ -16,6 +17,7 @@ import (
 // the gateway's forwarded headers) is not printable ASCII: gRPC metadata
 // cannot carry anything else, and such a header would otherwise be dropped
 // silently (an X-CmsApi-Username of "\xff" would act as the caller). A
+// malformed X-Cms-Max-Wait (params.Wait) is refused on every path, and a
 // skip parameter on the Management API is refused too: its lists page with
 // take and continue, and a skip ignored would hand a client that relies on
 // it the same page forever.
@@ -40,6 +42,11 @@ func invalidInput(r *http.Request) string {
 	q, err := url.ParseQuery(r.URL.RawQuery)
 	if err != nil {
 		return "the query string cannot be parsed: " + err.Error()
+	}
+	if v := r.Header.Get("X-Cms-Max-Wait"); strings.TrimSpace(v) != "" {
+		if _, err := params.Wait("X-Cms-Max-Wait", v); err != nil {
+			return err.Error()
+		}
 	}
 	if q.Has("skip") && strings.HasPrefix(r.URL.Path, managementBasePath+"/") {
 		return "skip is no parameter of the Management API: its lists page with take and continue (the continue token of the previous answer)"
