@@ -27,13 +27,14 @@ image:
 ## test: go vet, then every test; integration tests use CMS_*_URL and skip locally without them (they fail under
 ## CI=true). Progress: vet prints "vet: <package>" for each package of ours it compiles (scripts/vet-progress.awk),
 ## the tests print each package's ok/FAIL line as it completes. The log keeps each top-level test's result (so CI
-## shows the integration tests ran, not skipped), every skip with its reason and every failure.
+## shows the integration tests ran, not skipped), every skip with its reason and every failure, with the messages of
+## test helpers in non-test files too (a conformance suite's "cases.go:83: …").
 test:
 	@echo "== go vet ./... ($$($(GO) list ./... | wc -l) packages; findings are printed, nothing else)"
 	@set -o pipefail; $(GO) vet -v ./... 2>&1 | awk -f scripts/vet-progress.awk
 	@echo "== go test ./... (one ok/FAIL line per package, in package order; up to 20 minutes with the integration tests)"
 	set -o pipefail; $(GO) test -count=1 -timeout 20m -v ./... 2>&1 | \
-	  grep -E --line-buffered '^(--- |ok |FAIL|panic:|\?)|^ +--- (FAIL|SKIP)|_test\.go:[0-9]+:|\.go:[0-9]+:[0-9]+: |^#'
+	  grep -E --line-buffered '^(--- |ok |FAIL|panic:|\?)|^ +--- (FAIL|SKIP)|_test\.go:[0-9]+:|^ +[A-Za-z0-9_]+\.go:[0-9]+: |\.go:[0-9]+:[0-9]+: |^#'
 	@echo "== deploy: vet and test the manifests"
 	cd deploy && $(GO) vet ./... && $(GO) test -count=1 ./...
 
