@@ -199,6 +199,12 @@ func FromContext(ctx context.Context) (Principal, bool) {
 	return p, ok
 }
 
+// UserName is the name of the call's principal ("" when unauthenticated).
+func UserName(ctx context.Context) string {
+	p, _ := FromContext(ctx)
+	return p.Name
+}
+
 // CanRead returns the read check of p over the given branch chains
 // (branch id → chain, e.g. every live branch): a branch without a chain is
 // readable by administrators only. It is the one filter for lists that

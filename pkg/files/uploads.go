@@ -80,7 +80,7 @@ func (s *Service) StartUpload(ctx context.Context, c Chunk) (UploadResult, error
 	var raw [16]byte
 	_, _ = rand.Read(raw[:])
 	id := hex.EncodeToString(raw[:])
-	st := uploadState{Ext: ext, Started: s.opts.Now().UTC(), Owner: s.uploadOwner(ctx), Starter: starter(ctx)}
+	st := uploadState{Ext: ext, Started: s.opts.Now().UTC(), Owner: s.uploadOwner(ctx), Starter: auth.UserName(ctx)}
 	return s.step(ctx, id, &st, c, true)
 }
 
@@ -246,20 +246,12 @@ func (s *Service) removeUpload(ctx context.Context, id string, chunks int) error
 	return nil
 }
 
-// starter is the caller who starts an upload (its token is theirs).
-func starter(ctx context.Context) string {
-	if p, ok := auth.FromContext(ctx); ok {
-		return p.Name
-	}
-	return ""
-}
-
 // loadOwnState is loadState for the caller of ctx: an upload another user
 // started answers as an unknown token would, so a token works only for
 // whoever started it and reveals nothing to anyone else.
 func (s *Service) loadOwnState(ctx context.Context, id string) (uploadState, error) {
 	st, err := s.loadState(ctx, id)
-	if err == nil && st.Starter != "" && st.Starter != starter(ctx) {
+	if err == nil && st.Starter != "" && st.Starter != auth.UserName(ctx) {
 		return uploadState{}, unknownUpload(id)
 	}
 	return st, err

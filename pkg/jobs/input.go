@@ -36,14 +36,6 @@ func inputKey(token string) (string, error) {
 
 func ownerKey(key string) string { return key + ".owner" }
 
-// callerName is the authenticated user of ctx ("" without one).
-func callerName(ctx context.Context) string {
-	if p, ok := auth.FromContext(ctx); ok {
-		return p.Name
-	}
-	return ""
-}
-
 // ownInput reports whether the input at key is the caller's: its owner
 // record names them, or it has none (inputs started before tokens were
 // bound). A missing input is blobs.ErrNotFound.
@@ -61,7 +53,7 @@ func (s *Service) ownInput(ctx context.Context, key string) error {
 	if err != nil {
 		return err
 	}
-	if string(name) != callerName(ctx) {
+	if string(name) != auth.UserName(ctx) {
 		return blobs.ErrNotFound
 	}
 	return nil
@@ -73,7 +65,7 @@ func (s *Service) StartInput(ctx context.Context, chunk io.Reader) (token string
 	_, _ = rand.Read(b[:])
 	token = hex.EncodeToString(b[:])
 	key, _ := inputKey(token)
-	if _, err := s.blobs.Put(ctx, ownerKey(key), strings.NewReader(callerName(ctx)), blobs.Meta{ContentType: "text/plain"}); err != nil {
+	if _, err := s.blobs.Put(ctx, ownerKey(key), strings.NewReader(auth.UserName(ctx)), blobs.Meta{ContentType: "text/plain"}); err != nil {
 		return "", 0, err
 	}
 	info, err := s.blobs.Put(ctx, key, s.capped(chunk, 0), blobs.Meta{ContentType: "application/octet-stream"})
