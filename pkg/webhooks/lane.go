@@ -116,7 +116,10 @@ func (l *lane) handle(ctx context.Context, m events.Msg) error {
 	now := time.Now()
 	p := Payload{ID: fmt.Sprintf("%s-%d", m.MsgID, def.ID), WebHook: def.ID, Event: ev}
 	body, _ := json.Marshal(p)
-	a := d.client.Deliver(ctx, def.URL, def.Secret, body, p.ID, now)
+	// A stop lets an attempt under way finish (the client's timeout bounds
+	// it): cut off after the receiver took the event, it would count as
+	// failed, stay unacknowledged and be sent again after the restart.
+	a := d.client.Deliver(context.WithoutCancel(ctx), def.URL, def.Secret, body, p.ID, now)
 	if d.cfg.OnAttempt != nil {
 		d.cfg.OnAttempt(def.ID, ev, a)
 	}
