@@ -18,6 +18,8 @@ import (
 	"google.golang.org/grpc/credentials/insecure"
 	"google.golang.org/grpc/metadata"
 	"google.golang.org/grpc/status"
+
+	"github.com/cmsplatform/cms/pkg/testenv"
 )
 
 // The change stream over HTTP (server-sent events) and gRPC, on `cms run`
@@ -36,6 +38,7 @@ func liveConfig(cfg Config) Config {
 }
 
 func TestLiveChangesEmbedded(t *testing.T) {
+	testenv.CheckGoroutines(t) // the streams, their subscriptions and the server all end
 	cfg := DefaultConfig()
 	cfg.DataDir = t.TempDir()
 	cfg.HTTPAddr, cfg.GRPCAddr = "127.0.0.1:0", "127.0.0.1:0"
@@ -409,6 +412,7 @@ func runLiveGRPC(t *testing.T, addr string, typeA, tooOld, since int64, after []
 // refused with 503 and Retry-After over HTTP, Unavailable with
 // retry-after over gRPC; a closed stream frees its slot.
 func TestLiveChangesFull(t *testing.T) {
+	testenv.CheckGoroutines(t) // a refused or closed stream leaves nothing running
 	cfg := DefaultConfig()
 	cfg.DataDir = t.TempDir()
 	cfg.HTTPAddr, cfg.GRPCAddr = "127.0.0.1:0", "127.0.0.1:0"
@@ -458,6 +462,7 @@ func TestLiveChangesFull(t *testing.T) {
 // at once (clients resume elsewhere) instead of waiting for them until
 // the shutdown timeout.
 func TestLiveChangesEndOnShutdown(t *testing.T) {
+	testenv.CheckGoroutines(t) // the stopped server's streams end with it
 	cfg := DefaultConfig()
 	cfg.DataDir = t.TempDir()
 	cfg.HTTPAddr, cfg.GRPCAddr = "127.0.0.1:0", "127.0.0.1:0"
