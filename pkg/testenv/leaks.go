@@ -41,3 +41,16 @@ func CheckGoroutines(t testing.TB, ignore ...goleak.Option) {
 		}
 	})
 }
+
+// EmbeddedNATSConsumers ignores the goroutines an embedded NATS server
+// (pkg/events/natsjs started in process) runs for each durable consumer on
+// its side: they belong to the server, not to the client that created the
+// consumer, and outlive it by design (the next process resumes the
+// consumer where the last one acknowledged); they end when the server
+// stops, which a test's bus cleanup does after the check.
+var EmbeddedNATSConsumers = []goleak.Option{
+	goleak.IgnoreTopFunction("github.com/nats-io/nats-server/v2/server.(*consumer).loopAndGatherMsgs"),
+	goleak.IgnoreTopFunction("github.com/nats-io/nats-server/v2/server.(*consumer).processInboundAcks"),
+	goleak.IgnoreTopFunction("github.com/nats-io/nats-server/v2/server.(*consumer).processInboundNextMsgReqs"),
+	goleak.IgnoreTopFunction("github.com/nats-io/nats-server/v2/server.(*consumerFileStore).flushLoop"),
+}

@@ -13,6 +13,7 @@ import (
 
 	"github.com/cmsplatform/cms/pkg/changes"
 	"github.com/cmsplatform/cms/pkg/content"
+	"github.com/cmsplatform/cms/pkg/testenv"
 	"github.com/cmsplatform/cms/pkg/store"
 )
 
@@ -227,6 +228,9 @@ func TestRefusedWebhookDelaysNoOther(t *testing.T) {
 // one that was down gets them all after it.
 func TestRestartResendsOnlyUnacknowledged(t *testing.T) {
 	setups(t, func(t *testing.T, e *env) {
+		// The stopped dispatchers leave nothing running: lanes, consumers,
+		// deliveries under way, their HTTP connections.
+		testenv.CheckGoroutines(t, testenv.EmbeddedNATSConsumers...)
 		healthy, failing := newReceiver(t, "k"), newReceiver(t, "k")
 		typ := e.create(t, objectOf(content.RootID, "Article"))[0]
 		e.create(t, hook(healthy.srv.URL+"/h", "k"), hook(failing.srv.URL+"/f", "k"))
