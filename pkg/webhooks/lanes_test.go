@@ -13,8 +13,8 @@ import (
 
 	"github.com/cmsplatform/cms/pkg/changes"
 	"github.com/cmsplatform/cms/pkg/content"
-	"github.com/cmsplatform/cms/pkg/testenv"
 	"github.com/cmsplatform/cms/pkg/store"
+	"github.com/cmsplatform/cms/pkg/testenv"
 )
 
 // laneOutage is how long the failing receiver of
