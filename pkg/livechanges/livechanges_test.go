@@ -11,6 +11,7 @@ import (
 	"github.com/cmsplatform/cms/pkg/changes"
 	"github.com/cmsplatform/cms/pkg/events"
 	"github.com/cmsplatform/cms/pkg/livechanges"
+	"github.com/cmsplatform/cms/pkg/testenv"
 	testsetups "github.com/cmsplatform/cms/pkg/testenv/setups"
 )
 
@@ -75,7 +76,12 @@ func setups() []setup {
 
 func forEach(t *testing.T, f func(t *testing.T, bus events.Bus)) {
 	for _, s := range setups() {
-		t.Run(s.name, func(t *testing.T) { f(t, s.bus(t)) })
+		t.Run(s.name, func(t *testing.T) {
+			// Once the hub and the bus stopped, none of their goroutines
+			// (consumer, fan-out, subscriptions) runs on.
+			testenv.CheckGoroutines(t)
+			f(t, s.bus(t))
+		})
 	}
 }
 
@@ -316,6 +322,7 @@ func (f *flakyIndex) WaitForVersion(ctx context.Context, minVersion int64, maxWa
 }
 
 func TestRunWaitsForTheIndex(t *testing.T) {
+	testenv.CheckGoroutines(t) // Run's retries of the index end with its context
 	bus := testsetups.EmbeddedBus(t)
 	idx := &flakyIndex{indexVersion: newIndex(), fails: 2}
 	h := livechanges.New(livechanges.Config{Consumer: bus, Index: idx})

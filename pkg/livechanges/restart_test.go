@@ -14,6 +14,7 @@ import (
 	"github.com/cmsplatform/cms/pkg/events"
 	"github.com/cmsplatform/cms/pkg/events/natsjs"
 	"github.com/cmsplatform/cms/pkg/livechanges"
+	"github.com/cmsplatform/cms/pkg/testenv"
 )
 
 // natsRestartGap bounds how long after a NATS restart a subscription that
@@ -30,6 +31,9 @@ const natsRestartGap = 5 * time.Second
 // within natsRestartGap of the restart. Once, in a deployment, nothing
 // came for 22 s.
 func TestSubscriptionAcrossNATSRestart(t *testing.T) {
+	// Nothing of the hub, the clients (reconnecting across the restart) or
+	// the private server runs on once they are closed.
+	testenv.CheckGoroutines(t)
 	srv := startPrivateNATS(t)
 	hubBus, err := natsjs.Connect(t.Context(), srv.url, natsjs.Options{Name: "live-hub"})
 	if err != nil {
@@ -165,6 +169,9 @@ func (n *privateNATS) restart(t *testing.T, down func()) {
 // indexer has that batch again (after the ack wait) and has applied the
 // writes after it.
 func TestSubscriptionAcrossNATSRestartWithIndexer(t *testing.T) {
+	// Nothing of the hub, the clients (reconnecting across the restart) or
+	// the private server runs on once they are closed.
+	testenv.CheckGoroutines(t)
 	srv := startPrivateNATS(t)
 	hubBus, err := natsjs.Connect(t.Context(), srv.url, natsjs.Options{Name: "live-hub"})
 	if err != nil {

@@ -14,6 +14,7 @@ import (
 	"github.com/cmsplatform/cms/pkg/changes"
 	"github.com/cmsplatform/cms/pkg/content"
 	"github.com/cmsplatform/cms/pkg/store"
+	"github.com/cmsplatform/cms/pkg/testenv"
 )
 
 // laneOutage is how long the failing receiver of
@@ -227,6 +228,9 @@ func TestRefusedWebhookDelaysNoOther(t *testing.T) {
 // one that was down gets them all after it.
 func TestRestartResendsOnlyUnacknowledged(t *testing.T) {
 	setups(t, func(t *testing.T, e *env) {
+		// The stopped dispatchers leave nothing running: lanes, consumers,
+		// deliveries under way, their HTTP connections.
+		testenv.CheckGoroutines(t, testenv.EmbeddedNATSConsumers...)
 		healthy, failing := newReceiver(t, "k"), newReceiver(t, "k")
 		typ := e.create(t, objectOf(content.RootID, "Article"))[0]
 		e.create(t, hook(healthy.srv.URL+"/h", "k"), hook(failing.srv.URL+"/f", "k"))

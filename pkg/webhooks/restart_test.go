@@ -7,12 +7,16 @@ import (
 	"time"
 
 	"github.com/cmsplatform/cms/pkg/content"
+	"github.com/cmsplatform/cms/pkg/testenv"
 )
 
 // A dispatcher stopped while its receiver is down loses nothing: the next
 // one, on the same durable consumer, delivers every pending event in order.
 func TestRestartLosesNothing(t *testing.T) {
 	setups(t, func(t *testing.T, e *env) {
+		// The stopped dispatchers leave nothing running: lanes, consumers,
+		// deliveries under way, their HTTP connections.
+		testenv.CheckGoroutines(t, testenv.EmbeddedNATSConsumers...)
 		rcv := newReceiver(t, "k")
 		typ := e.create(t, objectOf(content.RootID, "Article"))[0]
 		e.create(t, hook(rcv.srv.URL+"/all", "k"))

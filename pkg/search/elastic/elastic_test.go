@@ -46,3 +46,22 @@ func TestPing(t *testing.T) {
 		t.Fatal("ping of a closed port succeeded")
 	}
 }
+
+// TestCloseReleasesItsConnections: a closed engine keeps no connection to
+// the cluster open; each kept-alive one holds two goroutines until the
+// cluster or the idle timeout cuts it, so every process that closed an
+// engine (a test, a stopping server) kept them.
+func TestCloseReleasesItsConnections(t *testing.T) {
+	url := testenv.URL(t, testenv.ElasticsearchURL)
+	testenv.CheckGoroutines(t)
+	e, err := elastic.New(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := e.Ping(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	if err := e.Close(); err != nil {
+		t.Fatal(err)
+	}
+}

@@ -34,6 +34,7 @@ import (
 // Engine is a search.Engine over Elasticsearch.
 type Engine struct {
 	es        *elasticsearch.Client
+	transport *http.Transport
 	prefix    string
 	log       *slog.Logger
 	replicas  int
@@ -66,11 +67,14 @@ func WithGCDeletes(d time.Duration) Option { return func(e *Engine) { e.gcDelete
 // New returns an engine talking to the cluster at url (for example
 // http://127.0.0.1:9200; user info in the URL is used for basic auth).
 func New(url string, opts ...Option) (*Engine, error) {
-	es, err := elasticsearch.NewClient(elasticsearch.Config{Addresses: []string{url}})
+	// A connection pool of its own (the client's default is a clone of
+	// http.DefaultTransport too), so Close can close its connections.
+	tr := http.DefaultTransport.(*http.Transport).Clone()
+	es, err := elasticsearch.NewClient(elasticsearch.Config{Addresses: []string{url}, Transport: tr})
 	if err != nil {
 		return nil, fmt.Errorf("elastic: %w", err)
 	}
-	e := &Engine{es: es, log: slog.New(slog.DiscardHandler), mappings: map[string]search.Mapping{}}
+	e := &Engine{es: es, transport: tr, log: slog.New(slog.DiscardHandler), mappings: map[string]search.Mapping{}}
 	for _, o := range opts {
 		o(e)
 	}
@@ -284,6 +288,9 @@ func (e *Engine) Close() error {
 		return search.ErrClosed
 	}
 	e.closed = true
+	// Its kept-alive connections would otherwise stay open (each with
+	// two goroutines) until the cluster or the idle timeout cut them.
+	e.transport.CloseIdleConnections()
 	return nil
 }
 

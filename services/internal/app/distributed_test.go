@@ -18,6 +18,9 @@ import (
 // PostgreSQL, NATS, Elasticsearch and Redis and checks that every component
 // answers /readyz and that the API is served.
 func TestServeAgainstRealComponents(t *testing.T) {
+	// After the graceful shutdown nothing of the process runs on: its
+	// clients of PostgreSQL, NATS, Elasticsearch and Redis are closed.
+	testenv.CheckGoroutines(t)
 	cfg := DistributedConfig()
 	cfg.DrainDelay = 0 // nothing balances load in front of a test
 	// Its own database, change stream, indexes and cache keys: other test

@@ -18,6 +18,8 @@ import (
 	"google.golang.org/grpc/credentials/insecure"
 	"google.golang.org/grpc/metadata"
 	"google.golang.org/grpc/status"
+
+	"github.com/cmsplatform/cms/pkg/testenv"
 )
 
 // The change stream over HTTP (server-sent events) and gRPC, on `cms run`
@@ -36,6 +38,7 @@ func liveConfig(cfg Config) Config {
 }
 
 func TestLiveChangesEmbedded(t *testing.T) {
+	testenv.CheckGoroutines(t) // the streams, their subscriptions and the server all end
 	cfg := DefaultConfig()
 	cfg.DataDir = t.TempDir()
 	cfg.HTTPAddr, cfg.GRPCAddr = "127.0.0.1:0", "127.0.0.1:0"
@@ -49,6 +52,7 @@ func TestLiveChangesEmbedded(t *testing.T) {
 // stream of what a separate Management process writes and a separate
 // indexer indexes, on PostgreSQL, NATS, Elasticsearch and Redis.
 func TestLiveChangesDistributed(t *testing.T) {
+	testenv.CheckGoroutines(t) // the three processes, their clients of PostgreSQL, NATS, Elasticsearch and Redis, the streams
 	config, _ := isolatedDistributed(t, "live")
 	mgmt := "http://" + startConfigured(t, config(TargetManagement)).HTTPAddr()
 	startConfigured(t, config(TargetIndexer))
@@ -228,9 +232,13 @@ func runLiveScenario(t *testing.T, mgmt, deliv, grpcAddr string) {
 	typeA := admin.create(obj(0, "liveA", v(1000, 201, "Live A"))).CreatedObjectIDs[0]
 	wb := admin.create(obj(0, "liveB", v(1000, 201, "Live B")))
 	typeB := wb.CreatedObjectIDs[0]
-	// The branch is in the index (an unknown branch is 404).
-	reader.must(http.StatusOK, http.MethodGet, "/delivery/api/branches/4/objects?take=1", "",
-		"X-Cms-Min-Version", strconv.FormatInt(wb.Transaction.ID, 10), "X-Cms-Max-Wait", "30s")
+	// The branch is in the index (an unknown branch is 404). Each wait stays
+	// under liveConfig's 2 s write timeout, which cuts a longer one (EOF)
+	// when a loaded indexer takes longer.
+	pollUntil(t, 30*time.Second, "the types in Delivery", func() bool {
+		return reader.do(http.MethodGet, "/delivery/api/branches/4/objects?take=1", "",
+			"X-Cms-Min-Version", strconv.FormatInt(wb.Transaction.ID, 10), "X-Cms-Max-Wait", "1s").code == http.StatusOK
+	})
 	newObject := func(typeID int64, name string) (id, version int64) {
 		w := admin.create(obj(typeID, "", v(1000, 201, name)))
 		return w.CreatedObjectIDs[0], w.Transaction.ID
@@ -409,6 +417,7 @@ func runLiveGRPC(t *testing.T, addr string, typeA, tooOld, since int64, after []
 // refused with 503 and Retry-After over HTTP, Unavailable with
 // retry-after over gRPC; a closed stream frees its slot.
 func TestLiveChangesFull(t *testing.T) {
+	testenv.CheckGoroutines(t) // a refused or closed stream leaves nothing running
 	cfg := DefaultConfig()
 	cfg.DataDir = t.TempDir()
 	cfg.HTTPAddr, cfg.GRPCAddr = "127.0.0.1:0", "127.0.0.1:0"
@@ -458,6 +467,7 @@ func TestLiveChangesFull(t *testing.T) {
 // at once (clients resume elsewhere) instead of waiting for them until
 // the shutdown timeout.
 func TestLiveChangesEndOnShutdown(t *testing.T) {
+	testenv.CheckGoroutines(t) // the stopped server's streams end with it
 	cfg := DefaultConfig()
 	cfg.DataDir = t.TempDir()
 	cfg.HTTPAddr, cfg.GRPCAddr = "127.0.0.1:0", "127.0.0.1:0"

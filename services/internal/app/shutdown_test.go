@@ -25,6 +25,7 @@ import (
 // the in-flight read-your-writes request waits for, so the workers still
 // run). Only then do the listeners close and Run return.
 func TestShutdownSequence(t *testing.T) {
+	testenv.CheckGoroutines(t) // once Run returned, nothing the server started runs on
 	cfg := DefaultConfig()
 	cfg.DataDir = t.TempDir()
 	cfg.HTTPAddr, cfg.GRPCAddr = "127.0.0.1:0", "127.0.0.1:0"
