@@ -97,7 +97,7 @@ type Config struct {
 	// StartSlack: see DefaultStartSlack.
 	StartSlack time.Duration
 	// Types returns the types of an event's objects
-	// (content.ChangeTypes); an error retries the event. Nil: events
+	// (content.Touched); an error retries the event. Nil: events
 	// carry no types.
 	Types func(context.Context, changes.Event) ([]int64, error)
 	// BeforeRelease runs for each event once the index shows it and before

@@ -317,6 +317,6 @@ func (d *Dispatcher) touchesDefinitions(ctx context.Context, ev changes.Event) (
 		}
 	}
 	d.mu.Unlock()
-	types, err := content.ChangeTypes(ctx, d.st, ev)
-	return slices.Contains(types, content.TypeWebHookDefinition), err
+	touch, err := content.Touched(ctx, d.st, ev)
+	return touch.Has(content.TypeWebHookDefinition), err
 }

@@ -98,13 +98,13 @@ func (l *lane) handle(ctx context.Context, m events.Msg) error {
 	if !ok || ev.Transaction < def.CreatedTx {
 		return nil
 	}
-	var types []int64
+	var touch content.Touch
 	if len(def.Types) > 0 {
-		if types, err = content.ChangeTypes(ctx, d.st, ev); err != nil {
+		if touch, err = content.Touched(ctx, d.st, ev); err != nil {
 			return events.RetryAfter(err, time.Second)
 		}
 	}
-	if !def.Matches(ev, types) {
+	if !def.Matches(ev, touch.Types) {
 		return nil
 	}
 	// The first attempt in this process continues the stream's count of
