@@ -60,8 +60,13 @@ func (iv *Invalidator) Run(ctx context.Context) error {
 		}
 	}
 	log.Info("render invalidator consuming (ephemeral, per process)", "name", iv.name, "since", since)
-	return iv.bus.Consume(ctx, iv.name, changes.Subjects, iv.Handle,
-		events.WithEphemeral(), events.WithStartTime(since), events.WithRetryDelay(time.Second))
+	return iv.consumer().Consume(ctx, iv.bus, iv.name, iv.evict, events.WithEphemeral(), events.WithStartTime(since))
+}
+
+// consumer is the invalidator's change-event loop (pkg/changes: malformed
+// events dropped with a log line, a failed one retried after a second).
+func (iv *Invalidator) consumer() changes.Consumer {
+	return changes.Consumer{Name: "render cache", Log: iv.c.log}
 }
 
 // Start reads the newest change transaction P and marks it handled: the
@@ -79,11 +84,10 @@ func (iv *Invalidator) Start(ctx context.Context) error {
 
 // Handle applies one change event: nil acks it, an error retries it.
 func (iv *Invalidator) Handle(ctx context.Context, m events.Msg) error {
-	ev, err := changes.Parse(m.Data)
-	if err != nil {
-		iv.c.log.Error("render cache: dropping malformed change event", "subject", m.Subject, "err", err)
-		return nil
-	}
+	return iv.consumer().Handler(iv.evict)(ctx, m)
+}
+
+func (iv *Invalidator) evict(ctx context.Context, ev changes.Event, _ events.Msg) error {
 	return iv.Evict(ctx, ev)
 }
 
