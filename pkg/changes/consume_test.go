@@ -1,7 +1,6 @@
 package changes
 
 import (
-	"bytes"
 	"context"
 	"log/slog"
 	"strings"
@@ -13,25 +12,8 @@ import (
 
 	"github.com/cmsplatform/cms/pkg/events"
 	"github.com/cmsplatform/cms/pkg/events/natsjs"
+	"github.com/cmsplatform/cms/pkg/testenv"
 )
-
-// syncBuffer is a log sink safe for the consumer's goroutine.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
 
 // handled is one call of the test's Handler.
 type handled struct {
@@ -66,7 +48,7 @@ func TestConsumer(t *testing.T) {
 	publish(MsgID(1), event(1))
 	publish(MsgID(2), event(2))
 
-	var logs syncBuffer
+	var logs testenv.Buffer
 	c := Consumer{Name: "test consumer", Log: slog.New(slog.NewTextHandler(&logs, nil)), RetryDelay: 300 * time.Millisecond}
 	var mu sync.Mutex
 	var calls []handled
@@ -117,7 +99,7 @@ func TestConsumer(t *testing.T) {
 // TestConsumerQuiet: a Quiet consumer drops a malformed event without a
 // line; a loud one without a logger uses the default one.
 func TestConsumerQuiet(t *testing.T) {
-	var logs syncBuffer
+	var logs testenv.Buffer
 	m := events.Msg{Subject: Subject(4), Data: []byte(`{"branch":4}`)}
 	quiet := Consumer{Name: "lane", Log: slog.New(slog.NewTextHandler(&logs, nil)), Quiet: true}
 	called := false
