@@ -119,8 +119,9 @@ func singleTags(branch int64, param string, root int64, asked []int64, r Request
 // once the index shows the event (WaitForVersion(ev.Transaction)): what
 // the change touched (content.TouchOf: the changed objects' types and
 // ApiIdentifiers along the event's branch chain) and the branch tree are
-// read from the index, in two requests whatever the event's size. The
-// event's branch and every descendant (which inherit its objects) are
+// read from the index, in two requests whatever the number of objects (up
+// to search.MaxResultWindow documents of them on the chain per request).
+// The event's branch and every descendant (which inherit its objects) are
 // affected. Objects on no branch of the chain in the index (deleted) have
 // an unknown type, so they evict the branch's model tag and every typed
 // list: safe, not precise.
@@ -175,7 +176,7 @@ func (s *Service) ChangeTags(ctx context.Context, ev changes.Event) ([]string, e
 }
 
 // touched is the content.Touch of ev as the index shows it: the indexed
-// documents of its objects on every branch of its chain, in one request.
+// documents of its objects on every branch of its chain.
 func (s *Service) touched(ctx context.Context, tree model.BranchTree, ev changes.Event) (content.Touch, error) {
 	chain := content.ChangeChain(tree, ev.Branch)
 	ids := slices.Compact(slices.Sorted(slices.Values(ev.ObjectIDs)))
@@ -190,15 +191,19 @@ func (s *Service) touched(ctx context.Context, tree model.BranchTree, ev changes
 			docIDs = append(docIDs, indexdoc.DocID(b, id))
 		}
 	}
-	res, err := s.eng.Search(ctx, search.SearchRequest{Index: s.objects, Query: search.IDs(docIDs), Size: len(docIDs), Fields: sourceOnly()})
-	if err != nil && !errors.Is(err, search.ErrIndexNotFound) {
-		return content.Touch{}, fmt.Errorf("delivery: read changed objects: %w", err)
-	}
-	rows := make([]store.Object, 0, len(res.Hits))
-	for _, h := range res.Hits {
-		if src, err := indexdoc.DecodeSource(h.Fields); err == nil {
-			rows = append(rows, store.Object{ID: src.ID, Branch: docs[h.ID], TypeID: src.TypeRef, GUID: src.GUID,
-				APIIdentifier: src.APIIdentifier, Deleted: src.Deleted})
+	var rows []store.Object
+	// One request, or one per search.MaxResultWindow documents of a huge
+	// event on a deep branch.
+	for part := range slices.Chunk(docIDs, search.MaxResultWindow) {
+		res, err := s.eng.Search(ctx, search.SearchRequest{Index: s.objects, Query: search.IDs(part), Size: len(part), Fields: sourceOnly()})
+		if err != nil && !errors.Is(err, search.ErrIndexNotFound) {
+			return content.Touch{}, fmt.Errorf("delivery: read changed objects: %w", err)
+		}
+		for _, h := range res.Hits {
+			if src, err := indexdoc.DecodeSource(h.Fields); err == nil {
+				rows = append(rows, store.Object{ID: src.ID, Branch: docs[h.ID], TypeID: src.TypeRef, GUID: src.GUID,
+					APIIdentifier: src.APIIdentifier, Deleted: src.Deleted})
+			}
 		}
 	}
 	return content.TouchOf(ev, chain, rows), nil
