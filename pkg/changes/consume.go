@@ -23,8 +23,10 @@ type Handler func(ctx context.Context, ev Event, m events.Msg) error
 // the events (Subjects) from the bus, parses each, drops a malformed one
 // with a log line (it is acknowledged: retrying cannot help) and hands the
 // others to the consumer's Handler, retrying a failed one after
-// RetryDelay. The consumers (the indexer, webhooks, the change stream, the
-// render and response caches) keep only what they do with an event.
+// RetryDelay. The consumers (the webhooks' control loop and lanes, the
+// change stream, the render and response caches) keep only what they do
+// with an event; the indexer, which reads batches with a retry and park
+// policy of its own, drops malformed events with Parse.
 type Consumer struct {
 	// Name names the consumer in its log lines ("render cache").
 	Name string
