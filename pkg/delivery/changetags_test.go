@@ -5,26 +5,13 @@ import (
 	"encoding/json"
 	"slices"
 	"strconv"
-	"sync/atomic"
 	"testing"
 
 	"github.com/cmsplatform/cms/pkg/changes"
 	"github.com/cmsplatform/cms/pkg/content"
 	"github.com/cmsplatform/cms/pkg/delivery"
 	"github.com/cmsplatform/cms/pkg/delivery/deliverytest"
-	"github.com/cmsplatform/cms/pkg/search"
 )
-
-// countingEngine counts the search requests of a search.Engine.
-type countingEngine struct {
-	search.Engine
-	searches atomic.Int64
-}
-
-func (c *countingEngine) Search(ctx context.Context, r search.SearchRequest) (search.SearchResult, error) {
-	c.searches.Add(1)
-	return c.Engine.Search(ctx, r)
-}
 
 // TestChangeTagsAlongTheChain: Delivery's eviction reads what a change
 // touched along the event's branch chain (content.TouchOf) and the branch
@@ -37,11 +24,7 @@ func (c *countingEngine) Search(ctx context.Context, r search.SearchRequest) (se
 func TestChangeTagsAlongTheChain(t *testing.T) {
 	s := deliverytest.NewSite(t)
 	ctx := context.Background()
-	eng := &countingEngine{Engine: s.Engine}
-	svc, err := delivery.New(delivery.Options{Search: eng, Layout: s.Options.Layout})
-	if err != nil {
-		t.Fatal(err)
-	}
+	svc, eng := rvCounted(t, s)
 	editor := content.Change{User: "editor"}
 	branch := func(parent int64) int64 {
 		p, _ := json.Marshal(parent)
