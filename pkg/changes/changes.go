@@ -1,9 +1,12 @@
 // Package changes is the change-event contract between the writer of
 // content and its consumers: pkg/content appends one event per write
 // transaction to the outbox, the relay publishes it on the event bus, and
-// the indexer (pkg/indexwriter through services/indexer) and Delivery's cache
-// invalidator consume it. Subjects, kinds and the JSON payload are defined
-// here once.
+// the indexer (pkg/indexwriter through services/indexer), the webhooks, the
+// change stream (pkg/livechanges) and the render and Delivery caches'
+// invalidators consume it. Subjects, kinds and the JSON payload are defined
+// here once, and so is the consumers' loop (Consumer: parse, drop a
+// malformed event with a log line, retry a failed one); what a change
+// touched is pkg/content.Touched.
 package changes
 
 import (

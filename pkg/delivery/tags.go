@@ -12,7 +12,9 @@ import (
 	"github.com/cmsplatform/cms/pkg/changes"
 	"github.com/cmsplatform/cms/pkg/content"
 	"github.com/cmsplatform/cms/pkg/indexdoc"
+	"github.com/cmsplatform/cms/pkg/model"
 	"github.com/cmsplatform/cms/pkg/search"
+	"github.com/cmsplatform/cms/pkg/store"
 )
 
 // Cache tags. Every response names what it was built from, so a change
@@ -114,18 +116,22 @@ func singleTags(branch int64, param string, root int64, asked []int64, r Request
 }
 
 // ChangeTags returns the tags a change event makes stale. Call it only
-// once the index shows the event (WaitForVersion(ev.Transaction)): it
-// reads the changed objects' current type and ApiIdentifier, and the
-// branch tree, from the index. The event's branch and every descendant
-// (which inherit its objects) are affected. Objects no longer in the index
-// (deleted) have an unknown type, so they evict the branch's model tag
-// and every typed list: safe, not precise.
+// once the index shows the event (WaitForVersion(ev.Transaction)): what
+// the change touched (content.TouchOf: the changed objects' types and
+// ApiIdentifiers along the event's branch chain) and the branch tree are
+// read from the index, in two requests whatever the number of objects (up
+// to search.MaxResultWindow documents of them on the chain per request).
+// The event's branch and every descendant (which inherit its objects) are
+// affected. Objects on no branch of the chain in the index (deleted) have
+// an unknown type, so they evict the branch's model tag and every typed
+// list: safe, not precise.
 func (s *Service) ChangeTags(ctx context.Context, ev changes.Event) ([]string, error) {
-	branches, err := s.subtree(ctx, ev.Branch)
+	tree, err := s.indexedTree(ctx)
 	if err != nil {
 		return nil, err
 	}
-	if ev.Kind == "branchDeleted" {
+	branches := subtreeOf(tree, ev.Branch)
+	if ev.Kind == changes.KindBranchDeleted {
 		// The branch is gone from the index: evict it and the branch list.
 		tags := []string{ModelTag(ev.Branch), BranchesTag}
 		for _, b := range branches {
@@ -133,99 +139,101 @@ func (s *Service) ChangeTags(ctx context.Context, ev changes.Event) ([]string, e
 		}
 		return tags, nil
 	}
-	ids := slices.Compact(slices.Sorted(slices.Values(ev.ObjectIDs)))
-	found := map[int64]indexdoc.Source{}
-	if len(ids) > 0 {
-		docIDs := make([]string, len(ids))
-		for i, id := range ids {
-			docIDs[i] = indexdoc.DocID(ev.Branch, id)
-		}
-		res, err := s.eng.Search(ctx, search.SearchRequest{Index: s.objects, Query: search.IDs(docIDs), Size: len(docIDs), Fields: sourceOnly()})
-		if err != nil && !errors.Is(err, search.ErrIndexNotFound) {
-			return nil, fmt.Errorf("delivery: read changed objects: %w", err)
-		}
-		for _, h := range res.Hits {
-			if src, err := indexdoc.DecodeSource(h.Fields); err == nil {
-				found[src.ID] = src
-			}
-		}
+	touch, err := s.touched(ctx, tree, ev)
+	if err != nil {
+		return nil, err
 	}
-	model, unknown := false, false
-	types := map[int64]bool{}
-	for _, id := range ids {
-		src, ok := found[id]
-		switch {
-		case !ok:
-			unknown, model = true, true
-		case modelTypes[src.TypeRef]:
-			model = true
-		}
-		if ok {
-			types[src.TypeRef] = true
-		}
-	}
+	unknown := len(touch.Missing) > 0
+	meta := unknown || slices.ContainsFunc(touch.Types, func(t int64) bool { return modelTypes[t] })
 	var tags []string
-	for _, src := range found {
-		if src.TypeRef != content.TypeBranch {
-			continue
-		}
-		sub, err := s.subtree(ctx, src.ID)
-		if err != nil {
-			return nil, err
-		}
-		tags = append(tags, BranchesTag)
-		for _, b := range sub {
-			tags = append(tags, ModelTag(b))
+	for _, id := range touch.Objects {
+		if o, ok := touch.Effective[id]; ok && o.TypeID == content.TypeBranch {
+			tags = append(tags, BranchesTag)
+			for _, b := range subtreeOf(tree, id) {
+				tags = append(tags, ModelTag(b))
+			}
 		}
 	}
 	for _, b := range branches {
 		tags = append(tags, ListTag(b))
-		if model {
+		if meta {
 			tags = append(tags, ModelTag(b))
 		}
 		if unknown {
 			tags = append(tags, AnyTypeListTag(b))
 		}
-		for t := range types {
+		for _, t := range touch.Types {
 			tags = append(tags, TypeListTag(b, t))
 		}
-		for _, id := range ids {
+		for _, id := range touch.Objects {
 			tags = append(tags, ObjTag(b, id))
-			if src, ok := found[id]; ok && src.APIIdentifier != "" {
-				tags = append(tags, APITag(b, src.APIIdentifier))
-			}
+		}
+		for _, api := range touch.APIIdentifiers {
+			tags = append(tags, APITag(b, api))
 		}
 	}
 	return tags, nil
 }
 
-// subtree returns branch and its descendants, read from the indexed
-// branch objects (type 40 on branch 4, parent in attribute 4000). A branch
-// not in the index (yet, or any more) still yields itself.
-func (s *Service) subtree(ctx context.Context, branch int64) ([]int64, error) {
-	children := map[int64][]int64{}
-	err := s.scan(ctx, search.And{search.Term{Field: indexdoc.FieldBranch, Value: content.BranchDefault},
-		search.Term{Field: indexdoc.FieldTypeRef, Value: content.TypeBranch}}, func(src indexdoc.Source) {
-		for _, v := range src.Values {
-			if v.Attr == content.AttrBranchParent {
-				if p, ok := refOf(v.Value); ok && p != src.ID {
-					children[p] = append(children[p], src.ID)
-				}
+// touched is the content.Touch of ev as the index shows it: the indexed
+// documents of its objects on every branch of its chain.
+func (s *Service) touched(ctx context.Context, tree model.BranchTree, ev changes.Event) (content.Touch, error) {
+	chain := content.ChangeChain(tree, ev.Branch)
+	ids := slices.Compact(slices.Sorted(slices.Values(ev.ObjectIDs)))
+	if len(ids) == 0 {
+		return content.TouchOf(ev, chain, nil), nil
+	}
+	docs := make(map[string]int64, len(chain)*len(ids))
+	docIDs := make([]string, 0, len(chain)*len(ids))
+	for _, b := range chain {
+		for _, id := range ids {
+			docs[indexdoc.DocID(b, id)] = b
+			docIDs = append(docIDs, indexdoc.DocID(b, id))
+		}
+	}
+	var rows []store.Object
+	// One request, or one per search.MaxResultWindow documents of a huge
+	// event on a deep branch.
+	for part := range slices.Chunk(docIDs, search.MaxResultWindow) {
+		res, err := s.eng.Search(ctx, search.SearchRequest{Index: s.objects, Query: search.IDs(part), Size: len(part), Fields: sourceOnly()})
+		if err != nil && !errors.Is(err, search.ErrIndexNotFound) {
+			return content.Touch{}, fmt.Errorf("delivery: read changed objects: %w", err)
+		}
+		for _, h := range res.Hits {
+			if src, err := indexdoc.DecodeSource(h.Fields); err == nil {
+				rows = append(rows, store.Object{ID: src.ID, Branch: docs[h.ID], TypeID: src.TypeRef, GUID: src.GUID,
+					APIIdentifier: src.APIIdentifier, Deleted: src.Deleted})
 			}
+		}
+	}
+	return content.TouchOf(ev, chain, rows), nil
+}
+
+// indexedTree is the branch tree as the index shows it (its live branch
+// objects, model.NewBranchTree), the default branch always in it.
+func (s *Service) indexedTree(ctx context.Context) (model.BranchTree, error) {
+	objs := []store.Object{{ID: content.BranchDefault, Branch: content.BranchDefault, TypeID: content.TypeBranch}}
+	var parents []store.Value
+	err := s.scanBranches(ctx, func(src indexdoc.Source) {
+		objs = append(objs, store.Object{ID: src.ID, Branch: content.BranchDefault, TypeID: content.TypeBranch})
+		if p := parentOf(src); p != 0 {
+			parents = append(parents, store.Value{ObjectID: src.ID, Branch: content.BranchDefault,
+				AttributeID: content.AttrBranchParent, JSON: []byte(strconv.FormatInt(p, 10))})
 		}
 	})
-	if err != nil {
-		return nil, err
+	if err != nil && !errors.Is(err, search.ErrIndexNotFound) {
+		return model.BranchTree{}, err
 	}
-	out := []int64{branch}
-	for i := 0; i < len(out); i++ {
-		for _, c := range children[out[i]] {
-			if !slices.Contains(out, c) {
-				out = append(out, c)
-			}
-		}
+	return model.NewBranchTree(objs, parents), nil
+}
+
+// subtreeOf is branch and its descendants in tree; a branch not in the
+// index (yet, or any more) still yields itself.
+func subtreeOf(tree model.BranchTree, branch int64) []int64 {
+	if sub := tree.Subtree(branch); len(sub) > 0 {
+		return sub
 	}
-	return out, nil
+	return []int64{branch}
 }
 
 // ErrVersionTimeout means WaitForVersion gave up before the index showed the

@@ -14,14 +14,14 @@ import (
 	"context"
 	"errors"
 	"time"
-
-	"github.com/cmsplatform/cms/pkg/changes"
 )
 
 // Default stream layout used when a StreamConfig leaves fields empty.
 const (
-	DefaultStreamName      = "CMS_CHANGES"
-	DefaultSubject         = changes.Subjects
+	DefaultStreamName = "CMS_CHANGES"
+	// DefaultSubject is changes.Subjects (pkg/changes, which builds on
+	// this package, checks that they agree).
+	DefaultSubject         = "cms.changes.>"
 	DefaultDuplicateWindow = 2 * time.Minute
 )
 

@@ -97,7 +97,7 @@ type Config struct {
 	// StartSlack: see DefaultStartSlack.
 	StartSlack time.Duration
 	// Types returns the types of an event's objects
-	// (content.ChangeTypes); an error retries the event. Nil: events
+	// (content.Touched); an error retries the event. Nil: events
 	// carry no types.
 	Types func(context.Context, changes.Event) ([]int64, error)
 	// BeforeRelease runs for each event once the index shows it and before
@@ -242,7 +242,8 @@ func (h *Hub) Run(ctx context.Context) error {
 	close(h.ready)
 	h.mu.Unlock()
 	defer h.close()
-	return h.cfg.Consumer.Consume(ctx, "livechanges", changes.Subjects, h.handle,
+	// A malformed event cannot be delivered: it is dropped with a log line.
+	return changes.Consumer{Name: "change stream"}.Consume(ctx, h.cfg.Consumer, "livechanges", h.handle,
 		events.WithEphemeral(), events.WithStartTime(start))
 }
 
@@ -252,11 +253,7 @@ const RetryStart = time.Second
 // Ready is closed once the hub knows its starting position.
 func (h *Hub) Ready() <-chan struct{} { return h.ready }
 
-func (h *Hub) handle(ctx context.Context, m events.Msg) error {
-	ev, err := changes.Parse(m.Data)
-	if err != nil {
-		return nil // a malformed event cannot be delivered; skip it
-	}
+func (h *Hub) handle(ctx context.Context, ev changes.Event, _ events.Msg) error {
 	if ev.Transaction <= h.Version() {
 		// Released already (replayed after a reconnect) or applied before
 		// the hub started (the StartSlack replay): no subscriber gets it,

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/cmsplatform/cms/pkg/cache"
@@ -59,8 +60,13 @@ func (iv *Invalidator) Run(ctx context.Context) error {
 		}
 	}
 	log.Info("render invalidator consuming (ephemeral, per process)", "name", iv.name, "since", since)
-	return iv.bus.Consume(ctx, iv.name, changes.Subjects, iv.Handle,
-		events.WithEphemeral(), events.WithStartTime(since), events.WithRetryDelay(time.Second))
+	return iv.consumer().Consume(ctx, iv.bus, iv.name, iv.evict, events.WithEphemeral(), events.WithStartTime(since))
+}
+
+// consumer is the invalidator's change-event loop (pkg/changes: malformed
+// events dropped with a log line, a failed one retried after a second).
+func (iv *Invalidator) consumer() changes.Consumer {
+	return changes.Consumer{Name: "render cache", Log: iv.c.log}
 }
 
 // Start reads the newest change transaction P and marks it handled: the
@@ -78,11 +84,10 @@ func (iv *Invalidator) Start(ctx context.Context) error {
 
 // Handle applies one change event: nil acks it, an error retries it.
 func (iv *Invalidator) Handle(ctx context.Context, m events.Msg) error {
-	ev, err := changes.Parse(m.Data)
-	if err != nil {
-		iv.c.log.Error("render cache: dropping malformed change event", "subject", m.Subject, "err", err)
-		return nil
-	}
+	return iv.consumer().Handler(iv.evict)(ctx, m)
+}
+
+func (iv *Invalidator) evict(ctx context.Context, ev changes.Event, _ events.Msg) error {
 	return iv.Evict(ctx, ev)
 }
 
@@ -111,9 +116,9 @@ func (iv *Invalidator) Evict(ctx context.Context, ev changes.Event) error {
 
 // ChangeTags returns the tags ev makes stale: its objects (ObjectTag), and
 // their types and identifiers (TypeTag, IdentTag) as stored now on the
-// event's branch chain; a deleted branch evicts every render (all carry
-// the branch type's tag: the branch tree decides what a render sees).
-// Comments change no render.
+// event's branch chain (content.Touched); a deleted branch evicts every
+// render (all carry the branch type's tag: the branch tree decides what a
+// render sees). Comments change no render.
 func ChangeTags(ctx context.Context, r store.Reader, ev changes.Event) ([]string, error) {
 	switch ev.Kind {
 	case changes.KindComment:
@@ -121,33 +126,19 @@ func ChangeTags(ctx context.Context, r store.Reader, ev changes.Event) ([]string
 	case changes.KindBranchDeleted:
 		return []string{TypeTag(content.TypeBranch)}, nil
 	}
-	if len(ev.ObjectIDs) == 0 {
-		return nil, nil
-	}
-	tags := make([]string, 0, 3*len(ev.ObjectIDs))
-	for _, id := range ev.ObjectIDs {
-		tags = append(tags, ObjectTag(id))
-	}
-	chain := []int64{ev.Branch, content.BranchDefault}
-	tree, _, err := content.ReadBranchTree(ctx, r)
+	touch, err := content.Touched(ctx, r, ev)
 	if err != nil {
 		return nil, err
 	}
-	if c, err := tree.Chain(ev.Branch); err == nil && len(c) > 0 {
-		chain = c
+	tags := make([]string, 0, len(touch.Objects)+len(touch.Types)+len(touch.APIIdentifiers)+len(touch.GUIDs))
+	for _, id := range touch.Objects {
+		tags = append(tags, ObjectTag(id))
 	}
-	rows, err := r.GetObjectsIn(ctx, chain, ev.ObjectIDs)
-	if err != nil && !errors.Is(err, store.ErrNotFound) {
-		return nil, err
+	for _, typ := range touch.Types {
+		tags = append(tags, TypeTag(typ))
 	}
-	seen := map[string]bool{}
-	for _, o := range rows {
-		for _, t := range []string{TypeTag(o.TypeID), IdentTag(o.APIIdentifier), IdentTag(o.GUID)} {
-			if t != IdentTag("") && !seen[t] {
-				seen[t] = true
-				tags = append(tags, t)
-			}
-		}
+	for _, ident := range slices.Concat(touch.APIIdentifiers, touch.GUIDs) {
+		tags = append(tags, IdentTag(ident))
 	}
 	return tags, nil
 }

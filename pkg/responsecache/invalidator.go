@@ -90,23 +90,28 @@ func (iv *Invalidator) Run(ctx context.Context) error {
 	if iv.durable == "" {
 		return fmt.Errorf("responsecache: the invalidator needs a durable consumer name")
 	}
-	opts := []events.ConsumeOption{events.WithRetryDelay(time.Second)}
+	var opts []events.ConsumeOption
 	if !iv.since.IsZero() {
 		opts = append(opts, events.WithEphemeral(), events.WithStartTime(iv.since))
 		iv.log.Info("delivery invalidator consuming (ephemeral, per process)", "name", iv.durable, "since", iv.since)
 	} else {
 		iv.log.Info("delivery invalidator consuming", "durable", iv.durable)
 	}
-	return iv.bus.Consume(ctx, iv.durable, changes.Subjects, iv.Handle, opts...)
+	return iv.consumer().Consume(ctx, iv.bus, iv.durable, iv.evict, opts...)
+}
+
+// consumer is the invalidator's change-event loop (pkg/changes: malformed
+// events dropped with a log line, a failed one retried after a second).
+func (iv *Invalidator) consumer() changes.Consumer {
+	return changes.Consumer{Name: "delivery", Log: iv.log}
 }
 
 // Handle processes one change event: nil acks it, an error retries it.
 func (iv *Invalidator) Handle(ctx context.Context, m events.Msg) error {
-	ev, err := changes.Parse(m.Data)
-	if err != nil {
-		iv.log.Error("delivery: dropping malformed change event", "subject", m.Subject, "err", err)
-		return nil
-	}
+	return iv.consumer().Handler(iv.evict)(ctx, m)
+}
+
+func (iv *Invalidator) evict(ctx context.Context, ev changes.Event, _ events.Msg) error {
 	return iv.Evict(ctx, ev)
 }
 

@@ -132,7 +132,7 @@ func (d *Dispatcher) Run(ctx context.Context) error {
 	defer func() { stopLanes(); d.wg.Wait() }()
 	d.lanesCtx = lanesCtx
 	d.refresh(ctx)
-	return d.bus.Consume(ctx, DurableName, changes.Subjects, d.control,
+	return d.consumer(false).Consume(ctx, d.bus, DurableName, d.control,
 		events.WithMaxInFlight(1), events.WithAckWait(d.ackWait()))
 }
 
@@ -219,28 +219,30 @@ func (d *Dispatcher) isWanted(id int64) bool {
 	return slices.Contains(in, id)
 }
 
+// consumer is the change-event loop of the control loop and, quiet (the
+// control loop logs malformed events), of the lanes (pkg/changes: a failed
+// event is retried after a second).
+func (d *Dispatcher) consumer(quiet bool) changes.Consumer {
+	return changes.Consumer{Name: "webhooks", Log: d.cfg.Logger, Quiet: quiet}
+}
+
 // control is the handler of the control loop: it follows the definitions
 // and starts or stops lanes at the event's sequence.
-func (d *Dispatcher) control(ctx context.Context, m events.Msg) error {
-	ev, err := changes.Parse(m.Data)
-	if err != nil {
-		d.cfg.Logger.Warn("webhooks: skipping a malformed event", "subject", m.Subject, "err", err)
-		return nil
-	}
+func (d *Dispatcher) control(ctx context.Context, ev changes.Event, m events.Msg) error {
 	if ev.Branch == content.BranchDefault {
 		touches, err := d.touchesDefinitions(ctx, ev)
 		if err != nil {
-			return events.RetryAfter(err, time.Second)
+			return err
 		}
 		if touches {
 			if err := d.reload(ctx); err != nil {
-				return events.RetryAfter(err, time.Second)
+				return err
 			}
 		}
 	}
 	if time.Since(d.refreshed) >= refreshEvery {
 		if err := d.reload(ctx); err != nil {
-			return events.RetryAfter(err, time.Second)
+			return err
 		}
 		d.refresh(ctx)
 	}
@@ -317,6 +319,6 @@ func (d *Dispatcher) touchesDefinitions(ctx context.Context, ev changes.Event) (
 		}
 	}
 	d.mu.Unlock()
-	types, err := content.ChangeTypes(ctx, d.st, ev)
-	return slices.Contains(types, content.TypeWebHookDefinition), err
+	touch, err := content.Touched(ctx, d.st, ev)
+	return touch.Has(content.TypeWebHookDefinition), err
 }

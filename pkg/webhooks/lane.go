@@ -54,7 +54,7 @@ func (l *lane) run(ctx context.Context, start uint64) {
 		if start > 0 {
 			opts = append(opts, events.WithStartSequence(start))
 		}
-		err := l.d.bus.Consume(ctx, LaneName(l.id), changes.Subjects, l.handle, opts...)
+		err := l.d.consumer(true).Consume(ctx, l.d.bus, LaneName(l.id), l.handle, opts...)
 		if ctx.Err() != nil || errors.Is(err, events.ErrClosed) {
 			return
 		}
@@ -80,31 +80,28 @@ func (l *lane) run(ctx context.Context, start uint64) {
 // handle delivers one event to the lane's webhook: nil (acknowledged)
 // when the webhook does not want it, accepted it, gave it up or its
 // address was refused; else a retry after the backoff.
-func (l *lane) handle(ctx context.Context, m events.Msg) error {
+func (l *lane) handle(ctx context.Context, ev changes.Event, m events.Msg) error {
 	d := l.d
 	l.last = m.Sequence
-	ev, err := changes.Parse(m.Data)
-	if err != nil {
-		return nil // the control loop logs it
-	}
 	if ev.Branch == content.BranchDefault && slices.Contains(ev.ObjectIDs, l.id) {
 		// The definition changed here: the lane does not use an older one
 		// for the events after it, even ahead of the control loop.
 		if err := d.reload(ctx); err != nil {
-			return events.RetryAfter(err, time.Second)
+			return err
 		}
 	}
 	def, ok := d.definition(l.id)
 	if !ok || ev.Transaction < def.CreatedTx {
 		return nil
 	}
-	var types []int64
+	var touch content.Touch
 	if len(def.Types) > 0 {
-		if types, err = content.ChangeTypes(ctx, d.st, ev); err != nil {
-			return events.RetryAfter(err, time.Second)
+		var err error
+		if touch, err = content.Touched(ctx, d.st, ev); err != nil {
+			return err
 		}
 	}
-	if !def.Matches(ev, types) {
+	if !def.Matches(ev, touch.Types) {
 		return nil
 	}
 	// The first attempt in this process continues the stream's count of

@@ -235,15 +235,16 @@ func (s *Service) handle(ctx context.Context, m events.Msg) error {
 		}
 		return s.park(ctx, m, fmt.Errorf("delivered %d times without the handling ending: the process crashed or exceeded the ack wait while applying it", delivered))
 	}
-	start := time.Now()
-	res, err := s.ix.ApplyPayload(ctx, m.Data)
-	s.applyNanos.Add(int64(time.Since(start)))
-	switch {
-	case errors.Is(err, changes.ErrBadEvent):
+	ev, ok := changes.Consumer{Name: "indexer", Log: s.log}.Parse(ctx, m)
+	if !ok {
 		s.forget(m.Sequence)
 		s.dropped.Add(1)
-		s.log.Error("indexer: dropping malformed event", "subject", m.Subject, "msgId", m.MsgID, "err", err)
 		return nil
+	}
+	start := time.Now()
+	res, err := s.ix.Apply(ctx, ev)
+	s.applyNanos.Add(int64(time.Since(start)))
+	switch {
 	case err != nil:
 		s.failed.Add(1)
 		if !indexwriter.Transient(err) {

@@ -227,7 +227,8 @@ func liveOptions(cfg Config, comps *Components) delivery.LiveOptions {
 		Consumer: comps.Events, Buffer: cfg.Live.Buffer, MaxSubscribers: cfg.Live.MaxSubscribers, Retained: cfg.Live.Retained,
 		MaxSubscribersPerUser: cfg.Live.MaxSubscribersPerUser, AdminReserve: reserve(cfg.Live.AdminReserve),
 		Types: func(ctx context.Context, ev changes.Event) ([]int64, error) {
-			return content.ChangeTypes(ctx, comps.Store, ev)
+			touch, err := content.Touched(ctx, comps.Store, ev)
+			return touch.Types, err
 		},
 	}}
 }
