@@ -118,7 +118,7 @@ func singleTags(branch int64, param string, root int64, asked []int64, r Request
 // reads the changed objects' current type and ApiIdentifier, and the
 // branch tree, from the index. The event's branch and every descendant
 // (which inherit its objects) are affected. Objects no longer in the index
-// (deleted) have an unknown type, so they evict the branch's model tag
+// (purged, not visible on the branch) have an unknown type, so they evict the branch's model tag
 // and every typed list: safe, not precise.
 func (s *Service) ChangeTags(ctx context.Context, ev changes.Event) ([]string, error) {
 	branches, err := s.subtree(ctx, ev.Branch)
