@@ -18,10 +18,15 @@ import (
 func TestDeletedObjects(t *testing.T) {
 	deliverytest.OnEachEngine(t, func(t *testing.T, s *deliverytest.Site) {
 		ed := content.Change{User: "editor"}
-		if _, _, err := s.Content.DeleteObjects(ctx, "4", ed, []string{strconv.FormatInt(s.About, 10), strconv.FormatInt(s.M1, 10)}); err != nil {
+		_, del, err := s.Content.DeleteObjects(ctx, "4", ed, []string{strconv.FormatInt(s.About, 10), strconv.FormatInt(s.M1, 10)})
+		if err != nil {
 			t.Fatal(err)
 		}
 		s.Publish(t)
+		// The deletion is the branch's newest change.
+		if info, err := s.Svc.UpdateInfo(ctx, "4"); err != nil || info.LastTransaction != del.ID {
+			t.Errorf("updateInfo = %+v, %v; want the deletion's transaction %d", info, err, del.ID)
+		}
 		pages := delivery.Request{Branch: "4", Type: "webPage", Sort: "meta.id"}
 		withDeleted := pages
 		withDeleted.Deleted = true

@@ -195,11 +195,34 @@ func testDeletedObjects(t *testing.T, b groupBases) {
 		t.Errorf("deletedOccurrences: %s", r.body)
 	}
 
+	for _, c := range []struct {
+		deleted string
+		want    []string
+	}{{"true", []string{"doomed"}}, {"false", nil}, {"", []string{"doomed"}}} {
+		r = index.must(http.StatusOK, http.MethodPost, "/apis/index/v1/branches/4/suggestions",
+			`{"pattern":"doom","suggestDisplayName":true,"take":10,"filter":`+filter(c.deleted)+`,`+fresh+`}`)
+		var sug struct {
+			Suggestions []struct {
+				Value string `json:"value"`
+			} `json:"suggestions"`
+		}
+		if err := json.Unmarshal(r.body, &sug); err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for _, x := range sug.Suggestions {
+			got = append(got, x.Value)
+		}
+		if !reflect.DeepEqual(got, c.want) {
+			t.Errorf("Index suggestions deleted=%q: %v, want %v", c.deleted, got, c.want)
+		}
+	}
+
 	// Delivery: left out unless deleted=true.
-	min := []string{"X-Cms-Min-Version", fmt.Sprint(tx)}
+	minVersion := []string{"X-Cms-Min-Version", fmt.Sprint(tx)}
 	list := func(query string) []deliveryMeta {
 		t.Helper()
-		r := deliv.must(http.StatusOK, http.MethodGet, "/delivery/api/branches/4/types/delNote/objects?take=10"+query, "", min...)
+		r := deliv.must(http.StatusOK, http.MethodGet, "/delivery/api/branches/4/types/delNote/objects?take=10"+query, "", minVersion...)
 		var out struct {
 			Objs []deliveryMeta `json:"objs"`
 		}
@@ -217,7 +240,7 @@ func testDeletedObjects(t *testing.T, b groupBases) {
 	}
 	deliveryCount := func(query string) int {
 		t.Helper()
-		r := deliv.must(http.StatusOK, http.MethodGet, "/delivery/api/branches/4/types/delNote/count"+query, "", min...)
+		r := deliv.must(http.StatusOK, http.MethodGet, "/delivery/api/branches/4/types/delNote/count"+query, "", minVersion...)
 		var out struct {
 			Count int `json:"count"`
 		}
@@ -242,12 +265,12 @@ func testDeletedObjects(t *testing.T, b groupBases) {
 		}
 	}
 	byID := fmt.Sprintf("/delivery/api/branches/4/objects/%d", doomed)
-	deliv.must(http.StatusNotFound, http.MethodGet, byID, "", min...)
+	deliv.must(http.StatusNotFound, http.MethodGet, byID, "", minVersion...)
 	var single struct {
 		Obj  deliveryMeta   `json:"obj"`
 		Refs []deliveryMeta `json:"refs"`
 	}
-	r = deliv.must(http.StatusOK, http.MethodGet, byID+"?deleted=true", "", min...)
+	r = deliv.must(http.StatusOK, http.MethodGet, byID+"?deleted=true", "", minVersion...)
 	if err := json.Unmarshal(r.body, &single); err != nil || single.Obj.Meta.ID != doomed || !single.Obj.Meta.Deleted {
 		t.Errorf("Delivery get of the deleted object with deleted=true: %s", r.body)
 	}
@@ -258,7 +281,7 @@ func testDeletedObjects(t *testing.T, b groupBases) {
 		want  []indexItem
 	}{{"", []indexItem{}}, {"&deleted=true", []indexItem{gone}}} {
 		single.Refs = nil
-		r = deliv.must(http.StatusOK, http.MethodGet, resolve+c.query, "", min...)
+		r = deliv.must(http.StatusOK, http.MethodGet, resolve+c.query, "", minVersion...)
 		if err := json.Unmarshal(r.body, &single); err != nil {
 			t.Fatal(err)
 		}
