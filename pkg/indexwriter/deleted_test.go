@@ -15,7 +15,8 @@ import (
 
 // TestSoftDeleteKeepsDocumentRestoreRevives: a soft-deleted object keeps
 // its document (on its branch and on a child inheriting it) with the
-// deleted flag and its values, so the Index API can find it; restoring
+// deleted flag and its values, so the Index API can find it (deleted on a
+// child branch only: flagged there, live on the parent); restoring
 // the row (Deleted = false, as store.Tx.PutObjects documents) makes the
 // document live again; and the objects of a purged branch leave
 // tombstones, not documents.
@@ -96,6 +97,23 @@ func TestSoftDeleteKeepsDocumentRestoreRevives(t *testing.T) {
 		t.Fatal("a replayed delete event flagged the restored object deleted again")
 	}
 
+	// Deleted on the child only: deleted there, live on the parent.
+	_, local, err := s.CreateObjects(ctx, "4", editor, []content.ObjectInput{
+		{TypeID: content.TypeLanguage, Values: []content.ValueInput{vin(1000, 201, "Parent's")}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := s.DeleteObjects(ctx, fmt.Sprint(child.ID), editor, []string{fmt.Sprint(local[0])}); err != nil {
+		t.Fatal(err)
+	}
+	drain(t, st, ix)
+	for b, want := range map[int64]bool{4: false, child.ID: true} {
+		doc, err := eng.Get(ctx, ix.ObjectsIndex(), indexdoc.DocID(b, local[0]))
+		if err != nil || doc.Fields[indexdoc.FieldDeleted] != want {
+			t.Fatalf("object deleted on the child, branch %d: %v, %v; want %s = %v", b, doc.Fields, err, indexdoc.FieldDeleted, want)
+		}
+	}
+
 	// A purged branch leaves tombstones: its objects are gone.
 	_, onChild, err := s.CreateObjects(ctx, fmt.Sprint(child.ID), editor, []content.ObjectInput{
 		{TypeID: content.TypeLanguage, Values: []content.ValueInput{vin(1000, 201, "On child")}}})
@@ -110,7 +128,7 @@ func TestSoftDeleteKeepsDocumentRestoreRevives(t *testing.T) {
 		t.Fatal(err)
 	}
 	drain(t, st, ix)
-	for _, docID := range []string{indexdoc.DocID(child.ID, onChild[0]), indexdoc.DocID(child.ID, id), indexdoc.DocID(4, child.ID)} {
+	for _, docID := range []string{indexdoc.DocID(child.ID, onChild[0]), indexdoc.DocID(child.ID, id), indexdoc.DocID(child.ID, local[0]), indexdoc.DocID(4, child.ID)} {
 		if _, err := eng.Get(ctx, ix.ObjectsIndex(), docID); !errors.Is(err, search.ErrNotFound) {
 			t.Errorf("document %s after the branch was deleted: %v, want a tombstone", docID, err)
 		}
