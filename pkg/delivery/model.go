@@ -96,15 +96,17 @@ func (s *Service) model(ctx context.Context, branch int64) (*branchModel, error)
 	return loaded.(*branchModel), nil
 }
 
-// loadModel reads every type, attribute, language and form of branch,
-// paging by id.
+// loadModel reads every live type, attribute, language and form of
+// branch, paging by id: a soft-deleted one (indexed with its flag) is no
+// part of the published model.
 func (s *Service) loadModel(ctx context.Context, branch, version int64) (*branchModel, error) {
 	m := &branchModel{version: version, branch: branch, attrs: map[int64]*attribute{}, attrAPI: map[string]*attribute{},
 		attrLow: map[string]*attribute{}, types: map[int64]*objType{}, typeLow: map[string]*objType{},
 		langs: map[int64]*language{}, langKey: map[string]*language{}, forms: map[int64][]int64{},
 		sources: map[int64]indexdoc.Source{}, variants: newVariantCache()}
 	q := search.And{search.Term{Field: indexdoc.FieldBranch, Value: branch},
-		search.Terms{Field: indexdoc.FieldTypeRef, Values: []any{typeRoot, content.TypeAttribute, content.TypeLanguage, content.TypeForm}}}
+		search.Terms{Field: indexdoc.FieldTypeRef, Values: []any{typeRoot, content.TypeAttribute, content.TypeLanguage, content.TypeForm}},
+		search.Not{Query: search.Term{Field: indexdoc.FieldDeleted, Value: true}}}
 	err := s.scan(ctx, q, func(src indexdoc.Source) {
 		m.sources[src.ID] = src
 		switch src.TypeRef {

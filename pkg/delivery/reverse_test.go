@@ -9,7 +9,6 @@ import (
 	"github.com/cmsplatform/cms/pkg/content"
 	"github.com/cmsplatform/cms/pkg/delivery"
 	"github.com/cmsplatform/cms/pkg/delivery/deliverytest"
-	"github.com/cmsplatform/cms/pkg/indexwriter"
 	"github.com/cmsplatform/cms/pkg/search"
 )
 
@@ -35,16 +34,6 @@ func rvCounted(t *testing.T, s *deliverytest.Site) (*delivery.Service, *rvCounti
 	return svc, ce
 }
 
-// rvKeepDeleted wraps an engine so that the site indexes deleted objects
-// (indexwriter.Options.KeepDeleted), as the Index API needs.
-func rvKeepDeleted(e deliverytest.Engine) deliverytest.Engine {
-	return deliverytest.Engine{Name: e.Name, New: func(t testing.TB) (search.Engine, indexwriter.Options) {
-		eng, opts := e.New(t)
-		opts.KeepDeleted = true
-		return eng, opts
-	}}
-}
-
 func rvByID(objs []delivery.Object) map[int64]delivery.Object {
 	out := map[int64]delivery.Object{}
 	for _, o := range objs {
@@ -67,25 +56,20 @@ func TestReverse(t *testing.T) {
 	cases := []struct {
 		name string
 		fn   func(*testing.T, *deliverytest.Site)
-		keep bool // index deleted objects
 	}{
-		{"Depth1", testReverseDepth1, false},
-		{"Depth2AndDefault", testReverseDepth2, false},
-		{"UnknownNamesIgnored", testReverseUnknownNames, false},
-		{"WithForward", testReverseWithForward, false},
-		{"BatchedPerLevel", testReverseBatched, false},
-		{"DeletedReferrer", testReverseDeleted, true},
-		{"Units", testUnits, false},
+		{"Depth1", testReverseDepth1},
+		{"Depth2AndDefault", testReverseDepth2},
+		{"UnknownNamesIgnored", testReverseUnknownNames},
+		{"WithForward", testReverseWithForward},
+		{"BatchedPerLevel", testReverseBatched},
+		{"DeletedReferrer", testReverseDeleted},
+		{"Units", testUnits},
 	}
 	for _, e := range deliverytest.Engines() {
 		t.Run(e.Name, func(t *testing.T) {
 			for _, c := range cases {
 				t.Run(c.name, func(t *testing.T) {
-					eng := e
-					if c.keep {
-						eng = rvKeepDeleted(e)
-					}
-					c.fn(t, deliverytest.NewSiteOn(t, eng))
+					c.fn(t, deliverytest.NewSiteOn(t, e))
 				})
 			}
 		})
@@ -285,7 +269,7 @@ func testReverseDeleted(t *testing.T, s *deliverytest.Site) {
 	if g := ids(got.Refs); !reflect.DeepEqual(g, []int64{s.Home}) {
 		t.Fatalf("refs = %v: the deleted About must not appear", g)
 	}
-	// The deleted object is indexed (KeepDeleted): asking for deleted
+	// The deleted object is indexed (FieldDeleted): asking for deleted
 	// objects shows it, as forward resolution does.
 	r.Deleted = true
 	del, err := s.Svc.Get(ctx, r, rvItoa(s.M2))

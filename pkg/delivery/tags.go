@@ -122,7 +122,8 @@ func singleTags(branch int64, param string, root int64, asked []int64, r Request
 // read from the index, in two requests whatever the number of objects (up
 // to search.MaxResultWindow documents of them on the chain per request).
 // The event's branch and every descendant (which inherit its objects) are
-// affected. Objects on no branch of the chain in the index (deleted) have
+// affected. Objects on no branch of the chain in the index (purged, or
+// not visible on the branch; soft-deleted objects stay, flagged) have
 // an unknown type, so they evict the branch's model tag and every typed
 // list: safe, not precise.
 func (s *Service) ChangeTags(ctx context.Context, ev changes.Event) ([]string, error) {

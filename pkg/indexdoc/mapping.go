@@ -41,7 +41,8 @@ import (
 
 // Index names (before Options.IndexPrefix and the engine's own prefix).
 const (
-	// ObjectsIndex holds one document per (branch, visible object).
+	// ObjectsIndex holds one document per (branch, visible object),
+	// soft-deleted objects included (FieldDeleted).
 	ObjectsIndex = "objects"
 	// StateIndex holds the indexer's bookkeeping: the document VersionDocID.
 	StateIndex = "indexer-state"
@@ -59,7 +60,7 @@ const (
 	FieldTypeRef         = "typeRef"         // long
 	FieldGUID            = "guid"            // keyword
 	FieldAPIIdentifier   = "apiIdentifier"   // keyword
-	FieldDeleted         = "deleted"         // bool (only true with Options.KeepDeleted)
+	FieldDeleted         = "deleted"         // bool: soft-deleted on the branch (readers exclude it unless asked)
 	FieldModified        = "modified"        // date: time of LastTransaction
 	FieldModifiedBy      = "modifiedBy"      // keyword: user of LastTransaction
 	FieldLastTransaction = "lastTransaction" // long: as CmsObjectMetadata.lastTransaction

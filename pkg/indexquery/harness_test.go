@@ -33,7 +33,7 @@ type env struct {
 
 // Options the indexer and the reader share.
 func indexingOptions(prefix string) indexwriter.Options {
-	return indexwriter.Options{Layout: indexdoc.Layout{IndexPrefix: prefix}, KeepDeleted: true}
+	return indexwriter.Options{Layout: indexdoc.Layout{IndexPrefix: prefix}}
 }
 
 func bleveEnv(t *testing.T) *env {

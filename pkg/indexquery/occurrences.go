@@ -144,9 +144,11 @@ type WorkItemResult struct {
 	Branches Occurrences
 }
 
-// WorkItemOccurrences counts work items per branch: the objects changed
-// on a work branch, i.e. documents with local values on any branch but
-// the default branch (inferred: NovaDB does not document the definition).
+// WorkItemOccurrences counts work items per branch: the live objects
+// changed on a work branch, i.e. documents with local values on any branch
+// but the default branch, soft-deleted ones left out (inferred: NovaDB
+// does not document the definition, and the request has no deleted
+// filter).
 func (s *Service) WorkItemOccurrences(ctx context.Context, r WorkItemRequest) (WorkItemResult, error) {
 	if err := validPage(r.Page); err != nil {
 		return WorkItemResult{}, err
@@ -158,6 +160,7 @@ func (s *Service) WorkItemOccurrences(ctx context.Context, r WorkItemRequest) (W
 	q := search.And{
 		search.Term{Field: indexdoc.FieldHasLocalValues, Value: true},
 		search.Not{Query: search.Term{Field: indexdoc.FieldBranch, Value: int64(content.BranchDefault)}},
+		search.Not{Query: search.Term{Field: indexdoc.FieldDeleted, Value: true}},
 	}
 	if r.Readable != nil {
 		branches := make([]any, len(r.Readable))

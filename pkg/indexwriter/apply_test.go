@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/cmsplatform/cms/pkg/content"
@@ -75,9 +76,16 @@ func TestApplyOrderDoesNotMatter(t *testing.T) {
 	if d, ok := inOrder[indexdoc.DocID(child.ID, ids[0])]; !ok || d[indexdoc.NameField(201)] != "One on child" || d[indexdoc.NameField(202)] != "Eins!" {
 		t.Fatalf("child document = %v", d)
 	}
+	// The soft-deleted object keeps its documents, flagged, on its branch
+	// and on the child that inherits it.
+	for _, id := range []string{indexdoc.DocID(4, ids[1]), indexdoc.DocID(child.ID, ids[1])} {
+		if d, ok := inOrder[id]; !ok || d[indexdoc.FieldDeleted] != true {
+			t.Fatalf("deleted object %s: document %v, want one with %s = true", id, d, indexdoc.FieldDeleted)
+		}
+	}
 	for id := range inOrder {
-		if id == indexdoc.DocID(4, ids[1]) || id == indexdoc.DocID(child.ID, ids[1]) {
-			t.Fatalf("deleted object %s indexed", id)
+		if strings.HasPrefix(id, fmt.Sprint(temp.ID)+"-") {
+			t.Fatalf("document %s of the deleted branch indexed", id)
 		}
 	}
 }

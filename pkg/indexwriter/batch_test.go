@@ -107,8 +107,8 @@ func TestApplyBatchEqualsApply(t *testing.T) {
 				t.Errorf("batches of %d: %s versioned %d, older than its state (%d)", size, id, v, src.LastTransaction)
 			}
 		}
-		if _, ok := got[indexdoc.ObjectsIndex+"/"+indexdoc.DocID(content.BranchDefault, deleted)]; ok {
-			t.Errorf("batches of %d: deleted object %d indexed", size, deleted)
+		if d, ok := got[indexdoc.ObjectsIndex+"/"+indexdoc.DocID(content.BranchDefault, deleted)]; !ok || d[indexdoc.FieldDeleted] != true {
+			t.Errorf("batches of %d: deleted object %d: document %v, want one with %s = true", size, deleted, d, indexdoc.FieldDeleted)
 		}
 	}
 }

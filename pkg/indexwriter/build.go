@@ -20,9 +20,9 @@ import (
 
 // BuildDocuments returns the ops that bring the documents of objectIDs on
 // branch up to date: an upsert per object visible on the branch (values
-// inherited along the branch chain included), a delete (tombstone) per
-// object that is not visible, deleted (unless Options.KeepDeleted), or
-// when the branch itself is gone. Every op carries version. Reads are
+// inherited along the branch chain included; a soft-deleted object too,
+// with indexdoc.FieldDeleted = true), a delete (tombstone) per object that
+// is not visible on the branch, or when the branch itself is gone. Every op carries version. Reads are
 // batched: per call a handful of queries, whatever the number of objects
 // (plus one per distinct, not yet cached modifying transaction).
 func (ix *Indexer) BuildDocuments(ctx context.Context, branch, version int64, objectIDs []int64) ([]search.Op, error) {
@@ -85,7 +85,7 @@ func (ix *Indexer) build(ctx context.Context, t tree, branch, version int64, ids
 	}
 	for _, id := range ids {
 		o, ok := objs[id]
-		if !ok || o.row.Deleted && !ix.opts.KeepDeleted {
+		if !ok {
 			ops = append(ops, search.Delete(indexdoc.DocID(branch, id), version))
 			continue
 		}

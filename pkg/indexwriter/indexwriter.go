@@ -14,8 +14,13 @@
 // Every document carries the transaction id of the event that built it as
 // its external version, and is always built from the store's current
 // state. A replayed or out-of-order event therefore writes nothing new (its
-// version is stale) or writes the current state, and a deleted object's
-// tombstone keeps older events from resurrecting it. After each event
+// version is stale) or writes the current state, and the tombstone of an
+// object that is gone (purged with its branch, never visible on the
+// branch) keeps older events from resurrecting it. A soft-deleted object
+// is no tombstone: its document stays, with indexdoc.FieldDeleted = true
+// (the Index API's deleted filter, objectCount and deleted occurrences
+// count it, and Delivery shows it only with deleted=true), and a restored
+// one is rebuilt live from the store like any change. After each event
 // (Apply) or batch of consecutive events (ApplyBatch, batch.go) the index
 // is refreshed and the newest transaction id is recorded as the
 // change-tracking version: the external version of the indexdoc.VersionDocID
@@ -53,10 +58,6 @@ type Options struct {
 	// display-name fields (Languages, filled along each language's
 	// fallback chain: fallback.go); readers use the same Layout.
 	indexdoc.Layout
-	// KeepDeleted indexes soft-deleted objects with indexdoc.FieldDeleted = true
-	// (the Index API's deleted filter needs them); by default they are
-	// deleted from the index, leaving a tombstone.
-	KeepDeleted bool
 	// Batch is how many objects are read and written at once (DefaultBatch).
 	Batch int
 	// MaxIndexedChars caps the characters (runes) of one value that text

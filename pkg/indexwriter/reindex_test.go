@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -198,8 +199,8 @@ func testRebuild(t *testing.T, eng search.Engine) {
 	if _, ok := got[indexdoc.DocID(4, added[0])]; !ok {
 		t.Errorf("object created during the rebuild is missing")
 	}
-	if _, ok := got[indexdoc.DocID(4, ids[len(ids)-1])]; ok {
-		t.Errorf("object deleted during the rebuild is back")
+	if src, ok := got[indexdoc.DocID(4, ids[len(ids)-1])]; !ok || !strings.Contains(src, `"deleted":true`) {
+		t.Errorf("object deleted during the rebuild: source %q (indexed %v), want it indexed as deleted", src, ok)
 	}
 
 	// A second rebuild deletes the first index.

@@ -49,7 +49,7 @@ func newHarness(t *testing.T) *harness {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = eng.Close() })
-	iopts := indexwriter.Options{KeepDeleted: true}
+	iopts := indexwriter.Options{}
 	ix, err := indexwriter.New(st, eng, iopts)
 	if err != nil {
 		t.Fatal(err)

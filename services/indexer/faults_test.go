@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"net"
 	"strconv"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -266,8 +267,8 @@ func (f *faultEnv) verify(t *testing.T, ctx context.Context, ix *indexwriter.Ind
 	}
 	for _, id := range l.deleted {
 		for _, b := range []int64{content.BranchDefault, l.child} {
-			if _, ok := got[indexdoc.DocID(b, id)]; ok {
-				t.Errorf("deleted object %d is back on branch %d", id, b)
+			if g, ok := got[indexdoc.DocID(b, id)]; !ok || !strings.Contains(g.src, `"deleted":true`) {
+				t.Errorf("deleted object %d on branch %d: indexed %v, source %.200s; want it indexed as deleted", id, b, ok, g.src)
 			}
 		}
 	}

@@ -183,9 +183,11 @@ func scenario(t *testing.T, e *env) {
 		}
 	})
 
-	t.Run("deleted object is gone", func(t *testing.T) {
-		if e.doc(t, 4, other) != nil || e.doc(t, child.ID, other) != nil {
-			t.Fatal("deleted object still indexed")
+	t.Run("deleted object is kept, flagged", func(t *testing.T) {
+		for _, b := range []int64{4, child.ID} {
+			if d := e.doc(t, b, other); d == nil || d[indexdoc.FieldDeleted] != true {
+				t.Fatalf("deleted object on branch %d: %v, want its document with %s = true", b, d, indexdoc.FieldDeleted)
+			}
 		}
 	})
 
@@ -217,8 +219,10 @@ func scenario(t *testing.T, e *env) {
 			t.Fatal(err)
 		}
 		e.wait(t, upd.Transaction.ID) // in order: the replay was handled before
-		if e.doc(t, 4, other) != nil || e.doc(t, child.ID, other) != nil {
-			t.Fatal("replayed create event resurrected a deleted object")
+		for _, b := range []int64{4, child.ID} {
+			if d := e.doc(t, b, other); d == nil || d[indexdoc.FieldDeleted] != true {
+				t.Fatalf("replayed create event resurrected a deleted object on branch %d: %v", b, d)
+			}
 		}
 		if d := e.doc(t, child.ID, target); !has(d, indexdoc.NameField(en), "Target 2") {
 			t.Fatalf("target on child = %v", d)
