@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/cmsplatform/cms/services/internal/indexbranches"
 	"log/slog"
 	"os"
 	"strings"
@@ -142,18 +141,13 @@ func buildTargets(ctx context.Context, cfg Config, comps *Components, log *slog.
 			}
 		case TargetRendering:
 			g := rendering.New()
-			if comps.Search != nil {
-				br, err := indexbranches.New(comps.Search, cfg.indexing(log).Layout, log.With("group", "rendering"))
-				if err != nil {
-					return nil, nil, fmt.Errorf("rendering: %w", err)
-				}
-				g.WithBranches(br)
-			}
 			g.WithFiles(NewFiles(cfg, comps, log), bpoReader(cfg, comps, log))
 			if comps.Store != nil {
 				// Stylesheets and renders read the current Management
 				// view (a preview shows what was just written).
 				cs := content.New(comps.Store, log.With("component", "content"))
+				// Read grants are checked against the same store.
+				g.WithBranches(rendering.StoreBranches(cs, log.With("group", "rendering")))
 				// Renders and sheets are cached per process until a
 				// change event touches what they read; each process
 				// reads every event through an ephemeral consumer of its
