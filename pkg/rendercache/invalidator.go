@@ -3,110 +3,31 @@ package rendercache
 import (
 	"context"
 	"errors"
-	"fmt"
 	"time"
 
-	"github.com/cmsplatform/cms/pkg/cache"
 	"github.com/cmsplatform/cms/pkg/changes"
 	"github.com/cmsplatform/cms/pkg/content"
 	"github.com/cmsplatform/cms/pkg/events"
 	"github.com/cmsplatform/cms/pkg/store"
+	"github.com/cmsplatform/cms/pkg/tagcache"
 )
 
-// startRetry is how long Run waits before it asks an unavailable store
-// for its start position again.
-const startRetry = time.Second
-
-// Invalidator applies change events to a Cache, in stream (= commit)
-// order, through an ephemeral consumer of this process: every process
-// keeps its own cache and needs every event.
-type Invalidator struct {
-	c    *Cache
-	bus  events.Consumer
-	r    store.Reader
-	name string
-}
-
-// Invalidator returns the invalidator of c: it consumes change events
-// from bus through an ephemeral consumer named with the prefix name and
-// reads the changed objects' types and identifiers from r.
-func (c *Cache) Invalidator(bus events.Consumer, name string, r store.Reader) *Invalidator {
-	return &Invalidator{c: c, bus: bus, r: r, name: name}
-}
-
-// Run starts the cache (Start, retrying while the store is unavailable;
-// the cache serves and stores nothing until then) and applies change
-// events until ctx ends, then returns nil. It consumes the events stored
-// since its own start minus changes.ClockSkewMargin: every event after the start
-// position commits after Start read it, so it is consumed.
-func (iv *Invalidator) Run(ctx context.Context) error {
-	if iv.c == nil || iv.bus == nil {
-		<-ctx.Done()
-		return nil
-	}
-	log := iv.c.log.With("worker", "render-invalidator")
-	since := time.Now().Add(-changes.ClockSkewMargin)
-	for {
-		err := iv.Start(ctx)
-		if err == nil {
-			break
-		}
-		log.WarnContext(ctx, "render cache: start position unavailable; retrying", "error", err)
-		select {
-		case <-ctx.Done():
-			return nil
-		case <-time.After(startRetry):
-		}
-	}
-	log.Info("render invalidator consuming (ephemeral, per process)", "name", iv.name, "since", since)
-	return iv.bus.Consume(ctx, iv.name, changes.Subjects, iv.Handle,
-		events.WithEphemeral(), events.WithStartTime(since), events.WithRetryDelay(time.Second))
-}
-
-// Start reads the newest change transaction P and marks it handled: the
-// events up to P are reflected in every answer built from now on, and
-// Put refuses answers built before P (their lookup read an older one).
-// The events after P must reach Handle.
-func (iv *Invalidator) Start(ctx context.Context) error {
-	p, err := iv.c.fence.LastOutboxTransaction(ctx, changes.SubjectPrefix)
-	if err != nil {
-		return err
-	}
-	iv.c.start(p)
-	return nil
-}
-
-// Handle applies one change event: nil acks it, an error retries it.
-func (iv *Invalidator) Handle(ctx context.Context, m events.Msg) error {
-	ev, err := changes.Parse(m.Data)
-	if err != nil {
-		iv.c.log.Error("render cache: dropping malformed change event", "subject", m.Subject, "err", err)
-		return nil
-	}
-	return iv.Evict(ctx, ev)
-}
-
-// Evict removes the answers ev makes stale (fenced at its transaction)
-// and marks it handled.
-func (iv *Invalidator) Evict(ctx context.Context, ev changes.Event) error {
-	c := iv.c
+// Invalidator returns the invalidator of c (tagcache.Invalidator under
+// its OutboxFence): it applies change events in stream (= commit) order
+// through an ephemeral consumer of this process named with the prefix
+// name (every process keeps its own cache and needs every event), reading
+// the changed objects' types and identifiers from r. Run starts the fence
+// first (retrying while the store is unavailable; the cache serves and
+// stores nothing until then) and consumes the events stored since its own
+// start minus changes.ClockSkewMargin: every event after the start
+// position commits after the fence read it, so it is consumed. A nil
+// Cache idles.
+func (c *Cache) Invalidator(bus events.Consumer, name string, r store.Reader) *tagcache.Invalidator {
 	if c == nil {
-		return nil
+		return tagcache.NewInvalidator(nil, nil, nil, bus, name, "render-invalidator")
 	}
-	tags, err := ChangeTags(ctx, iv.r, ev)
-	if err != nil {
-		return err
-	}
-	if len(tags) > 0 {
-		err := c.store.InvalidateTagsAt(ctx, ev.Transaction, tags...)
-		if err != nil && !errors.Is(err, cache.ErrClosed) {
-			return fmt.Errorf("rendercache: invalidate: %w", err)
-		}
-	}
-	c.advance(ev.Transaction)
-	c.stats.invalidations.Add(1)
-	c.stats.evictedTags.Add(int64(len(tags)))
-	return nil
+	tags := func(ctx context.Context, ev changes.Event) ([]string, error) { return ChangeTags(ctx, r, ev) }
+	return tagcache.NewInvalidator(c.store, c.fence, tags, bus, name, "render-invalidator").PerProcess(time.Now())
 }
 
 // ChangeTags returns the tags ev makes stale: its objects (ObjectTag), and

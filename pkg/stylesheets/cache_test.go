@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/cmsplatform/cms/pkg/cache/memory"
 	"github.com/cmsplatform/cms/pkg/content"
 	"github.com/cmsplatform/cms/pkg/events"
 	"github.com/cmsplatform/cms/pkg/rendercache"
@@ -23,7 +24,7 @@ func TestSheetCache(t *testing.T) {
 		t.Fatal(err)
 	}
 	c := content.New(st, nil)
-	rc := rendercache.New(st, rendercache.Options{})
+	rc := rendercache.New(memory.New(memory.Options{}), st, rendercache.Options{})
 	iv := rc.Invalidator(nil, "test", st)
 	if err := iv.Start(ctx); err != nil {
 		t.Fatal(err)

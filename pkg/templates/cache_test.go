@@ -6,10 +6,12 @@ import (
 	"testing"
 
 	"github.com/cmsplatform/cms/pkg/auth"
+	"github.com/cmsplatform/cms/pkg/cache/memory"
 	"github.com/cmsplatform/cms/pkg/content"
 	"github.com/cmsplatform/cms/pkg/events"
 	"github.com/cmsplatform/cms/pkg/rendercache"
 	"github.com/cmsplatform/cms/pkg/store"
+	"github.com/cmsplatform/cms/pkg/tagcache"
 	"github.com/cmsplatform/cms/pkg/testenv/setups"
 )
 
@@ -20,7 +22,7 @@ type cached struct {
 	world
 	st store.Store
 	rc *rendercache.Cache
-	iv *rendercache.Invalidator
+	iv *tagcache.Invalidator
 	s  *Service
 }
 
@@ -30,7 +32,7 @@ func newCached(t *testing.T, st store.Store) cached {
 		t.Fatal(err)
 	}
 	w := newWorldOn(t, content.New(st, nil))
-	rc := rendercache.New(st, rendercache.Options{})
+	rc := rendercache.New(memory.New(memory.Options{}), st, rendercache.Options{})
 	iv := rc.Invalidator(nil, "test", st)
 	if err := iv.Start(context.Background()); err != nil {
 		t.Fatal(err)

@@ -65,14 +65,15 @@ func TestRenderingTargetOnItsStore(t *testing.T) {
 
 // TestTargetOpens: what each target opens and checks comes from the one
 // target table; Rendering opens no cache component (its render cache is
-// memory of its own) and its readiness checks the store.
+// memory of its own) and no search engine (it reads the store only), and
+// its readiness checks the store.
 func TestTargetOpens(t *testing.T) {
 	for _, c := range []struct {
 		target string
 		uses   map[string]bool
 		ready  [][]string
 	}{
-		{TargetRendering, map[string]bool{"store": true, "events": true, "blobs": true, "search": true, "cache": false}, [][]string{{"store"}}},
+		{TargetRendering, map[string]bool{"store": true, "events": true, "blobs": true, "search": false, "cache": false}, [][]string{{"store"}}},
 		{TargetDelivery, map[string]bool{"cache": true, "search": true}, [][]string{{"cache", "search"}}},
 		{TargetIndex, map[string]bool{"search": true, "store": true, "cache": false, "events": false}, [][]string{{"search"}}},
 	} {

@@ -27,9 +27,9 @@ var targetTable = []targetSpec{
 	{name: TargetDelivery, opens: []string{"search", "cache", "events", "blobs", "store"}, ready: [][]string{{"cache", "search"}},
 		why: "answers from its cache or the search engine, so neither outage alone takes every replica out of the load " +
 			"balancer (the memory cache always answers); the store only authenticates users (a read-only role or a replica is enough)"},
-	{name: TargetRendering, opens: []string{"store", "events", "blobs", "search"}, ready: [][]string{{"store"}},
-		why: "renders, builds stylesheets and checks read grants from the store (the Management view); the search engine " +
-			"only reads binary proxy objects for `files/{bpoId}`; its render cache is memory of its own, no cache component"},
+	{name: TargetRendering, opens: []string{"store", "events", "blobs"}, ready: [][]string{{"store"}},
+		why: "renders, builds stylesheets, reads binary proxy objects and checks read grants from the store (the Management " +
+			"view), never the search index; its render cache is memory of its own, no cache component"},
 	{name: TargetIndex, opens: []string{"search", "store"}, ready: [][]string{{"search"}},
 		why: "answers from the search engine only; the store authenticates users"},
 	{name: TargetIndexer, opens: []string{"store", "events", "search"}, ready: [][]string{{"events"}, {"search"}},
