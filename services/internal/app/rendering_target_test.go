@@ -16,8 +16,10 @@ import (
 // against the store it renders from, so a branch and a grant written a
 // moment ago count at once, also with no indexer running (it resolved
 // them from the index: the reader got 404 for a branch the index did not
-// show yet); and its /readyz reports not ready while that store is away
-// (it checked nothing), then ready again.
+// show yet); it reads binary proxy objects from the store too, and opens
+// neither the search engine nor the cache (both unreachable here); and its
+// /readyz reports not ready while that store is away (it checked
+// nothing), then ready again.
 func TestRenderingTargetOnItsStore(t *testing.T) {
 	config, _ := isolatedDistributed(t, "rendertarget")
 	base := config("")
@@ -31,6 +33,9 @@ func TestRenderingTargetOnItsStore(t *testing.T) {
 	pu.Host = pgProxy.addr
 	rcfg.Store.URL = pu.String()
 	rcfg.Timeouts.Store, rcfg.Timeouts.Ready = 300*time.Millisecond, 500*time.Millisecond
+	// Nothing listens on port 1: a process that opened them would fail or
+	// be unready.
+	rcfg.Search.URL, rcfg.Cache.URL = "http://127.0.0.1:1", "redis://127.0.0.1:1/0"
 	render := serve(rcfg)
 
 	r := mgmt.must(http.StatusOK, http.MethodPost, "/apis/cms/v1/branches",
@@ -51,6 +56,21 @@ func TestRenderingTargetOnItsStore(t *testing.T) {
 	reader.must(http.StatusOK, http.MethodGet, sheet(br.Meta.ID), "")
 	reader.must(http.StatusForbidden, http.MethodGet, sheet(4), "")
 	reader.must(http.StatusNotFound, http.MethodGet, sheet(987654), "")
+
+	// A binary proxy object on the default branch, inherited by Alpha,
+	// served at once (no index holds it).
+	data := []byte("not really a png")
+	up := filesClient{t: t, base: mgmt.base}.upload(http.MethodPost, "/apis/cms/v1/fileUpload", http.StatusOK, data, "Extension", "png", "Commit", "true")
+	if up.GUID == nil {
+		t.Fatalf("upload: %+v", up)
+	}
+	typ := mgmt.create(obj(0, "picture", v(1000, 201, "Picture"), v(5009, 0, true))).CreatedObjectIDs[0]
+	bpo := mgmt.create(obj(typ, "logo", v(1000, 201, "Logo"), v(11000, 0, *up.GUID), v(11005, 0, ".png"))).CreatedObjectIDs[0]
+	got := reader.must(http.StatusOK, http.MethodGet, fmt.Sprintf("/apis/rendering/v1/branches/%d/files/%d", br.Meta.ID, bpo), "")
+	if string(got.body) != string(data) || got.header.Get("Content-Type") != "image/png" {
+		t.Errorf("BPO file: %q %s", got.body, got.header.Get("Content-Type"))
+	}
+	reader.must(http.StatusNotFound, http.MethodGet, fmt.Sprintf("/apis/rendering/v1/branches/%d/files/%d", br.Meta.ID, typ), "")
 
 	render.must(http.StatusOK, http.MethodGet, "/readyz", "")
 	pgProxy.set(proxyFrozen)
