@@ -10,7 +10,6 @@ import (
 	"github.com/cmsplatform/cms/pkg/cache/memory"
 	"github.com/cmsplatform/cms/pkg/changes"
 	"github.com/cmsplatform/cms/pkg/content"
-	"github.com/cmsplatform/cms/pkg/events"
 	"github.com/cmsplatform/cms/pkg/store"
 	"github.com/cmsplatform/cms/pkg/tagcache"
 	"github.com/cmsplatform/cms/pkg/testenv/setups"
@@ -39,21 +38,7 @@ func newFixture(t *testing.T, opts Options) *fixture {
 // invalidator (the relay and the stream, in commit order).
 func (f *fixture) deliver(t *testing.T) {
 	t.Helper()
-	ctx := context.Background()
-	evs, err := f.st.ClaimOutbox(ctx, 1000)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ids := make([]int64, 0, len(evs))
-	for _, e := range evs {
-		ids = append(ids, e.ID)
-		if err := f.iv.Handle(ctx, events.Msg{Subject: e.Subject, Data: e.Payload}); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if err := f.st.AckOutbox(ctx, ids); err != nil {
-		t.Fatal(err)
-	}
+	setups.DeliverOutbox(t, f.st, f.iv.Handle)
 }
 
 func (f *fixture) create(t *testing.T, api, name string) int64 {

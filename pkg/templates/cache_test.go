@@ -8,7 +8,6 @@ import (
 	"github.com/cmsplatform/cms/pkg/auth"
 	"github.com/cmsplatform/cms/pkg/cache/memory"
 	"github.com/cmsplatform/cms/pkg/content"
-	"github.com/cmsplatform/cms/pkg/events"
 	"github.com/cmsplatform/cms/pkg/rendercache"
 	"github.com/cmsplatform/cms/pkg/store"
 	"github.com/cmsplatform/cms/pkg/tagcache"
@@ -42,21 +41,7 @@ func newCached(t *testing.T, st store.Store) cached {
 
 func (c cached) deliver(t *testing.T) {
 	t.Helper()
-	ctx := context.Background()
-	evs, err := c.st.ClaimOutbox(ctx, 1000)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ids := make([]int64, 0, len(evs))
-	for _, e := range evs {
-		ids = append(ids, e.ID)
-		if err := c.iv.Handle(ctx, events.Msg{Subject: e.Subject, Data: e.Payload}); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if err := c.st.AckOutbox(ctx, ids); err != nil {
-		t.Fatal(err)
-	}
+	setups.DeliverOutbox(t, c.st, c.iv.Handle)
 }
 
 func (c cached) update(t *testing.T, id int64, vals ...content.ValueInput) {
