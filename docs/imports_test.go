@@ -44,13 +44,7 @@ var fixtures = []string{"pkg/delivery/deliverytest", "pkg/testenv/setups"}
 
 // implementationExceptions are imports of an implementation outside the
 // wiring, each with its reason.
-var implementationExceptions = map[string]string{
-	"pkg/rendercache → pkg/cache/memory": "the render cache is per process by design (the README's \"per-process " +
-		"cache of renders\"): it is fenced by this process's own invalidator (an answer is served only when that " +
-		"invalidator has applied every change event up to the store's newest change transaction), so it keeps its " +
-		"entries in the embedded LRU, not in the configured cache; taking a cache.Cache from the wiring would end " +
-		"the exception",
-}
+var implementationExceptions = map[string]string{}
 
 // implementations are the implementation packages among dirs.
 func implementations(dirs []string) []string {
@@ -169,7 +163,11 @@ func rulesText(imports map[string][]string) string {
 	fmt.Fprintf(&b, "- Implementations: `%s`.\n", strings.Join(implementations(slices.Collect(maps.Keys(imports))), "`, `"))
 	fmt.Fprintf(&b, "- Wiring: `%s`.\n", strings.Join(wiring, "`, `"))
 	fmt.Fprintf(&b, "- Test fixtures: `%s`.\n", strings.Join(fixtures, "`, `"))
-	b.WriteString("- Exceptions:\n")
+	if len(implementationExceptions) == 0 {
+		b.WriteString("- Exceptions: none.\n")
+	} else {
+		b.WriteString("- Exceptions:\n")
+	}
 	for _, e := range slices.Sorted(maps.Keys(implementationExceptions)) {
 		fmt.Fprintf(&b, "  - `%s`: %s.\n", strings.ReplaceAll(e, " → ", "` → `"), implementationExceptions[e])
 	}

@@ -11,8 +11,8 @@ import (
 // Attributes of a binary proxy object (a BPO: an object of a type with
 // 5009 = true) naming its file: the content's MD5 and the extension.
 const (
-	AttrFileHash      = 11000
-	AttrFileExtension = 11005
+	AttrFileHash      = content.AttrFileHash
+	AttrFileExtension = content.AttrFileExtension
 )
 
 // BinaryProxy is the file a binary proxy object names.

@@ -11,8 +11,8 @@ import (
 )
 
 // TestBranchAliasDraft: "draft" is the default branch 4 for both branch
-// resolvers (the store's, for Management, and the index's, for Delivery,
-// Index and Rendering) until a branch object carries the ApiIdentifier
+// resolvers (the store's, for Management and Rendering, and the index's,
+// for Delivery and Index) until a branch object carries the ApiIdentifier
 // "draft" (the API gives branches none, but imported data may): then
 // that branch wins in both.
 func TestBranchAliasDraft(t *testing.T) {

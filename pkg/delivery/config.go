@@ -2,7 +2,6 @@ package delivery
 
 import (
 	"context"
-	"errors"
 	"slices"
 	"time"
 
@@ -58,57 +57,21 @@ func (s *Service) Branches(ctx context.Context, who auth.Principal) ([]Object, e
 	v := configView(m)
 	var out []Object
 	parents := map[int64]int64{}
-	err = s.scanBranches(ctx, func(src indexdoc.Source) {
-		parents[src.ID] = parentOf(src)
+	err = s.branches.Scan(ctx, func(src indexdoc.Source) {
+		parents[src.ID] = indexdoc.BranchParent(src)
 		out = append(out, v.render(src))
 	})
 	if err != nil || who.Admin {
 		return out, err
 	}
-	can := who.CanRead(chainsOf(parents))
+	can := who.CanRead(indexdoc.Chains(parents))
 	return slices.DeleteFunc(out, func(o Object) bool { return !can(o.Meta.ID) }), nil
 }
 
 // AllBranchChains returns the chain (the branch, then its ancestors) of
 // every live indexed branch, for filters that span branches.
 func (s *Service) AllBranchChains(ctx context.Context) (map[int64][]int64, error) {
-	parents := map[int64]int64{}
-	err := s.scanBranches(ctx, func(src indexdoc.Source) { parents[src.ID] = parentOf(src) })
-	if errors.Is(err, search.ErrIndexNotFound) {
-		return map[int64][]int64{}, nil
-	}
-	return chainsOf(parents), err
-}
-
-// scanBranches calls fn with every live branch object of the index.
-func (s *Service) scanBranches(ctx context.Context, fn func(indexdoc.Source)) error {
-	return s.scan(ctx, search.And{search.Term{Field: indexdoc.FieldBranch, Value: content.BranchDefault},
-		search.Term{Field: indexdoc.FieldTypeRef, Value: content.TypeBranch},
-		search.Not{Query: search.Term{Field: indexdoc.FieldDeleted, Value: true}}}, fn)
-}
-
-// parentOf is the parent (attribute 4000) of an indexed branch object, 0
-// when none.
-func parentOf(src indexdoc.Source) int64 {
-	for _, v := range src.Values {
-		if v.Attr == content.AttrBranchParent {
-			p, _ := refOf(v.Value)
-			return p
-		}
-	}
-	return 0
-}
-
-// chainsOf walks parents into chains (indexedChain).
-func chainsOf(parents map[int64]int64) map[int64][]int64 {
-	out := make(map[int64][]int64, len(parents))
-	for b := range parents {
-		out[b], _ = indexedChain(b, func(id int64) (int64, bool, error) {
-			p, ok := parents[id]
-			return p, ok, nil
-		})
-	}
-	return out
+	return s.branches.AllChains(ctx)
 }
 
 // UpdateInfo says when the published view of a branch last changed.

@@ -64,6 +64,7 @@ type Service struct {
 	log      *slog.Logger
 	objects  string
 	tracking indexdoc.ChangeTracking
+	branches indexdoc.Branches
 	langs    map[int64]bool // languages with display-name fields
 	sources  *sourceCache   // decoded FieldSource by (id, version)
 
@@ -89,6 +90,7 @@ func New(opts Options) (*Service, error) {
 	s := &Service{eng: opts.Search, log: opts.Logger,
 		objects:  opts.Layout.IndexPrefix + indexdoc.ObjectsIndex,
 		tracking: indexdoc.NewChangeTracking(opts.Search, opts.Layout.IndexPrefix, waitPoll, nil),
+		branches: indexdoc.NewBranches(opts.Search, opts.Layout.IndexPrefix),
 		langs:    map[int64]bool{}, models: map[int64]*branchModel{}, sources: newSourceCache()}
 	for _, l := range langs {
 		s.langs[l] = true

@@ -3,7 +3,6 @@ package delivery
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"strconv"
 	"strings"
@@ -144,30 +143,7 @@ func (s *Service) loadModel(ctx context.Context, branch, version int64) (*branch
 
 // scan calls fn with the source of every document matching q, in id order.
 func (s *Service) scan(ctx context.Context, q search.Query, fn func(indexdoc.Source)) error {
-	var after int64 = -1
-	const page = 1000
-	for {
-		r, err := s.eng.Search(ctx, search.SearchRequest{Index: s.objects,
-			Query: search.And{q, search.Range{Field: indexdoc.FieldID, Gt: after}},
-			Sort:  []search.SortField{{Field: indexdoc.FieldID}}, Size: page})
-		if errors.Is(err, search.ErrIndexNotFound) {
-			return nil
-		}
-		if err != nil {
-			return fmt.Errorf("delivery: scan index: %w", err)
-		}
-		for _, h := range r.Hits {
-			src, err := indexdoc.DecodeSource(h.Fields)
-			if err != nil {
-				return fmt.Errorf("delivery: %s: %w", h.ID, err)
-			}
-			fn(src)
-			after = max(after, src.ID)
-		}
-		if len(r.Hits) < page {
-			return nil
-		}
-	}
+	return indexdoc.ScanSources(ctx, s.eng, s.objects, q, fn)
 }
 
 func (m *branchModel) addType(src indexdoc.Source) {

@@ -10,7 +10,6 @@ import (
 	"github.com/cmsplatform/cms/pkg/content"
 	"github.com/cmsplatform/cms/pkg/delivery/query"
 	"github.com/cmsplatform/cms/pkg/indexdoc"
-	"github.com/cmsplatform/cms/pkg/params"
 	"github.com/cmsplatform/cms/pkg/search"
 )
 
@@ -108,38 +107,22 @@ func (s *Service) scope(ctx context.Context, r Request) (*scope, error) {
 // branch objects live on branch 4. An ApiIdentifier no branch carries may
 // be an alias (params.BranchAlias: "draft" is the default branch).
 func (s *Service) branchID(ctx context.Context, param string) (int64, error) {
-	ident, err := content.ParseIdent(param)
-	if err != nil {
-		return 0, invalidf("branch: %v", strings.TrimPrefix(err.Error(), content.ErrInvalid.Error()+": "))
+	id, err := s.branches.ID(ctx, param)
+	return id, branchErr(err, param)
+}
+
+// branchErr is err of a branch lookup (indexdoc.Branches) as this
+// package's errors.
+func branchErr(err error, param string) error {
+	switch {
+	case errors.Is(err, indexdoc.ErrBadBranch):
+		return invalidf("branch: %v", strings.TrimPrefix(err.Error(), indexdoc.ErrBadBranch.Error()+": "))
+	case errors.Is(err, indexdoc.ErrNoBranch):
+		return notFoundf("branch %q", param)
+	case err != nil:
+		return fmt.Errorf("delivery: %w", err)
 	}
-	if id := ident.ID; ident.Kind == content.IdentID {
-		doc, err := s.eng.Get(ctx, s.objects, indexdoc.DocID(content.BranchDefault, id))
-		if err == nil && doc.Fields[indexdoc.FieldTypeRef] == content.TypeBranch {
-			return id, nil
-		}
-		if err != nil && !errors.Is(err, search.ErrNotFound) && !errors.Is(err, search.ErrIndexNotFound) {
-			return 0, fmt.Errorf("delivery: read branch: %w", err)
-		}
-		return 0, notFoundf("branch %q", param)
-	}
-	r, err := s.eng.Search(ctx, search.SearchRequest{Index: s.objects, Size: 2, Query: search.And{
-		search.Term{Field: indexdoc.FieldBranch, Value: content.BranchDefault},
-		search.Term{Field: indexdoc.FieldTypeRef, Value: content.TypeBranch},
-		search.Term{Field: indexdoc.FieldAPIIdentifier, Value: param}}})
-	if err != nil && !errors.Is(err, search.ErrIndexNotFound) {
-		return 0, fmt.Errorf("delivery: find branch: %w", err)
-	}
-	if err != nil || len(r.Hits) == 0 {
-		if alias, ok := params.BranchAlias(param); ok {
-			return s.branchID(ctx, strconv.FormatInt(alias, 10))
-		}
-		return 0, notFoundf("branch %q", param)
-	}
-	if len(r.Hits) != 1 {
-		return 0, notFoundf("branch %q", param)
-	}
-	id, _ := r.Hits[0].Fields[indexdoc.FieldID].(int64)
-	return id, nil
+	return nil
 }
 
 // baseQuery selects the visible objects of the scope: never users, never

@@ -127,7 +127,7 @@ func singleTags(branch int64, param string, root int64, asked []int64, r Request
 // an unknown type, so they evict the branch's model tag and every typed
 // list: safe, not precise.
 func (s *Service) ChangeTags(ctx context.Context, ev changes.Event) ([]string, error) {
-	tree, err := s.indexedTree(ctx)
+	tree, err := s.branches.Tree(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -208,24 +208,6 @@ func (s *Service) touched(ctx context.Context, tree model.BranchTree, ev changes
 		}
 	}
 	return content.TouchOf(ev, chain, rows), nil
-}
-
-// indexedTree is the branch tree as the index shows it (its live branch
-// objects, model.NewBranchTree), the default branch always in it.
-func (s *Service) indexedTree(ctx context.Context) (model.BranchTree, error) {
-	objs := []store.Object{{ID: content.BranchDefault, Branch: content.BranchDefault, TypeID: content.TypeBranch}}
-	var parents []store.Value
-	err := s.scanBranches(ctx, func(src indexdoc.Source) {
-		objs = append(objs, store.Object{ID: src.ID, Branch: content.BranchDefault, TypeID: content.TypeBranch})
-		if p := parentOf(src); p != 0 {
-			parents = append(parents, store.Value{ObjectID: src.ID, Branch: content.BranchDefault,
-				AttributeID: content.AttrBranchParent, JSON: []byte(strconv.FormatInt(p, 10))})
-		}
-	})
-	if err != nil && !errors.Is(err, search.ErrIndexNotFound) {
-		return model.BranchTree{}, err
-	}
-	return model.NewBranchTree(objs, parents), nil
 }
 
 // subtreeOf is branch and its descendants in tree; a branch not in the

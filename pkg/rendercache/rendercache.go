@@ -1,6 +1,6 @@
 // Package rendercache keeps the answers of the Rendering group (rendered
 // templates, stylesheets) per process, until a change event touches what
-// they were built from.
+// they were built from. It is the pkg/tagcache core under an OutboxFence.
 //
 // Renders read the store (the current Management view, read-your-writes),
 // not the search index, so freshness is fenced on the store:
@@ -10,13 +10,13 @@
 //     changes.SubjectPrefix; transactions without a change event, such as
 //     job bookkeeping, do not move it).
 //   - A cached answer is served only when this process's invalidator has
-//     handled every change event up to W (Handled() >= W). The events
-//     arrive in commit order, so every change committed before the lookup
-//     has then evicted what it touched. Otherwise the answer is built
-//     again (and may be stored).
+//     handled every change event up to W (tagcache.OutboxFence.Current).
+//     The events arrive in commit order, so every change committed before
+//     the lookup has then evicted what it touched. Otherwise the answer is
+//     built again (and may be stored).
 //   - An answer is stored fenced at the W read before it was built
-//     (cache.Cache.SetAt): an eviction for a later transaction removes it,
-//     and one that happened while it was built refuses it.
+//     (tagcache.Store.Put): an eviction for a later transaction removes
+//     it, and one that happened while it was built refuses it.
 //   - Answers are tagged with everything they read (Tags: object ids,
 //     types listed, identifiers looked up); the invalidator evicts the tags
 //     of each change event (the event's object ids, and the types,
@@ -24,8 +24,9 @@
 //     Tags ignore branches: a change on any branch evicts the renders of
 //     every branch that read the object, which covers inheritance.
 //
-// The storage is a bounded memory cache (pkg/cache/memory); every process
-// has its own, with an ephemeral consumer of its own (Invalidator).
+// The app hands in the storage: a bounded memory cache of the process
+// (pkg/cache/memory), read through an ephemeral consumer of its own
+// (Invalidator).
 package rendercache
 
 import (
@@ -33,28 +34,20 @@ import (
 	"log/slog"
 	"strconv"
 	"sync/atomic"
-	"time"
 
 	"github.com/cmsplatform/cms/pkg/cache"
-	"github.com/cmsplatform/cms/pkg/cache/memory"
-	"github.com/cmsplatform/cms/pkg/changes"
 	"github.com/cmsplatform/cms/pkg/content"
+	"github.com/cmsplatform/cms/pkg/tagcache"
 )
 
 // Defaults of Options.
 const (
 	DefaultMaxBytes      = 64 << 20
 	DefaultMaxEntryBytes = 1 << 20
-	// ttl is only a safety net: entries go by eviction, or by LRU.
-	ttl = 24 * time.Hour
 )
 
 // Options configure a Cache. Zero fields take the defaults.
 type Options struct {
-	// MaxBytes bounds the memory the entries take together
-	// (DefaultMaxBytes); the least recently used go first. Negative:
-	// nothing is cached.
-	MaxBytes int64
 	// MaxEntryBytes bounds one answer; larger ones are not stored
 	// (DefaultMaxEntryBytes).
 	MaxEntryBytes int
@@ -63,44 +56,31 @@ type Options struct {
 
 // Fence reads the newest transaction that appended an event with a subject
 // of the prefix (store.Store.LastOutboxTransaction).
-type Fence interface {
-	LastOutboxTransaction(ctx context.Context, subjectPrefix string) (int64, error)
-}
+type Fence = tagcache.Outbox
 
 // Cache is the render cache of one process. A nil *Cache caches nothing.
 // Its methods are safe for concurrent use.
 type Cache struct {
-	store    cache.Cache
-	fence    Fence
+	store    *tagcache.Store
+	fence    *tagcache.OutboxFence
 	maxEntry int
-	log      *slog.Logger
-	// handled is the newest change-event transaction the invalidator
-	// applied (or the start position, see Invalidator.Run).
-	handled atomic.Int64
-	// floor: answers built before it are not stored (set at the start,
-	// see Invalidator.Run); started tells that it is set.
-	floor   atomic.Int64
-	started atomic.Bool
-	stats   counters
+	// behind counts the lookups not served because the invalidator was
+	// not current.
+	behind atomic.Int64
 }
 
-// New returns an empty cache whose lookups read the fence from f. With
-// opts.MaxBytes < 0 it returns nil (no cache).
-func New(f Fence, opts Options) *Cache {
-	if opts.MaxBytes < 0 || f == nil {
+// New returns an empty cache storing in storage (the app's choice: a
+// bounded memory cache of this process) whose lookups read the fence from
+// f. Without storage or fence it returns nil (no cache).
+func New(storage cache.Cache, f Fence, opts Options) *Cache {
+	if storage == nil || f == nil {
 		return nil
-	}
-	if opts.MaxBytes == 0 {
-		opts.MaxBytes = DefaultMaxBytes
 	}
 	if opts.MaxEntryBytes <= 0 {
 		opts.MaxEntryBytes = DefaultMaxEntryBytes
 	}
-	if opts.Logger == nil {
-		opts.Logger = slog.New(slog.DiscardHandler)
-	}
-	return &Cache{store: memory.New(memory.Options{MaxBytes: opts.MaxBytes, MaxEntries: 1 << 30}), fence: f,
-		maxEntry: opts.MaxEntryBytes, log: opts.Logger}
+	return &Cache{store: tagcache.NewStore(storage, "rendercache", opts.Logger), fence: tagcache.NewOutboxFence(f),
+		maxEntry: opts.MaxEntryBytes}
 }
 
 // Entry is one cached answer.
@@ -124,38 +104,32 @@ func (c *Cache) Get(ctx context.Context, key string) (e Entry, t Ticket, ok bool
 	if c == nil {
 		return Entry{}, Ticket{}, false, nil
 	}
-	w, err := c.fence.LastOutboxTransaction(ctx, changes.SubjectPrefix)
+	w, err := c.fence.Position(ctx)
 	if err != nil {
 		return Entry{}, Ticket{}, false, err
 	}
 	t = Ticket{key: key, at: w}
-	if !c.started.Load() || c.handled.Load() < w {
-		c.stats.behind.Add(1)
+	if !c.fence.Current(w) {
+		c.behind.Add(1)
 		return Entry{}, t, false, nil
 	}
-	got, ok, err := c.store.Get(ctx, key)
-	if err != nil || !ok {
-		c.stats.misses.Add(1)
+	got, ok := c.store.Get(ctx, key, 0)
+	if !ok {
+		c.store.Miss()
 		return Entry{}, t, false, nil
 	}
-	c.stats.hits.Add(1)
-	return Entry{Body: got.Value, ETag: got.ETag}, t, true, nil
+	c.store.Hit()
+	return Entry{Body: got.Body, ETag: got.ETag}, t, true, nil
 }
 
 // Put stores the answer built after the lookup t with its tags. Answers
 // larger than MaxEntryBytes, or built before the invalidator started, are
 // not stored.
 func (c *Cache) Put(ctx context.Context, t Ticket, e Entry, tags []string) {
-	if c == nil || t.key == "" || len(e.Body) > c.maxEntry || !c.started.Load() || t.at < c.floor.Load() {
+	if c == nil || t.key == "" || len(e.Body) > c.maxEntry || !c.fence.Admits(t.at) {
 		return
 	}
-	stored, err := c.store.SetAt(ctx, t.key, cache.Entry{Value: e.Body, ETag: e.ETag}, tags, ttl, t.at)
-	if err != nil {
-		c.log.WarnContext(ctx, "rendercache: set", "error", err)
-	}
-	if stored {
-		c.stats.stored.Add(1)
-	}
+	c.store.Put(ctx, t.key, tagcache.Entry{Body: e.Body, ETag: e.ETag, At: t.at}, tags)
 }
 
 // GetOrBuild answers key from c when it is current (Get), else builds
@@ -182,26 +156,7 @@ func (c *Cache) Handled() int64 {
 	if c == nil {
 		return 0
 	}
-	return c.handled.Load()
-}
-
-// start makes the cache usable from transaction p on: every change event
-// committed after p reaches the invalidator, the older ones are reflected
-// in anything built from now on.
-func (c *Cache) start(p int64) {
-	c.floor.Store(p)
-	c.advance(p)
-	c.started.Store(true)
-}
-
-// advance raises the handled position to tx.
-func (c *Cache) advance(tx int64) {
-	for {
-		cur := c.handled.Load()
-		if tx <= cur || c.handled.CompareAndSwap(cur, tx) {
-			return
-		}
-	}
+	return c.fence.Handled()
 }
 
 // Tags of cached answers; the invalidator evicts the same spellings.

@@ -7,10 +7,11 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/cmsplatform/cms/pkg/cache/memory"
 	"github.com/cmsplatform/cms/pkg/changes"
 	"github.com/cmsplatform/cms/pkg/content"
-	"github.com/cmsplatform/cms/pkg/events"
 	"github.com/cmsplatform/cms/pkg/store"
+	"github.com/cmsplatform/cms/pkg/tagcache"
 	"github.com/cmsplatform/cms/pkg/testenv/setups"
 )
 
@@ -20,7 +21,7 @@ type fixture struct {
 	st store.Store
 	c  *content.Service
 	rc *Cache
-	iv *Invalidator
+	iv *tagcache.Invalidator
 }
 
 func newFixture(t *testing.T, opts Options) *fixture {
@@ -29,7 +30,7 @@ func newFixture(t *testing.T, opts Options) *fixture {
 	if err := content.Bootstrap(context.Background(), st); err != nil {
 		t.Fatal(err)
 	}
-	rc := New(st, opts)
+	rc := New(memory.New(memory.Options{}), st, opts)
 	return &fixture{st: st, c: content.New(st, nil), rc: rc, iv: rc.Invalidator(nil, "test", st)}
 }
 
@@ -37,21 +38,7 @@ func newFixture(t *testing.T, opts Options) *fixture {
 // invalidator (the relay and the stream, in commit order).
 func (f *fixture) deliver(t *testing.T) {
 	t.Helper()
-	ctx := context.Background()
-	evs, err := f.st.ClaimOutbox(ctx, 1000)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ids := make([]int64, 0, len(evs))
-	for _, e := range evs {
-		ids = append(ids, e.ID)
-		if err := f.iv.Handle(ctx, events.Msg{Subject: e.Subject, Data: e.Payload}); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if err := f.st.AckOutbox(ctx, ids); err != nil {
-		t.Fatal(err)
-	}
+	setups.DeliverOutbox(t, f.st, f.iv.Handle)
 }
 
 func (f *fixture) create(t *testing.T, api, name string) int64 {
@@ -239,8 +226,8 @@ func TestLimits(t *testing.T) {
 	if _, _, ok := f.lookup(t, "small"); !ok {
 		t.Error("an answer of MaxEntryBytes was not stored")
 	}
-	if New(f.st, Options{MaxBytes: -1}) != nil {
-		t.Error("MaxBytes < 0 built a cache")
+	if New(nil, f.st, Options{}) != nil {
+		t.Error("no storage built a cache")
 	}
 }
 

@@ -5,11 +5,11 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/base64"
-	"encoding/binary"
 	"net/http"
 	"strings"
 
-	"github.com/cmsplatform/cms/pkg/cache"
+	"github.com/cmsplatform/cms/pkg/etag"
+	"github.com/cmsplatform/cms/pkg/tagcache"
 )
 
 // MaxHTTPBody bounds the answers the HTTP layer keeps; larger ones pass
@@ -54,53 +54,50 @@ func (c *Cache) HTTP(admit func(*http.Request) (context.Context, bool)) func(htt
 	}
 }
 
-// serveHTTP answers r from the entry of key, if there is one.
+// serveHTTP answers r from the entry of key, if there is one. Its body
+// is the length of the Content-Type, the Content-Type and the answer.
 func (c *Cache) serveHTTP(ctx context.Context, w http.ResponseWriter, r *http.Request, key string) bool {
-	e, ok, err := c.store.Get(ctx, key)
-	if err != nil || !ok || len(e.Value) <= 9 {
+	e, ok := c.store.Get(ctx, key, 0)
+	if !ok || len(e.Body) <= 1 {
 		return false
 	}
-	ctLen := int(e.Value[8])
-	if len(e.Value) < 9+ctLen {
+	ctLen := int(e.Body[0])
+	if len(e.Body) < 1+ctLen {
 		return false
 	}
 	h := w.Header()
 	h.Set("ETag", e.ETag)
 	h.Set("Cache-Control", CacheControl)
-	if inm := r.Header.Get("If-None-Match"); inm != "" && ETagMatches(inm, e.ETag) {
+	if inm := r.Header.Get("If-None-Match"); inm != "" && etag.Matches(inm, e.ETag) {
 		c.stats.httpNotModified.Add(1)
 		w.WriteHeader(http.StatusNotModified)
 		return true
 	}
 	c.stats.httpHits.Add(1)
-	h.Set("Content-Type", string(e.Value[9:9+ctLen]))
-	_, _ = w.Write(e.Value[9+ctLen:])
+	h.Set("Content-Type", string(e.Body[1:1+ctLen]))
+	_, _ = w.Write(e.Body[1+ctLen:])
 	return true
 }
 
 // storeHTTP keeps body under key with the tags and version Serve recorded
-// for etag (nothing when there is no such record: the answer was not
+// for tag (nothing when there is no such record: the answer was not
 // built by Serve, or its entry is gone already).
-func (c *Cache) storeHTTP(ctx context.Context, key, etag, contentType string, body []byte) {
-	if etag == "" || len(contentType) > 255 {
+func (c *Cache) storeHTTP(ctx context.Context, key, tag, contentType string, body []byte) {
+	if tag == "" || len(contentType) > 255 {
 		return
 	}
-	meta, ok, err := c.store.Get(ctx, metaKey(etag))
-	if err != nil || !ok || len(meta.Value) < 8 || meta.ETag != etag {
+	meta, ok := c.store.Get(ctx, metaKey(tag), 0)
+	if !ok || meta.ETag != tag {
 		return
 	}
-	builtAt := int64(binary.BigEndian.Uint64(meta.Value))
 	var tags []string
-	if len(meta.Value) > 8 {
-		tags = strings.Split(string(meta.Value[8:]), "\n")
+	if len(meta.Body) > 0 {
+		tags = strings.Split(string(meta.Body), "\n")
 	}
-	v := make([]byte, 9, 9+len(contentType)+len(body))
-	binary.BigEndian.PutUint64(v, uint64(builtAt))
-	v[8] = byte(len(contentType))
+	v := make([]byte, 1, 1+len(contentType)+len(body))
+	v[0] = byte(len(contentType))
 	v = append(append(v, contentType...), body...)
-	if _, err := c.store.SetAt(ctx, key, cache.Entry{Value: v, ETag: etag}, tags, TTL, builtAt); err != nil {
-		c.log.WarnContext(ctx, "responsecache: http set", "error", err)
-	}
+	c.store.Put(ctx, key, tagcache.Entry{Body: v, ETag: tag, At: meta.At}, tags)
 }
 
 // HTTPKey is the normalized HTTP request: path, query with sorted keys,

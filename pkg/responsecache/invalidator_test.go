@@ -22,6 +22,8 @@ func (s *fakeSource) WaitForVersion(_ context.Context, v int64, _ time.Duration)
 	return v, s.waitErr
 }
 
+func (s *fakeSource) Version(context.Context) (int64, error) { return s.waitedFor, nil }
+
 func (s *fakeSource) ChangeTags(context.Context, changes.Event) ([]string, error) { return s.tags, nil }
 
 // TestInvalidatorHandle: an event waits for its transaction in the index,

@@ -12,31 +12,33 @@
 //     answer. A failed build is never stored, and its error is shared
 //     only with the callers that waited for it; a build that failed
 //     because its caller went away is retried by the others.
-//   - Every answer carries its ETag (ETag: a hash of the operation, the
-//     body and the tags); the transport answers 304 when If-None-Match
-//     matches (ETagMatches) and sends CacheControl.
-//   - Answers are stored with cache.Cache.SetAt, fenced at the index
-//     version read before the build, so an eviction that happened
-//     meanwhile is not undone by an answer rendered from older data.
+//   - Every answer carries its ETag (pkg/etag.Of: a hash of the operation,
+//     the body and the tags); the transport answers 304 when If-None-Match
+//     matches (pkg/etag.Matches) and sends CacheControl.
+//   - Answers are stored in a pkg/tagcache.Store, fenced at the index
+//     version read before the build (tagcache.IndexFence), so an eviction
+//     that happened meanwhile is not undone by an answer rendered from
+//     older data.
 //   - HTTP (http.go) keeps the final HTTP answers of the same reads in
 //     front of the gateway, under the same tags and fences.
-//   - Invalidator (invalidator.go) consumes change events and evicts the
-//     tags each one makes stale.
+//   - Invalidator (invalidator.go) is the tagcache.Invalidator that
+//     consumes change events and evicts the tags each one makes stale.
 //   - Stats (stats.go) count hits, misses, shared builds and evictions.
 //
-// The storage is the one cache interface, pkg/cache (memory or Redis).
+// The storage is the one cache interface, pkg/cache, chosen by the app
+// (memory or Redis).
 package responsecache
 
 import (
 	"context"
 	"crypto/sha256"
 	"encoding/base64"
-	"encoding/binary"
 	"log/slog"
 	"strings"
-	"time"
 
 	"github.com/cmsplatform/cms/pkg/cache"
+	"github.com/cmsplatform/cms/pkg/etag"
+	"github.com/cmsplatform/cms/pkg/tagcache"
 	"google.golang.org/protobuf/proto"
 )
 
@@ -47,16 +49,11 @@ import (
 // with the caller's credentials.
 const CacheControl = "public, max-age=0, must-revalidate"
 
-// TTL is only a safety net: entries are evicted by the change events that
-// touch them (Invalidator), not by age.
-const TTL = 24 * time.Hour
-
 // Cache is the response cache. A nil *Cache, or one without storage,
 // caches nothing: Serve always builds. Its methods are safe for
 // concurrent use.
 type Cache struct {
-	store   cache.Cache
-	log     *slog.Logger
+	store   *tagcache.Store
 	flights flights
 	stats   counters
 }
@@ -64,21 +61,18 @@ type Cache struct {
 // New returns a response cache storing in c (nil: nothing is cached, but
 // identical concurrent builds are still shared). log nil discards.
 func New(c cache.Cache, log *slog.Logger) *Cache {
-	if log == nil {
-		log = slog.New(slog.DiscardHandler)
-	}
-	return &Cache{store: c, log: log}
+	return &Cache{store: tagcache.NewStore(c, "responsecache", log)}
 }
 
 // Enabled reports whether answers are stored.
-func (c *Cache) Enabled() bool { return c != nil && c.store != nil }
+func (c *Cache) Enabled() bool { return c != nil && c.store.Enabled() }
 
 // Storage returns the underlying cache (nil when disabled).
 func (c *Cache) Storage() cache.Cache {
 	if c == nil {
 		return nil
 	}
-	return c.store
+	return c.store.Storage()
 }
 
 // Build renders one answer: the response and the cache tags of what it
@@ -106,14 +100,14 @@ func Serve[T proto.Message](ctx context.Context, c *Cache, op string, req proto.
 		c = New(nil, nil)
 	}
 	key := Key(op, req)
-	if body, tag, ok := c.get(ctx, key, minVersion); ok {
+	if e, ok := c.store.Get(ctx, key, minVersion); ok {
 		out := zero.ProtoReflect().New().Interface().(T)
-		if proto.Unmarshal(body, out) == nil {
-			c.stats.hits.Add(1)
-			return out, tag, nil
+		if proto.Unmarshal(e.Body, out) == nil {
+			c.store.Hit()
+			return out, e.ETag, nil
 		}
 	}
-	c.stats.misses.Add(1)
+	c.store.Miss()
 	// mine is the answer when this caller built it: no decoding needed.
 	var mine T
 	r, shared, err := c.flights.do(ctx, key, minVersion, func() (rendering, error) {
@@ -130,7 +124,7 @@ func Serve[T proto.Message](ctx context.Context, c *Cache, op string, req proto.
 			return rendering{}, err
 		}
 		mine = out
-		r := rendering{body: b, tags: tags, builtAt: builtAt, etag: ETag(op, b, tags)}
+		r := rendering{body: b, tags: tags, builtAt: builtAt, etag: etag.Of(op, b, tags)}
 		c.put(ctx, key, r)
 		return r, nil
 	})
@@ -156,41 +150,14 @@ type rendering struct {
 	etag    string
 }
 
-// get returns the cached body of key and its ETag when it was built at or
-// after minVersion. Cache errors count as misses.
-func (c *Cache) get(ctx context.Context, key string, minVersion int64) ([]byte, string, bool) {
-	if !c.Enabled() {
-		return nil, "", false
-	}
-	e, ok, err := c.store.Get(ctx, key)
-	if err != nil {
-		c.log.WarnContext(ctx, "responsecache: get", "error", err)
-		return nil, "", false
-	}
-	if !ok || len(e.Value) < 8 || int64(binary.BigEndian.Uint64(e.Value)) < minVersion {
-		return nil, "", false
-	}
-	return e.Value[8:], e.ETag, true
-}
-
 // put stores r under key, and its tags and version under its ETag (for
 // the HTTP layer, metaKey).
 func (c *Cache) put(ctx context.Context, key string, r rendering) {
 	if !c.Enabled() {
 		return
 	}
-	c.setAt(ctx, key, r.body, r.etag, r.tags, r.builtAt)
-	c.setAt(ctx, metaKey(r.etag), []byte(strings.Join(r.tags, "\n")), r.etag, r.tags, r.builtAt)
-}
-
-// setAt stores body prefixed with builtAt, fenced at builtAt; failures
-// only cost a later miss.
-func (c *Cache) setAt(ctx context.Context, key string, body []byte, etag string, tags []string, builtAt int64) {
-	v := make([]byte, 8, 8+len(body))
-	binary.BigEndian.PutUint64(v, uint64(builtAt))
-	if _, err := c.store.SetAt(ctx, key, cache.Entry{Value: append(v, body...), ETag: etag}, tags, TTL, builtAt); err != nil {
-		c.log.WarnContext(ctx, "responsecache: set", "error", err)
-	}
+	c.store.Put(ctx, key, tagcache.Entry{Body: r.body, ETag: r.etag, At: r.builtAt}, r.tags)
+	c.store.Put(ctx, metaKey(r.etag), tagcache.Entry{Body: []byte(strings.Join(r.tags, "\n")), ETag: r.etag, At: r.builtAt}, r.tags)
 }
 
 // Key is the normalized query: the operation and the request's
@@ -204,31 +171,6 @@ func Key(op string, req proto.Message) string {
 	return "delivery:" + op + ":" + base64.RawURLEncoding.EncodeToString(h.Sum(nil)[:18])
 }
 
-// ETag is a strong validator of one rendering: the first 16 bytes of the
-// SHA-256 of the operation, the response's deterministic encoding and its
-// cache tags, base64url (22 characters, like meta.etag), quoted. Equal
-// renderings get equal tags on every replica, and an ETag names one set of
-// cache tags (metaKey).
-func ETag(op string, body []byte, tags []string) string {
-	h := sha256.New()
-	h.Write([]byte(op + "\x00"))
-	h.Write(body)
-	h.Write([]byte("\x00" + strings.Join(tags, "\n")))
-	return `"` + base64.RawURLEncoding.EncodeToString(h.Sum(nil)[:16]) + `"`
-}
-
 // metaKey names the entry that records, for one ETag, the cache tags and
 // the index version of a rendering (read by the HTTP layer).
 func metaKey(etag string) string { return "delivery:meta:" + strings.Trim(etag, `"`) }
-
-// ETagMatches implements the weak comparison of If-None-Match (RFC 9110
-// 13.1.2): header is a list of tags, W/ is ignored, "*" matches anything.
-func ETagMatches(header, tag string) bool {
-	for c := range strings.SplitSeq(header, ",") {
-		c = strings.TrimPrefix(strings.TrimSpace(c), "W/")
-		if c == "*" || c == tag {
-			return true
-		}
-	}
-	return false
-}

@@ -265,17 +265,6 @@ func TestPanickingBuild(t *testing.T) {
 	}
 }
 
-func TestETagMatches(t *testing.T) {
-	for _, c := range []struct {
-		header string
-		ok     bool
-	}{{`"a"`, true}, {`W/"a"`, true}, {`"b", "a"`, true}, {`*`, true}, {`"b"`, false}, {``, false}, {`a`, false}} {
-		if got := ETagMatches(c.header, `"a"`); got != c.ok {
-			t.Errorf("ETagMatches(%q) = %v", c.header, got)
-		}
-	}
-}
-
 // BenchmarkServeHit: a cached answer from the memory cache (key, lookup,
 // decoding), the path every repeated gRPC read takes.
 func BenchmarkServeHit(b *testing.B) {

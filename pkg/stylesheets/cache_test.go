@@ -6,8 +6,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/cmsplatform/cms/pkg/cache/memory"
 	"github.com/cmsplatform/cms/pkg/content"
-	"github.com/cmsplatform/cms/pkg/events"
 	"github.com/cmsplatform/cms/pkg/rendercache"
 	"github.com/cmsplatform/cms/pkg/testenv/setups"
 )
@@ -23,27 +23,14 @@ func TestSheetCache(t *testing.T) {
 		t.Fatal(err)
 	}
 	c := content.New(st, nil)
-	rc := rendercache.New(st, rendercache.Options{})
+	rc := rendercache.New(memory.New(memory.Options{}), st, rendercache.Options{})
 	iv := rc.Invalidator(nil, "test", st)
 	if err := iv.Start(ctx); err != nil {
 		t.Fatal(err)
 	}
 	deliver := func() {
 		t.Helper()
-		evs, err := st.ClaimOutbox(ctx, 1000)
-		if err != nil {
-			t.Fatal(err)
-		}
-		ids := make([]int64, 0, len(evs))
-		for _, e := range evs {
-			ids = append(ids, e.ID)
-			if err := iv.Handle(ctx, events.Msg{Subject: e.Subject, Data: e.Payload}); err != nil {
-				t.Fatal(err)
-			}
-		}
-		if err := st.AckOutbox(ctx, ids); err != nil {
-			t.Fatal(err)
-		}
+		setups.DeliverOutbox(t, st, iv.Handle)
 	}
 	update := func(id, attr int64, v any) {
 		t.Helper()

@@ -19,8 +19,8 @@ import (
 
 	"github.com/cmsplatform/cms/pkg/content"
 	"github.com/cmsplatform/cms/pkg/errkind"
+	"github.com/cmsplatform/cms/pkg/etag"
 	"github.com/cmsplatform/cms/pkg/rendercache"
-	"github.com/cmsplatform/cms/pkg/responsecache"
 )
 
 // Limits.
@@ -76,7 +76,7 @@ func (s *Service) sheet(op string, css []byte) (Sheet, error) {
 	if len(css) > s.maxBytes {
 		return Sheet{}, errkind.New(errkind.TooLarge, fmt.Sprintf("the stylesheet is %d bytes, the limit is %d", len(css), s.maxBytes))
 	}
-	return Sheet{CSS: css, ETag: responsecache.ETag(op, css, nil)}, nil
+	return Sheet{CSS: css, ETag: etag.Of(op, css, nil)}, nil
 }
 
 // objects reads the live objects of a type visible on branch (inherited

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cmsplatform/cms/pkg/cache/memory"
 	"github.com/cmsplatform/cms/pkg/content"
 	"github.com/cmsplatform/cms/pkg/rendercache"
 	"github.com/cmsplatform/cms/pkg/testenv/setups"
@@ -62,7 +63,7 @@ func BenchmarkRender(b *testing.B) {
 	if _, err := s.Render(ctx, req); err != nil {
 		b.Fatal(err)
 	}
-	rc := rendercache.New(st, rendercache.Options{})
+	rc := rendercache.New(memory.New(memory.Options{}), st, rendercache.Options{})
 	if err := rc.Invalidator(nil, "bench", st).Start(ctx); err != nil {
 		b.Fatal(err)
 	}

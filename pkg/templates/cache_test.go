@@ -6,10 +6,11 @@ import (
 	"testing"
 
 	"github.com/cmsplatform/cms/pkg/auth"
+	"github.com/cmsplatform/cms/pkg/cache/memory"
 	"github.com/cmsplatform/cms/pkg/content"
-	"github.com/cmsplatform/cms/pkg/events"
 	"github.com/cmsplatform/cms/pkg/rendercache"
 	"github.com/cmsplatform/cms/pkg/store"
+	"github.com/cmsplatform/cms/pkg/tagcache"
 	"github.com/cmsplatform/cms/pkg/testenv/setups"
 )
 
@@ -20,7 +21,7 @@ type cached struct {
 	world
 	st store.Store
 	rc *rendercache.Cache
-	iv *rendercache.Invalidator
+	iv *tagcache.Invalidator
 	s  *Service
 }
 
@@ -30,7 +31,7 @@ func newCached(t *testing.T, st store.Store) cached {
 		t.Fatal(err)
 	}
 	w := newWorldOn(t, content.New(st, nil))
-	rc := rendercache.New(st, rendercache.Options{})
+	rc := rendercache.New(memory.New(memory.Options{}), st, rendercache.Options{})
 	iv := rc.Invalidator(nil, "test", st)
 	if err := iv.Start(context.Background()); err != nil {
 		t.Fatal(err)
@@ -40,21 +41,7 @@ func newCached(t *testing.T, st store.Store) cached {
 
 func (c cached) deliver(t *testing.T) {
 	t.Helper()
-	ctx := context.Background()
-	evs, err := c.st.ClaimOutbox(ctx, 1000)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ids := make([]int64, 0, len(evs))
-	for _, e := range evs {
-		ids = append(ids, e.ID)
-		if err := c.iv.Handle(ctx, events.Msg{Subject: e.Subject, Data: e.Payload}); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if err := c.st.AckOutbox(ctx, ids); err != nil {
-		t.Fatal(err)
-	}
+	setups.DeliverOutbox(t, c.st, c.iv.Handle)
 }
 
 func (c cached) update(t *testing.T, id int64, vals ...content.ValueInput) {

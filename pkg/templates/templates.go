@@ -29,11 +29,11 @@ import (
 	"github.com/cmsplatform/cms/pkg/component"
 	"github.com/cmsplatform/cms/pkg/content"
 	"github.com/cmsplatform/cms/pkg/errkind"
+	"github.com/cmsplatform/cms/pkg/etag"
 	"github.com/cmsplatform/cms/pkg/hyphenate"
 	"github.com/cmsplatform/cms/pkg/model"
 	"github.com/cmsplatform/cms/pkg/rendercache"
 	"github.com/cmsplatform/cms/pkg/rendering"
-	"github.com/cmsplatform/cms/pkg/responsecache"
 	"golang.org/x/text/language"
 )
 
@@ -255,7 +255,7 @@ func (s *Service) render(ctx context.Context, req Request) (Result, []string, er
 		}
 		out = b.Bytes()
 	}
-	return Result{HTML: out, ETag: responsecache.ETag("render", out, []string{requestKey(req)})}, r.ld.cacheTags(), nil
+	return Result{HTML: out, ETag: etag.Of("render", out, []string{requestKey(req)})}, r.ld.cacheTags(), nil
 }
 
 // check bounds the request's lists.

@@ -13,6 +13,7 @@ import (
 	"github.com/cmsplatform/cms/pkg/events"
 	"github.com/cmsplatform/cms/pkg/params"
 	"github.com/cmsplatform/cms/pkg/responsecache"
+	"github.com/cmsplatform/cms/pkg/tagcache"
 	deliveryv1 "github.com/cmsplatform/cms/proto/gen/go/cms/delivery/v1"
 	"github.com/cmsplatform/cms/services/internal/gateway"
 	"github.com/cmsplatform/cms/services/internal/interceptors"
@@ -153,10 +154,10 @@ func cacheablePath(r *http.Request) (string, bool) {
 }
 
 // Invalidator returns the cache invalidator of the group, consuming with
-// the durable consumer durable (see responsecache.Invalidator.PerProcess
+// the durable consumer durable (see tagcache.Invalidator.PerProcess
 // for a per-process cache). Run it as a worker of the delivery target.
 // With no cache or no search engine configured, Run idles.
-func (g *Group) Invalidator(bus events.Consumer, durable string) *responsecache.Invalidator {
+func (g *Group) Invalidator(bus events.Consumer, durable string) *tagcache.Invalidator {
 	var src responsecache.Source
 	if g.api.dom != nil {
 		src = g.api.dom

@@ -70,7 +70,7 @@ func New(opts Options) *Group {
 	if opts.Search != nil {
 		// New fails only without an engine.
 		s.dom, _ = delivery.New(delivery.Options{Search: opts.Search, Layout: opts.Layout, Logger: opts.Logger})
-		s.chains = indexbranches.FromDelivery(s.dom, opts.Logger)
+		s.chains, _ = indexbranches.New(opts.Search, opts.Layout, opts.Logger)
 	}
 	return &Group{api: s, bin: &binaries{api: s, files: opts.Files}}
 }

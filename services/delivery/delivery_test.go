@@ -18,8 +18,8 @@ import (
 	"github.com/cmsplatform/cms/pkg/delivery/deliverytest"
 	"github.com/cmsplatform/cms/pkg/events"
 	"github.com/cmsplatform/cms/pkg/indexdoc"
-	"github.com/cmsplatform/cms/pkg/responsecache"
 	"github.com/cmsplatform/cms/pkg/search"
+	"github.com/cmsplatform/cms/pkg/tagcache"
 	deliveryv1 "github.com/cmsplatform/cms/proto/gen/go/cms/delivery/v1"
 	"github.com/cmsplatform/cms/services/internal/gatewaytest"
 	"github.com/cmsplatform/cms/services/internal/interceptors"
@@ -35,7 +35,7 @@ type harness struct {
 	client deliveryv1.DeliveryServiceClient
 	url    string
 	cache  *memory.Cache
-	inv    *responsecache.Invalidator
+	inv    *tagcache.Invalidator
 	group  *Group
 	authz  *interceptors.Authz
 }

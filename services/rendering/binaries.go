@@ -5,7 +5,7 @@ import (
 	"log/slog"
 	"strconv"
 
-	"github.com/cmsplatform/cms/pkg/delivery"
+	"github.com/cmsplatform/cms/pkg/content"
 	"github.com/cmsplatform/cms/pkg/files"
 	renderingv1 "github.com/cmsplatform/cms/proto/gen/go/cms/rendering/v1"
 	"github.com/cmsplatform/cms/services/internal/filestream"
@@ -14,10 +14,10 @@ import (
 	"google.golang.org/grpc"
 )
 
-// BinaryProxies reads binary proxy objects from the published index
-// (pkg/delivery).
+// BinaryProxies reads binary proxy objects from the store the group
+// renders from (pkg/content.Service).
 type BinaryProxies interface {
-	BinaryProxy(ctx context.Context, branch, id string) (delivery.BinaryProxy, error)
+	BinaryProxy(ctx context.Context, branch, id string) (content.BinaryProxy, error)
 }
 
 // WithFiles serves the file operations from svc; bpos, when set, reads the

@@ -33,8 +33,9 @@ type Group struct {
 func New() *Group { return &Group{api: &service{}} }
 
 // WithBranches sets the resolver the authorization interceptor checks the
-// read grant of the branch-scoped operations with (from the index); without
-// one they are open to administrators only.
+// read grant of the branch-scoped operations with (StoreBranches: the
+// store the group renders from); without one they are open to
+// administrators only.
 func (g *Group) WithBranches(r interceptors.BranchResolver) *Group {
 	g.branches = r
 	return g

@@ -131,3 +131,25 @@ func DeleteNATSNamespace(ctx context.Context, t testing.TB, js jetstream.JetStre
 		}
 	}
 }
+
+// DeliverOutbox hands every pending change event of st's outbox to handle
+// (a cache invalidator's Handle), in commit order, as the relay and the
+// stream would, and acknowledges them.
+func DeliverOutbox(t testing.TB, st store.Store, handle func(context.Context, events.Msg) error) {
+	t.Helper()
+	ctx := context.Background()
+	evs, err := st.ClaimOutbox(ctx, 1000)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ids := make([]int64, 0, len(evs))
+	for _, e := range evs {
+		ids = append(ids, e.ID)
+		if err := handle(ctx, events.Msg{Subject: e.Subject, Data: e.Payload}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := st.AckOutbox(ctx, ids); err != nil {
+		t.Fatal(err)
+	}
+}

@@ -47,25 +47,6 @@ type namedPing struct {
 	ping func(context.Context) error
 }
 
-// needs says which components each target uses.
-var needs = map[string][]string{
-	TargetManagement: {"store", "events", "blobs"},
-	// Delivery and Rendering read the index; the store only authenticates
-	// users (a read-only role or a replica is enough). Without it only the
-	// configured administrator could log in, so users with read grants
-	// could not use Rendering at all.
-	TargetDelivery:  {"search", "cache", "events", "blobs", "store"},
-	TargetRendering: {"search", "cache", "blobs", "events", "store"},
-	// Index reads the index only; the store authenticates users.
-	TargetIndex:   {"search", "store"},
-	TargetIndexer: {"store", "events", "search"},
-	// The job runner reads and writes content, keeps logs and artifacts
-	// in the blob store and rebuilds the index (jobReindex).
-	TargetJobs: {"store", "events", "blobs", "search"},
-	// The webhook dispatcher reads definitions and consumes the changes.
-	TargetWebhooks: {"store", "events"},
-}
-
 // OpenComponents opens what the configured targets need, in dependency
 // order (events before blobs, which may live in the NATS object store). On
 // error everything opened so far is closed again.

@@ -482,13 +482,12 @@ func (c Config) path(elem ...string) string {
 	return filepath.Join(append([]string{c.DataDir}, elem...)...)
 }
 
-// uses reports whether a component is opened for the configured targets.
+// uses reports whether a component is opened for the configured targets
+// (targetTable).
 func (c Config) uses(component string) bool {
 	for _, t := range c.Targets() {
-		for _, n := range needs[t] {
-			if n == component {
-				return true
-			}
+		if slices.Contains(target(t).opens, component) {
+			return true
 		}
 	}
 	// Blobs in the NATS object store need the events connection.

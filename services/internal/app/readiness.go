@@ -14,31 +14,12 @@ import (
 	"github.com/cmsplatform/cms/services/internal/gateway"
 )
 
-// readyNeeds says which components a target cannot serve without, i.e.
-// what its /readyz checks: every group must have one reachable component
-// of its list. It is narrower than needs. A Delivery replica serves while
-// either its cache (cached answers; the memory cache is always reachable)
-// or the search engine (uncached answers) answers, so neither outage
-// alone takes every replica out of the load balancer. Management writes
-// to the store (its outbox buffers the change events while NATS is away);
-// the Index group answers only from the search engine; the indexer moves
-// events into the search engine. Rendering has no component-backed
-// operation yet.
-var readyNeeds = map[string][][]string{
-	TargetManagement: {{"store"}},
-	TargetDelivery:   {{"cache", "search"}},
-	TargetRendering:  {},
-	TargetIndex:      {{"search"}},
-	TargetIndexer:    {{"events"}, {"search"}},
-	TargetJobs:       {{"store"}, {"events"}},
-	TargetWebhooks:   {{"store"}, {"events"}},
-}
-
-// readyGroups are the readiness groups of the configured targets.
+// readyGroups are the readiness groups of the configured targets
+// (targetTable).
 func (c Config) readyGroups() [][]string {
 	var out [][]string
 	for _, t := range c.Targets() {
-		for _, g := range readyNeeds[t] {
+		for _, g := range target(t).ready {
 			if !slices.ContainsFunc(out, func(o []string) bool { return slices.Equal(o, g) }) {
 				out = append(out, g)
 			}

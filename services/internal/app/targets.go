@@ -4,17 +4,16 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/cmsplatform/cms/services/internal/indexbranches"
 	"log/slog"
 	"os"
 	"strings"
 	"time"
 
 	"github.com/cmsplatform/cms/pkg/auth"
+	cachememory "github.com/cmsplatform/cms/pkg/cache/memory"
 	"github.com/cmsplatform/cms/pkg/changes"
 	"github.com/cmsplatform/cms/pkg/component"
 	"github.com/cmsplatform/cms/pkg/content"
-	pkgdelivery "github.com/cmsplatform/cms/pkg/delivery"
 	"github.com/cmsplatform/cms/pkg/events"
 	"github.com/cmsplatform/cms/pkg/indexwriter"
 	"github.com/cmsplatform/cms/pkg/livechanges"
@@ -141,19 +140,15 @@ func buildTargets(ctx context.Context, cfg Config, comps *Components, log *slog.
 				workers = append(workers, hub.Run)
 			}
 		case TargetRendering:
+			// Everything Rendering serves comes from the store: renders,
+			// stylesheets and binary proxy objects read the current
+			// Management view (a preview shows what was just written), and
+			// read grants are checked against the same branch tree.
 			g := rendering.New()
-			if comps.Search != nil {
-				br, err := indexbranches.New(comps.Search, cfg.indexing(log).Layout, log.With("group", "rendering"))
-				if err != nil {
-					return nil, nil, fmt.Errorf("rendering: %w", err)
-				}
-				g.WithBranches(br)
-			}
-			g.WithFiles(NewFiles(cfg, comps, log), bpoReader(cfg, comps, log))
 			if comps.Store != nil {
-				// Stylesheets and renders read the current Management
-				// view (a preview shows what was just written).
 				cs := content.New(comps.Store, log.With("component", "content"))
+				g.WithBranches(rendering.StoreBranches(cs, log.With("group", "rendering")))
+				g.WithFiles(NewFiles(cfg, comps, log), cs)
 				// Renders and sheets are cached per process until a
 				// change event touches what they read; each process
 				// reads every event through an ephemeral consumer of its
@@ -203,12 +198,15 @@ func buildTargets(ctx context.Context, cfg Config, comps *Components, log *slog.
 }
 
 // renderCache is the render cache of a rendering target (nil when
-// renderCacheMaxBytes is 0).
+// renderCacheMaxBytes is 0): its storage is memory of this process,
+// bounded by renderCacheMaxBytes (least recently used first), never the
+// shared cache component (each process applies every change event itself).
 func renderCache(cfg Config, comps *Components, log *slog.Logger) *rendercache.Cache {
 	if cfg.RenderCacheMaxBytes <= 0 {
 		return nil
 	}
-	return rendercache.New(comps.Store, rendercache.Options{MaxBytes: cfg.RenderCacheMaxBytes, Logger: log.With("component", "rendercache")})
+	storage := cachememory.New(cachememory.Options{MaxBytes: cfg.RenderCacheMaxBytes, MaxEntries: 1 << 30})
+	return rendercache.New(storage, comps.Store, rendercache.Options{Logger: log.With("component", "rendercache")})
 }
 
 // reserve is an administrators' reserve setting for the domain's
@@ -231,19 +229,6 @@ func liveOptions(cfg Config, comps *Components) delivery.LiveOptions {
 			return touch.Types, err
 		},
 	}}
-}
-
-// bpoReader reads binary proxy objects for Rendering from the index (nil
-// without one).
-func bpoReader(cfg Config, comps *Components, log *slog.Logger) rendering.BinaryProxies {
-	if comps.Search == nil {
-		return nil
-	}
-	dom, err := pkgdelivery.New(pkgdelivery.Options{Search: comps.Search, Layout: cfg.indexing(log).Layout, Logger: log})
-	if err != nil {
-		return nil
-	}
-	return dom
 }
 
 // indexing is the one place the index layout is configured: the indexer

@@ -3,7 +3,7 @@ package gateway
 import (
 	"context"
 
-	"github.com/cmsplatform/cms/pkg/responsecache"
+	"github.com/cmsplatform/cms/pkg/etag"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/metadata"
 )
@@ -12,7 +12,7 @@ import (
 // the extra header pairs, e.g. "cache-control", "…") and returns
 // NotModified (304) when the request's If-None-Match names tag or is "*".
 // An empty tag sends nothing and never matches. The comparison is
-// responsecache.ETagMatches, also used by Delivery's HTTP cache.
+// pkg/etag.Matches, also used by Delivery's HTTP cache.
 func Conditional(ctx context.Context, tag string, headerPairs ...string) error {
 	if tag == "" {
 		return nil
@@ -20,7 +20,7 @@ func Conditional(ctx context.Context, tag string, headerPairs ...string) error {
 	_ = grpc.SetHeader(ctx, metadata.Pairs(append([]string{"etag", tag}, headerPairs...)...))
 	md, _ := metadata.FromIncomingContext(ctx)
 	for _, h := range md.Get("if-none-match") {
-		if responsecache.ETagMatches(h, tag) {
+		if etag.Matches(h, tag) {
 			return NotModified()
 		}
 	}

@@ -1,7 +1,8 @@
 // Package indexbranches resolves branch chains from the search index for
 // the authorization interceptor of the groups that read the index instead
-// of the store (Index, Rendering): the branch objects the indexer wrote
-// name each branch's parent, read through pkg/delivery.
+// of the store (Delivery, Index): the branch objects the indexer wrote
+// name each branch's parent, read through pkg/indexdoc.Branches (no
+// domain service).
 package indexbranches
 
 import (
@@ -11,7 +12,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/cmsplatform/cms/pkg/delivery"
+	"github.com/cmsplatform/cms/pkg/errkind"
 	"github.com/cmsplatform/cms/pkg/indexdoc"
 	"github.com/cmsplatform/cms/pkg/search"
 	"github.com/cmsplatform/cms/services/internal/gateway"
@@ -30,7 +31,7 @@ const (
 // Resolver implements interceptors.BranchResolver over the index. It is
 // safe for concurrent use.
 type Resolver struct {
-	dom *delivery.Service
+	br  indexdoc.Branches
 	log *slog.Logger
 	mu  sync.Mutex
 	m   map[string]entry
@@ -42,23 +43,15 @@ type entry struct {
 }
 
 // New returns a Resolver reading the index an indexer with layout writes.
+// It fails only without an engine.
 func New(eng search.Engine, layout indexdoc.Layout, log *slog.Logger) (*Resolver, error) {
+	if eng == nil {
+		return nil, errors.New("indexbranches: no search engine")
+	}
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	dom, err := delivery.New(delivery.Options{Search: eng, Layout: layout, Logger: log})
-	if err != nil {
-		return nil, err
-	}
-	return FromDelivery(dom, log), nil
-}
-
-// FromDelivery returns a Resolver reading through dom.
-func FromDelivery(dom *delivery.Service, log *slog.Logger) *Resolver {
-	if log == nil {
-		log = slog.New(slog.DiscardHandler)
-	}
-	return &Resolver{dom: dom, log: log, m: map[string]entry{}}
+	return &Resolver{br: indexdoc.NewBranches(eng, layout.IndexPrefix), log: log, m: map[string]entry{}}, nil
 }
 
 // BranchChain returns the chain of branch (id or ApiIdentifier); an
@@ -70,7 +63,7 @@ func (r *Resolver) BranchChain(ctx context.Context, branch string) ([]int64, err
 	if hit && time.Since(e.at) <= ChainTTL {
 		return e.chain, nil
 	}
-	chain, err := r.dom.BranchChain(ctx, branch)
+	chain, err := r.br.Chain(ctx, branch)
 	if err != nil {
 		return nil, r.status(ctx, err)
 	}
@@ -87,7 +80,7 @@ func (r *Resolver) BranchChain(ctx context.Context, branch string) ([]int64, err
 // alias "draft", see pkg/params.BranchAlias) to its id, uncached: a
 // branch that just took the ApiIdentifier "draft" wins at once.
 func (r *Resolver) Branch(ctx context.Context, branch string) (int64, error) {
-	chain, err := r.dom.BranchChain(ctx, branch)
+	chain, err := r.br.Chain(ctx, branch)
 	if err != nil {
 		return 0, r.status(ctx, err)
 	}
@@ -96,7 +89,7 @@ func (r *Resolver) Branch(ctx context.Context, branch string) (int64, error) {
 
 // AllBranchChains returns the chain of every live indexed branch.
 func (r *Resolver) AllBranchChains(ctx context.Context) (map[int64][]int64, error) {
-	chains, err := r.dom.AllBranchChains(ctx)
+	chains, err := r.br.AllChains(ctx)
 	if err != nil {
 		return nil, r.status(ctx, err)
 	}
@@ -105,9 +98,9 @@ func (r *Resolver) AllBranchChains(ctx context.Context) (map[int64][]int64, erro
 
 func (r *Resolver) status(ctx context.Context, err error) error {
 	switch {
-	case errors.Is(err, delivery.ErrNotFound):
+	case errors.Is(err, errkind.NotFound):
 		return status.Error(codes.NotFound, err.Error())
-	case errors.Is(err, delivery.ErrInvalidArgument):
+	case errors.Is(err, errkind.Invalid):
 		// A branch that cannot be an identifier ("4.0", "+4"): the
 		// caller's mistake, not an internal error.
 		return status.Error(codes.InvalidArgument, err.Error())

@@ -18,8 +18,8 @@ import (
 )
 
 // BranchResolver resolves the branches of one API group for Authz.
-// Management resolves from the store; Delivery, Index and Rendering from
-// the index (they do not need the store).
+// Management and Rendering resolve from the store (the one they read);
+// Delivery and Index from the index (they do not need the store).
 type BranchResolver interface {
 	// BranchChain returns the branch named by branch (id or
 	// ApiIdentifier) followed by its ancestors up to the default branch.
