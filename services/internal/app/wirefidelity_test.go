@@ -1,0 +1,125 @@
+package app
+
+import (
+	"encoding/json"
+	"net/http"
+	"strings"
+	"testing"
+
+	"github.com/cmsplatform/cms/pkg/openapitest"
+)
+
+// Wire fidelity with NovaDB (issue 28 items 3-5), on both setups: binary
+// proxy objects carry the file name, media type and thumbnail props of
+// NovaDB's Delivery answers; the code generator serves types without an
+// ApiIdentifier when they are named; string answers are raw text unless
+// JSON is explicitly accepted. Every exchange is validated against NovaDB's
+// document where it describes it and against the served one.
+
+// TestWireFidelityEmbedded runs the scenarios on `cms run`.
+func TestWireFidelityEmbedded(t *testing.T) {
+	cfg := DefaultConfig()
+	cfg.DataDir = t.TempDir()
+	cfg.HTTPAddr, cfg.GRPCAddr = "127.0.0.1:0", "127.0.0.1:0"
+	cfg.AdminPassword = "test-password"
+	filesConfig(&cfg)
+	runWireFidelity(t, "http://"+startConfigured(t, cfg).HTTPAddr())
+}
+
+// TestWireFidelityDistributed runs them on PostgreSQL, NATS,
+// Elasticsearch and Redis.
+func TestWireFidelityDistributed(t *testing.T) {
+	configFor, _ := isolatedDistributed(t, "wire")
+	cfg := configFor(TargetAll)
+	filesConfig(&cfg)
+	runWireFidelity(t, "http://"+startConfigured(t, cfg).HTTPAddr())
+}
+
+func runWireFidelity(t *testing.T, base string) {
+	w := wireClient{httpClient: httpClient{t, base, "admin", "test-password"}, novadb: managementDoc(t),
+		served: loadServedDoc(t, "Management")}
+	t.Run("StringAnswers", func(t *testing.T) { w.with(t).stringAnswers() })
+}
+
+// wireClient checks Management exchanges against NovaDB's document and the
+// served one.
+type wireClient struct {
+	httpClient
+	novadb *openapitest.Document
+	served servedDoc
+}
+
+func (w wireClient) with(t *testing.T) wireClient { w.t = t; return w }
+
+// get sends a GET with the headers; a 200 is checked against the served
+// document, and against NovaDB's when it is JSON (NovaDB's document
+// declares application/json only).
+func (w wireClient) get(want int, path string, hdr ...string) httpResult {
+	w.t.Helper()
+	r := w.must(want, http.MethodGet, path, "", hdr...)
+	req, _ := http.NewRequest(http.MethodGet, "http://cms.test"+path, nil)
+	for i := 0; i+1 < len(hdr); i += 2 {
+		req.Header.Set(hdr[i], hdr[i+1])
+	}
+	resp := &http.Response{StatusCode: r.code, Header: r.header}
+	if r.code != http.StatusNotModified {
+		w.served.validate(w.t, req, nil, resp, r.body)
+	}
+	if strings.HasPrefix(r.header.Get("Content-Type"), "application/json") || r.code >= 400 {
+		if err := w.novadb.ValidateResponse(req, nil, resp, r.body); err != nil {
+			w.t.Errorf("GET %s: the answer breaks NovaDB's document: %v\n%.300s", path, err, r.body)
+		}
+	}
+	return r
+}
+
+// stringAnswers: both generator operations answer the raw source for
+// Accept */*, text/*, text/plain and no Accept at all, and the JSON string
+// when JSON is explicitly accepted; each representation has its own ETag
+// (Vary: Accept) and a 304 for it.
+func (w wireClient) stringAnswers() {
+	t := w.t
+	w.create(obj(0, "wireArticle", v(1000, 201, "Article")))
+	for _, path := range []string{"/apis/cms/v1/branches/4/generators/csharp/types?ids=wireArticle",
+		"/apis/cms/v1/branches/4/generators/csharp/types/wireArticle"} {
+		js := w.get(http.StatusOK, path, "Accept", "application/json")
+		var src string
+		if err := json.Unmarshal(js.body, &src); err != nil || !strings.Contains(src, "public partial class WireArticle") {
+			t.Fatalf("%s with Accept application/json: not the JSON string of the source (%v): %.300s", path, err, js.body)
+		}
+		if ct := js.header.Get("Content-Type"); !strings.HasPrefix(ct, "application/json") {
+			t.Errorf("%s: JSON answer as %q", path, ct)
+		}
+		for _, accept := range []string{"*/*", "", "text/plain", "text/*", "text/plain, application/json;q=0.9",
+			"application/json;q=0.5, */*"} {
+			var hdr []string
+			if accept != "" {
+				hdr = []string{"Accept", accept}
+			}
+			raw := w.get(http.StatusOK, path, hdr...)
+			if string(raw.body) != src || !strings.HasPrefix(raw.header.Get("Content-Type"), "text/plain") {
+				t.Errorf("%s with Accept %q: %s, want the raw source:\n%.300s", path, accept, raw.header.Get("Content-Type"), raw.body)
+			}
+			if raw.header.Get("Vary") != "Accept" || raw.header.Get("ETag") == "" || raw.header.Get("ETag") == js.header.Get("ETag") {
+				t.Errorf("%s with Accept %q: Vary %q, ETag %q (JSON's %q)", path, accept, raw.header.Get("Vary"),
+					raw.header.Get("ETag"), js.header.Get("ETag"))
+			}
+			w.get(http.StatusNotModified, path, append(hdr, "If-None-Match", raw.header.Get("ETag"))...)
+		}
+		// Explicitly accepted JSON wins (axios sends this).
+		for _, accept := range []string{"application/json, text/plain, */*", "application/json; charset=utf-8"} {
+			r := w.get(http.StatusOK, path, "Accept", accept)
+			if string(r.body) != string(js.body) || r.header.Get("ETag") != js.header.Get("ETag") {
+				t.Errorf("%s with Accept %q: %s %.100s, want the JSON string", path, accept, r.header.Get("Content-Type"), r.body)
+			}
+		}
+		w.get(http.StatusNotModified, path, "Accept", "application/json", "If-None-Match", js.header.Get("ETag"))
+	}
+	// Errors stay ProblemDetails whatever Accept says.
+	for _, accept := range []string{"*/*", "text/plain"} {
+		r := w.get(http.StatusBadRequest, "/apis/cms/v1/branches/4/generators/cobol/types/wireArticle", "Accept", accept)
+		if !strings.HasPrefix(r.header.Get("Content-Type"), "application/problem+json") {
+			t.Errorf("400 with Accept %q: %s", accept, r.header.Get("Content-Type"))
+		}
+	}
+}
