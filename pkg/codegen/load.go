@@ -18,10 +18,11 @@ import (
 // ids=all (or no ids) generates every custom type (not of the system
 // model) that has an ApiIdentifier and is not deleted, in id order.
 // Otherwise ids lists type ids, Guids or ApiIdentifiers, generated in the
-// order given (a repeated one once); any type with an ApiIdentifier may be
-// named, system types too. An identifier no object has is 404, one that
-// matches two objects 422; an object that is no type, a deleted type or a
-// type without ApiIdentifier is 400.
+// order given (a repeated one once); any type may be named, system types
+// and types without an ApiIdentifier too (NovaDB's document restricts only
+// "all" to types with one; their class is named from the display name,
+// names.go). An identifier no object has is 404, one that matches two
+// objects 422; an object that is no type or a deleted type is 400.
 //
 // A type's attributes are the content of its forms: the attributes listed
 // in formContent (5053) of its create form (5001) and detail forms (5002),
@@ -156,7 +157,7 @@ func (ld loader) schema(ctx context.Context, idents []string) (Schema, error) {
 	byID := map[int64]content.Object{}
 	for _, t := range types {
 		byID[t.ID] = t
-		if t.APIIdentifier != "" && !t.Deleted {
+		if !t.Deleted {
 			out.Named = append(out.Named, Type{ID: t.ID, APIIdentifier: t.APIIdentifier})
 		}
 	}
@@ -170,7 +171,7 @@ func (ld loader) schema(ctx context.Context, idents []string) (Schema, error) {
 		t.Name, t.Description = text(o, content.AttrName), text(o, attrDescription)
 		for _, id := range attrs.of[t.ID] {
 			if a, ok := attrs.defs[id]; ok {
-				t.Attributes = append(t.Attributes, a.resolve(byID))
+				t.Attributes = append(t.Attributes, a.Attribute)
 			}
 		}
 	}
@@ -211,8 +212,6 @@ func (ld loader) named(ctx context.Context, idents []string) ([]content.Object, 
 			return nil, invalidf("%q is not an object type", idents[i]) //nolint:gosec // one object per identifier
 		case o.Deleted:
 			return nil, invalidf("object type %q is deleted", idents[i]) //nolint:gosec // as above
-		case o.APIIdentifier == "":
-			return nil, invalidf("object type %q has no ApiIdentifier: code is generated for types with one", idents[i]) //nolint:gosec // as above
 		}
 		out = append(out, o)
 	}
@@ -225,23 +224,9 @@ type attrSet struct {
 	defs map[int64]attrDef
 }
 
-// attrDef is an Attribute with its reference targets still ids.
+// attrDef is an attribute definition as read.
 type attrDef struct {
 	Attribute
-	refTypes []int64
-}
-
-// resolve names the reference targets by ApiIdentifier (else id).
-func (d attrDef) resolve(types map[int64]content.Object) Attribute {
-	a := d.Attribute
-	for _, id := range d.refTypes {
-		if t, ok := types[id]; ok && t.APIIdentifier != "" {
-			a.RefTypes = append(a.RefTypes, t.APIIdentifier)
-		} else {
-			a.RefTypes = append(a.RefTypes, itoa(id))
-		}
-	}
-	return a
 }
 
 // attributes finds the attributes of the types (the rule above) and
@@ -429,7 +414,7 @@ func definition(o content.Object) attrDef {
 			d.HasUnit = true
 		}
 	}
-	d.refTypes = refs(o, content.AttrReferencedTypes)
-	slices.SortFunc(d.refTypes, cmp.Compare)
+	d.RefTypeIDs = refs(o, content.AttrReferencedTypes)
+	slices.SortFunc(d.RefTypeIDs, cmp.Compare)
 	return d
 }

@@ -2,10 +2,13 @@ package app
 
 import (
 	"encoding/json"
+	"fmt"
 	"net/http"
+	"strconv"
 	"strings"
 	"testing"
 
+	"github.com/cmsplatform/cms/pkg/codegen/codegentest"
 	"github.com/cmsplatform/cms/pkg/openapitest"
 )
 
@@ -39,6 +42,7 @@ func runWireFidelity(t *testing.T, base string) {
 	w := wireClient{httpClient: httpClient{t, base, "admin", "test-password"}, novadb: managementDoc(t),
 		served: loadServedDoc(t, "Management")}
 	t.Run("StringAnswers", func(t *testing.T) { w.with(t).stringAnswers() })
+	t.Run("CodegenUnnamedTypes", func(t *testing.T) { w.with(t).codegenUnnamedTypes() })
 }
 
 // wireClient checks Management exchanges against NovaDB's document and the
@@ -122,4 +126,46 @@ func (w wireClient) stringAnswers() {
 			t.Errorf("400 with Accept %q: %s", accept, r.header.Get("Content-Type"))
 		}
 	}
+}
+
+// codegenUnnamedTypes: a type created without an ApiIdentifier generates in
+// both languages when named (ids=<id> and /types/<id>), its class named
+// from its display name and kept apart from the type with the ApiIdentifier
+// of the same name; ids=all leaves it out. The C# compiles, and the
+// TypeScript type-checks the real Delivery answer for an object of it.
+func (w wireClient) codegenUnnamedTypes() {
+	t := w.t
+	label := w.create(obj(10, "wireLabel", v(1001, 0, "String"))).CreatedObjectIDs[0]
+	w.create(obj(0, "wireGadget", v(1000, 201, "Gadget")))
+	typ := w.create(obj(0, "", v(1000, 201, "Wire gadget"))).CreatedObjectIDs[0]
+	made := w.create(obj(typ, "", v(label, 0, "Hello")))
+	class := "WireGadget_" + strconv.FormatInt(typ, 10)
+	str := func(r httpResult) string {
+		t.Helper()
+		var s string
+		if err := json.Unmarshal(r.body, &s); err != nil {
+			t.Fatalf("not a JSON string: %v: %.200s", err, r.body)
+		}
+		return s
+	}
+	cs := str(w.get(http.StatusOK, fmt.Sprintf("/apis/cms/v1/branches/4/generators/csharp/types?ids=%d,wireGadget", typ), "Accept", "application/json"))
+	for _, want := range []string{"public partial class " + class + "\n", "public partial class WireGadget\n",
+		"public const string TypeApiIdentifier = null;", "public string WireLabel { get; set; }"} {
+		if !strings.Contains(cs, want) {
+			t.Errorf("C# for ids=%d,wireGadget lacks %q:\n%s", typ, want, cs)
+		}
+	}
+	ts := str(w.get(http.StatusOK, fmt.Sprintf("/apis/cms/v1/branches/4/generators/typescript/types/%d", typ), "Accept", "application/json"))
+	if !strings.Contains(ts, "export type "+class+" = CmsObject<\"\", "+class+"Props>;") || !strings.Contains(ts, "  wireLabel?: string;") {
+		t.Errorf("TypeScript for /types/%d:\n%s", typ, ts)
+	}
+	all := str(w.get(http.StatusOK, "/apis/cms/v1/branches/4/generators/csharp/types", "Accept", "application/json"))
+	if strings.Contains(all, class) || !strings.Contains(all, "class WireGadget\n") {
+		t.Errorf("ids=all: %s must be left out, WireGadget in", class)
+	}
+	one := w.must(http.StatusOK, http.MethodGet, fmt.Sprintf("/delivery/api/branches/4/types/%d/objects/%d", typ, made.CreatedObjectIDs[0]), "",
+		"X-Cms-Min-Version", strconv.FormatInt(made.Transaction.ID, 10), "X-Cms-Max-Wait", "30s")
+	codegentest.CompileCSharp(t, map[string]string{"Models.cs": cs})
+	codegentest.CompileTypeScript(t, map[string]string{"models.ts": ts,
+		"answer.ts": "import type { " + class + "Result } from \"./models\";\n\nexport const one: " + class + "Result = " + string(one.body) + ";\n"})
 }
