@@ -11,6 +11,7 @@ import (
 
 	"github.com/cmsplatform/cms/pkg/auth"
 	"github.com/cmsplatform/cms/pkg/content"
+	"github.com/cmsplatform/cms/pkg/model"
 )
 
 // # Which types, which attributes
@@ -33,7 +34,8 @@ import (
 // only attributes with an ApiIdentifier take part (Delivery keys props by
 // it, and it names the members); of two with the same ApiIdentifier the
 // older (smaller id) is used. Everything is read with inheritance along
-// the branch chain, as on the branch itself.
+// the branch chain, as on the branch itself. A type with the file hash
+// (11000) also has the file props Delivery derives with it (11001-11003).
 
 // attrDescription is the attribute the descriptions are read from.
 const attrDescription int64 = 1012
@@ -263,14 +265,21 @@ func (ld loader) attributes(ctx context.Context, types []content.Object) (attrSe
 		}
 		if len(seen) > 0 {
 			add(content.AttrName)
-			continue
+		} else {
+			used, err := ld.used(ctx, t.ID)
+			if err != nil {
+				return set, err
+			}
+			for _, a := range used {
+				add(a)
+			}
 		}
-		used, err := ld.used(ctx, t.ID)
-		if err != nil {
-			return set, err
-		}
-		for _, a := range used {
-			add(a)
+		// Delivery gives a binary proxy object's file props with its hash
+		// (pkg/delivery, binaryprops.go).
+		if seen[model.AttrFileHash] {
+			for _, a := range []int64{model.AttrFileName, model.AttrFileMediaType, model.AttrFileThumbnail} {
+				add(a)
+			}
 		}
 	}
 	defs, err := ld.objects(ctx, all)

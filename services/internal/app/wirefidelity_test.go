@@ -1,9 +1,15 @@
 package app
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
+	"image"
+	"image/png"
 	"net/http"
+	"os"
+	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -43,6 +49,7 @@ func runWireFidelity(t *testing.T, base string) {
 		served: loadServedDoc(t, "Management")}
 	t.Run("StringAnswers", func(t *testing.T) { w.with(t).stringAnswers() })
 	t.Run("CodegenUnnamedTypes", func(t *testing.T) { w.with(t).codegenUnnamedTypes() })
+	t.Run("BinaryProxyProps", func(t *testing.T) { w.with(t).binaryProxyProps() })
 }
 
 // wireClient checks Management exchanges against NovaDB's document and the
@@ -168,4 +175,187 @@ func (w wireClient) codegenUnnamedTypes() {
 	codegentest.CompileCSharp(t, map[string]string{"Models.cs": cs})
 	codegentest.CompileTypeScript(t, map[string]string{"models.ts": ts,
 		"answer.ts": "import type { " + class + "Result } from \"./models\";\n\nexport const one: " + class + "Result = " + string(one.body) + ";\n"})
+}
+
+// binaryProxyProps: a BPO in Delivery carries externalBinaryFileName (as
+// stored, else from its name), externalBinaryMediaType (the media type
+// object of the extension, resolvable) and externalBinaryThumbnail (the
+// id its thumbnail is served by; none for a file without thumbnail) with
+// the keys and JSON kinds of NovaDB's recorded answers, also when the
+// type's form lists only the hash and the extension. The uploads are
+// checked against NovaDB's document, the Delivery answers against the
+// served one.
+func (w wireClient) binaryProxyProps() {
+	t := w.t
+	files := filesClient{t: t, base: w.base, doc: w.novadb}
+	var photo bytes.Buffer
+	if err := png.Encode(&photo, image.NewNRGBA(image.Rect(0, 0, 40, 30))); err != nil {
+		t.Fatal(err)
+	}
+	png := files.upload(http.MethodPost, "/apis/cms/v1/fileUpload", http.StatusOK, photo.Bytes(), "Extension", ".png", "Commit", "true")
+	pdf := files.upload(http.MethodPost, "/apis/cms/v1/fileUpload", http.StatusOK, []byte("%PDF-1.4 wire"), "Extension", "pdf", "Commit", "true")
+	// The type's form lists the hash and the extension only.
+	form := w.create(obj(50, "", v(5053, 0, 11000, 0), v(5053, 0, 11005, 1))).CreatedObjectIDs[0]
+	typ := w.create(obj(0, "wireImage", v(1000, 201, "Image"), v(5009, 0, true), v(5001, 0, form))).CreatedObjectIDs[0]
+	made := w.create(
+		obj(typ, "wirePhoto", v(1000, 201, "Team photo"), v(11000, 0, *png.GUID), v(11005, 0, ".png")),
+		obj(typ, "wireUploaded", v(1000, 201, "Other"), v(11000, 0, *png.GUID), v(11005, 0, ".png"), v(11001, 0, "IMG_0042.PNG")),
+		obj(typ, "wireManual", v(1000, 201, "manual.PDF"), v(11000, 0, *pdf.GUID), v(11005, 0, "pdf")))
+	wait := []string{"X-Cms-Min-Version", strconv.FormatInt(made.Transaction.ID, 10), "X-Cms-Max-Wait", "30s"}
+	deliv := loadServedDoc(t, "Delivery")
+	get := func(path string) httpResult {
+		t.Helper()
+		r := w.must(http.StatusOK, http.MethodGet, path, "", wait...)
+		deliv.check(t, http.MethodGet, path, "", r)
+		return r
+	}
+	type bpo struct {
+		Meta struct {
+			ID int64 `json:"id"`
+		} `json:"meta"`
+		DisplayName string                     `json:"displayName"`
+		Props       map[string]json.RawMessage `json:"props"`
+	}
+	var list struct {
+		Objs []bpo `json:"objs"`
+		Refs []bpo `json:"refs"`
+	}
+	r := get("/delivery/api/branches/4/types/wireImage/objects?take=10&sort=id&resolve=externalBinaryMediaType")
+	if err := json.Unmarshal(r.body, &list); err != nil || len(list.Objs) != 3 {
+		t.Fatalf("list of BPOs (%v): %s", err, r.body)
+	}
+	want := []map[string]any{
+		{"externalBinaryFileName": "Team photo.png", "externalBinaryThumbnail": float64(made.CreatedObjectIDs[0]), "mime": "image/png"},
+		{"externalBinaryFileName": "IMG_0042.PNG", "externalBinaryThumbnail": float64(made.CreatedObjectIDs[1]), "mime": "image/png"},
+		{"externalBinaryFileName": "manual.PDF", "mime": "application/pdf"},
+	}
+	mediaNames := map[float64]string{}
+	for _, ref := range list.Refs {
+		mediaNames[float64(ref.Meta.ID)] = ref.DisplayName
+	}
+	recorded := recordedBPOKinds(t)
+	for i, o := range list.Objs {
+		got := map[string]any{}
+		for k, raw := range o.Props {
+			var x any
+			_ = json.Unmarshal(raw, &x)
+			got[k] = x
+		}
+		for k, x := range want[i] {
+			if k == "mime" {
+				if mt, ok := got["externalBinaryMediaType"].(float64); !ok || mediaNames[mt] != x {
+					t.Errorf("%s: externalBinaryMediaType %v resolves to %q, want %q (refs %v)", o.DisplayName, got["externalBinaryMediaType"], mediaNames[mt], x, mediaNames)
+				}
+				continue
+			}
+			if got[k] != x {
+				t.Errorf("%s: %s = %v, want %v", o.DisplayName, k, got[k], x)
+			}
+		}
+		if _, ok := got["externalBinaryThumbnail"]; ok != (i < 2) {
+			t.Errorf("%s: externalBinaryThumbnail present = %v", o.DisplayName, ok)
+		}
+		// The keys and JSON kinds of NovaDB's recorded BPO props.
+		for k, raw := range o.Props {
+			if kind, ok := recorded[k]; ok && jsonKind(raw) != kind {
+				t.Errorf("%s: %s is a JSON %s, NovaDB records a %s", o.DisplayName, k, jsonKind(raw), kind)
+			}
+		}
+		keys := slices.Sorted(func(yield func(string) bool) {
+			for k := range o.Props {
+				if strings.HasPrefix(k, "externalBinary") && !yield(k) {
+					return
+				}
+			}
+		})
+		wantKeys := []string{"externalBinaryFileExtension", "externalBinaryFileName", "externalBinaryMD5", "externalBinaryMediaType"}
+		if i < 2 {
+			wantKeys = append(wantKeys, "externalBinaryThumbnail")
+			slices.Sort(wantKeys)
+		}
+		if !slices.Equal(keys, wantKeys) {
+			t.Errorf("%s: props %v, want %v", o.DisplayName, keys, wantKeys)
+		}
+	}
+	// The thumbnail reference serves the thumbnail; the name and extension
+	// build the file's URL.
+	thumb := fmt.Sprintf("/delivery/api/branches/4/thumbnails/%v", want[0]["externalBinaryThumbnail"])
+	if resp, _ := files.get(thumb, http.StatusOK); !strings.HasPrefix(resp.Header.Get("Content-Type"), "image/") {
+		t.Errorf("GET %s: %s", thumb, resp.Header.Get("Content-Type"))
+	}
+	files.get("/delivery/api/files/"+*png.GUID+".png", http.StatusOK)
+	// One object: the same props.
+	var one struct{ Obj bpo }
+	r = get("/delivery/api/branches/4/objects/wirePhoto")
+	if err := json.Unmarshal(r.body, &one); err != nil || string(one.Obj.Props["externalBinaryFileName"]) != `"Team photo.png"` {
+		t.Errorf("single BPO (%v): %s", err, r.body)
+	}
+}
+
+// recordedBPOKinds returns the JSON kind of every externalBinary* prop in
+// NovaDB's recorded Delivery answers (services/delivery/testdata/mocks).
+func recordedBPOKinds(t *testing.T) map[string]string {
+	t.Helper()
+	paths, err := filepath.Glob("../../delivery/testdata/mocks/*.json")
+	if err != nil || len(paths) == 0 {
+		t.Fatalf("mocks: %v", err)
+	}
+	out := map[string]string{}
+	var walk func(any)
+	walk = func(x any) {
+		switch x := x.(type) {
+		case map[string]any:
+			if props, ok := x["props"].(map[string]any); ok {
+				for k, val := range props {
+					if strings.HasPrefix(k, "externalBinary") {
+						b, _ := json.Marshal(val)
+						out[k] = jsonKind(b)
+					}
+				}
+			}
+			for _, v := range x {
+				walk(v)
+			}
+		case []any:
+			for _, v := range x {
+				walk(v)
+			}
+		}
+	}
+	for _, p := range paths {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var doc any
+		if err := json.Unmarshal(b, &doc); err != nil {
+			t.Fatalf("%s: %v", p, err)
+		}
+		walk(doc)
+	}
+	for _, k := range []string{"externalBinaryFileName", "externalBinaryMediaType", "externalBinaryThumbnail", "externalBinaryMD5"} {
+		if out[k] == "" {
+			t.Fatalf("the recorded answers have no %s", k)
+		}
+	}
+	return out
+}
+
+// jsonKind is "string", "number", "array", "object", "boolean" or "null".
+func jsonKind(raw []byte) string {
+	var x any
+	_ = json.Unmarshal(raw, &x)
+	switch x.(type) {
+	case string:
+		return "string"
+	case float64:
+		return "number"
+	case []any:
+		return "array"
+	case map[string]any:
+		return "object"
+	case bool:
+		return "boolean"
+	}
+	return "null"
 }
