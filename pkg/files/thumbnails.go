@@ -166,16 +166,6 @@ var decodableFormats = map[string]bool{"jpeg": true, "png": true, "gif": true, "
 // externalBinaryThumbnail follows the same rule).
 func HasThumbnail(ext string) bool { return model.ThumbnailExtension(ext) }
 
-func lowerASCII(s string) string {
-	b := []byte(s)
-	for i, c := range b {
-		if 'A' <= c && c <= 'Z' {
-			b[i] = c + 'a' - 'A'
-		}
-	}
-	return string(b)
-}
-
 // ThumbnailSize resolves a requested size: 0 is the default, 1..MaxSize
 // is snapped up to the next of ThumbnailSizes, anything else is
 // ErrInvalidThumbnailSize.
