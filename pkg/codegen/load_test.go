@@ -263,3 +263,28 @@ func val(attr, lang int64, v any) content.ValueInput {
 	}
 	return content.ValueInput{Attribute: attr, Language: lang, JSON: b}
 }
+
+// TestBinaryProxyFileProps: a type whose form lists the file hash also has
+// the file props Delivery derives with it.
+func TestBinaryProxyFileProps(t *testing.T) {
+	s, c, _ := seeded(t, Limits{})
+	ctx := context.Background()
+	ch := content.Change{User: "admin", Admin: true}
+	_, form, err := c.CreateObjects(ctx, "4", ch, []content.ObjectInput{{TypeID: content.TypeForm, Values: []content.ValueInput{
+		val(content.AttrFormContent, 0, 11000), val(content.AttrFormContent, 0, 11005)}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	api := "picture"
+	if _, _, err := c.CreateObjects(ctx, "4", ch, []content.ObjectInput{{TypeID: content.RootID, APIIdentifier: &api,
+		Values: []content.ValueInput{val(5009, 0, true), val(content.AttrTypeCreateForm, 0, form[0])}}}); err != nil {
+		t.Fatal(err)
+	}
+	ts := gen(t, s, Request{Language: "typescript", Type: "picture"})
+	for _, want := range []string{"  externalBinaryMD5?: string;", "  externalBinaryFileExtension?: string;",
+		"  externalBinaryFileName?: string;", "  externalBinaryMediaType?: CmsRef;", "  externalBinaryThumbnail?: CmsRef;"} {
+		if !strings.Contains(ts, want) {
+			t.Errorf("picture lacks %q:\n%s", want, between(ts, "Props {\n", "}\n"))
+		}
+	}
+}
