@@ -63,7 +63,7 @@ func ParseLanguage(s string) (Language, error) {
 // Type is an object type as the generator sees it.
 type Type struct {
 	ID            int64
-	APIIdentifier string // never "" for a generated type
+	APIIdentifier string // "" = none: the class is named from Name
 	Name          string // display name (attribute 1000), "" = none
 	Description   string // attribute 1012, "" = none
 	// Attributes are the type's attributes that have an ApiIdentifier
@@ -84,9 +84,12 @@ type Attribute struct {
 	// HasUnit: the attribute names a unit (1003), so Delivery renders its
 	// values as {"value", "unitRef"} when asked for units.
 	HasUnit bool
-	// RefTypes are the ApiIdentifiers (else ids) of the types a reference
-	// may point to (1015), for the doc comment.
-	RefTypes []string
+	// RefTypes name types a reference may point to, as given, for the doc
+	// comment; RefTypeIDs are the ids of those types (1015), written there
+	// by ApiIdentifier, by the generated name for a type of the schema
+	// without one (the same name its class has), else by id.
+	RefTypes   []string
+	RefTypeIDs []int64
 }
 
 // Schema is what one answer is generated from.
@@ -94,8 +97,9 @@ type Schema struct {
 	// Branch is the branch the types were read on (for the header).
 	Branch int64
 	// Named holds every type that takes part in naming, in id order: all
-	// custom types with an ApiIdentifier on the branch, so a type's name
-	// does not depend on which other types one answer holds.
+	// types of the branch that are not deleted (with or without an
+	// ApiIdentifier), so a type's name does not depend on which other
+	// types one answer holds.
 	Named []Type
 	// Emit are the ids of the types to generate, in output order; each is
 	// in Named.
@@ -123,9 +127,9 @@ func Generate(lang Language, s Schema) (string, error) {
 	}
 	switch lang {
 	case CSharp:
-		return csharp(s, emit), nil
+		return csharp(s, emit, byID), nil
 	case TypeScript:
-		return typescript(s, emit), nil
+		return typescript(s, emit, byID), nil
 	}
 	_, err := ParseLanguage(string(lang))
 	return "", err

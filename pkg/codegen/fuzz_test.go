@@ -42,11 +42,14 @@ func randomSchema(r *rand.Rand) Schema {
 	for range nt {
 		t := Type{ID: 3000000 + r.Int64N(8), APIIdentifier: randomText(r, 1+r.IntN(3)), Name: randomText(r, r.IntN(3)),
 			Description: randomText(r, r.IntN(6))}
+		if r.IntN(4) == 0 { // no ApiIdentifier: named from Name
+			t.APIIdentifier = ""
+		}
 		for range r.IntN(9) {
 			t.Attributes = append(t.Attributes, Attribute{ID: 5000 + r.Int64N(12), APIIdentifier: randomText(r, 1+r.IntN(3)),
 				Name: randomText(r, r.IntN(3)), Description: randomText(r, r.IntN(6)),
 				DataType: dataTypes[r.IntN(len(dataTypes))], Multiple: r.IntN(2) == 0, LanguageDependent: r.IntN(2) == 0,
-				HasUnit: r.IntN(4) == 0, RefTypes: []string{randomText(r, 2)}})
+				HasUnit: r.IntN(4) == 0, RefTypes: []string{randomText(r, 2)}, RefTypeIDs: []int64{3000000 + r.Int64N(8)}})
 		}
 		s.Named = append(s.Named, t)
 		if r.IntN(4) > 0 {
@@ -82,7 +85,7 @@ var (
 		regexp.MustCompile(`^public partial class (` + csID + `)$`),
 		regexp.MustCompile(`^public static class AttributeIds$`),
 		regexp.MustCompile(`^public const int (` + csID + `) = -?[0-9]+;$`),
-		regexp.MustCompile(`^public const string TypeApiIdentifier = "([^"\\]|\\["\\]|\\u[0-9a-f]{4}|\\U[0-9a-f]{8})*";$`),
+		regexp.MustCompile(`^public const string TypeApiIdentifier = (null|"([^"\\]|\\["\\]|\\u[0-9a-f]{4}|\\U[0-9a-f]{8})*");$`),
 		regexp.MustCompile(`^public [A-Za-z:.<>, ?]+ (` + csID + `) \{ get; set; \}$`),
 	}
 	tsLine = []*regexp.Regexp{

@@ -78,6 +78,13 @@ func awkwardSchema() Schema {
 		{ID: 3000010, APIIdentifier: "Models"},
 		{ID: 3000011, APIIdentifier: "Cms"},
 		{ID: 3000012, APIIdentifier: "Object", Attributes: []Attribute{{ID: 6022, APIIdentifier: "object", DataType: ""}}},
+		// Without ApiIdentifier: named from the display name, after the
+		// types with one.
+		{ID: 2999999, Name: "Product", Description: "An older type without ApiIdentifier.",
+			Attributes: []Attribute{{ID: 6023, APIIdentifier: "other", DataType: "ObjRef", RefTypeIDs: []int64{2999999, 3000001, 3000014}}}},
+		{ID: 3000013, Name: "Product"},
+		{ID: 3000014, Name: "2 — Übersicht! */"},
+		{ID: 3000015},
 	}
 	emit := make([]int64, len(types))
 	for i, t := range types {
@@ -112,7 +119,8 @@ func TestNames(t *testing.T) {
 	s := awkwardSchema()
 	names := typeNames(s.Named, tsReserved, tsSuffixes...)
 	for id, want := range map[int64]string{3000001: "Product", 3000002: "Product_3000002", 3000003: "_2ndType",
-		3000004: "ProductProps_3000004", 3000005: "CmsObject_3000005", 3000009: "Type3000009", 3000012: "Object_3000012"} {
+		3000004: "ProductProps_3000004", 3000005: "CmsObject_3000005", 3000009: "Type3000009", 3000012: "Object_3000012",
+		2999999: "Product_2999999", 3000013: "Product_3000013", 3000014: "_2Bersicht", 3000015: "Type3000015"} {
 		if names[id] != want {
 			t.Errorf("typescript name of %d = %q, want %q", id, names[id], want)
 		}
@@ -158,6 +166,10 @@ func TestGenerateShapes(t *testing.T) {
 		"public const string TypeApiIdentifier = \"product\";",
 		"public const int VDecimal = 50",
 		"public partial class Product_3000002",
+		"public partial class Product_2999999",
+		"public partial class _2Bersicht",
+		"public partial class Type3000015",
+		"/// Attribute 6023 (ObjRef, references Product_2999999, product, _2Bersicht). ApiIdentifier other.",
 		"/// A keyword */ /* &lt;/summary&gt; &lt;b&gt;&amp;amp;",
 	} {
 		if !strings.Contains(cs, want) {
@@ -180,6 +192,8 @@ func TestGenerateShapes(t *testing.T) {
 		"export type Product = CmsObject<\"product\", ProductProps>;",
 		"export type ProductResult = CmsResult<Product>;",
 		"export type Product_3000002List = CmsList<Product_3000002>;",
+		"export type Product_2999999 = CmsObject<\"\", Product_2999999Props>;",
+		" * Attribute 6023 (ObjRef, references Product_2999999, product, _2Bersicht).",
 		" * A keyword *\\/ /* </summary> <b>&amp;",
 	} {
 		if !strings.Contains(ts, want) {
@@ -240,7 +254,9 @@ const csUse = `namespace Client
             p.VDateTime = new System.DateTime(2025, 6, 15, 10, 30, 0, System.DateTimeKind.Utc);
             p.Price_6012 = 3m;
             p.Id_6005 = "x";
-            int id = Cms.Models.Product.AttributeIds.Price;
+            var old = new Cms.Models.Product_2999999 { Id = 3000200, Other = 3000100 };
+            string none = Cms.Models.Product_2999999.TypeApiIdentifier;
+            int id = none == null ? Cms.Models.Product.AttributeIds.Price : old.Id;
             return id == Cms.Models.Product.TypeId ? null : p;
         }
     }
@@ -249,7 +265,7 @@ const csUse = `namespace Client
 
 // tsUse holds Delivery answers of the product type (the shapes of
 // docs/api-reference.md §7) typed with the generated types.
-const tsUse = `import type { ProductResult, ProductList, CmsModel, Product } from "./models";
+const tsUse = `import type { ProductResult, ProductList, CmsModel, Product, Product_2999999Result } from "./models";
 
 export const one: ProductResult = {
   obj: {
@@ -281,6 +297,20 @@ export const one: ProductResult = {
 };
 
 export const list: ProductList = { skip: 0, count: 1, more: false, objs: [one.obj], refs: [] };
+
+// An object of a type without ApiIdentifier: Delivery's meta.type is "".
+export const unnamed: Product_2999999Result = {
+  obj: { displayName: "Old", meta: { id: 3000200, guid: "g", typeRef: 2999999, type: "", lastTransaction: 1,
+    deleted: false, etag: "e" }, props: { other: 3000100 } },
+};
+export const unnamedWrong: Product_2999999Result = {
+  obj: {
+    displayName: "Old",
+    // @ts-expect-error meta.type of a type without ApiIdentifier is ""
+    meta: { id: 3000200, guid: "g", typeRef: 2999999, type: "product", lastTransaction: 1, deleted: false, etag: "e" },
+    props: {},
+  },
+};
 
 export function price(m: CmsModel): number | undefined {
   if (m.meta.type === "product") {

@@ -11,6 +11,7 @@ import (
 
 	"github.com/cmsplatform/cms/pkg/auth"
 	"github.com/cmsplatform/cms/pkg/content"
+	"github.com/cmsplatform/cms/pkg/model"
 )
 
 // # Which types, which attributes
@@ -18,10 +19,11 @@ import (
 // ids=all (or no ids) generates every custom type (not of the system
 // model) that has an ApiIdentifier and is not deleted, in id order.
 // Otherwise ids lists type ids, Guids or ApiIdentifiers, generated in the
-// order given (a repeated one once); any type with an ApiIdentifier may be
-// named, system types too. An identifier no object has is 404, one that
-// matches two objects 422; an object that is no type, a deleted type or a
-// type without ApiIdentifier is 400.
+// order given (a repeated one once); any type may be named, system types
+// and types without an ApiIdentifier too (NovaDB's document restricts only
+// "all" to types with one; their class is named from the display name,
+// names.go). An identifier no object has is 404, one that matches two
+// objects 422; an object that is no type or a deleted type is 400.
 //
 // A type's attributes are the content of its forms: the attributes listed
 // in formContent (5053) of its create form (5001) and detail forms (5002),
@@ -32,7 +34,8 @@ import (
 // only attributes with an ApiIdentifier take part (Delivery keys props by
 // it, and it names the members); of two with the same ApiIdentifier the
 // older (smaller id) is used. Everything is read with inheritance along
-// the branch chain, as on the branch itself.
+// the branch chain, as on the branch itself. A type with the file hash
+// (11000) also has the file props Delivery derives with it (11001-11003).
 
 // attrDescription is the attribute the descriptions are read from.
 const attrDescription int64 = 1012
@@ -156,7 +159,7 @@ func (ld loader) schema(ctx context.Context, idents []string) (Schema, error) {
 	byID := map[int64]content.Object{}
 	for _, t := range types {
 		byID[t.ID] = t
-		if t.APIIdentifier != "" && !t.Deleted {
+		if !t.Deleted {
 			out.Named = append(out.Named, Type{ID: t.ID, APIIdentifier: t.APIIdentifier})
 		}
 	}
@@ -170,7 +173,7 @@ func (ld loader) schema(ctx context.Context, idents []string) (Schema, error) {
 		t.Name, t.Description = text(o, content.AttrName), text(o, attrDescription)
 		for _, id := range attrs.of[t.ID] {
 			if a, ok := attrs.defs[id]; ok {
-				t.Attributes = append(t.Attributes, a.resolve(byID))
+				t.Attributes = append(t.Attributes, a.Attribute)
 			}
 		}
 	}
@@ -211,8 +214,6 @@ func (ld loader) named(ctx context.Context, idents []string) ([]content.Object, 
 			return nil, invalidf("%q is not an object type", idents[i]) //nolint:gosec // one object per identifier
 		case o.Deleted:
 			return nil, invalidf("object type %q is deleted", idents[i]) //nolint:gosec // as above
-		case o.APIIdentifier == "":
-			return nil, invalidf("object type %q has no ApiIdentifier: code is generated for types with one", idents[i]) //nolint:gosec // as above
 		}
 		out = append(out, o)
 	}
@@ -225,23 +226,9 @@ type attrSet struct {
 	defs map[int64]attrDef
 }
 
-// attrDef is an Attribute with its reference targets still ids.
+// attrDef is an attribute definition as read.
 type attrDef struct {
 	Attribute
-	refTypes []int64
-}
-
-// resolve names the reference targets by ApiIdentifier (else id).
-func (d attrDef) resolve(types map[int64]content.Object) Attribute {
-	a := d.Attribute
-	for _, id := range d.refTypes {
-		if t, ok := types[id]; ok && t.APIIdentifier != "" {
-			a.RefTypes = append(a.RefTypes, t.APIIdentifier)
-		} else {
-			a.RefTypes = append(a.RefTypes, itoa(id))
-		}
-	}
-	return a
 }
 
 // attributes finds the attributes of the types (the rule above) and
@@ -278,14 +265,21 @@ func (ld loader) attributes(ctx context.Context, types []content.Object) (attrSe
 		}
 		if len(seen) > 0 {
 			add(content.AttrName)
-			continue
+		} else {
+			used, err := ld.used(ctx, t.ID)
+			if err != nil {
+				return set, err
+			}
+			for _, a := range used {
+				add(a)
+			}
 		}
-		used, err := ld.used(ctx, t.ID)
-		if err != nil {
-			return set, err
-		}
-		for _, a := range used {
-			add(a)
+		// Delivery gives a binary proxy object's file props with its hash
+		// (pkg/delivery, binaryprops.go).
+		if seen[model.AttrFileHash] {
+			for _, a := range []int64{model.AttrFileName, model.AttrFileMediaType, model.AttrFileThumbnail} {
+				add(a)
+			}
 		}
 	}
 	defs, err := ld.objects(ctx, all)
@@ -429,7 +423,7 @@ func definition(o content.Object) attrDef {
 			d.HasUnit = true
 		}
 	}
-	d.refTypes = refs(o, content.AttrReferencedTypes)
-	slices.SortFunc(d.refTypes, cmp.Compare)
+	d.RefTypeIDs = refs(o, content.AttrReferencedTypes)
+	slices.SortFunc(d.RefTypeIDs, cmp.Compare)
 	return d
 }

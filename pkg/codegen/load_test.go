@@ -2,6 +2,7 @@ package codegen
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"slices"
 	"strings"
@@ -111,14 +112,17 @@ func TestLoadErrors(t *testing.T) {
 			t.Errorf("Generate(%+v) = %v, want kind %v", tc.r, err, tc.want)
 		}
 	}
-	// A type without ApiIdentifier is 400 when asked for, left out of all.
+	// A deleted type is 400.
 	_, ids, err := c.CreateObjects(ctx, "4", content.Change{User: "admin", Admin: true}, []content.ObjectInput{{TypeID: content.RootID}})
 	if err != nil {
 		t.Fatal(err)
 	}
+	if _, _, err := c.DeleteObjects(ctx, "4", content.Change{User: "admin", Admin: true}, []string{itoa(ids[0])}); err != nil {
+		t.Fatal(err)
+	}
 	if _, err := s.Generate(ctx, Request{Branch: "4", Type: itoa(ids[0])}); !errors.Is(err, errkind.Invalid) ||
-		!strings.Contains(err.Error(), "no ApiIdentifier") {
-		t.Errorf("type without ApiIdentifier: %v", err)
+		!strings.Contains(err.Error(), "deleted") {
+		t.Errorf("deleted type: %v", err)
 	}
 	// An identifier matching two objects (the ApiIdentifier of one, the
 	// Guid of another) is 422.
@@ -147,4 +151,140 @@ func classes(cs string) []string {
 	}
 	slices.Sort(out)
 	return out
+}
+
+// TestUnnamedTypes: a type without ApiIdentifier is generated when named
+// (by id or Guid), in both languages, its class named from its display
+// name made an identifier, unique against the types with an ApiIdentifier
+// (which keep their names) and against each other in id order; ids=all
+// leaves it out; a reference to it names its class.
+func TestUnnamedTypes(t *testing.T) {
+	s, c, _ := seeded(t, Limits{})
+	ctx := context.Background()
+	all := gen(t, s, Request{})
+	ch := content.Change{User: "admin", Admin: true}
+	name := func(n string) []content.ValueInput {
+		if n == "" {
+			return nil
+		}
+		return []content.ValueInput{val(content.AttrName, content.LanguageEnUS, n)}
+	}
+	_, ids, err := c.CreateObjects(ctx, "4", ch, []content.ObjectInput{
+		{TypeID: content.RootID, Values: name("Gadget list (v2)")},
+		{TypeID: content.RootID, Values: name("product")}, // the ApiIdentifier of another type
+		{TypeID: content.RootID, Values: name("Widget")},
+		{TypeID: content.RootID, Values: name("widget")}, // the same name as the one before
+		{TypeID: content.RootID},                         // no name
+		{TypeID: content.RootID, Values: name("2 Ärger")},
+		{TypeID: content.RootID, Values: name("CmsRef")}, // a shared TypeScript declaration
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	gadget, prod, widget, widget2, bare, digit, cmsRef := ids[0], ids[1], ids[2], ids[3], ids[4], ids[5], ids[6]
+	// An attribute referencing the widget type, used by an object of the
+	// gadget type (a type without forms takes the attributes its objects
+	// use).
+	api := "wireWidgetRef"
+	_, attr, err := c.CreateObjects(ctx, "4", ch, []content.ObjectInput{{TypeID: content.TypeAttribute, APIIdentifier: &api,
+		Values: []content.ValueInput{val(content.AttrDataType, 0, "ObjRef"), val(content.AttrReferencedTypes, 0, widget)}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, w, err := c.CreateObjects(ctx, "4", ch, []content.ObjectInput{{TypeID: widget}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := c.CreateObjects(ctx, "4", ch, []content.ObjectInput{{TypeID: gadget,
+		Values: []content.ValueInput{val(attr[0], 0, w[0])}}}); err != nil {
+		t.Fatal(err)
+	}
+	if again := gen(t, s, Request{}); again != all {
+		t.Error("ids=all changed with types without ApiIdentifier")
+	}
+	list := itoa(gadget) + "," + itoa(prod) + "," + itoa(widget) + "," + itoa(widget2) + "," + itoa(bare) + "," + itoa(digit) + "," + itoa(cmsRef) + ",product"
+	cs := gen(t, s, Request{IDs: list})
+	ts := gen(t, s, Request{Language: "typescript", IDs: list})
+	for _, want := range []string{
+		"public partial class GadgetListV2\n",
+		"public partial class Product_" + itoa(prod) + "\n",
+		"public partial class Product\n", // the type with the ApiIdentifier keeps its name
+		"public partial class Widget\n",
+		"public partial class Widget_" + itoa(widget2) + "\n",
+		"public partial class Type" + itoa(bare) + "\n",
+		"public partial class _2Rger\n",
+		"public partial class CmsRef\n",
+		"public const string TypeApiIdentifier = null;",
+		"/// Object type " + itoa(gadget) + " (no ApiIdentifier).",
+		"(ObjRef, references Widget). ApiIdentifier wireWidgetRef.",
+		"public int? WireWidgetRef { get; set; }",
+	} {
+		if !strings.Contains(cs, want) {
+			t.Errorf("C# lacks %q:\n%s", want, classes(cs))
+		}
+	}
+	for _, want := range []string{
+		"export type GadgetListV2 = CmsObject<\"\", GadgetListV2Props>;",
+		"export type Product_" + itoa(prod) + " = CmsObject<\"\", Product_" + itoa(prod) + "Props>;",
+		"export type Widget_" + itoa(widget2) + "List = CmsList<Widget_" + itoa(widget2) + ">;",
+		"export type CmsRef_" + itoa(cmsRef) + " = CmsObject<\"\", CmsRef_" + itoa(cmsRef) + "Props>;",
+		"export type Product = CmsObject<\"product\", ProductProps>;",
+		"  wireWidgetRef?: CmsRef;",
+		" * Attribute " + itoa(attr[0]) + " (ObjRef, references Widget).",
+	} {
+		if !strings.Contains(ts, want) {
+			t.Errorf("TypeScript lacks %q", want)
+		}
+	}
+	// Asked for alone, or by Guid, a type has the same name.
+	one := gen(t, s, Request{Type: itoa(widget2)})
+	if !strings.Contains(one, "public partial class Widget_"+itoa(widget2)+"\n") {
+		t.Errorf("alone: %v", classes(one))
+	}
+	o, err := c.GetObject(ctx, "4", itoa(gadget), content.ReadOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if byGUID := gen(t, s, Request{Language: "typescript", Type: o.GUID}); !strings.Contains(byGUID, "export type GadgetListV2 =") {
+		t.Errorf("by Guid:\n%s", byGUID)
+	}
+	if err := checkCSharp(cs); err != nil {
+		t.Error(err)
+	}
+	if err := checkTypeScript(ts); err != nil {
+		t.Error(err)
+	}
+}
+
+func val(attr, lang int64, v any) content.ValueInput {
+	b, err := json.Marshal(v)
+	if err != nil {
+		panic(err)
+	}
+	return content.ValueInput{Attribute: attr, Language: lang, JSON: b}
+}
+
+// TestBinaryProxyFileProps: a type whose form lists the file hash also has
+// the file props Delivery derives with it.
+func TestBinaryProxyFileProps(t *testing.T) {
+	s, c, _ := seeded(t, Limits{})
+	ctx := context.Background()
+	ch := content.Change{User: "admin", Admin: true}
+	_, form, err := c.CreateObjects(ctx, "4", ch, []content.ObjectInput{{TypeID: content.TypeForm, Values: []content.ValueInput{
+		val(content.AttrFormContent, 0, 11000), val(content.AttrFormContent, 0, 11005)}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	api := "picture"
+	if _, _, err := c.CreateObjects(ctx, "4", ch, []content.ObjectInput{{TypeID: content.RootID, APIIdentifier: &api,
+		Values: []content.ValueInput{val(5009, 0, true), val(content.AttrTypeCreateForm, 0, form[0])}}}); err != nil {
+		t.Fatal(err)
+	}
+	ts := gen(t, s, Request{Language: "typescript", Type: "picture"})
+	for _, want := range []string{"  externalBinaryMD5?: string;", "  externalBinaryFileExtension?: string;",
+		"  externalBinaryFileName?: string;", "  externalBinaryMediaType?: CmsRef;", "  externalBinaryThumbnail?: CmsRef;"} {
+		if !strings.Contains(ts, want) {
+			t.Errorf("picture lacks %q:\n%s", want, between(ts, "Props {\n", "}\n"))
+		}
+	}
 }

@@ -1,6 +1,7 @@
 package codegen
 
 import (
+	"slices"
 	"strings"
 
 	"github.com/cmsplatform/cms/pkg/model"
@@ -54,8 +55,9 @@ func kindOf(dataType string) kind {
 }
 
 // describe is the line of the doc comment that tells an attribute's id,
-// ApiIdentifier, data type and shape.
-func describe(a Attribute) string {
+// ApiIdentifier, data type and shape; typeRef names a referenced type
+// (refName).
+func describe(a Attribute, typeRef func(int64) string) string {
 	var b strings.Builder
 	b.WriteString("Attribute ")
 	b.WriteString(itoa(a.ID))
@@ -74,10 +76,45 @@ func describe(a Attribute) string {
 	if a.HasUnit {
 		b.WriteString(", with unit")
 	}
-	if len(a.RefTypes) > 0 {
+	if refs := refNames(a, typeRef); len(refs) > 0 {
 		b.WriteString(", references ")
-		b.WriteString(strings.Join(a.RefTypes, ", "))
+		b.WriteString(strings.Join(refs, ", "))
 	}
 	b.WriteString(").")
 	return b.String()
+}
+
+// refNames are the names of the types a may reference: RefTypes, then
+// RefTypeIDs by typeRef.
+func refNames(a Attribute, typeRef func(int64) string) []string {
+	out := slices.Clone(a.RefTypes)
+	for _, id := range a.RefTypeIDs {
+		out = append(out, typeRef(id))
+	}
+	return out
+}
+
+// refName returns how a doc comment names the type id: its ApiIdentifier,
+// else its generated name (names) when the schema has it, else its id.
+func refName(byID map[int64]*Type, names map[int64]string) func(int64) string {
+	return func(id int64) string {
+		if t, ok := byID[id]; ok {
+			if t.APIIdentifier != "" {
+				return t.APIIdentifier
+			}
+			if n, ok := names[id]; ok {
+				return n
+			}
+		}
+		return itoa(id)
+	}
+}
+
+// typeWord is how a doc comment names type t itself: "<id> (<ApiIdentifier>)"
+// or "<id> (no ApiIdentifier)".
+func typeWord(t *Type) string {
+	if t.APIIdentifier == "" {
+		return itoa(t.ID) + " (no ApiIdentifier)"
+	}
+	return itoa(t.ID) + " (" + t.APIIdentifier + ")"
 }

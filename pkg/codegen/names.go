@@ -10,10 +10,12 @@ import (
 
 // # Names
 //
-// Type and member names are the PascalCase form of the ApiIdentifier:
-// every run of ASCII letters and digits is a word, its first letter upper
-// case, everything else (".", "-", "_", any other character) dropped
-// ("my-type.v2" → MyTypeV2, "attributeName" → AttributeName). Then:
+// Type and member names are the PascalCase form of the ApiIdentifier (of
+// the display name for a type without one): every run of ASCII letters
+// and digits is a word, its first letter upper case, everything else (".",
+// "-", "_", any other character) dropped ("my-type.v2" → MyTypeV2,
+// "attributeName" → AttributeName). Types with an ApiIdentifier are named
+// before those without (typeNames). Then:
 //
 //   - nothing left (no ASCII letter or digit): Type<id> / Attribute<id>;
 //   - a leading digit gets a "_" in front ("2ndPage" → _2ndPage);
@@ -96,14 +98,26 @@ func (n *namer) taken(base string, suffixes []string) bool {
 	return false
 }
 
-// typeNames names every type of named (in id order) and returns id → name.
+// typeNames names every type of named and returns id → name: first the
+// types with an ApiIdentifier (in id order), from it; then the types
+// without one (in id order), from their display name (Type<id> when it
+// holds no ASCII letter or digit). A type with an ApiIdentifier thus keeps
+// its name whatever types without one exist, and a name taken (by either
+// kind, a reserved name or a suffixed form) gets "_<id>".
 func typeNames(named []Type, reserved []string, suffixes ...string) map[int64]string {
 	ts := slices.Clone(named)
-	slices.SortFunc(ts, func(a, b Type) int { return cmp.Compare(a.ID, b.ID) })
+	slices.SortStableFunc(ts, func(a, b Type) int { return cmp.Compare(a.ID, b.ID) })
 	n := newNamer(reserved...)
 	out := make(map[int64]string, len(ts))
 	for _, t := range ts {
-		out[t.ID] = n.take(t.APIIdentifier, "Type", t.ID, suffixes...)
+		if t.APIIdentifier != "" {
+			out[t.ID] = n.take(t.APIIdentifier, "Type", t.ID, suffixes...)
+		}
+	}
+	for _, t := range ts {
+		if t.APIIdentifier == "" {
+			out[t.ID] = n.take(t.Name, "Type", t.ID, suffixes...)
+		}
 	}
 	return out
 }

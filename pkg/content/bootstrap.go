@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"github.com/cmsplatform/cms/pkg/changes"
+	"github.com/cmsplatform/cms/pkg/model"
 	"github.com/cmsplatform/cms/pkg/store"
 )
 
@@ -72,20 +73,25 @@ func systemModel() []systemObject {
 	for _, d := range sysJobDefinitions {
 		add(d.id, TypeJobDefinition, d.api, name(d.name))
 	}
+	// The media types Delivery's externalBinaryMediaType refers to: named
+	// by their MIME type.
+	for _, t := range model.MediaTypes {
+		add(t.ID, model.TypeMediaType, "", name(t.MIME))
+	}
 	return out
 }
 
 func bootstrap(ctx context.Context, st store.Store) error {
-	model := systemModel()
-	ids := make([]int64, len(model))
-	for i, m := range model {
+	sys := systemModel()
+	ids := make([]int64, len(sys))
+	for i, m := range sys {
 		ids[i] = m.obj.ID
 	}
 	have, err := st.GetObjects(ctx, BranchDefault, ids)
 	if err != nil {
 		return fmt.Errorf("content: bootstrap: %w", err)
 	}
-	if len(have) == len(model) {
+	if len(have) == len(sys) {
 		return nil
 	}
 	tx, err := st.Begin(ctx, store.TxMeta{User: "system", Comment: bootstrapComment, Branch: BranchDefault})
@@ -106,7 +112,7 @@ func bootstrap(ctx context.Context, st store.Store) error {
 	var objs []store.Object
 	var vals []store.Value
 	var created []int64
-	for _, m := range model {
+	for _, m := range sys {
 		if exists[m.obj.ID] {
 			continue
 		}

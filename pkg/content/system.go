@@ -209,6 +209,12 @@ var sysAttrs = []sysAttr{
 	// these ApiIdentifiers, so a site builds files/{md5}{ext}.
 	{id: 11000, api: "externalBinaryMD5", name: "File hash", dataType: "String"},
 	{id: 11005, api: "externalBinaryFileExtension", name: "File extension", dataType: "String"},
+	// The other file props of NovaDB's Delivery answers (ids our choice):
+	// a client may store the file name as uploaded; Delivery derives what
+	// a BPO does not store (model.DeriveBinaryProps).
+	{id: model.AttrFileName, api: "externalBinaryFileName", name: "File name", dataType: "String"},
+	{id: model.AttrFileMediaType, api: "externalBinaryMediaType", name: "Media type", dataType: "ObjRef", refTypes: []int64{model.TypeMediaType}},
+	{id: model.AttrFileThumbnail, api: "externalBinaryThumbnail", name: "Thumbnail", dataType: "BinRef.Thumbnail"},
 }
 
 // sysLanguage is a bootstrapped language.
@@ -339,6 +345,9 @@ var systemIDs = func() map[int64]struct{} {
 	}
 	for _, l := range sysLanguages {
 		m[l.id] = struct{}{}
+	}
+	for _, t := range model.MediaTypes {
+		m[t.ID] = struct{}{}
 	}
 	return m
 }()

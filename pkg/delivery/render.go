@@ -151,6 +151,7 @@ func (v view) renderWith(src indexdoc.Source, reverse map[string][]int64) Object
 			}
 		}
 	}
+	v.addFileProps(&o, src, t)
 	o.Meta.ETag = etagOf(o)
 	return o
 }
@@ -165,6 +166,7 @@ func (v view) refTargets(src indexdoc.Source, attrs []int64) []int64 {
 				out = append(out, id)
 			}
 		}
+		out = append(out, v.derivedRefs(src, a)...)
 	}
 	return out
 }

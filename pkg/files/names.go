@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/cmsplatform/cms/pkg/errkind"
+	"github.com/cmsplatform/cms/pkg/model"
 )
 
 // MaxExtensionLen is the longest file extension accepted, the dot included.
@@ -116,33 +117,10 @@ func NormalizeExtension(ext string, addDot bool) (string, error) {
 	return ext, nil
 }
 
-// contentTypes maps lower-case extensions to media types. It is built in,
-// not read from the host, so every installation answers the same.
-var contentTypes = map[string]string{
-	".jpg": "image/jpeg", ".jpeg": "image/jpeg", ".png": "image/png", ".gif": "image/gif",
-	".webp": "image/webp", ".svg": "image/svg+xml", ".ico": "image/x-icon", ".bmp": "image/bmp",
-	".tif": "image/tiff", ".tiff": "image/tiff", ".avif": "image/avif",
-	".pdf": "application/pdf", ".zip": "application/zip", ".gz": "application/gzip",
-	".json": "application/json", ".xml": "application/xml", ".js": "text/javascript",
-	".css": "text/css", ".html": "text/html", ".htm": "text/html", ".txt": "text/plain", ".csv": "text/csv",
-	".md":  "text/markdown",
-	".mp3": "audio/mpeg", ".wav": "audio/wav", ".ogg": "audio/ogg", ".m4a": "audio/mp4",
-	".mp4": "video/mp4", ".webm": "video/webm", ".mov": "video/quicktime", ".vtt": "text/vtt",
-	".woff": "font/woff", ".woff2": "font/woff2", ".ttf": "font/ttf", ".otf": "font/otf",
-	".doc": "application/msword", ".xls": "application/vnd.ms-excel", ".ppt": "application/vnd.ms-powerpoint",
-	".docx": "application/vnd.openxmlformats-officedocument.wordprocessingml.document",
-	".xlsx": "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet",
-	".pptx": "application/vnd.openxmlformats-officedocument.presentationml.presentation",
-}
-
-// ContentType is the media type served for an extension;
+// ContentType is the media type served for an extension (the built-in
+// table of model.MediaTypes, the same on every host);
 // application/octet-stream when unknown.
-func ContentType(ext string) string {
-	if ct, ok := contentTypes[strings.ToLower(ext)]; ok {
-		return ct
-	}
-	return "application/octet-stream"
-}
+func ContentType(ext string) string { return model.ContentType(ext) }
 
 // ProxyName is the file a binary proxy object names with its hash (GUID or
 // 32-hex form) and extension (with or without the dot) values. Values that

@@ -21,6 +21,7 @@ import (
 	"github.com/cmsplatform/cms/pkg/component"
 	"github.com/cmsplatform/cms/pkg/errkind"
 	"github.com/cmsplatform/cms/pkg/fairshare"
+	"github.com/cmsplatform/cms/pkg/model"
 )
 
 // Thumbnails are derived blobs of image files, kept next to the content:
@@ -157,24 +158,13 @@ func newThumbnailer(o ThumbnailOptions) thumbnailer {
 // ThumbnailSizes are the sizes thumbnails are made in, ascending.
 func (s *Service) ThumbnailSizes() []int { return s.opts.Thumbnails.sizes() }
 
-// imageExtensions are the extensions with a thumbnail.
-var imageExtensions = map[string]bool{".jpg": true, ".jpeg": true, ".jpe": true, ".png": true, ".gif": true, ".webp": true}
-
 // decodableFormats are the image.Decode format names read.
 var decodableFormats = map[string]bool{"jpeg": true, "png": true, "gif": true, "webp": true}
 
 // HasThumbnail reports whether a file with the extension has a thumbnail.
-func HasThumbnail(ext string) bool { return imageExtensions[lowerASCII(ext)] }
-
-func lowerASCII(s string) string {
-	b := []byte(s)
-	for i, c := range b {
-		if 'A' <= c && c <= 'Z' {
-			b[i] = c + 'a' - 'A'
-		}
-	}
-	return string(b)
-}
+// The extensions are model.ThumbnailExtension's (Delivery's
+// externalBinaryThumbnail follows the same rule).
+func HasThumbnail(ext string) bool { return model.ThumbnailExtension(ext) }
 
 // ThumbnailSize resolves a requested size: 0 is the default, 1..MaxSize
 // is snapped up to the next of ThumbnailSizes, anything else is

@@ -20,6 +20,7 @@ func NewServeMux(extra ...runtime.ServeMuxOption) *runtime.ServeMux {
 	opts := []runtime.ServeMuxOption{
 		runtime.WithMarshalerOption(runtime.MIMEWildcard, NewBinary()),
 		runtime.WithMarshalerOption(MIMETextPlain, TextPlain{NewBinary()}),
+		runtime.WithMarshalerOption(MIMEJSON, NewBinary()),
 		runtime.WithErrorHandler(ErrorHandler),
 		runtime.WithRoutingErrorHandler(RoutingErrorHandler),
 		runtime.WithIncomingHeaderMatcher(IncomingHeaderMatcher),
@@ -31,7 +32,7 @@ func NewServeMux(extra ...runtime.ServeMuxOption) *runtime.ServeMux {
 		// {path=**} must not match an empty rest: /jobs/{id}/artifacts is its own route.
 		runtime.WithStrictDeepWildcardMatching(),
 		runtime.WithWriteContentLength(),
-		runtime.WithMiddlewares(checkPathIdentifiers, streamStatus),
+		runtime.WithMiddlewares(checkPathIdentifiers, streamStatus, negotiateText),
 		runtime.WithStreamErrorHandler(StreamErrorHandler),
 	}
 	return runtime.NewServeMux(append(opts, extra...)...)

@@ -30,7 +30,8 @@ var incomingHeaders = map[string]bool{
 	// Delivery read-your-writes: wait until this change version is indexed.
 	"x-cms-min-version": true,
 	"x-cms-max-wait":    true,
-	// Accept: text/plain selects plain text for string answers (text.go).
+	// Accept decides between raw text and a JSON string for string answers
+	// (text.go).
 	"accept": true,
 	// Delivery's change stream: resume after this version (an
 	// EventSource reconnecting sends it).

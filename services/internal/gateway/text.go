@@ -2,23 +2,44 @@ package gateway
 
 import (
 	"context"
+	"net/http"
+	"strconv"
+	"strings"
 
+	"github.com/grpc-ecosystem/grpc-gateway/v2/runtime"
 	"google.golang.org/grpc/metadata"
 )
 
 // # Plain text answers
 //
 // An operation whose response_body is a string (the code generator's
-// source) is a JSON string on the wire, as the OpenAPI documents declare.
-// Clients that read such a body as raw text may ask for exactly that with
-// the request header "Accept: text/plain": the string is then written as
-// is, as text/plain; charset=utf-8. Every other answer (messages, errors)
-// stays JSON whatever Accept says. Handlers that answer strings mix
-// WantsText into their ETag and send Vary: Accept.
+// source) answers the raw text (text/plain; charset=utf-8) unless the
+// request explicitly accepts JSON: only then is it the JSON string NovaDB's
+// document declares. That is what a string-returning operation does on
+// NovaDB's server stack, where fetch's default "Accept: */*", a missing
+// Accept or "text/plain" get the text. The rule (PrefersText):
+//
+//   - JSON is chosen when Accept names application/json itself (not only
+//     through */* or application/*) with a q above 0, and no range that
+//     matches text/plain has a higher q; at equal q the JSON wins, unless
+//     text/plain itself is listed before application/json.
+//   - Everything else (no Accept, */*, text/*, text/plain, a type we do not
+//     serve) is the raw text.
+//
+// negotiateText applies the rule to every request of the mux before the
+// marshaler is picked: it replaces Accept by exactly "text/plain" or
+// "application/json", the two marshalers registered for them. Only string
+// answers differ between the two (TextPlain writes every other answer as
+// Binary does), so the rule holds for every string-returning operation at
+// once, and errors stay ProblemDetails whatever Accept says. Handlers that
+// answer strings mix WantsText into their ETag and send Vary: Accept.
 
-// MIMETextPlain is the Accept value that selects TextPlain (grpc-gateway
-// compares Accept values exactly).
+// MIMETextPlain is the Accept value negotiateText sets when the raw text
+// wins (grpc-gateway compares Accept values exactly).
 const MIMETextPlain = "text/plain"
+
+// MIMEJSON is the Accept value negotiateText sets when JSON wins.
+const MIMEJSON = "application/json"
 
 // ContentTypeText is the content type of a plain text answer.
 const ContentTypeText = "text/plain; charset=utf-8"
@@ -49,14 +70,105 @@ func (t TextPlain) Marshal(v any) ([]byte, error) {
 	return t.Binary.Marshal(v)
 }
 
-// WantsText reports whether the request asked for plain text (the
-// gateway then writes a string answer with TextPlain).
+// WantsText reports whether a string answer to the request is the raw
+// text (PrefersText over the forwarded Accept values; after negotiateText
+// that is one of the two canonical values).
 func WantsText(ctx context.Context) bool {
 	md, _ := metadata.FromIncomingContext(ctx)
-	for _, v := range md.Get("accept") {
-		if v == MIMETextPlain {
-			return true
+	return PrefersText(md.Get("accept"))
+}
+
+// PrefersText reports whether the Accept header values ask a string
+// answer as raw text rather than as a JSON string (the rule above).
+func PrefersText(accept []string) bool {
+	const (
+		none     = -1
+		wildcard = 0 // */*
+		group    = 1 // text/* or application/*
+		exact    = 2
+	)
+	type best struct {
+		q     float64
+		level int
+		pos   int // position of the exact range
+	}
+	text, json := best{level: none, pos: -1}, best{level: none, pos: -1}
+	consider := func(b *best, level int, q float64, pos int) {
+		if level > b.level {
+			*b = best{q: q, level: level, pos: b.pos}
+		}
+		if level == exact && b.pos < 0 {
+			b.pos = pos
 		}
 	}
-	return false
+	pos := 0
+	for _, v := range accept {
+		for _, r := range strings.Split(v, ",") {
+			mt, q, ok := mediaRange(r)
+			if !ok {
+				continue
+			}
+			pos++
+			switch mt {
+			case "*/*":
+				consider(&text, wildcard, q, pos)
+				consider(&json, wildcard, q, pos)
+			case "text/*":
+				consider(&text, group, q, pos)
+			case "application/*":
+				consider(&json, group, q, pos)
+			case MIMETextPlain:
+				consider(&text, exact, q, pos)
+			case MIMEJSON:
+				consider(&json, exact, q, pos)
+			}
+		}
+	}
+	if json.level != exact || json.q <= 0 {
+		return true
+	}
+	switch {
+	case text.level == none || text.q < json.q:
+		return false
+	case text.q > json.q:
+		return true
+	}
+	return text.level == exact && text.pos < json.pos
+}
+
+// mediaRange parses one media range of Accept: the lower-case type/subtype
+// and its q (1 when absent; a malformed q makes the range count as 0).
+func mediaRange(r string) (string, float64, bool) {
+	parts := strings.Split(r, ";")
+	mt := strings.ToLower(strings.TrimSpace(parts[0]))
+	if mt == "" {
+		return "", 0, false
+	}
+	q := 1.0
+	for _, p := range parts[1:] {
+		k, val, ok := strings.Cut(strings.TrimSpace(p), "=")
+		if !ok || !strings.EqualFold(strings.TrimSpace(k), "q") {
+			continue
+		}
+		f, err := strconv.ParseFloat(strings.TrimSpace(val), 64)
+		if err != nil || f < 0 || f > 1 {
+			f = 0
+		}
+		q = f
+	}
+	return mt, q, true
+}
+
+// negotiateText replaces the request's Accept by the canonical value of
+// the representation PrefersText chooses, so that the mux picks TextPlain
+// or Binary by it (and WantsText agrees) whatever the client sent.
+func negotiateText(next runtime.HandlerFunc) runtime.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request, pathParams map[string]string) {
+		if PrefersText(r.Header.Values("Accept")) {
+			r.Header.Set("Accept", MIMETextPlain)
+		} else {
+			r.Header.Set("Accept", MIMEJSON)
+		}
+		next(w, r, pathParams)
+	}
 }

@@ -30,10 +30,42 @@ func TestTextPlain(t *testing.T) {
 	if b, err := m.Marshal(wrapperspb.String("x")); err != nil || b[0] == 'x' {
 		t.Errorf("Marshal(message) = %q, %v", b, err)
 	}
-	for accept, want := range map[string]bool{"text/plain": true, "application/json": false, "text/plain; q=1": false, "": false} {
+	for accept, want := range map[string]bool{"text/plain": true, "application/json": false, "text/plain; q=1": true, "": true} {
 		ctx := metadata.NewIncomingContext(context.Background(), metadata.Pairs("accept", accept))
 		if got := WantsText(ctx); got != want {
 			t.Errorf("WantsText(Accept %q) = %v", accept, got)
+		}
+	}
+}
+
+// TestPrefersText: a string answer is JSON only when application/json is
+// named itself and nothing matching text/plain is preferred to it.
+func TestPrefersText(t *testing.T) {
+	for _, c := range []struct {
+		accept []string
+		text   bool
+	}{
+		{nil, true},
+		{[]string{"*/*"}, true}, // fetch's default
+		{[]string{"text/plain"}, true},
+		{[]string{"text/*"}, true},
+		{[]string{"application/json"}, false},
+		{[]string{"Application/JSON; charset=utf-8"}, false},
+		{[]string{"application/json, text/plain, */*"}, false}, // axios: JSON listed first
+		{[]string{"text/plain, application/json"}, true},
+		{[]string{"text/plain", "application/json"}, true}, // two header lines, in order
+		{[]string{"application/json;q=0.5, text/plain"}, true},
+		{[]string{"application/json, text/plain;q=0.5"}, false},
+		{[]string{"application/json;q=0.5, */*"}, true}, // */* (q 1) matches text/plain
+		{[]string{"application/json, */*;q=0.1"}, false},
+		{[]string{"application/json;q=0"}, true},
+		{[]string{"application/*"}, true}, // not explicit
+		{[]string{"application/json;q=oops"}, true},
+		{[]string{"image/png"}, true},
+		{[]string{"application/problem+json"}, true},
+	} {
+		if got := PrefersText(c.accept); got != c.text {
+			t.Errorf("PrefersText(%q) = %v, want %v", c.accept, got, c.text)
 		}
 	}
 }

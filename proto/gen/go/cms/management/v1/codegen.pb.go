@@ -153,9 +153,9 @@ func (x *GetCSharpClassRequest) GetType() string {
 	return ""
 }
 
-// GeneratedCode holds generated source code. The HTTP response is the JSON
-// string in source (response_body), not an object; with Accept: text/plain
-// the raw text.
+// GeneratedCode holds generated source code. The HTTP response is source
+// itself (response_body), not an object: the raw text (text/plain) unless
+// the request explicitly accepts JSON, then the JSON string.
 type GeneratedCode struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// The generated source code.

@@ -28,16 +28,18 @@ var File_cms_management_v1_service_proto protoreflect.FileDescriptor
 
 const file_cms_management_v1_service_proto_rawDesc = "" +
 	"\n" +
-	"\x1fcms/management/v1/service.proto\x12\x11cms.management.v1\x1a cms/management/v1/branches.proto\x1a\x1fcms/management/v1/codegen.proto\x1a cms/management/v1/comments.proto\x1a\x1ecms/management/v1/common.proto\x1a\x1ccms/management/v1/jobs.proto\x1a\x1fcms/management/v1/objects.proto\x1a%cms/management/v1/typed_objects.proto\x1a\x1fcms/management/v1/uploads.proto\x1a\x1dcms/management/v1/users.proto\x1a cms/management/v1/webhooks.proto\x1a\x1ccms/options/v1/options.proto\x1a\x1cgoogle/api/annotations.proto\x1a\x1bgoogle/protobuf/empty.proto\x1a.protoc-gen-openapiv2/options/annotations.proto2\xf0.\n" +
+	"\x1fcms/management/v1/service.proto\x12\x11cms.management.v1\x1a cms/management/v1/branches.proto\x1a\x1fcms/management/v1/codegen.proto\x1a cms/management/v1/comments.proto\x1a\x1ecms/management/v1/common.proto\x1a\x1ccms/management/v1/jobs.proto\x1a\x1fcms/management/v1/objects.proto\x1a%cms/management/v1/typed_objects.proto\x1a\x1fcms/management/v1/uploads.proto\x1a\x1dcms/management/v1/users.proto\x1a cms/management/v1/webhooks.proto\x1a\x1ccms/options/v1/options.proto\x1a\x1cgoogle/api/annotations.proto\x1a\x1bgoogle/protobuf/empty.proto\x1a.protoc-gen-openapiv2/options/annotations.proto2\xe8/\n" +
 	"\x11ManagementService\x12\x8e\x01\n" +
 	"\vGetBranches\x12%.cms.management.v1.GetBranchesRequest\x1a .cms.management.v1.CmsObjectList\"6\xea\xf9\x18\x0fCms_GetBranches\xfa\xf9\x18\x02\b\x01\x82\xd3\xe4\x93\x02\x17\x12\x15/apis/cms/v1/branches\x12\x92\x01\n" +
 	"\fCreateBranch\x12&.cms.management.v1.CreateBranchRequest\x1a\x1c.cms.management.v1.CmsObject\"<\xea\xf9\x18\x10Cms_CreateBranch\xfa\xf9\x18\x04\b\x03 \x01\x82\xd3\xe4\x93\x02\x1a:\x01*\"\x15/apis/cms/v1/branches\x12\x8d\x01\n" +
 	"\tGetBranch\x12#.cms.management.v1.GetBranchRequest\x1a\x1c.cms.management.v1.CmsObject\"=\xea\xf9\x18\rCms_GetBranch\xfa\xf9\x18\x06\b\x02\x12\x02id\x82\xd3\xe4\x93\x02\x1c\x12\x1a/apis/cms/v1/branches/{id}\x12\xa4\x01\n" +
 	"\fUpdateBranch\x12&.cms.management.v1.UpdateBranchRequest\x1a'.cms.management.v1.UpdateBranchResponse\"C\xea\xf9\x18\x10Cms_UpdateBranch\xfa\xf9\x18\x06\b\x03\x12\x02id\x82\xd3\xe4\x93\x02\x1f:\x01*2\x1a/apis/cms/v1/branches/{id}\x12\xa6\x01\n" +
-	"\fDeleteBranch\x12&.cms.management.v1.DeleteBranchRequest\x1a'.cms.management.v1.DeleteBranchResponse\"E\xea\xf9\x18\x10Cms_DeleteBranch\xfa\xf9\x18\b\b\x03\x12\x02id\x18\x01\x82\xd3\xe4\x93\x02\x1f:\x01**\x1a/apis/cms/v1/branches/{id}\x12\xdc\x01\n" +
-	"\x10GetCSharpClasses\x12*.cms.management.v1.GetCSharpClassesRequest\x1a .cms.management.v1.GeneratedCode\"z\xea\xf9\x18\x1eCodeGenerator_GetCSharpClasses\xfa\xf9\x18\n" +
-	"\b\x02\x12\x06branch\x82\xd3\xe4\x93\x02Db\x06source\x12:/apis/cms/v1/branches/{branch}/generators/{language}/types\x12\xdd\x01\n" +
-	"\x0eGetCSharpClass\x12(.cms.management.v1.GetCSharpClassRequest\x1a .cms.management.v1.GeneratedCode\"\x7f\xea\xf9\x18\x1cCodeGenerator_GetCSharpClass\xfa\xf9\x18\n" +
+	"\fDeleteBranch\x12&.cms.management.v1.DeleteBranchRequest\x1a'.cms.management.v1.DeleteBranchResponse\"E\xea\xf9\x18\x10Cms_DeleteBranch\xfa\xf9\x18\b\b\x03\x12\x02id\x18\x01\x82\xd3\xe4\x93\x02\x1f:\x01**\x1a/apis/cms/v1/branches/{id}\x12\x98\x02\n" +
+	"\x10GetCSharpClasses\x12*.cms.management.v1.GetCSharpClassesRequest\x1a .cms.management.v1.GeneratedCode\"\xb5\x01\x92A8:\n" +
+	"text/plain:\x10application/json:\x18application/problem+json\xea\xf9\x18\x1eCodeGenerator_GetCSharpClasses\xfa\xf9\x18\n" +
+	"\b\x02\x12\x06branch\x82\xd3\xe4\x93\x02Db\x06source\x12:/apis/cms/v1/branches/{branch}/generators/{language}/types\x12\x99\x02\n" +
+	"\x0eGetCSharpClass\x12(.cms.management.v1.GetCSharpClassRequest\x1a .cms.management.v1.GeneratedCode\"\xba\x01\x92A8:\n" +
+	"text/plain:\x10application/json:\x18application/problem+json\xea\xf9\x18\x1cCodeGenerator_GetCSharpClass\xfa\xf9\x18\n" +
 	"\b\x02\x12\x06branch\x82\xd3\xe4\x93\x02Kb\x06source\x12A/apis/cms/v1/branches/{branch}/generators/{language}/types/{type}\x12\xa8\x01\n" +
 	"\x12GetUserDisplayName\x12,.cms.management.v1.GetUserDisplayNameRequest\x1a\x1c.cms.management.v1.CmsObject\"F\xea\xf9\x18\x1bIdentity_GetUserDisplayName\xfa\xf9\x18\x02\b\x01\x82\xd3\xe4\x93\x02\x1b\x12\x19/apis/cms/v1/users/{name}\x12\xa3\x01\n" +
 	"\rCreateComment\x12'.cms.management.v1.CreateCommentRequest\x1a\x1d.cms.management.v1.CmsComment\"J\xea\xf9\x18\x15Comment_CreateComment\xfa\xf9\x18\r\b\x02\x12\tbranch_id\x82\xd3\xe4\x93\x02\x1a:\x01*\"\x15/apis/cms/v1/comments\x12\x9f\x01\n" +

@@ -75,7 +75,7 @@ type ManagementServiceClient interface {
 	UpdateBranch(ctx context.Context, in *UpdateBranchRequest, opts ...grpc.CallOption) (*UpdateBranchResponse, error)
 	// DeleteBranch deletes a branch permanently; 400 (also when it cannot be deleted), 403, 404.
 	DeleteBranch(ctx context.Context, in *DeleteBranchRequest, opts ...grpc.CallOption) (*DeleteBranchResponse, error)
-	// GetCSharpClasses generates source code (C# or TypeScript) for object types with an ApiIdentifier; 304, 400 (also unsupported language), 403, 404, 422.
+	// GetCSharpClasses generates source code (C# or TypeScript) for the object types ids names (any type; all = those with an ApiIdentifier); 304, 400 (also unsupported language), 403, 404, 422.
 	GetCSharpClasses(ctx context.Context, in *GetCSharpClassesRequest, opts ...grpc.CallOption) (*GeneratedCode, error)
 	// GetCSharpClass generates source code (C# or TypeScript) for one object type; 304, 400 (also unsupported language), 403, 404, 422.
 	GetCSharpClass(ctx context.Context, in *GetCSharpClassRequest, opts ...grpc.CallOption) (*GeneratedCode, error)
@@ -527,7 +527,7 @@ type ManagementServiceServer interface {
 	UpdateBranch(context.Context, *UpdateBranchRequest) (*UpdateBranchResponse, error)
 	// DeleteBranch deletes a branch permanently; 400 (also when it cannot be deleted), 403, 404.
 	DeleteBranch(context.Context, *DeleteBranchRequest) (*DeleteBranchResponse, error)
-	// GetCSharpClasses generates source code (C# or TypeScript) for object types with an ApiIdentifier; 304, 400 (also unsupported language), 403, 404, 422.
+	// GetCSharpClasses generates source code (C# or TypeScript) for the object types ids names (any type; all = those with an ApiIdentifier); 304, 400 (also unsupported language), 403, 404, 422.
 	GetCSharpClasses(context.Context, *GetCSharpClassesRequest) (*GeneratedCode, error)
 	// GetCSharpClass generates source code (C# or TypeScript) for one object type; 304, 400 (also unsupported language), 403, 404, 422.
 	GetCSharpClass(context.Context, *GetCSharpClassRequest) (*GeneratedCode, error)
