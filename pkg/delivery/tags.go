@@ -238,6 +238,13 @@ func (s *Service) WaitForVersion(ctx context.Context, minVersion int64, maxWait 
 	return v, err
 }
 
+// IsParked reports whether the indexer parked transaction tx (its
+// version is recorded, its changes are not in the index):
+// indexdoc.ChangeTracking.IsParked.
+func (s *Service) IsParked(ctx context.Context, tx int64) (bool, error) {
+	return s.tracking.IsParked(ctx, tx)
+}
+
 // WaitForVisible is WaitForVersion for read-your-writes: once the index
 // shows minVersion it also fails with an *indexdoc.ParkedError naming the
 // oldest parked transaction up to minVersion, whose changes the index

@@ -26,7 +26,12 @@ import (
 //	uploadowners/{sha256(user)}   {"uploads": {id: {size, touched}}}
 //
 // lists the user's open uploads; an entry not touched for UploadTTL is an
-// expired upload and no longer counts. The ledger is read and written
+// expired upload and no longer counts. Ledgers are pruned with the
+// abandoned uploads (ExpireUploads, pruneLedgers): entries idle for
+// UploadTTL and entries whose upload is gone (committed, cancelled or
+// expired where removing the entry failed) are dropped, and a ledger left
+// empty is deleted, so a user who never comes back leaves no ledger
+// behind for longer than UploadTTL and one expiry run. The ledger is read and written
 // under a per-user lock in a process; two processes writing one user's
 // ledger at the same instant may lose one entry (that upload then does
 // not count until its next chunk). The bytes are checked before each
@@ -68,13 +73,17 @@ func (s *Service) uploadOwner(ctx context.Context) string {
 
 func ledgerKey(owner string) string {
 	h := sha256.Sum256([]byte(owner))
-	return "uploadowners/" + hex.EncodeToString(h[:16])
+	return ledgerPrefix + hex.EncodeToString(h[:16])
 }
 
-// loadLedger reads owner's ledger without the expired entries.
-func (s *Service) loadLedger(ctx context.Context, owner string) (ledger, error) {
+// lockLedger locks the ledger blob key in this process.
+func (s *Service) lockLedger(key string) func() { return s.locks.lock("owner:" + key) }
+
+// readLedger reads the ledger blob key as stored (empty when it is
+// missing or corrupt).
+func (s *Service) readLedger(ctx context.Context, key string) (ledger, error) {
 	l := ledger{Uploads: map[string]ledgerEntry{}}
-	rc, _, err := s.blobs.Get(ctx, ledgerKey(owner))
+	rc, _, err := s.blobs.Get(ctx, key)
 	if errors.Is(err, blobs.ErrNotFound) {
 		return l, nil
 	}
@@ -83,28 +92,96 @@ func (s *Service) loadLedger(ctx context.Context, owner string) (ledger, error) 
 	}
 	defer rc.Close()
 	if err := json.NewDecoder(io.LimitReader(rc, 1<<20)).Decode(&l); err != nil || l.Uploads == nil {
-		s.opts.Logger.Warn("corrupt upload ledger; starting it afresh", "owner", ledgerKey(owner), "err", err)
+		s.opts.Logger.Warn("corrupt upload ledger; starting it afresh", "ledger", key, "err", err)
 		l.Uploads = map[string]ledgerEntry{}
-	}
-	cutoff := s.opts.Now().Add(-s.opts.UploadTTL)
-	for id, e := range l.Uploads {
-		if e.Touched.Before(cutoff) {
-			delete(l.Uploads, id)
-		}
 	}
 	return l, nil
 }
 
-func (s *Service) saveLedger(ctx context.Context, owner string, l ledger) error {
+// dropIdle removes the entries of l idle for UploadTTL (expired uploads)
+// and returns how many.
+func (s *Service) dropIdle(l ledger) int {
+	cutoff := s.opts.Now().Add(-s.opts.UploadTTL)
+	n := 0
+	for id, e := range l.Uploads {
+		if e.Touched.Before(cutoff) {
+			delete(l.Uploads, id)
+			n++
+		}
+	}
+	return n
+}
+
+// loadLedger reads the ledger blob key without the expired entries.
+func (s *Service) loadLedger(ctx context.Context, key string) (ledger, error) {
+	l, err := s.readLedger(ctx, key)
+	if err == nil {
+		s.dropIdle(l)
+	}
+	return l, err
+}
+
+func (s *Service) saveLedger(ctx context.Context, key string, l ledger) error {
 	if len(l.Uploads) == 0 {
-		return s.blobs.Delete(ctx, ledgerKey(owner))
+		return s.blobs.Delete(ctx, key)
 	}
 	js, err := json.Marshal(l)
 	if err != nil {
 		return err
 	}
-	_, err = s.blobs.Put(ctx, ledgerKey(owner), bytes.NewReader(js), blobs.Meta{ContentType: "application/json"})
+	_, err = s.blobs.Put(ctx, key, bytes.NewReader(js), blobs.Meta{ContentType: "application/json"})
 	return err
+}
+
+// ledgerPrefix is where the ledgers are.
+const ledgerPrefix = "uploadowners/"
+
+// pruneLedgers rewrites every ledger without the entries that no longer
+// count: idle for UploadTTL, or whose upload's state is gone (its
+// upload was committed, cancelled or expired and removing the entry
+// failed; a state is saved before its entry, so a missing one is no
+// upload being started). A ledger left empty is deleted. It returns how
+// many entries it dropped. Each ledger holds at most one entry per open
+// upload of its user, so a run reads each open upload's state once.
+func (s *Service) pruneLedgers(ctx context.Context) (int, error) {
+	var keys []string
+	if err := s.blobs.Walk(ctx, ledgerPrefix, func(info blobs.Info) error {
+		keys = append(keys, info.Key)
+		return nil
+	}); err != nil {
+		return 0, err
+	}
+	dropped := 0
+	for _, key := range keys {
+		n, err := s.pruneLedger(ctx, key)
+		dropped += n
+		if err != nil {
+			return dropped, err
+		}
+	}
+	return dropped, nil
+}
+
+func (s *Service) pruneLedger(ctx context.Context, key string) (int, error) {
+	unlock := s.lockLedger(key)
+	defer unlock()
+	l, err := s.readLedger(ctx, key)
+	if err != nil {
+		return 0, err
+	}
+	dropped := s.dropIdle(l)
+	for id := range l.Uploads {
+		if _, err := s.blobs.Stat(ctx, stateKey(id)); errors.Is(err, blobs.ErrNotFound) {
+			delete(l.Uploads, id)
+			dropped++
+		} else if err != nil {
+			return 0, err
+		}
+	}
+	if dropped == 0 && len(l.Uploads) > 0 {
+		return 0, nil
+	}
+	return dropped, s.saveLedger(ctx, key, l)
 }
 
 // allowance is how many bytes the upload id of owner may still grow by
@@ -114,9 +191,10 @@ func (s *Service) allowance(ctx context.Context, owner, id string, size int64, s
 	if owner == "" {
 		return -1, nil
 	}
-	unlock := s.locks.lock("owner:" + owner)
+	key := ledgerKey(owner)
+	unlock := s.lockLedger(key)
 	defer unlock()
-	l, err := s.loadLedger(ctx, owner)
+	l, err := s.loadLedger(ctx, key)
 	if err != nil {
 		return 0, err
 	}
@@ -147,9 +225,10 @@ func (s *Service) track(ctx context.Context, owner, id string, size int64, open 
 	if owner == "" {
 		return nil
 	}
-	unlock := s.locks.lock("owner:" + owner)
+	key := ledgerKey(owner)
+	unlock := s.lockLedger(key)
 	defer unlock()
-	l, err := s.loadLedger(ctx, owner)
+	l, err := s.loadLedger(ctx, key)
 	if err != nil {
 		return err
 	}
@@ -160,5 +239,5 @@ func (s *Service) track(ctx context.Context, owner, id string, size int64, open 
 	} else {
 		delete(l.Uploads, id)
 	}
-	return s.saveLedger(ctx, owner, l)
+	return s.saveLedger(ctx, key, l)
 }

@@ -90,3 +90,66 @@ func TestOpenUploadCaps(t *testing.T) {
 		}
 	})
 }
+
+// TestLedgersPruned: the expiry of abandoned uploads also prunes the
+// owners' ledgers. A user whose uploads all expired leaves no ledger; an
+// entry whose upload is gone (its state removed, as a commit whose ledger
+// update failed leaves it) is dropped; the entry of an open upload stays
+// and still counts.
+func TestLedgersPruned(t *testing.T) {
+	backends(t, func(t *testing.T, store blobs.Store) {
+		now := time.Now()
+		opts := files.Options{MaxOpenUploadsPerUser: 2, UploadTTL: time.Hour, Now: func() time.Time { return now }}
+		svc := files.New(store, opts)
+		as := func(name string) context.Context {
+			return auth.WithPrincipal(t.Context(), auth.Principal{Name: name})
+		}
+		start := func(ctx context.Context) files.UploadResult {
+			t.Helper()
+			r, err := svc.StartUpload(ctx, files.Chunk{Extension: ptr(".bin"), Data: bytes.NewReader([]byte("part"))})
+			if err != nil {
+				t.Fatal(err)
+			}
+			return r
+		}
+		ledgers := func() int {
+			t.Helper()
+			n := 0
+			if err := store.Walk(t.Context(), "uploadowners/", func(blobs.Info) error { n++; return nil }); err != nil {
+				t.Fatal(err)
+			}
+			return n
+		}
+		gone, lost, active := as("gone"), as("lost"), as("active")
+		start(gone)
+		start(gone)
+		now = now.Add(2 * time.Hour) // gone's uploads expire
+		if removed, err := svc.ExpireUploads(t.Context()); err != nil || removed != 2 {
+			t.Fatalf("ExpireUploads = %d, %v; want gone's 2 uploads", removed, err)
+		}
+		if n := ledgers(); n != 0 {
+			t.Fatalf("%d ledgers after every upload expired, want none", n)
+		}
+
+		now = time.Now() // the blob store's clock: nothing expires now
+		lostUpload := start(lost)
+		start(active)
+		// lost's upload vanished without its ledger entry going.
+		if err := store.Delete(t.Context(), "uploads/"+lostUpload.Token[:32]+"/state"); err != nil {
+			t.Fatal(err)
+		}
+		if removed, err := svc.ExpireUploads(t.Context()); err != nil || removed != 0 {
+			t.Fatalf("ExpireUploads = %d, %v; want none removed", removed, err)
+		}
+		if n := ledgers(); n != 1 {
+			t.Fatalf("%d ledgers, want 1 (active's)", n)
+		}
+		// active's entry still counts: one more upload reaches its cap.
+		start(active)
+		_, err := svc.StartUpload(active, files.Chunk{Extension: ptr(".bin"), Data: bytes.NewReader([]byte("part"))})
+		wantCap(t, "active's 3rd open upload", err, files.CapOpenUploadsPerUser)
+		// lost's count starts afresh.
+		start(lost)
+		start(lost)
+	})
+}

@@ -306,7 +306,8 @@ func parseToken(token string) (string, error) {
 }
 
 // ExpireUploads removes uploads (and stray chunks) not written to for
-// UploadTTL and returns how many it removed.
+// UploadTTL and returns how many it removed; then it prunes the owners'
+// ledgers (pruneLedgers).
 func (s *Service) ExpireUploads(ctx context.Context) (int, error) {
 	latest := map[string]time.Time{}
 	keys := map[string][]string{}
@@ -343,6 +344,11 @@ func (s *Service) ExpireUploads(ctx context.Context) (int, error) {
 			return removed, err
 		}
 		removed++
+	}
+	if n, err := s.pruneLedgers(ctx); err != nil {
+		return removed, err
+	} else if n > 0 {
+		s.opts.Logger.Info("pruned upload ledgers", "entries", n)
 	}
 	return removed, nil
 }

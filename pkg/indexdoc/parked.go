@@ -127,6 +127,21 @@ func (c ChangeTracking) Parked(ctx context.Context, upTo int64, limit int) (even
 	return events, res.Total, nil
 }
 
+// IsParked reports whether transaction tx is parked: the version counts
+// it, the index lacks its changes (the live change stream does not
+// announce it as applied).
+func (c ChangeTracking) IsParked(ctx context.Context, tx int64) (bool, error) {
+	res, err := c.eng.Search(ctx, search.SearchRequest{Index: c.prefix + ParkedIndex,
+		Query: search.Term{Field: FieldParkedTx, Value: tx}, Size: 1})
+	switch {
+	case errors.Is(err, search.ErrIndexNotFound):
+		return false, nil
+	case err != nil:
+		return false, fmt.Errorf("indexdoc: read parked events: %w", err)
+	}
+	return res.Total > 0, nil
+}
+
 // CheckVisible returns a *ParkedError when a transaction up to version is
 // parked, i.e. when an index at version would still lack its changes.
 func (c ChangeTracking) CheckVisible(ctx context.Context, version int64) error {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strconv"
 	"time"
 
 	"github.com/cmsplatform/cms/pkg/changes"
@@ -25,9 +26,13 @@ const (
 // Parking is only for an event that fails deterministically on a healthy
 // engine: it is parked when MaxAttempts applies of it failed with an error
 // that is not Transient, or when it is delivered more than MaxAttempts
-// times without this process having seen the previous delivery end (the
-// process crashed or ran past the ack deadline while applying it: a crash
-// loop) and the engine answers. Transient errors (a component unreachable,
+// times without this process having seen the previous delivery end and a
+// crash probe proves a crash loop: the caller records one (StartCrashProbe)
+// before it applies such a delivery while the engine answers and ends it
+// (EndCrashProbe) once the handling ends, so a probe still open at the
+// next delivery means the process crashed or ran past the ack deadline
+// while applying it. Deliveries that crashed while the engine was away (an
+// outage during a crash loop) open no probe and park nothing. Transient errors (a component unreachable,
 // refusing, slower than its deadline or closed, the context ending) never
 // count: the event waits for the component, however long it is away.
 type RetryPolicy struct {
@@ -72,6 +77,44 @@ func (p RetryPolicy) ParkAfterFailure(failures int, err error) bool {
 // applying it again (the caller checks first that the engine answers).
 func (p RetryPolicy) ParkUnseen(delivered int) bool {
 	return p.MaxAttempts > 0 && delivered > p.MaxAttempts
+}
+
+// crashProbeID is the StateIndex document of the crash probe of the event
+// at stream sequence seq.
+func crashProbeID(seq uint64) string { return "crash-probe-" + strconv.FormatUint(seq, 10) }
+
+// CrashProbe reports whether a crash probe of the event at stream
+// sequence seq is open: an apply of it started (StartCrashProbe) and its
+// handling never ended (EndCrashProbe).
+func (ix *Indexer) CrashProbe(ctx context.Context, seq uint64) (bool, error) {
+	_, err := ix.eng.Get(ctx, ix.state, crashProbeID(seq))
+	switch {
+	case errors.Is(err, search.ErrNotFound), errors.Is(err, search.ErrIndexNotFound):
+		return false, nil
+	case err != nil:
+		return false, fmt.Errorf("indexing: read crash probe: %w", err)
+	}
+	return true, nil
+}
+
+// StartCrashProbe records durably, beside the change-tracking version,
+// that an apply of the event at stream sequence seq starts while the
+// engine answers (RetryPolicy).
+func (ix *Indexer) StartCrashProbe(ctx context.Context, seq uint64) error {
+	if _, err := ix.eng.Bulk(ctx, ix.state, []search.Op{search.Upsert(search.Document{
+		ID: crashProbeID(seq), Version: parkedVersion(), Fields: map[string]any{}})}); err != nil {
+		return fmt.Errorf("indexing: record crash probe: %w", err)
+	}
+	return nil
+}
+
+// EndCrashProbe removes the crash probe of the event at stream sequence
+// seq: its handling ended.
+func (ix *Indexer) EndCrashProbe(ctx context.Context, seq uint64) error {
+	if _, err := ix.eng.Bulk(ctx, ix.state, []search.Op{search.Delete(crashProbeID(seq), parkedVersion())}); err != nil {
+		return fmt.Errorf("indexing: end crash probe: %w", err)
+	}
+	return nil
 }
 
 // Transient reports whether err is worth retrying indefinitely: a

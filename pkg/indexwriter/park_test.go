@@ -48,3 +48,39 @@ func TestRetryPolicy(t *testing.T) {
 		t.Error("MaxAttempts < 0 parks")
 	}
 }
+
+// TestCrashProbe: a probe is open from StartCrashProbe to EndCrashProbe,
+// per stream sequence, and a probe started again after it ended is open
+// again (its writes are versioned past the tombstone).
+func TestCrashProbe(t *testing.T) {
+	ctx := context.Background()
+	ix, _ := memIndexer(t, nil, 1)
+	if err := ix.EnsureIndexes(ctx); err != nil {
+		t.Fatal(err)
+	}
+	open := func(seq uint64) bool {
+		t.Helper()
+		o, err := ix.CrashProbe(ctx, seq)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return o
+	}
+	if open(7) {
+		t.Fatal("a probe is open before any started")
+	}
+	for round := range 2 {
+		if err := ix.StartCrashProbe(ctx, 7); err != nil {
+			t.Fatal(err)
+		}
+		if !open(7) || open(8) {
+			t.Fatalf("round %d: the started probe of 7 is not open, or 8's is", round)
+		}
+		if err := ix.EndCrashProbe(ctx, 7); err != nil {
+			t.Fatal(err)
+		}
+		if open(7) {
+			t.Fatalf("round %d: the probe is open after it ended", round)
+		}
+	}
+}

@@ -8,7 +8,11 @@
 // (ErrSlowSubscriber) and never blocks the others. The most recent
 // released events are retained in memory (Config.Retained) so a
 // subscriber can resume after a version; a position older than what is
-// retained is refused with ErrPositionTooOld. The MaxSubscribers slots
+// retained is refused with ErrPositionTooOld. An event whose transaction
+// the indexer parked (the index version counts it, the index lacks its
+// changes: pkg/indexdoc) is not announced as applied: it is skipped
+// (Stats.Parked); a later retry that applies it is not announced either,
+// its version being past. The MaxSubscribers slots
 // are shared fairly (pkg/fairshare, the caller of Subscribe's context):
 // one user holds at most MaxSubscribersPerUser (a *fairshare.LimitError
 // beyond, 429) and AdminReserve of them are left to administrators.
@@ -72,9 +76,12 @@ const (
 // Kinds are the event kinds a filter may name (pkg/changes).
 var Kinds = []string{changes.KindCreated, changes.KindUpdated, changes.KindDeleted, changes.KindBranchDeleted, changes.KindComment}
 
-// VersionWaiter is the index's change tracking (indexdoc.ChangeTracking).
+// VersionWaiter is the index's change tracking (indexdoc.ChangeTracking):
+// its version, and the transactions the indexer parked, which the version
+// counts although the index lacks their changes.
 type VersionWaiter interface {
 	WaitForVersion(ctx context.Context, minVersion int64, maxWait time.Duration) (int64, error)
+	IsParked(ctx context.Context, tx int64) (bool, error)
 }
 
 // Config configures a Hub.
@@ -199,6 +206,7 @@ type Stats struct {
 	Released    int64 // events handed out (after the index and BeforeRelease)
 	Delivered   int64 // events put into a subscriber's buffer
 	Dropped     int64 // subscribers dropped for a full buffer (ErrSlowSubscriber)
+	Parked      int64 // events skipped: the indexer parked their transaction
 }
 
 // Stats returns the hub's counters.
@@ -262,6 +270,14 @@ func (h *Hub) handle(ctx context.Context, ev changes.Event, _ events.Msg) error 
 	}
 	if _, err := h.cfg.Index.WaitForVersion(ctx, ev.Transaction, h.cfg.IndexWait); err != nil {
 		return err // retried by the consumer before any later event
+	}
+	if parked, err := h.cfg.Index.IsParked(ctx, ev.Transaction); err != nil {
+		return err
+	} else if parked {
+		h.mu.Lock()
+		h.stats.Parked++
+		h.mu.Unlock()
+		return nil
 	}
 	if h.cfg.BeforeRelease != nil {
 		if err := h.cfg.BeforeRelease(ctx, ev); err != nil {

@@ -19,9 +19,10 @@ import (
 // decide when the index "applies" a version, to check that nothing is
 // released before.
 type indexVersion struct {
-	mu sync.Mutex
-	v  int64
-	ch chan struct{}
+	mu     sync.Mutex
+	v      int64
+	ch     chan struct{}
+	parked map[int64]bool // transactions the indexer parked
 }
 
 func newIndex() *indexVersion { return &indexVersion{ch: make(chan struct{})} }
@@ -32,6 +33,21 @@ func (x *indexVersion) set(v int64) {
 	close(x.ch)
 	x.ch = make(chan struct{})
 	x.mu.Unlock()
+}
+
+func (x *indexVersion) park(tx int64) {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	if x.parked == nil {
+		x.parked = map[int64]bool{}
+	}
+	x.parked[tx] = true
+}
+
+func (x *indexVersion) IsParked(_ context.Context, tx int64) (bool, error) {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	return x.parked[tx], nil
 }
 
 func (x *indexVersion) version() int64 {
@@ -158,6 +174,39 @@ func TestFiltersAndIndexWait(t *testing.T) {
 		}
 		quiet(t, b2)
 		quiet(t, del)
+	})
+}
+
+// TestParkedNotAnnounced: the index version counts a parked transaction
+// although the index lacks its changes; the stream must not announce it
+// as applied (nor retain it for a resume), and goes on with the next one.
+func TestParkedNotAnnounced(t *testing.T) {
+	forEach(t, func(t *testing.T, bus events.Bus) {
+		idx := newIndex()
+		h := startHub(t, bus, idx, livechanges.Config{})
+		all, _ := h.Subscribe(t.Context(), livechanges.Filter{}, 0)
+		idx.park(2)
+		for tx := int64(1); tx <= 3; tx++ {
+			publish(t, bus, changes.Event{Branch: 1, Transaction: tx, Kind: changes.KindCreated, ObjectIDs: []int64{10 + tx}})
+		}
+		idx.set(3)
+		if ev := next(t, all); ev.Transaction != 1 {
+			t.Fatalf("got %d, want 1", ev.Transaction)
+		}
+		if ev := next(t, all); ev.Transaction != 3 {
+			t.Fatalf("got %d, want 3: the parked transaction 2 was announced as applied", ev.Transaction)
+		}
+		quiet(t, all)
+		resumed, err := h.Subscribe(t.Context(), livechanges.Filter{}, 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if ev := next(t, resumed); ev.Transaction != 3 {
+			t.Fatalf("resume after 1: got %d, want 3", ev.Transaction)
+		}
+		if st := h.Stats(); st.Parked != 1 || st.Released != 2 {
+			t.Fatalf("stats %+v, want 1 parked, 2 released", st)
+		}
 	})
 }
 

@@ -25,6 +25,7 @@ import (
 	validator "github.com/pb33f/libopenapi-validator"
 	"github.com/pb33f/libopenapi-validator/config"
 	verrors "github.com/pb33f/libopenapi-validator/errors"
+	"github.com/pb33f/libopenapi-validator/paths"
 	v3 "github.com/pb33f/libopenapi/datamodel/high/v3"
 )
 
@@ -34,9 +35,10 @@ var ErrInvalid = errors.New("openapitest: exchange violates the document")
 
 // Document is a loaded OpenAPI 3 document. It is safe for concurrent use.
 type Document struct {
-	model   *v3.Document
-	v       validator.Validator
-	aliases map[string]string
+	model    *v3.Document
+	v        validator.Validator
+	aliases  map[string]string
+	declared map[int]bool // WithDeclaredStatuses
 }
 
 // Option configures Load.
@@ -47,6 +49,18 @@ type Option func(*Document)
 // document declares error bodies as plain JSON.
 func WithContentTypeAlias(from, to string) Option {
 	return func(d *Document) { d.aliases[strings.ToLower(from)] = to }
+}
+
+// WithDeclaredStatuses makes ValidateResponse require that an answer with
+// one of these status codes (e.g. 429) is declared by its operation itself,
+// not only covered by its "default" answer, and that it carries every
+// header that declaration names (e.g. Retry-After).
+func WithDeclaredStatuses(codes ...int) Option {
+	return func(d *Document) {
+		for _, c := range codes {
+			d.declared[c] = true
+		}
+	}
 }
 
 // Load parses an OpenAPI 3 document (JSON or YAML). Format assertions
@@ -60,7 +74,7 @@ func Load(spec []byte, opts ...Option) (*Document, error) {
 	if err != nil {
 		return nil, fmt.Errorf("openapitest: build model: %w", err)
 	}
-	d := &Document{model: &m.Model, aliases: map[string]string{}}
+	d := &Document{model: &m.Model, aliases: map[string]string{}, declared: map[int]bool{}}
 	for _, o := range opts {
 		o(d)
 	}
@@ -190,7 +204,40 @@ func (d *Document) ValidateResponse(req *http.Request, reqBody []byte, resp *htt
 	}
 	w.Body = io.NopCloser(bytes.NewReader(respBody))
 	_, errs := d.v.ValidateHttpResponse(r, &w)
+	if d.declared[resp.StatusCode] {
+		errs = append(errs, d.checkDeclared(r, &w)...)
+	}
 	return joined(fmt.Sprintf("response %d to %s %s", resp.StatusCode, req.Method, req.URL.RequestURI()), errs)
+}
+
+// checkDeclared reports an answer whose status the operation does not
+// declare itself, or that lacks a header the declaration names.
+func (d *Document) checkDeclared(req *http.Request, resp *http.Response) []*verrors.ValidationError {
+	item, _, _ := paths.FindPath(req, d.model, nil)
+	if item == nil {
+		return nil // the validator reported the unknown path
+	}
+	op := item.GetOperations().GetOrZero(strings.ToLower(req.Method))
+	if op == nil {
+		return nil // so it did the unknown method
+	}
+	code := strconv.Itoa(resp.StatusCode)
+	var r *v3.Response
+	if op.Responses != nil {
+		r = op.Responses.Codes.GetOrZero(code)
+	}
+	if r == nil {
+		return []*verrors.ValidationError{{Message: "status " + code + " is not declared by the operation",
+			Reason: "it is only covered by the default answer; the document must declare it"}}
+	}
+	var errs []*verrors.ValidationError
+	for h := r.Headers.First(); h != nil; h = h.Next() {
+		if resp.Header.Get(h.Key()) == "" {
+			errs = append(errs, &verrors.ValidationError{Message: "header " + h.Key() + " is missing",
+				Reason: "the document declares it for status " + code})
+		}
+	}
+	return errs
 }
 
 func clone(req *http.Request, body []byte) *http.Request {

@@ -182,3 +182,58 @@ func TestSwagger2(t *testing.T) {
 		t.Error("LoadSwagger2 accepted an OpenAPI 3 document")
 	}
 }
+
+// TestDeclaredStatuses: with WithDeclaredStatuses(429), a 429 answer is
+// valid only where the operation declares 429 itself (the default answer
+// does not do) and only with the headers the declaration names; without
+// the option the default answer covers it.
+func TestDeclaredStatuses(t *testing.T) {
+	const doc = `{"swagger":"2.0","info":{"title":"t","version":"1"},"produces":["application/json","application/problem+json"],
+"paths":{
+ "/v1/renders/{id}":{"get":{"operationId":"Render",
+  "parameters":[{"name":"id","in":"path","required":true,"type":"integer","format":"int32"}],
+  "responses":{"200":{"description":"ok","schema":{"type":"object"}},
+   "429":{"description":"busy","headers":{"Retry-After":{"type":"integer"}},"schema":{"$ref":"#/definitions/Problem"}},
+   "default":{"description":"error","schema":{"$ref":"#/definitions/Problem"}}}}},
+ "/v1/counts/{id}":{"get":{"operationId":"Count",
+  "parameters":[{"name":"id","in":"path","required":true,"type":"integer","format":"int32"}],
+  "responses":{"200":{"description":"ok","schema":{"type":"object"}},
+   "default":{"description":"error","schema":{"$ref":"#/definitions/Problem"}}}}}},
+"definitions":{"Problem":{"type":"object","required":["title","status"],
+  "properties":{"title":{"type":"string"},"status":{"type":"integer","format":"int32"},"limit":{"type":"string"}}}}}`
+	strict, err := openapitest.LoadSwagger2([]byte(doc), openapitest.WithDeclaredStatuses(http.StatusTooManyRequests))
+	if err != nil {
+		t.Fatal(err)
+	}
+	lax, err := openapitest.LoadSwagger2([]byte(doc))
+	if err != nil {
+		t.Fatal(err)
+	}
+	problem := `{"title":"Too Many Requests","status":429,"limit":"renderSlotsPerUser"}`
+	for _, c := range []struct {
+		target     string
+		retryAfter string
+		strictOK   bool
+		laxOK      bool
+	}{
+		{"/v1/renders/1", "2", true, true},
+		{"/v1/renders/1", "", false, true}, // the declared header is missing
+		{"/v1/counts/1", "2", false, true}, // only the default answer covers 429
+	} {
+		req, err := http.NewRequest(http.MethodGet, "http://127.0.0.1:1"+c.target, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp := &http.Response{StatusCode: http.StatusTooManyRequests, Header: http.Header{"Content-Type": {"application/problem+json"}}}
+		if c.retryAfter != "" {
+			resp.Header.Set("Retry-After", c.retryAfter)
+		}
+		if err := strict.ValidateResponse(req, nil, resp, []byte(problem)); (err == nil) != c.strictOK ||
+			err != nil && !errors.Is(err, openapitest.ErrInvalid) {
+			t.Errorf("strict: 429 (Retry-After %q) to %s: %v, want ok=%v", c.retryAfter, c.target, err, c.strictOK)
+		}
+		if err := lax.ValidateResponse(req, nil, resp, []byte(problem)); (err == nil) != c.laxOK {
+			t.Errorf("lax: 429 (Retry-After %q) to %s: %v, want ok=%v", c.retryAfter, c.target, err, c.laxOK)
+		}
+	}
+}

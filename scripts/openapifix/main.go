@@ -8,7 +8,11 @@
 //   - a field marked (cms.options.v1.emit_null) is written as null when
 //     unset, so its schema gets "x-nullable": true. The generator is run
 //     with generate_x_go_type, which names each definition's message; the
-//     names are removed here.
+//     names are removed here;
+//   - every 429 answer carries Retry-After (services/internal/gateway
+//     TooMany, the edge's login throttling): the generator drops the
+//     headers of the file-level answers each group's service.proto
+//     declares, so they are added here.
 //
 // It rewrites each file given as an argument in place, keeping the order of
 // every object, so its output is as deterministic as the generator's.
@@ -83,6 +87,18 @@ func fix(in []byte, nullable map[goType][]string) ([]byte, error) {
 		}
 	}
 	walk(root, integerForInt64)
+	if paths, ok := root.get("paths").(*object); ok {
+		for _, p := range paths.keys {
+			item, _ := paths.vals[p].(*object)
+			for _, m := range item.keysOrNil() {
+				op, _ := item.vals[m].(*object)
+				responses, _ := op.get("responses").(*object)
+				if r, ok := responses.get("429").(*object); ok {
+					retryAfter(r)
+				}
+			}
+		}
+	}
 	var buf bytes.Buffer
 	if err := encode(&buf, root); err != nil {
 		return nil, err
@@ -93,6 +109,23 @@ func fix(in []byte, nullable map[goType][]string) ([]byte, error) {
 	}
 	out.WriteByte('\n')
 	return out.Bytes(), nil
+}
+
+// retryAfter declares the Retry-After header of a 429 answer r that
+// declares none.
+func retryAfter(r *object) {
+	headers, _ := r.get("headers").(*object)
+	if headers == nil {
+		headers = &object{vals: map[string]any{}}
+	}
+	if headers.get("Retry-After") != nil {
+		return
+	}
+	h := &object{vals: map[string]any{}}
+	h.set("description", "Seconds to wait before retrying.")
+	h.set("type", "integer")
+	headers.set("Retry-After", h)
+	r.set("headers", headers)
 }
 
 // integerForInt64 rewrites a schema or parameter of a 64-bit integer.
@@ -223,6 +256,13 @@ func (o *object) get(k string) any {
 		return nil
 	}
 	return o.vals[k]
+}
+
+func (o *object) keysOrNil() []string {
+	if o == nil {
+		return nil
+	}
+	return o.keys
 }
 
 func (o *object) set(k string, v any) {

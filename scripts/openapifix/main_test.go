@@ -133,3 +133,52 @@ func TestFix(t *testing.T) {
 		t.Error("a duplicate member was accepted")
 	}
 }
+
+// TestRetryAfterOn429: every 429 answer declares Retry-After; one that
+// declares it already is kept, other answers are untouched.
+func TestRetryAfterOn429(t *testing.T) {
+	in := `{"paths":{"/a":{"get":{"responses":{"200":{"description":"ok"},"429":{"description":"busy"}}},` +
+		`"post":{"responses":{"429":{"description":"own","headers":{"Retry-After":{"type":"string"}}}}}}}}`
+	want := `{
+  "paths": {
+    "/a": {
+      "get": {
+        "responses": {
+          "200": {
+            "description": "ok"
+          },
+          "429": {
+            "description": "busy",
+            "headers": {
+              "Retry-After": {
+                "description": "Seconds to wait before retrying.",
+                "type": "integer"
+              }
+            }
+          }
+        }
+      },
+      "post": {
+        "responses": {
+          "429": {
+            "description": "own",
+            "headers": {
+              "Retry-After": {
+                "type": "string"
+              }
+            }
+          }
+        }
+      }
+    }
+  }
+}
+`
+	out, err := fix([]byte(in), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(out) != want {
+		t.Errorf("fix =\n%s\nwant\n%s", out, want)
+	}
+}

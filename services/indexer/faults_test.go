@@ -65,9 +65,12 @@ type faultEnv struct {
 	eng     search.Engine
 	iopts   indexwriter.Options
 	natsURL string
-	stream  events.StreamConfig
-	prefix  string // subject prefix of this test
-	relayWG sync.WaitGroup
+	// esURL and esPrefix: where eng writes (another engine on them, e.g.
+	// through a fault proxy, sees the same indexes).
+	esURL, esPrefix string
+	stream          events.StreamConfig
+	prefix          string // subject prefix of this test
+	relayWG         sync.WaitGroup
 }
 
 func newFaultEnv(t *testing.T, ctx context.Context, natsURL string) *faultEnv {
@@ -93,7 +96,7 @@ func newFaultEnv(t *testing.T, ctx context.Context, natsURL string) *faultEnv {
 		testenv.DeleteIndexes(t, esURL, esPrefix)
 	})
 	f := &faultEnv{st: st, svc: content.New(st, nil), eng: eng, iopts: indexwriter.Options{Layout: indexdoc.Layout{IndexPrefix: "cms-"}},
-		natsURL: natsURL, prefix: "flt" + id + "."}
+		natsURL: natsURL, prefix: "flt" + id + ".", esURL: esURL, esPrefix: esPrefix}
 	f.stream = events.StreamConfig{Name: "FAULTTEST_" + id, Subjects: []string{f.prefix + "cms.changes.>"}}
 	return f
 }

@@ -20,7 +20,8 @@
 // away, and meanwhile the indexer reports itself not ready (Ready). An
 // event that fails deterministically on a healthy engine is parked
 // (indexwriter.RetryPolicy: after MaxAttempts failures that are not
-// Transient, or after a crash loop while the engine answers) instead of
+// Transient, or after a crash loop that a crash probe proves: an apply
+// started while the engine answered never ended) instead of
 // blocking every later event: it is logged at ERROR with its stream
 // sequence, MsgID and transaction, counted (Stats.Parked, the "parked"
 // result of cms_indexer_events_total), added to the durable parked list
@@ -90,7 +91,10 @@ type Service struct {
 	// counters for Stats
 	applied, failed, dropped, parked atomic.Int64
 	batches, applyNanos              atomic.Int64
-	lag                              lagState
+	// parkedNow: the events in the durable parked list when last read
+	// (refreshParked), -1 before the first read.
+	parkedNow atomic.Int64
+	lag       lagState
 	// retrying: a retry of the parked list runs (retryParked).
 	retrying atomic.Bool
 	retries  sync.WaitGroup
@@ -108,9 +112,10 @@ type Service struct {
 
 // tries is what this process saw of one event's deliveries.
 type tries struct {
-	failed   int // failed applies seen here (the backoff exponent)
-	failures int // of them, those that were not Transient
-	seen     int // the last delivery whose handling ended here
+	failed   int  // failed applies seen here (the backoff exponent)
+	failures int  // of them, those that were not Transient
+	seen     int  // the last delivery whose handling ended here
+	probe    bool // a crash probe of it is open (indexwriter.RetryPolicy)
 }
 
 // maxParkedList bounds Parked.
@@ -130,17 +135,21 @@ type Parked struct {
 // Stats are the indexer's counters since start: events applied, failed
 // (retried later), dropped (malformed) and parked (given up after
 // failures), the batches applied in one pass, and the total time spent
-// applying.
+// applying; ParkedNow is how many events the durable parked list holds
+// now (read at start, after each park and retry, and every
+// ParkedRefresh; -1 before the first read).
 type Stats struct {
 	Applied, Failed, Dropped, Parked int64
 	Batches                          int64
 	ApplySeconds                     float64
+	ParkedNow                        int64
 }
 
 // Stats returns the counters; safe to call concurrently with Run.
 func (s *Service) Stats() Stats {
 	return Stats{Applied: s.applied.Load(), Failed: s.failed.Load(), Dropped: s.dropped.Load(),
-		Parked: s.parked.Load(), Batches: s.batches.Load(), ApplySeconds: float64(s.applyNanos.Load()) / 1e9}
+		Parked: s.parked.Load(), Batches: s.batches.Load(), ApplySeconds: float64(s.applyNanos.Load()) / 1e9,
+		ParkedNow: s.parkedNow.Load()}
 }
 
 // Parked lists the last events parked since start, oldest first.
@@ -180,8 +189,10 @@ func New(bus events.Consumer, st store.Reader, eng search.Engine, log *slog.Logg
 		o.Retry.RetryDelay = o.RetryDelay
 	}
 	ix, err := indexwriter.New(st, eng, o.Indexing)
-	return &Service{bus: bus, ix: ix, err: err, log: log, opts: o, retry: o.Retry.WithDefaults(),
+	s := &Service{bus: bus, ix: ix, err: err, log: log, opts: o, retry: o.Retry.WithDefaults(),
 		tries: map[uint64]tries{}}
+	s.parkedNow.Store(-1)
+	return s
 }
 
 // Indexer is the underlying indexer (for WaitForVersion in tests and
@@ -212,6 +223,7 @@ func (s *Service) Run(ctx context.Context) error {
 	}
 	defer s.retries.Wait()
 	s.retryParked(ctx, "start")
+	s.retries.Go(func() { s.watchParked(ctx) })
 	s.log.Info("indexer consuming", "durable", s.opts.Durable, "subject", s.opts.Subject, "batch", s.opts.BatchSize)
 	copts := []events.ConsumeOption{events.WithRetryDelay(s.opts.RetryDelay), events.WithBatchSize(s.opts.BatchSize)}
 	if s.opts.AckWait > 0 {
@@ -228,15 +240,29 @@ func (s *Service) handle(ctx context.Context, m events.Msg) error {
 	tr := s.tries[m.Sequence]
 	s.mu.Unlock()
 	if tr.seen != delivered-1 && s.retry.ParkUnseen(delivered) {
-		// A crash loop is only one while the engine answers: after an
-		// outage the deliveries counted the wait, not crashes.
+		// A crash loop is only one while the engine answers: deliveries
+		// that crashed during an outage counted the wait, not crashes.
+		// Only a crash probe (an apply started while the engine answered)
+		// left open by an earlier delivery proves one.
 		if err := s.ix.Ping(ctx); err != nil {
 			return s.retryLater(ctx, m, &tr, err, false)
 		}
-		return s.park(ctx, m, fmt.Errorf("delivered %d times without the handling ending: the process crashed or exceeded the ack wait while applying it", delivered))
+		open, err := s.ix.CrashProbe(ctx, m.Sequence)
+		if err != nil {
+			return s.retryLater(ctx, m, &tr, err, false)
+		}
+		if open {
+			s.endProbe(ctx, m, &tr)
+			return s.park(ctx, m, fmt.Errorf("delivered %d times without the handling ending, and an apply of it started while the search engine answered never ended: the process crashed or exceeded the ack wait while applying it", delivered))
+		}
+		if err := s.ix.StartCrashProbe(ctx, m.Sequence); err != nil {
+			return s.retryLater(ctx, m, &tr, err, false)
+		}
+		tr.probe = true
 	}
 	ev, ok := changes.Consumer{Name: "indexer", Log: s.log}.Parse(ctx, m)
 	if !ok {
+		s.endProbe(ctx, m, &tr)
 		s.forget(m.Sequence)
 		s.dropped.Add(1)
 		return nil
@@ -244,6 +270,7 @@ func (s *Service) handle(ctx context.Context, m events.Msg) error {
 	start := time.Now()
 	res, err := s.ix.Apply(ctx, ev)
 	s.applyNanos.Add(int64(time.Since(start)))
+	s.endProbe(ctx, m, &tr)
 	switch {
 	case err != nil:
 		s.failed.Add(1)
@@ -261,6 +288,25 @@ func (s *Service) handle(ctx context.Context, m events.Msg) error {
 	s.log.Debug("indexer: applied", "subject", m.Subject, "msgId", m.MsgID, "ops", res.Ops,
 		"stale", res.Stale, "branches", res.Branches, "took", time.Since(start))
 	return nil
+}
+
+// probeEndTimeout bounds ending a crash probe, which is done even when
+// ctx ended (a stop during the apply is no crash).
+const probeEndTimeout = 5 * time.Second
+
+// endProbe ends m's open crash probe; when that fails (the engine went
+// away) tr keeps it open and the next handling ends it.
+func (s *Service) endProbe(ctx context.Context, m events.Msg, tr *tries) {
+	if !tr.probe {
+		return
+	}
+	ectx, cancel := context.WithTimeout(context.WithoutCancel(ctx), probeEndTimeout)
+	defer cancel()
+	if err := s.ix.EndCrashProbe(ectx, m.Sequence); err != nil {
+		s.log.Warn("indexer: cannot end the crash probe, will retry", "seq", m.Sequence, "err", err)
+		return
+	}
+	tr.probe = false
 }
 
 // retryLater records a failed attempt at m (seen: its handling ended here)
@@ -354,6 +400,7 @@ func (s *Service) retryParked(ctx context.Context, why string) {
 	s.retries.Go(func() {
 		defer s.retrying.Store(false)
 		res, err := s.ix.RetryParked(ctx, 0)
+		s.refreshParked(ctx)
 		if len(res.Applied) > 0 || len(res.Failed) > 0 {
 			s.log.Info("indexer: retried parked events", "why", why, "applied", len(res.Applied), "still_parked", len(res.Failed))
 		}
@@ -375,6 +422,7 @@ func (s *Service) park(ctx context.Context, m events.Msg, cause error) error {
 	}
 	s.forget(m.Sequence)
 	s.parked.Add(1)
+	s.refreshParked(ctx)
 	p.Transaction = tx
 	s.mu.Lock()
 	s.waitingFor = nil // the engine answered
@@ -387,6 +435,33 @@ func (s *Service) park(ctx context.Context, m events.Msg, cause error) error {
 	s.log.Error("indexer: parked change event: its changes are missing from the index until it is retried (`cms indexer retry`, or automatically when the indexer restarts or a component recovers); read-your-writes including it answers 503",
 		"subject", m.Subject, "msgId", m.MsgID, "seq", m.Sequence, "tx", tx, "deliveries", m.NumDelivered, "err", cause)
 	return nil
+}
+
+// ParkedRefresh is how often the indexer reads the size of the durable
+// parked list besides its own parks and retries (another process, such
+// as `cms indexer retry`, may change it).
+const ParkedRefresh = 15 * time.Second
+
+// refreshParked reads how many events the durable parked list holds
+// (Stats.ParkedNow); a failed read keeps the last value.
+func (s *Service) refreshParked(ctx context.Context) {
+	if _, total, err := s.ix.Parked(ctx); err == nil {
+		s.parkedNow.Store(total)
+	}
+}
+
+// watchParked refreshes Stats.ParkedNow every ParkedRefresh until ctx ends.
+func (s *Service) watchParked(ctx context.Context) {
+	t := time.NewTicker(ParkedRefresh)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+			s.refreshParked(ctx)
+		}
+	}
 }
 
 func (s *Service) forget(seq uint64) {

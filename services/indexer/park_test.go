@@ -90,6 +90,9 @@ func testParkFailingEvent(t *testing.T, e *env, iopts indexwriter.Options) {
 	if n := eng.rejected.Load(); n != attempts && n != attempts+1 {
 		t.Fatalf("the poisoned event was applied %d times, want %d (+1 for a failed batch)", n, attempts)
 	}
+	if st1.ParkedNow != 1 {
+		t.Fatalf("ParkedNow = %d, want 1 (cms_indexer_parked_events)", st1.ParkedNow)
+	}
 	if st1.Failed != attempts {
 		t.Fatalf("failed = %d, want %d", st1.Failed, attempts)
 	}
@@ -112,6 +115,12 @@ func testParkFailingEvent(t *testing.T, e *env, iopts indexwriter.Options) {
 	if _, err := tracking.WaitForVisible(ctx, poisonTx-1, time.Second); err != nil {
 		t.Fatalf("WaitForVisible(%d) before the parked transaction = %v", poisonTx-1, err)
 	}
+	// What the live change stream asks before it announces a transaction.
+	for tx, want := range map[int64]bool{poisonTx: true, healthyTx: false} {
+		if got, err := tracking.IsParked(ctx, tx); err != nil || got != want {
+			t.Fatalf("IsParked(%d) = %v, %v; want %v", tx, got, err, want)
+		}
+	}
 
 	// The engine accepts it now; a restarted indexer retries the list.
 	eng.cured.Store(true)
@@ -120,15 +129,18 @@ func testParkFailingEvent(t *testing.T, e *env, iopts indexwriter.Options) {
 	deadline := time.Now().Add(20 * time.Second)
 	for {
 		list, _, err := e.ix.Parked(ctx)
-		if err == nil && len(list) == 0 && e.doc(t, 4, poisonID) != nil {
+		if err == nil && len(list) == 0 && e.doc(t, 4, poisonID) != nil && e.indexer.Stats().ParkedNow == 0 {
 			break
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("the parked event was not retried at start: list %+v, err %v", list, err)
+			t.Fatalf("the parked event was not retried at start: list %+v, err %v, ParkedNow %d", list, err, e.indexer.Stats().ParkedNow)
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
 	if _, err := tracking.WaitForVisible(ctx, healthyTx, time.Second); err != nil {
 		t.Fatalf("after the retry WaitForVisible(%d) = %v", healthyTx, err)
+	}
+	if got, err := tracking.IsParked(ctx, poisonTx); err != nil || got {
+		t.Fatalf("after the retry IsParked(%d) = %v, %v", poisonTx, got, err)
 	}
 }

@@ -222,6 +222,8 @@ func TestLoginThrottlingOverHTTP(t *testing.T) {
 	if resp.StatusCode != 429 || p.Status != 429 || resp.Header.Get("Retry-After") != "60" {
 		t.Fatalf("4th attempt with the right password: %d Retry-After %q %s", resp.StatusCode, resp.Header.Get("Retry-After"), raw)
 	}
+	loadServedDoc(t, "Management").check(t, http.MethodGet, "/apis/cms/v1/branches/4", "",
+		httpResult{code: resp.StatusCode, header: resp.Header, body: raw})
 	if resp, _, raw := ok.do(t, base); resp.StatusCode != 200 {
 		t.Fatalf("cached administrator during the lock: %d %s", resp.StatusCode, raw)
 	}

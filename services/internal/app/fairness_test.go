@@ -44,10 +44,10 @@ func TestPerUserFairnessOverHTTP(t *testing.T) {
 		obj(110, "", v(1100, 0, "reader"), v(1000, 201, "Reader"), v(1101, 0, "reader-pw"), v(1104, 0, 4)),
 		obj(110, "", v(1100, 0, "nobody"), v(1000, 201, "Nobody"), v(1101, 0, "nobody-pw"))).CreatedObjectIDs
 	reader := httpClient{t, base, "reader", "reader-pw"}
-	render := func(c httpClient, id int64, i int) httpResult {
-		return c.do(http.MethodGet, fmt.Sprintf("/apis/rendering/v1/branches/4/templates/%d/render?parameters=%s", id,
-			url.QueryEscape(fmt.Sprintf("i=%d", i))), "")
+	renderTarget := func(id int64, i int) string {
+		return fmt.Sprintf("/apis/rendering/v1/branches/4/templates/%d/render?parameters=%s", id, url.QueryEscape(fmt.Sprintf("i=%d", i)))
 	}
+	render := func(c httpClient, id int64, i int) httpResult { return c.do(http.MethodGet, renderTarget(id, i), "") }
 	// The rendering group knows the branch once the index has it.
 	for deadline := time.Now().Add(20 * time.Second); ; time.Sleep(50 * time.Millisecond) {
 		r := render(admin, ids[1], -1)
@@ -65,9 +65,11 @@ func TestPerUserFairnessOverHTTP(t *testing.T) {
 		wg.Go(func() { results <- render(reader, ids[0], i) })
 	}
 	// The reader's extra renders are refused at once; 4 keep running.
+	doc := loadRenderingDoc(t)
 	for range 20 {
 		r := <-results
 		problem429(t, "the reader's extra render", r.code, r.header, r.body, "renderSlotsPerUser")
+		doc.check(t, http.MethodGet, renderTarget(ids[0], 0), "", r) // the served document declares it
 	}
 	for i := range 10 {
 		if r := render(admin, ids[1], i); r.code != http.StatusOK || string(r.body) != "hello" {
@@ -138,6 +140,8 @@ func TestLiveSubscribersPerUserOverHTTP(t *testing.T) {
 	r := open("reader", "reader-pw")
 	b, _ := io.ReadAll(r.Body)
 	problem429(t, "reader's third stream", r.StatusCode, r.Header, b, "live.maxSubscribersPerUser")
+	loadServedDoc(t, "Delivery").check(t, http.MethodGet, "/delivery/api/branches/4/changes", "",
+		httpResult{code: r.StatusCode, header: r.Header, body: b})
 	if r := open("other", "other-pw"); r.StatusCode != http.StatusOK {
 		t.Fatalf("another user's stream = %d", r.StatusCode)
 	}

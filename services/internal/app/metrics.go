@@ -36,6 +36,9 @@ func registerIndexerMetrics(reg prometheus.Registerer, ix *indexer.Service) {
 		prometheus.NewCounterFunc(prometheus.CounterOpts{Name: "cms_indexer_apply_seconds_total",
 			Help: "Time the indexer spent applying change events."}, func() float64 { return ix.Stats().ApplySeconds }),
 		counterFunc("cms_indexer_batches_total", "Batches of change events the indexer applied in one pass.", func() int64 { return ix.Stats().Batches }),
+		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "cms_indexer_parked_events",
+			Help: "Change events in the durable parked list now (their changes are missing from the index until retried; -1 before the indexer read the list)."},
+			func() float64 { return float64(ix.Stats().ParkedNow) }),
 		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "cms_indexer_lag_events",
 			Help: "Change events not yet applied: pending in the indexer's consumer plus those being applied."},
 			func() float64 { return float64(ix.Lag().Events) }),
@@ -84,6 +87,7 @@ func registerLiveMetrics(reg prometheus.Registerer, hub *livechanges.Hub) {
 			func() float64 { return float64(hub.Stats().Subscribers) }),
 		counterFunc("cms_live_events_released_total", "Change events released to the change stream (after the index and the cache eviction).", func() int64 { return hub.Stats().Released }),
 		counterFunc("cms_live_events_delivered_total", "Change events handed to subscribers.", func() int64 { return hub.Stats().Delivered }),
+		counterFunc("cms_live_events_parked_total", "Change events not announced because the indexer parked their transaction (the index lacks their changes).", func() int64 { return hub.Stats().Parked }),
 		counterFunc("cms_live_slow_subscribers_total", "Subscribers dropped because their buffer was full.", func() int64 { return hub.Stats().Dropped }))
 }
 

@@ -30,9 +30,9 @@ func TestComponentOutages(t *testing.T) {
 	const cacheTimeout = 300 * time.Millisecond
 	viaProxies := func(target string) Config {
 		cfg := config(target)
-		cfg.Search.URL = "http://" + esProxy.addr
+		cfg.Search.URL = "http://" + esProxy.Addr
 		ru, _ := url.Parse(cfg.Cache.URL)
-		ru.Host = redisProxy.addr
+		ru.Host = redisProxy.Addr
 		cfg.Cache.URL = ru.String()
 		cfg.Timeouts.Search, cfg.Timeouts.Cache = 300*time.Millisecond, cacheTimeout
 		cfg.Timeouts.Ready = 500 * time.Millisecond
@@ -67,7 +67,7 @@ func TestComponentOutages(t *testing.T) {
 	uncached := 0
 	for _, mode := range []int32{proxyFrozen, proxyRefusing} {
 		name := map[int32]string{proxyFrozen: "frozen", proxyRefusing: "refusing"}[mode]
-		esProxy.set(mode)
+		esProxy.Set(mode)
 		uncached++
 		path := "/delivery/api/branches/4/objects/outage?props=" + strconv.Itoa(uncached%2) + "&lang=de-DE&n=" + strconv.Itoa(uncached)
 		expectUnavailable(t, name+" search: delivery", func() httpResult { return deliv.do(http.MethodGet, path, "") })
@@ -81,14 +81,14 @@ func TestComponentOutages(t *testing.T) {
 	}
 
 	// Elasticsearch returns: no restart needed.
-	esProxy.set(proxyForward)
+	esProxy.Set(proxyForward)
 	pollUntil(t, 10*time.Second, "index search after recovery", func() bool { return search().code == http.StatusOK })
 	deliv.must(http.StatusOK, http.MethodGet, "/delivery/api/branches/4/objects/outage?lang=en-US", "")
 	index.must(http.StatusOK, http.MethodGet, "/readyz", "")
 
 	// Redis frozen: Delivery serves uncached, within the bound, and stays
 	// ready (the search engine answers).
-	redisProxy.set(proxyFrozen)
+	redisProxy.Set(proxyFrozen)
 	timed(t, "frozen redis: delivery read", func() httpResult {
 		return deliv.do(http.MethodGet, "/delivery/api/branches/4/objects/outage?lang=de-DE&redis=frozen", "")
 	}, http.StatusOK)
@@ -102,41 +102,41 @@ func TestComponentOutages(t *testing.T) {
 	timed(t, "frozen redis: delivery readyz", func() httpResult { return deliv.do(http.MethodGet, "/readyz", "") },
 		http.StatusOK)
 	// Both away: Delivery has nothing to serve from and says so.
-	esProxy.set(proxyFrozen)
+	esProxy.Set(proxyFrozen)
 	timed(t, "frozen redis and search: delivery readyz", func() httpResult { return deliv.do(http.MethodGet, "/readyz", "") },
 		http.StatusServiceUnavailable)
-	redisProxy.set(proxyForward)
-	esProxy.set(proxyForward)
+	redisProxy.Set(proxyForward)
+	esProxy.Set(proxyForward)
 	pollUntil(t, 10*time.Second, "delivery read after recovery", func() bool {
 		return deliv.do(http.MethodGet, "/delivery/api/branches/4/objects/outage?lang=de-DE&redis=back", "").code == http.StatusOK
 	})
 
 	// A Delivery replica starting while Redis is away serves uncached.
-	redisProxy.set(proxyRefusing)
+	redisProxy.Set(proxyRefusing)
 	late := serve(viaProxies(TargetDelivery))
 	timed(t, "redis down at start: delivery read", func() httpResult {
 		return late.do(http.MethodGet, "/delivery/api/branches/4/objects/outage?lang=de-DE&redis=down-at-start", "")
 	}, http.StatusOK)
-	redisProxy.set(proxyForward)
+	redisProxy.Set(proxyForward)
 
 	// PostgreSQL frozen under a Management process: its reads answer 503
 	// within the store deadline and it is not ready; then it recovers.
 	pgProxy := newFaultProxy(t, hostPort(t, base.Store.URL))
 	mcfg := config(TargetManagement)
 	pu, _ := url.Parse(mcfg.Store.URL)
-	pu.Host = pgProxy.addr
+	pu.Host = pgProxy.Addr
 	mcfg.Store.URL = pu.String()
 	mcfg.Timeouts.Store, mcfg.Timeouts.Ready = 300*time.Millisecond, 500*time.Millisecond
 	mgmt2 := serve(mcfg)
 	const read = "/apis/cms/v1/branches/4/objects/outage"
 	mgmt2.must(http.StatusOK, http.MethodGet, read, "") // also caches the login
-	pgProxy.set(proxyFrozen)
+	pgProxy.Set(proxyFrozen)
 	expectUnavailable(t, "frozen store: management read", func() httpResult { return mgmt2.do(http.MethodGet, read, "") })
 	stranger := httpClient{t: t, base: mgmt2.base, user: "admin", pass: "not-in-the-login-cache"}
 	expectUnavailable(t, "frozen store: login", func() httpResult { return stranger.do(http.MethodGet, read, "") })
 	timed(t, "frozen store: management readyz", func() httpResult { return mgmt2.do(http.MethodGet, "/readyz", "") },
 		http.StatusServiceUnavailable)
-	pgProxy.set(proxyForward)
+	pgProxy.Set(proxyForward)
 	pollUntil(t, 10*time.Second, "management read after recovery", func() bool {
 		return mgmt2.do(http.MethodGet, read, "").code == http.StatusOK
 	})

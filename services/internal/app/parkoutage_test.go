@@ -27,7 +27,7 @@ func TestSearchOutageLongerThanParkThreshold(t *testing.T) {
 	// Park threshold with the default 1 s first retry: 2 failed applies.
 	const parkThreshold = time.Second
 	icfg := config(TargetIndexer)
-	icfg.Search.URL = "http://" + esProxy.addr
+	icfg.Search.URL = "http://" + esProxy.Addr
 	icfg.Timeouts.Search, icfg.Timeouts.Ready = 300*time.Millisecond, 500*time.Millisecond
 	icfg.IndexerMaxAttempts = maxAttempts
 	mgmt := serve(config(TargetManagement))
@@ -41,7 +41,7 @@ func TestSearchOutageLongerThanParkThreshold(t *testing.T) {
 		"X-Cms-Min-Version", strconv.FormatInt(w0.Transaction.ID, 10), "X-Cms-Max-Wait", "20s")
 	failedBefore := scrape(t, ixr.base)[`cms_indexer_events_total{result="failed"}`]
 
-	esProxy.set(proxyRefusing)
+	esProxy.Set(proxyRefusing)
 	cut := time.Now()
 	w := mgmt.create(obj(0, "parkoutage", v(1000, 201, "Parkoutage")))
 	// The indexer failed as often as it takes to park (or parked), and
@@ -59,7 +59,7 @@ func TestSearchOutageLongerThanParkThreshold(t *testing.T) {
 	}
 	m := scrape(t, ixr.base)
 	outage := time.Since(cut)
-	esProxy.set(proxyForward)
+	esProxy.Set(proxyForward)
 	back := time.Now()
 	t.Logf("outage %v: failed applies %v, parked %v", outage.Round(time.Millisecond),
 		m[`cms_indexer_events_total{result="failed"}`]-failedBefore, m[`cms_indexer_events_total{result="parked"}`])
@@ -79,6 +79,9 @@ func TestSearchOutageLongerThanParkThreshold(t *testing.T) {
 	}
 	if p := scrape(t, ixr.base)[`cms_indexer_events_total{result="parked"}`]; p != 0 {
 		t.Errorf("parked = %v, want 0: an outage is no reason to park", p)
+	}
+	if g, ok := scrape(t, ixr.base)["cms_indexer_parked_events"]; !ok || g != 0 {
+		t.Errorf("cms_indexer_parked_events = %v (exported: %v), want 0", g, ok)
 	}
 	pollUntil(t, 10*time.Second, "indexer ready after the outage", func() bool {
 		return ixr.do(http.MethodGet, "/readyz", "").code == http.StatusOK

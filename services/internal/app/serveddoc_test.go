@@ -32,7 +32,9 @@ var servedDocs = sync.OnceValues(func() (map[string]*openapitest.Document, error
 		"Rendering": openapi.Rendering, "Management": openapi.Management,
 		"Delivery": openapi.Delivery, "Index": openapi.Index,
 	} {
-		d, err := openapitest.LoadSwagger2(spec)
+		// Every operation declares its 429 (login throttling, per-user
+		// caps) with Retry-After, not only through "default".
+		d, err := openapitest.LoadSwagger2(spec, openapitest.WithDeclaredStatuses(http.StatusTooManyRequests))
 		if err != nil {
 			return nil, err
 		}

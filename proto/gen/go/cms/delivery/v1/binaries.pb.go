@@ -8,6 +8,7 @@ package deliveryv1
 
 import (
 	_ "github.com/cmsplatform/cms/proto/gen/go/cms/options/v1"
+	_ "github.com/grpc-ecosystem/grpc-gateway/v2/protoc-gen-openapiv2/options"
 	_ "google.golang.org/genproto/googleapis/api/annotations"
 	httpbody "google.golang.org/genproto/googleapis/api/httpbody"
 	protoreflect "google.golang.org/protobuf/reflect/protoreflect"
@@ -251,7 +252,7 @@ var File_cms_delivery_v1_binaries_proto protoreflect.FileDescriptor
 
 const file_cms_delivery_v1_binaries_proto_rawDesc = "" +
 	"\n" +
-	"\x1ecms/delivery/v1/binaries.proto\x12\x0fcms.delivery.v1\x1a\x1ccms/options/v1/options.proto\x1a\x1cgoogle/api/annotations.proto\x1a\x19google/api/httpbody.proto\"\"\n" +
+	"\x1ecms/delivery/v1/binaries.proto\x12\x0fcms.delivery.v1\x1a\x1ccms/options/v1/options.proto\x1a\x1cgoogle/api/annotations.proto\x1a\x19google/api/httpbody.proto\x1a.protoc-gen-openapiv2/options/annotations.proto\"\"\n" +
 	"\x10GetBinaryRequest\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\x05R\x02id\".\n" +
 	"\x18GetExternalBinaryRequest\x12\x12\n" +
@@ -265,13 +266,16 @@ const file_cms_delivery_v1_binaries_proto_rawDesc = "" +
 	"\x04size\x18\x03 \x01(\x05H\x00R\x04size\x88\x01\x01\x12\x19\n" +
 	"\x05width\x18\x04 \x01(\x05H\x01R\x05width\x88\x01\x01B\a\n" +
 	"\x05_sizeB\b\n" +
-	"\x06_width2\xbe\x05\n" +
+	"\x06_width2\xe1\a\n" +
 	"\x15DeliveryBinaryService\x12\x89\x01\n" +
 	"\tGetBinary\x12!.cms.delivery.v1.GetBinaryRequest\x1a\x14.google.api.HttpBody\"A\xea\xf9\x18\x12Delivery_GetBinary\xfa\xf9\x18\x04\b\x028\x01\x82\xd3\xe4\x93\x02\x1d\x12\x1b/delivery/api/binaries/{id}0\x01\x12\x9e\x01\n" +
 	"\x11GetExternalBinary\x12).cms.delivery.v1.GetExternalBinaryRequest\x1a\x14.google.api.HttpBody\"F\xea\xf9\x18\x1aDelivery_GetExternalBinary\xfa\xf9\x18\x02\b\x01\x82\xd3\xe4\x93\x02\x1c\x12\x1a/delivery/api/files/{name}0\x01\x12\xbf\x01\n" +
 	"\x14GetBpoExternalBinary\x12,.cms.delivery.v1.GetBpoExternalBinaryRequest\x1a\x14.google.api.HttpBody\"a\xea\xf9\x18\x1dDelivery_GetBpoExternalBinary\xfa\xf9\x18\n" +
-	"\b\x02\x12\x06branch\x82\xd3\xe4\x93\x02,\x12*/delivery/api/branches/{branch}/files/{id}0\x01\x12\xb5\x01\n" +
-	"\x0fGetBpoThumbnail\x12'.cms.delivery.v1.GetBpoThumbnailRequest\x1a\x14.google.api.HttpBody\"a\xea\xf9\x18\x18Delivery_GetBpoThumbnail\xfa\xf9\x18\n" +
+	"\b\x02\x12\x06branch\x82\xd3\xe4\x93\x02,\x12*/delivery/api/branches/{branch}/files/{id}0\x01\x12\xd8\x03\n" +
+	"\x0fGetBpoThumbnail\x12'.cms.delivery.v1.GetBpoThumbnailRequest\x1a\x14.google.api.HttpBody\"\x83\x03\x92A\x9e\x02J\x9b\x02\n" +
+	"\x03429\x12\x93\x02\n" +
+	"\xec\x01The caller is at its per-user cap of thumbnails being generated at once: the ProblemDetails' `limit` is files.thumbnailParallelPerUser (or its user is locked after failed logins, edge.loginUserFailures). Retry after Retry-After seconds.\x12\"\n" +
+	" \x1a\x1e.cms.problem.v1.ProblemDetails\xea\xf9\x18\x18Delivery_GetBpoThumbnail\xfa\xf9\x18\n" +
 	"\b\x02\x12\x06branch\x82\xd3\xe4\x93\x021\x12//delivery/api/branches/{branch}/thumbnails/{id}0\x01BDZBgithub.com/cmsplatform/cms/proto/gen/go/cms/delivery/v1;deliveryv1b\x06proto3"
 
 var (

@@ -28,7 +28,7 @@ var File_cms_delivery_v1_service_proto protoreflect.FileDescriptor
 
 const file_cms_delivery_v1_service_proto_rawDesc = "" +
 	"\n" +
-	"\x1dcms/delivery/v1/service.proto\x12\x0fcms.delivery.v1\x1a\x1dcms/delivery/v1/changes.proto\x1a\x1ccms/delivery/v1/config.proto\x1a\x1dcms/delivery/v1/objects.proto\x1a!cms/delivery/v1/occurrences.proto\x1a!cms/delivery/v1/suggestions.proto\x1a\x1ccms/options/v1/options.proto\x1a\x1ccms/problem/v1/problem.proto\x1a\x1cgoogle/api/annotations.proto\x1a.protoc-gen-openapiv2/options/annotations.proto2\xc3\x18\n" +
+	"\x1dcms/delivery/v1/service.proto\x12\x0fcms.delivery.v1\x1a\x1dcms/delivery/v1/changes.proto\x1a\x1ccms/delivery/v1/config.proto\x1a\x1dcms/delivery/v1/objects.proto\x1a!cms/delivery/v1/occurrences.proto\x1a!cms/delivery/v1/suggestions.proto\x1a\x1ccms/options/v1/options.proto\x1a\x1ccms/problem/v1/problem.proto\x1a\x1cgoogle/api/annotations.proto\x1a.protoc-gen-openapiv2/options/annotations.proto2\xce\x1a\n" +
 	"\x0fDeliveryService\x12\x97\x01\n" +
 	"\vGetBranches\x12#.cms.delivery.v1.GetBranchesRequest\x1a\x1b.cms.delivery.v1.BranchList\"F\xea\xf9\x18\x14Delivery_GetBranches\xfa\xf9\x18\x02\b\x01\x82\xd3\xe4\x93\x02\"b\bbranches\x12\x16/delivery/api/branches\x12\xbf\x01\n" +
 	"\fGetLanguages\x12$.cms.delivery.v1.GetLanguagesRequest\x1a\x1d.cms.delivery.v1.LanguageList\"j\xea\xf9\x18\x15Delivery_GetLanguages\xfa\xf9\x18\n" +
@@ -57,13 +57,19 @@ const file_cms_delivery_v1_service_proto_rawDesc = "" +
 	"\vSuggestions\x12#.cms.delivery.v1.SuggestionsRequest\x1a\".cms.delivery.v1.SuggestionsResult\"Y\xea\xf9\x18\x14Delivery_Suggestions\xfa\xf9\x18\n" +
 	"\b\x02\x12\x06branch\x82\xd3\xe4\x93\x02-\x12+/delivery/api/branches/{branch}/suggestions\x12\xcd\x01\n" +
 	"\x10SuggestionsTyped\x12(.cms.delivery.v1.SuggestionsTypedRequest\x1a\".cms.delivery.v1.SuggestionsResult\"k\xea\xf9\x18\x19Delivery_SuggestionsTyped\xfa\xf9\x18\n" +
-	"\b\x02\x12\x06branch\x82\xd3\xe4\x93\x02:\x128/delivery/api/branches/{branch}/types/{type}/suggestions\x12\x97\x05\n" +
-	"\fWatchChanges\x12$.cms.delivery.v1.WatchChangesRequest\x1a\x1c.cms.delivery.v1.ChangeEvent\"\xc0\x04\x92A\xe6\x03\x12(Server-sent events: the branch's changes\x1a\xff\x01text/event-stream: per change `id:` (version), `event:` (kind), `data:` JSON {version, kind, branch, objectIds, types}; `event: reset` when the resume position is older than the retained changes; heartbeats as comments. Resume with Last-Event-ID or since.:\x11text/event-stream:\x18application/problem+jsonJ\x8a\x01\n" +
+	"\b\x02\x12\x06branch\x82\xd3\xe4\x93\x02:\x128/delivery/api/branches/{branch}/types/{type}/suggestions\x12\xa2\a\n" +
+	"\fWatchChanges\x12$.cms.delivery.v1.WatchChangesRequest\x1a\x1c.cms.delivery.v1.ChangeEvent\"\xcb\x06\x92A\xf1\x05\x12(Server-sent events: the branch's changes\x1a\xff\x01text/event-stream: per change `id:` (version), `event:` (kind), `data:` JSON {version, kind, branch, objectIds, types}; `event: reset` when the resume position is older than the retained changes; heartbeats as comments. Resume with Last-Event-ID or since.:\x11text/event-stream:\x18application/problem+jsonJ\x88\x02\n" +
+	"\x03429\x12\x80\x02\n" +
+	"\xd9\x01The caller is at its per-user cap of open change streams: the ProblemDetails' `limit` is live.maxSubscribersPerUser (or its user is locked after failed logins, edge.loginUserFailures). Retry after Retry-After seconds.\x12\"\n" +
+	" \x1a\x1e.cms.problem.v1.ProblemDetailsJ\x8a\x01\n" +
 	"\adefault\x12\x7f\n" +
 	"YAn error before the stream starts, as RFC 7807 ProblemDetails (application/problem+json).\x12\"\n" +
 	" \x1a\x1e.cms.problem.v1.ProblemDetails\xea\xf9\x18\x15Delivery_WatchChanges\xfa\xf9\x18\n" +
-	"\b\x02\x12\x06branch\x82\xd3\xe4\x93\x02)\x12'/delivery/api/branches/{branch}/changes0\x01B\xb6\x03\x92A\xee\x02\x12\xcc\x01\n" +
-	"\x10CMS Delivery API\x12\xb3\x01The published, indexed view of a branch: localized objects, references, filters, counts, occurrences, suggestions, binaries, thumbnails and live changes (base path /delivery/api).2\x02v1:\x10application/json:\x18application/problem+jsonRq\n" +
+	"\b\x02\x12\x06branch\x82\xd3\xe4\x93\x02)\x12'/delivery/api/branches/{branch}/changes0\x01B\x8c\x06\x92A\xc4\x05\x12\xcc\x01\n" +
+	"\x10CMS Delivery API\x12\xb3\x01The published, indexed view of a branch: localized objects, references, filters, counts, occurrences, suggestions, binaries, thumbnails and live changes (base path /delivery/api).2\x02v1:\x10application/json:\x18application/problem+jsonR\xd3\x02\n" +
+	"\x03429\x12\xcb\x02\n" +
+	"\xa4\x02Too many requests, as RFC 7807 ProblemDetails: the caller's user is locked after failed logins (edge.loginUserFailures), or the caller is at one of its per-user caps (the ProblemDetails' `reason` is TOO_MANY_REQUESTS and its `limit` member names the setting). Retry after Retry-After seconds.\x12\"\n" +
+	" \x1a\x1e.cms.problem.v1.ProblemDetailsRq\n" +
 	"\adefault\x12f\n" +
 	"@An error, as RFC 7807 ProblemDetails (application/problem+json).\x12\"\n" +
 	" \x1a\x1e.cms.problem.v1.ProblemDetailsZBgithub.com/cmsplatform/cms/proto/gen/go/cms/delivery/v1;deliveryv1b\x06proto3"

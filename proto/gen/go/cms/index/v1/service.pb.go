@@ -46,8 +46,11 @@ const file_cms_index_v1_service_proto_rawDesc = "" +
 	"\b\x02\x12\x06branch\x82\xd3\xe4\x93\x028:\x01*\"3/apis/index/v1/branches/{branch}/objectXmlLinkCount\x12\xb2\x01\n" +
 	"\vSuggestions\x12 .cms.index.v1.SuggestionsRequest\x1a\x1f.cms.index.v1.SuggestionsResult\"`\xea\xf9\x18\x17ObjectIndex_Suggestions\xfa\xf9\x18\n" +
 	"\b\x02\x12\x06branch\x82\xd3\xe4\x93\x021:\x01*\",/apis/index/v1/branches/{branch}/suggestions\x12\xa5\x01\n" +
-	"\fMatchStrings\x12!.cms.index.v1.MatchStringsRequest\x1a\".cms.index.v1.MatchStringsResponse\"N\xea\xf9\x18\x14Utility_MatchStrings\xfa\xf9\x18\x02\b\x01\x82\xd3\xe4\x93\x02*:\x01*\"%/apis/index/v1/utilities/matchStringsB\xfc\x02\x92A\xba\x02\x12\x98\x01\n" +
-	"\rCMS Index API\x12\x82\x01Search, count and occurrences over objects and comments, XML link counts, work items and match strings (base path /apis/index/v1).2\x02v1:\x10application/json:\x18application/problem+jsonRq\n" +
+	"\fMatchStrings\x12!.cms.index.v1.MatchStringsRequest\x1a\".cms.index.v1.MatchStringsResponse\"N\xea\xf9\x18\x14Utility_MatchStrings\xfa\xf9\x18\x02\b\x01\x82\xd3\xe4\x93\x02*:\x01*\"%/apis/index/v1/utilities/matchStringsB\xd2\x05\x92A\x90\x05\x12\x98\x01\n" +
+	"\rCMS Index API\x12\x82\x01Search, count and occurrences over objects and comments, XML link counts, work items and match strings (base path /apis/index/v1).2\x02v1:\x10application/json:\x18application/problem+jsonR\xd3\x02\n" +
+	"\x03429\x12\xcb\x02\n" +
+	"\xa4\x02Too many requests, as RFC 7807 ProblemDetails: the caller's user is locked after failed logins (edge.loginUserFailures), or the caller is at one of its per-user caps (the ProblemDetails' `reason` is TOO_MANY_REQUESTS and its `limit` member names the setting). Retry after Retry-After seconds.\x12\"\n" +
+	" \x1a\x1e.cms.problem.v1.ProblemDetailsRq\n" +
 	"\adefault\x12f\n" +
 	"@An error, as RFC 7807 ProblemDetails (application/problem+json).\x12\"\n" +
 	" \x1a\x1e.cms.problem.v1.ProblemDetailsZ<github.com/cmsplatform/cms/proto/gen/go/cms/index/v1;indexv1b\x06proto3"

@@ -87,8 +87,11 @@ const file_cms_management_v1_service_proto_rawDesc = "" +
 	"\x0fGetTypedObjects\x12).cms.management.v1.GetTypedObjectsRequest\x1a .cms.management.v1.CmsObjectList\"`\xea\xf9\x18\x13Cms_GetTypedObjects\xfa\xf9\x18\n" +
 	"\b\x02\x12\x06branch\x82\xd3\xe4\x93\x025\x123/apis/cms/v1/branches/{branch}/types/{type}/objects\x12\xd8\x01\n" +
 	"\x14GetWebhookDeliveries\x12..cms.management.v1.GetWebhookDeliveriesRequest\x1a%.cms.management.v1.WebhookAttemptList\"i\xea\xf9\x18\x1cWebhook_GetWebhookDeliveries\xfa\xf9\x18\x10\b\x02(\x032\n" +
-	"webhook_id\x82\xd3\xe4\x93\x02/\x12-/apis/cms/v1/webhooks/{webhook_id}/deliveriesB\x97\x03\x92A\xcb\x02\x12\xa6\x01\n" +
-	"\x12CMS Management API\x12\x8b\x01Branches, objects, typed objects, comments, jobs, file and job-input uploads, users, webhooks and code generation (base path /apis/cms/v1).2\x02v1:\x10application/json:\x18application/problem+jsonRt\n" +
+	"webhook_id\x82\xd3\xe4\x93\x02/\x12-/apis/cms/v1/webhooks/{webhook_id}/deliveriesB\xf0\x05\x92A\xa4\x05\x12\xa6\x01\n" +
+	"\x12CMS Management API\x12\x8b\x01Branches, objects, typed objects, comments, jobs, file and job-input uploads, users, webhooks and code generation (base path /apis/cms/v1).2\x02v1:\x10application/json:\x18application/problem+jsonR\xd6\x02\n" +
+	"\x03429\x12\xce\x02\n" +
+	"\xa4\x02Too many requests, as RFC 7807 ProblemDetails: the caller's user is locked after failed logins (edge.loginUserFailures), or the caller is at one of its per-user caps (the ProblemDetails' `reason` is TOO_MANY_REQUESTS and its `limit` member names the setting). Retry after Retry-After seconds.\x12%\n" +
+	"#\x1a!.cms.management.v1.ProblemDetailsRt\n" +
 	"\adefault\x12i\n" +
 	"@An error, as RFC 7807 ProblemDetails (application/problem+json).\x12%\n" +
 	"#\x1a!.cms.management.v1.ProblemDetailsZFgithub.com/cmsplatform/cms/proto/gen/go/cms/management/v1;managementv1b\x06proto3"

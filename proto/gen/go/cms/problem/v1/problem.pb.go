@@ -51,7 +51,10 @@ type ProblemDetails struct {
 	// The line of the failing template (a 422 template error).
 	Line int32 `protobuf:"varint,9,opt,name=line,proto3" json:"line,omitempty"`
 	// The column of the failing template (a 422 template error).
-	Column        int32 `protobuf:"varint,10,opt,name=column,proto3" json:"column,omitempty"`
+	Column int32 `protobuf:"varint,10,opt,name=column,proto3" json:"column,omitempty"`
+	// The setting of the per-user cap a 429 answer met (e.g.
+	// renderSlotsPerUser, live.maxSubscribersPerUser).
+	Limit         string `protobuf:"bytes,11,opt,name=limit,proto3" json:"limit,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -156,11 +159,18 @@ func (x *ProblemDetails) GetColumn() int32 {
 	return 0
 }
 
+func (x *ProblemDetails) GetLimit() string {
+	if x != nil {
+		return x.Limit
+	}
+	return ""
+}
+
 var File_cms_problem_v1_problem_proto protoreflect.FileDescriptor
 
 const file_cms_problem_v1_problem_proto_rawDesc = "" +
 	"\n" +
-	"\x1ccms/problem/v1/problem.proto\x12\x0ecms.problem.v1\x1a.protoc-gen-openapiv2/options/annotations.proto\"\xa6\x02\n" +
+	"\x1ccms/problem/v1/problem.proto\x12\x0ecms.problem.v1\x1a.protoc-gen-openapiv2/options/annotations.proto\"\xbc\x02\n" +
 	"\x0eProblemDetails\x12\x12\n" +
 	"\x04type\x18\x01 \x01(\tR\x04type\x12\x14\n" +
 	"\x05title\x18\x02 \x01(\tR\x05title\x12\x16\n" +
@@ -173,7 +183,8 @@ const file_cms_problem_v1_problem_proto_rawDesc = "" +
 	"request_id\x18\b \x01(\tR\trequestId\x12\x12\n" +
 	"\x04line\x18\t \x01(\x05R\x04line\x12\x16\n" +
 	"\x06column\x18\n" +
-	" \x01(\x05R\x06column:\x1d\x92A\x1a\n" +
+	" \x01(\x05R\x06column\x12\x14\n" +
+	"\x05limit\x18\v \x01(\tR\x05limit:\x1d\x92A\x1a\n" +
 	"\x18\xd2\x01\x04type\xd2\x01\x05title\xd2\x01\x06statusBBZ@github.com/cmsplatform/cms/proto/gen/go/cms/problem/v1;problemv1b\x06proto3"
 
 var (

@@ -28,7 +28,7 @@ var File_cms_rendering_v1_service_proto protoreflect.FileDescriptor
 
 const file_cms_rendering_v1_service_proto_rawDesc = "" +
 	"\n" +
-	"\x1ecms/rendering/v1/service.proto\x12\x10cms.rendering.v1\x1a\x1ccms/options/v1/options.proto\x1a\x1fcms/rendering/v1/binaries.proto\x1a\x1cgoogle/api/annotations.proto\x1a\x19google/api/httpbody.proto\x1a.protoc-gen-openapiv2/options/annotations.proto2\xb6!\n" +
+	"\x1ecms/rendering/v1/service.proto\x12\x10cms.rendering.v1\x1a\x1ccms/options/v1/options.proto\x1a\x1fcms/rendering/v1/binaries.proto\x1a\x1cgoogle/api/annotations.proto\x1a\x19google/api/httpbody.proto\x1a.protoc-gen-openapiv2/options/annotations.proto2\xc4%\n" +
 	"\x10RenderingService\x12\x98\x04\n" +
 	"\tGetBinary\x12\".cms.rendering.v1.GetBinaryRequest\x1a\x14.google.api.HttpBody\"\xce\x03\x92A\x89\x03:\x18application/octet-stream:\x18application/problem+jsonJy\n" +
 	"\x03200\x12r\n" +
@@ -59,21 +59,27 @@ const file_cms_rendering_v1_service_proto_rawDesc = "" +
 	"uThe ranges of the Range header (one range: the file's media type; several: multipart/byteranges), with Content-Range.\x12\x0f\n" +
 	"\r\x9a\x02\x01\a\xa2\x02\x06binaryJE\n" +
 	"\x03304\x12>\n" +
-	"<Not modified: If-None-Match named the current ETag; no body.\xea\xf9\x18\x16GetExternalBinaryAsync\xfa\xf9\x18\x02\b\x01\x82\xd3\xe4\x93\x02!\x12\x1f/apis/rendering/v1/files/{name}0\x01\x12\xd7\x03\n" +
-	"\x0eRenderTemplate\x12'.cms.rendering.v1.RenderTemplateRequest\x1a\x14.google.api.HttpBody\"\x83\x03\x92A\x83\x022\x10application/json:\ttext/html:\x18application/problem+jsonJ\x82\x01\n" +
+	"<Not modified: If-None-Match named the current ETag; no body.\xea\xf9\x18\x16GetExternalBinaryAsync\xfa\xf9\x18\x02\b\x01\x82\xd3\xe4\x93\x02!\x12\x1f/apis/rendering/v1/files/{name}0\x01\x12\xde\x05\n" +
+	"\x0eRenderTemplate\x12'.cms.rendering.v1.RenderTemplateRequest\x1a\x14.google.api.HttpBody\"\x8a\x05\x92A\x8a\x042\x10application/json:\ttext/html:\x18application/problem+jsonJ\x82\x01\n" +
 	"\x03200\x12{\n" +
 	"/The rendered output (text/html; charset=utf-8).\x1aH\n" +
 	"\x04ETag\x12@\n" +
 	"6A strong validator: If-None-Match with it answers 304.\x12\x06stringJE\n" +
 	"\x03304\x12>\n" +
-	"<Not modified: If-None-Match named the current ETag; no body.\xea\xf9\x18\x13RenderTemplateAsync\xfa\xf9\x18\r\b\x02\x12\tbranch_id\x82\xd3\xe4\x93\x02N:\x04body\"F/apis/rendering/v1/branches/{branch_id}/templates/{template_id}/render0\x01\x12\xce\x03\n" +
-	"\x13GetRenderedTemplate\x12,.cms.rendering.v1.GetRenderedTemplateRequest\x1a\x14.google.api.HttpBody\"\xf0\x02\x92A\xf1\x01:\ttext/html:\x18application/problem+jsonJ\x82\x01\n" +
+	"<Not modified: If-None-Match named the current ETag; no body.J\x84\x02\n" +
+	"\x03429\x12\xfc\x01\n" +
+	"\xd5\x01The caller is at its per-user cap of renders running at once: the ProblemDetails' `limit` is renderSlotsPerUser (or its user is locked after failed logins, edge.loginUserFailures). Retry after Retry-After seconds.\x12\"\n" +
+	" \x1a\x1e.cms.problem.v1.ProblemDetails\xea\xf9\x18\x13RenderTemplateAsync\xfa\xf9\x18\r\b\x02\x12\tbranch_id\x82\xd3\xe4\x93\x02N:\x04body\"F/apis/rendering/v1/branches/{branch_id}/templates/{template_id}/render0\x01\x12\xd5\x05\n" +
+	"\x13GetRenderedTemplate\x12,.cms.rendering.v1.GetRenderedTemplateRequest\x1a\x14.google.api.HttpBody\"\xf7\x04\x92A\xf8\x03:\ttext/html:\x18application/problem+jsonJ\x82\x01\n" +
 	"\x03200\x12{\n" +
 	"/The rendered output (text/html; charset=utf-8).\x1aH\n" +
 	"\x04ETag\x12@\n" +
 	"6A strong validator: If-None-Match with it answers 304.\x12\x06stringJE\n" +
 	"\x03304\x12>\n" +
-	"<Not modified: If-None-Match named the current ETag; no body.\xea\xf9\x18\x18GetRenderedTemplateAsync\xfa\xf9\x18\r\b\x02\x12\tbranch_id\x82\xd3\xe4\x93\x02H\x12F/apis/rendering/v1/branches/{branch_id}/templates/{template_id}/render0\x01\x12\xef\x02\n" +
+	"<Not modified: If-None-Match named the current ETag; no body.J\x84\x02\n" +
+	"\x03429\x12\xfc\x01\n" +
+	"\xd5\x01The caller is at its per-user cap of renders running at once: the ProblemDetails' `limit` is renderSlotsPerUser (or its user is locked after failed logins, edge.loginUserFailures). Retry after Retry-After seconds.\x12\"\n" +
+	" \x1a\x1e.cms.problem.v1.ProblemDetails\xea\xf9\x18\x18GetRenderedTemplateAsync\xfa\xf9\x18\r\b\x02\x12\tbranch_id\x82\xd3\xe4\x93\x02H\x12F/apis/rendering/v1/branches/{branch_id}/templates/{template_id}/render0\x01\x12\xef\x02\n" +
 	"\vRenderBatch\x12$.cms.rendering.v1.RenderBatchRequest\x1a\x14.google.api.HttpBody\"\xa1\x02\x92A\xb7\x012\x10application/json:\x10application/json:\x18application/problem+jsonJw\n" +
 	"\x03200\x12p\n" +
 	"EOne result per job, in order: the output or the job's ProblemDetails.\x12'\n" +
@@ -98,8 +104,11 @@ const file_cms_rendering_v1_service_proto_rawDesc = "" +
 	"\x04ETag\x12@\n" +
 	"6A strong validator: If-None-Match with it answers 304.\x12\x06stringJE\n" +
 	"\x03304\x12>\n" +
-	"<Not modified: If-None-Match named the current ETag; no body.\xea\xf9\x18\x13GetAppFontsCssAsync\xfa\xf9\x18\r\b\x02\x12\tbranch_id\x82\xd3\xe4\x93\x02;\x129/apis/rendering/v1/branches/{branch_id}/css/app-fonts.css0\x01B\xee\x02\x92A\xa4\x02\x12\x82\x01\n" +
-	"\x11CMS Rendering API\x12iTemplates rendered over objects, batches, stylesheets, binaries and files (base path /apis/rendering/v1).2\x02v1:\x10application/json:\x18application/problem+jsonRq\n" +
+	"<Not modified: If-None-Match named the current ETag; no body.\xea\xf9\x18\x13GetAppFontsCssAsync\xfa\xf9\x18\r\b\x02\x12\tbranch_id\x82\xd3\xe4\x93\x02;\x129/apis/rendering/v1/branches/{branch_id}/css/app-fonts.css0\x01B\xc4\x05\x92A\xfa\x04\x12\x82\x01\n" +
+	"\x11CMS Rendering API\x12iTemplates rendered over objects, batches, stylesheets, binaries and files (base path /apis/rendering/v1).2\x02v1:\x10application/json:\x18application/problem+jsonR\xd3\x02\n" +
+	"\x03429\x12\xcb\x02\n" +
+	"\xa4\x02Too many requests, as RFC 7807 ProblemDetails: the caller's user is locked after failed logins (edge.loginUserFailures), or the caller is at one of its per-user caps (the ProblemDetails' `reason` is TOO_MANY_REQUESTS and its `limit` member names the setting). Retry after Retry-After seconds.\x12\"\n" +
+	" \x1a\x1e.cms.problem.v1.ProblemDetailsRq\n" +
 	"\adefault\x12f\n" +
 	"@An error, as RFC 7807 ProblemDetails (application/problem+json).\x12\"\n" +
 	" \x1a\x1e.cms.problem.v1.ProblemDetailsZDgithub.com/cmsplatform/cms/proto/gen/go/cms/rendering/v1;renderingv1b\x06proto3"
