@@ -28,8 +28,8 @@ import (
 // generated (hash-suffixed) ConfigMaps; a pinned image; topology spread;
 // probes on /readyz (readiness) and /healthz (liveness only).
 
-// appComponentsFile holds the `needs` map: which components each target opens.
-const appComponentsFile = "../services/internal/app/components.go"
+// appComponentsFile holds the target table: which components each target opens.
+const appComponentsFile = "../services/internal/app/targettable.go"
 
 // componentEnv is the URL env var of each component (blobs live in the
 // NATS object store in distributed mode) and componentPort its port.
@@ -399,21 +399,30 @@ func appNeeds(t *testing.T) map[string][]string {
 	out := map[string][]string{}
 	ast.Inspect(f, func(n ast.Node) bool {
 		vs, ok := n.(*ast.ValueSpec)
-		if !ok || len(vs.Names) != 1 || vs.Names[0].Name != "needs" || len(vs.Values) != 1 {
+		if !ok || len(vs.Names) != 1 || vs.Names[0].Name != "targetTable" || len(vs.Values) != 1 {
 			return true
 		}
 		lit, _ := vs.Values[0].(*ast.CompositeLit)
-		for _, el := range lit.Elts {
-			kv := el.(*ast.KeyValueExpr)
-			key, _ := kv.Key.(*ast.Ident)
-			tg, ok := consts[key.Name]
-			if !ok {
-				t.Fatalf("%s: needs key %s is not a known target", appComponentsFile, key.Name)
+		for _, row := range lit.Elts {
+			var tg string
+			var opens []string
+			for _, el := range row.(*ast.CompositeLit).Elts {
+				kv := el.(*ast.KeyValueExpr)
+				switch kv.Key.(*ast.Ident).Name {
+				case "name":
+					key, _ := kv.Value.(*ast.Ident)
+					if key == nil || consts[key.Name] == "" {
+						t.Fatalf("%s: a row's name is not a known target", appComponentsFile)
+					}
+					tg = consts[key.Name]
+				case "opens":
+					for _, c := range kv.Value.(*ast.CompositeLit).Elts {
+						s, _ := strconv.Unquote(c.(*ast.BasicLit).Value)
+						opens = append(opens, s)
+					}
+				}
 			}
-			for _, c := range kv.Value.(*ast.CompositeLit).Elts {
-				s, _ := strconv.Unquote(c.(*ast.BasicLit).Value)
-				out[tg] = append(out[tg], s)
-			}
+			out[tg] = opens
 		}
 		return false
 	})

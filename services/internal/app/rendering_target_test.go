@@ -30,7 +30,7 @@ func TestRenderingTargetOnItsStore(t *testing.T) {
 	mgmt := serve(config(TargetManagement)) // no indexer: the index never shows the branch
 	rcfg := config(TargetRendering)
 	pu, _ := url.Parse(rcfg.Store.URL)
-	pu.Host = pgProxy.addr
+	pu.Host = pgProxy.Addr
 	rcfg.Store.URL = pu.String()
 	rcfg.Timeouts.Store, rcfg.Timeouts.Ready = 300*time.Millisecond, 500*time.Millisecond
 	// Nothing listens on port 1: a process that opened them would fail or
@@ -73,11 +73,11 @@ func TestRenderingTargetOnItsStore(t *testing.T) {
 	reader.must(http.StatusNotFound, http.MethodGet, fmt.Sprintf("/apis/rendering/v1/branches/%d/files/%d", br.Meta.ID, typ), "")
 
 	render.must(http.StatusOK, http.MethodGet, "/readyz", "")
-	pgProxy.set(proxyFrozen)
+	pgProxy.Set(proxyFrozen)
 	timed(t, "frozen store: rendering readyz", func() httpResult { return render.do(http.MethodGet, "/readyz", "") },
 		http.StatusServiceUnavailable)
 	expectUnavailable(t, "frozen store: rendering sheet", func() httpResult { return render.do(http.MethodGet, sheet(4), "") })
-	pgProxy.set(proxyForward)
+	pgProxy.Set(proxyForward)
 	pollUntil(t, 10*time.Second, "rendering ready after recovery", func() bool {
 		return render.do(http.MethodGet, "/readyz", "").code == http.StatusOK
 	})
@@ -127,7 +127,7 @@ const (
 // TestTargetTableDocumented: the README's target table is the one in
 // code (targetTable). CMS_UPDATE_TARGETS=1 rewrites it.
 func TestTargetTableDocumented(t *testing.T) {
-	path := filepath.Join("..", "..", "..", "README.md")
+	path := filepath.Join("..", "..", "..", "docs", "operations.md")
 	b, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
