@@ -55,10 +55,7 @@ func TestResilienceConfig(t *testing.T) {
 
 // TestREADMEDocumentsTheDeadlines keeps the README's deadline table honest.
 func TestREADMEDocumentsTheDeadlines(t *testing.T) {
-	b, err := os.ReadFile("../../README.md")
-	if err != nil {
-		t.Fatal(err)
-	}
+	b := userDocs(t)
 	d := app.DefaultTimeouts()
 	for key, v := range map[string]time.Duration{"timeouts.store": d.Store, "timeouts.search": d.Search,
 		"timeouts.cache": d.Cache, "timeouts.events": d.Events, "timeouts.ready": d.Ready} {

@@ -75,10 +75,7 @@ func TestServeTakesComponentURLsFromTheSharedEnv(t *testing.T) {
 // TestREADMEDocumentsTheDefaults keeps the README honest about defaults:
 // the generated table of every setting, and the defaults quoted in prose.
 func TestREADMEDocumentsTheDefaults(t *testing.T) {
-	b, err := os.ReadFile("../../README.md")
-	if err != nil {
-		t.Fatal(err)
-	}
+	b := userDocs(t)
 	testREADMEListsEverySetting(t)
 	d := app.DefaultConfig()
 	for _, s := range []string{"`" + d.HTTPAddr + "`", "`" + d.GRPCAddr + "`", "`" + d.DataDir + "`",
@@ -87,7 +84,7 @@ func TestREADMEDocumentsTheDefaults(t *testing.T) {
 			t.Errorf("README does not document %s", s)
 		}
 	}
-	// Value sizes and parked events (README "Security and limits").
+	// Value sizes and parked events (docs/security.md).
 	for key, def := range map[string]int{"maxValueBytes": d.MaxValueBytes, "maxRequestValueBytes": d.MaxRequestValueBytes,
 		"maxIndexedChars": d.MaxIndexedChars, "indexerMaxAttempts": d.IndexerMaxAttempts,
 		"indexerBatchSize": d.IndexerBatchSize} {

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"os"
 	"strings"
 	"testing"
 	"time"
@@ -44,10 +43,7 @@ func TestEdgeConfigFromEnv(t *testing.T) {
 // TestREADMEDocumentsTheEdgeSettings: every edge key has its env var and
 // default in the README's table.
 func TestREADMEDocumentsTheEdgeSettings(t *testing.T) {
-	b, err := os.ReadFile("../../README.md")
-	if err != nil {
-		t.Fatal(err)
-	}
+	b := userDocs(t)
 	d := app.DefaultEdgeConfig()
 	defaults := map[string]string{
 		"edge.maxBodyBytes": "4194304", "edge.maxJsonDepth": "64", "edge.readHeaderTimeout": d.ReadHeaderTimeout.String(),

@@ -2,7 +2,6 @@ package main
 
 import (
 	"fmt"
-	"os"
 	"strings"
 	"testing"
 
@@ -36,10 +35,7 @@ func TestWebhookMaxLanes(t *testing.T) {
 	if err := cfg.Validate(); err == nil || !strings.Contains(err.Error(), "webhookMaxLanes") {
 		t.Fatalf("webhookMaxLanes 0 validated: %v", err)
 	}
-	b, err := os.ReadFile("../../README.md")
-	if err != nil {
-		t.Fatal(err)
-	}
+	b := userDocs(t)
 	if row := fmt.Sprintf("| %d, one delivery in flight each |", webhooks.DefaultMaxLanes); !strings.Contains(string(b), row) {
 		t.Errorf("README does not document %s", row)
 	}
