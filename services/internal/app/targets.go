@@ -55,7 +55,11 @@ func newAuthenticator(ctx context.Context, cfg Config, comps *Components, log *s
 	var login *auth.Login
 	// A logout through this service flushes the Basic cache like any
 	// other user change.
-	users := content.New(comps.Store, log.With("component", "auth"), content.WithUsersChanged(func() { login.Flush() }))
+	users := content.New(comps.Store, log.With("component", "auth"), content.WithUsersChanged(func() {
+		if login != nil {
+			login.Flush()
+		}
+	}))
 	wrote, err := users.EnsureUser(ctx, content.UserSpec{Name: cfg.AdminUser, Password: cfg.AdminPassword, Admin: true, Internal: true})
 	switch {
 	case errors.Is(err, content.ErrAmbiguous):
