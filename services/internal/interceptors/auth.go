@@ -48,6 +48,13 @@ func (a Auth) authorize(ctx context.Context, method string) (context.Context, er
 	if CredentialsMethod(method) {
 		return ctx, nil
 	}
+	if _, ok := auth.FromContext(ctx); ok {
+		// A call of the REST gateway in process: the HTTP edge
+		// authenticated these very headers (a context value never comes
+		// over the network), so a bearer token is not read from the store
+		// twice.
+		return ctx, nil
+	}
 	md, _ := metadata.FromIncomingContext(ctx)
 	p, err := auth.Authorize(ctx, a.Authenticator, first(md, "authorization"), first(md, "x-cmsapi-username"))
 	if err != nil {
