@@ -318,3 +318,28 @@ func TestBearerTokenSurvivesRestart(t *testing.T) {
 		t.Fatalf("after a restart the token answers %d %s", r.code, r.body)
 	}
 }
+
+// TestTokenOperationsMatchTheServedDocument: the exchanges of the three
+// token operations, answers and errors, are what the served Management
+// document says (pkg/openapitest).
+func TestTokenOperationsMatchTheServedDocument(t *testing.T) {
+	base, _ := edgeServer(t, nil)
+	mgmt := loadServedDoc(t, "Management")
+	anon := httpClient{t: t, base: base}
+	body := `{"user":"admin","password":"test-password"}`
+	r := anon.do("POST", "/apis/cms/v1/auth/token", body, "Authorization", "")
+	mgmt.check(t, "POST", "/apis/cms/v1/auth/token", body, r)
+	tok := tokenOf(t, r)
+	wrong := `{"user":"admin","password":"wrong"}`
+	r = anon.do("POST", "/apis/cms/v1/auth/token", wrong, "Authorization", "")
+	if r.code != http.StatusUnauthorized {
+		t.Fatalf("wrong password = %d %s", r.code, r.body)
+	}
+	mgmt.check(t, "POST", "/apis/cms/v1/auth/token", wrong, r)
+	r = anon.must(http.StatusOK, "POST", "/apis/cms/v1/auth/token/renew", "{}", "Authorization", "Bearer "+tok.Token)
+	mgmt.check(t, "POST", "/apis/cms/v1/auth/token/renew", "{}", r)
+	r = anon.must(http.StatusOK, "POST", "/apis/cms/v1/auth/logout", "{}", "Authorization", "Bearer "+tok.Token)
+	mgmt.check(t, "POST", "/apis/cms/v1/auth/logout", "{}", r)
+	r = anon.must(http.StatusUnauthorized, "POST", "/apis/cms/v1/auth/token/renew", "{}", "Authorization", "Bearer "+tok.Token)
+	mgmt.check(t, "POST", "/apis/cms/v1/auth/token/renew", "{}", r)
+}
