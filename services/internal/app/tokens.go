@@ -14,7 +14,7 @@ import (
 )
 
 // tokenKeyFile holds the generated token key in the data directory.
-const tokenKeyFile = "auth-token.key"
+const tokenKeyFile = "auth-token.key" //nolint:gosec // G101: a file name, not a credential
 
 // newTokens returns the bearer-token issuer of the process, or nil (tokens
 // off) when there is no key. The key is authTokenKey; without it a

@@ -17,7 +17,7 @@ import (
 // adds BearerChallenge after it.
 const (
 	WWWAuthenticate = `Basic realm="cms", charset="UTF-8"`
-	BearerChallenge = `Bearer realm="cms", error="invalid_token"`
+	BearerChallenge = `Bearer realm="cms", error="invalid_token"` //nolint:gosec // G101: a challenge, not a credential
 )
 
 // Authenticate checks the credentials of every request under one of the

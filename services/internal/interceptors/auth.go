@@ -31,7 +31,7 @@ type Auth struct {
 // error="invalid_token" for a refused token (RFC 6750).
 const (
 	BasicChallenge  = `Basic realm="cms", charset="UTF-8"`
-	BearerChallenge = `Bearer realm="cms", error="invalid_token"`
+	BearerChallenge = `Bearer realm="cms", error="invalid_token"` //nolint:gosec // G101: a challenge, not a credential
 )
 
 func (a Auth) authorize(ctx context.Context, method string) (context.Context, error) {
