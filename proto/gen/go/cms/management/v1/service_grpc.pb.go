@@ -143,14 +143,14 @@ type ManagementServiceClient interface {
 	// IssueToken trades a user name and password (JSON body, or HTTP Basic
 	// credentials with an empty body) for a short-lived bearer token (not a
 	// NovaDB operation, README "Bearer tokens"); 400, 401 (wrong
-	// credentials), 429 + Retry-After (too many failed logins), 503 (tokens
-	// not configured, or password checks saturated).
+	// credentials), 429 + Retry-After (too many failed logins), 501 (no
+	// token key configured), 503 + Retry-After (password checks saturated).
 	IssueToken(ctx context.Context, in *IssueTokenRequest, opts ...grpc.CallOption) (*AuthToken, error)
 	// RenewToken returns a fresh token for the caller of a still valid one
-	// (not a NovaDB operation); 401, 503 (tokens not configured).
+	// (not a NovaDB operation); 401, 501 (no token key configured).
 	RenewToken(ctx context.Context, in *RenewTokenRequest, opts ...grpc.CallOption) (*AuthToken, error)
 	// Logout revokes every bearer token of the caller, in every process
-	// (not a NovaDB operation); 401, 503 (tokens not configured).
+	// (not a NovaDB operation); 401, 501 (no token key configured).
 	Logout(ctx context.Context, in *LogoutRequest, opts ...grpc.CallOption) (*LogoutResponse, error)
 }
 
@@ -637,14 +637,14 @@ type ManagementServiceServer interface {
 	// IssueToken trades a user name and password (JSON body, or HTTP Basic
 	// credentials with an empty body) for a short-lived bearer token (not a
 	// NovaDB operation, README "Bearer tokens"); 400, 401 (wrong
-	// credentials), 429 + Retry-After (too many failed logins), 503 (tokens
-	// not configured, or password checks saturated).
+	// credentials), 429 + Retry-After (too many failed logins), 501 (no
+	// token key configured), 503 + Retry-After (password checks saturated).
 	IssueToken(context.Context, *IssueTokenRequest) (*AuthToken, error)
 	// RenewToken returns a fresh token for the caller of a still valid one
-	// (not a NovaDB operation); 401, 503 (tokens not configured).
+	// (not a NovaDB operation); 401, 501 (no token key configured).
 	RenewToken(context.Context, *RenewTokenRequest) (*AuthToken, error)
 	// Logout revokes every bearer token of the caller, in every process
-	// (not a NovaDB operation); 401, 503 (tokens not configured).
+	// (not a NovaDB operation); 401, 501 (no token key configured).
 	Logout(context.Context, *LogoutRequest) (*LogoutResponse, error)
 	mustEmbedUnimplementedManagementServiceServer()
 }
