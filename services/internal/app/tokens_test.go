@@ -4,12 +4,16 @@ import (
 	"context"
 	"encoding/json"
 	"io"
+	"log/slog"
 	"net/http"
+	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/cmsplatform/cms/pkg/auth"
 	deliveryv1 "github.com/cmsplatform/cms/proto/gen/go/cms/delivery/v1"
 	indexv1 "github.com/cmsplatform/cms/proto/gen/go/cms/index/v1"
 	managementv1 "github.com/cmsplatform/cms/proto/gen/go/cms/management/v1"
@@ -342,4 +346,84 @@ func TestTokenOperationsMatchTheServedDocument(t *testing.T) {
 	mgmt.check(t, "POST", "/apis/cms/v1/auth/logout", "{}", r)
 	r = anon.must(http.StatusUnauthorized, "POST", "/apis/cms/v1/auth/token/renew", "{}", "Authorization", "Bearer "+tok.Token)
 	mgmt.check(t, "POST", "/apis/cms/v1/auth/token/renew", "{}", r)
+}
+
+// TestIssueTokenOverGRPC: gRPC clients log in with the RPC itself and use
+// the token in the authorization metadata.
+func TestIssueTokenOverGRPC(t *testing.T) {
+	srv, _ := edgeServerGRPC(t, nil)
+	conn, err := grpc.NewClient(srv.GRPCAddr(), grpc.WithTransportCredentials(insecure.NewCredentials()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	c := managementv1.NewManagementServiceClient(conn)
+	if _, err := c.IssueToken(t.Context(), &managementv1.IssueTokenRequest{User: "admin", Password: "wrong"}); status.Code(err) != codes.Unauthenticated {
+		t.Fatalf("wrong password: %v", err)
+	}
+	tok, err := c.IssueToken(t.Context(), &managementv1.IssueTokenRequest{User: "admin", Password: "test-password"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := metadata.AppendToOutgoingContext(t.Context(), "authorization", "Bearer "+tok.GetToken())
+	if _, err := c.GetBranches(ctx, &managementv1.GetBranchesRequest{}); err != nil {
+		t.Fatalf("GetBranches with the token: %v", err)
+	}
+	if _, err := c.Logout(ctx, &managementv1.LogoutRequest{}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.GetBranches(ctx, &managementv1.GetBranchesRequest{}); status.Code(err) != codes.Unauthenticated {
+		t.Fatalf("after logout: %v", err)
+	}
+}
+
+// oneAccount is an auth.Accounts of one user.
+type oneAccount struct{ p auth.Principal }
+
+func (o oneAccount) Account(context.Context, int64) (auth.Principal, error) { return o.p, nil }
+func (o oneAccount) RevokeTokens(context.Context, int64) error              { return nil }
+
+// TestTokenKeyChoice: the configured key wins; without one, the SQLite
+// store uses the key generated once into the data directory (mode 0600),
+// and PostgreSQL turns tokens off rather than sign with a key of its own.
+func TestTokenKeyChoice(t *testing.T) {
+	log := slog.New(slog.DiscardHandler)
+	user := oneAccount{auth.Principal{Name: "u", UserID: 7, Credential: "c"}}
+	cfg := DefaultConfig()
+	cfg.DataDir = t.TempDir()
+	first, err := newTokens(cfg, user, log)
+	if err != nil || first == nil {
+		t.Fatalf("SQLite without a key: %v, %v", first, err)
+	}
+	fi, err := os.Stat(filepath.Join(cfg.DataDir, tokenKeyFile))
+	if err != nil || fi.Mode().Perm() != 0o600 {
+		t.Fatalf("key file: %v, %v", fi, err)
+	}
+	tok, err := first.Issue(user.p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	second, err := newTokens(cfg, user, log) // the next start
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := second.Verify(t.Context(), tok.Token); err != nil {
+		t.Fatalf("the next start refuses the token: %v", err)
+	}
+	cfg.Store.Engine = EnginePostgres
+	if off, err := newTokens(cfg, user, log); err != nil || off != nil {
+		t.Fatalf("PostgreSQL without a key: %v, %v (want tokens off)", off, err)
+	}
+	cfg.AuthTokenKey = strings.Repeat("s", 32)
+	on, err := newTokens(cfg, user, log)
+	if err != nil || on == nil {
+		t.Fatalf("PostgreSQL with a key: %v, %v", on, err)
+	}
+	if _, err := on.Verify(t.Context(), tok.Token); err == nil {
+		t.Fatal("a token of another key was accepted")
+	}
+	cfg.AuthTokenKey = "short"
+	if err := cfg.Validate(); err == nil || !strings.Contains(err.Error(), "authTokenKey") {
+		t.Fatalf("a short key: %v", err)
+	}
 }
