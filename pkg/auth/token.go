@@ -9,8 +9,9 @@ package auth
 //
 //	"cms1." base64url(payload) "." base64url(HMAC-SHA256(key, "token" ‖ payload))
 //
-// with a fixed 40-byte payload: the user object's id, the issue and expiry
-// times (Unix seconds) and a credential stamp, HMAC-SHA256(key, "stamp" ‖
+// with a fixed 48-byte payload: the user object's id, the issue and expiry
+// times (Unix seconds), 8 random bytes (no two tokens are equal) and a
+// credential stamp, HMAC-SHA256(key, "stamp" ‖
 // Principal.Credential) cut to 16 bytes. Principal.Credential digests the
 // user's stored password hash and token generation (pkg/content), so a
 // password change or a logout (which raises the generation) changes it and
@@ -28,6 +29,7 @@ package auth
 import (
 	"context"
 	"crypto/hmac"
+	"crypto/rand"
 	"crypto/sha256"
 	"encoding/base64"
 	"encoding/binary"
@@ -56,7 +58,7 @@ const (
 	// MinTokenKeyBytes is the shortest token key accepted.
 	MinTokenKeyBytes = 32
 	// MaxTokenBytes bounds a bearer token: a longer one is refused
-	// without being decoded. Issued tokens are 104 bytes.
+	// without being decoded. Issued tokens are 114 bytes.
 	MaxTokenBytes = 256
 	// DefaultTokenLifetime is a token's lifetime unless configured.
 	DefaultTokenLifetime = 15 * time.Minute
@@ -64,7 +66,8 @@ const (
 	MaxTokenLifetime = 24 * time.Hour
 
 	tokenPrefix  = "cms1."
-	payloadBytes = 8 + 8 + 8 + stampBytes
+	payloadBytes = 8 + 8 + 8 + nonceBytes + stampBytes
+	nonceBytes   = 8
 	stampBytes   = 16
 	// issueSkew tolerates clocks of processes that differ a little: a
 	// token issued up to this far in the future is accepted.
@@ -136,6 +139,9 @@ func (t *Tokens) Issue(p Principal) (Token, error) {
 	payload = binary.BigEndian.AppendUint64(payload, uint64(p.UserID))
 	payload = binary.BigEndian.AppendUint64(payload, uint64(now.Unix()))
 	payload = binary.BigEndian.AppendUint64(payload, uint64(exp.Unix()))
+	nonce := make([]byte, nonceBytes)
+	_, _ = rand.Read(nonce) // crypto/rand never fails on supported platforms
+	payload = append(payload, nonce...)
 	payload = append(payload, t.mac("stamp", []byte(p.Credential))[:stampBytes]...)
 	enc := base64.RawURLEncoding
 	tok := tokenPrefix + enc.EncodeToString(payload) + "." + enc.EncodeToString(t.mac("token", payload))
@@ -187,7 +193,7 @@ func (t *Tokens) parse(tok string) (int64, []byte, error) {
 	if uid <= 0 || !now.Before(time.Unix(expires, 0)) || time.Unix(issued, 0).After(now.Add(issueSkew)) {
 		return 0, nil, ErrBadToken
 	}
-	return uid, payload[24:], nil
+	return uid, payload[24+nonceBytes:], nil
 }
 
 // TokenVerifier is an Authenticator that also accepts bearer tokens

@@ -197,6 +197,22 @@ func TestBearerTokens(t *testing.T) {
 				}
 			}
 
+			// The login body is credentials only: 4 KiB, declared or read.
+			big := `{"user":"admin","password":"` + strings.Repeat("p", 5000) + `"}`
+			if r := login(t, mgmt, "admin", strings.Repeat("p", 5000)); r.code != http.StatusRequestEntityTooLarge {
+				t.Errorf("a 5 KB login body = %d %s, want 413", r.code, r.body)
+			}
+			chunked, _ := http.NewRequest("POST", mgmt+"/apis/cms/v1/auth/token", io.MultiReader(strings.NewReader(big)))
+			chunked.Header.Set("Content-Type", "application/json")
+			if resp, err := http.DefaultClient.Do(chunked); err != nil {
+				t.Fatal(err)
+			} else {
+				resp.Body.Close()
+				if resp.StatusCode < 400 || resp.StatusCode > 499 || chunked.ContentLength != 0 {
+					t.Errorf("a 5 KB chunked login body = %d (length %d), want 4xx", resp.StatusCode, chunked.ContentLength)
+				}
+			}
+
 			// Tampered and forged tokens.
 			flipped := []byte(tok.Token)
 			flipped[len(flipped)/2] ^= 1

@@ -16,8 +16,11 @@ import (
 // WWWAuthenticate is the challenge of every 401; a refused bearer token
 // adds BearerChallenge after it.
 const (
-	WWWAuthenticate = `Basic realm="cms", charset="UTF-8"`
-	BearerChallenge = `Bearer realm="cms", error="invalid_token"` //nolint:gosec // G101: a challenge, not a credential
+	// MaxLoginBodyBytes bounds the body of a login path (the token
+	// endpoint's user name and password).
+	MaxLoginBodyBytes = 4 << 10
+	WWWAuthenticate   = `Basic realm="cms", charset="UTF-8"`
+	BearerChallenge   = `Bearer realm="cms", error="invalid_token"` //nolint:gosec // G101: a challenge, not a credential
 )
 
 // Authenticate checks the credentials of every request under one of the
@@ -43,6 +46,18 @@ func Authenticate(authn auth.Authenticator, protected, public, login []string, n
 		}
 		ctx := auth.WithClientAddr(r.Context(), clientIP(r.RemoteAddr))
 		if r.Method == http.MethodPost && slices.Contains(login, r.URL.Path) {
+			// Credentials only: a small body, refused at once when it
+			// declares more (no anonymous caller holds a connection
+			// open with a large slow body), cut while reading else.
+			if r.ContentLength > MaxLoginBodyBytes {
+				w.Header().Set("Connection", "close")
+				gateway.WriteProblem(w, gateway.Problem{Type: "about:blank",
+					Title: http.StatusText(http.StatusRequestEntityTooLarge), Status: http.StatusRequestEntityTooLarge,
+					Detail: "a login body is at most " + strconv.Itoa(MaxLoginBodyBytes) + " bytes",
+					Reason: gateway.ReasonPayloadTooLarge, Instance: r.URL.Path})
+				return
+			}
+			r.Body = http.MaxBytesReader(w, r.Body, MaxLoginBodyBytes)
 			next.ServeHTTP(w, r.WithContext(ctx))
 			return
 		}
