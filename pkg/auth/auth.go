@@ -1,5 +1,6 @@
 // Package auth authenticates and authorises API callers. NovaDB clients
-// send HTTP Basic credentials. Users are objects of the system type User
+// send HTTP Basic credentials; browser clients may trade them for a
+// short-lived bearer token (token.go). Users are objects of the system type User
 // (pkg/content implements Authenticator over them); Bootstrap serves
 // processes without a store, where the only user is the administrator
 // configured at start-up (CMS_ADMIN_USER / CMS_ADMIN_PASSWORD).
@@ -60,6 +61,11 @@ type Principal struct {
 	// UserID is the id of the caller's own user object (0 when it has
 	// none, e.g. the configured bootstrap administrator without a store).
 	UserID int64
+	// Credential digests the user's stored credentials (password hash and
+	// token generation, pkg/content): it changes with either, which
+	// revokes the user's bearer tokens (token.go). Empty without a user
+	// object. Never sent to clients.
+	Credential string
 }
 
 // ReadsUser reports whether p may read the user object id (login name,
@@ -162,18 +168,40 @@ func ParseBasic(header string) (user, password string, err error) {
 	return user, password, nil
 }
 
+// ParseBearer returns the token of an Authorization header value of the
+// Bearer scheme; ok is false for any other scheme.
+func ParseBearer(header string) (token string, ok bool) {
+	scheme, rest, found := strings.Cut(strings.TrimSpace(header), " ")
+	if !found || !strings.EqualFold(scheme, "Bearer") {
+		return "", false
+	}
+	return strings.TrimSpace(rest), true
+}
+
 // Authorize resolves the effective principal of a request: it authenticates
-// the Basic credentials and honours actAs (X-CmsApi-Username) only for
-// internal callers; anyone else naming another user is refused.
+// the Basic credentials, or the bearer token when a implements
+// TokenVerifier (else a token is ErrBadToken), and honours actAs
+// (X-CmsApi-Username) only for internal callers; anyone else naming another
+// user is refused.
 func Authorize(ctx context.Context, a Authenticator, authorization, actAs string) (Principal, error) {
 	if authorization == "" {
 		return Principal{}, ErrNoCredentials
 	}
-	user, password, err := ParseBasic(authorization)
-	if err != nil {
-		return Principal{}, err
+	var p Principal
+	var err error
+	if token, ok := ParseBearer(authorization); ok {
+		v, can := a.(TokenVerifier)
+		if !can {
+			return Principal{}, ErrBadToken
+		}
+		p, err = v.VerifyToken(ctx, token)
+	} else {
+		var user, password string
+		if user, password, err = ParseBasic(authorization); err != nil {
+			return Principal{}, err
+		}
+		p, err = a.Authenticate(ctx, user, password)
 	}
-	p, err := a.Authenticate(ctx, user, password)
 	if err != nil {
 		return Principal{}, err
 	}

@@ -24,7 +24,7 @@ func TestAuthorize(t *testing.T) {
 		wantUser            string
 	}{
 		{"no header", "", "", ErrNoCredentials, ""},
-		{"bearer is not basic", "Bearer abc", "", ErrNoCredentials, ""},
+		{"bearer without a token verifier", "Bearer abc", "", ErrBadToken, ""},
 		{"bad base64", "Basic !!!", "", ErrBadCredentials, ""},
 		{"no colon", "Basic " + base64.StdEncoding.EncodeToString([]byte("admin")), "", ErrBadCredentials, ""},
 		{"wrong password", basic("admin", "nope"), "", ErrBadCredentials, ""},

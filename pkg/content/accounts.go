@@ -24,6 +24,8 @@ package content
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"strconv"
@@ -105,20 +107,26 @@ func findUsers(ctx context.Context, r store.Reader, name string) ([]userRow, err
 
 // account is the security attributes of one user.
 type account struct {
+	name            string
 	hash            string
 	admin, internal bool
 	read, write     []int64
+	generation      int64 // AttrUserTokenGeneration
 }
 
 func loadAccount(ctx context.Context, r store.Reader, id int64) (account, error) {
-	vals, err := r.ListValues(ctx, BranchDefault, []int64{id}, store.ValueFilter{AttributeIDs: []int64{
-		AttrUserPassword, AttrUserAdmin, AttrUserInternal, AttrUserReadBranches, AttrUserWriteBranches}})
+	vals, err := r.ListValues(ctx, BranchDefault, []int64{id}, store.ValueFilter{AttributeIDs: []int64{AttrUserName,
+		AttrUserPassword, AttrUserAdmin, AttrUserInternal, AttrUserReadBranches, AttrUserWriteBranches, AttrUserTokenGeneration}})
 	if err != nil {
 		return account{}, err
 	}
 	var a account
 	for _, v := range vals {
 		switch v.AttributeID {
+		case AttrUserName:
+			_ = json.Unmarshal(v.JSON, &a.name)
+		case AttrUserTokenGeneration:
+			_ = json.Unmarshal(v.JSON, &a.generation)
 		case AttrUserPassword:
 			_ = json.Unmarshal(v.JSON, &a.hash)
 		case AttrUserAdmin:
@@ -169,7 +177,25 @@ func (s *Service) Authenticate(ctx context.Context, user, password string) (auth
 	if bcrypt.CompareHashAndPassword([]byte(hash), []byte(password)) != nil || a.hash == "" {
 		return auth.Principal{}, auth.ErrBadCredentials
 	}
-	return auth.Principal{Name: hits[0].name, Admin: a.admin, Internal: a.internal, Read: a.read, Write: a.write, UserID: hits[0].id}, nil
+	return a.principal(hits[0].id, hits[0].name), nil
+}
+
+// principal is the principal of the user id named name with account a.
+func (a account) principal(id int64, name string) auth.Principal {
+	return auth.Principal{Name: name, Admin: a.admin, Internal: a.internal, Read: a.read, Write: a.write, UserID: id,
+		Credential: a.credential()}
+}
+
+// credential digests the password hash and the token generation
+// (auth.Principal.Credential): either changing revokes the user's bearer
+// tokens. Without a password there is none (no token is accepted).
+func (a account) credential() string {
+	if a.hash == "" {
+		return ""
+	}
+	h := sha256.New()
+	fmt.Fprintf(h, "cms-credential\x00%s\x00%d", a.hash, a.generation)
+	return hex.EncodeToString(h.Sum(nil))
 }
 
 // UserSpec is a user for EnsureUser.

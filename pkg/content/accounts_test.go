@@ -193,8 +193,8 @@ func TestAuthenticate(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		want := auth.Principal{Name: "Alice", Read: []int64{a}, Write: []int64{b}, UserID: users[0]}
-		if fmt.Sprint(p) != fmt.Sprint(want) {
+		want := auth.Principal{Name: "Alice", Read: []int64{a}, Write: []int64{b}, UserID: users[0], Credential: p.Credential}
+		if fmt.Sprint(p) != fmt.Sprint(want) || len(p.Credential) != 64 {
 			t.Fatalf("principal %+v, want %+v", p, want)
 		}
 		if p, err = s.Authenticate(ctxBG, "root", "pw-root"); err != nil || !p.Admin || !p.Internal {

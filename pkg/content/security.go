@@ -33,7 +33,7 @@ const PasswordCost = bcrypt.DefaultCost
 // securityAttrs are the attributes only administrators write.
 var securityAttrs = map[int64]bool{
 	AttrUserPassword: true, AttrUserAdmin: true, AttrUserInternal: true,
-	AttrUserReadBranches: true, AttrUserWriteBranches: true,
+	AttrUserReadBranches: true, AttrUserWriteBranches: true, AttrUserTokenGeneration: true,
 	AttrWebHookSecret: true,
 }
 

@@ -69,6 +69,11 @@ const (
 	// AttrUserWriteBranches (ObjRef to branches, multi-valued): branches the
 	// user may write (and read), each with its descendants.
 	AttrUserWriteBranches int64 = 1105
+	// AttrUserTokenGeneration (Integer): raised by a logout
+	// (RevokeTokens); with the password hash it makes the user's
+	// credential stamp, so raising it revokes every bearer token of the
+	// user (pkg/auth token.go).
+	AttrUserTokenGeneration int64 = 1106
 
 	LanguageEnUS int64 = 201
 	LanguageDeDE int64 = 202
@@ -153,6 +158,7 @@ var sysAttrs = []sysAttr{
 	{id: AttrUserInternal, api: "userInternalAccess", name: "Internal access", dataType: "Boolean"},
 	{id: AttrUserReadBranches, api: "userReadBranches", name: "Read branches", dataType: "ObjRef", multi: true, refTypes: []int64{TypeBranch}},
 	{id: AttrUserWriteBranches, api: "userWriteBranches", name: "Write branches", dataType: "ObjRef", multi: true, refTypes: []int64{TypeBranch}},
+	{id: AttrUserTokenGeneration, api: "userTokenGeneration", name: "Token generation", dataType: "Integer"},
 	{id: 2001, api: "attributeIsoLanguageCode", name: "ISO language code", dataType: "String"},
 	{id: 2002, api: "attributeFallbackLanguage", name: "Fallback language", dataType: "ObjRef", refTypes: []int64{TypeLanguage}},
 	{id: 3001, api: "unitGroupBaseUnit", name: "Base unit", dataType: "ObjRef", refTypes: []int64{TypeUnit}},

@@ -56,6 +56,8 @@ func fromViper(v *viper.Viper, d app.Config) (app.Config, error) {
 	c.AdminPassword = v.GetString("adminPassword")
 	c.CORSOrigins = v.GetStringSlice("corsOrigins")
 	c.MaxUploadBytes = v.GetInt64("maxUploadBytes")
+	c.AuthTokenKey = v.GetString("authTokenKey")
+	c.AuthTokenLifetime = v.GetDuration("authTokenLifetime")
 	c.Edge = edgeFromViper(v)
 	c.Files = filesFromViper(v)
 	c.MaxValueBytes = v.GetInt("maxValueBytes")

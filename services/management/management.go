@@ -1,6 +1,6 @@
 // Package management is the transport of the Management group
 // (/apis/cms/v1): branches, objects, typed objects, comments, jobs, uploads,
-// users, code generation and (ours, beyond NovaDB) webhook delivery attempts. It translates gRPC calls to the domain in pkg/
+// users, code generation and (ours, beyond NovaDB) webhook delivery attempts and bearer tokens. It translates gRPC calls to the domain in pkg/
 // and back; operations not built yet answer 501 naming the operation.
 package management
 
@@ -8,6 +8,7 @@ import (
 	"context"
 	"log/slog"
 
+	"github.com/cmsplatform/cms/pkg/auth"
 	"github.com/cmsplatform/cms/pkg/codegen"
 	"github.com/cmsplatform/cms/pkg/content"
 	"github.com/cmsplatform/cms/pkg/files"
@@ -44,6 +45,9 @@ type Options struct {
 	// Codegen bounds the code generator (zero: codegen's defaults). The
 	// generator runs on Content; without it both operations answer 501.
 	Codegen codegen.Limits
+	// Tokens issues, renews and revokes bearer tokens (pkg/auth). Nil
+	// leaves the token operations at 501.
+	Tokens *auth.Login
 	// Logger receives server faults (nil discards).
 	Logger *slog.Logger
 }
@@ -61,7 +65,7 @@ func New(opts Options) *Group {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	api := &service{content: opts.Content, files: opts.Files, jobs: opts.Jobs, webhooks: opts.Webhooks, log: log}
+	api := &service{content: opts.Content, files: opts.Files, jobs: opts.Jobs, webhooks: opts.Webhooks, tokens: opts.Tokens, log: log}
 	if opts.Content != nil {
 		api.codegen = codegen.New(opts.Content, opts.Codegen)
 	}
@@ -101,6 +105,7 @@ type service struct {
 	jobs     *jobs.Service
 	webhooks *webhooks.History
 	codegen  *codegen.Service
+	tokens   *auth.Login
 	log      *slog.Logger
 }
 

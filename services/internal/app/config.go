@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/cmsplatform/cms/pkg/auth"
 	"github.com/cmsplatform/cms/pkg/content"
 	"github.com/cmsplatform/cms/pkg/events"
 	"github.com/cmsplatform/cms/pkg/indexwriter"
@@ -68,6 +69,13 @@ type Config struct {
 	AdminPassword   string        `yaml:"adminPassword"`
 	CORSOrigins     []string      `yaml:"corsOrigins"`
 	MaxUploadBytes  int64         `yaml:"maxUploadBytes"`
+	// Bearer tokens (README "Bearer tokens"): AuthTokenKey signs them (at
+	// least 32 bytes, shared by every process of an installation; empty:
+	// with the SQLite store a key generated once and kept in the data
+	// directory, else tokens are off) and AuthTokenLifetime is how long
+	// one is accepted. CMS_AUTH_TOKEN_KEY, CMS_AUTH_TOKEN_LIFETIME.
+	AuthTokenKey      string        `yaml:"authTokenKey"`
+	AuthTokenLifetime time.Duration `yaml:"authTokenLifetime"`
 	// AccessLog logs one compact line per HTTP request (and per gRPC call
 	// made directly, not through the REST gateway); off, only faults and
 	// summaries are logged (README "HTTP edge").
@@ -358,6 +366,8 @@ func DefaultConfig() Config {
 		AdminPassword:   DefaultAdminPassword,
 		CORSOrigins:     nil, // no cross-origin access unless configured
 		MaxUploadBytes:  512 << 20,
+		// Bearer tokens.
+		AuthTokenLifetime: auth.DefaultTokenLifetime,
 		// Value sizes.
 		MaxValueBytes:           content.DefaultMaxValueBytes,
 		MaxRequestValueBytes:    content.DefaultMaxRequestValueBytes,
@@ -431,6 +441,12 @@ func (c Config) Validate() error {
 	}
 	if c.AdminPassword == "" {
 		errs = append(errs, errors.New("adminPassword is empty: set CMS_ADMIN_PASSWORD"))
+	}
+	if c.AuthTokenKey != "" && len(c.AuthTokenKey) < auth.MinTokenKeyBytes {
+		errs = append(errs, fmt.Errorf("authTokenKey has %d bytes, want at least %d", len(c.AuthTokenKey), auth.MinTokenKeyBytes))
+	}
+	if c.AuthTokenLifetime < time.Second || c.AuthTokenLifetime > auth.MaxTokenLifetime {
+		errs = append(errs, fmt.Errorf("authTokenLifetime %s: want 1s to %s", c.AuthTokenLifetime, auth.MaxTokenLifetime))
 	}
 	errs = append(errs, c.Edge.validate()...)
 	errs = append(errs, c.Live.validate()...)

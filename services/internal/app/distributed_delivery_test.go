@@ -148,6 +148,9 @@ func isolatedDistributed(t *testing.T, name string) (func(target string) Config,
 		cfg.DataDir = t.TempDir()
 		cfg.HTTPAddr, cfg.GRPCAddr = "127.0.0.1:0", "127.0.0.1:0"
 		cfg.AdminPassword = "test-password"
+		// The installation's shared token key (PostgreSQL: no key, no
+		// bearer tokens).
+		cfg.AuthTokenKey = "test-token-key-" + prefix + strings.Repeat("k", 32)
 		return cfg
 	}, bus
 }

@@ -143,6 +143,11 @@ func bodyCases(d declared, w hostileWorld) []hostileCase {
 	}
 	// 5,000-deep arrays and objects, refused by the edge before decoding.
 	deep := only(http.StatusBadRequest).early()
+	if d.access.GetPermission() == optionsv1.Permission_PERMISSION_CREDENTIALS {
+		// The token endpoint's body is at most 4 KiB: the size refuses
+		// them first.
+		deep = only(http.StatusRequestEntityTooLarge).early()
+	}
 	raw("5,000-deep arrays", `{"x":`+strings.Repeat("[", 5000)+strings.Repeat("]", 5000)+`}`, deep)
 	raw("5,000-deep objects", strings.Repeat(`{"a":`, 5000)+"1"+strings.Repeat("}", 5000), deep)
 	// Beyond the default 4 MiB JSON limit: 413 before decoding.

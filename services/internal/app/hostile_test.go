@@ -21,7 +21,7 @@ import (
 
 // The hostile-input suite (issue 11): a catalogue of malformed, oversized,
 // deeply nested, badly encoded, injection and traversal requests and auth
-// cases, derived from the 77 declared RPCs (hostile_catalogue_test.go),
+// cases, derived from the 80 declared RPCs (hostile_catalogue_test.go),
 // replayed against the whole system (`cms run`) and, with the real
 // components configured, against the distributed services. Every answer is
 // a 4xx ProblemDetails, or a 2xx/304 where the input is acceptable; never

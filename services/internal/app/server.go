@@ -55,7 +55,7 @@ type Server struct {
 	httpLn    net.Listener
 	httpSrv   *http.Server
 	readyOnce chan struct{}
-	authn     *auth.Cached
+	authn     *auth.Login
 	draining  atomic.Bool // set when shutdown begins (readiness.go)
 	// readyDetails add lines to /readyz that do not decide readiness
 	// (the indexer's lag).
@@ -108,7 +108,7 @@ func Complete(ctx context.Context, cfg Config, log *slog.Logger) (*Server, error
 		return nil, err
 	}
 	s.authn = authn
-	if s.groups, s.workers, err = buildTargets(ctx, cfg, comps, log, s.registry, authn.Flush,
+	if s.groups, s.workers, err = buildTargets(ctx, cfg, comps, log, s.registry, authn,
 		func(d func() string) { s.readyDetails = append(s.readyDetails, d) },
 		func(c func() error) { s.readyChecks = append(s.readyChecks, c) }); err != nil {
 		comps.Close()
@@ -295,6 +295,7 @@ func (s *Server) httpHandler(ctx context.Context, conn grpc.ClientConnInterface)
 		Log: s.log, Authenticator: s.authn,
 		Protected: apiBasePaths,
 		Public:    openAPIPaths(),
+		Login:     []string{management.BasePath + "/auth/token"},
 		Body: gateway.BodyLimits{MaxBytes: s.cfg.Edge.MaxBodyBytes, MaxDepth: s.cfg.Edge.MaxJSONDepth,
 			UploadReadTimeout: s.cfg.Edge.UploadReadTimeout},
 		CORS:      gateway.CORSConfig{AllowedOrigins: s.cfg.CORSOrigins},

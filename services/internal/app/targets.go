@@ -31,25 +31,34 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 )
 
-// newAuthenticator returns the process's authenticator behind a one-minute
-// cache. With a store, users are objects in it (pkg/content): the system
-// model is bootstrapped (idempotent) and the configured administrator
-// (AdminUser/AdminPassword) becomes, or is refreshed as, a user with admin
-// and internal rights; a restart with the same configuration writes
-// nothing. Without a store (no target of the process needs one) only the
-// configured administrator can log in.
-func newAuthenticator(ctx context.Context, cfg Config, comps *Components, log *slog.Logger) (*auth.Cached, error) {
+// newAuthenticator returns the process's authenticator: Basic credentials
+// behind a one-minute cache, bearer tokens (tokens.go). With a store, users
+// are objects in it (pkg/content): the system model is bootstrapped
+// (idempotent) and the configured administrator (AdminUser/AdminPassword)
+// becomes, or is refreshed as, a user with admin and internal rights; a
+// restart with the same configuration writes nothing. Without a store (no
+// target of the process needs one) only the configured administrator can
+// log in, with Basic credentials only.
+func newAuthenticator(ctx context.Context, cfg Config, comps *Components, log *slog.Logger) (*auth.Login, error) {
 	if comps.Store == nil {
 		b, err := auth.NewBootstrap(cfg.AdminUser, cfg.AdminPassword)
 		if err != nil {
 			return nil, err
 		}
-		return auth.NewCached(guarded(cfg.Edge, b), time.Minute, 10000), nil
+		g := guarded(cfg.Edge, b)
+		return auth.NewLogin(auth.NewCached(g, time.Minute, 10000), g, nil), nil
 	}
 	if err := content.Bootstrap(ctx, comps.Store); err != nil {
 		return nil, fmt.Errorf("bootstrap the system model: %w", err)
 	}
-	users := content.New(comps.Store, log.With("component", "auth"))
+	var login *auth.Login
+	// A logout through this service flushes the Basic cache like any
+	// other user change.
+	users := content.New(comps.Store, log.With("component", "auth"), content.WithUsersChanged(func() {
+		if login != nil {
+			login.Flush()
+		}
+	}))
 	wrote, err := users.EnsureUser(ctx, content.UserSpec{Name: cfg.AdminUser, Password: cfg.AdminPassword, Admin: true, Internal: true})
 	switch {
 	case errors.Is(err, content.ErrAmbiguous):
@@ -62,7 +71,13 @@ func newAuthenticator(ctx context.Context, cfg Config, comps *Components, log *s
 	if wrote {
 		log.Info("bootstrap administrator written to the store", "user", cfg.AdminUser)
 	}
-	return auth.NewCached(guarded(cfg.Edge, users), time.Minute, 10000), nil
+	tokens, err := newTokens(cfg, users, log)
+	if err != nil {
+		return nil, err
+	}
+	g := guarded(cfg.Edge, users)
+	login = auth.NewLogin(auth.NewCached(g, time.Minute, 10000), g, tokens)
+	return login, nil
 }
 
 // guarded puts login throttling and the bound on concurrent password
@@ -76,13 +91,15 @@ func guarded(e EdgeConfig, a auth.Authenticator) *auth.Guarded {
 
 // buildTargets returns the API groups and background workers of the
 // configured targets. The indexer has no API, only its consumer loop.
-// usersChanged is called after writes that change users (it flushes the
-// authentication cache of this process; other processes see the change
-// within the cache TTL).
-func buildTargets(ctx context.Context, cfg Config, comps *Components, log *slog.Logger, reg prometheus.Registerer, usersChanged func(), readyDetail func(func() string), readyCheck func(func() error)) ([]Group, []func(context.Context) error, error) {
+// login is the process's authenticator: the token operations use it, and
+// writes that change users flush its Basic cache (other processes see a
+// change of rights or password for Basic credentials within the cache TTL,
+// for bearer tokens at once: their check reads the store).
+func buildTargets(ctx context.Context, cfg Config, comps *Components, log *slog.Logger, reg prometheus.Registerer, login *auth.Login, readyDetail func(func() string), readyCheck func(func() error)) ([]Group, []func(context.Context) error, error) {
 	var groups []Group
 	var workers []func(context.Context) error
 	jw := &jobsWiring{cfg: cfg, comps: comps, log: log}
+	usersChanged := login.Flush
 	for _, t := range cfg.Targets() {
 		switch t {
 		case TargetManagement:
@@ -115,7 +132,7 @@ func buildTargets(ctx context.Context, cfg Config, comps *Components, log *slog.
 			svc := content.New(st, log.With("component", "content"), opts...)
 			groups = append(groups, management.New(management.Options{
 				MaxUploadBytes: cfg.MaxUploadBytes, Content: svc, Files: fs, Jobs: jw.service(svc, relay.Notify),
-				Webhooks: webhooks.NewHistory(comps.Store), Logger: log,
+				Webhooks: webhooks.NewHistory(comps.Store), Tokens: login, Logger: log,
 			}))
 		case TargetDelivery:
 			g := delivery.New(delivery.Options{Search: comps.Search, Cache: comps.Cache,

@@ -13,8 +13,15 @@ import (
 	"github.com/cmsplatform/cms/services/internal/gateway"
 )
 
-// WWWAuthenticate is the challenge of every 401.
-const WWWAuthenticate = `Basic realm="cms", charset="UTF-8"`
+// WWWAuthenticate is the challenge of every 401; a refused bearer token
+// adds BearerChallenge after it.
+const (
+	// MaxLoginBodyBytes bounds the body of a login path (the token
+	// endpoint's user name and password).
+	MaxLoginBodyBytes = 4 << 10
+	WWWAuthenticate   = `Basic realm="cms", charset="UTF-8"`
+	BearerChallenge   = `Bearer realm="cms", error="invalid_token"` //nolint:gosec // G101: a challenge, not a credential
+)
 
 // Authenticate checks the credentials of every request under one of the
 // protected base paths before it is routed or its body read: without
@@ -25,8 +32,12 @@ const WWWAuthenticate = `Basic realm="cms", charset="UTF-8"`
 // context for login throttling: 429 with Retry-After after too many
 // failures, 503 with Retry-After when password checks are saturated. On
 // success the principal is in the request context; the gRPC auth
-// interceptor checks the same credentials again, a cache hit.
-func Authenticate(authn auth.Authenticator, protected, public []string, next http.Handler) http.Handler {
+// interceptor checks the same credentials again, a cache hit. Credentials
+// are HTTP Basic or a bearer token (pkg/auth token.go). A POST to one of
+// the login paths (the token endpoint, which takes credentials in its
+// body) passes unauthenticated, with the client address in the context
+// for the guard that throttles it.
+func Authenticate(authn auth.Authenticator, protected, public, login []string, next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if !underAny(r.URL.Path, protected) ||
 			((r.Method == http.MethodGet || r.Method == http.MethodHead) && slices.Contains(public, r.URL.Path)) {
@@ -34,6 +45,22 @@ func Authenticate(authn auth.Authenticator, protected, public []string, next htt
 			return
 		}
 		ctx := auth.WithClientAddr(r.Context(), clientIP(r.RemoteAddr))
+		if r.Method == http.MethodPost && slices.Contains(login, r.URL.Path) {
+			// Credentials only: a small body, refused at once when it
+			// declares more (no anonymous caller holds a connection
+			// open with a large slow body), cut while reading else.
+			if r.ContentLength > MaxLoginBodyBytes {
+				w.Header().Set("Connection", "close")
+				gateway.WriteProblem(w, gateway.Problem{Type: "about:blank",
+					Title: http.StatusText(http.StatusRequestEntityTooLarge), Status: http.StatusRequestEntityTooLarge,
+					Detail: "a login body is at most " + strconv.Itoa(MaxLoginBodyBytes) + " bytes",
+					Reason: gateway.ReasonPayloadTooLarge, Instance: r.URL.Path})
+				return
+			}
+			r.Body = http.MaxBytesReader(w, r.Body, MaxLoginBodyBytes)
+			next.ServeHTTP(w, r.WithContext(ctx))
+			return
+		}
 		p, err := auth.Authorize(ctx, authn, r.Header.Get("Authorization"), r.Header.Get("X-CmsApi-Username"))
 		var retry *auth.RetryError
 		var down *component.UnavailableError
@@ -42,7 +69,11 @@ func Authenticate(authn auth.Authenticator, protected, public []string, next htt
 			next.ServeHTTP(w, r.WithContext(auth.WithPrincipal(ctx, p)))
 		case errors.Is(err, auth.ErrNoCredentials):
 			w.Header().Set("WWW-Authenticate", WWWAuthenticate)
-			problem(w, r, http.StatusUnauthorized, "this operation needs HTTP Basic credentials")
+			problem(w, r, http.StatusUnauthorized, "this operation needs HTTP Basic credentials or a bearer token")
+		case errors.Is(err, auth.ErrBadToken):
+			w.Header().Set("WWW-Authenticate", WWWAuthenticate)
+			w.Header().Add("WWW-Authenticate", BearerChallenge)
+			problem(w, r, http.StatusUnauthorized, "invalid, expired or revoked bearer token")
 		case errors.Is(err, auth.ErrBadCredentials):
 			w.Header().Set("WWW-Authenticate", WWWAuthenticate)
 			problem(w, r, http.StatusUnauthorized, "invalid user name or password")

@@ -17,7 +17,8 @@
 //  5. Authenticate: under the API base paths every request needs valid
 //     credentials (401 whatever the path or method), checked on the
 //     headers before any byte of the body is read or the request routed;
-//     login throttling answers 429.
+//     login throttling answers 429. The token endpoint (Login) takes its
+//     credentials in the body and checks them itself.
 //  6. LimitBodies: bodies are read through a limit (413) and a JSON depth
 //     check (400); upload routes raise the limit (gateway.RaiseBodyLimit).
 package edge
@@ -41,6 +42,10 @@ type Config struct {
 	// Public are paths under Protected open to GET and HEAD without
 	// credentials (the OpenAPI documents).
 	Public []string
+	// Login are paths under Protected open to POST without credentials:
+	// they take credentials in the body and check them (the token
+	// endpoint).
+	Login []string
 	// Body bounds request bodies.
 	Body gateway.BodyLimits
 	// CORS says which browser origins may call the API.
@@ -56,7 +61,7 @@ type Config struct {
 // middlewares in the order of the package comment.
 func Handler(cfg Config, next http.Handler) http.Handler {
 	h := LimitBodies(cfg.Body, next)
-	h = Authenticate(cfg.Authenticator, cfg.Protected, cfg.Public, h)
+	h = Authenticate(cfg.Authenticator, cfg.Protected, cfg.Public, cfg.Login, h)
 	h = gateway.CORS(cfg.CORS, h)
 	h = ValidInput(h)
 	h = LogRequests(cfg.Log, cfg.AccessLog, cfg.Sheds, h)

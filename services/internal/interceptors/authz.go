@@ -69,6 +69,8 @@ type ReadYourWritesResolver interface {
 //   - a method without the option, or with PERMISSION_UNSPECIFIED: 403;
 //   - AUTHENTICATED: any principal; the handler filters;
 //   - ADMIN: administrators only, else 403;
+//   - CREDENTIALS: not checked (the RPC authenticates the credentials it
+//     is given, IssueToken);
 //   - installation_job_admin: a job acting on the whole installation
 //     (InstallationJobResolver) needs an administrator, else 403, after the
 //     branch permission below;
@@ -87,13 +89,20 @@ type ReadYourWritesResolver interface {
 type Authz struct {
 	Resolvers map[string]BranchResolver
 	Public    []string
-	methods   sync.Map // full method → *optionsv1.Access (nil: none)
 }
 
 // access returns the declared access of fullMethod ("/pkg.Service/Method").
 func (a *Authz) access(fullMethod string) (*optionsv1.Access, string) {
+	return methodAccess(fullMethod)
+}
+
+// methods caches the declared access of full method names (nil: none).
+var methods sync.Map
+
+// methodAccess returns the declared access of fullMethod and its service.
+func methodAccess(fullMethod string) (*optionsv1.Access, string) {
 	svc, method, _ := strings.Cut(strings.TrimPrefix(fullMethod, "/"), "/")
-	if v, ok := a.methods.Load(fullMethod); ok {
+	if v, ok := methods.Load(fullMethod); ok {
 		acc, _ := v.(*optionsv1.Access)
 		return acc, svc
 	}
@@ -105,7 +114,7 @@ func (a *Authz) access(fullMethod string) (*optionsv1.Access, string) {
 			}
 		}
 	}
-	a.methods.Store(fullMethod, acc)
+	methods.Store(fullMethod, acc)
 	return acc, svc
 }
 
@@ -142,12 +151,12 @@ func (a *Authz) needsRequest(ctx context.Context, fullMethod string) bool {
 // check enforces fullMethod's access for the caller in ctx; req is the
 // request message (nil when needsRequest is false).
 func (a *Authz) check(ctx context.Context, fullMethod string, req any) error {
-	if a.public(fullMethod) {
-		return nil
+	if a.public(fullMethod) || CredentialsMethod(fullMethod) {
+		return nil // a credentials method checks its own (IssueToken)
 	}
 	p, ok := auth.FromContext(ctx)
 	if !ok {
-		return status.Error(codes.Unauthenticated, "this operation needs HTTP Basic credentials")
+		return status.Error(codes.Unauthenticated, "this operation needs HTTP Basic credentials or a bearer token")
 	}
 	acc, svc := a.access(fullMethod)
 	if acc == nil {

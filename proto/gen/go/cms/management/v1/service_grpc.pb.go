@@ -55,6 +55,9 @@ const (
 	ManagementService_DeleteObjects_FullMethodName        = "/cms.management.v1.ManagementService/DeleteObjects"
 	ManagementService_GetTypedObjects_FullMethodName      = "/cms.management.v1.ManagementService/GetTypedObjects"
 	ManagementService_GetWebhookDeliveries_FullMethodName = "/cms.management.v1.ManagementService/GetWebhookDeliveries"
+	ManagementService_IssueToken_FullMethodName           = "/cms.management.v1.ManagementService/IssueToken"
+	ManagementService_RenewToken_FullMethodName           = "/cms.management.v1.ManagementService/RenewToken"
+	ManagementService_Logout_FullMethodName               = "/cms.management.v1.ManagementService/Logout"
 )
 
 // ManagementServiceClient is the client API for ManagementService service.
@@ -137,6 +140,18 @@ type ManagementServiceClient interface {
 	// first (not a NovaDB operation, docs/webhooks.md); 400, 403, 404 (no
 	// webhook definition with this id).
 	GetWebhookDeliveries(ctx context.Context, in *GetWebhookDeliveriesRequest, opts ...grpc.CallOption) (*WebhookAttemptList, error)
+	// IssueToken trades a user name and password (JSON body, or HTTP Basic
+	// credentials with an empty body) for a short-lived bearer token (not a
+	// NovaDB operation, README "Bearer tokens"); 400, 401 (wrong
+	// credentials), 429 + Retry-After (too many failed logins), 501 (no
+	// token key configured), 503 + Retry-After (password checks saturated).
+	IssueToken(ctx context.Context, in *IssueTokenRequest, opts ...grpc.CallOption) (*AuthToken, error)
+	// RenewToken returns a fresh token for the caller of a still valid one
+	// (not a NovaDB operation); 401, 501 (no token key configured).
+	RenewToken(ctx context.Context, in *RenewTokenRequest, opts ...grpc.CallOption) (*AuthToken, error)
+	// Logout revokes every bearer token of the caller, in every process
+	// (not a NovaDB operation); 401, 501 (no token key configured).
+	Logout(ctx context.Context, in *LogoutRequest, opts ...grpc.CallOption) (*LogoutResponse, error)
 }
 
 type managementServiceClient struct {
@@ -509,6 +524,36 @@ func (c *managementServiceClient) GetWebhookDeliveries(ctx context.Context, in *
 	return out, nil
 }
 
+func (c *managementServiceClient) IssueToken(ctx context.Context, in *IssueTokenRequest, opts ...grpc.CallOption) (*AuthToken, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(AuthToken)
+	err := c.cc.Invoke(ctx, ManagementService_IssueToken_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *managementServiceClient) RenewToken(ctx context.Context, in *RenewTokenRequest, opts ...grpc.CallOption) (*AuthToken, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(AuthToken)
+	err := c.cc.Invoke(ctx, ManagementService_RenewToken_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *managementServiceClient) Logout(ctx context.Context, in *LogoutRequest, opts ...grpc.CallOption) (*LogoutResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(LogoutResponse)
+	err := c.cc.Invoke(ctx, ManagementService_Logout_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 // ManagementServiceServer is the server API for ManagementService service.
 // All implementations must embed UnimplementedManagementServiceServer
 // for forward compatibility.
@@ -589,6 +634,18 @@ type ManagementServiceServer interface {
 	// first (not a NovaDB operation, docs/webhooks.md); 400, 403, 404 (no
 	// webhook definition with this id).
 	GetWebhookDeliveries(context.Context, *GetWebhookDeliveriesRequest) (*WebhookAttemptList, error)
+	// IssueToken trades a user name and password (JSON body, or HTTP Basic
+	// credentials with an empty body) for a short-lived bearer token (not a
+	// NovaDB operation, README "Bearer tokens"); 400, 401 (wrong
+	// credentials), 429 + Retry-After (too many failed logins), 501 (no
+	// token key configured), 503 + Retry-After (password checks saturated).
+	IssueToken(context.Context, *IssueTokenRequest) (*AuthToken, error)
+	// RenewToken returns a fresh token for the caller of a still valid one
+	// (not a NovaDB operation); 401, 501 (no token key configured).
+	RenewToken(context.Context, *RenewTokenRequest) (*AuthToken, error)
+	// Logout revokes every bearer token of the caller, in every process
+	// (not a NovaDB operation); 401, 501 (no token key configured).
+	Logout(context.Context, *LogoutRequest) (*LogoutResponse, error)
 	mustEmbedUnimplementedManagementServiceServer()
 }
 
@@ -703,6 +760,15 @@ func (UnimplementedManagementServiceServer) GetTypedObjects(context.Context, *Ge
 }
 func (UnimplementedManagementServiceServer) GetWebhookDeliveries(context.Context, *GetWebhookDeliveriesRequest) (*WebhookAttemptList, error) {
 	return nil, status.Error(codes.Unimplemented, "method GetWebhookDeliveries not implemented")
+}
+func (UnimplementedManagementServiceServer) IssueToken(context.Context, *IssueTokenRequest) (*AuthToken, error) {
+	return nil, status.Error(codes.Unimplemented, "method IssueToken not implemented")
+}
+func (UnimplementedManagementServiceServer) RenewToken(context.Context, *RenewTokenRequest) (*AuthToken, error) {
+	return nil, status.Error(codes.Unimplemented, "method RenewToken not implemented")
+}
+func (UnimplementedManagementServiceServer) Logout(context.Context, *LogoutRequest) (*LogoutResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method Logout not implemented")
 }
 func (UnimplementedManagementServiceServer) mustEmbedUnimplementedManagementServiceServer() {}
 func (UnimplementedManagementServiceServer) testEmbeddedByValue()                           {}
@@ -1311,6 +1377,60 @@ func _ManagementService_GetWebhookDeliveries_Handler(srv interface{}, ctx contex
 	return interceptor(ctx, in, info, handler)
 }
 
+func _ManagementService_IssueToken_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(IssueTokenRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(ManagementServiceServer).IssueToken(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: ManagementService_IssueToken_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(ManagementServiceServer).IssueToken(ctx, req.(*IssueTokenRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _ManagementService_RenewToken_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(RenewTokenRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(ManagementServiceServer).RenewToken(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: ManagementService_RenewToken_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(ManagementServiceServer).RenewToken(ctx, req.(*RenewTokenRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _ManagementService_Logout_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(LogoutRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(ManagementServiceServer).Logout(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: ManagementService_Logout_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(ManagementServiceServer).Logout(ctx, req.(*LogoutRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 // ManagementService_ServiceDesc is the grpc.ServiceDesc for ManagementService service.
 // It's only intended for direct use with grpc.RegisterService,
 // and not to be introspected or modified (even as a copy)
@@ -1441,6 +1561,18 @@ var ManagementService_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "GetWebhookDeliveries",
 			Handler:    _ManagementService_GetWebhookDeliveries_Handler,
+		},
+		{
+			MethodName: "IssueToken",
+			Handler:    _ManagementService_IssueToken_Handler,
+		},
+		{
+			MethodName: "RenewToken",
+			Handler:    _ManagementService_RenewToken_Handler,
+		},
+		{
+			MethodName: "Logout",
+			Handler:    _ManagementService_Logout_Handler,
 		},
 	},
 	Streams: []grpc.StreamDesc{

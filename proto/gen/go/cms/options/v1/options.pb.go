@@ -40,6 +40,11 @@ const (
 	Permission_PERMISSION_WRITE Permission = 3
 	// PERMISSION_ADMIN: administrators only.
 	Permission_PERMISSION_ADMIN Permission = 4
+	// PERMISSION_CREDENTIALS: the RPC takes the caller's credentials itself
+	// (IssueToken: a user name and password in its body or Basic
+	// credentials) and checks them, throttled like any login; the edge and
+	// the Auth and Authz interceptors let it through unauthenticated.
+	Permission_PERMISSION_CREDENTIALS Permission = 5
 )
 
 // Enum value maps for Permission.
@@ -50,6 +55,7 @@ var (
 		2: "PERMISSION_READ",
 		3: "PERMISSION_WRITE",
 		4: "PERMISSION_ADMIN",
+		5: "PERMISSION_CREDENTIALS",
 	}
 	Permission_value = map[string]int32{
 		"PERMISSION_UNSPECIFIED":   0,
@@ -57,6 +63,7 @@ var (
 		"PERMISSION_READ":          2,
 		"PERMISSION_WRITE":         3,
 		"PERMISSION_ADMIN":         4,
+		"PERMISSION_CREDENTIALS":   5,
 	}
 )
 
@@ -428,14 +435,15 @@ const file_cms_options_v1_options_proto_rawDesc = "" +
 	"\vowner_field\x18\x06 \x01(\tR\n" +
 	"ownerField\x12%\n" +
 	"\x0edefault_branch\x18\a \x01(\bR\rdefaultBranch\x124\n" +
-	"\x16installation_job_admin\x18\b \x01(\bR\x14installationJobAdmin*\x87\x01\n" +
+	"\x16installation_job_admin\x18\b \x01(\bR\x14installationJobAdmin*\xa3\x01\n" +
 	"\n" +
 	"Permission\x12\x1a\n" +
 	"\x16PERMISSION_UNSPECIFIED\x10\x00\x12\x1c\n" +
 	"\x18PERMISSION_AUTHENTICATED\x10\x01\x12\x13\n" +
 	"\x0fPERMISSION_READ\x10\x02\x12\x14\n" +
 	"\x10PERMISSION_WRITE\x10\x03\x12\x14\n" +
-	"\x10PERMISSION_ADMIN\x10\x04*S\n" +
+	"\x10PERMISSION_ADMIN\x10\x04\x12\x1a\n" +
+	"\x16PERMISSION_CREDENTIALS\x10\x05*S\n" +
 	"\x05Owner\x12\x15\n" +
 	"\x11OWNER_UNSPECIFIED\x10\x00\x12\r\n" +
 	"\tOWNER_JOB\x10\x01\x12\x11\n" +

@@ -1,0 +1,80 @@
+package content
+
+import (
+	"errors"
+	"fmt"
+	"sync/atomic"
+	"testing"
+
+	"github.com/cmsplatform/cms/pkg/auth"
+	"github.com/cmsplatform/cms/pkg/store"
+)
+
+// TestAccountCredential: the account of a user carries its current rights
+// and a Credential that changes with the password and with RevokeTokens
+// (and only then), which is what revokes bearer tokens; unknown, deleted
+// and non-user objects have no account.
+func TestAccountCredential(t *testing.T) {
+	backends(t, func(t *testing.T, _ *Service, st store.Store) {
+		var changed atomic.Int64
+		s := New(st, nil, WithUsersChanged(func() { changed.Add(1) }))
+		a := branch(t, s, "A", BranchDefault)
+		_, ids := must2(t)(s.CreateObjects(ctxBG, "4", adminCh, []ObjectInput{userInput("alice", "pw", vin(AttrUserReadBranches, 0, a))}))
+		alice := ids[0]
+		p, err := s.Account(ctxBG, alice)
+		if err != nil || p.Name != "alice" || p.UserID != alice || fmt.Sprint(p.Read) != fmt.Sprint([]int64{a}) || p.Credential == "" {
+			t.Fatalf("Account = %+v, %v", p, err)
+		}
+		viaLogin, err := s.Authenticate(ctxBG, "alice", "pw")
+		if err != nil || viaLogin.Credential != p.Credential {
+			t.Fatalf("the login's credential %q, the account's %q (%v)", viaLogin.Credential, p.Credential, err)
+		}
+		cred := p.Credential
+		// A change of rights keeps the credential (tokens stay valid, with
+		// the new rights).
+		chk(s.UpdateObjects(ctxBG, "4", adminCh, []ObjectInput{{ID: alice, Values: []ValueInput{vin(AttrUserWriteBranches, 0, a)}}}))(t)
+		if p, _ = s.Account(ctxBG, alice); p.Credential != cred || len(p.Write) != 1 {
+			t.Fatalf("after a grant: %+v, credential was %q", p, cred)
+		}
+		before := changed.Load()
+		if err := s.RevokeTokens(ctxBG, alice); err != nil {
+			t.Fatal(err)
+		}
+		if changed.Load() != before+1 {
+			t.Fatal("RevokeTokens did not call the users-changed hook")
+		}
+		p, _ = s.Account(ctxBG, alice)
+		if p.Credential == cred || p.Credential == "" {
+			t.Fatalf("after RevokeTokens the credential is %q (was %q)", p.Credential, cred)
+		}
+		cred = p.Credential
+		if err := s.RevokeTokens(ctxBG, alice); err != nil {
+			t.Fatal(err)
+		}
+		if p, _ = s.Account(ctxBG, alice); p.Credential == cred {
+			t.Fatal("a second RevokeTokens kept the credential")
+		}
+		cred = p.Credential
+		chk(s.UpdateObjects(ctxBG, "4", adminCh, []ObjectInput{{ID: alice, Values: []ValueInput{vin(AttrUserPassword, 0, "pw2")}}}))(t)
+		if p, _ = s.Account(ctxBG, alice); p.Credential == cred || p.Credential == "" {
+			t.Fatal("a password change kept the credential")
+		}
+		chk(s.UpdateObjects(ctxBG, "4", adminCh, []ObjectInput{{ID: alice, Values: []ValueInput{vin(AttrUserPassword, 0, nil)}}}))(t)
+		if p, err = s.Account(ctxBG, alice); err != nil || p.Credential != "" {
+			t.Fatalf("without a password: %+v, %v (want no credential)", p, err)
+		}
+		// A user may not raise anybody's generation through the API.
+		_, err = s.UpdateObjects(ctxBG, "4", editor, []ObjectInput{{ID: alice, Values: []ValueInput{vin(AttrUserTokenGeneration, 0, 0)}}})
+		wantErr(t, err, ErrForbidden, "an editor writing the token generation")
+		_, typ := makeModel(t, s)
+		chk2(s.DeleteObjects(ctxBG, "4", adminCh, []string{fmt.Sprint(alice)}))(t)
+		for _, id := range []int64{alice, typ[0], 999999} {
+			if _, err := s.Account(ctxBG, id); !errors.Is(err, auth.ErrBadCredentials) {
+				t.Errorf("Account(%d) = %v, want ErrBadCredentials", id, err)
+			}
+			if err := s.RevokeTokens(ctxBG, id); !errors.Is(err, auth.ErrBadCredentials) {
+				t.Errorf("RevokeTokens(%d) = %v, want ErrBadCredentials", id, err)
+			}
+		}
+	})
+}
