@@ -14,9 +14,10 @@ import (
 // operation without saying when). A comment lives on a branch, and the
 // branch's read permission governs it, like the objects it is attached to:
 //
-//   - reading a comment or listing comments needs read on the comment's
-//     branch; a list filtered by branchRef needs read on that branch (else
-//     403), an unfiltered list silently keeps the readable branches only;
+//   - reading a comment needs read on the comment's branch; a list keeps
+//     the comments of the readable branches only (declared list: the
+//     domain query filters), so a branchRef the caller may not read, or
+//     naming no branch, finds none;
 //   - creating a comment needs read on the branch: commenting is how
 //     reviewers with read-only access give feedback, and it changes no
 //     content (write is not required);
@@ -68,9 +69,8 @@ func (s *service) GetComments(ctx context.Context, req *managementv1.GetComments
 		b := int64(req.GetBranchRef())
 		q.Branch = &b
 	}
-	if q.Visible, err = s.readable(ctx); err != nil {
-		return nil, err
-	}
+	p := caller(ctx)
+	q.Caller = &p
 	if req.ObjectRef != nil {
 		o := int64(req.GetObjectRef())
 		q.ObjectID = &o

@@ -38,8 +38,8 @@ func (s *service) GetUserDisplayName(ctx context.Context, req *managementv1.GetU
 // write on its parent, deleting one write on its parent. Administrators may
 // do everything; unknown branches stay 404. What the interceptor cannot
 // see from the request alone (the branch of a job or comment addressed by
-// id) the resolver looks up (OwnerBranch); lists spanning branches the
-// handlers filter with pkg/auth.Principal.CanRead.
+// id) the resolver looks up (OwnerBranch); lists (declared list) are
+// filtered by the domain queries with the caller.
 
 // BranchChain implements interceptors.BranchResolver from the store.
 func (s *service) BranchChain(ctx context.Context, branch string) ([]int64, error) {
@@ -111,20 +111,6 @@ func (s *service) NewBranchParent(req proto.Message) string {
 	r, _ := req.(*managementv1.CreateBranchRequest)
 	vals, _ := valueInputs(r.GetValues())
 	return parentOf(vals)
-}
-
-// readable is the filter of a list spanning branches: the branches the
-// caller may read, nil (everything) for an administrator.
-func (s *service) readable(ctx context.Context) (func(branch int64) bool, error) {
-	p := caller(ctx)
-	if p.Admin {
-		return nil, nil
-	}
-	chains, err := s.content.AllBranchChains(ctx)
-	if err != nil {
-		return nil, s.toStatus(ctx, err)
-	}
-	return p.CanRead(chains), nil
 }
 
 // caller is the authenticated principal; the interceptors guarantee one,
