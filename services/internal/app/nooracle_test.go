@@ -127,6 +127,21 @@ func testUnknownBranchListsAreEmpty(t *testing.T, w grantsWorld) {
 		}
 	}
 
+	// The HTTP cache in front of Delivery never hands the reader what it
+	// stored for the administrator: B's list, read (and stored) by the
+	// administrator without read-your-writes headers, is still the empty
+	// list to the reader.
+	plain := "/delivery/api/branches/" + b + "/objects?take=10"
+	emptyList := w.adminD.must(http.StatusOK, http.MethodGet, "/delivery/api/branches/"+unknown+"/objects?take=10", "")
+	for range 2 {
+		if r := w.adminD.must(http.StatusOK, http.MethodGet, plain, ""); bytes.Equal(r.body, emptyList.body) {
+			t.Fatalf("admin's list of B is empty: %s", r.body)
+		}
+	}
+	if r := w.readerD.must(http.StatusOK, http.MethodGet, plain, ""); !bytes.Equal(r.body, emptyList.body) {
+		t.Errorf("reader's list of B after the administrator's: %s, want %s", r.body, emptyList.body)
+	}
+
 	// Single objects: an unknown branch and one the reader may not read
 	// are refused alike; the administrator's 404 names no component.
 	single := func(c httpClient, branch string) httpResult {
