@@ -307,6 +307,27 @@ func (s *Service) AllBranchChains(ctx context.Context) (map[int64][]int64, error
 	return out, nil
 }
 
+// readableBranches is the filter of a list spanning branches for caller:
+// the branches it may read (auth.Principal.CanRead over every live
+// branch); nil, everything, for an administrator or a trusted internal
+// read (no caller).
+func (s *Service) readableBranches(ctx context.Context, caller *auth.Principal) (func(branch int64) bool, error) {
+	if caller == nil || caller.Admin {
+		return nil, nil
+	}
+	chains, err := s.AllBranchChains(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return caller.CanRead(chains), nil
+}
+
+// ReadableBranches is readableBranches for the domains built on this one
+// (pkg/jobs lists jobs of the branches the caller may read).
+func (s *Service) ReadableBranches(ctx context.Context, caller *auth.Principal) (func(branch int64) bool, error) {
+	return s.readableBranches(ctx, caller)
+}
+
 // BranchChains returns the chains of the given branch ids (one read of the
 // branch tree); ids that are not branches are absent.
 func (s *Service) BranchChains(ctx context.Context, ids []int64) (map[int64][]int64, error) {

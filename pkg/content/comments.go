@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/cmsplatform/cms/pkg/auth"
 	"github.com/cmsplatform/cms/pkg/changes"
 	"github.com/cmsplatform/cms/pkg/store"
 )
@@ -45,11 +46,12 @@ type CommentQuery struct {
 	Take int
 	// Continue is the token of the previous page ("" = first page).
 	Continue string
-	// Visible, when set, keeps only comments on branches it accepts (the
-	// caller's read permission). Pages are then filled by reading further,
-	// so a page holds up to Take visible comments and the token stays a
-	// plain keyset position.
-	Visible func(branch int64) bool
+	// Caller, when set, is who lists: only comments on branches it may read
+	// are returned (auth.Principal.CanRead; a Branch filter naming another
+	// branch finds none). Pages are then filled by reading further, so a
+	// page holds up to Take visible comments and the token stays a plain
+	// keyset position. Nil is a trusted internal read of every branch.
+	Caller *auth.Principal
 }
 
 // CommentPage is one page of comments. Continue is "" on the last page.
@@ -128,7 +130,8 @@ func (s *Service) GetComment(ctx context.Context, id int64) (Comment, error) {
 }
 
 // GetComments pages through comments, newest (highest id) first. A Branch
-// filter naming no branch is ErrNotFound. Paging is keyset paging by id,
+// filter naming no branch finds none, as one naming a branch the caller
+// may not read (the answer does not tell which branches exist). Paging is keyset paging by id,
 // so a token stays valid across writes; comments created after the first
 // page have higher ids and are not returned by later pages.
 func (s *Service) GetComments(ctx context.Context, q CommentQuery) (CommentPage, error) {
@@ -140,14 +143,9 @@ func (s *Service) GetComments(ctx context.Context, q CommentQuery) (CommentPage,
 	if err != nil {
 		return CommentPage{}, err
 	}
-	if q.Branch != nil {
-		branches, err := loadBranches(ctx, s.st)
-		if err != nil {
-			return CommentPage{}, err
-		}
-		if _, ok := branches[*q.Branch]; !ok {
-			return CommentPage{}, notFoundf("branch %d", *q.Branch)
-		}
+	visible, err := s.readableBranches(ctx, q.Caller)
+	if err != nil {
+		return CommentPage{}, err
 	}
 	if before == 0 && q.Continue != "" {
 		return CommentPage{Comments: []Comment{}}, nil // continued past the oldest id
@@ -162,7 +160,7 @@ func (s *Service) GetComments(ctx context.Context, q CommentQuery) (CommentPage,
 			return CommentPage{}, err
 		}
 		for _, r := range batch {
-			if q.Visible == nil || q.Visible(r.Branch) {
+			if visible == nil || visible(r.Branch) {
 				rows = append(rows, r)
 			}
 		}

@@ -178,7 +178,9 @@ func (s *Service) CreateObjects(ctx context.Context, branch string, ch Change, i
 }
 
 // UpdateObjects changes values of existing objects on a branch in one
-// transaction. Objects are addressed by ID, else GUID. Values of attributes
+// transaction. Objects are addressed by ID, else GUID, else ApiIdentifier
+// (an ApiIdentifier that names more than one object is ErrAmbiguous).
+// Values of attributes
 // not sent are unchanged; for a single-valued attribute the sent row
 // replaces the stored one; for a multi-valued attribute the sent rows are
 // the complete new set of their (attribute, language, variant). A null
@@ -224,8 +226,13 @@ func (v view) update(ctx context.Context, tx store.Tx, ch Change, in []ObjectInp
 			idents[i] = strconv.FormatInt(o.ID, 10)
 		case o.GUID != "":
 			idents[i] = o.GUID
+		case o.APIIdentifier != nil && *o.APIIdentifier != "":
+			// Addressed by its ApiIdentifier alone: resolved like every
+			// identifier, so one that also reads as another object's GUID
+			// is ErrAmbiguous (422).
+			idents[i] = *o.APIIdentifier
 		default:
-			return 0, nil, false, invalidf("object %d: meta.id or meta.guid is required", i)
+			return 0, nil, false, invalidf("object %d: meta.id, meta.guid or meta.apiIdentifier is required", i)
 		}
 	}
 	ids, err := v.resolve(ctx, idents)

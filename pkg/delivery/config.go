@@ -30,6 +30,9 @@ func (s *Service) Types(ctx context.Context, branch string) ([]Object, error) {
 // modelObjects renders the objects of the branch's model that ids lists.
 func (s *Service) modelObjects(ctx context.Context, branch string, ids func(*branchModel) []int64) ([]Object, error) {
 	b, err := s.branchID(ctx, branch)
+	if UnknownBranch(err) {
+		return []Object{}, nil // a branch that does not exist has none
+	}
 	if err != nil {
 		return nil, err
 	}

@@ -16,8 +16,11 @@ package delivery
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
+	"strconv"
+	"strings"
 	"sync"
 
 	"golang.org/x/sync/singleflight"
@@ -30,12 +33,12 @@ import (
 // Errors. Callers map them to transport codes with errors.Is.
 var (
 	// ErrNotFound: the branch, type or object does not exist in the index.
-	ErrNotFound = errkind.New(errkind.NotFound, "delivery: not found")
+	ErrNotFound = errkind.New(errkind.NotFound, "not found")
 	// ErrInvalidArgument: a parameter is malformed (filter, sort, paging,
 	// language, variants).
-	ErrInvalidArgument = errkind.New(errkind.Invalid, "delivery: invalid argument")
+	ErrInvalidArgument = errkind.New(errkind.Invalid, "invalid argument")
 	// ErrAmbiguous: an ApiIdentifier names more than one object.
-	ErrAmbiguous = errkind.New(errkind.Ambiguous, "delivery: the object id is not unique")
+	ErrAmbiguous = errkind.New(errkind.Ambiguous, "the object id is not unique")
 )
 
 // Limits.
@@ -106,6 +109,36 @@ func (s *Service) Version(ctx context.Context) (int64, error) {
 
 func invalidf(format string, args ...any) error {
 	return fmt.Errorf("%w: %s", ErrInvalidArgument, fmt.Sprintf(format, args...))
+}
+
+// branchNotFound is the ErrNotFound of a branch that does not exist (in
+// the index): lists answer it with no objects (UnknownBranch).
+type branchNotFound struct{ param string }
+
+func (e *branchNotFound) Error() string { return fmt.Sprintf("%v: branch %q", ErrNotFound, e.param) }
+func (e *branchNotFound) Unwrap() error { return ErrNotFound }
+
+func unknownBranch(param string) error { return &branchNotFound{param: param} }
+
+// UnknownBranch reports whether err says that the branch asked for does
+// not exist. Lists, counts, occurrences and suggestions answer such a
+// branch with nothing, not with ErrNotFound, so that a caller who may not
+// read a branch (answered as for one that does not exist,
+// services/internal/interceptors.NoBranch) cannot tell which branches exist.
+func UnknownBranch(err error) bool {
+	var b *branchNotFound
+	return errors.As(err, &b)
+}
+
+// unknownBranchTags are the cache tags of the empty answer for a branch
+// that does not exist: evicted when a branch object changes (it may be
+// the one created under this id or ApiIdentifier).
+func unknownBranchTags(param string) []string {
+	tags := []string{BranchesTag}
+	if id, err := strconv.ParseInt(strings.TrimSpace(param), 10, 64); err == nil {
+		tags = append(tags, ModelTag(id))
+	}
+	return tags
 }
 
 func notFoundf(format string, args ...any) error {

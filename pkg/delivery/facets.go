@@ -16,7 +16,7 @@ import (
 )
 
 // ErrUnsupported means a valid option this implementation does not provide.
-var ErrUnsupported = errkind.New(errkind.Unsupported, "delivery: not supported")
+var ErrUnsupported = errkind.New(errkind.Unsupported, "not supported")
 
 // Default and maximum number of values per field or suggestions.
 const (
@@ -162,11 +162,9 @@ func splitFields(fields string) []string {
 // that some were left out. With one step the engine picks them; with
 // several, each step aggregates up to search.MaxResultWindow values and
 // the sums are cut here (exact unless a step has more distinct values).
+//
+// A branch that does not exist has no occurrences (an empty map).
 func (s *Service) Occurrences(ctx context.Context, r Request, fields string, take int32) (map[string]Occurrences, error) {
-	sc, err := s.scope(ctx, r)
-	if err != nil {
-		return nil, err
-	}
 	size, err := facetTake(take)
 	if err != nil {
 		return nil, err
@@ -174,6 +172,13 @@ func (s *Service) Occurrences(ctx context.Context, r Request, fields string, tak
 	names := splitFields(fields)
 	if len(names) == 0 {
 		return nil, invalidf("fields is required")
+	}
+	sc, err := s.scope(ctx, r)
+	if UnknownBranch(err) {
+		return map[string]Occurrences{}, nil
+	}
+	if err != nil {
+		return nil, err
 	}
 	q, err := sc.filterQuery(r.Filter, r.Deleted)
 	if err != nil {

@@ -118,7 +118,7 @@ func branchErr(err error, param string) error {
 	case errors.Is(err, indexdoc.ErrBadBranch):
 		return invalidf("branch: %v", strings.TrimPrefix(err.Error(), indexdoc.ErrBadBranch.Error()+": "))
 	case errors.Is(err, indexdoc.ErrNoBranch):
-		return notFoundf("branch %q", param)
+		return unknownBranch(param)
 	case err != nil:
 		return fmt.Errorf("delivery: %w", err)
 	}
@@ -141,17 +141,24 @@ func (sc *scope) baseQuery(deleted bool) search.And {
 
 // List returns a page of the objects of a branch (of one type when
 // r.Type is set), filtered and sorted, with resolved refs.
+//
+// A branch that does not exist has no objects: its list is empty (as the
+// Index group answers, and as a caller who may not read a branch is
+// answered, see UnknownBranch).
 func (s *Service) List(ctx context.Context, r Request) (List, error) {
-	sc, err := s.scope(ctx, r)
-	if err != nil {
-		return List{}, err
-	}
 	skip, take, err := query.Page(r.Skip, r.Take)
 	if err != nil {
 		return List{}, invalidf("%v", err)
 	}
 	if skip+take > search.MaxResultWindow {
 		return List{}, invalidf("skip+take must not exceed %d", search.MaxResultWindow)
+	}
+	sc, err := s.scope(ctx, r)
+	if UnknownBranch(err) {
+		return List{Skip: skip, Tags: unknownBranchTags(r.Branch)}, nil
+	}
+	if err != nil {
+		return List{}, err
 	}
 	q, err := sc.listFilterQuery(r.Filter, r.Deleted)
 	if err != nil {
@@ -223,9 +230,13 @@ func tooManyToSort(limit int, n int64) error {
 	return invalidf("sort: sorting by an attribute orders at most %d objects and the filter matches %d: narrow the filter, or sort by $score, displayName or meta fields only", limit, n)
 }
 
-// Count counts the objects List would page through.
+// Count counts the objects List would page through (none on a branch that
+// does not exist).
 func (s *Service) Count(ctx context.Context, r Request) (int64, error) {
 	sc, err := s.scope(ctx, r)
+	if UnknownBranch(err) {
+		return 0, nil
+	}
 	if err != nil {
 		return 0, err
 	}

@@ -54,10 +54,6 @@ func (s *Service) Suggestions(ctx context.Context, r Request, o SuggestOptions) 
 			return nil, invalidf("%v", err)
 		}
 	}
-	sc, err := s.scope(ctx, r)
-	if err != nil {
-		return nil, err
-	}
 	size, err := facetTake(o.Take)
 	if err != nil {
 		return nil, err
@@ -65,6 +61,16 @@ func (s *Service) Suggestions(ctx context.Context, r Request, o SuggestOptions) 
 	names := splitFields(o.Fields)
 	if len(names) == 0 {
 		return nil, invalidf("fields is required")
+	}
+	if strings.TrimSpace(o.Pattern) == "" {
+		return nil, invalidf("pattern is required")
+	}
+	sc, err := s.scope(ctx, r)
+	if UnknownBranch(err) {
+		return []Suggestion{}, nil // a branch that does not exist suggests nothing
+	}
+	if err != nil {
+		return nil, err
 	}
 	q, err := sc.filterQuery(r.Filter, r.Deleted)
 	if err != nil {

@@ -70,6 +70,9 @@ const BranchesTag = "branches"
 // branch and type like the query does; errors are the query's errors.
 func (s *Service) QueryTags(ctx context.Context, r Request) ([]string, error) {
 	b, err := s.branchID(ctx, r.Branch)
+	if UnknownBranch(err) {
+		return unknownBranchTags(r.Branch), nil
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -91,6 +94,9 @@ func (s *Service) QueryTags(ctx context.Context, r Request) ([]string, error) {
 // languages) of branch.
 func (s *Service) ConfigTags(ctx context.Context, branch string) ([]string, error) {
 	b, err := s.branchID(ctx, branch)
+	if UnknownBranch(err) {
+		return unknownBranchTags(branch), nil
+	}
 	if err != nil {
 		return nil, err
 	}

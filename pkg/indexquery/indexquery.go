@@ -60,6 +60,15 @@ type Service struct {
 	langs    []int64
 	log      *slog.Logger
 	maxWait  time.Duration
+	branches Branches
+}
+
+// Branches gives the chains of the indexed branches (the branch, then its
+// ancestors up to the default branch), which the caller filters of lists
+// spanning branches check read grants against (pkg/delivery.Service reads
+// them from the index).
+type Branches interface {
+	AllBranchChains(ctx context.Context) (map[int64][]int64, error)
 }
 
 // Options configure a Service.
@@ -71,6 +80,9 @@ type Options struct {
 	PollInterval time.Duration
 	// Logger; nil discards.
 	Logger *slog.Logger
+	// Branches resolves branch chains for requests with a Caller who is no
+	// administrator; without it such requests count nothing.
+	Branches Branches
 }
 
 // New returns a Service reading the objects and comments indexes that an
@@ -84,7 +96,7 @@ func New(eng search.Engine, opts Options) (*Service, error) {
 	prefix := opts.Layout.IndexPrefix
 	s := &Service{eng: eng, tracking: indexdoc.NewChangeTracking(eng, prefix, opts.PollInterval, nil),
 		index: prefix + indexdoc.ObjectsIndex, comments: prefix + indexdoc.CommentsIndex,
-		langs: langs, log: log, maxWait: MaxWaitLimit}
+		langs: langs, log: log, maxWait: MaxWaitLimit, branches: opts.Branches}
 	for _, n := range []string{s.index, s.comments} {
 		if err := search.ValidIndexName(n); err != nil {
 			return nil, fmt.Errorf("indexquery: %w", err)

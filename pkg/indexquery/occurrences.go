@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/cmsplatform/cms/pkg/auth"
 	"github.com/cmsplatform/cms/pkg/content"
 	"github.com/cmsplatform/cms/pkg/indexdoc"
 	"github.com/cmsplatform/cms/pkg/search"
@@ -131,11 +132,11 @@ func occurrences(a search.AggResult, total int64, typ string, p Page) Occurrence
 type WorkItemRequest struct {
 	Page Page
 	Freshness
-	// Readable, when not nil, restricts the count to these branches (the
-	// ones the caller may read; pkg/auth.Principal.ReadableBranches). It
-	// is part of the engine query, so totals and paging stay correct.
-	// Nil counts every branch (administrators).
-	Readable []int64
+	// Caller, when set, is who counts: only the branches it may read are
+	// counted (pkg/auth.Principal.ReadableBranches over Options.Branches),
+	// as part of the engine query, so totals and paging stay correct. Nil
+	// (a trusted internal read) and administrators count every branch.
+	Caller *auth.Principal
 }
 
 // WorkItemResult is WorkItemOccurrencesResult.
@@ -162,9 +163,16 @@ func (s *Service) WorkItemOccurrences(ctx context.Context, r WorkItemRequest) (W
 		search.Not{Query: search.Term{Field: indexdoc.FieldBranch, Value: int64(content.BranchDefault)}},
 		search.Not{Query: search.Term{Field: indexdoc.FieldDeleted, Value: true}},
 	}
-	if r.Readable != nil {
-		branches := make([]any, len(r.Readable))
-		for i, b := range r.Readable {
+	if r.Caller != nil && !r.Caller.Admin {
+		var chains map[int64][]int64
+		if s.branches != nil {
+			if chains, err = s.branches.AllBranchChains(ctx); err != nil {
+				return WorkItemResult{}, err
+			}
+		}
+		readable := r.Caller.ReadableBranches(chains)
+		branches := make([]any, len(readable))
+		for i, b := range readable {
 			branches[i] = b
 		}
 		q = append(q, search.Terms{Field: indexdoc.FieldBranch, Values: branches})

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/cmsplatform/cms/pkg/auth"
 	"github.com/cmsplatform/cms/pkg/content"
 	"github.com/cmsplatform/cms/pkg/jobs"
 )
@@ -78,7 +79,9 @@ func TestListFilters(t *testing.T) {
 			{"not deleted", jobs.Query{Deleted: &no}, newest(0, 1, 3, 4, 5, 6)},
 			{"trigger", jobs.Query{Trigger: i64(7)}, []int64{}},
 			{"combined", jobs.Query{Branch: i64(4), Definition: i64(1200), Deleted: &no}, newest(4)},
-			{"visible", jobs.Query{Visible: func(br int64) bool { return br == 4 }}, newest(1, 2, 4, 5)},
+			{"caller", jobs.Query{Caller: &auth.Principal{Name: "r", Read: []int64{b.ID}}}, newest(0, 3, 6)},
+			{"caller without grants", jobs.Query{Caller: &auth.Principal{Name: "n"}}, []int64{}},
+			{"caller filtering another branch", jobs.Query{Branch: i64(4), Caller: &auth.Principal{Name: "r", Read: []int64{b.ID}}}, []int64{}},
 		} {
 			if got := ids(c.q); !slices.Equal(got, c.want) {
 				t.Errorf("%s: %v, want %v", c.name, got, c.want)

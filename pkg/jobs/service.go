@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/cmsplatform/cms/pkg/auth"
 	"github.com/cmsplatform/cms/pkg/blobs"
 	"github.com/cmsplatform/cms/pkg/content"
 	"github.com/cmsplatform/cms/pkg/store"
@@ -241,8 +242,10 @@ type Query struct {
 	Deleted                     *bool
 	Take                        int // 1..content.MaxTake
 	Continue                    string
-	// Visible, when set, keeps only jobs of branches it accepts.
-	Visible func(branch int64) bool
+	// Caller, when set, is who lists: only jobs of branches it may read are
+	// returned (a Branch filter naming another branch finds none). Nil is
+	// a trusted internal read of every branch.
+	Caller *auth.Principal
 }
 
 // Page is one page of jobs; Continue is "" on the last page.
@@ -277,6 +280,10 @@ func (s *Service) List(ctx context.Context, q Query) (Page, error) {
 	if q.Continue != "" && before <= 1 {
 		return Page{Jobs: []Job{}}, nil
 	}
+	visible, err := s.content.ReadableBranches(ctx, q.Caller)
+	if err != nil {
+		return Page{}, err
+	}
 	var rows []store.Job
 	for {
 		batch, err := s.st.ListJobs(ctx, store.JobQuery{Branch: q.Branch, Definition: q.Definition, Trigger: q.Trigger,
@@ -285,7 +292,7 @@ func (s *Service) List(ctx context.Context, q Query) (Page, error) {
 			return Page{}, err
 		}
 		for _, r := range batch {
-			if q.Visible == nil || q.Visible(r.Branch) {
+			if visible == nil || visible(r.Branch) {
 				rows = append(rows, r)
 			}
 		}

@@ -16,7 +16,7 @@ var (
 	// ErrInvalidArgument means the caller passed something the store
 	// cannot store (an empty GUID, invalid JSON, a NUL in a text, a negative
 	// count …); it is of kind errkind.Invalid (400).
-	ErrInvalidArgument = errkind.New(errkind.Invalid, "store: invalid argument")
+	ErrInvalidArgument = errkind.New(errkind.Invalid, "invalid argument")
 	// ErrTxDone: the transaction was already committed or rolled back.
 	ErrTxDone = errors.New("store: transaction already finished")
 	// ErrClosed: the store was closed.

@@ -23,8 +23,8 @@ const (
 // Errors of History: an id that is no webhook definition (404) and a
 // continuation token no listing returned (400).
 var (
-	ErrNoWebhook = errkind.New(errkind.NotFound, "webhooks: no such webhook")
-	ErrBadPage   = errkind.New(errkind.Invalid, "webhooks: invalid page")
+	ErrNoWebhook = errkind.New(errkind.NotFound, "no such webhook")
+	ErrBadPage   = errkind.New(errkind.Invalid, "invalid page")
 )
 
 // History reads the attempt log of webhooks.

@@ -74,7 +74,7 @@ func (s *service) readYourWrites(ctx context.Context, md metadata.MD) (int64, er
 	if ws := md.Get(HeaderMaxWait); len(ws) > 0 && strings.TrimSpace(ws[0]) != "" {
 		w, err := params.Wait(HeaderMaxWait, ws[0])
 		if err != nil {
-			return 0, status.Error(codes.InvalidArgument, err.Error())
+			return 0, status.Error(codes.InvalidArgument, gateway.ClientDetail(err))
 		}
 		wait = w
 	}
@@ -89,7 +89,7 @@ func (s *service) readYourWrites(ctx context.Context, md metadata.MD) (int64, er
 	if _, err := s.dom.WaitForVisible(ctx, minV, min(wait, MaxWait)); err != nil {
 		if errors.Is(err, delivery.ErrVersionTimeout) {
 			// Like every 503: the client may retry shortly.
-			return 0, gateway.RetryAfter(ctx, gateway.RetryAfterSeconds, codes.Unavailable, err.Error())
+			return 0, gateway.RetryAfter(ctx, gateway.RetryAfterSeconds, codes.Unavailable, gateway.ClientDetail(err))
 		}
 		return 0, s.toStatus(ctx, err)
 	}
@@ -110,8 +110,11 @@ func (g *Group) HTTPCache(authn auth.Authenticator) func(http.Handler) http.Hand
 	if g.api.dom == nil || authn == nil {
 		return func(next http.Handler) http.Handler { return next }
 	}
-	// Every cacheable path is a branch-scoped Delivery read: the declared
-	// access of List (READ on its branch) is theirs.
+	// Every cacheable path is a branch-scoped Delivery read, checked with
+	// the declared access of Get (READ on its branch): a caller who may not
+	// read the branch is refused here and goes the normal path, where a list
+	// answers it as for a branch that does not exist (Access.list), never
+	// from a stored answer of the branch.
 	az := &interceptors.Authz{Resolvers: g.BranchResolvers()}
 	return g.api.cache.HTTP(func(r *http.Request) (context.Context, bool) {
 		branch, ok := cacheablePath(r)
@@ -123,7 +126,7 @@ func (g *Group) HTTPCache(authn auth.Authenticator) func(http.Handler) http.Hand
 			return nil, false
 		}
 		ctx := auth.WithPrincipal(r.Context(), p)
-		if err := az.Check(ctx, deliveryv1.DeliveryService_List_FullMethodName, &deliveryv1.ListRequest{Branch: branch}); err != nil {
+		if err := az.Check(ctx, deliveryv1.DeliveryService_Get_FullMethodName, &deliveryv1.GetRequest{Branch: branch}); err != nil {
 			return nil, false
 		}
 		return ctx, true

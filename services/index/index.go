@@ -20,6 +20,8 @@ import (
 	"github.com/cmsplatform/cms/services/internal/interceptors"
 	"github.com/grpc-ecosystem/grpc-gateway/v2/runtime"
 	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
 	"google.golang.org/protobuf/proto"
 )
 
@@ -49,11 +51,11 @@ func New(opts Options) (*Group, error) {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	q, err := indexquery.New(opts.Search, indexquery.Options{Layout: opts.Layout, Logger: log})
+	br, err := indexbranches.New(opts.Search, opts.Layout, log)
 	if err != nil {
 		return nil, err
 	}
-	br, err := indexbranches.New(opts.Search, opts.Layout, log)
+	q, err := indexquery.New(opts.Search, indexquery.Options{Layout: opts.Layout, Logger: log, Branches: br})
 	if err != nil {
 		return nil, err
 	}
@@ -98,12 +100,19 @@ func (r branchResolver) ReadYourWrites(ctx context.Context, req proto.Message) e
 // branchID reads a request's branch: plain digits are the id (an unknown
 // id finds nothing); anything else (the alias "draft", an ApiIdentifier,
 // a GUID) is resolved from the indexed branch objects, the alias by
-// pkg/params.BranchAlias like in every group.
+// pkg/params.BranchAlias like in every group. A branch that does not
+// exist is 0, which has no objects and no comments: every operation on a
+// branch is a list (declared list), and the list of a branch that does not
+// exist is empty, for every caller (as NovaDB answers).
 func (s *service) branchID(ctx context.Context, branch string) (int64, error) {
 	if id, ok := params.ID(branch); ok || branch == "" {
 		return id, nil
 	}
-	return s.branches.Branch(ctx, branch)
+	id, err := s.branches.Branch(ctx, branch)
+	if status.Code(err) == codes.NotFound {
+		return 0, nil
+	}
+	return id, err
 }
 
 // Name implements app.Group.

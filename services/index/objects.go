@@ -2,8 +2,8 @@ package index
 
 import (
 	"context"
-	"github.com/cmsplatform/cms/pkg/auth"
 
+	"github.com/cmsplatform/cms/pkg/auth"
 	"github.com/cmsplatform/cms/pkg/indexquery"
 	indexv1 "github.com/cmsplatform/cms/proto/gen/go/cms/index/v1"
 )
@@ -67,15 +67,9 @@ func (s *service) ObjectOccurrences(ctx context.Context, req *indexv1.ObjectOccu
 }
 
 func (s *service) WorkItemOccurrences(ctx context.Context, req *indexv1.WorkItemOccurrencesRequest) (*indexv1.WorkItemOccurrencesResult, error) {
-	r := indexquery.WorkItemRequest{Page: page(req.GetPage()), Freshness: freshness(req.MinChangeTrackingVersion, req.MaxWaitTime)}
-	// Only the branches the caller may read are counted.
-	if p, _ := auth.FromContext(ctx); !p.Admin {
-		chains, err := s.branches.AllBranchChains(ctx)
-		if err != nil {
-			return nil, err
-		}
-		r.Readable = p.ReadableBranches(chains)
-	}
+	// Only the branches the caller may read are counted (declared list).
+	p, _ := auth.FromContext(ctx)
+	r := indexquery.WorkItemRequest{Page: page(req.GetPage()), Freshness: freshness(req.MinChangeTrackingVersion, req.MaxWaitTime), Caller: &p}
 	res, err := s.q.WorkItemOccurrences(ctx, r)
 	if err != nil {
 		return nil, s.toStatus(ctx, err)

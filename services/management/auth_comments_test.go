@@ -23,14 +23,20 @@ func authComments(t *testing.T, admin, editor, writer authUser, a, b, obj int) {
 	byWriter := comment(writer, 200, a)
 	comment(editor, 403, b)
 	comment(editor, 403, 4)
-	comment(editor, 404, 999999) // unknown branch stays 404
+	comment(editor, 403, 999999) // an unknown branch is refused like one without the grant
 
 	// Reading needs read on the comment's branch.
 	editor.call(t, 200, "GET", fmt.Sprintf("/comments/%d", byWriter), "")
 	editor.call(t, 403, "GET", fmt.Sprintf("/comments/%d", onB), "")
 	editor.call(t, 403, "GET", fmt.Sprintf("/comments/%d", onDefault), "")
 	editor.call(t, 404, "GET", "/comments/999999", "")
-	editor.call(t, 403, "GET", fmt.Sprintf("/comments?branchRef=%d", b), "")
+	// A list holds the readable branches only: another branch's, or an
+	// unknown one's, is empty alike.
+	for _, other := range []int{b, 999999} {
+		if l := editor.call(t, 200, "GET", fmt.Sprintf("/comments?branchRef=%d", other), "").json(t); l["count"] != float64(0) {
+			t.Errorf("editor's comments on branch %d: %v, want none", other, l)
+		}
+	}
 	editor.call(t, 200, "GET", fmt.Sprintf("/comments?branchRef=%d", a), "")
 	// An unfiltered list keeps the readable branches, and pages fill up
 	// past the hidden comments (take=1 with a hidden comment in between).

@@ -52,7 +52,10 @@ func TestNoPrincipalIsRefused(t *testing.T) {
 	if err := content.Bootstrap(ctx, st); err != nil {
 		t.Fatal(err)
 	}
-	g := management.New(management.Options{Content: content.New(st, nil)})
+	g, err := management.New(management.Options{Content: content.New(st, nil)})
+	if err != nil {
+		t.Fatal(err)
+	}
 	az := &interceptors.Authz{Resolvers: g.BranchResolvers()}
 	srv := grpc.NewServer(grpc.UnaryInterceptor(az.Unary))
 	g.RegisterGRPC(srv)

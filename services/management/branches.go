@@ -11,9 +11,6 @@ import (
 
 // GetBranches implements Cms_GetBranches.
 func (s *service) GetBranches(ctx context.Context, req *managementv1.GetBranchesRequest) (*managementv1.CmsObjectList, error) {
-	if s.content == nil {
-		return s.UnimplementedManagementServiceServer.GetBranches(ctx, req)
-	}
 	take, err := sentTake(req.Take)
 	if err != nil {
 		return nil, s.toStatus(ctx, err)
@@ -35,9 +32,6 @@ func (s *service) GetBranches(ctx context.Context, req *managementv1.GetBranches
 
 // CreateBranch implements Cms_CreateBranch (200 with the new branch object).
 func (s *service) CreateBranch(ctx context.Context, req *managementv1.CreateBranchRequest) (*managementv1.CmsObject, error) {
-	if s.content == nil {
-		return s.UnimplementedManagementServiceServer.CreateBranch(ctx, req)
-	}
 	vals, err := valueInputs(req.GetValues())
 	if err != nil {
 		return nil, s.toStatus(ctx, err)
@@ -55,9 +49,6 @@ func (s *service) CreateBranch(ctx context.Context, req *managementv1.CreateBran
 
 // GetBranch implements Cms_GetBranch.
 func (s *service) GetBranch(ctx context.Context, req *managementv1.GetBranchRequest) (*managementv1.CmsObject, error) {
-	if s.content == nil {
-		return s.UnimplementedManagementServiceServer.GetBranch(ctx, req)
-	}
 	b, err := s.content.GetBranch(ctx, req.GetId(), readOptions(ctx, true, req.GetAttributes(), req.GetLanguages(), req.GetVariants()))
 	if err != nil {
 		return nil, s.toStatus(ctx, err)
@@ -71,9 +62,6 @@ func (s *service) GetBranch(ctx context.Context, req *managementv1.GetBranchRequ
 
 // UpdateBranch implements Cms_UpdateBranch.
 func (s *service) UpdateBranch(ctx context.Context, req *managementv1.UpdateBranchRequest) (*managementv1.UpdateBranchResponse, error) {
-	if s.content == nil {
-		return s.UnimplementedManagementServiceServer.UpdateBranch(ctx, req)
-	}
 	vals, err := valueInputs(req.GetValues())
 	if err != nil {
 		return nil, s.toStatus(ctx, err)
@@ -87,9 +75,6 @@ func (s *service) UpdateBranch(ctx context.Context, req *managementv1.UpdateBran
 
 // DeleteBranch implements Cms_DeleteBranch (permanent).
 func (s *service) DeleteBranch(ctx context.Context, req *managementv1.DeleteBranchRequest) (*managementv1.DeleteBranchResponse, error) {
-	if s.content == nil {
-		return s.UnimplementedManagementServiceServer.DeleteBranch(ctx, req)
-	}
 	t, err := s.content.DeleteBranch(ctx, req.GetId(), conditionalWrite(ctx, req.GetComment()))
 	if err != nil {
 		return nil, s.toStatus(ctx, err)

@@ -12,18 +12,12 @@ import (
 // the types ids names (all custom types with an ApiIdentifier by default)
 // in the language of the path (pkg/codegen).
 func (s *service) GetCSharpClasses(ctx context.Context, req *managementv1.GetCSharpClassesRequest) (*managementv1.GeneratedCode, error) {
-	if s.codegen == nil {
-		return s.UnimplementedManagementServiceServer.GetCSharpClasses(ctx, req)
-	}
 	return s.generate(ctx, codegen.Request{Branch: req.GetBranch(), Language: req.GetLanguage(), IDs: req.GetIds()})
 }
 
 // GetCSharpClass implements CodeGenerator_GetCSharpClass: the model of one
 // type.
 func (s *service) GetCSharpClass(ctx context.Context, req *managementv1.GetCSharpClassRequest) (*managementv1.GeneratedCode, error) {
-	if s.codegen == nil {
-		return s.UnimplementedManagementServiceServer.GetCSharpClass(ctx, req)
-	}
 	return s.generate(ctx, codegen.Request{Branch: req.GetBranch(), Language: req.GetLanguage(), Type: req.GetType()})
 }
 

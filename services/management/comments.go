@@ -14,9 +14,10 @@ import (
 // operation without saying when). A comment lives on a branch, and the
 // branch's read permission governs it, like the objects it is attached to:
 //
-//   - reading a comment or listing comments needs read on the comment's
-//     branch; a list filtered by branchRef needs read on that branch (else
-//     403), an unfiltered list silently keeps the readable branches only;
+//   - reading a comment needs read on the comment's branch; a list keeps
+//     the comments of the readable branches only (declared list: the
+//     domain query filters), so a branchRef the caller may not read, or
+//     naming no branch, finds none;
 //   - creating a comment needs read on the branch: commenting is how
 //     reviewers with read-only access give feedback, and it changes no
 //     content (write is not required);
@@ -38,9 +39,6 @@ func commentActor(ctx context.Context) content.Actor {
 
 // CreateComment implements Comment_CreateComment (200 with the comment).
 func (s *service) CreateComment(ctx context.Context, req *managementv1.CreateCommentRequest) (*managementv1.CmsComment, error) {
-	if s.content == nil {
-		return s.UnimplementedManagementServiceServer.CreateComment(ctx, req)
-	}
 	if err := refuseIfMatch(ctx); err != nil {
 		return nil, err
 	}
@@ -54,9 +52,6 @@ func (s *service) CreateComment(ctx context.Context, req *managementv1.CreateCom
 // GetComments implements Comment_GetComments: id descending, continuation
 // token in "continue", null on the last page.
 func (s *service) GetComments(ctx context.Context, req *managementv1.GetCommentsRequest) (*managementv1.CmsCommentList, error) {
-	if s.content == nil {
-		return s.UnimplementedManagementServiceServer.GetComments(ctx, req)
-	}
 	take, err := sentTake(req.Take)
 	if err != nil {
 		return nil, s.toStatus(ctx, err)
@@ -68,9 +63,8 @@ func (s *service) GetComments(ctx context.Context, req *managementv1.GetComments
 		b := int64(req.GetBranchRef())
 		q.Branch = &b
 	}
-	if q.Visible, err = s.readable(ctx); err != nil {
-		return nil, err
-	}
+	p := caller(ctx)
+	q.Caller = &p
 	if req.ObjectRef != nil {
 		o := int64(req.GetObjectRef())
 		q.ObjectID = &o
@@ -94,9 +88,6 @@ func (s *service) GetComments(ctx context.Context, req *managementv1.GetComments
 
 // GetComment implements Comment_GetComment (deleted comments included).
 func (s *service) GetComment(ctx context.Context, req *managementv1.GetCommentRequest) (*managementv1.CmsComment, error) {
-	if s.content == nil {
-		return s.UnimplementedManagementServiceServer.GetComment(ctx, req)
-	}
 	c, err := s.comment(ctx, req.GetCommentId())
 	if err != nil {
 		return nil, err
@@ -107,9 +98,6 @@ func (s *service) GetComment(ctx context.Context, req *managementv1.GetCommentRe
 // UpdateComment implements Comment_UpdateComment (200, empty body; 404 for
 // a deleted comment).
 func (s *service) UpdateComment(ctx context.Context, req *managementv1.UpdateCommentRequest) (*emptypb.Empty, error) {
-	if s.content == nil {
-		return s.UnimplementedManagementServiceServer.UpdateComment(ctx, req)
-	}
 	if _, err := s.comment(ctx, req.GetCommentId()); err != nil {
 		return nil, err
 	}
@@ -121,9 +109,6 @@ func (s *service) UpdateComment(ctx context.Context, req *managementv1.UpdateCom
 
 // DeleteComment implements Comment_DeleteComment (200, empty body; soft).
 func (s *service) DeleteComment(ctx context.Context, req *managementv1.DeleteCommentRequest) (*emptypb.Empty, error) {
-	if s.content == nil {
-		return s.UnimplementedManagementServiceServer.DeleteComment(ctx, req)
-	}
 	if _, err := s.comment(ctx, req.GetCommentId()); err != nil {
 		return nil, err
 	}

@@ -76,7 +76,11 @@ func runJobPermissions(t *testing.T, store app.Component) {
 	if fmt.Sprint(ids) != fmt.Sprint([]int{cleanup, onA}) { // newest first, branch A's only
 		t.Fatalf("reader's job list = %v, want %v", ids, []int{cleanup, onA})
 	}
-	reader.call(t, 403, "GET", fmt.Sprintf("/jobs?branchId=%d", b), "")
+	for _, other := range []int{b, 999999} { // another branch's jobs, or an unknown one's: none alike
+		if l := reader.call(t, 200, "GET", fmt.Sprintf("/jobs?branchId=%d", other), "").json(t); l["count"] != float64(0) {
+			t.Errorf("reader's jobs on branch %d: %v, want none", other, l)
+		}
+	}
 	if all := admin.call(t, 200, "GET", "/jobs", "").json(t); all["count"] != float64(3) {
 		t.Fatalf("admin's job list = %v", all)
 	}

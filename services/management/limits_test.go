@@ -10,7 +10,7 @@ import (
 // TestValueTooLarge: a value over content.DefaultMaxValueBytes is a 413
 // ProblemDetails naming the attribute and the limit, on create and update.
 func TestValueTooLarge(t *testing.T) {
-	h := newHarness(t, true)
+	h := newHarness(t)
 	big := strings.Repeat("a", content.DefaultMaxValueBytes)
 	r := h.expect(t, 413, "POST", "/branches/4/objects",
 		`{"objects":[{"meta":{"typeRef":0},"values":[{"attribute":1000,"language":201,"variant":0,"value":"`+big+`"}]}]}`)

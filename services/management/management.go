@@ -6,6 +6,7 @@ package management
 
 import (
 	"context"
+	"errors"
 	"log/slog"
 
 	"github.com/cmsplatform/cms/pkg/auth"
@@ -31,7 +32,7 @@ type Options struct {
 	// MaxUploadBytes caps one multipart upload request (413 beyond it).
 	MaxUploadBytes int64
 	// Content is the domain behind branches, objects, typed objects and
-	// users. Nil leaves those operations at 501.
+	// users (required).
 	Content *content.Service
 	// Files is the domain of uploads and files. Nil leaves the file
 	// operations at 501.
@@ -43,7 +44,7 @@ type Options struct {
 	// GetWebhookDeliveries at 501.
 	Webhooks *webhooks.History
 	// Codegen bounds the code generator (zero: codegen's defaults). The
-	// generator runs on Content; without it both operations answer 501.
+	// generator runs on Content.
 	Codegen codegen.Limits
 	// Tokens issues, renews and revokes bearer tokens (pkg/auth). Nil
 	// leaves the token operations at 501.
@@ -60,16 +61,22 @@ type Group struct {
 }
 
 // New returns the Management group.
-func New(opts Options) *Group {
+//
+// The group is registered only where its domain exists: Options.Content
+// is required (a process without a store serves no Management group, and
+// its operations answer 501 there). Files, Jobs and Webhooks are optional
+// components: their operations answer 501 when they are not configured.
+func New(opts Options) (*Group, error) {
+	if opts.Content == nil {
+		return nil, errors.New("management: Options.Content is required")
+	}
 	log := opts.Logger
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	api := &service{content: opts.Content, files: opts.Files, jobs: opts.Jobs, webhooks: opts.Webhooks, tokens: opts.Tokens, log: log}
-	if opts.Content != nil {
-		api.codegen = codegen.New(opts.Content, opts.Codegen)
-	}
-	return &Group{opts: opts, api: api, bin: &binaries{files: opts.Files, api: api}}
+	api := &service{content: opts.Content, files: opts.Files, jobs: opts.Jobs, webhooks: opts.Webhooks, tokens: opts.Tokens, log: log,
+		codegen: codegen.New(opts.Content, opts.Codegen)}
+	return &Group{opts: opts, api: api, bin: &binaries{files: opts.Files, api: api}}, nil
 }
 
 // Name implements app.Group.

@@ -29,22 +29,22 @@ type harness struct {
 	url    string
 }
 
-func newHarness(t *testing.T, withContent bool) *harness {
+func newHarness(t *testing.T) *harness {
 	t.Helper()
 	ctx := context.Background()
-	var svc *content.Service
-	if withContent {
-		st, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "cms.db"))
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { _ = st.Close() })
-		if err := content.Bootstrap(ctx, st); err != nil {
-			t.Fatal(err)
-		}
-		svc = content.New(st, nil)
+	st, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "cms.db"))
+	if err != nil {
+		t.Fatal(err)
 	}
-	g := New(Options{Content: svc})
+	t.Cleanup(func() { _ = st.Close() })
+	if err := content.Bootstrap(ctx, st); err != nil {
+		t.Fatal(err)
+	}
+	svc := content.New(st, nil)
+	g, err := New(Options{Content: svc})
+	if err != nil {
+		t.Fatal(err)
+	}
 	editor := func(ctx context.Context, req any, _ *grpc.UnaryServerInfo, h grpc.UnaryHandler) (any, error) {
 		return h(auth.WithPrincipal(ctx, auth.Principal{Name: "editor", Admin: true}), req)
 	}
@@ -120,7 +120,7 @@ func firstID(t *testing.T, r response) int {
 // TestObjectFlow: type → attribute → object in a child branch → read with
 // projections and ETag → update → typed list → delete, over HTTP.
 func TestObjectFlow(t *testing.T) {
-	h := newHarness(t, true)
+	h := newHarness(t)
 	br := h.expect(t, 200, "POST", "/branches", `{"comment":"new","values":[
 		{"attribute":1000,"language":201,"variant":0,"value":"Spring"},
 		{"attribute":4000,"language":0,"variant":0,"value":4}]}`).json(t)
@@ -220,7 +220,7 @@ func TestObjectFlow(t *testing.T) {
 
 // TestErrors checks the status of each domain error over HTTP and gRPC.
 func TestErrors(t *testing.T) {
-	h := newHarness(t, true)
+	h := newHarness(t)
 	typ := firstID(t, h.expect(t, 201, "POST", "/branches/4/objects",
 		`{"objects":[{"meta":{"typeRef":0,"guid":"a1b2c3d4-0000-4000-8000-00000000000a","apiIdentifier":"thing"}}]}`))
 	h.expect(t, 201, "POST", "/branches/4/objects",
@@ -272,7 +272,7 @@ func TestErrors(t *testing.T) {
 
 // TestUsers reads a user's display name and the 304/422 answers.
 func TestUsers(t *testing.T) {
-	h := newHarness(t, true)
+	h := newHarness(t)
 	h.expect(t, 201, "POST", "/branches/4/objects", `{"objects":[
 		{"meta":{"typeRef":110},"values":[{"attribute":1100,"language":0,"variant":0,"value":"alice"},
 			{"attribute":1000,"language":201,"variant":0,"value":"Alice"}]},
@@ -286,9 +286,10 @@ func TestUsers(t *testing.T) {
 	h.expect(t, 422, "GET", "/users/bob", "")
 }
 
-// TestWithoutContent: without a domain the operations stay 501.
+// TestWithoutContent: the group exists only with its domain (a process
+// without a store registers no Management service).
 func TestWithoutContent(t *testing.T) {
-	h := newHarness(t, false)
-	h.expect(t, 501, "GET", "/branches/4/objects/1", "")
-	h.expect(t, 501, "GET", "/branches", "")
+	if g, err := New(Options{}); err == nil || g != nil {
+		t.Fatalf("New without Content = %v, %v: want an error", g, err)
+	}
 }

@@ -13,9 +13,6 @@ import (
 
 // GetObject implements Cms_GetObject.
 func (s *service) GetObject(ctx context.Context, req *managementv1.GetObjectRequest) (*managementv1.CmsObject, error) {
-	if s.content == nil {
-		return s.UnimplementedManagementServiceServer.GetObject(ctx, req)
-	}
 	o, err := s.content.GetObject(ctx, req.GetBranch(), req.GetId(),
 		readOptions(ctx, req.GetInherited(), req.GetAttributes(), req.GetLanguages(), req.GetVariants()))
 	if err != nil {
@@ -30,9 +27,6 @@ func (s *service) GetObject(ctx context.Context, req *managementv1.GetObjectRequ
 
 // GetObjects implements Cms_GetObjects (ids required, one page).
 func (s *service) GetObjects(ctx context.Context, req *managementv1.GetObjectsRequest) (*managementv1.CmsObjectList, error) {
-	if s.content == nil {
-		return s.UnimplementedManagementServiceServer.GetObjects(ctx, req)
-	}
 	objs, err := s.content.GetObjects(ctx, req.GetBranch(), content.SplitIdents(req.GetIds()),
 		readOptions(ctx, req.GetInherited(), req.GetAttributes(), req.GetLanguages(), req.GetVariants()))
 	if err != nil {
@@ -47,9 +41,6 @@ func (s *service) GetObjects(ctx context.Context, req *managementv1.GetObjectsRe
 
 // CreateObjects implements Cms_CreateObjects; success is 201.
 func (s *service) CreateObjects(ctx context.Context, req *managementv1.CreateObjectsRequest) (*managementv1.CreateObjectsResponse, error) {
-	if s.content == nil {
-		return s.UnimplementedManagementServiceServer.CreateObjects(ctx, req)
-	}
 	if err := refuseIfMatch(ctx); err != nil {
 		return nil, err
 	}
@@ -78,9 +69,6 @@ func (s *service) CreateObjects(ctx context.Context, req *managementv1.CreateObj
 
 // UpdateObjects implements Cms_UpdateObjects.
 func (s *service) UpdateObjects(ctx context.Context, req *managementv1.UpdateObjectsRequest) (*managementv1.UpdateObjectsResponse, error) {
-	if s.content == nil {
-		return s.UnimplementedManagementServiceServer.UpdateObjects(ctx, req)
-	}
 	in, err := objectInputs(req.GetObjects())
 	if err != nil {
 		return nil, s.toStatus(ctx, err)
@@ -97,9 +85,6 @@ func (s *service) UpdateObjects(ctx context.Context, req *managementv1.UpdateObj
 
 // DeleteObjects implements Cms_DeleteObjects (soft delete).
 func (s *service) DeleteObjects(ctx context.Context, req *managementv1.DeleteObjectsRequest) (*managementv1.DeleteObjectsResponse, error) {
-	if s.content == nil {
-		return s.UnimplementedManagementServiceServer.DeleteObjects(ctx, req)
-	}
 	n, t, err := s.content.DeleteObjects(ctx, req.GetBranch(), conditionalWrite(ctx, req.GetComment()), req.GetObjectIds())
 	if err != nil {
 		return nil, s.toStatus(ctx, err)
@@ -109,9 +94,6 @@ func (s *service) DeleteObjects(ctx context.Context, req *managementv1.DeleteObj
 
 // GetTypedObjects implements Cms_GetTypedObjects.
 func (s *service) GetTypedObjects(ctx context.Context, req *managementv1.GetTypedObjectsRequest) (*managementv1.CmsObjectList, error) {
-	if s.content == nil {
-		return s.UnimplementedManagementServiceServer.GetTypedObjects(ctx, req)
-	}
 	take, err := sentTake(req.Take)
 	if err != nil {
 		return nil, s.toStatus(ctx, err)

@@ -16,9 +16,6 @@ import (
 // object with its display name values (attribute 1000). Any authenticated
 // caller may look names up (clients show authors of transactions).
 func (s *service) GetUserDisplayName(ctx context.Context, req *managementv1.GetUserDisplayNameRequest) (*managementv1.CmsObject, error) {
-	if s.content == nil {
-		return s.UnimplementedManagementServiceServer.GetUserDisplayName(ctx, req)
-	}
 	u, err := s.content.UserDisplayName(ctx, req.GetName())
 	if err != nil {
 		return nil, s.toStatus(ctx, err)
@@ -36,10 +33,11 @@ func (s *service) GetUserDisplayName(ctx context.Context, req *managementv1.GetU
 // write on the branch addressed (a grant covers the descendants); reading a
 // branch object needs read on it, changing it write on it, creating one
 // write on its parent, deleting one write on its parent. Administrators may
-// do everything; unknown branches stay 404. What the interceptor cannot
+// do everything; to others an unknown branch is 403 like one without the
+// grant, and a list is empty for both (declared list). What the interceptor cannot
 // see from the request alone (the branch of a job or comment addressed by
-// id) the resolver looks up (OwnerBranch); lists spanning branches the
-// handlers filter with pkg/auth.Principal.CanRead.
+// id) the resolver looks up (OwnerBranch); lists (declared list) are
+// filtered by the domain queries with the caller.
 
 // BranchChain implements interceptors.BranchResolver from the store.
 func (s *service) BranchChain(ctx context.Context, branch string) ([]int64, error) {
@@ -61,7 +59,7 @@ func (s *service) OwnerBranch(ctx context.Context, owner optionsv1.Owner, id int
 			return 0, s.toStatus(ctx, err)
 		}
 		return j.Branch, nil
-	case owner == optionsv1.Owner_OWNER_COMMENT && s.content != nil:
+	case owner == optionsv1.Owner_OWNER_COMMENT:
 		c, err := s.content.GetComment(ctx, id)
 		if err != nil {
 			return 0, s.toStatus(ctx, err)
@@ -111,20 +109,6 @@ func (s *service) NewBranchParent(req proto.Message) string {
 	r, _ := req.(*managementv1.CreateBranchRequest)
 	vals, _ := valueInputs(r.GetValues())
 	return parentOf(vals)
-}
-
-// readable is the filter of a list spanning branches: the branches the
-// caller may read, nil (everything) for an administrator.
-func (s *service) readable(ctx context.Context) (func(branch int64) bool, error) {
-	p := caller(ctx)
-	if p.Admin {
-		return nil, nil
-	}
-	chains, err := s.content.AllBranchChains(ctx)
-	if err != nil {
-		return nil, s.toStatus(ctx, err)
-	}
-	return p.CanRead(chains), nil
 }
 
 // caller is the authenticated principal; the interceptors guarantee one,

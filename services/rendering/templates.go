@@ -100,7 +100,7 @@ func (s *service) renderStatus(ctx context.Context, err error) error {
 		if te.Line > 0 {
 			md["line"], md["column"] = strconv.Itoa(te.Line), strconv.Itoa(te.Column)
 		}
-		return gateway.WithReason(codes.InvalidArgument, gateway.ReasonUnprocessable, te.Error(), md)
+		return gateway.WithReason(codes.InvalidArgument, gateway.ReasonUnprocessable, gateway.ClientDetail(te), md)
 	}
 	return s.toStatus(ctx, err)
 }

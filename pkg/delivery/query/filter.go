@@ -122,7 +122,7 @@ func (e *SyntaxError) Error() string {
 }
 
 // ErrSyntax is matched by every *SyntaxError (errors.Is).
-var ErrSyntax = errors.New("query: syntax error")
+var ErrSyntax = errors.New("syntax error")
 
 // Is makes errors.Is(err, ErrSyntax) true for syntax errors.
 func (e *SyntaxError) Is(target error) bool { return target == ErrSyntax }

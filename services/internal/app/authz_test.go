@@ -7,6 +7,7 @@ import (
 	"io"
 	"mime/multipart"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -57,8 +58,38 @@ func declaredRPCs() []declared {
 	return out
 }
 
+// notLists are the RPCs answering a list that do not declare Access.list,
+// with the reason.
+var notLists = map[string]string{
+	"Cms_GetObjects":      "objects addressed by ids: an unknown id is 404, not a shorter list",
+	"Cms_GetTypedObjects": "Management's list of one branch keeps NovaDB's 404 for an unknown branch; to a user without the grant an unknown and an unreadable branch are both 403",
+}
+
+// isList reports whether d answers a list, a count or a tally of what lies
+// on branches (objects, comments, jobs, branches, languages, types,
+// suggestions), and so must declare Access.list. The parts of one resource
+// addressed by id (a job's artifacts, a webhook's deliveries) are not.
+func isList(d declared) bool {
+	if d.access.GetOwner() != optionsv1.Owner_OWNER_UNSPECIFIED {
+		return false
+	}
+	fields := d.md.Output().Fields()
+	for i := 0; i < fields.Len(); i++ {
+		f := fields.Get(i)
+		switch name := string(f.Name()); {
+		case name == "count", strings.HasSuffix(name, "occurrences"):
+			return true
+		case f.IsList() && f.Kind() == protoreflect.MessageKind && !slices.Contains([]string{"refs", "values", "parameters", "extensions"}, name):
+			return true
+		}
+	}
+	return false
+}
+
 // TestEveryRPCDeclaresAccess: every RPC of the four groups states its
 // permission, and a branch_field names a top-level field of the request.
+// Every list declares list (a READ list on a string branch_field, which
+// the interceptor can point at no branch), so no list is filtered by hand.
 func TestEveryRPCDeclaresAccess(t *testing.T) {
 	rpcs := declaredRPCs()
 	if len(rpcs) != 80 { // NovaDB's 75 and ours: Webhook_GetWebhookDeliveries, Delivery_WatchChanges, Auth_IssueToken, Auth_RenewToken, Auth_Logout
@@ -86,6 +117,17 @@ func TestEveryRPCDeclaresAccess(t *testing.T) {
 		}
 		if branchScoped && names != 1 || !branchScoped && names != 0 {
 			t.Errorf("%s: %v naming %d branches (%v): READ and WRITE need exactly one, others none", d.md.FullName(), perm, names, d.access)
+		}
+		if want := isList(d) && notLists[d.op] == ""; d.access.GetList() != want {
+			t.Errorf("%s: list %v, want %v (every list, and only lists, declare it)", d.md.FullName(), d.access.GetList(), want)
+		}
+		if d.access.GetList() && perm == optionsv1.Permission_PERMISSION_READ {
+			if f := d.md.Input().Fields().ByName(protoreflect.Name(d.access.GetBranchField())); f == nil || f.Kind() != protoreflect.StringKind {
+				t.Errorf("%s: a READ list needs a string branch_field (the interceptor names no branch in it)", d.md.FullName())
+			}
+		}
+		if d.access.GetList() && perm != optionsv1.Permission_PERMISSION_READ && perm != optionsv1.Permission_PERMISSION_AUTHENTICATED {
+			t.Errorf("%s: list with %v: lists are READ (one branch) or AUTHENTICATED (filtered by the domain)", d.md.FullName(), perm)
 		}
 		// A write that starts, changes or deletes a job checks whether the
 		// job acts on the whole installation (admins only); nothing else does.
@@ -248,7 +290,9 @@ func authzDo(t *testing.T, req *http.Request) (int, gateway.Problem, string) {
 // TestAuthorizationTable calls every RPC through the gateway: without
 // credentials it is 401; as a user without grants a READ, WRITE or ADMIN
 // RPC is 403 (before the handler: also the ones answering 501 today),
-// while an AUTHENTICATED one reaches its handler (neither 401 nor 403).
+// a READ list answers 200 exactly what an administrator gets for a branch
+// that does not exist (no existence oracle), while an AUTHENTICATED one
+// reaches its handler (neither 401 nor 403).
 func TestAuthorizationTable(t *testing.T) {
 	srv := startServer(t)
 	base := "http://" + srv.HTTPAddr()
@@ -312,6 +356,21 @@ func TestAuthorizationTable(t *testing.T) {
 				perm == optionsv1.Permission_PERMISSION_CREDENTIALS { // the token endpoint: any user logs in
 				if code == http.StatusUnauthorized || code == http.StatusForbidden {
 					t.Errorf("authenticated without grants: %d, want the handler's answer: %s", code, body)
+				}
+				return
+			}
+			if d.access.GetList() {
+				// A list on a branch without the grant answers what a branch
+				// that does not exist answers an administrator: nothing.
+				unknown := mustRequest(t, base, d, rpcParts{branch: "999999999"})
+				unknown.SetBasicAuth("admin", "test-password")
+				ucode, _, ubody := authzDo(t, unknown)
+				same := code == ucode && withoutVersions(t, []byte(body)) == withoutVersions(t, []byte(ubody))
+				if code >= 400 { // the default request lacks a required parameter: the same refusal
+					same = code == ucode && problemDetail(t, []byte(body)) == problemDetail(t, []byte(ubody))
+				}
+				if code == http.StatusForbidden || !same {
+					t.Errorf("list without the grant: %d %s, want the administrator's answer for an unknown branch: %d %s", code, body, ucode, ubody)
 				}
 				return
 			}

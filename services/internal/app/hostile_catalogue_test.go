@@ -95,6 +95,11 @@ func authCases(d declared, w hostileWorld) []hostileCase {
 		return out
 	}
 	denied := only(http.StatusForbidden, http.StatusNotFound).early()
+	if d.access.GetList() {
+		// A list answers a branch the reader may not read like one that
+		// does not exist: nothing of B (judge checks the marker).
+		denied = acceptable()
+	}
 	b := strconv.FormatInt(w.b, 10)
 	out = append(out,
 		reader("on branch B", rpcParts{branch: b}, denied),
@@ -102,6 +107,9 @@ func authCases(d declared, w hostileWorld) []hostileCase {
 	if _, inPath := rpcBranchField(d); inPath || d.rule.GetBody() != "*" {
 		// Other spellings of B: refused or denied, never B's data.
 		spelled := only(http.StatusBadRequest, http.StatusForbidden, http.StatusNotFound)
+		if d.access.GetList() {
+			spelled = acceptable()
+		}
 		for _, s := range []string{"+" + b, "%20" + b, b + "%20", "0" + b, "00" + b, b + ".0"} {
 			out = append(out, reader("on branch B spelled "+strconv.Quote(s), rpcParts{branch: s}, spelled))
 		}

@@ -130,10 +130,14 @@ func buildTargets(ctx context.Context, cfg Config, comps *Components, log *slog.
 				opts = append(opts, content.WithFileCheck(fs.HashExists))
 			}
 			svc := content.New(st, log.With("component", "content"), opts...)
-			groups = append(groups, management.New(management.Options{
+			mg, err := management.New(management.Options{
 				MaxUploadBytes: cfg.MaxUploadBytes, Content: svc, Files: fs, Jobs: jw.service(svc, relay.Notify),
 				Webhooks: webhooks.NewHistory(comps.Store), Tokens: login, Logger: log,
-			}))
+			})
+			if err != nil {
+				return nil, nil, err
+			}
+			groups = append(groups, mg)
 		case TargetDelivery:
 			g := delivery.New(delivery.Options{Search: comps.Search, Cache: comps.Cache,
 				Layout: cfg.indexing(log).Layout, Files: NewFiles(cfg, comps, log), Logger: log.With("group", "delivery")})

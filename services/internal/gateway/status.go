@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"log/slog"
+	"regexp"
 	"strconv"
 	"time"
 
@@ -49,7 +50,7 @@ func Unavailable(ctx context.Context, err error) error {
 	var pe *indexdoc.ParkedError
 	switch {
 	case errors.As(err, &pe):
-		return RetryAfter(ctx, ParkedRetryAfterSeconds, codes.Unavailable, pe.Error())
+		return RetryAfter(ctx, ParkedRetryAfterSeconds, codes.Unavailable, ClientDetail(pe))
 	case errors.Is(err, search.ErrOverloaded):
 		return Overloaded(ctx, RetryAfterSeconds, "too many queries are waiting for the search engine; retry shortly")
 	case errors.As(err, &ue):
@@ -67,6 +68,27 @@ func RetryAfter(ctx context.Context, seconds string, code codes.Code, msg string
 	return status.Error(code, msg)
 }
 
+// internalPrefix is the name of one of this platform's components as error
+// texts put it before their parts ("delivery: not found: …", "search:
+// invalid query: …"): meaningful in a log, noise (and a view of the
+// internals) to an HTTP client.
+var internalPrefix = regexp.MustCompile(`(^|: )(blobs|bleve|changes|codegen|content|delivery|elastic|elasticsearch|indexdoc|indexing|indexquery|indexwriter|livechanges|nats|outbox|postgres|rendering|responsecache|search|sqlite|store|stylesheets|textmatch|webhooks): `)
+
+// ClientDetail is the text of err as a client reads it in a
+// ProblemDetails' detail: what happened, without the internal component
+// names its parts start with ("delivery: not found: branch \"9\"" →
+// "not found: branch \"9\""). Logs keep err itself.
+func ClientDetail(err error) string {
+	s := err.Error()
+	for {
+		t := internalPrefix.ReplaceAllString(s, "$1")
+		if t == s {
+			return s
+		}
+		s = t
+	}
+}
+
 // DomainStatus is the one mapping of domain errors to gRPC status (and,
 // through the reason table, HTTP status) for every API group: the error's
 // errkind decides (400, 404, 422, 413, 412, 403, 501, 429); anything else goes
@@ -75,25 +97,26 @@ func DomainStatus(ctx context.Context, log *slog.Logger, group string, err error
 	if err == nil {
 		return nil
 	}
+	detail := ClientDetail(err)
 	switch errkind.Of(err) {
 	case errkind.Invalid:
-		return status.Error(codes.InvalidArgument, err.Error())
+		return status.Error(codes.InvalidArgument, detail)
 	case errkind.NotFound:
-		return status.Error(codes.NotFound, err.Error())
+		return status.Error(codes.NotFound, detail)
 	case errkind.Ambiguous:
-		return WithReason(codes.InvalidArgument, ReasonUnprocessable, err.Error(), nil)
+		return WithReason(codes.InvalidArgument, ReasonUnprocessable, detail, nil)
 	case errkind.TooLarge:
-		return WithReason(codes.ResourceExhausted, ReasonPayloadTooLarge, err.Error(), nil)
+		return WithReason(codes.ResourceExhausted, ReasonPayloadTooLarge, detail, nil)
 	case errkind.PreconditionFailed:
-		return WithReason(codes.FailedPrecondition, ReasonPreconditionFailed, err.Error(), nil)
+		return WithReason(codes.FailedPrecondition, ReasonPreconditionFailed, detail, nil)
 	case errkind.Forbidden:
-		return status.Error(codes.PermissionDenied, err.Error())
+		return status.Error(codes.PermissionDenied, detail)
 	case errkind.Unsupported:
-		return status.Error(codes.Unimplemented, err.Error())
+		return status.Error(codes.Unimplemented, detail)
 	case errkind.Unprocessable:
-		return WithReason(codes.InvalidArgument, ReasonUnprocessable, err.Error(), nil)
+		return WithReason(codes.InvalidArgument, ReasonUnprocessable, detail, nil)
 	case errkind.RangeNotSatisfiable:
-		return WithReason(codes.OutOfRange, ReasonRangeNotSatisfiable, err.Error(), nil)
+		return WithReason(codes.OutOfRange, ReasonRangeNotSatisfiable, detail, nil)
 	case errkind.TooMany:
 		return TooMany(ctx, err)
 	}

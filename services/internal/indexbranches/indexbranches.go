@@ -99,11 +99,11 @@ func (r *Resolver) AllBranchChains(ctx context.Context) (map[int64][]int64, erro
 func (r *Resolver) status(ctx context.Context, err error) error {
 	switch {
 	case errors.Is(err, errkind.NotFound):
-		return status.Error(codes.NotFound, err.Error())
+		return status.Error(codes.NotFound, gateway.ClientDetail(err))
 	case errors.Is(err, errkind.Invalid):
 		// A branch that cannot be an identifier ("4.0", "+4"): the
 		// caller's mistake, not an internal error.
-		return status.Error(codes.InvalidArgument, err.Error())
+		return status.Error(codes.InvalidArgument, gateway.ClientDetail(err))
 	}
 	return gateway.OtherStatus(ctx, r.log, "branches", err)
 }

@@ -78,9 +78,15 @@ type ReadYourWritesResolver interface {
 //     on the branch the access names or an ancestor: the request field
 //     branch_field, the parent of a new branch, the branch of the job,
 //     comment or webhook whose id is in owner_field, or the default branch; an
-//     unknown branch or resource is the resolver's 404, a missing grant
-//     403. An unset, empty or 0 branch_field leaves the check to the
-//     handler (an optional branch filter).
+//     unknown resource (job, comment, webhook id) is the resolver's 404; an
+//     unknown branch is refused like one without the grant, 403, so that
+//     the answer does not tell which branches exist. An unset, empty or 0
+//     branch_field leaves the check to the handler (an optional branch
+//     filter);
+//   - list with READ: a branch the caller may not read (or that does not
+//     exist) is not refused: the request goes on naming NoBranch, and the
+//     handler answers the empty list of an unknown branch (the same answer
+//     administrators get for one).
 //
 // Methods whose full name starts with one of Public are not checked.
 // Resolvers maps a service's full name ("cms.index.v1.IndexService") to
@@ -188,6 +194,11 @@ func (a *Authz) check(ctx context.Context, fullMethod string, req any) error {
 		}
 	}
 	chain, err := res.BranchChain(ctx, branch)
+	if status.Code(err) == codes.NotFound {
+		// A branch that does not exist looks like one the caller may not
+		// read: the answer must not tell which branches exist.
+		chain, err = nil, nil
+	}
 	if err != nil {
 		return err
 	}
@@ -195,11 +206,33 @@ func (a *Authz) check(ctx context.Context, fullMethod string, req any) error {
 		chain, what = chain[min(1, len(chain)):], "the parent of branch"
 	}
 	if !p.Allowed(mode, chain) {
+		if acc.GetList() && mode == auth.AccessRead {
+			return nameNoBranch(msg, acc.GetBranchField())
+		}
 		return status.Errorf(codes.PermissionDenied, "user %q has no %s permission on %s %s", p.Name, mode, what, branch)
 	}
 	if acc.GetInstallationJobAdmin() {
 		return installationJob(ctx, p, res, msg)
 	}
+	return nil
+}
+
+// NoBranch is the branch a list request names when its caller may not read
+// the branch it asked for (Access.list): no branch has this id, so the
+// handler answers the empty list of a branch that does not exist.
+const NoBranch = "0"
+
+// nameNoBranch makes list request msg name NoBranch in its string field.
+func nameNoBranch(msg proto.Message, field string) error {
+	if msg == nil {
+		return status.Error(codes.Internal, "a list without its request cannot be filtered")
+	}
+	m := msg.ProtoReflect()
+	fd := m.Descriptor().Fields().ByName(protoreflect.Name(field))
+	if fd == nil || fd.Kind() != protoreflect.StringKind || fd.IsList() {
+		return status.Errorf(codes.Internal, "list branch_field %q is no string field", field)
+	}
+	m.Set(fd, protoreflect.ValueOfString(NoBranch))
 	return nil
 }
 

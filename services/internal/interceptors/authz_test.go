@@ -83,14 +83,14 @@ func TestAuthzUnary(t *testing.T) {
 		{"read above the grant", &reader10, managementv1.ManagementService_GetObject_FullMethodName, &managementv1.GetObjectRequest{Branch: "4"}, codes.PermissionDenied},
 		{"write with read only", &reader10, managementv1.ManagementService_CreateObjects_FullMethodName, &managementv1.CreateObjectsRequest{Branch: "10"}, codes.PermissionDenied},
 		{"write", &writer10, managementv1.ManagementService_CreateObjects_FullMethodName, &managementv1.CreateObjectsRequest{Branch: "11"}, codes.OK},
-		{"unknown branch", &writer10, managementv1.ManagementService_CreateObjects_FullMethodName, &managementv1.CreateObjectsRequest{Branch: "99"}, codes.NotFound},
+		{"unknown branch: like one without the grant", &writer10, managementv1.ManagementService_CreateObjects_FullMethodName, &managementv1.CreateObjectsRequest{Branch: "99"}, codes.PermissionDenied},
+		{"unknown branch read: like one without the grant", &reader10, managementv1.ManagementService_GetObject_FullMethodName, &managementv1.GetObjectRequest{Branch: "99"}, codes.PermissionDenied},
 		{"admin skips resolving", &auth.Principal{Admin: true}, managementv1.ManagementService_CreateObjects_FullMethodName, &managementv1.CreateObjectsRequest{Branch: "99"}, codes.OK},
 		{"delete needs the parent", &writer11, managementv1.ManagementService_DeleteBranch_FullMethodName, &managementv1.DeleteBranchRequest{Id: "11"}, codes.PermissionDenied},
 		{"delete with write on the parent", &writer10, managementv1.ManagementService_DeleteBranch_FullMethodName, &managementv1.DeleteBranchRequest{Id: "11"}, codes.OK},
 		{"create under a writable parent", &writer10, managementv1.ManagementService_CreateBranch_FullMethodName, &managementv1.CreateBranchRequest{}, codes.OK},
 		{"create under a read-only parent", &reader10, managementv1.ManagementService_CreateBranch_FullMethodName, &managementv1.CreateBranchRequest{}, codes.PermissionDenied},
 		{"Index branch field", &reader10, indexv1.IndexService_ObjectSearch_FullMethodName, &indexv1.ObjectSearchRequest{Branch: "11"}, codes.OK},
-		{"Index branch field refused", &reader10, indexv1.IndexService_ObjectSearch_FullMethodName, &indexv1.ObjectSearchRequest{Branch: "4"}, codes.PermissionDenied},
 		{"optional branch filter unset", &auth.Principal{Name: "x"}, managementv1.ManagementService_GetComments_FullMethodName, &managementv1.GetCommentsRequest{}, codes.OK},
 		{"job on a readable branch", &reader10, managementv1.ManagementService_GetJob_FullMethodName, &managementv1.GetJobRequest{JobId: 7}, codes.OK},
 		{"job write with read only", &reader10, managementv1.ManagementService_DeleteJob_FullMethodName, &managementv1.DeleteJobRequest{JobId: 7}, codes.PermissionDenied},
@@ -122,6 +122,37 @@ func TestAuthzUnary(t *testing.T) {
 		})
 		if status.Code(err) != c.want || ran != (c.want == codes.OK) {
 			t.Errorf("%s: %v (handler ran: %v), want %v", c.name, err, ran, c.want)
+		}
+	}
+}
+
+// TestAuthzListNamesNoBranch: a list (Access.list) on a branch the caller
+// may not read, or on one that does not exist, is not refused: the handler
+// runs on NoBranch, so both get the empty list of a branch that does not
+// exist; a readable branch and administrators keep theirs.
+func TestAuthzListNamesNoBranch(t *testing.T) {
+	index := indexv1.IndexService_ServiceDesc.ServiceName
+	az := &Authz{Resolvers: map[string]BranchResolver{index: chains{}}}
+	reader10 := auth.Principal{Name: "r", Read: []int64{10}}
+	for _, c := range []struct {
+		name, branch, want string
+		who                auth.Principal
+	}{
+		{"readable", "11", "11", reader10},
+		{"above the grant", "4", NoBranch, reader10},
+		{"unknown", "99", NoBranch, reader10},
+		{"unknown, as admin", "99", "99", auth.Principal{Name: "a", Admin: true}},
+	} {
+		var got string
+		req := &indexv1.ObjectSearchRequest{Branch: c.branch}
+		_, err := az.Unary(auth.WithPrincipal(context.Background(), c.who), req,
+			&grpc.UnaryServerInfo{FullMethod: indexv1.IndexService_ObjectSearch_FullMethodName},
+			func(_ context.Context, r any) (any, error) {
+				got = r.(*indexv1.ObjectSearchRequest).GetBranch()
+				return nil, nil
+			})
+		if err != nil || got != c.want {
+			t.Errorf("%s: handler saw branch %q (%v), want %q", c.name, got, err, c.want)
 		}
 	}
 }

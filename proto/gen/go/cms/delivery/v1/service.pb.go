@@ -28,36 +28,26 @@ var File_cms_delivery_v1_service_proto protoreflect.FileDescriptor
 
 const file_cms_delivery_v1_service_proto_rawDesc = "" +
 	"\n" +
-	"\x1dcms/delivery/v1/service.proto\x12\x0fcms.delivery.v1\x1a\x1dcms/delivery/v1/changes.proto\x1a\x1ccms/delivery/v1/config.proto\x1a\x1dcms/delivery/v1/objects.proto\x1a!cms/delivery/v1/occurrences.proto\x1a!cms/delivery/v1/suggestions.proto\x1a\x1ccms/options/v1/options.proto\x1a\x1ccms/problem/v1/problem.proto\x1a\x1cgoogle/api/annotations.proto\x1a.protoc-gen-openapiv2/options/annotations.proto2\xce\x1a\n" +
-	"\x0fDeliveryService\x12\x97\x01\n" +
-	"\vGetBranches\x12#.cms.delivery.v1.GetBranchesRequest\x1a\x1b.cms.delivery.v1.BranchList\"F\xea\xf9\x18\x14Delivery_GetBranches\xfa\xf9\x18\x02\b\x01\x82\xd3\xe4\x93\x02\"b\bbranches\x12\x16/delivery/api/branches\x12\xbf\x01\n" +
-	"\fGetLanguages\x12$.cms.delivery.v1.GetLanguagesRequest\x1a\x1d.cms.delivery.v1.LanguageList\"j\xea\xf9\x18\x15Delivery_GetLanguages\xfa\xf9\x18\n" +
-	"\b\x02\x12\x06branch\x82\xd3\xe4\x93\x02=b\tlanguages\x120/delivery/api/branches/{branch}/config/languages\x12\xa7\x01\n" +
-	"\bGetTypes\x12 .cms.delivery.v1.GetTypesRequest\x1a\x19.cms.delivery.v1.TypeList\"^\xea\xf9\x18\x11Delivery_GetTypes\xfa\xf9\x18\n" +
-	"\b\x02\x12\x06branch\x82\xd3\xe4\x93\x025b\x05types\x12,/delivery/api/branches/{branch}/config/types\x12\xaf\x01\n" +
+	"\x1dcms/delivery/v1/service.proto\x12\x0fcms.delivery.v1\x1a\x1dcms/delivery/v1/changes.proto\x1a\x1ccms/delivery/v1/config.proto\x1a\x1dcms/delivery/v1/objects.proto\x1a!cms/delivery/v1/occurrences.proto\x1a!cms/delivery/v1/suggestions.proto\x1a\x1ccms/options/v1/options.proto\x1a\x1ccms/problem/v1/problem.proto\x1a\x1cgoogle/api/annotations.proto\x1a.protoc-gen-openapiv2/options/annotations.proto2\xe4\x1a\n" +
+	"\x0fDeliveryService\x12\x99\x01\n" +
+	"\vGetBranches\x12#.cms.delivery.v1.GetBranchesRequest\x1a\x1b.cms.delivery.v1.BranchList\"H\xea\xf9\x18\x14Delivery_GetBranches\xfa\xf9\x18\x04\b\x01H\x01\x82\xd3\xe4\x93\x02\"b\bbranches\x12\x16/delivery/api/branches\x12\xc1\x01\n" +
+	"\fGetLanguages\x12$.cms.delivery.v1.GetLanguagesRequest\x1a\x1d.cms.delivery.v1.LanguageList\"l\xea\xf9\x18\x15Delivery_GetLanguages\xfa\xf9\x18\f\b\x02\x12\x06branchH\x01\x82\xd3\xe4\x93\x02=b\tlanguages\x120/delivery/api/branches/{branch}/config/languages\x12\xa9\x01\n" +
+	"\bGetTypes\x12 .cms.delivery.v1.GetTypesRequest\x1a\x19.cms.delivery.v1.TypeList\"`\xea\xf9\x18\x11Delivery_GetTypes\xfa\xf9\x18\f\b\x02\x12\x06branchH\x01\x82\xd3\xe4\x93\x025b\x05types\x12,/delivery/api/branches/{branch}/config/types\x12\xaf\x01\n" +
 	"\rGetUpdateInfo\x12%.cms.delivery.v1.GetUpdateInfoRequest\x1a\x1b.cms.delivery.v1.UpdateInfo\"Z\xea\xf9\x18\x16Delivery_GetUpdateInfo\xfa\xf9\x18\n" +
-	"\b\x02\x12\x06branch\x82\xd3\xe4\x93\x02,\x12*/delivery/api/branches/{branch}/updateInfo\x12\x93\x01\n" +
-	"\x05Count\x12\x1d.cms.delivery.v1.CountRequest\x1a\x1c.cms.delivery.v1.CountResult\"M\xea\xf9\x18\x0eDelivery_Count\xfa\xf9\x18\n" +
-	"\b\x02\x12\x06branch\x82\xd3\xe4\x93\x02'\x12%/delivery/api/branches/{branch}/count\x12\x91\x01\n" +
-	"\x04List\x12\x1c.cms.delivery.v1.ListRequest\x1a\x1b.cms.delivery.v1.ObjectList\"N\xea\xf9\x18\rDelivery_List\xfa\xf9\x18\n" +
-	"\b\x02\x12\x06branch\x82\xd3\xe4\x93\x02)\x12'/delivery/api/branches/{branch}/objects\x12\x95\x01\n" +
+	"\b\x02\x12\x06branch\x82\xd3\xe4\x93\x02,\x12*/delivery/api/branches/{branch}/updateInfo\x12\x95\x01\n" +
+	"\x05Count\x12\x1d.cms.delivery.v1.CountRequest\x1a\x1c.cms.delivery.v1.CountResult\"O\xea\xf9\x18\x0eDelivery_Count\xfa\xf9\x18\f\b\x02\x12\x06branchH\x01\x82\xd3\xe4\x93\x02'\x12%/delivery/api/branches/{branch}/count\x12\x93\x01\n" +
+	"\x04List\x12\x1c.cms.delivery.v1.ListRequest\x1a\x1b.cms.delivery.v1.ObjectList\"P\xea\xf9\x18\rDelivery_List\xfa\xf9\x18\f\b\x02\x12\x06branchH\x01\x82\xd3\xe4\x93\x02)\x12'/delivery/api/branches/{branch}/objects\x12\x95\x01\n" +
 	"\x03Get\x12\x1b.cms.delivery.v1.GetRequest\x1a\x1d.cms.delivery.v1.ObjectResult\"R\xea\xf9\x18\fDelivery_Get\xfa\xf9\x18\n" +
-	"\b\x02\x12\x06branch\x82\xd3\xe4\x93\x02.\x12,/delivery/api/branches/{branch}/objects/{id}\x12\xaf\x01\n" +
+	"\b\x02\x12\x06branch\x82\xd3\xe4\x93\x02.\x12,/delivery/api/branches/{branch}/objects/{id}\x12\xb1\x01\n" +
 	"\n" +
-	"CountTyped\x12\".cms.delivery.v1.CountTypedRequest\x1a\x1c.cms.delivery.v1.CountResult\"_\xea\xf9\x18\x13Delivery_CountTyped\xfa\xf9\x18\n" +
-	"\b\x02\x12\x06branch\x82\xd3\xe4\x93\x024\x122/delivery/api/branches/{branch}/types/{type}/count\x12\xad\x01\n" +
-	"\tListTyped\x12!.cms.delivery.v1.ListTypedRequest\x1a\x1b.cms.delivery.v1.ObjectList\"`\xea\xf9\x18\x12Delivery_ListTyped\xfa\xf9\x18\n" +
-	"\b\x02\x12\x06branch\x82\xd3\xe4\x93\x026\x124/delivery/api/branches/{branch}/types/{type}/objects\x12\xb1\x01\n" +
+	"CountTyped\x12\".cms.delivery.v1.CountTypedRequest\x1a\x1c.cms.delivery.v1.CountResult\"a\xea\xf9\x18\x13Delivery_CountTyped\xfa\xf9\x18\f\b\x02\x12\x06branchH\x01\x82\xd3\xe4\x93\x024\x122/delivery/api/branches/{branch}/types/{type}/count\x12\xaf\x01\n" +
+	"\tListTyped\x12!.cms.delivery.v1.ListTypedRequest\x1a\x1b.cms.delivery.v1.ObjectList\"b\xea\xf9\x18\x12Delivery_ListTyped\xfa\xf9\x18\f\b\x02\x12\x06branchH\x01\x82\xd3\xe4\x93\x026\x124/delivery/api/branches/{branch}/types/{type}/objects\x12\xb1\x01\n" +
 	"\bGetTyped\x12 .cms.delivery.v1.GetTypedRequest\x1a\x1d.cms.delivery.v1.ObjectResult\"d\xea\xf9\x18\x11Delivery_GetTyped\xfa\xf9\x18\n" +
-	"\b\x02\x12\x06branch\x82\xd3\xe4\x93\x02;\x129/delivery/api/branches/{branch}/types/{type}/objects/{id}\x12\xb1\x01\n" +
-	"\vOccurrences\x12#.cms.delivery.v1.OccurrencesRequest\x1a\".cms.delivery.v1.OccurrencesResult\"Y\xea\xf9\x18\x14Delivery_Occurrences\xfa\xf9\x18\n" +
-	"\b\x02\x12\x06branch\x82\xd3\xe4\x93\x02-\x12+/delivery/api/branches/{branch}/occurrences\x12\xcd\x01\n" +
-	"\x10OccurrencesTyped\x12(.cms.delivery.v1.OccurrencesTypedRequest\x1a\".cms.delivery.v1.OccurrencesResult\"k\xea\xf9\x18\x19Delivery_OccurrencesTyped\xfa\xf9\x18\n" +
-	"\b\x02\x12\x06branch\x82\xd3\xe4\x93\x02:\x128/delivery/api/branches/{branch}/types/{type}/occurrences\x12\xb1\x01\n" +
-	"\vSuggestions\x12#.cms.delivery.v1.SuggestionsRequest\x1a\".cms.delivery.v1.SuggestionsResult\"Y\xea\xf9\x18\x14Delivery_Suggestions\xfa\xf9\x18\n" +
-	"\b\x02\x12\x06branch\x82\xd3\xe4\x93\x02-\x12+/delivery/api/branches/{branch}/suggestions\x12\xcd\x01\n" +
-	"\x10SuggestionsTyped\x12(.cms.delivery.v1.SuggestionsTypedRequest\x1a\".cms.delivery.v1.SuggestionsResult\"k\xea\xf9\x18\x19Delivery_SuggestionsTyped\xfa\xf9\x18\n" +
-	"\b\x02\x12\x06branch\x82\xd3\xe4\x93\x02:\x128/delivery/api/branches/{branch}/types/{type}/suggestions\x12\xa2\a\n" +
+	"\b\x02\x12\x06branch\x82\xd3\xe4\x93\x02;\x129/delivery/api/branches/{branch}/types/{type}/objects/{id}\x12\xb3\x01\n" +
+	"\vOccurrences\x12#.cms.delivery.v1.OccurrencesRequest\x1a\".cms.delivery.v1.OccurrencesResult\"[\xea\xf9\x18\x14Delivery_Occurrences\xfa\xf9\x18\f\b\x02\x12\x06branchH\x01\x82\xd3\xe4\x93\x02-\x12+/delivery/api/branches/{branch}/occurrences\x12\xcf\x01\n" +
+	"\x10OccurrencesTyped\x12(.cms.delivery.v1.OccurrencesTypedRequest\x1a\".cms.delivery.v1.OccurrencesResult\"m\xea\xf9\x18\x19Delivery_OccurrencesTyped\xfa\xf9\x18\f\b\x02\x12\x06branchH\x01\x82\xd3\xe4\x93\x02:\x128/delivery/api/branches/{branch}/types/{type}/occurrences\x12\xb3\x01\n" +
+	"\vSuggestions\x12#.cms.delivery.v1.SuggestionsRequest\x1a\".cms.delivery.v1.SuggestionsResult\"[\xea\xf9\x18\x14Delivery_Suggestions\xfa\xf9\x18\f\b\x02\x12\x06branchH\x01\x82\xd3\xe4\x93\x02-\x12+/delivery/api/branches/{branch}/suggestions\x12\xcf\x01\n" +
+	"\x10SuggestionsTyped\x12(.cms.delivery.v1.SuggestionsTypedRequest\x1a\".cms.delivery.v1.SuggestionsResult\"m\xea\xf9\x18\x19Delivery_SuggestionsTyped\xfa\xf9\x18\f\b\x02\x12\x06branchH\x01\x82\xd3\xe4\x93\x02:\x128/delivery/api/branches/{branch}/types/{type}/suggestions\x12\xa2\a\n" +
 	"\fWatchChanges\x12$.cms.delivery.v1.WatchChangesRequest\x1a\x1c.cms.delivery.v1.ChangeEvent\"\xcb\x06\x92A\xf1\x05\x12(Server-sent events: the branch's changes\x1a\xff\x01text/event-stream: per change `id:` (version), `event:` (kind), `data:` JSON {version, kind, branch, objectIds, types}; `event: reset` when the resume position is older than the retained changes; heartbeats as comments. Resume with Last-Event-ID or since.:\x11text/event-stream:\x18application/problem+jsonJ\x88\x02\n" +
 	"\x03429\x12\x80\x02\n" +
 	"\xd9\x01The caller is at its per-user cap of open change streams: the ProblemDetails' `limit` is live.maxSubscribersPerUser (or its user is locked after failed logins, edge.loginUserFailures). Retry after Retry-After seconds.\x12\"\n" +

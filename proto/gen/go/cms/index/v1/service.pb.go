@@ -27,25 +27,17 @@ var File_cms_index_v1_service_proto protoreflect.FileDescriptor
 
 const file_cms_index_v1_service_proto_rawDesc = "" +
 	"\n" +
-	"\x1acms/index/v1/service.proto\x12\fcms.index.v1\x1a\x1bcms/index/v1/comments.proto\x1a\x1acms/index/v1/objects.proto\x1a\x1ecms/index/v1/suggestions.proto\x1a\x1ccms/index/v1/utilities.proto\x1a\x1ccms/options/v1/options.proto\x1a\x1cgoogle/api/annotations.proto\x1a.protoc-gen-openapiv2/options/annotations.proto2\x8b\x0f\n" +
-	"\fIndexService\x12\xb8\x01\n" +
-	"\fCommentCount\x12!.cms.index.v1.CommentCountRequest\x1a .cms.index.v1.CommentCountResult\"c\xea\xf9\x18\x19CommentIndex_CommentCount\xfa\xf9\x18\n" +
-	"\b\x02\x12\x06branch\x82\xd3\xe4\x93\x022:\x01*\"-/apis/index/v1/branches/{branch}/commentCount\x12\xd6\x01\n" +
-	"\x12CommentOccurrences\x12'.cms.index.v1.CommentOccurrencesRequest\x1a&.cms.index.v1.CommentOccurrencesResult\"o\xea\xf9\x18\x1fCommentIndex_CommentOccurrences\xfa\xf9\x18\n" +
-	"\b\x02\x12\x06branch\x82\xd3\xe4\x93\x028:\x01*\"3/apis/index/v1/branches/{branch}/commentOccurrences\x12\xb8\x01\n" +
-	"\rCommentSearch\x12\".cms.index.v1.CommentSearchRequest\x1a!.cms.index.v1.CommentSearchResult\"`\xea\xf9\x18\x1aCommentIndex_CommentSearch\xfa\xf9\x18\n" +
-	"\b\x02\x12\x06branch\x82\xd3\xe4\x93\x02.:\x01*\")/apis/index/v1/branches/{branch}/comments\x12\xb2\x01\n" +
-	"\vObjectCount\x12 .cms.index.v1.ObjectCountRequest\x1a\x1f.cms.index.v1.ObjectCountResult\"`\xea\xf9\x18\x17ObjectIndex_ObjectCount\xfa\xf9\x18\n" +
-	"\b\x02\x12\x06branch\x82\xd3\xe4\x93\x021:\x01*\",/apis/index/v1/branches/{branch}/objectCount\x12\xd0\x01\n" +
-	"\x11ObjectOccurrences\x12&.cms.index.v1.ObjectOccurrencesRequest\x1a%.cms.index.v1.ObjectOccurrencesResult\"l\xea\xf9\x18\x1dObjectIndex_ObjectOccurrences\xfa\xf9\x18\n" +
-	"\b\x02\x12\x06branch\x82\xd3\xe4\x93\x027:\x01*\"2/apis/index/v1/branches/{branch}/objectOccurrences\x12\xc0\x01\n" +
-	"\x13WorkItemOccurrences\x12(.cms.index.v1.WorkItemOccurrencesRequest\x1a'.cms.index.v1.WorkItemOccurrencesResult\"V\xea\xf9\x18\x1fObjectIndex_WorkItemOccurrences\xfa\xf9\x18\x02\b\x01\x82\xd3\xe4\x93\x02':\x01*\"\"/apis/index/v1/workItemOccurrences\x12\xb2\x01\n" +
-	"\fObjectSearch\x12!.cms.index.v1.ObjectSearchRequest\x1a .cms.index.v1.ObjectSearchResult\"]\xea\xf9\x18\x18ObjectIndex_ObjectSearch\xfa\xf9\x18\n" +
-	"\b\x02\x12\x06branch\x82\xd3\xe4\x93\x02-:\x01*\"(/apis/index/v1/branches/{branch}/objects\x12\xce\x01\n" +
-	"\x12ObjectXmlLinkCount\x12'.cms.index.v1.ObjectXmlLinkCountRequest\x1a\x1f.cms.index.v1.ObjectCountResult\"n\xea\xf9\x18\x1eObjectIndex_ObjectXmlLinkCount\xfa\xf9\x18\n" +
-	"\b\x02\x12\x06branch\x82\xd3\xe4\x93\x028:\x01*\"3/apis/index/v1/branches/{branch}/objectXmlLinkCount\x12\xb2\x01\n" +
-	"\vSuggestions\x12 .cms.index.v1.SuggestionsRequest\x1a\x1f.cms.index.v1.SuggestionsResult\"`\xea\xf9\x18\x17ObjectIndex_Suggestions\xfa\xf9\x18\n" +
-	"\b\x02\x12\x06branch\x82\xd3\xe4\x93\x021:\x01*\",/apis/index/v1/branches/{branch}/suggestions\x12\xa5\x01\n" +
+	"\x1acms/index/v1/service.proto\x12\fcms.index.v1\x1a\x1bcms/index/v1/comments.proto\x1a\x1acms/index/v1/objects.proto\x1a\x1ecms/index/v1/suggestions.proto\x1a\x1ccms/index/v1/utilities.proto\x1a\x1ccms/options/v1/options.proto\x1a\x1cgoogle/api/annotations.proto\x1a.protoc-gen-openapiv2/options/annotations.proto2\x9d\x0f\n" +
+	"\fIndexService\x12\xba\x01\n" +
+	"\fCommentCount\x12!.cms.index.v1.CommentCountRequest\x1a .cms.index.v1.CommentCountResult\"e\xea\xf9\x18\x19CommentIndex_CommentCount\xfa\xf9\x18\f\b\x02\x12\x06branchH\x01\x82\xd3\xe4\x93\x022:\x01*\"-/apis/index/v1/branches/{branch}/commentCount\x12\xd8\x01\n" +
+	"\x12CommentOccurrences\x12'.cms.index.v1.CommentOccurrencesRequest\x1a&.cms.index.v1.CommentOccurrencesResult\"q\xea\xf9\x18\x1fCommentIndex_CommentOccurrences\xfa\xf9\x18\f\b\x02\x12\x06branchH\x01\x82\xd3\xe4\x93\x028:\x01*\"3/apis/index/v1/branches/{branch}/commentOccurrences\x12\xba\x01\n" +
+	"\rCommentSearch\x12\".cms.index.v1.CommentSearchRequest\x1a!.cms.index.v1.CommentSearchResult\"b\xea\xf9\x18\x1aCommentIndex_CommentSearch\xfa\xf9\x18\f\b\x02\x12\x06branchH\x01\x82\xd3\xe4\x93\x02.:\x01*\")/apis/index/v1/branches/{branch}/comments\x12\xb4\x01\n" +
+	"\vObjectCount\x12 .cms.index.v1.ObjectCountRequest\x1a\x1f.cms.index.v1.ObjectCountResult\"b\xea\xf9\x18\x17ObjectIndex_ObjectCount\xfa\xf9\x18\f\b\x02\x12\x06branchH\x01\x82\xd3\xe4\x93\x021:\x01*\",/apis/index/v1/branches/{branch}/objectCount\x12\xd2\x01\n" +
+	"\x11ObjectOccurrences\x12&.cms.index.v1.ObjectOccurrencesRequest\x1a%.cms.index.v1.ObjectOccurrencesResult\"n\xea\xf9\x18\x1dObjectIndex_ObjectOccurrences\xfa\xf9\x18\f\b\x02\x12\x06branchH\x01\x82\xd3\xe4\x93\x027:\x01*\"2/apis/index/v1/branches/{branch}/objectOccurrences\x12\xc2\x01\n" +
+	"\x13WorkItemOccurrences\x12(.cms.index.v1.WorkItemOccurrencesRequest\x1a'.cms.index.v1.WorkItemOccurrencesResult\"X\xea\xf9\x18\x1fObjectIndex_WorkItemOccurrences\xfa\xf9\x18\x04\b\x01H\x01\x82\xd3\xe4\x93\x02':\x01*\"\"/apis/index/v1/workItemOccurrences\x12\xb4\x01\n" +
+	"\fObjectSearch\x12!.cms.index.v1.ObjectSearchRequest\x1a .cms.index.v1.ObjectSearchResult\"_\xea\xf9\x18\x18ObjectIndex_ObjectSearch\xfa\xf9\x18\f\b\x02\x12\x06branchH\x01\x82\xd3\xe4\x93\x02-:\x01*\"(/apis/index/v1/branches/{branch}/objects\x12\xd0\x01\n" +
+	"\x12ObjectXmlLinkCount\x12'.cms.index.v1.ObjectXmlLinkCountRequest\x1a\x1f.cms.index.v1.ObjectCountResult\"p\xea\xf9\x18\x1eObjectIndex_ObjectXmlLinkCount\xfa\xf9\x18\f\b\x02\x12\x06branchH\x01\x82\xd3\xe4\x93\x028:\x01*\"3/apis/index/v1/branches/{branch}/objectXmlLinkCount\x12\xb4\x01\n" +
+	"\vSuggestions\x12 .cms.index.v1.SuggestionsRequest\x1a\x1f.cms.index.v1.SuggestionsResult\"b\xea\xf9\x18\x17ObjectIndex_Suggestions\xfa\xf9\x18\f\b\x02\x12\x06branchH\x01\x82\xd3\xe4\x93\x021:\x01*\",/apis/index/v1/branches/{branch}/suggestions\x12\xa5\x01\n" +
 	"\fMatchStrings\x12!.cms.index.v1.MatchStringsRequest\x1a\".cms.index.v1.MatchStringsResponse\"N\xea\xf9\x18\x14Utility_MatchStrings\xfa\xf9\x18\x02\b\x01\x82\xd3\xe4\x93\x02*:\x01*\"%/apis/index/v1/utilities/matchStringsB\xd2\x05\x92A\x90\x05\x12\x98\x01\n" +
 	"\rCMS Index API\x12\x82\x01Search, count and occurrences over objects and comments, XML link counts, work items and match strings (base path /apis/index/v1).2\x02v1:\x10application/json:\x18application/problem+jsonR\xd3\x02\n" +
 	"\x03429\x12\xcb\x02\n" +

@@ -326,7 +326,8 @@ func (x *CreateObjectsResponse) GetCreatedObjectIds() []int32 {
 
 // UpdateObjectsRequest is the NovaDB record UpdateObjectsRequest (JSON body of
 // PATCH /branches/{branch}/objects) plus the path parameter. Each object is
-// identified by meta.id or meta.guid.
+// identified by meta.id, else meta.guid, else meta.apiIdentifier (one naming
+// more than one object is 422).
 type UpdateObjectsRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// Path: the branch ID, Guid or ApiIdentifier.

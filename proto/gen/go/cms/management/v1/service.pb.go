@@ -28,9 +28,9 @@ var File_cms_management_v1_service_proto protoreflect.FileDescriptor
 
 const file_cms_management_v1_service_proto_rawDesc = "" +
 	"\n" +
-	"\x1fcms/management/v1/service.proto\x12\x11cms.management.v1\x1a cms/management/v1/branches.proto\x1a\x1fcms/management/v1/codegen.proto\x1a cms/management/v1/comments.proto\x1a\x1ecms/management/v1/common.proto\x1a\x1ccms/management/v1/jobs.proto\x1a\x1fcms/management/v1/objects.proto\x1a\x1ecms/management/v1/tokens.proto\x1a%cms/management/v1/typed_objects.proto\x1a\x1fcms/management/v1/uploads.proto\x1a\x1dcms/management/v1/users.proto\x1a cms/management/v1/webhooks.proto\x1a\x1ccms/options/v1/options.proto\x1a\x1cgoogle/api/annotations.proto\x1a\x1bgoogle/protobuf/empty.proto\x1a.protoc-gen-openapiv2/options/annotations.proto2\x983\n" +
-	"\x11ManagementService\x12\x8e\x01\n" +
-	"\vGetBranches\x12%.cms.management.v1.GetBranchesRequest\x1a .cms.management.v1.CmsObjectList\"6\xea\xf9\x18\x0fCms_GetBranches\xfa\xf9\x18\x02\b\x01\x82\xd3\xe4\x93\x02\x17\x12\x15/apis/cms/v1/branches\x12\x92\x01\n" +
+	"\x1fcms/management/v1/service.proto\x12\x11cms.management.v1\x1a cms/management/v1/branches.proto\x1a\x1fcms/management/v1/codegen.proto\x1a cms/management/v1/comments.proto\x1a\x1ecms/management/v1/common.proto\x1a\x1ccms/management/v1/jobs.proto\x1a\x1fcms/management/v1/objects.proto\x1a\x1ecms/management/v1/tokens.proto\x1a%cms/management/v1/typed_objects.proto\x1a\x1fcms/management/v1/uploads.proto\x1a\x1dcms/management/v1/users.proto\x1a cms/management/v1/webhooks.proto\x1a\x1ccms/options/v1/options.proto\x1a\x1cgoogle/api/annotations.proto\x1a\x1bgoogle/protobuf/empty.proto\x1a.protoc-gen-openapiv2/options/annotations.proto2\x863\n" +
+	"\x11ManagementService\x12\x90\x01\n" +
+	"\vGetBranches\x12%.cms.management.v1.GetBranchesRequest\x1a .cms.management.v1.CmsObjectList\"8\xea\xf9\x18\x0fCms_GetBranches\xfa\xf9\x18\x04\b\x01H\x01\x82\xd3\xe4\x93\x02\x17\x12\x15/apis/cms/v1/branches\x12\x92\x01\n" +
 	"\fCreateBranch\x12&.cms.management.v1.CreateBranchRequest\x1a\x1c.cms.management.v1.CmsObject\"<\xea\xf9\x18\x10Cms_CreateBranch\xfa\xf9\x18\x04\b\x03 \x01\x82\xd3\xe4\x93\x02\x1a:\x01*\"\x15/apis/cms/v1/branches\x12\x8d\x01\n" +
 	"\tGetBranch\x12#.cms.management.v1.GetBranchRequest\x1a\x1c.cms.management.v1.CmsObject\"=\xea\xf9\x18\rCms_GetBranch\xfa\xf9\x18\x06\b\x02\x12\x02id\x82\xd3\xe4\x93\x02\x1c\x12\x1a/apis/cms/v1/branches/{id}\x12\xa4\x01\n" +
 	"\fUpdateBranch\x12&.cms.management.v1.UpdateBranchRequest\x1a'.cms.management.v1.UpdateBranchResponse\"C\xea\xf9\x18\x10Cms_UpdateBranch\xfa\xf9\x18\x06\b\x03\x12\x02id\x82\xd3\xe4\x93\x02\x1f:\x01*2\x1a/apis/cms/v1/branches/{id}\x12\xa6\x01\n" +
@@ -42,9 +42,8 @@ const file_cms_management_v1_service_proto_rawDesc = "" +
 	"text/plain:\x10application/json:\x18application/problem+json\xea\xf9\x18\x1cCodeGenerator_GetCSharpClass\xfa\xf9\x18\n" +
 	"\b\x02\x12\x06branch\x82\xd3\xe4\x93\x02Kb\x06source\x12A/apis/cms/v1/branches/{branch}/generators/{language}/types/{type}\x12\xa8\x01\n" +
 	"\x12GetUserDisplayName\x12,.cms.management.v1.GetUserDisplayNameRequest\x1a\x1c.cms.management.v1.CmsObject\"F\xea\xf9\x18\x1bIdentity_GetUserDisplayName\xfa\xf9\x18\x02\b\x01\x82\xd3\xe4\x93\x02\x1b\x12\x19/apis/cms/v1/users/{name}\x12\xa3\x01\n" +
-	"\rCreateComment\x12'.cms.management.v1.CreateCommentRequest\x1a\x1d.cms.management.v1.CmsComment\"J\xea\xf9\x18\x15Comment_CreateComment\xfa\xf9\x18\r\b\x02\x12\tbranch_id\x82\xd3\xe4\x93\x02\x1a:\x01*\"\x15/apis/cms/v1/comments\x12\x9f\x01\n" +
-	"\vGetComments\x12%.cms.management.v1.GetCommentsRequest\x1a!.cms.management.v1.CmsCommentList\"F\xea\xf9\x18\x13Comment_GetComments\xfa\xf9\x18\x0e\b\x02\x12\n" +
-	"branch_ref\x82\xd3\xe4\x93\x02\x17\x12\x15/apis/cms/v1/comments\x12\xa7\x01\n" +
+	"\rCreateComment\x12'.cms.management.v1.CreateCommentRequest\x1a\x1d.cms.management.v1.CmsComment\"J\xea\xf9\x18\x15Comment_CreateComment\xfa\xf9\x18\r\b\x02\x12\tbranch_id\x82\xd3\xe4\x93\x02\x1a:\x01*\"\x15/apis/cms/v1/comments\x12\x95\x01\n" +
+	"\vGetComments\x12%.cms.management.v1.GetCommentsRequest\x1a!.cms.management.v1.CmsCommentList\"<\xea\xf9\x18\x13Comment_GetComments\xfa\xf9\x18\x04\b\x01H\x01\x82\xd3\xe4\x93\x02\x17\x12\x15/apis/cms/v1/comments\x12\xa7\x01\n" +
 	"\n" +
 	"GetComment\x12$.cms.management.v1.GetCommentRequest\x1a\x1d.cms.management.v1.CmsComment\"T\xea\xf9\x18\x12Comment_GetComment\xfa\xf9\x18\x10\b\x02(\x022\n" +
 	"comment_id\x82\xd3\xe4\x93\x02$\x12\"/apis/cms/v1/comments/{comment_id}\x12\xa9\x01\n" +
@@ -57,8 +56,8 @@ const file_cms_management_v1_service_proto_rawDesc = "" +
 	"\x0eContinueUpload\x12(.cms.management.v1.ContinueUploadRequest\x1a#.cms.management.v1.FileUploadResult\"H\xea\xf9\x18\x14Files_ContinueUpload\xf2\xf9\x18&\n" +
 	"\x03PUT\x12\x1f/apis/cms/v1/fileUpload/{token}\xfa\xf9\x18\x02\b\x01(\x01\x12\x99\x01\n" +
 	"\x0eDeleteTempFile\x12(.cms.management.v1.DeleteTempFileRequest\x1a\x16.google.protobuf.Empty\"E\xea\xf9\x18\x14Files_DeleteTempFile\xfa\xf9\x18\x02\b\x01\x82\xd3\xe4\x93\x02!*\x1f/apis/cms/v1/fileUpload/{token}\x12\x8d\x01\n" +
-	"\tCreateJob\x12#.cms.management.v1.CreateJobRequest\x1a\x19.cms.management.v1.CmsJob\"@\xea\xf9\x18\rJob_CreateJob\xfa\xf9\x18\x0f\b\x03\x12\tbranch_id@\x01\x82\xd3\xe4\x93\x02\x16:\x01*\"\x11/apis/cms/v1/jobs\x12\x86\x01\n" +
-	"\aGetJobs\x12!.cms.management.v1.GetJobsRequest\x1a\x1d.cms.management.v1.CmsJobList\"9\xea\xf9\x18\vJob_GetJobs\xfa\xf9\x18\r\b\x02\x12\tbranch_id\x82\xd3\xe4\x93\x02\x13\x12\x11/apis/cms/v1/jobs\x12\x87\x01\n" +
+	"\tCreateJob\x12#.cms.management.v1.CreateJobRequest\x1a\x19.cms.management.v1.CmsJob\"@\xea\xf9\x18\rJob_CreateJob\xfa\xf9\x18\x0f\b\x03\x12\tbranch_id@\x01\x82\xd3\xe4\x93\x02\x16:\x01*\"\x11/apis/cms/v1/jobs\x12}\n" +
+	"\aGetJobs\x12!.cms.management.v1.GetJobsRequest\x1a\x1d.cms.management.v1.CmsJobList\"0\xea\xf9\x18\vJob_GetJobs\xfa\xf9\x18\x04\b\x01H\x01\x82\xd3\xe4\x93\x02\x13\x12\x11/apis/cms/v1/jobs\x12\x87\x01\n" +
 	"\x06GetJob\x12 .cms.management.v1.GetJobRequest\x1a\x19.cms.management.v1.CmsJob\"@\xea\xf9\x18\n" +
 	"Job_GetJob\xfa\xf9\x18\f\b\x02(\x012\x06job_id\x82\xd3\xe4\x93\x02\x1c\x12\x1a/apis/cms/v1/jobs/{job_id}\x12\x92\x01\n" +
 	"\tUpdateJob\x12#.cms.management.v1.UpdateJobRequest\x1a\x16.google.protobuf.Empty\"H\xea\xf9\x18\rJob_UpdateJob\xfa\xf9\x18\x0e\b\x03(\x012\x06job_id@\x01\x82\xd3\xe4\x93\x02\x1f:\x01*2\x1a/apis/cms/v1/jobs/{job_id}\x12\x8f\x01\n" +

@@ -130,7 +130,8 @@ type ManagementServiceClient interface {
 	GetObjects(ctx context.Context, in *GetObjectsRequest, opts ...grpc.CallOption) (*CmsObjectList, error)
 	// CreateObjects creates objects and answers 201 (not 200); 400, 403, 404 (branch or object type).
 	CreateObjects(ctx context.Context, in *CreateObjectsRequest, opts ...grpc.CallOption) (*CreateObjectsResponse, error)
-	// UpdateObjects writes values of objects given by meta.id or meta.guid; 400, 403, 404.
+	// UpdateObjects writes values of objects given by meta.id, meta.guid or
+	// meta.apiIdentifier; 400, 403, 404, 422.
 	UpdateObjects(ctx context.Context, in *UpdateObjectsRequest, opts ...grpc.CallOption) (*UpdateObjectsResponse, error)
 	// DeleteObjects soft-deletes objects; 400 (also when a protected type is given), 403, 404.
 	DeleteObjects(ctx context.Context, in *DeleteObjectsRequest, opts ...grpc.CallOption) (*DeleteObjectsResponse, error)
@@ -624,7 +625,8 @@ type ManagementServiceServer interface {
 	GetObjects(context.Context, *GetObjectsRequest) (*CmsObjectList, error)
 	// CreateObjects creates objects and answers 201 (not 200); 400, 403, 404 (branch or object type).
 	CreateObjects(context.Context, *CreateObjectsRequest) (*CreateObjectsResponse, error)
-	// UpdateObjects writes values of objects given by meta.id or meta.guid; 400, 403, 404.
+	// UpdateObjects writes values of objects given by meta.id, meta.guid or
+	// meta.apiIdentifier; 400, 403, 404, 422.
 	UpdateObjects(context.Context, *UpdateObjectsRequest) (*UpdateObjectsResponse, error)
 	// DeleteObjects soft-deletes objects; 400 (also when a protected type is given), 403, 404.
 	DeleteObjects(context.Context, *DeleteObjectsRequest) (*DeleteObjectsResponse, error)

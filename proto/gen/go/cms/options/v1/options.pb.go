@@ -246,8 +246,26 @@ type Access struct {
 	// or that of the job in owner_field; the group's resolver reads it
 	// (interceptors.InstallationJobResolver).
 	InstallationJobAdmin bool `protobuf:"varint,8,opt,name=installation_job_admin,json=installationJobAdmin,proto3" json:"installation_job_admin,omitempty"`
-	unknownFields        protoimpl.UnknownFields
-	sizeCache            protoimpl.SizeCache
+	// list marks an RPC whose answer lists, counts or tallies what lies on
+	// branches (objects, comments, jobs, branches): it holds only what lies on
+	// branches the caller may read, and a branch the caller may not read looks
+	// exactly like a branch that does not exist, so the answer never tells a
+	// caller which branches exist (no existence oracle):
+	//
+	//   - with PERMISSION_READ on a branch_field (a string: the list of one
+	//     branch), the interceptor refuses nothing: when the caller may not
+	//     read the branch, or it does not exist, the request goes on naming no
+	//     branch ("0"), and the handler answers the empty list every caller,
+	//     administrators included, gets for a branch that does not exist;
+	//   - with PERMISSION_AUTHENTICATED (a list spanning branches, or with an
+	//     optional branch filter), the domain query filters with the caller
+	//     (only the readable branches; a filter naming another branch finds
+	//     nothing).
+	//
+	// Every list declares it (the authorization table test fails otherwise).
+	List          bool `protobuf:"varint,9,opt,name=list,proto3" json:"list,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
 }
 
 func (x *Access) Reset() {
@@ -332,6 +350,13 @@ func (x *Access) GetDefaultBranch() bool {
 func (x *Access) GetInstallationJobAdmin() bool {
 	if x != nil {
 		return x.InstallationJobAdmin
+	}
+	return false
+}
+
+func (x *Access) GetList() bool {
+	if x != nil {
+		return x.List
 	}
 	return false
 }
@@ -423,7 +448,7 @@ const file_cms_options_v1_options_proto_rawDesc = "" +
 	"\x1ccms/options/v1/options.proto\x12\x0ecms.options.v1\x1a google/protobuf/descriptor.proto\"<\n" +
 	"\x0eMultipartRoute\x12\x16\n" +
 	"\x06method\x18\x01 \x01(\tR\x06method\x12\x12\n" +
-	"\x04path\x18\x02 \x01(\tR\x04path\"\xe5\x02\n" +
+	"\x04path\x18\x02 \x01(\tR\x04path\"\xf9\x02\n" +
 	"\x06Access\x12:\n" +
 	"\n" +
 	"permission\x18\x01 \x01(\x0e2\x1a.cms.options.v1.PermissionR\n" +
@@ -435,7 +460,8 @@ const file_cms_options_v1_options_proto_rawDesc = "" +
 	"\vowner_field\x18\x06 \x01(\tR\n" +
 	"ownerField\x12%\n" +
 	"\x0edefault_branch\x18\a \x01(\bR\rdefaultBranch\x124\n" +
-	"\x16installation_job_admin\x18\b \x01(\bR\x14installationJobAdmin*\xa3\x01\n" +
+	"\x16installation_job_admin\x18\b \x01(\bR\x14installationJobAdmin\x12\x12\n" +
+	"\x04list\x18\t \x01(\bR\x04list*\xa3\x01\n" +
 	"\n" +
 	"Permission\x12\x1a\n" +
 	"\x16PERMISSION_UNSPECIFIED\x10\x00\x12\x1c\n" +
