@@ -112,10 +112,11 @@ type Service struct {
 	cache  *rendercache.Cache // nil: nothing cached
 }
 
-// New returns a Service reading through r (the Management domain).
+// New returns a Service reading through r (the Management domain),
+// logging to log (nil: nowhere).
 func New(r Reader, l Limits, log *slog.Logger) *Service {
 	if log == nil {
-		log = slog.Default()
+		log = slog.New(slog.DiscardHandler)
 	}
 	l = l.withDefaults()
 	return &Service{r: r, log: log, limits: l, engine: sandbox.New(l.Engine)}

@@ -144,7 +144,7 @@ func buildTargets(ctx context.Context, cfg Config, comps *Components, log *slog.
 			// stylesheets and binary proxy objects read the current
 			// Management view (a preview shows what was just written), and
 			// read grants are checked against the same branch tree.
-			g := rendering.New()
+			g := rendering.New().WithLogger(log.With("group", "rendering"))
 			if comps.Store != nil {
 				cs := content.New(comps.Store, log.With("component", "content"))
 				g.WithBranches(rendering.StoreBranches(cs, log.With("group", "rendering")))
