@@ -201,7 +201,7 @@ func (ix *Indexer) indexMatching(ctx context.Context, t tree, branch, version in
 		q.AfterID, q.Limit = after, ix.opts.Batch
 		rows, err := ix.st.ListObjectsIn(ctx, chain, q)
 		if err != nil {
-			return fmt.Errorf("indexing: list objects of branch %d: %w", branch, err)
+			return fmt.Errorf("indexwriter: list objects of branch %d: %w", branch, err)
 		}
 		var ids, build []int64
 		for _, r := range rows {
@@ -252,7 +252,7 @@ func (ix *Indexer) purgeBranchIn(ctx context.Context, index string, branch, vers
 			Query: search.And{search.Term{Field: indexdoc.FieldBranch, Value: branch}, search.Range{Field: indexdoc.FieldID, Gt: after}},
 			Sort:  []search.SortField{{Field: indexdoc.FieldID}}, Size: ix.opts.Batch})
 		if err != nil {
-			return fmt.Errorf("indexing: list documents of branch %d: %w", branch, err)
+			return fmt.Errorf("indexwriter: list documents of branch %d: %w", branch, err)
 		}
 		if len(r.Hits) == 0 {
 			return nil
@@ -284,7 +284,7 @@ func (ix *Indexer) write(ctx context.Context, ops []search.Op, res *ApplyResult)
 				break
 			}
 			if err != nil {
-				return fmt.Errorf("indexing: bulk %s: %w", index, err)
+				return fmt.Errorf("indexwriter: bulk %s: %w", index, err)
 			}
 			if i == 0 {
 				res.Ops += len(chunk)
@@ -301,7 +301,7 @@ func (ix *Indexer) refresh(ctx context.Context) error {
 	for i, index := range ix.targets(ctx) {
 		err := ix.eng.Refresh(ctx, index)
 		if err != nil && (i == 0 || !errors.Is(err, search.ErrIndexNotFound)) {
-			return fmt.Errorf("indexing: refresh %s: %w", index, err)
+			return fmt.Errorf("indexwriter: refresh %s: %w", index, err)
 		}
 	}
 	return nil

@@ -98,7 +98,7 @@ func (ix *Indexer) build(ctx context.Context, t tree, branch, version int64, ids
 func (ix *Indexer) resolve(ctx context.Context, chain model.Chain, branch int64, ids []int64) (map[int64]*resolved, error) {
 	rows, err := ix.st.GetObjectsIn(ctx, chain.Branches(), ids)
 	if err != nil {
-		return nil, fmt.Errorf("indexing: read objects: %w", err)
+		return nil, fmt.Errorf("indexwriter: read objects: %w", err)
 	}
 	out := make(map[int64]*resolved, len(ids))
 	var visible []int64
@@ -115,7 +115,7 @@ func (ix *Indexer) resolve(ctx context.Context, chain model.Chain, branch int64,
 	slices.Sort(visible)
 	vals, err := ix.st.ListValuesIn(ctx, chain.Branches(), visible, store.ValueFilter{})
 	if err != nil {
-		return nil, fmt.Errorf("indexing: read values: %w", err)
+		return nil, fmt.Errorf("indexwriter: read values: %w", err)
 	}
 	chain.EachValueGroup(vals, func(group []store.Value, best int64) {
 		o := out[group[0].ObjectID]
@@ -158,7 +158,7 @@ func (ix *Indexer) dataTypes(ctx context.Context, chain model.Chain, attrs []int
 	}
 	vals, err := ix.st.ListValuesIn(ctx, chain.Branches(), dedup(attrs), store.ValueFilter{AttributeIDs: []int64{content.AttrDataType}})
 	if err != nil {
-		return nil, fmt.Errorf("indexing: read data types: %w", err)
+		return nil, fmt.Errorf("indexwriter: read data types: %w", err)
 	}
 	from := map[int64]int64{} // attribute → the branch its data type is from
 	for _, v := range vals {
@@ -192,7 +192,7 @@ func (ix *Indexer) transactions(ctx context.Context, ids []int64) (map[int64]sto
 	}
 	read, err := ix.st.GetTransactions(ctx, missing)
 	if err != nil {
-		return nil, fmt.Errorf("indexing: read transactions: %w", err)
+		return nil, fmt.Errorf("indexwriter: read transactions: %w", err)
 	}
 	ix.mu.Lock()
 	defer ix.mu.Unlock()

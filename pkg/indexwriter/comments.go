@@ -44,10 +44,10 @@ func (ix *Indexer) commentStateIndex() string {
 // EnsureCommentIndexes creates the comments and comment state indexes.
 func (ix *Indexer) EnsureCommentIndexes(ctx context.Context) error {
 	if err := ix.eng.EnsureIndex(ctx, ix.CommentsIndex(), indexdoc.CommentsMapping()); err != nil {
-		return fmt.Errorf("indexing: ensure %s: %w", ix.CommentsIndex(), err)
+		return fmt.Errorf("indexwriter: ensure %s: %w", ix.CommentsIndex(), err)
 	}
 	if err := ix.eng.EnsureIndex(ctx, ix.commentStateIndex(), indexdoc.CommentStateMapping()); err != nil {
-		return fmt.Errorf("indexing: ensure %s: %w", ix.commentStateIndex(), err)
+		return fmt.Errorf("indexwriter: ensure %s: %w", ix.commentStateIndex(), err)
 	}
 	return nil
 }
@@ -81,7 +81,7 @@ func (ix *Indexer) applyComments(ctx context.Context, t tree, ev changes.Event, 
 	}
 	res.Branches++
 	if err := ix.eng.Refresh(ctx, ix.CommentsIndex()); err != nil {
-		return true, fmt.Errorf("indexing: refresh %s: %w", ix.CommentsIndex(), err)
+		return true, fmt.Errorf("indexwriter: refresh %s: %w", ix.CommentsIndex(), err)
 	}
 	txs, err := ix.transactions(ctx, []int64{v})
 	if err != nil {
@@ -91,7 +91,7 @@ func (ix *Indexer) applyComments(ctx context.Context, t tree, ev changes.Event, 
 		_, err := ix.eng.Bulk(ctx, ix.commentStateIndex(), []search.Op{search.Upsert(search.Document{
 			ID: indexdoc.CommentTimestampDocID, Version: v, Fields: map[string]any{indexdoc.FieldCommentMicros: tx.Time.UnixMicro()}})})
 		if err != nil {
-			return true, fmt.Errorf("indexing: record comment timestamp: %w", err)
+			return true, fmt.Errorf("indexwriter: record comment timestamp: %w", err)
 		}
 	}
 	ix.log.Debug("applied comment change", "tx", v, "branch", ev.Branch, "objects", ev.ObjectIDs, "ops", res.Ops)
@@ -104,7 +104,7 @@ func (ix *Indexer) applyComments(ctx context.Context, t tree, ev changes.Event, 
 func (ix *Indexer) BuildCommentDocuments(ctx context.Context, t tree, branch, object, version int64) ([]search.Op, error) {
 	rows, err := ix.st.ListComments(ctx, store.CommentQuery{Branch: &branch, ObjectID: &object})
 	if err != nil {
-		return nil, fmt.Errorf("indexing: list comments of object %d on branch %d: %w", object, branch, err)
+		return nil, fmt.Errorf("indexwriter: list comments of object %d on branch %d: %w", object, branch, err)
 	}
 	if len(rows) == 0 {
 		return nil, nil
@@ -116,7 +116,7 @@ func (ix *Indexer) BuildCommentDocuments(ctx context.Context, t tree, branch, ob
 	}
 	objs, err := ix.st.GetObjectsIn(ctx, chain, []int64{object})
 	if err != nil {
-		return nil, fmt.Errorf("indexing: read object %d: %w", object, err)
+		return nil, fmt.Errorf("indexwriter: read object %d: %w", object, err)
 	}
 	if len(objs) > 0 {
 		typ = objs[0].TypeID
@@ -162,7 +162,7 @@ func (ix *Indexer) writeComments(ctx context.Context, ops []search.Op, res *Appl
 		chunk := ops[start:min(start+ix.opts.Batch, len(ops))]
 		r, err := ix.eng.Bulk(ctx, ix.CommentsIndex(), chunk)
 		if err != nil {
-			return fmt.Errorf("indexing: bulk %s: %w", ix.CommentsIndex(), err)
+			return fmt.Errorf("indexwriter: bulk %s: %w", ix.CommentsIndex(), err)
 		}
 		res.Ops += len(chunk)
 		res.Applied += r.Applied
@@ -183,7 +183,7 @@ func (ix *Indexer) purgeBranchComments(ctx context.Context, branch, version int6
 			return nil
 		}
 		if err != nil {
-			return fmt.Errorf("indexing: list comments of branch %d: %w", branch, err)
+			return fmt.Errorf("indexwriter: list comments of branch %d: %w", branch, err)
 		}
 		if len(r.Hits) == 0 {
 			break
@@ -203,7 +203,7 @@ func (ix *Indexer) purgeBranchComments(ctx context.Context, branch, version int6
 		}
 	}
 	if err := ix.eng.Refresh(ctx, ix.CommentsIndex()); err != nil {
-		return fmt.Errorf("indexing: refresh %s: %w", ix.CommentsIndex(), err)
+		return fmt.Errorf("indexwriter: refresh %s: %w", ix.CommentsIndex(), err)
 	}
 	return nil
 }
@@ -225,7 +225,7 @@ func (ix *Indexer) IndexAllComments(ctx context.Context, version int64) (ApplyRe
 	for {
 		rows, err := ix.st.ListComments(ctx, store.CommentQuery{BeforeID: before, Limit: ix.opts.Batch})
 		if err != nil {
-			return res, fmt.Errorf("indexing: list comments: %w", err)
+			return res, fmt.Errorf("indexwriter: list comments: %w", err)
 		}
 		ops := make([]search.Op, 0, len(rows))
 		for _, c := range rows {
@@ -239,7 +239,7 @@ func (ix *Indexer) IndexAllComments(ctx context.Context, version int64) (ApplyRe
 				}
 				objs, err := ix.st.GetObjectsIn(ctx, chain, []int64{c.ObjectID})
 				if err != nil {
-					return res, fmt.Errorf("indexing: read object %d: %w", c.ObjectID, err)
+					return res, fmt.Errorf("indexwriter: read object %d: %w", c.ObjectID, err)
 				}
 				if len(objs) > 0 {
 					typ = objs[0].TypeID
@@ -257,7 +257,7 @@ func (ix *Indexer) IndexAllComments(ctx context.Context, version int64) (ApplyRe
 		before = rows[len(rows)-1].ID
 	}
 	if err := ix.eng.Refresh(ctx, ix.CommentsIndex()); err != nil {
-		return res, fmt.Errorf("indexing: refresh %s: %w", ix.CommentsIndex(), err)
+		return res, fmt.Errorf("indexwriter: refresh %s: %w", ix.CommentsIndex(), err)
 	}
 	return res, nil
 }

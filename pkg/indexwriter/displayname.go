@@ -124,7 +124,7 @@ func (ix *Indexer) typeNames(ctx context.Context, chain model.Chain, types []int
 	slices.Sort(ids)
 	vals, err := ix.st.ListValuesIn(ctx, chain.Branches(), ids, store.ValueFilter{AttributeIDs: []int64{model.AttrTypeDisplayName}})
 	if err != nil {
-		return nil, fmt.Errorf("indexing: read display-name attributes: %w", err)
+		return nil, fmt.Errorf("indexwriter: read display-name attributes: %w", err)
 	}
 	chain.EachValueGroup(vals, func(group []store.Value, best int64) {
 		for _, v := range group {
@@ -154,7 +154,7 @@ func (ix *Indexer) refreshTypeNames(ctx context.Context, t tree, branch int64, k
 	}
 	rows, err := ix.st.GetObjectsIn(ctx, chain, ids)
 	if err != nil {
-		return fmt.Errorf("indexing: read objects: %w", err)
+		return fmt.Errorf("indexwriter: read objects: %w", err)
 	}
 	var types []int64
 	for id, r := range model.NewChain(chain).EffectiveObjects(rows) {
@@ -222,7 +222,7 @@ func (ix *Indexer) indexedTypeName(ctx context.Context, branch, typ int64) (int6
 	case errors.Is(err, search.ErrNotFound), errors.Is(err, search.ErrIndexNotFound):
 		return 0, nil
 	case err != nil:
-		return 0, fmt.Errorf("indexing: read indexed type %d of branch %d: %w", typ, branch, err)
+		return 0, fmt.Errorf("indexwriter: read indexed type %d of branch %d: %w", typ, branch, err)
 	}
 	src, err := indexdoc.DecodeSource(doc.Fields)
 	if err != nil {

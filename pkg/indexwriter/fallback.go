@@ -101,7 +101,7 @@ func (ls *languages) load(ctx context.Context, st store.Reader, t tree) error {
 	if len(branches) > 0 {
 		rows, err := st.ListObjectsIn(ctx, branches, store.ObjectQuery{TypeIDs: []int64{content.TypeLanguage}})
 		if err != nil {
-			return fmt.Errorf("indexing: list languages: %w", err)
+			return fmt.Errorf("indexwriter: list languages: %w", err)
 		}
 		ls.rows = rows
 		var ids []int64
@@ -114,7 +114,7 @@ func (ls *languages) load(ctx context.Context, st store.Reader, t tree) error {
 		if len(ids) > 0 {
 			vals, err := st.ListValuesIn(ctx, branches, ids, store.ValueFilter{AttributeIDs: []int64{content.AttrFallbackLanguage}})
 			if err != nil {
-				return fmt.Errorf("indexing: read language fallbacks: %w", err)
+				return fmt.Errorf("indexwriter: read language fallbacks: %w", err)
 			}
 			ls.vals = vals
 		}
@@ -128,7 +128,7 @@ func (ls *languages) load(ctx context.Context, st store.Reader, t tree) error {
 // as is, its document would claim the new state for documents built with
 // the old one, and the change's own event would find nothing to rebuild;
 // Apply therefore starts over with a fresh load instead.
-var errLanguagesChanged = errors.New("indexing: language objects changed during the pass")
+var errLanguagesChanged = errors.New("indexwriter: language objects changed during the pass")
 
 // check returns errLanguagesChanged (in strict mode) if a language object
 // of objs on bl's chains differs from bl, the state its branch's
@@ -268,7 +268,7 @@ func (ix *Indexer) indexedChains(ctx context.Context, branch, v int64, now *bran
 			}
 			return false, 0, nil
 		case err != nil:
-			return false, 0, fmt.Errorf("indexing: read indexed language %d of branch %d: %w", id, branch, err)
+			return false, 0, fmt.Errorf("indexwriter: read indexed language %d of branch %d: %w", id, branch, err)
 		}
 		src, err := indexdoc.DecodeSource(doc.Fields)
 		if err != nil || src.TypeRef != content.TypeLanguage {

@@ -117,11 +117,11 @@ func New(st store.Reader, eng search.Engine, opts Options) (*Indexer, error) {
 	ix.tracking = indexdoc.NewChangeTracking(eng, opts.IndexPrefix, opts.PollInterval, ix.wake)
 	for _, n := range []string{ix.objects, ix.state, ix.parked} {
 		if err := search.ValidIndexName(n); err != nil {
-			return nil, fmt.Errorf("indexing: %w", err)
+			return nil, fmt.Errorf("indexwriter: %w", err)
 		}
 	}
 	if err := ix.mapping.Validate(); err != nil {
-		return nil, fmt.Errorf("indexing: %w", err)
+		return nil, fmt.Errorf("indexwriter: %w", err)
 	}
 	return ix, nil
 }
@@ -142,13 +142,13 @@ func (ix *Indexer) EnsureIndexes(ctx context.Context) error {
 		return nil
 	}
 	if err := ix.eng.EnsureIndex(ctx, ix.objects, ix.mapping); err != nil {
-		return fmt.Errorf("indexing: ensure %s: %w", ix.objects, err)
+		return fmt.Errorf("indexwriter: ensure %s: %w", ix.objects, err)
 	}
 	if err := ix.eng.EnsureIndex(ctx, ix.state, indexdoc.StateMapping()); err != nil {
-		return fmt.Errorf("indexing: ensure %s: %w", ix.state, err)
+		return fmt.Errorf("indexwriter: ensure %s: %w", ix.state, err)
 	}
 	if err := ix.eng.EnsureIndex(ctx, ix.parked, indexdoc.ParkedMapping()); err != nil {
-		return fmt.Errorf("indexing: ensure %s: %w", ix.parked, err)
+		return fmt.Errorf("indexwriter: ensure %s: %w", ix.parked, err)
 	}
 	ix.mu.Lock()
 	ix.ensured = true
@@ -193,7 +193,7 @@ func (ix *Indexer) recordVersion(ctx context.Context, v int64) error {
 	_, err := ix.eng.Bulk(ctx, ix.state, []search.Op{search.Upsert(search.Document{
 		ID: indexdoc.VersionDocID, Version: v, Fields: map[string]any{"version": v}})})
 	if err != nil {
-		return fmt.Errorf("indexing: record version %d: %w", v, err)
+		return fmt.Errorf("indexwriter: record version %d: %w", v, err)
 	}
 	ix.wakeWaiters()
 	return nil

@@ -92,7 +92,7 @@ func (ix *Indexer) CrashProbe(ctx context.Context, seq uint64) (bool, error) {
 	case errors.Is(err, search.ErrNotFound), errors.Is(err, search.ErrIndexNotFound):
 		return false, nil
 	case err != nil:
-		return false, fmt.Errorf("indexing: read crash probe: %w", err)
+		return false, fmt.Errorf("indexwriter: read crash probe: %w", err)
 	}
 	return true, nil
 }
@@ -103,7 +103,7 @@ func (ix *Indexer) CrashProbe(ctx context.Context, seq uint64) (bool, error) {
 func (ix *Indexer) StartCrashProbe(ctx context.Context, seq uint64) error {
 	if _, err := ix.eng.Bulk(ctx, ix.state, []search.Op{search.Upsert(search.Document{
 		ID: crashProbeID(seq), Version: parkedVersion(), Fields: map[string]any{}})}); err != nil {
-		return fmt.Errorf("indexing: record crash probe: %w", err)
+		return fmt.Errorf("indexwriter: record crash probe: %w", err)
 	}
 	return nil
 }
@@ -112,7 +112,7 @@ func (ix *Indexer) StartCrashProbe(ctx context.Context, seq uint64) error {
 // seq: its handling ended.
 func (ix *Indexer) EndCrashProbe(ctx context.Context, seq uint64) error {
 	if _, err := ix.eng.Bulk(ctx, ix.state, []search.Op{search.Delete(crashProbeID(seq), parkedVersion())}); err != nil {
-		return fmt.Errorf("indexing: end crash probe: %w", err)
+		return fmt.Errorf("indexwriter: end crash probe: %w", err)
 	}
 	return nil
 }
@@ -158,10 +158,10 @@ func parkedVersion() int64 { return time.Now().UnixNano() }
 
 func (ix *Indexer) writeParked(ctx context.Context, op search.Op) error {
 	if _, err := ix.eng.Bulk(ctx, ix.parked, []search.Op{op}); err != nil {
-		return fmt.Errorf("indexing: parked list: %w", err)
+		return fmt.Errorf("indexwriter: parked list: %w", err)
 	}
 	if err := ix.eng.Refresh(ctx, ix.parked); err != nil {
-		return fmt.Errorf("indexing: parked list: %w", err)
+		return fmt.Errorf("indexwriter: parked list: %w", err)
 	}
 	return nil
 }
@@ -232,10 +232,10 @@ func (ix *Indexer) clearParked(ctx context.Context, version int64) error {
 			ops[i] = search.Delete(indexdoc.ParkedID(p.Transaction, p.Sequence), parkedVersion())
 		}
 		if _, err := ix.eng.Bulk(ctx, ix.parked, ops); err != nil {
-			return fmt.Errorf("indexing: parked list: %w", err)
+			return fmt.Errorf("indexwriter: parked list: %w", err)
 		}
 		if err := ix.eng.Refresh(ctx, ix.parked); err != nil {
-			return fmt.Errorf("indexing: parked list: %w", err)
+			return fmt.Errorf("indexwriter: parked list: %w", err)
 		}
 		ix.log.Info("rebuild includes parked change events: removed from the parked list", "events", len(list), "upTo", version)
 		if int64(len(list)) == total {

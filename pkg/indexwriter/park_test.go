@@ -27,7 +27,7 @@ func TestRetryPolicy(t *testing.T) {
 	unavailable := fmt.Errorf("write: %w", search.ErrUnavailable)
 	// What search.WithDeadline (and the store's wrapper) return for a
 	// stopped Elasticsearch: connection refused, as component.ErrUnavailable.
-	refused := fmt.Errorf("indexing: bulk: %w", &component.UnavailableError{Component: "search", Err: syscall.ECONNREFUSED})
+	refused := fmt.Errorf("indexwriter: bulk: %w", &component.UnavailableError{Component: "search", Err: syscall.ECONNREFUSED})
 	cases := []struct {
 		failures int
 		err      error

@@ -45,7 +45,7 @@ const (
 
 // ErrNoAliases means the engine cannot switch aliases, so it cannot reindex
 // without downtime.
-var ErrNoAliases = errors.New("indexing: search engine has no alias support")
+var ErrNoAliases = errors.New("indexwriter: search engine has no alias support")
 
 // ReindexMapping is the mapping of ReindexStateIndex.
 func ReindexMapping() search.Mapping {
@@ -95,7 +95,7 @@ func (ix *Indexer) withReindexTarget(ctx context.Context) (context.Context, erro
 	case errors.Is(err, search.ErrNotFound), errors.Is(err, search.ErrIndexNotFound):
 		return ctx, nil
 	case err != nil:
-		return ctx, fmt.Errorf("indexing: read reindex marker: %w", err)
+		return ctx, fmt.Errorf("indexwriter: read reindex marker: %w", err)
 	}
 	target, _ := doc.Fields[markerField].(string)
 	if target == "" || target == ix.objects {
@@ -107,7 +107,7 @@ func (ix *Indexer) withReindexTarget(ctx context.Context) (context.Context, erro
 // setMarker writes (target != "") or removes the reindex marker.
 func (ix *Indexer) setMarker(ctx context.Context, target string) error {
 	if err := ix.eng.EnsureIndex(ctx, ix.markerIndex(), ReindexMapping()); err != nil {
-		return fmt.Errorf("indexing: ensure %s: %w", ix.markerIndex(), err)
+		return fmt.Errorf("indexwriter: ensure %s: %w", ix.markerIndex(), err)
 	}
 	v := time.Now().UnixNano()
 	op := search.Delete(markerDocID, v)
@@ -115,7 +115,7 @@ func (ix *Indexer) setMarker(ctx context.Context, target string) error {
 		op = search.Upsert(search.Document{ID: markerDocID, Version: v, Fields: map[string]any{markerField: target}})
 	}
 	if _, err := ix.eng.Bulk(ctx, ix.markerIndex(), []search.Op{op}); err != nil {
-		return fmt.Errorf("indexing: write reindex marker: %w", err)
+		return fmt.Errorf("indexwriter: write reindex marker: %w", err)
 	}
 	return nil
 }
@@ -138,7 +138,7 @@ func (ix *Indexer) Rebuild(ctx context.Context, head Head, progress func(Progres
 	}
 	res.Index = fmt.Sprintf("%s-%d", ix.objects, time.Now().UnixMilli())
 	if err := ix.eng.EnsureIndex(ctx, res.Index, ix.mapping); err != nil {
-		return res, fmt.Errorf("indexing: create %s: %w", res.Index, err)
+		return res, fmt.Errorf("indexwriter: create %s: %w", res.Index, err)
 	}
 	switched := false
 	defer func() {
@@ -153,7 +153,7 @@ func (ix *Indexer) Rebuild(ctx context.Context, head Head, progress func(Progres
 		return res, err
 	}
 	if res.Version, err = head(ctx); err != nil {
-		return res, fmt.Errorf("indexing: read newest transaction: %w", err)
+		return res, fmt.Errorf("indexwriter: read newest transaction: %w", err)
 	}
 	t, err := loadTree(ctx, ix.st)
 	if err != nil {
@@ -173,10 +173,10 @@ func (ix *Indexer) Rebuild(ctx context.Context, head Head, progress func(Progres
 	}
 	res.Comments = int64(cres.Ops)
 	if err := ix.eng.Refresh(ctx, res.Index); err != nil {
-		return res, fmt.Errorf("indexing: refresh %s: %w", res.Index, err)
+		return res, fmt.Errorf("indexwriter: refresh %s: %w", res.Index, err)
 	}
 	if res.Previous, err = al.SwitchAlias(ctx, ix.objects, res.Index); err != nil {
-		return res, fmt.Errorf("indexing: switch alias %s: %w", ix.objects, err)
+		return res, fmt.Errorf("indexwriter: switch alias %s: %w", ix.objects, err)
 	}
 	switched = true
 	if err := ix.setMarker(ctx, ""); err != nil {
@@ -189,7 +189,7 @@ func (ix *Indexer) Rebuild(ctx context.Context, head Head, progress func(Progres
 	}
 	if res.Previous != "" && res.Previous != res.Index {
 		if err := ix.eng.DeleteIndex(ctx, res.Previous); err != nil && !errors.Is(err, search.ErrIndexNotFound) {
-			return res, fmt.Errorf("indexing: delete old index %s: %w", res.Previous, err)
+			return res, fmt.Errorf("indexwriter: delete old index %s: %w", res.Previous, err)
 		}
 	}
 	ix.log.Info("reindex done", "index", res.Index, "previous", res.Previous, "version", res.Version,
@@ -211,7 +211,7 @@ func (ix *Indexer) RebuildBranch(ctx context.Context, branch int64, head Head, p
 		return res, err
 	}
 	if res.Version, err = head(ctx); err != nil {
-		return res, fmt.Errorf("indexing: read newest transaction: %w", err)
+		return res, fmt.Errorf("indexwriter: read newest transaction: %w", err)
 	}
 	v := max(res.Version, 1)
 	t, err := loadTree(ctx, ix.st)
@@ -220,7 +220,7 @@ func (ix *Indexer) RebuildBranch(ctx context.Context, branch int64, head Head, p
 	}
 	branches := t.Subtree(branch)
 	if branches == nil {
-		return res, fmt.Errorf("indexing: branch %d: %w", branch, store.ErrNotFound)
+		return res, fmt.Errorf("indexwriter: branch %d: %w", branch, store.ErrNotFound)
 	}
 	res.Branches = len(branches)
 	if err := ix.buildAll(ctx, t, branches, v, &res, progress); err != nil {
@@ -280,7 +280,7 @@ func (ix *Indexer) countChain(ctx context.Context, chain []int64) (int64, error)
 	for {
 		rows, err := ix.st.ListObjectsIn(ctx, chain, store.ObjectQuery{AfterID: after, Limit: page})
 		if err != nil {
-			return 0, fmt.Errorf("indexing: count objects: %w", err)
+			return 0, fmt.Errorf("indexwriter: count objects: %w", err)
 		}
 		k := 0
 		for i, r := range rows {
@@ -306,7 +306,7 @@ func (ix *Indexer) pruneBranch(ctx context.Context, branch, v int64, res *ApplyR
 			Query: search.And{search.Term{Field: indexdoc.FieldBranch, Value: branch}, search.Range{Field: indexdoc.FieldID, Gt: after}},
 			Sort:  []search.SortField{{Field: indexdoc.FieldID}}, Size: ix.opts.Batch})
 		if err != nil {
-			return fmt.Errorf("indexing: list documents of branch %d: %w", branch, err)
+			return fmt.Errorf("indexwriter: list documents of branch %d: %w", branch, err)
 		}
 		var ops []search.Op
 		for _, h := range r.Hits {

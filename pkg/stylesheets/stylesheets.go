@@ -58,10 +58,10 @@ type Service struct {
 	maxObjects, maxBytes int
 }
 
-// New returns a Service reading through r.
+// New returns a Service reading through r, logging to log (nil: nowhere).
 func New(r Reader, log *slog.Logger) *Service {
 	if log == nil {
-		log = slog.Default()
+		log = slog.New(slog.DiscardHandler)
 	}
 	return &Service{r: r, log: log, maxObjects: MaxObjects, maxBytes: MaxOutputBytes}
 }

@@ -10,7 +10,7 @@ import (
 
 	"github.com/cmsplatform/cms/pkg/content"
 	"github.com/cmsplatform/cms/pkg/model"
-	"github.com/cmsplatform/cms/pkg/rendering"
+	"github.com/cmsplatform/cms/pkg/templates/sandbox"
 	"github.com/microcosm-cc/bluemonday"
 	"golang.org/x/text/language"
 )
@@ -43,7 +43,7 @@ type run struct {
 	stack    []int64 // ids of the templates being rendered
 	// compiled holds the templates called so far, by call stack (shared
 	// by the whole render).
-	compiled map[string]*rendering.Template
+	compiled map[string]*sandbox.Template
 }
 
 // xhtmlPolicy sanitizes XHTML values inserted with xhtml: the user

@@ -1,7 +1,7 @@
 // Package templates renders templates stored as content (objects of type
 // 150 whose text is attribute 1280 attributeTemplateSource) over objects
 // read from the current Management view of a branch (pkg/content), with
-// the sandboxed engine of pkg/rendering and the function set of funcs.go:
+// the sandboxed engine of pkg/templates/sandbox and the function set of funcs.go:
 // values along the language and variant fallback (pkg/model's rules),
 // references, display names, culture formatting (format.go), sanitized
 // XHTML and calling other templates (depth-limited, no cycles).
@@ -33,7 +33,7 @@ import (
 	"github.com/cmsplatform/cms/pkg/hyphenate"
 	"github.com/cmsplatform/cms/pkg/model"
 	"github.com/cmsplatform/cms/pkg/rendercache"
-	"github.com/cmsplatform/cms/pkg/rendering"
+	"github.com/cmsplatform/cms/pkg/templates/sandbox"
 	"golang.org/x/text/language"
 )
 
@@ -52,8 +52,8 @@ const SandboxPolicy = "sandbox allow-forms allow-popups allow-popups-to-escape-s
 // Limits bound renders. Zero fields take the defaults.
 type Limits struct {
 	// Engine bounds compiling and executing one template (time, output,
-	// renders at once; pkg/rendering's defaults).
-	Engine rendering.Limits
+	// renders at once; pkg/templates/sandbox's defaults).
+	Engine sandbox.Limits
 	// MaxObjects bounds the objects one request names (DefaultMaxObjects).
 	MaxObjects int
 	// MaxReads bounds the objects one render reads, templates, referenced
@@ -108,17 +108,18 @@ type Service struct {
 	r      Reader
 	log    *slog.Logger
 	limits Limits
-	engine *rendering.Engine
+	engine *sandbox.Engine
 	cache  *rendercache.Cache // nil: nothing cached
 }
 
-// New returns a Service reading through r (the Management domain).
+// New returns a Service reading through r (the Management domain),
+// logging to log (nil: nowhere).
 func New(r Reader, l Limits, log *slog.Logger) *Service {
 	if log == nil {
-		log = slog.Default()
+		log = slog.New(slog.DiscardHandler)
 	}
 	l = l.withDefaults()
-	return &Service{r: r, log: log, limits: l, engine: rendering.New(l.Engine)}
+	return &Service{r: r, log: log, limits: l, engine: sandbox.New(l.Engine)}
 }
 
 // WithCache keeps renders in c (see Render); it returns s.
@@ -204,7 +205,7 @@ func (s *Service) Render(ctx context.Context, req Request) (Result, error) {
 // render renders req and returns the cache tags of what it read (nil:
 // not cacheable).
 func (s *Service) render(ctx context.Context, req Request) (Result, []string, error) {
-	r := &run{s: s, ld: newLoader(s.r, req.Branch, req.Caller, s.limits.MaxReads), compiled: map[string]*rendering.Template{}}
+	r := &run{s: s, ld: newLoader(s.r, req.Branch, req.Caller, s.limits.MaxReads), compiled: map[string]*sandbox.Template{}}
 	if req.Caller != nil {
 		// The engine shares its slots by the caller of the context.
 		ctx = auth.WithPrincipal(ctx, *req.Caller)
@@ -359,7 +360,7 @@ func (r *run) template(ident string) (*Object, error) {
 }
 
 // compile compiles t's source with r's functions.
-func (r *run) compile(t *Object) (*rendering.Template, error) {
+func (r *run) compile(t *Object) (*sandbox.Template, error) {
 	var src string
 	for _, v := range t.values {
 		if v.Attribute == content.AttrTemplateSource && v.Language == 0 && v.Variant == 0 {
@@ -443,10 +444,10 @@ func (s *Service) renderErr(id int64, err error) error {
 	if errors.As(err, &te) {
 		return te
 	}
-	if errors.Is(err, rendering.ErrBusy) {
+	if errors.Is(err, sandbox.ErrBusy) {
 		return &component.UnavailableError{Component: "renderer", Err: err}
 	}
-	var re *rendering.Error
+	var re *sandbox.Error
 	if !errors.As(err, &re) || errors.Is(err, component.ErrUnavailable) {
 		return err // not the template's fault (a failing store)
 	}

@@ -12,7 +12,7 @@ import (
 	"github.com/cmsplatform/cms/pkg/component"
 	"github.com/cmsplatform/cms/pkg/content"
 	"github.com/cmsplatform/cms/pkg/errkind"
-	"github.com/cmsplatform/cms/pkg/rendering"
+	"github.com/cmsplatform/cms/pkg/templates/sandbox"
 	"github.com/cmsplatform/cms/pkg/testenv/setups"
 )
 
@@ -149,7 +149,7 @@ func testFunctions(t *testing.T, w world) {
 // position; limits answer their kinds.
 func TestNestingAndErrors(t *testing.T) {
 	w := newWorld(t)
-	s := New(w.c, Limits{Engine: rendering.Limits{Timeout: 300 * time.Millisecond}}, nil)
+	s := New(w.c, Limits{Engine: sandbox.Limits{Timeout: 300 * time.Millisecond}}, nil)
 	ctx := context.Background()
 	w.template(t, "item", `<li>{{value .Object "headline"}}</li>`)
 	outer := w.template(t, "outer", `<ul>{{range .Objects}}{{render "item" .}}{{end}}</ul>`)
@@ -236,7 +236,7 @@ func TestNestingAndErrors(t *testing.T) {
 		t.Errorf("101 jobs: %v", err)
 	}
 	// More renders than the engine runs at once: unavailable (503).
-	one := New(w.c, Limits{Engine: rendering.Limits{MaxRunning: 1, Timeout: 2 * time.Second}}, nil)
+	one := New(w.c, Limits{Engine: sandbox.Limits{MaxRunning: 1, Timeout: 2 * time.Second}}, nil)
 	done := make(chan error, 1)
 	startLoop := func() {
 		go func() {

@@ -2,7 +2,6 @@ package rendering
 
 import (
 	"context"
-	"log/slog"
 	"strconv"
 
 	"github.com/cmsplatform/cms/pkg/content"
@@ -29,7 +28,7 @@ func (g *Group) WithFiles(svc *files.Service, bpos BinaryProxies) *Group {
 }
 
 func (s *service) toStatus(ctx context.Context, err error) error {
-	return gateway.DomainStatus(ctx, slog.Default(), "rendering", err)
+	return gateway.DomainStatus(ctx, s.log, "rendering", err)
 }
 
 // GetBinary implements GetBinaryAsync (GET /binaries/{md5}): the content

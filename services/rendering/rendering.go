@@ -7,6 +7,7 @@ package rendering
 
 import (
 	"context"
+	"log/slog"
 
 	"github.com/cmsplatform/cms/pkg/files"
 	"github.com/cmsplatform/cms/pkg/stylesheets"
@@ -29,8 +30,17 @@ type Group struct {
 	branches interceptors.BranchResolver
 }
 
-// New returns the Rendering group.
-func New() *Group { return &Group{api: &service{}} }
+// New returns the Rendering group. It logs nothing until WithLogger.
+func New() *Group { return &Group{api: &service{log: slog.New(slog.DiscardHandler)}} }
+
+// WithLogger logs the group's internal errors and unavailable components
+// to log (the process's logger, handed in by services/internal/app).
+func (g *Group) WithLogger(log *slog.Logger) *Group {
+	if log != nil {
+		g.api.log = log
+	}
+	return g
+}
 
 // WithBranches sets the resolver the authorization interceptor checks the
 // read grant of the branch-scoped operations with (StoreBranches: the
@@ -77,4 +87,5 @@ type service struct {
 	// separateOrigin: renders are served from an origin of their own, so
 	// they need no sandboxing policy (WithSeparateOrigin).
 	separateOrigin bool
+	log            *slog.Logger // WithLogger
 }

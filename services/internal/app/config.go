@@ -19,8 +19,8 @@ import (
 	"github.com/cmsplatform/cms/pkg/jobs"
 	"github.com/cmsplatform/cms/pkg/livechanges"
 	"github.com/cmsplatform/cms/pkg/rendercache"
-	"github.com/cmsplatform/cms/pkg/rendering"
 	"github.com/cmsplatform/cms/pkg/search"
+	"github.com/cmsplatform/cms/pkg/templates/sandbox"
 	"github.com/cmsplatform/cms/pkg/webhooks"
 	"github.com/cmsplatform/cms/services/delivery"
 )
@@ -141,7 +141,7 @@ type Config struct {
 	// CMS_RENDER_MAX_OUTPUT_BYTES.
 	RenderTimeout        time.Duration `yaml:"renderTimeout"`
 	RenderMaxOutputBytes int           `yaml:"renderMaxOutputBytes"`
-	// The render slots of a process (pkg/rendering, README "Per-user
+	// The render slots of a process (pkg/templates/sandbox, README "Per-user
 	// fairness"): renders running at once (abandoned ones included), how
 	// many of them one user holds (429 beyond) and how many only
 	// administrators take. CMS_RENDER_SLOTS, CMS_RENDER_SLOTS_PER_USER,
@@ -382,11 +382,11 @@ func DefaultConfig() Config {
 		WebhookGiveUp:           24 * time.Hour,
 		WebhookMaxResponseBytes: 64 << 10,
 		WebhookMaxLanes:         webhooks.DefaultMaxLanes,
-		RenderTimeout:           rendering.DefaultTimeout,
-		RenderMaxOutputBytes:    rendering.DefaultMaxOutputBytes,
-		RenderSlots:             rendering.DefaultMaxRunning,
-		RenderSlotsPerUser:      rendering.DefaultMaxRunningPerUser,
-		RenderAdminReserve:      rendering.DefaultAdminReserve,
+		RenderTimeout:           sandbox.DefaultTimeout,
+		RenderMaxOutputBytes:    sandbox.DefaultMaxOutputBytes,
+		RenderSlots:             sandbox.DefaultMaxRunning,
+		RenderSlotsPerUser:      sandbox.DefaultMaxRunningPerUser,
+		RenderAdminReserve:      sandbox.DefaultAdminReserve,
 		RenderCacheMaxBytes:     rendercache.DefaultMaxBytes,
 		WebhookKeepAttempts:     webhooks.DefaultKeepAttempts,
 		WebhookAttemptsMaxAge:   webhooks.DefaultAttemptsMaxAge,

@@ -19,9 +19,9 @@ import (
 	"github.com/cmsplatform/cms/pkg/livechanges"
 	"github.com/cmsplatform/cms/pkg/outbox"
 	"github.com/cmsplatform/cms/pkg/rendercache"
-	pkgrendering "github.com/cmsplatform/cms/pkg/rendering"
 	"github.com/cmsplatform/cms/pkg/stylesheets"
 	"github.com/cmsplatform/cms/pkg/templates"
+	"github.com/cmsplatform/cms/pkg/templates/sandbox"
 	"github.com/cmsplatform/cms/pkg/webhooks"
 	"github.com/cmsplatform/cms/services/delivery"
 	"github.com/cmsplatform/cms/services/index"
@@ -165,7 +165,7 @@ func buildTargets(ctx context.Context, cfg Config, comps *Components, log *slog.
 			// stylesheets and binary proxy objects read the current
 			// Management view (a preview shows what was just written), and
 			// read grants are checked against the same branch tree.
-			g := rendering.New()
+			g := rendering.New().WithLogger(log.With("group", "rendering"))
 			if comps.Store != nil {
 				cs := content.New(comps.Store, log.With("component", "content"))
 				g.WithBranches(rendering.StoreBranches(cs, log.With("group", "rendering")))
@@ -179,7 +179,7 @@ func buildTargets(ctx context.Context, cfg Config, comps *Components, log *slog.
 				registerRenderCacheMetrics(reg, rc)
 				g.WithStylesheets(stylesheets.New(cs, log.With("group", "rendering")).WithCache(rc))
 				g.WithSeparateOrigin(cfg.RenderSeparateOrigin)
-				g.WithTemplates(templates.New(cs, templates.Limits{Engine: pkgrendering.Limits{
+				g.WithTemplates(templates.New(cs, templates.Limits{Engine: sandbox.Limits{
 					Timeout: cfg.RenderTimeout, MaxOutputBytes: cfg.RenderMaxOutputBytes, MaxRunning: cfg.RenderSlots,
 					MaxRunningPerUser: cfg.RenderSlotsPerUser, AdminReserve: reserve(cfg.RenderAdminReserve)}}, log.With("group", "rendering")).WithCache(rc))
 			}

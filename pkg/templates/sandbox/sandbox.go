@@ -1,4 +1,4 @@
-// Package rendering executes templates stored as content (type 150, text in
+// Package sandbox executes templates stored as content (type 150, text in
 // attribute 1280 attributeTemplateSource) with Go's html/template, inside a
 // sandbox: a template can only call the functions it is given (no file,
 // network or environment access exists in html/template itself), and one
@@ -37,7 +37,7 @@
 //
 // This package is the engine only; pkg/templates loads templates and
 // objects and gives templates their functions.
-package rendering
+package sandbox
 
 import (
 	"bytes"
@@ -130,11 +130,11 @@ func (l Limits) withDefaults() Limits {
 
 // Errors a render ends with; an *Error wraps them with the position.
 var (
-	ErrInvalid   = errors.New("rendering: invalid template")
-	ErrExecution = errors.New("rendering: template failed")
-	ErrTimeout   = errors.New("rendering: time limit exceeded")
-	ErrTooLarge  = errors.New("rendering: output limit exceeded")
-	ErrBusy      = errors.New("rendering: too many renders running")
+	ErrInvalid   = errors.New("sandbox: invalid template")
+	ErrExecution = errors.New("sandbox: template failed")
+	ErrTimeout   = errors.New("sandbox: time limit exceeded")
+	ErrTooLarge  = errors.New("sandbox: output limit exceeded")
+	ErrBusy      = errors.New("sandbox: too many renders running")
 )
 
 // Error is a template error with its position (0 when unknown).
