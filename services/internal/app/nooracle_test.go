@@ -12,7 +12,7 @@ import (
 
 // internalNames are component names that must not reach a client's
 // ProblemDetails (they belong in logs).
-var internalNames = []string{"delivery:", "indexing:", "content:", "store:", "search:", "bleve:", "indexquery:", "indexdoc:", "webhooks:", "textmatch:"}
+var internalNames = []string{"delivery:", "indexing:", "indexwriter:", "content:", "store:", "search:", "bleve:", "indexquery:", "indexdoc:", "webhooks:", "textmatch:"}
 
 // leaksInternals returns the internal component name a client-facing
 // answer names, or "".
