@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"github.com/cmsplatform/cms/pkg/auth"
 	"slices"
 	"strings"
 	"testing"
@@ -113,11 +114,11 @@ func TestLoadErrors(t *testing.T) {
 		}
 	}
 	// A deleted type is 400.
-	_, ids, err := c.CreateObjects(ctx, "4", content.Change{User: "admin", Admin: true}, []content.ObjectInput{{TypeID: content.RootID}})
+	_, ids, err := c.CreateObjects(ctx, "4", content.Change{Caller: &auth.Principal{Name: "admin", Admin: true}}, []content.ObjectInput{{TypeID: content.RootID}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, _, err := c.DeleteObjects(ctx, "4", content.Change{User: "admin", Admin: true}, []string{itoa(ids[0])}); err != nil {
+	if _, _, err := c.DeleteObjects(ctx, "4", content.Change{Caller: &auth.Principal{Name: "admin", Admin: true}}, []string{itoa(ids[0])}); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := s.Generate(ctx, Request{Branch: "4", Type: itoa(ids[0])}); !errors.Is(err, errkind.Invalid) ||
@@ -127,7 +128,7 @@ func TestLoadErrors(t *testing.T) {
 	// An identifier matching two objects (the ApiIdentifier of one, the
 	// Guid of another) is 422.
 	guid := "abcdef01-2345-6789-abcd-ef0123456789"
-	if _, _, err := c.CreateObjects(ctx, "4", content.Change{User: "admin", Admin: true}, []content.ObjectInput{
+	if _, _, err := c.CreateObjects(ctx, "4", content.Change{Caller: &auth.Principal{Name: "admin", Admin: true}}, []content.ObjectInput{
 		{TypeID: content.RootID, APIIdentifier: &guid}, {TypeID: content.RootID, GUID: guid}}); err != nil {
 		t.Fatal(err)
 	}
@@ -162,7 +163,7 @@ func TestUnnamedTypes(t *testing.T) {
 	s, c, _ := seeded(t, Limits{})
 	ctx := context.Background()
 	all := gen(t, s, Request{})
-	ch := content.Change{User: "admin", Admin: true}
+	ch := content.Change{Caller: &auth.Principal{Name: "admin", Admin: true}}
 	name := func(n string) []content.ValueInput {
 		if n == "" {
 			return nil
@@ -269,7 +270,7 @@ func val(attr, lang int64, v any) content.ValueInput {
 func TestBinaryProxyFileProps(t *testing.T) {
 	s, c, _ := seeded(t, Limits{})
 	ctx := context.Background()
-	ch := content.Change{User: "admin", Admin: true}
+	ch := content.Change{Caller: &auth.Principal{Name: "admin", Admin: true}}
 	_, form, err := c.CreateObjects(ctx, "4", ch, []content.ObjectInput{{TypeID: content.TypeForm, Values: []content.ValueInput{
 		val(content.AttrFormContent, 0, 11000), val(content.AttrFormContent, 0, 11005)}}})
 	if err != nil {

@@ -15,7 +15,7 @@ import (
 	"github.com/cmsplatform/cms/pkg/store"
 )
 
-var adminCh = Change{User: "admin", Comment: "test", Admin: true}
+var adminCh = Change{Caller: &auth.Principal{Name: "admin", Admin: true}, Comment: "test"}
 
 // rawUser writes a user object straight to the store, bypassing the
 // service's checks (as older data might look). hash "" = no password.

@@ -66,7 +66,7 @@ func (s *Service) CreateBranch(ctx context.Context, ch Change, values []ValueInp
 	if err := s.limits.check(values); err != nil {
 		return Object{}, Transaction{}, err
 	}
-	tx, err := s.st.Begin(ctx, store.TxMeta{User: ch.User, Comment: ch.Comment, Branch: BranchDefault})
+	tx, err := s.st.Begin(ctx, store.TxMeta{User: ch.user(), Comment: ch.Comment, Branch: BranchDefault})
 	if err != nil {
 		return Object{}, Transaction{}, err
 	}
@@ -129,7 +129,7 @@ func (s *Service) UpdateBranch(ctx context.Context, id string, ch Change, values
 			return 0, Transaction{}, invalidf("attribute %d: the parent of branch %d cannot change", AttrBranchParent, bid)
 		}
 	}
-	tx, err := s.st.Begin(ctx, store.TxMeta{User: ch.User, Comment: ch.Comment, Branch: BranchDefault})
+	tx, err := s.st.Begin(ctx, store.TxMeta{User: ch.user(), Comment: ch.Comment, Branch: BranchDefault})
 	if err != nil {
 		return 0, Transaction{}, err
 	}
@@ -146,7 +146,7 @@ func (s *Service) UpdateBranch(ctx context.Context, id string, ch Change, values
 // The default branch and branches with child branches cannot be deleted
 // (ErrInvalid).
 func (s *Service) DeleteBranch(ctx context.Context, id string, ch Change) (Transaction, error) {
-	tx, err := s.st.Begin(ctx, store.TxMeta{User: ch.User, Comment: ch.Comment, Branch: BranchDefault})
+	tx, err := s.st.Begin(ctx, store.TxMeta{User: ch.user(), Comment: ch.Comment, Branch: BranchDefault})
 	if err != nil {
 		return Transaction{}, err
 	}

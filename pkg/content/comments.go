@@ -63,11 +63,20 @@ type CommentPage struct {
 // Actor is who changes a comment. Only the author or an admin may update
 // or delete one (inferred: NovaDB declares 403 without saying when).
 type Actor struct {
-	User  string
-	Admin bool
+	// Caller is who acts (nil: nobody, who may change no comment); its
+	// User() is recorded as the author, its Admin may change any comment.
+	Caller *auth.Principal
 	// IfMatch, when set, makes an update or delete conditional on the
 	// comment's current state (precondition.go).
 	IfMatch *Precondition[Comment]
+}
+
+// user is the acting user name ("" without a caller).
+func (a Actor) user() string {
+	if a.Caller == nil {
+		return ""
+	}
+	return a.Caller.User()
 }
 
 // CreateComment validates body and adds a comment by actor to object on
@@ -83,7 +92,7 @@ func (s *Service) CreateComment(ctx context.Context, actor Actor, branch, object
 	if object <= 0 {
 		return Comment{}, notFoundf("object %d on branch %d", object, branch)
 	}
-	tx, err := s.st.Begin(ctx, store.TxMeta{User: actor.User, Branch: branch})
+	tx, err := s.st.Begin(ctx, store.TxMeta{User: actor.user(), Branch: branch})
 	if err != nil {
 		return Comment{}, err
 	}
@@ -106,7 +115,7 @@ func (s *Service) CreateComment(ctx context.Context, actor Actor, branch, object
 	if o, ok := objs[object]; !ok || o.Deleted {
 		return Comment{}, notFoundf("object %d on branch %d", object, branch)
 	}
-	c, err := tx.InsertComment(ctx, store.Comment{Branch: branch, ObjectID: object, User: actor.User, Body: body})
+	c, err := tx.InsertComment(ctx, store.Comment{Branch: branch, ObjectID: object, User: actor.user(), Body: body})
 	if err != nil {
 		return Comment{}, err
 	}
@@ -213,7 +222,7 @@ func (s *Service) changeComment(ctx context.Context, actor Actor, id int64, acti
 	if err != nil {
 		return err
 	}
-	tx, err := s.st.Begin(ctx, store.TxMeta{User: actor.User, Branch: pre.Branch})
+	tx, err := s.st.Begin(ctx, store.TxMeta{User: actor.user(), Branch: pre.Branch})
 	if err != nil {
 		return err
 	}
@@ -228,7 +237,7 @@ func (s *Service) changeComment(ctx context.Context, actor Actor, id int64, acti
 	if c.Deleted {
 		return notFoundf("comment %d is deleted", id)
 	}
-	if !actor.Admin && (actor.User == "" || store.CommentUserKey(actor.User) != store.CommentUserKey(c.User)) {
+	if !(actor.Caller != nil && actor.Caller.Admin) && (actor.user() == "" || store.CommentUserKey(actor.user()) != store.CommentUserKey(c.User)) {
 		return fmt.Errorf("%w: only the author or an administrator may change comment %d", ErrForbidden, id)
 	}
 	if err := actor.IfMatch.check(toComment(c), c.Deleted, fmt.Sprintf("comment %d", id)); err != nil {

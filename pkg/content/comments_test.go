@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/cmsplatform/cms/pkg/auth"
 	"testing"
 
 	"github.com/cmsplatform/cms/pkg/changes"
@@ -12,9 +13,9 @@ import (
 )
 
 var (
-	alice = Actor{User: "alice"}
-	bob   = Actor{User: "bob"}
-	admin = Actor{User: "root", Admin: true}
+	alice = Actor{Caller: &auth.Principal{Name: "alice"}}
+	bob   = Actor{Caller: &auth.Principal{Name: "bob"}}
+	admin = Actor{Caller: &auth.Principal{Name: "root", Admin: true}}
 )
 
 // commentFixture: a child branch of 4 and one article on 4 and one on the
@@ -93,7 +94,7 @@ func TestCommentLifecycle(t *testing.T) {
 		wantErr(t, s.UpdateComment(ctxBG, bob, c.ID, "<div>mine now</div>"), ErrForbidden, "update by another user")
 		wantErr(t, s.DeleteComment(ctxBG, bob, c.ID), ErrForbidden, "delete by another user")
 		wantErr(t, s.UpdateComment(ctxBG, Actor{}, c.ID, "<div>anon</div>"), ErrForbidden, "update without user")
-		if err := s.UpdateComment(ctxBG, Actor{User: "ALICE"}, c.ID, "<div>edited</div>"); err != nil {
+		if err := s.UpdateComment(ctxBG, Actor{Caller: &auth.Principal{Name: "ALICE"}}, c.ID, "<div>edited</div>"); err != nil {
 			t.Fatal(err)
 		}
 		got, _ = s.GetComment(ctxBG, c.ID)
@@ -178,7 +179,7 @@ func TestGetCommentsFiltersAndPaging(t *testing.T) {
 		}
 		specs := []spec{
 			{alice, 4, f.onDefault}, {bob, 4, f.onDefault}, {alice, f.child, f.onDefault},
-			{bob, f.child, f.onChild}, {alice, f.child, f.onChild}, {Actor{User: "Alice"}, 4, f.onDefault},
+			{bob, f.child, f.onChild}, {alice, f.child, f.onChild}, {Actor{Caller: &auth.Principal{Name: "Alice"}}, 4, f.onDefault},
 			{bob, 4, f.onDefault},
 		}
 		var all []Comment
@@ -232,10 +233,10 @@ func TestGetCommentsFiltersAndPaging(t *testing.T) {
 			{"all by 2", CommentQuery{Take: 2}, func(int, Comment) bool { return true }},
 			{"branch 4", CommentQuery{Branch: &four, Take: 1}, func(_ int, c Comment) bool { return c.Branch == 4 }},
 			{"object", CommentQuery{ObjectID: &obj}, func(_ int, c Comment) bool { return c.ObjectID == f.onChild }},
-			{"user alice", CommentQuery{User: "alice", Take: 3}, func(i int, _ Comment) bool { return specs[i].who.User != "bob" }},
+			{"user alice", CommentQuery{User: "alice", Take: 3}, func(i int, _ Comment) bool { return specs[i].who.Caller.Name != "bob" }},
 			{"deleted", CommentQuery{Deleted: &yes}, func(_ int, c Comment) bool { return c.Deleted }},
 			{"live bob on child", CommentQuery{Deleted: &no, User: "BOB", Branch: &child}, func(i int, c Comment) bool {
-				return !c.Deleted && specs[i].who.User == "bob" && c.Branch == f.child
+				return !c.Deleted && specs[i].who.Caller.Name == "bob" && c.Branch == f.child
 			}},
 		}
 		for _, c := range checks {

@@ -36,7 +36,7 @@
 // write-only password (1101: clients send plain text, only a bcrypt hash is
 // stored, no read ever returns it), an admin flag (1102), an internal-access
 // flag (1103) and read/write grants on branches (1104/1105, each covering
-// the branch's descendants). Only administrators (Change.Admin) write users
+// the branch's descendants). Only administrators (Change.Caller.Admin) write users
 // and those attributes. Service.Authenticate checks Basic credentials
 // against them; accounts.go and security.go hold the details.
 package content

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"github.com/cmsplatform/cms/pkg/auth"
 	"path/filepath"
 	"strconv"
 	"testing"
@@ -53,7 +54,7 @@ func freshDatabase(t *testing.T) string {
 
 var ctxBG = context.Background()
 
-var editor = Change{User: "editor", Comment: "test"}
+var editor = Change{Caller: &auth.Principal{Name: "editor"}, Comment: "test"}
 
 func id(n int64) string { return strconv.FormatInt(n, 10) }
 

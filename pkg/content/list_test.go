@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/cmsplatform/cms/pkg/auth"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -138,7 +139,7 @@ func TestParallelWritersLoseNothing(t *testing.T) {
 				defer wg.Done()
 				for r := range rounds {
 					val := int64(w*100 + r)
-					res, err := s.UpdateObjects(ctxBG, "4", Change{User: fmt.Sprint("w", w)}, []ObjectInput{{ID: obj[0],
+					res, err := s.UpdateObjects(ctxBG, "4", Change{Caller: &auth.Principal{Name: fmt.Sprint("w", w)}}, []ObjectInput{{ID: obj[0],
 						Values: []ValueInput{vin(attrIDs[w], 0, val), vin(shared, 0, val)}}})
 					if err != nil {
 						errs <- err

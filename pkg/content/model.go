@@ -121,11 +121,12 @@ type Page struct {
 
 // Change describes who writes and why.
 type Change struct {
-	User    string
+	// Caller is who writes, the same principal queries take: its User()
+	// (the principal, or the user it acts for) names the transaction, its
+	// Admin lets it write users and the security attributes (security.go).
+	// Nil is an anonymous writer that is no administrator.
+	Caller  *auth.Principal
 	Comment string
-	// Admin: the writer is an administrator and may write users and the
-	// security attributes (security.go). The zero value may not.
-	Admin bool
 	// IfMatch, when set, makes an update or delete of one object or branch
 	// conditional on its current state (precondition.go); creates ignore it.
 	IfMatch *Precondition[Object]
@@ -135,6 +136,17 @@ type Change struct {
 	// a job taken over after a crash neither repeats nor skips a write.
 	InTx func(ctx context.Context, tx store.Tx) error
 }
+
+// user names the transaction ("" without a caller).
+func (c Change) user() string {
+	if c.Caller == nil {
+		return ""
+	}
+	return c.Caller.User()
+}
+
+// admin reports whether the caller is an administrator.
+func (c Change) admin() bool { return c.Caller != nil && c.Caller.Admin }
 
 // Transaction is a committed write.
 type Transaction struct {

@@ -16,7 +16,7 @@ import (
 //     TypeWebHookDefinition: each sends every matching change to a URL its
 //     writer chooses) and the system objects of the model (the type,
 //     AttrUserName and the security attributes) are created, changed and
-//     deleted by administrators only (Change.Admin), else ErrForbidden;
+//     deleted by administrators only (Change.Caller.Admin), else ErrForbidden;
 //   - values of the security attributes (the webhook secret among them)
 //     are written by administrators only, on any object;
 //   - users live on the default branch: a user object created or changed
@@ -52,7 +52,7 @@ func guardObject(ch Change, branch, id, typ int64) error {
 	if typ != TypeUser && typ != TypeWebHookDefinition && !isSecurityObject(id) {
 		return nil
 	}
-	if !ch.Admin {
+	if !ch.admin() {
 		switch typ {
 		case TypeUser:
 			return forbiddenf("only administrators may create, change or delete users")
@@ -75,7 +75,7 @@ func checkSecurityValue(ch Change, attr int64, raw json.RawMessage) (out []byte,
 	if !securityAttrs[attr] {
 		return nil, false, nil
 	}
-	if !ch.Admin {
+	if !ch.admin() {
 		return nil, false, forbiddenf("attribute %d: only administrators may set passwords, rights and webhook secrets", attr)
 	}
 	if attr != AttrUserPassword {

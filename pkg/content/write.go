@@ -18,7 +18,7 @@ func (s *Service) writeTx(ctx context.Context, branch string, ch Change) (store.
 	if err != nil {
 		return nil, view{}, err
 	}
-	tx, err := s.st.Begin(ctx, store.TxMeta{User: ch.User, Comment: ch.Comment, Branch: pre.branch})
+	tx, err := s.st.Begin(ctx, store.TxMeta{User: ch.user(), Comment: ch.Comment, Branch: pre.branch})
 	if err != nil {
 		return nil, view{}, err
 	}

@@ -3,6 +3,7 @@ package content
 import (
 	"context"
 	"fmt"
+	"github.com/cmsplatform/cms/pkg/auth"
 	"path/filepath"
 	"testing"
 
@@ -24,7 +25,7 @@ func BenchmarkUpdateObject(b *testing.B) {
 			b.Run(fmt.Sprintf("%s/clients=%d", backend, clients), func(b *testing.B) {
 				st, s, attr, objs := writeBenchSetup(b, backend)
 				storetest.CompareWrites(b, clients, "store", func(ctx context.Context, i int64) error {
-					_, err := s.UpdateObjects(ctx, "4", Change{User: "bench"},
+					_, err := s.UpdateObjects(ctx, "4", Change{Caller: &auth.Principal{Name: "bench"}},
 						[]ObjectInput{{ID: objs[i%int64(len(objs))], Values: []ValueInput{vin(attr, 0, i)}}})
 					return err
 				}, func(ctx context.Context, i int64) error { return storetest.SingleWrite(ctx, st, i) })

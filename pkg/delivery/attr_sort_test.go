@@ -2,6 +2,7 @@ package delivery_test
 
 import (
 	"errors"
+	"github.com/cmsplatform/cms/pkg/auth"
 	"slices"
 	"strconv"
 	"strings"
@@ -103,7 +104,7 @@ func TestAttributeSortOnEngine(t *testing.T) {
 // created so that id order is not value order.
 func addProducts(t *testing.T, s *deliverytest.Site) (product int64, n int) {
 	t.Helper()
-	editor := content.Change{User: "editor"}
+	editor := content.Change{Caller: &auth.Principal{Name: "editor"}}
 	create := func(in ...content.ObjectInput) []int64 {
 		t.Helper()
 		_, ids, err := s.Content.CreateObjects(ctx, "4", editor, in)

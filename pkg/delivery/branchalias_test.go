@@ -3,6 +3,7 @@ package delivery_test
 import (
 	"context"
 	"encoding/json"
+	"github.com/cmsplatform/cms/pkg/auth"
 	"testing"
 
 	"github.com/cmsplatform/cms/pkg/content"
@@ -38,7 +39,7 @@ func TestBranchAliasDraft(t *testing.T) {
 	}
 
 	parent, _ := json.Marshal(4)
-	b, _, err := s.Content.CreateBranch(ctx, content.Change{User: "editor"}, []content.ValueInput{
+	b, _, err := s.Content.CreateBranch(ctx, content.Change{Caller: &auth.Principal{Name: "editor"}}, []content.ValueInput{
 		{Attribute: content.AttrBranchParent, JSON: parent}})
 	if err != nil {
 		t.Fatal(err)

@@ -3,6 +3,7 @@ package delivery_test
 import (
 	"context"
 	"encoding/json"
+	"github.com/cmsplatform/cms/pkg/auth"
 	"slices"
 	"strconv"
 	"testing"
@@ -25,7 +26,7 @@ func TestChangeTagsAlongTheChain(t *testing.T) {
 	s := deliverytest.NewSite(t)
 	ctx := context.Background()
 	svc, eng := rvCounted(t, s)
-	editor := content.Change{User: "editor"}
+	editor := content.Change{Caller: &auth.Principal{Name: "editor"}}
 	branch := func(parent int64) int64 {
 		p, _ := json.Marshal(parent)
 		b, _, err := s.Content.CreateBranch(ctx, editor, []content.ValueInput{{Attribute: content.AttrBranchParent, JSON: p}})

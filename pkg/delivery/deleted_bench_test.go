@@ -3,6 +3,7 @@ package delivery_test
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/cmsplatform/cms/pkg/auth"
 	"slices"
 	"strconv"
 	"syscall"
@@ -21,7 +22,7 @@ import (
 func BenchmarkListWithDeleted(b *testing.B) {
 	const total, deleted = 5000, 1000
 	s := deliverytest.NewSite(b)
-	ch := content.Change{User: "bench"}
+	ch := content.Change{Caller: &auth.Principal{Name: "bench"}}
 	js := func(v any) json.RawMessage { r, _ := json.Marshal(v); return r }
 	api := "benchItem"
 	_, ids, err := s.Content.CreateObjects(ctx, "4", ch, []content.ObjectInput{{TypeID: content.RootID, APIIdentifier: &api,

@@ -2,6 +2,7 @@ package delivery_test
 
 import (
 	"errors"
+	"github.com/cmsplatform/cms/pkg/auth"
 	"reflect"
 	"strconv"
 	"testing"
@@ -17,7 +18,7 @@ import (
 // deleted=true includes them, marked meta.deleted.
 func TestDeletedObjects(t *testing.T) {
 	deliverytest.OnEachEngine(t, func(t *testing.T, s *deliverytest.Site) {
-		ed := content.Change{User: "editor"}
+		ed := content.Change{Caller: &auth.Principal{Name: "editor"}}
 		_, del, err := s.Content.DeleteObjects(ctx, "4", ed, []string{strconv.FormatInt(s.About, 10), strconv.FormatInt(s.M1, 10)})
 		if err != nil {
 			t.Fatal(err)

@@ -210,7 +210,7 @@ func testChangesAndConfig(t *testing.T, s *deliverytest.Site) {
 	before, _ := s.Svc.Get(ctx, delivery.Request{Branch: "4"}, "home")
 	v1, _ := s.Svc.Version(ctx)
 	b, _ := json.Marshal("New nav")
-	if _, err := s.Content.UpdateObjects(ctx, "4", content.Change{User: "editor"}, []content.ObjectInput{{ID: s.Home,
+	if _, err := s.Content.UpdateObjects(ctx, "4", content.Change{Caller: &auth.Principal{Name: "editor"}}, []content.ObjectInput{{ID: s.Home,
 		Values: []content.ValueInput{{Attribute: s.NavTitle, Language: 201, JSON: b}}}}); err != nil {
 		t.Fatal(err)
 	}

@@ -3,6 +3,7 @@ package delivery_test
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/cmsplatform/cms/pkg/auth"
 	"slices"
 	"strings"
 	"testing"
@@ -108,7 +109,7 @@ func TestSortByDisplayNameFollowsFallback(t *testing.T) {
 // (Zulu / Zulu DE, yankee / Echo: lower case, as the sort ignores case).
 func addArticles(t *testing.T, s *deliverytest.Site) (article int64) {
 	t.Helper()
-	editor := content.Change{User: "editor"}
+	editor := content.Change{Caller: &auth.Principal{Name: "editor"}}
 	_, ids, err := s.Content.CreateObjects(ctx, "4", editor, []content.ObjectInput{{TypeID: content.RootID,
 		APIIdentifier: facetPtr("article"), Values: []content.ValueInput{facetValue(1000, langEnUS, "Article")}}})
 	if err != nil {
@@ -163,7 +164,7 @@ func addArticles(t *testing.T, s *deliverytest.Site) (article int64) {
 // en-US), untitled named Lambda, and Theta (en-US).
 func addFrenchAndStories(t *testing.T, s *deliverytest.Site, article int64) {
 	t.Helper()
-	editor := content.Change{User: "editor"}
+	editor := content.Change{Caller: &auth.Principal{Name: "editor"}}
 	create := func(in ...content.ObjectInput) []int64 {
 		t.Helper()
 		_, ids, err := s.Content.CreateObjects(ctx, "4", editor, in)

@@ -3,6 +3,7 @@ package delivery_test
 import (
 	"encoding/json"
 	"errors"
+	"github.com/cmsplatform/cms/pkg/auth"
 	"reflect"
 	"testing"
 
@@ -39,7 +40,7 @@ func facetValue(attr, lang int64, v any) content.ValueInput {
 // About and DeOnly (no label).
 func addLabelPages(t *testing.T, s *deliverytest.Site) {
 	t.Helper()
-	editor := content.Change{User: "editor"}
+	editor := content.Change{Caller: &auth.Principal{Name: "editor"}}
 	_, ids, err := s.Content.CreateObjects(ctx, "4", editor, []content.ObjectInput{{TypeID: content.TypeAttribute,
 		APIIdentifier: facetPtr("label"), Values: []content.ValueInput{facetValue(1000, langEnUS, "label"), facetValue(1001, 0, "String"),
 			facetValue(1004, 0, false), facetValue(content.AttrLanguageDependent, 0, false)}}})

@@ -3,6 +3,7 @@ package delivery_test
 import (
 	"encoding/json"
 	"errors"
+	"github.com/cmsplatform/cms/pkg/auth"
 	"reflect"
 	"strings"
 	"testing"
@@ -53,7 +54,7 @@ func mvin(attr int64, vs ...any) []content.ValueInput {
 
 func addExtra(t *testing.T, s *deliverytest.Site) extra {
 	t.Helper()
-	ed := content.Change{User: "editor"}
+	ed := content.Change{Caller: &auth.Principal{Name: "editor"}}
 	create := func(in ...content.ObjectInput) []int64 {
 		t.Helper()
 		_, ids, err := s.Content.CreateObjects(ctx, "4", ed, in)
@@ -309,7 +310,7 @@ func testVariants(t *testing.T, s *deliverytest.Site, x extra) {
 	if _, err := s.Svc.Get(ctx, delivery.Request{Branch: "4", Variants: "winter"}, "home"); err != nil {
 		t.Fatal(err)
 	}
-	if _, _, err := s.Content.DeleteObjects(ctx, "4", content.Change{User: "editor"}, []string{jsonOf(x.Winter)}); err != nil {
+	if _, _, err := s.Content.DeleteObjects(ctx, "4", content.Change{Caller: &auth.Principal{Name: "editor"}}, []string{jsonOf(x.Winter)}); err != nil {
 		t.Fatal(err)
 	}
 	s.Publish(t)

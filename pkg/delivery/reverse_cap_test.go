@@ -1,6 +1,7 @@
 package delivery_test
 
 import (
+	"github.com/cmsplatform/cms/pkg/auth"
 	"testing"
 	"time"
 
@@ -23,7 +24,7 @@ func TestReverseCap(t *testing.T) {
 		in[i] = content.ObjectInput{TypeID: s.Module, Values: []content.ValueInput{rvVal(1000, 201, "Many"), rvVal(s.ImageRef, 0, s.Img)}}
 	}
 	start := time.Now()
-	_, mods, err := s.Content.CreateObjects(ctx, "4", content.Change{User: "editor"}, in)
+	_, mods, err := s.Content.CreateObjects(ctx, "4", content.Change{Caller: &auth.Principal{Name: "editor"}}, in)
 	if err != nil {
 		t.Fatal(err)
 	}

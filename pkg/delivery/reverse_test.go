@@ -2,6 +2,7 @@ package delivery_test
 
 import (
 	"context"
+	"github.com/cmsplatform/cms/pkg/auth"
 	"reflect"
 	"sync/atomic"
 	"testing"
@@ -206,7 +207,7 @@ func testReverseBatched(t *testing.T, s *deliverytest.Site) {
 	for i := range in {
 		in[i] = content.ObjectInput{TypeID: s.Module, Values: []content.ValueInput{rvVal(1000, 201, "Batch module")}}
 	}
-	_, mods, err := s.Content.CreateObjects(ctx, "4", content.Change{User: "editor"}, in)
+	_, mods, err := s.Content.CreateObjects(ctx, "4", content.Change{Caller: &auth.Principal{Name: "editor"}}, in)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -214,7 +215,7 @@ func testReverseBatched(t *testing.T, s *deliverytest.Site) {
 		in[i] = content.ObjectInput{TypeID: s.WebPage, Values: []content.ValueInput{rvVal(1000, 201, "Batch page"),
 			rvRef(s.ModuleRefs, 0, mods[i]), rvRef(s.ModuleRefs, 1, mods[(i+1)%n])}}
 	}
-	_, pages, err := s.Content.CreateObjects(ctx, "4", content.Change{User: "editor"}, in)
+	_, pages, err := s.Content.CreateObjects(ctx, "4", content.Change{Caller: &auth.Principal{Name: "editor"}}, in)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -256,7 +257,7 @@ func testReverseBatched(t *testing.T, s *deliverytest.Site) {
 }
 
 func testReverseDeleted(t *testing.T, s *deliverytest.Site) {
-	if _, _, err := s.Content.DeleteObjects(ctx, "4", content.Change{User: "editor"}, []string{rvItoa(s.About)}); err != nil {
+	if _, _, err := s.Content.DeleteObjects(ctx, "4", content.Change{Caller: &auth.Principal{Name: "editor"}}, []string{rvItoa(s.About)}); err != nil {
 		t.Fatal(err)
 	}
 	s.Publish(t)

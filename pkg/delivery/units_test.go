@@ -2,6 +2,7 @@ package delivery_test
 
 import (
 	"encoding/json"
+	"github.com/cmsplatform/cms/pkg/auth"
 	"reflect"
 	"slices"
 	"strconv"
@@ -29,7 +30,7 @@ func rvRef(attr, sr, id int64) content.ValueInput {
 }
 
 func testUnits(t *testing.T, s *deliverytest.Site) {
-	ed := content.Change{User: "editor"}
+	ed := content.Change{Caller: &auth.Principal{Name: "editor"}}
 	_, groups, err := s.Content.CreateObjects(ctx, "4", ed, []content.ObjectInput{{TypeID: content.TypeUnitGroup}})
 	if err != nil {
 		t.Fatal(err)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"github.com/cmsplatform/cms/pkg/auth"
 	"slices"
 	"strconv"
 	"testing"
@@ -24,7 +25,7 @@ func TestBranchesReadTheIndexedTree(t *testing.T) {
 		branch := func(parent int64) int64 {
 			t.Helper()
 			p, _ := json.Marshal(parent)
-			b, _, err := s.Content.CreateBranch(ctx, content.Change{User: "editor"}, []content.ValueInput{
+			b, _, err := s.Content.CreateBranch(ctx, content.Change{Caller: &auth.Principal{Name: "editor"}}, []content.ValueInput{
 				{Attribute: content.AttrBranchParent, JSON: p}})
 			if err != nil {
 				t.Fatal(err)

@@ -3,6 +3,7 @@ package indexquery_test
 import (
 	"context"
 	"fmt"
+	"github.com/cmsplatform/cms/pkg/auth"
 	"slices"
 	"strings"
 	"testing"
@@ -41,8 +42,8 @@ func commentScenario(t *testing.T, e *env) {
 	}
 	f := build(t, e)
 	s := e.svc
-	alice := content.Actor{User: "Alice"}
-	bob := content.Actor{User: "bob"}
+	alice := content.Actor{Caller: &auth.Principal{Name: "Alice"}}
+	bob := content.Actor{Caller: &auth.Principal{Name: "bob"}}
 	long := "<div><p>" + fmt.Sprint(slices.Repeat([]string{"word"}, 30)) + "</p></div>"
 	c1, err := s.CreateComment(ctx, alice, 4, f.a, `<div><p>Please review the <b>headline</b>, <span class="mention" data-user="bob">@bob</span></p></div>`)
 	if err != nil {

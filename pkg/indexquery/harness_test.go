@@ -5,6 +5,7 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
+	"github.com/cmsplatform/cms/pkg/auth"
 	"path/filepath"
 	"testing"
 
@@ -127,7 +128,7 @@ func (e *env) sync(t *testing.T) int64 {
 	return v
 }
 
-var editor = content.Change{User: "editor", Comment: "test"}
+var editor = content.Change{Caller: &auth.Principal{Name: "editor"}, Comment: "test"}
 
 func vin(attr, lang int64, v any) content.ValueInput {
 	b, err := json.Marshal(v)

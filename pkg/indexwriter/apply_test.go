@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/cmsplatform/cms/pkg/auth"
 	"math/rand/v2"
 	"reflect"
 	"strings"
@@ -22,7 +23,7 @@ func vin(attr, lang int64, v any) content.ValueInput {
 	return content.ValueInput{Attribute: attr, Language: lang, JSON: b}
 }
 
-var editor = content.Change{User: "editor"}
+var editor = content.Change{Caller: &auth.Principal{Name: "editor"}}
 
 // TestApplyOrderDoesNotMatter writes a history (objects on a parent and a
 // child branch, updates, a delete, a branch created and deleted), then

@@ -3,6 +3,7 @@ package indexwriter_test
 import (
 	"context"
 	"fmt"
+	"github.com/cmsplatform/cms/pkg/auth"
 	"maps"
 	"reflect"
 	"slices"
@@ -54,7 +55,7 @@ func batchHistory(t *testing.T, st store.Store) ([]changes.Event, int64) {
 	_, err = s.UpdateObjects(ctx, "4", editor, []content.ObjectInput{{ID: content.LanguageEnUS,
 		Values: []content.ValueInput{vin(1000, 201, "English")}}})
 	must(err)
-	_, err = s.CreateComment(ctx, content.Actor{User: "Ann"}, 4, ids[2], `<div>a comment</div>`)
+	_, err = s.CreateComment(ctx, content.Actor{Caller: &auth.Principal{Name: "Ann"}}, 4, ids[2], `<div>a comment</div>`)
 	must(err)
 	_, _, err = s.DeleteObjects(ctx, "4", editor, []string{fmt.Sprint(ids[3])})
 	must(err)

@@ -3,6 +3,7 @@ package indexwriter_test
 import (
 	"context"
 	"fmt"
+	"github.com/cmsplatform/cms/pkg/auth"
 	"math/rand/v2"
 	"reflect"
 	"testing"
@@ -35,7 +36,7 @@ func TestCommentEventsOrderDoesNotMatter(t *testing.T) {
 		Values: []content.ValueInput{vin(1000, 201, "One")}}})
 	must(err)
 	obj := ids[0]
-	ann := content.Actor{User: "Ann"}
+	ann := content.Actor{Caller: &auth.Principal{Name: "Ann"}}
 	c1, err := s.CreateComment(ctx, ann, 4, obj, `<div>first <span data-user="Bea">@Bea</span></div>`)
 	must(err)
 	c2, err := s.CreateComment(ctx, ann, 4, obj, `<div>second</div>`)

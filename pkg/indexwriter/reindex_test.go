@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/cmsplatform/cms/pkg/auth"
 	"strings"
 	"testing"
 	"time"
@@ -129,7 +130,7 @@ func testRebuild(t *testing.T, eng search.Engine) {
 
 	// A comment whose event is lost (claimed and acked, never applied):
 	// only Rebuild can bring it into the comments index.
-	com, err := s.CreateComment(ctx, content.Actor{User: "ann"}, 4, ids[1], "<div>Lost <b>event</b></div>")
+	com, err := s.CreateComment(ctx, content.Actor{Caller: &auth.Principal{Name: "ann"}}, 4, ids[1], "<div>Lost <b>event</b></div>")
 	if err != nil {
 		t.Fatal(err)
 	}

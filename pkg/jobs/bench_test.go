@@ -3,6 +3,7 @@ package jobs_test
 import (
 	"context"
 	"fmt"
+	"github.com/cmsplatform/cms/pkg/auth"
 	"os"
 	"runtime"
 	"runtime/debug"
@@ -32,7 +33,7 @@ func BenchmarkJobsStarted(b *testing.B) {
 		start := time.Now()
 		var last int64
 		for k := 0; k < jobsPerRound; k++ {
-			j, err := e.svc.Create(bg, jobs.CreateRequest{Branch: 4, Definition: 1204, User: "bench"})
+			j, err := e.svc.Create(bg, jobs.CreateRequest{Branch: 4, Definition: 1204, Caller: &auth.Principal{Name: "bench"}})
 			if err != nil {
 				b.Fatal(err)
 			}
@@ -124,7 +125,7 @@ func benchImportExport(b *testing.B, setup func(testing.TB) *env, large int) {
 		for _, n := range []int{10000, large} {
 			e := setup(b)
 			stop := e.runnerN(b, "bench", 1, nil)
-			_, typ, err := e.content.CreateObjects(bg, "4", content.Change{User: "bench"},
+			_, typ, err := e.content.CreateObjects(bg, "4", content.Change{Caller: &auth.Principal{Name: "bench"}},
 				[]content.ObjectInput{{TypeID: content.RootID, APIIdentifier: ptr("item")}})
 			if err != nil {
 				b.Fatal(err)
@@ -156,13 +157,13 @@ func benchImportExport(b *testing.B, setup func(testing.TB) *env, large int) {
 				growths = append(growths, m.rss-m.rssBefore)
 				return rate
 			}
-			run("import", jobs.CreateRequest{Branch: 4, Definition: 1202, User: "bench", Input: &jobs.InputFile{Token: token},
+			run("import", jobs.CreateRequest{Branch: 4, Definition: 1202, Caller: &auth.Principal{Name: "bench"}, Input: &jobs.InputFile{Token: token},
 				Parameters: []jobs.Parameter{{Name: "batchSize", Values: []string{"1000"}}}})
 			reads[n] = storeReads(b, e.st, typ[0])
 			for name, us := range reads[n] {
 				b.ReportMetric(us, name+"-µs"+suffix)
 			}
-			run("export", jobs.CreateRequest{Branch: 4, Definition: 1200, User: "bench",
+			run("export", jobs.CreateRequest{Branch: 4, Definition: 1200, Caller: &auth.Principal{Name: "bench"},
 				Parameters: []jobs.Parameter{{Name: "type", Values: []string{"item"}}}})
 			stop()
 		}

@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/cmsplatform/cms/pkg/auth"
 	"io"
 	"strings"
 	"testing"
@@ -45,7 +46,7 @@ func TestImportExport10k(t *testing.T) {
 	const n = 10000
 	setups(t, func(t *testing.T, e *env) {
 		e.runner(t, "bulk", nil)
-		_, typ, err := e.content.CreateObjects(bg, "4", content.Change{User: "editor"},
+		_, typ, err := e.content.CreateObjects(bg, "4", content.Change{Caller: &auth.Principal{Name: "editor"}},
 			[]content.ObjectInput{{TypeID: content.RootID, APIIdentifier: ptr("item")}})
 		if err != nil {
 			t.Fatal(err)

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/cmsplatform/cms/pkg/auth"
 
 	"strconv"
 
@@ -68,7 +69,7 @@ func importJSON(ctx context.Context, t *Task) error {
 		} else {
 			next.Updated += len(pending)
 		}
-		ch := content.Change{User: t.Job.User, Comment: comment, InTx: t.Checkpointed(next)}
+		ch := content.Change{Caller: &auth.Principal{Name: t.Job.User}, Comment: comment, InTx: t.Checkpointed(next)}
 		var err error
 		if creating {
 			_, _, err = t.svc.content.CreateObjects(ctx, branch, ch, pending)

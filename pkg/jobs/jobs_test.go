@@ -6,6 +6,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"github.com/cmsplatform/cms/pkg/auth"
 	"io"
 	"strings"
 	"sync/atomic"
@@ -33,8 +34,8 @@ func (e *env) create(t *testing.T, r jobs.CreateRequest) jobs.Job {
 	if r.Branch == 0 {
 		r.Branch = 4
 	}
-	if r.User == "" {
-		r.User = "editor"
+	if r.Caller == nil {
+		r.Caller = &auth.Principal{Name: "editor"}
 	}
 	j, err := e.svc.Create(bg, r)
 	if err != nil {

@@ -19,16 +19,16 @@ import (
 // filter is refused under another.
 func TestListFilters(t *testing.T) {
 	setups(t, func(t *testing.T, e *env) {
-		b, _, err := e.content.CreateBranch(bg, content.Change{User: "editor"},
+		b, _, err := e.content.CreateBranch(bg, content.Change{Caller: &auth.Principal{Name: "editor"}},
 			[]content.ValueInput{{Attribute: 1000, Language: 201, JSON: json.RawMessage(`"Second"`)}})
 		if err != nil {
 			t.Fatal(err)
 		}
 		var all []int64 // creation order
 		for i := 0; i < 7; i++ {
-			r := jobs.CreateRequest{Definition: 1200 + int64(i%2), User: "editor"}
+			r := jobs.CreateRequest{Definition: 1200 + int64(i%2), Caller: &auth.Principal{Name: "editor"}}
 			if i%3 == 0 {
-				r.Branch, r.User = b.ID, "Other"
+				r.Branch, r.Caller = b.ID, &auth.Principal{Name: "Other"}
 			}
 			all = append(all, e.create(t, r).ID)
 		}
@@ -127,7 +127,7 @@ func TestListFilters(t *testing.T) {
 func TestUserDefinition(t *testing.T) {
 	setups(t, func(t *testing.T, e *env) {
 		e.runner(t, "r", nil)
-		ch := content.Change{User: "editor"}
+		ch := content.Change{Caller: &auth.Principal{Name: "editor"}}
 		_, typ, err := e.content.CreateObjects(bg, "4", ch, []content.ObjectInput{
 			{TypeID: content.RootID, APIIdentifier: ptr("gadget")},
 			{TypeID: content.RootID, APIIdentifier: ptr("widget")},

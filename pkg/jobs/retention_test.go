@@ -3,6 +3,7 @@ package jobs_test
 import (
 	"errors"
 	"fmt"
+	"github.com/cmsplatform/cms/pkg/auth"
 	"strings"
 	"testing"
 	"time"
@@ -19,7 +20,7 @@ import (
 func TestRemoveExpired(t *testing.T) {
 	setups(t, func(t *testing.T, e *env) {
 		e.runner(t, "r", nil)
-		if _, _, err := e.content.CreateObjects(bg, "4", content.Change{User: "editor"},
+		if _, _, err := e.content.CreateObjects(bg, "4", content.Change{Caller: &auth.Principal{Name: "editor"}},
 			[]content.ObjectInput{{TypeID: content.RootID, APIIdentifier: ptr("kept")}}); err != nil {
 			t.Fatal(err)
 		}

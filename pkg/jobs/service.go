@@ -98,7 +98,19 @@ type CreateRequest struct {
 	Parameters []Parameter
 	Input      *InputFile
 	Language   int64
-	User       string
+	// Caller is who starts the job, the same principal queries take: its
+	// User() (the principal, or the user it acts for) becomes Job.User and
+	// names the transaction; the job's writes run as that user. Nil is a
+	// job without a user.
+	Caller *auth.Principal
+}
+
+// user is the name the job is started under ("" without a caller).
+func (r CreateRequest) user() string {
+	if r.Caller == nil {
+		return ""
+	}
+	return r.Caller.User()
 }
 
 // Create stores a job in state New and queues it, both in one
@@ -123,10 +135,10 @@ func (s *Service) Create(ctx context.Context, r CreateRequest) (Job, error) {
 	if err != nil {
 		return Job{}, err
 	}
-	j := Job{GUID: newGUID(), Branch: r.Branch, Definition: r.Definition, User: r.User, State: StateNew,
+	j := Job{GUID: newGUID(), Branch: r.Branch, Definition: r.Definition, User: r.user(), State: StateNew,
 		Scope: r.Scope, Objects: r.Objects, Parameters: mergeParameters(def.Defaults, r.Parameters),
 		Input: r.Input, Language: r.Language, UICulture: culture, Queued: 1}
-	err = s.write(ctx, store.TxMeta{User: r.User, Comment: "create job", Branch: r.Branch}, func(tx store.Tx) error {
+	err = s.write(ctx, store.TxMeta{User: r.user(), Comment: "create job", Branch: r.Branch}, func(tx store.Tx) error {
 		row, err := tx.InsertJob(ctx, toRow(j))
 		if err != nil {
 			return err

@@ -3,6 +3,7 @@ package jobs_test
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/cmsplatform/cms/pkg/auth"
 	"strconv"
 	"strings"
 	"testing"
@@ -20,7 +21,7 @@ import (
 func TestImportResumesAfterTakeover(t *testing.T) {
 	const n, batch = 4000, 40
 	setups(t, func(t *testing.T, e *env) {
-		_, typ, err := e.content.CreateObjects(bg, "4", content.Change{User: "editor"},
+		_, typ, err := e.content.CreateObjects(bg, "4", content.Change{Caller: &auth.Principal{Name: "editor"}},
 			[]content.ObjectInput{{TypeID: content.RootID, APIIdentifier: ptr("resumed")}})
 		if err != nil {
 			t.Fatal(err)

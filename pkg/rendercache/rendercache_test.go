@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"github.com/cmsplatform/cms/pkg/auth"
 	"slices"
 	"testing"
 
@@ -63,7 +64,7 @@ func typeArticle(t *testing.T, f *fixture) int64 {
 func (f *fixture) rename(t *testing.T, id int64, name string) {
 	t.Helper()
 	v, _ := json.Marshal(name)
-	_, err := f.c.UpdateObjects(context.Background(), "4", content.Change{User: "test", Admin: true},
+	_, err := f.c.UpdateObjects(context.Background(), "4", content.Change{Caller: &auth.Principal{Name: "test", Admin: true}},
 		[]content.ObjectInput{{ID: id, Values: []content.ValueInput{{Attribute: content.AttrName, Language: content.LanguageEnUS, JSON: v}}}})
 	if err != nil {
 		t.Fatal(err)

@@ -3,6 +3,7 @@ package stylesheets
 import (
 	"context"
 	"encoding/json"
+	"github.com/cmsplatform/cms/pkg/auth"
 	"testing"
 	"time"
 
@@ -27,7 +28,7 @@ func BenchmarkAppStyles(b *testing.B) {
 		in = append(in, content.ObjectInput{TypeID: content.TypeTextAlignment, Values: []content.ValueInput{
 			{Attribute: content.AttrTextAlignmentValue, JSON: j(a)}}})
 	}
-	ch := content.Change{User: "bench", Admin: true}
+	ch := content.Change{Caller: &auth.Principal{Name: "bench", Admin: true}}
 	_, ids, err := c.CreateObjects(ctx, "4", ch, in)
 	if err != nil {
 		b.Fatal(err)

@@ -2,6 +2,7 @@ package stylesheets
 
 import (
 	"context"
+	"github.com/cmsplatform/cms/pkg/auth"
 	"strconv"
 	"strings"
 	"testing"
@@ -34,7 +35,7 @@ func TestSheetCache(t *testing.T) {
 	}
 	update := func(id, attr int64, v any) {
 		t.Helper()
-		if _, err := c.UpdateObjects(ctx, "4", content.Change{User: "test", Admin: true},
+		if _, err := c.UpdateObjects(ctx, "4", content.Change{Caller: &auth.Principal{Name: "test", Admin: true}},
 			[]content.ObjectInput{{ID: id, Values: []content.ValueInput{val(attr, v)}}}); err != nil {
 			t.Fatal(err)
 		}

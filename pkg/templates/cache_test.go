@@ -46,7 +46,7 @@ func (c cached) deliver(t *testing.T) {
 
 func (c cached) update(t *testing.T, id int64, vals ...content.ValueInput) {
 	t.Helper()
-	_, err := c.c.UpdateObjects(context.Background(), "4", content.Change{User: "test", Admin: true},
+	_, err := c.c.UpdateObjects(context.Background(), "4", content.Change{Caller: &auth.Principal{Name: "test", Admin: true}},
 		[]content.ObjectInput{{ID: id, Values: vals}})
 	if err != nil {
 		t.Fatal(err)

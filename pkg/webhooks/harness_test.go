@@ -3,6 +3,7 @@ package webhooks
 import (
 	"context"
 	"encoding/json"
+	"github.com/cmsplatform/cms/pkg/auth"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -64,7 +65,7 @@ func start(t testing.TB, st store.Store, bus *natsjs.Bus) *env {
 	return &env{st: st, bus: bus, content: content.New(st, nil)}
 }
 
-var admin = content.Change{User: "admin", Comment: "test", Admin: true}
+var admin = content.Change{Caller: &auth.Principal{Name: "admin", Admin: true}, Comment: "test"}
 
 func vin(attr int64, v any) content.ValueInput {
 	b, _ := json.Marshal(v)

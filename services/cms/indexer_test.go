@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"github.com/cmsplatform/cms/pkg/auth"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -32,7 +33,7 @@ func TestIndexerParkedAndRetryCommands(t *testing.T) {
 		t.Fatal(err)
 	}
 	name, _ := json.Marshal("Parked language")
-	tr, ids, err := content.New(st, nil).CreateObjects(ctx, "4", content.Change{User: "editor"}, []content.ObjectInput{
+	tr, ids, err := content.New(st, nil).CreateObjects(ctx, "4", content.Change{Caller: &auth.Principal{Name: "editor"}}, []content.ObjectInput{
 		{TypeID: content.TypeLanguage, Values: []content.ValueInput{{Attribute: content.AttrName, Language: content.LanguageEnUS, JSON: name}}}})
 	if err != nil {
 		t.Fatal(err)

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"github.com/cmsplatform/cms/pkg/auth"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -30,7 +31,7 @@ func TestReindexCommand(t *testing.T) {
 		t.Fatal(err)
 	}
 	name, _ := json.Marshal("Reindexed language")
-	_, ids, err := content.New(st, nil).CreateObjects(ctx, "4", content.Change{User: "editor"}, []content.ObjectInput{
+	_, ids, err := content.New(st, nil).CreateObjects(ctx, "4", content.Change{Caller: &auth.Principal{Name: "editor"}}, []content.ObjectInput{
 		{TypeID: content.TypeLanguage, Values: []content.ValueInput{{Attribute: content.AttrName, Language: content.LanguageEnUS, JSON: name}}}})
 	if err != nil {
 		t.Fatal(err)

@@ -21,7 +21,7 @@ func TestReadGrants(t *testing.T) {
 	h := newHarness(t)
 	ctx := context.Background()
 	name, _ := json.Marshal("Child")
-	child, _, err := h.site.Content.CreateBranch(ctx, content.Change{User: "editor"}, []content.ValueInput{
+	child, _, err := h.site.Content.CreateBranch(ctx, content.Change{Caller: &auth.Principal{Name: "editor"}}, []content.ValueInput{
 		{Attribute: content.AttrName, Language: 201, JSON: name}, {Attribute: content.AttrBranchParent, JSON: []byte("4")}})
 	if err != nil {
 		t.Fatal(err)

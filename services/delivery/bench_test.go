@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/cmsplatform/cms/pkg/auth"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -80,7 +81,7 @@ func BenchmarkUncachedList100x60(b *testing.B) {
 	h.group.api.cache = nil
 	ctx := context.Background()
 	s := h.site
-	ch := content.Change{User: "bench"}
+	ch := content.Change{Caller: &auth.Principal{Name: "bench"}}
 	js := func(v any) json.RawMessage { r, _ := json.Marshal(v); return r }
 	api := func(s string) *string { return &s }
 	_, ids, err := s.Content.CreateObjects(ctx, "4", ch, []content.ObjectInput{{TypeID: content.TypeAttribute, APIIdentifier: api("links"),

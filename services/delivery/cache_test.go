@@ -3,6 +3,7 @@ package delivery
 import (
 	"context"
 	"encoding/json"
+	"github.com/cmsplatform/cms/pkg/auth"
 	"strconv"
 	"strings"
 	"testing"
@@ -32,7 +33,7 @@ func (h *harness) cached(t *testing.T, op string, req proto.Message) bool {
 func (h *harness) rename(t *testing.T, id int64, name string) int64 {
 	t.Helper()
 	b, _ := json.Marshal(name)
-	res, err := h.site.Content.UpdateObjects(context.Background(), "4", content.Change{User: "editor"},
+	res, err := h.site.Content.UpdateObjects(context.Background(), "4", content.Change{Caller: &auth.Principal{Name: "editor"}},
 		[]content.ObjectInput{{ID: id, Values: []content.ValueInput{{Attribute: content.AttrName, Language: 201, JSON: b}}}})
 	if err != nil {
 		t.Fatal(err)
@@ -176,7 +177,7 @@ func TestEvictionReachesDescendantBranches(t *testing.T) {
 	h := newHarness(t)
 	ctx := context.Background()
 	name, _ := json.Marshal("Child")
-	child, _, err := h.site.Content.CreateBranch(ctx, content.Change{User: "editor"}, []content.ValueInput{
+	child, _, err := h.site.Content.CreateBranch(ctx, content.Change{Caller: &auth.Principal{Name: "editor"}}, []content.ValueInput{
 		{Attribute: content.AttrName, Language: 201, JSON: name}, {Attribute: content.AttrBranchParent, JSON: []byte("4")}})
 	if err != nil {
 		t.Fatal(err)
@@ -202,7 +203,7 @@ func TestEvictionReachesDescendantBranches(t *testing.T) {
 		t.Fatal(err)
 	}
 	b, _ := json.Marshal("Home on child")
-	if _, err := h.site.Content.UpdateObjects(ctx, onChild.Branch, content.Change{User: "editor"},
+	if _, err := h.site.Content.UpdateObjects(ctx, onChild.Branch, content.Change{Caller: &auth.Principal{Name: "editor"}},
 		[]content.ObjectInput{{ID: h.site.Home, Values: []content.ValueInput{{Attribute: content.AttrName, Language: 201, JSON: b}}}}); err != nil {
 		t.Fatal(err)
 	}

@@ -293,7 +293,7 @@ func TestSingleShapeAndETag(t *testing.T) {
 	}
 	// A published change makes the old tag stale.
 	b, _ := json.Marshal("Changed")
-	if _, err := h.site.Content.UpdateObjects(context.Background(), "4", content.Change{User: "editor"},
+	if _, err := h.site.Content.UpdateObjects(context.Background(), "4", content.Change{Caller: &auth.Principal{Name: "editor"}},
 		[]content.ObjectInput{{ID: h.site.Home, Values: []content.ValueInput{{Attribute: h.site.NavTitle, Language: 201, JSON: b}}}}); err != nil {
 		t.Fatal(err)
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/cmsplatform/cms/pkg/auth"
 	"io"
 	"math/rand/v2"
 	"net/http"
@@ -52,7 +53,7 @@ func newReadFixture(b *testing.B, e deliverytest.Engine) *readFixture {
 	h := newHarnessOn(b, site, nil, false)
 	h.group.api.cache = nil
 	ctx := context.Background()
-	ch := content.Change{User: "bench"}
+	ch := content.Change{Caller: &auth.Principal{Name: "bench"}}
 	js := func(v any) json.RawMessage { r, _ := json.Marshal(v); return r }
 	api := func(s string) *string { return &s }
 	create := func(in []content.ObjectInput) []int64 {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/cmsplatform/cms/pkg/auth"
 	"strconv"
 	"testing"
 
@@ -76,19 +77,19 @@ func TestReverseAndUnitsJSON(t *testing.T) {
 	}
 
 	// Units.
-	_, groups, err := s.Content.CreateObjects(context.Background(), "4", content.Change{User: "editor"},
+	_, groups, err := s.Content.CreateObjects(context.Background(), "4", content.Change{Caller: &auth.Principal{Name: "editor"}},
 		[]content.ObjectInput{{TypeID: content.TypeUnitGroup}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	gj, _ := json.Marshal(groups[0])
-	_, units, err := s.Content.CreateObjects(context.Background(), "4", content.Change{User: "editor"},
+	_, units, err := s.Content.CreateObjects(context.Background(), "4", content.Change{Caller: &auth.Principal{Name: "editor"}},
 		[]content.ObjectInput{{TypeID: content.TypeUnit, Values: []content.ValueInput{{Attribute: content.AttrUnitParentGroup, JSON: gj}}}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	eur := units[0]
-	if _, err := s.Content.UpdateObjects(context.Background(), "4", content.Change{User: "editor"}, []content.ObjectInput{{ID: s.Home,
+	if _, err := s.Content.UpdateObjects(context.Background(), "4", content.Change{Caller: &auth.Principal{Name: "editor"}}, []content.ObjectInput{{ID: s.Home,
 		Values: []content.ValueInput{{Attribute: s.Price, JSON: json.RawMessage("19.5"), UnitRef: &eur}}}}); err != nil {
 		t.Fatal(err)
 	}
@@ -141,7 +142,7 @@ func TestReverseEviction(t *testing.T) {
 		t.Fatal("not cached")
 	}
 	img, _ := json.Marshal(s.Img)
-	_, ids, err := s.Content.CreateObjects(ctx, "4", content.Change{User: "editor"}, []content.ObjectInput{{TypeID: s.Module,
+	_, ids, err := s.Content.CreateObjects(ctx, "4", content.Change{Caller: &auth.Principal{Name: "editor"}}, []content.ObjectInput{{TypeID: s.Module,
 		Values: []content.ValueInput{{Attribute: s.ImageRef, JSON: img}}}})
 	if err != nil {
 		t.Fatal(err)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/cmsplatform/cms/pkg/auth"
 	"net/http"
 	"strings"
 	"testing"
@@ -20,7 +21,7 @@ func TestCommentsOverHTTP(t *testing.T) {
 	if c, ok := m["comments"].([]any); !ok || len(c) != 0 || m["more"] != false || m["changeTrackingTimestamp"] != nil {
 		t.Fatalf("empty: %v", m)
 	}
-	ann, bob := content.Actor{User: "ann"}, content.Actor{User: "Bob"}
+	ann, bob := content.Actor{Caller: &auth.Principal{Name: "ann"}}, content.Actor{Caller: &auth.Principal{Name: "Bob"}}
 	c1, err := h.svc.CreateComment(ctx, ann, 4, h.objs[0], `<div>Check the <b>intro</b> <span class="mention" data-user="Bob">@Bob</span></div>`)
 	if err != nil {
 		t.Fatal(err)
@@ -101,7 +102,7 @@ func TestCommentsOverHTTP(t *testing.T) {
 func TestXMLLinkCountOverHTTP(t *testing.T) {
 	h := newHarness(t)
 	ctx := context.Background()
-	ch := content.Change{User: "editor"}
+	ch := content.Change{Caller: &auth.Principal{Name: "editor"}}
 	_, attr, err := h.svc.CreateObjects(ctx, "4", ch, []content.ObjectInput{{TypeID: content.TypeAttribute,
 		Values: []content.ValueInput{{Attribute: content.AttrDataType, JSON: []byte(`"XmlRef.SimpleHtml"`)}}}})
 	if err != nil {

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/cmsplatform/cms/pkg/auth"
 	"io"
 	"net/http"
 	"os"
@@ -111,7 +112,7 @@ func replaceParams(tmpl string) string {
 func TestContractIndexOperations(t *testing.T) {
 	h := newHarness(t)
 	ctx := context.Background()
-	ed := content.Change{User: "editor"}
+	ed := content.Change{Caller: &auth.Principal{Name: "editor"}}
 	// An XmlRef attribute and an object whose body links to objs[0] and
 	// objs[1], plus two comments with a mention.
 	_, attr, err := h.svc.CreateObjects(ctx, "4", ed, []content.ObjectInput{{TypeID: content.TypeAttribute,
@@ -126,11 +127,11 @@ func TestContractIndexOperations(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := h.svc.CreateComment(ctx, content.Actor{User: "ann"}, 4, h.objs[0],
+	if _, err := h.svc.CreateComment(ctx, content.Actor{Caller: &auth.Principal{Name: "ann"}}, 4, h.objs[0],
 		`<div>Check the <b>intro</b> <span class="mention" data-user="Bob">@Bob</span></div>`); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := h.svc.CreateComment(ctx, content.Actor{User: "Bob"}, 4, linking[0], `<div>Intro fixed</div>`); err != nil {
+	if _, err := h.svc.CreateComment(ctx, content.Actor{Caller: &auth.Principal{Name: "Bob"}}, 4, linking[0], `<div>Intro fixed</div>`); err != nil {
 		t.Fatal(err)
 	}
 	v := h.sync()

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/cmsplatform/cms/pkg/auth"
 	"io"
 	"net/http"
 	"path/filepath"
@@ -92,7 +93,7 @@ func newHarness(t *testing.T) *harness {
 	_, url := gatewaytest.Serve(t, g, nil)
 	h.url = url + BasePath
 
-	ch := content.Change{User: "editor"}
+	ch := content.Change{Caller: &auth.Principal{Name: "editor"}}
 	_, typ, err := h.svc.CreateObjects(ctx, "4", ch, []content.ObjectInput{{TypeID: content.RootID}})
 	if err != nil {
 		t.Fatal(err)
@@ -231,7 +232,7 @@ func TestMinChangeTrackingVersion(t *testing.T) {
 		got <- m
 	}()
 	time.Sleep(100 * time.Millisecond) // let the request start waiting
-	if _, _, err := h.svc.CreateObjects(context.Background(), "4", content.Change{User: "editor"}, []content.ObjectInput{{TypeID: h.article}}); err != nil {
+	if _, _, err := h.svc.CreateObjects(context.Background(), "4", content.Change{Caller: &auth.Principal{Name: "editor"}}, []content.ObjectInput{{TypeID: h.article}}); err != nil {
 		t.Fatal(err)
 	}
 	v2 := h.sync()

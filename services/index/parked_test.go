@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/cmsplatform/cms/pkg/auth"
 	"io"
 	"net/http"
 	"strings"
@@ -47,7 +48,7 @@ func TestMinChangeTrackingVersionIncludesParked(t *testing.T) {
 	h := newHarness(t)
 	before := h.sync()
 	ctx := context.Background()
-	ch := content.Change{User: "editor"}
+	ch := content.Change{Caller: &auth.Principal{Name: "editor"}}
 	if _, _, err := h.svc.CreateObjects(ctx, "4", ch, []content.ObjectInput{{TypeID: h.article}}); err != nil {
 		t.Fatal(err)
 	}

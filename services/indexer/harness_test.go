@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/cmsplatform/cms/pkg/auth"
 	"path/filepath"
 	"sync"
 	"testing"
@@ -232,7 +233,7 @@ func deleteStream(t testing.TB, natsURL, name string) {
 	}
 }
 
-var editor = content.Change{User: "editor", Comment: "test"}
+var editor = content.Change{Caller: &auth.Principal{Name: "editor"}, Comment: "test"}
 
 func js(v any) json.RawMessage {
 	b, err := json.Marshal(v)

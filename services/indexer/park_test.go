@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/cmsplatform/cms/pkg/auth"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -57,7 +58,7 @@ func testParkFailingEvent(t *testing.T, e *env, iopts indexwriter.Options) {
 
 	create := func(name string) (int64, int64) {
 		t.Helper()
-		tr, ids, err := e.svc.CreateObjects(ctx, "4", content.Change{User: "editor"}, []content.ObjectInput{{
+		tr, ids, err := e.svc.CreateObjects(ctx, "4", content.Change{Caller: &auth.Principal{Name: "editor"}}, []content.ObjectInput{{
 			TypeID: content.TypeLanguage, Values: []content.ValueInput{{Attribute: content.AttrName,
 				Language: content.LanguageEnUS, JSON: []byte(`"` + name + `"`)}}}})
 		if err != nil {

@@ -39,7 +39,7 @@ func (s *service) CreateBranch(ctx context.Context, req *managementv1.CreateBran
 	if err := refuseIfMatch(ctx); err != nil {
 		return nil, err
 	}
-	b, _, err := s.content.CreateBranch(ctx, writeChange(ctx, req.GetComment()), vals)
+	b, _, err := s.content.CreateBranch(ctx, change(ctx, req.GetComment()), vals)
 	if err != nil {
 		return nil, s.toStatus(ctx, err)
 	}

@@ -30,11 +30,10 @@ import (
 // recorded under (X-CmsApi-Username for internal callers) and whether the
 // authenticated principal is an administrator.
 func commentActor(ctx context.Context) content.Actor {
-	p, ok := auth.FromContext(ctx)
-	if !ok {
+	if _, ok := auth.FromContext(ctx); !ok {
 		return content.Actor{}
 	}
-	return content.Actor{User: p.User(), Admin: p.Admin}
+	return content.Actor{Caller: callerRef(ctx)}
 }
 
 // CreateComment implements Comment_CreateComment (200 with the comment).

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 
-	"github.com/cmsplatform/cms/pkg/auth"
 	"github.com/cmsplatform/cms/pkg/content"
 	"github.com/cmsplatform/cms/pkg/params"
 	managementv1 "github.com/cmsplatform/cms/proto/gen/go/cms/management/v1"
@@ -15,14 +14,11 @@ import (
 	"google.golang.org/protobuf/types/known/timestamppb"
 )
 
-// change is who writes (the authenticated principal, or the user it acts
-// for via X-CmsApi-Username) and the request's comment.
+// change is who writes (the authenticated principal: the domain records
+// the user it acts for via X-CmsApi-Username, and lets an administrator
+// write users and permissions) and the request's comment.
 func change(ctx context.Context, comment string) content.Change {
-	c := content.Change{Comment: comment}
-	if p, ok := auth.FromContext(ctx); ok {
-		c.User = p.User()
-	}
-	return c
+	return content.Change{Caller: callerRef(ctx), Comment: comment}
 }
 
 // sentTake reads a list's take as sent: absent is content.DefaultTake, a

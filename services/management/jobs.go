@@ -28,7 +28,7 @@ func (s *service) CreateJob(ctx context.Context, req *managementv1.CreateJobRequ
 	}
 	r := jobs.CreateRequest{Branch: int64(req.GetBranchId()), Definition: int64(req.GetJobDefinitionId()),
 		Scope: int64s(req.GetScopeIds()), Objects: int64s(req.GetObjIds()), Language: int64(req.GetLanguage()),
-		User: caller(ctx).User()}
+		Caller: callerRef(ctx)}
 	for _, p := range req.GetParameters() {
 		r.Parameters = append(r.Parameters, jobs.Parameter{Name: p.GetName(), Values: p.GetValues()})
 	}

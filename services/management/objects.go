@@ -55,7 +55,7 @@ func (s *service) CreateObjects(ctx context.Context, req *managementv1.CreateObj
 			return nil, status.Errorf(codes.InvalidArgument, "objects[%d]: meta.typeRef is required to create an object (0 creates a type)", i)
 		}
 	}
-	t, ids, err := s.content.CreateObjects(ctx, req.GetBranch(), writeChange(ctx, req.GetComment()), in)
+	t, ids, err := s.content.CreateObjects(ctx, req.GetBranch(), change(ctx, req.GetComment()), in)
 	if err != nil {
 		return nil, s.toStatus(ctx, err)
 	}

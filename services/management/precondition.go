@@ -78,9 +78,9 @@ func commentIfMatch(ctx context.Context) *content.Precondition[content.Comment] 
 	return preconditionOf(ctx, func(c content.Comment) string { return etagOf(commentToProto(c)) })
 }
 
-// conditionalWrite returns writeChange with the request's If-Match.
+// conditionalWrite returns change with the request's If-Match.
 func conditionalWrite(ctx context.Context, comment string) content.Change {
-	ch := writeChange(ctx, comment)
+	ch := change(ctx, comment)
 	ch.IfMatch = objectIfMatch(ctx)
 	return ch
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 
 	"github.com/cmsplatform/cms/pkg/auth"
-	"github.com/cmsplatform/cms/pkg/content"
 	managementv1 "github.com/cmsplatform/cms/proto/gen/go/cms/management/v1"
 	optionsv1 "github.com/cmsplatform/cms/proto/gen/go/cms/options/v1"
 	"google.golang.org/grpc/codes"
@@ -118,11 +117,9 @@ func caller(ctx context.Context) auth.Principal {
 	return p
 }
 
-// writeChange is change plus the caller's admin right, which the domain
-// needs to let users and permissions be written.
-func writeChange(ctx context.Context, comment string) content.Change {
-	ch := change(ctx, comment)
-	p, _ := auth.FromContext(ctx)
-	ch.Admin = p.Admin
-	return ch
+// callerRef is caller as the domain's write APIs take it (content.Change,
+// content.Actor, jobs.CreateRequest): built once here from the context.
+func callerRef(ctx context.Context) *auth.Principal {
+	p := caller(ctx)
+	return &p
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/cmsplatform/cms/pkg/auth"
 	"strings"
 
 	"github.com/cmsplatform/cms/pkg/content"
@@ -173,7 +174,7 @@ func seedObjects(ctx context.Context, c *content.Service, f *Fixture, specs []at
 }
 
 func create(ctx context.Context, c *content.Service, f *Fixture, in []content.ObjectInput) ([]int64, error) {
-	tx, ids, err := c.CreateObjects(ctx, "4", content.Change{User: "admin", Comment: "codegen fixture", Admin: true}, in)
+	tx, ids, err := c.CreateObjects(ctx, "4", content.Change{Caller: &auth.Principal{Name: "admin", Admin: true}, Comment: "codegen fixture"}, in)
 	if err != nil {
 		return nil, err
 	}

@@ -11,6 +11,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"github.com/cmsplatform/cms/pkg/auth"
 	"path/filepath"
 	"testing"
 
@@ -46,7 +47,7 @@ type Site struct {
 	Home, About, M1, M2, Img, DeOnly int64
 }
 
-var editor = content.Change{User: "editor"}
+var editor = content.Change{Caller: &auth.Principal{Name: "editor"}}
 
 func val(attr, lang int64, v any) content.ValueInput {
 	b, _ := json.Marshal(v)

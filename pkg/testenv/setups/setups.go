@@ -10,6 +10,7 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"errors"
+	"github.com/cmsplatform/cms/pkg/auth"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -56,7 +57,7 @@ func CreateObject(t testing.TB, c *content.Service, typ int64, api string, vals 
 	if api != "" {
 		in.APIIdentifier = &api
 	}
-	_, ids, err := c.CreateObjects(context.Background(), "4", content.Change{User: "test", Admin: true}, []content.ObjectInput{in})
+	_, ids, err := c.CreateObjects(context.Background(), "4", content.Change{Caller: &auth.Principal{Name: "test", Admin: true}}, []content.ObjectInput{in})
 	if err != nil {
 		t.Fatal(err)
 	}
