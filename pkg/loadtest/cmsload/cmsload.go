@@ -204,12 +204,37 @@ func Seed(ctx context.Context, t Target, n int, wait time.Duration, log io.Write
 		return nil, err
 	}
 	d.GetPath = fmt.Sprintf("%s/branches/%d/objects/%d", deliveryPath, t.Branch, d.Objects[0])
-	_, body, hdr, err := t.do(ctx, http.MethodGet, d.GetPath, nil, nil, http.StatusOK)
+	var (
+		body []byte
+		hdr  http.Header
+	)
+	err = retryShed(ctx, time.Now().Add(wait), func() (int, error) {
+		var code int
+		var err error
+		code, body, hdr, err = t.do(ctx, http.MethodGet, d.GetPath, nil, nil, http.StatusOK)
+		return code, err
+	})
 	if err != nil {
 		return nil, fmt.Errorf("seed: %w", err)
 	}
 	d.GetBody, d.GetHeader = body, hdr
 	return d, nil
+}
+
+// retryShed calls get until it answers something other than 503 (a shed
+// or lagging server: the deployment under test may run with a tiny query
+// queue) or the deadline passes, 200 ms apart.
+func retryShed(ctx context.Context, deadline time.Time, get func() (int, error)) error {
+	for {
+		code, err := get()
+		if code != http.StatusServiceUnavailable || !time.Now().Before(deadline) || ctx.Err() != nil {
+			return err
+		}
+		select {
+		case <-ctx.Done():
+		case <-time.After(200 * time.Millisecond):
+		}
+	}
 }
 
 // waitVisible waits until Delivery answers the last seeded object with
