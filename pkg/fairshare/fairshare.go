@@ -51,6 +51,19 @@ type Limits struct {
 	Cap string
 }
 
+// ReserveOr is the admin reserve a setting asks for: 0 (unset) is def, a
+// negative value none. The one rule of every limiter's adminReserve
+// setting (New clamps it to Total−1).
+func ReserveOr(v, def int) int {
+	switch {
+	case v == 0:
+		return def
+	case v < 0:
+		return 0
+	}
+	return v
+}
+
 // ErrBusy means every slot other users may take is in use (503).
 var ErrBusy = errors.New("fairshare: every slot is in use")
 

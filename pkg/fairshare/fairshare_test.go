@@ -101,3 +101,11 @@ func TestCallerFrom(t *testing.T) {
 		t.Fatalf("principal: %+v", c)
 	}
 }
+
+func TestReserveOr(t *testing.T) {
+	for _, c := range []struct{ v, def, want int }{{0, 4, 4}, {-1, 4, 0}, {2, 4, 2}, {0, 0, 0}} {
+		if got := ReserveOr(c.v, c.def); got != c.want {
+			t.Errorf("ReserveOr(%d, %d) = %d, want %d", c.v, c.def, got, c.want)
+		}
+	}
+}

@@ -127,12 +127,7 @@ func (c Config) withDefaults() Config {
 	if c.MaxSubscribersPerUser <= 0 {
 		c.MaxSubscribersPerUser = DefaultMaxSubscribersPerUser
 	}
-	switch {
-	case c.AdminReserve == 0:
-		c.AdminReserve = DefaultAdminReserve
-	case c.AdminReserve < 0:
-		c.AdminReserve = 0
-	}
+	c.AdminReserve = fairshare.ReserveOr(c.AdminReserve, DefaultAdminReserve)
 	if c.IndexWait <= 0 {
 		c.IndexWait = DefaultIndexWait
 	}

@@ -117,12 +117,7 @@ func (l Limits) withDefaults() Limits {
 	if l.MaxRunningPerUser <= 0 {
 		l.MaxRunningPerUser = DefaultMaxRunningPerUser
 	}
-	switch {
-	case l.AdminReserve == 0:
-		l.AdminReserve = DefaultAdminReserve
-	case l.AdminReserve < 0:
-		l.AdminReserve = 0
-	}
+	l.AdminReserve = fairshare.ReserveOr(l.AdminReserve, DefaultAdminReserve)
 	l.MaxRunningPerUser = min(l.MaxRunningPerUser, l.MaxRunning)
 	l.AdminReserve = min(l.AdminReserve, l.MaxRunning-1)
 	return l
