@@ -55,7 +55,11 @@ func TestRenderingTargetOnItsStore(t *testing.T) {
 	}
 	reader.must(http.StatusOK, http.MethodGet, sheet(br.Meta.ID), "")
 	reader.must(http.StatusForbidden, http.MethodGet, sheet(4), "")
-	reader.must(http.StatusNotFound, http.MethodGet, sheet(987654), "")
+	// An unknown branch answers a reader as one without the grant (no
+	// existence oracle, docs/api-reference.md §1); an administrator learns
+	// that it does not exist.
+	reader.must(http.StatusForbidden, http.MethodGet, sheet(987654), "")
+	render.must(http.StatusNotFound, http.MethodGet, sheet(987654), "")
 
 	// A binary proxy object on the default branch, inherited by Alpha,
 	// served at once (no index holds it).
