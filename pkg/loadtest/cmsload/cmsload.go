@@ -208,11 +208,12 @@ func Seed(ctx context.Context, t Target, n int, wait time.Duration, log io.Write
 		body []byte
 		hdr  http.Header
 	)
-	err = retryShed(ctx, time.Now().Add(wait), func() (int, error) {
-		var code int
-		var err error
-		code, body, hdr, err = t.do(ctx, http.MethodGet, d.GetPath, nil, nil, http.StatusOK)
-		return code, err
+	// A shed or lagging server answers 503 (the deployment under test may
+	// run with a tiny query queue): ask again.
+	err = poll(ctx, time.Now().Add(wait), func() (bool, error) {
+		code, b, h, err := t.do(ctx, http.MethodGet, d.GetPath, nil, nil, http.StatusOK)
+		body, hdr = b, h
+		return code == http.StatusServiceUnavailable, err
 	})
 	if err != nil {
 		return nil, fmt.Errorf("seed: %w", err)
@@ -221,13 +222,12 @@ func Seed(ctx context.Context, t Target, n int, wait time.Duration, log io.Write
 	return d, nil
 }
 
-// retryShed calls get until it answers something other than 503 (a shed
-// or lagging server: the deployment under test may run with a tiny query
-// queue) or the deadline passes, 200 ms apart.
-func retryShed(ctx context.Context, deadline time.Time, get func() (int, error)) error {
+// poll calls try until it says not to retry or the deadline passes, 200 ms
+// apart, and returns try's last error.
+func poll(ctx context.Context, deadline time.Time, try func() (retry bool, err error)) error {
 	for {
-		code, err := get()
-		if code != http.StatusServiceUnavailable || !time.Now().Before(deadline) || ctx.Err() != nil {
+		retry, err := try()
+		if !retry || !time.Now().Before(deadline) || ctx.Err() != nil {
 			return err
 		}
 		select {
@@ -242,18 +242,12 @@ func retryShed(ctx context.Context, deadline time.Time, get func() (int, error))
 func waitVisible(ctx context.Context, t Target, d *Data, wait time.Duration) error {
 	path := fmt.Sprintf("%s/branches/%d/objects/%d", deliveryPath, t.Branch, d.Objects[len(d.Objects)-1])
 	hdr := map[string]string{"X-Cms-Min-Version": strconv.FormatInt(d.LastTx, 10), "X-Cms-Max-Wait": "5s"}
-	deadline := time.Now().Add(wait)
-	for {
+	err := poll(ctx, time.Now().Add(wait), func() (bool, error) {
 		_, _, _, err := t.do(ctx, http.MethodGet, path, nil, hdr, http.StatusOK)
-		if err == nil {
-			return nil
-		}
-		if !time.Now().Before(deadline) || ctx.Err() != nil {
-			return fmt.Errorf("seed not visible in Delivery after %v: %w", wait, err)
-		}
-		select {
-		case <-ctx.Done():
-		case <-time.After(200 * time.Millisecond):
-		}
+		return err != nil, err
+	})
+	if err != nil {
+		return fmt.Errorf("seed not visible in Delivery after %v: %w", wait, err)
 	}
+	return nil
 }
