@@ -3,7 +3,7 @@ SHELL := /bin/bash
 GO    ?= go
 DATA  ?= ./data
 
-.PHONY: run test build image proto proto-check bench fuzz lint ci-services clean
+.PHONY: run test build image proto proto-check studio studio-deps studio-check bench fuzz lint ci-services clean
 
 ## run: the whole system in one process on embedded defaults (SQLite, embedded NATS, Bleve, memory cache)
 run:
@@ -29,7 +29,9 @@ image:
 ## the tests print each package's ok/FAIL line as it completes. The log keeps each top-level test's result (so CI
 ## shows the integration tests ran, not skipped), every skip with its reason and every failure, with the messages of
 ## test helpers in non-test files too (a conformance suite's "cases.go:83: …").
-test:
+test: studio-deps
+	@echo "== studio: tsc (strict) and the TypeScript unit tests"
+	cd studio && node test.mjs
 	@echo "== go vet ./... ($$($(GO) list ./... | wc -l) packages; findings are printed, nothing else)"
 	@set -o pipefail; $(GO) vet -v ./... 2>&1 | awk -f scripts/vet-progress.awk
 	@echo "== go test ./... (one ok/FAIL line per package, in package order; up to 20 minutes with the integration tests)"
@@ -43,11 +45,28 @@ proto:
 	cd proto && $(GO) tool buf format -w && $(GO) tool buf lint && $(GO) tool buf generate
 	./scripts/gen-openapi.sh
 	$(GO) build ./proto/gen/...
+	$(GO) run ./scripts/studioapi
 
-## proto-check: regenerate and fail if the committed code differs
+## proto-check: regenerate and fail if the committed code differs (the studio's API types included)
 proto-check: proto
-	@out="$$(git status --porcelain -- proto)"; if [ -n "$$out" ]; then \
-	  echo "make proto changed these files; run make proto and commit:"; echo "$$out"; git diff --stat -- proto; exit 1; fi
+	@out="$$(git status --porcelain -- proto studio/src/api/generated)"; if [ -n "$$out" ]; then \
+	  echo "make proto changed these files; run make proto and commit:"; echo "$$out"; git diff --stat -- proto studio/src/api/generated; exit 1; fi
+
+## studio-deps: the studio's locked npm packages (studio/package-lock.json) into studio/node_modules, when it changed
+studio-deps:
+	@if ! cmp -s studio/package-lock.json studio/node_modules/.studio-lock 2>/dev/null; then \
+	  echo "== npm ci (studio/package-lock.json)"; \
+	  (cd studio && npm ci --no-audit --no-fund) && cp studio/package-lock.json studio/node_modules/.studio-lock; fi
+
+## studio: the studio's API types (from the served OpenAPI documents) and its bundle services/internal/studio/dist (committed)
+studio: studio-deps
+	$(GO) run ./scripts/studioapi
+	cd studio && node build.mjs
+
+## studio-check: rebuild the studio and fail if the committed bundle or API types differ
+studio-check: studio
+	@out="$$(git status --porcelain -- services/internal/studio/dist studio/src/api/generated)"; if [ -n "$$out" ]; then \
+	  echo "make studio changed these files; run make studio and commit:"; echo "$$out"; exit 1; fi
 
 ## bench: benchmarks and load harness; prints ratios against baselines measured in the same run
 ## (-p 1: one package at a time, so benchmarks do not compete for the cores)

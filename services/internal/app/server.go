@@ -9,6 +9,7 @@ import (
 	"math"
 	"net"
 	"net/http"
+	"strings"
 	"sync/atomic"
 
 	"github.com/cmsplatform/cms/pkg/auth"
@@ -17,6 +18,7 @@ import (
 	"github.com/cmsplatform/cms/services/internal/edge"
 	"github.com/cmsplatform/cms/services/internal/gateway"
 	"github.com/cmsplatform/cms/services/internal/interceptors"
+	"github.com/cmsplatform/cms/services/internal/studio"
 	"github.com/cmsplatform/cms/services/management"
 	"github.com/cmsplatform/cms/services/rendering"
 	"github.com/grpc-ecosystem/grpc-gateway/v2/runtime"
@@ -291,6 +293,15 @@ func (s *Server) httpHandler(ctx context.Context, conn grpc.ClientConnInterface)
 		}
 	}
 	root.Handle("/", api)
+	if s.serves("management") {
+		// The studio is served by every process that serves Management.
+		st, err := studio.New()
+		if err != nil {
+			return nil, err
+		}
+		root.Handle(studio.Path, st)
+		root.Handle(strings.TrimSuffix(studio.Path, "/"), st)
+	}
 	return edge.Handler(edge.Config{
 		Log: s.log, Authenticator: s.authn,
 		Protected: apiBasePaths,
@@ -301,6 +312,16 @@ func (s *Server) httpHandler(ctx context.Context, conn grpc.ClientConnInterface)
 		CORS:      gateway.CORSConfig{AllowedOrigins: s.cfg.CORSOrigins},
 		AccessLog: s.cfg.AccessLog, Sheds: s.sheds,
 	}, root), nil
+}
+
+// serves: the process serves the group of that name.
+func (s *Server) serves(group string) bool {
+	for _, g := range s.groups {
+		if g.Name() == group {
+			return true
+		}
+	}
+	return false
 }
 
 // apiBasePaths are the four groups' base paths: every request under them

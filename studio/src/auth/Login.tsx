@@ -1,0 +1,94 @@
+// The login form: the password is traded for a token at once and never
+// kept. Wrong credentials, a locked user (429) and an overloaded server
+// (503) are explained in words, with the time to wait.
+import { useState } from "preact/hooks";
+import { ApiError, OfflineError } from "../api/client";
+import { messages } from "../i18n/i18n";
+import { Button, Field } from "../ui/ui";
+import { login } from "./session";
+import "./login.css";
+
+const m = messages({
+  en: {
+    title: "Sign in to the studio",
+    user: "User name",
+    password: "Password",
+    submit: "Sign in",
+    busy: "Signing in…",
+    wrong: "The user name or the password is wrong.",
+    locked: "Too many failed sign-ins. Try again in {s} seconds.",
+    lockedNoTime: "Too many failed sign-ins. Try again later.",
+    overloaded: "The server is busy. Try again in {s} seconds.",
+    offline: "The server cannot be reached. Check the connection and try again.",
+    off: "This server does not issue tokens: ask its operator to configure authTokenKey.",
+  },
+  de: {
+    title: "Am Studio anmelden",
+    user: "Benutzername",
+    password: "Passwort",
+    submit: "Anmelden",
+    busy: "Anmeldung läuft…",
+    wrong: "Benutzername oder Passwort ist falsch.",
+    locked: "Zu viele fehlgeschlagene Anmeldungen. Versuchen Sie es in {s} Sekunden erneut.",
+    lockedNoTime: "Zu viele fehlgeschlagene Anmeldungen. Versuchen Sie es später erneut.",
+    overloaded: "Der Server ist ausgelastet. Versuchen Sie es in {s} Sekunden erneut.",
+    offline: "Der Server ist nicht erreichbar. Prüfen Sie die Verbindung und versuchen Sie es erneut.",
+    off: "Dieser Server stellt keine Tokens aus: Bitten Sie den Betreiber, authTokenKey zu setzen.",
+  },
+});
+
+/** loginError says why a login failed, in words. */
+export function loginError(e: unknown): string {
+  if (e instanceof OfflineError) return m("offline");
+  if (e instanceof ApiError) {
+    if (e.status === 401) return m("wrong");
+    if (e.status === 429) return e.retryAfter ? m("locked", { s: e.retryAfter }) : m("lockedNoTime");
+    if (e.status === 503) return m("overloaded", { s: e.retryAfter ?? 5 });
+    if (e.status === 501) return m("off");
+    return e.message;
+  }
+  return e instanceof Error ? e.message : String(e);
+}
+
+export function Login() {
+  const [user, setUser] = useState("");
+  const [password, setPassword] = useState("");
+  const [error, setError] = useState<string | undefined>();
+  const [busy, setBusy] = useState(false);
+  const submit = async (ev: Event) => {
+    ev.preventDefault();
+    setBusy(true);
+    setError(undefined);
+    try {
+      await login(user, password);
+    } catch (e) {
+      setError(loginError(e));
+      setPassword("");
+    } finally {
+      setBusy(false);
+    }
+  };
+  return (
+    <main class="login">
+      <form class="login-card" onSubmit={submit} aria-describedby={error ? "login-error" : undefined}>
+        <h1>{m("title")}</h1>
+        <Field label={m("user")} for="login-user">
+          <input id="login-user" name="username" autocomplete="username" required value={user}
+            onInput={(e) => setUser(e.currentTarget.value)} autofocus />
+        </Field>
+        <Field label={m("password")} for="login-password">
+          <input id="login-password" name="password" type="password" autocomplete="current-password" required
+            value={password} onInput={(e) => setPassword(e.currentTarget.value)} />
+        </Field>
+        {error && (
+          <div id="login-error" class="problem" role="alert">
+            {error}
+          </div>
+        )}
+        <Button variant="primary" type="submit" disabled={busy}>
+          {busy ? m("busy") : m("submit")}
+        </Button>
+      </form>
+    </main>
+  );
+}

@@ -1,0 +1,112 @@
+// The frame of every view once logged in: the top bar (branch, section,
+// language, user), the navigation rail, and the work area.
+import type { ComponentChildren } from "preact";
+import { useEffect, useState } from "preact/hooks";
+import { logout, session } from "../auth/session";
+import { loadBranches, type BranchNode } from "../data/branches";
+import { type Locale, locale, locales, messages } from "../i18n/i18n";
+import { navigate, route, type Section } from "../router";
+import { useStore } from "../store";
+import { Button, Problem } from "../ui/ui";
+import "./shell.css";
+
+const m = messages({
+  en: {
+    brand: "CMS Studio",
+    branch: "Branch",
+    content: "Content",
+    model: "Model",
+    sections: "Sections",
+    language: "Language",
+    logout: "Sign out",
+    signedIn: "Signed in as {user}",
+    loading: "Loading branches…",
+    skip: "Skip to the work area",
+  },
+  de: {
+    brand: "CMS Studio",
+    branch: "Branch",
+    content: "Inhalte",
+    model: "Modell",
+    sections: "Bereiche",
+    language: "Sprache",
+    logout: "Abmelden",
+    signedIn: "Angemeldet als {user}",
+    loading: "Branches werden geladen…",
+    skip: "Zum Arbeitsbereich springen",
+  },
+});
+
+const localeNames: Record<Locale, string> = { en: "English", de: "Deutsch" };
+
+/** uiLanguages are the value languages the studio prefers for names. */
+export function uiLanguages(l: Locale): number[] {
+  return l === "de" ? [202, 201] : [201, 202];
+}
+
+export function Shell(props: { nav?: ComponentChildren; children: ComponentChildren }) {
+  const s = useStore(session);
+  const r = useStore(route);
+  const l = useStore(locale);
+  const [branches, setBranches] = useState<BranchNode[] | null>(null);
+  const [error, setError] = useState<unknown>(null);
+  useEffect(() => {
+    const ac = new AbortController();
+    loadBranches(uiLanguages(l), ac.signal).then(setBranches, (e) => !ac.signal.aborted && setError(e));
+    return () => ac.abort();
+  }, [l]);
+  // The first branch that is not the root, else the root, once loaded.
+  useEffect(() => {
+    if (!r.branch && branches && branches.length > 0) {
+      const b = branches.find((x) => x.depth > 0) ?? branches[0];
+      if (b) navigate({ ...r, branch: String(b.id) }, true);
+    }
+  }, [branches, r.branch]);
+  const setSection = (section: Section) => navigate({ branch: r.branch, section, query: {} });
+  return (
+    <div class="shell">
+      <a class="skip-link" href="#work">{m("skip")}</a>
+      <header class="topbar">
+        <span class="brand">{m("brand")}</span>
+        <label class="topbar-field">
+          <span>{m("branch")}</span>
+          <select class="input" aria-label={m("branch")} value={r.branch ?? ""} disabled={!branches}
+            onChange={(e) => navigate({ branch: e.currentTarget.value, section: r.section, query: {} })}>
+            {!branches && <option value="">{m("loading")}</option>}
+            {branches?.map((b) => (
+              <option key={b.id} value={String(b.id)}>
+                {"\u00a0\u00a0".repeat(b.depth) + b.name}
+              </option>
+            ))}
+          </select>
+        </label>
+        <nav class="sections" aria-label={m("sections")}>
+          {(["content", "model"] as const).map((sec) => (
+            <Button key={sec} variant="ghost" class={r.section === sec ? "active" : ""}
+              aria-current={r.section === sec ? "page" : undefined} onClick={() => setSection(sec)}>
+              {m(sec)}
+            </Button>
+          ))}
+        </nav>
+        <span class="spacer" />
+        <label class="topbar-field">
+          <span class="visually-hidden">{m("language")}</span>
+          <select class="input" aria-label={m("language")} value={l} onChange={(e) => locale.set(e.currentTarget.value as Locale)}>
+            {locales.map((x) => (
+              <option key={x} value={x}>{localeNames[x]}</option>
+            ))}
+          </select>
+        </label>
+        <span class="user" title={m("signedIn", { user: s?.user ?? "" })}>{s?.user}</span>
+        <Button onClick={() => void logout()}>{m("logout")}</Button>
+      </header>
+      {error !== null && <Problem error={error} />}
+      <div class="body">
+        {props.nav && <nav class="rail" aria-label={m(r.section)}>{props.nav}</nav>}
+        <main id="work" class="work" tabIndex={-1}>
+          {props.children}
+        </main>
+      </div>
+    </div>
+  );
+}
