@@ -1,0 +1,2 @@
+// Every field module, imported for its registerField calls.
+export {};
