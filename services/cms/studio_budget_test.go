@@ -6,7 +6,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"strconv"
 	"strings"
 	"testing"
@@ -43,7 +42,7 @@ func TestStudioBudgets(t *testing.T) {
 		if len(tags) > 0 {
 			args = append(args, "-tags", strings.Join(tags, ","))
 		}
-		cmd := exec.Command(filepath.Join(runtime.GOROOT(), "bin", "go"), append(args, ".")...)
+		cmd := exec.Command(goTool(t), append(args, ".")...)
 		var stderr bytes.Buffer
 		cmd.Stderr = &stderr
 		if err := cmd.Run(); err != nil {
@@ -83,6 +82,16 @@ func TestStudioBudgets(t *testing.T) {
 			t.Errorf("cms run holds %d bytes resident with the studio open, over the budget of %d", rss, studioIdleRSSBudget)
 		}
 	})
+}
+
+// goTool is the go command that runs the tests (on PATH).
+func goTool(t *testing.T) string {
+	t.Helper()
+	p, err := exec.LookPath("go")
+	if err != nil {
+		t.Fatalf("the go command is not on PATH: %v", err)
+	}
+	return p
 }
 
 // residentBytes reads VmRSS and RssAnon of a process (Linux).

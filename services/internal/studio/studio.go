@@ -66,7 +66,7 @@ func New() (*Handler, error) {
 	return newHandler(dist)
 }
 
-// ErrNotBuiltIn: the binary was built without the studio (tag nostudio).
+// ErrNotBuiltIn is New's error in a binary built without the studio (tag nostudio).
 var ErrNotBuiltIn = errors.New("studio: not built into this binary (tag nostudio)")
 
 func newHandler(fsys fs.FS) (*Handler, error) {
