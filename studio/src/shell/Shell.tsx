@@ -7,6 +7,8 @@ import { loadBranches, type BranchNode } from "../data/branches";
 import { type Locale, locale, locales, messages } from "../i18n/i18n";
 import { navigate, route, type Section } from "../router";
 import { useStore } from "../store";
+import { ShortcutHelp } from "../ui/ShortcutHelp";
+import { useShortcut } from "../ui/shortcuts";
 import { Button, Problem } from "../ui/ui";
 import "./shell.css";
 
@@ -22,6 +24,10 @@ const m = messages({
     signedIn: "Signed in as {user}",
     loading: "Loading branches…",
     skip: "Skip to the work area",
+    help: "Keyboard shortcuts",
+    goContent: "Go to the content",
+    goModel: "Go to the model",
+    showHelp: "Show the keyboard shortcuts",
   },
   de: {
     brand: "CMS Studio",
@@ -34,6 +40,10 @@ const m = messages({
     signedIn: "Angemeldet als {user}",
     loading: "Branches werden geladen…",
     skip: "Zum Arbeitsbereich springen",
+    help: "Tastenkürzel",
+    goContent: "Zu den Inhalten",
+    goModel: "Zum Modell",
+    showHelp: "Tastenkürzel anzeigen",
   },
 });
 
@@ -63,6 +73,10 @@ export function Shell(props: { nav?: ComponentChildren; children: ComponentChild
     }
   }, [branches, r.branch]);
   const setSection = (section: Section) => navigate({ branch: r.branch, section, query: {} });
+  const [help, setHelp] = useState(false);
+  useShortcut({ keys: "?", label: m("showHelp"), run: () => setHelp(true) }, [l]);
+  useShortcut({ keys: "g c", label: m("goContent"), run: () => setSection("content") }, [l, r.branch]);
+  useShortcut({ keys: "g m", label: m("goModel"), run: () => setSection("model") }, [l, r.branch]);
   return (
     <div class="shell">
       <a class="skip-link" href="#work">{m("skip")}</a>
@@ -97,10 +111,14 @@ export function Shell(props: { nav?: ComponentChildren; children: ComponentChild
             ))}
           </select>
         </label>
+        <Button variant="ghost" aria-label={m("help")} title={m("help")} onClick={() => setHelp(true)}>
+          ?
+        </Button>
         <span class="user" title={m("signedIn", { user: s?.user ?? "" })}>{s?.user}</span>
         <Button onClick={() => void logout()}>{m("logout")}</Button>
       </header>
       {error !== null && <Problem error={error} />}
+      {help && <ShortcutHelp onClose={() => setHelp(false)} />}
       <div class="body">
         {props.nav && <nav class="rail" aria-label={m(r.section)}>{props.nav}</nav>}
         <main id="work" class="work" tabIndex={-1}>
