@@ -17,6 +17,8 @@ type ButtonProps = JSX.HTMLAttributes<HTMLButtonElement> & {
   variant?: "primary" | "secondary" | "danger" | "ghost";
   type?: "button" | "submit";
   disabled?: boolean;
+  /** The id of the form a submit button outside it submits (a dialog's footer). */
+  form?: string;
 };
 
 export function Button({ variant = "secondary", type = "button", class: cls, ...rest }: ButtonProps) {
@@ -65,6 +67,7 @@ export function Dialog(props: { title: string; onClose: () => void; children: Co
         e.preventDefault();
         props.onClose();
       }}
+      onKeyDown={(e) => trapTab(e, ref.current)}
     >
       <header class="dialog-head">
         <h2>{props.title}</h2>
@@ -76,6 +79,25 @@ export function Dialog(props: { title: string; onClose: () => void; children: Co
       {props.footer && <footer class="dialog-foot">{props.footer}</footer>}
     </dialog>
   );
+}
+
+const focusable = "a[href], button:not([disabled]), input:not([disabled]), select:not([disabled]), textarea:not([disabled]), [tabindex]:not([tabindex='-1'])";
+
+/** trapTab keeps Tab and Shift+Tab inside the dialog: past the last control to the first, and back. */
+function trapTab(e: KeyboardEvent, d: HTMLElement | null) {
+  if (e.key !== "Tab" || !d) return;
+  const all = [...d.querySelectorAll<HTMLElement>(focusable)].filter((el) => el.offsetParent !== null || el === document.activeElement);
+  const firstEl = all[0];
+  const lastEl = all[all.length - 1];
+  if (!firstEl || !lastEl) return;
+  const active = document.activeElement;
+  if (e.shiftKey && (active === firstEl || !d.contains(active))) {
+    e.preventDefault();
+    lastEl.focus();
+  } else if (!e.shiftKey && (active === lastEl || !d.contains(active))) {
+    e.preventDefault();
+    firstEl.focus();
+  }
 }
 
 /** Pane is a column of the work area with a sticky header. */
