@@ -100,6 +100,24 @@ function trapTab(e: KeyboardEvent, d: HTMLElement | null) {
   }
 }
 
+/** Lock is the padlock icon of what cannot be changed; the words beside it say why. */
+export function Lock() {
+  return (
+    <svg class="icon-lock" viewBox="0 0 16 16" width="12" height="12" aria-hidden="true" focusable="false">
+      <path fill="currentColor" d="M4 7V5a4 4 0 1 1 8 0v2h.5A1.5 1.5 0 0 1 14 8.5v5a1.5 1.5 0 0 1-1.5 1.5h-9A1.5 1.5 0 0 1 2 13.5v-5A1.5 1.5 0 0 1 3.5 7H4Zm1.5 0h5V5a2.5 2.5 0 0 0-5 0v2Z" />
+    </svg>
+  );
+}
+
+/** showProblem brings the first message of a form into view and focuses the control it concerns. */
+export function showProblem(form: HTMLElement | null) {
+  if (!form) return;
+  const invalid = form.querySelector<HTMLElement>("[aria-invalid=true]");
+  const msg = form.querySelector<HTMLElement>(".field-error, .problem");
+  (invalid ?? msg)?.scrollIntoView({ block: "center" });
+  invalid?.focus();
+}
+
 /** Pane is a column of the work area with a sticky header. */
 export function Pane(props: { title: ComponentChildren; actions?: ComponentChildren; children: ComponentChildren; class?: string; label?: string }) {
   return (

@@ -2,13 +2,13 @@
 // (at creation), the data type (cards with a short explanation; fixed once
 // created), target types of references, multiplicity, language
 // dependence, required. The API's refusals show at the field they concern.
-import { useState } from "preact/hooks";
+import { useEffect, useRef, useState } from "preact/hooks";
 import {
   createAttribute, dataTypes, isBinary, isReference, nameIn, updateAttribute,
   type AttributeDef, type AttributeDraft, type FormField, type Language, type TypeDef, type TypeModel,
 } from "../../data/model";
 import { messages } from "../../i18n/i18n";
-import { Button, Dialog, Field, toast } from "../../ui/ui";
+import { Button, Dialog, Field, Lock, showProblem, toast } from "../../ui/ui";
 import { dataTypeHelp, dataTypeLabel } from "./datatypes";
 import { ApiIdentifierField, NameFields } from "./fields";
 import { toProblem, type FormProblem } from "./TypeDialog";
@@ -57,6 +57,8 @@ export function AttributeDialog(props: {
   });
   const [problem, setProblem] = useState<FormProblem | null>(null);
   const [busy, setBusy] = useState(false);
+  const formRef = useRef<HTMLFormElement>(null);
+  useEffect(() => showProblem(formRef.current), [problem]);
   const at = (f: FormField) => (problem?.field === f ? problem.text : undefined);
   const set = (p: Partial<AttributeDraft>) => setD({ ...d, ...p });
   const targets = props.types.filter((t) => !t.system || d.refTypes.includes(t.id));
@@ -91,22 +93,21 @@ export function AttributeDialog(props: {
         <Button onClick={props.onClose}>{m("cancel")}</Button>
         <Button variant="primary" type="submit" form="attr-form" disabled={busy}>{busy ? m("saving") : a ? m("save") : m("create")}</Button>
       </>}>
-      <form id="attr-form" class="attr-form" onSubmit={submit} noValidate>
+      <form ref={formRef} id="attr-form" class="attr-form" onSubmit={submit} noValidate>
         {problem && problem.field === null && <div class="problem" role="alert">{problem.text}</div>}
         <NameFields idPrefix="attr" languages={props.languages} names={d.names} error={at("names")} autoFocus onChange={(names) => set({ names })} />
         <ApiIdentifierField id="attr-api" value={d.apiIdentifier} creating={!a} error={at("apiIdentifier")} onChange={(apiIdentifier) => set({ apiIdentifier })} />
 
         <fieldset class="fieldset" aria-describedby={at("dataType") ? "attr-dt-error" : a ? "attr-dt-fixed" : undefined}>
           <legend>{m("dataType")}</legend>
-          {a && <p class="field-hint" id="attr-dt-fixed">🔒 {m("dataTypeFixed")}</p>}
+          {a && <p class="field-hint" id="attr-dt-fixed"><Lock />{m("dataTypeFixed")}</p>}
           <div class="dt-cards" role="radiogroup" aria-label={m("dataType")}>
             {(a && !(dataTypes as readonly string[]).includes(a.dataType) ? [a.dataType] : dataTypes).map((dt) => (
               <label key={dt} class={`dt-card ${d.dataType === dt ? "dt-card-on" : ""}`}>
-                <input type="radio" name="dataType" value={dt} checked={d.dataType === dt} disabled={!!a}
+                <input type="radio" name="dataType" value={dt} checked={d.dataType === dt} disabled={!!a} aria-invalid={at("dataType") ? true : undefined}
                   onChange={() => set({ dataType: dt, refTypes: isReference(dt) ? d.refTypes : [] })} />
-                <span class="dt-name">{dataTypeLabel(dt)}</span>
+                <span class="dt-name">{dataTypeLabel(dt)} <code class="dt-code">{dt}</code></span>
                 <span class="dt-help">{(dataTypes as readonly string[]).includes(dt) ? dataTypeHelp(dt as (typeof dataTypes)[number]) : ""}</span>
-                <code class="dt-code">{dt}</code>
               </label>
             ))}
           </div>

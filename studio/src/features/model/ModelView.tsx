@@ -7,7 +7,7 @@ import { locale, messages } from "../../i18n/i18n";
 import { navigate, type Route } from "../../router";
 import { Shell, uiLanguages } from "../../shell/Shell";
 import { useStore } from "../../store";
-import { Button, Pane, Problem, Skeleton } from "../../ui/ui";
+import { Button, Pane, Problem, Skeleton, Lock } from "../../ui/ui";
 import { TypeDialog } from "./TypeDialog";
 import { TypePane } from "./TypePane";
 import "./model.css";
@@ -129,7 +129,7 @@ function TypeList(p: { branch: string | undefined; types: TypeDef[]; pref: numbe
                 e.preventDefault();
                 p.onOpen(t);
               }}>
-              {p.locked && <span class="lock" aria-hidden="true">🔒 </span>}
+              {p.locked && <Lock />}
               {nameIn(t.names, p.pref, key)}
               {p.locked && <span class="visually-hidden">, {p.locked}</span>}
             </a>

@@ -1,9 +1,9 @@
 // Creating a type (names and its ApiIdentifier) and renaming one.
-import { useState } from "preact/hooks";
+import { useEffect, useRef, useState } from "preact/hooks";
 import { ApiError } from "../../api/client";
 import { createType, fieldOf, updateType, type FormField, type Language, type TypeDef, type TypeDraft } from "../../data/model";
 import { messages } from "../../i18n/i18n";
-import { Button, Dialog, problemText, toast } from "../../ui/ui";
+import { Button, Dialog, problemText, showProblem, toast } from "../../ui/ui";
 import { ApiIdentifierField, NameFields } from "./fields";
 
 const m = messages({
@@ -27,6 +27,8 @@ export function TypeDialog(props: { branch: string; languages: Language[]; type?
   const [draft, setDraft] = useState<TypeDraft>({ apiIdentifier: t?.apiIdentifier ?? "", names: { ...(t?.names ?? {}) } });
   const [problem, setProblem] = useState<FormProblem | null>(null);
   const [busy, setBusy] = useState(false);
+  const formRef = useRef<HTMLFormElement>(null);
+  useEffect(() => showProblem(formRef.current), [problem]);
   const at = (f: FormField) => (problem?.field === f ? problem.text : undefined);
   const submit = async (e: Event) => {
     e.preventDefault();
@@ -58,7 +60,7 @@ export function TypeDialog(props: { branch: string; languages: Language[]; type?
         <Button onClick={props.onClose}>{m("cancel")}</Button>
         <Button variant="primary" type="submit" form="type-form" disabled={busy}>{busy ? m("saving") : t ? m("save") : m("create")}</Button>
       </>}>
-      <form id="type-form" onSubmit={submit} noValidate>
+      <form ref={formRef} id="type-form" onSubmit={submit} noValidate>
         {problem && problem.field === null && <div class="problem" role="alert">{problem.text}</div>}
         <NameFields idPrefix="type" languages={props.languages} names={draft.names} error={at("names")} autoFocus
           onChange={(names) => setDraft({ ...draft, names })} />

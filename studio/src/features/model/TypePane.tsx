@@ -5,7 +5,7 @@ import { loadType, nameIn, removeFromForms, setDisplayName, type AttributeDef, t
 import { locale, messages } from "../../i18n/i18n";
 import { uiLanguages } from "../../shell/Shell";
 import { useStore } from "../../store";
-import { Button, Field, Pane, Problem, Skeleton, problemText, toast } from "../../ui/ui";
+import { Button, Field, Pane, Problem, Skeleton, problemText, toast, Lock } from "../../ui/ui";
 import { AttributeDialog } from "./AttributeDialog";
 import { dataTypeLabel } from "./datatypes";
 import { TypeDialog } from "./TypeDialog";
@@ -68,21 +68,21 @@ export function TypePane(props: { branch: string; type: TypeDef; schema: BranchS
   };
 
   return (
-    <Pane title={<>{ro && <span class="lock" aria-hidden="true">🔒 </span>}{title}</>} label={title}
+    <Pane title={<>{ro && <Lock />}{title}</>} label={title}
       actions={!ro && model && <>
         <Button onClick={() => setEditing({ kind: "type" })}>{m("editType")}</Button>
         <Button variant="primary" onClick={() => setEditing({ kind: "attribute" })}>{m("newAttr")}</Button>
       </>}>
       {ro && (
         <div class="notice" role="note">
-          <strong>🔒 {m("systemTitle")}</strong>
+          <strong><Lock />{m("systemTitle")}</strong>
           <p>{m("system")}</p>
         </div>
       )}
       {error !== null && <Problem error={error} />}
       <dl class="props">
         <dt>{m("api")}</dt>
-        <dd><code>{t.apiIdentifier ?? "—"}</code> <span class="field-hint">🔒 {m("apiFixed")}</span></dd>
+        <dd><code>{t.apiIdentifier ?? "—"}</code> <span class="field-hint"><Lock />{m("apiFixed")}</span></dd>
         <dt>{m("id")}</dt>
         <dd>{t.id}</dd>
         <dt>{m("names")}</dt>
@@ -148,7 +148,7 @@ export function TypePane(props: { branch: string; type: TypeDef; schema: BranchS
                     <td>{a.required ? m("yes") : m("no")}</td>
                     {!ro && (
                       <td class="row-actions">
-                        {a.system ? <span class="muted small">🔒 {m("locked")}</span> : (
+                        {a.system ? <span class="muted small"><Lock />{m("locked")}</span> : (
                           <Button variant="ghost" aria-label={m("editNamed", { name: attrName(a) })} onClick={() => setEditing({ kind: "attribute", attribute: a })}>{m("edit")}</Button>
                         )}
                         <Button variant="ghost" aria-label={m("removeNamed", { name: attrName(a) })} onClick={async () => {

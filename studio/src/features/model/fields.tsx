@@ -2,7 +2,7 @@
 // (editable only at creation), and a form-level problem.
 import type { Language, Names } from "../../data/model";
 import { messages } from "../../i18n/i18n";
-import { Field } from "../../ui/ui";
+import { Field, Lock } from "../../ui/ui";
 
 const m = messages({
   en: {
@@ -45,7 +45,7 @@ export function ApiIdentifierField(props: { id: string; value: string; creating:
       <div class="field">
         <span class="field-label">{m("api")}</span>
         <code class="api-id" id={props.id}>{props.value || "—"}</code>
-        <div class="field-hint">🔒 {props.value ? m("apiFixed") : m("apiNone")}</div>
+        <div class="field-hint"><Lock />{props.value ? m("apiFixed") : m("apiNone")}</div>
       </div>
     );
   }
