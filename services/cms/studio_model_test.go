@@ -144,9 +144,28 @@ func studioModelJourney(t *testing.T, s *studioSetup) {
 	p.waitFor("the table shows the new name", `!document.querySelector("dialog[open]") && [...document.querySelectorAll(".attr-table tbody th")].some(th => th.textContent.startsWith("Headline"))`)
 	p.shot("renamed")
 
+	// The type's German name changes; an attribute leaves the type after a question.
+	p.click("Edit type")
+	p.fill("Name (German (Germany))", "Artikel")
+	p.click("Save")
+	p.waitFor("the new German name", `!document.querySelector("dialog[open]") && document.querySelector(".names").textContent.includes("Artikel")`)
+	p.click("New attribute")
+	p.fill("Name (English (United States))", "Obsolete")
+	p.fill("ApiIdentifier", "obsolete")
+	p.step("pick String", studioWait, chromedp.Click(chromedp.JSPath(`document.querySelector('input[name=dataType][value=String]')`), chromedp.NodeVisible))
+	p.click("Add attribute")
+	p.waitFor("the table lists Obsolete", fmt.Sprintf(`!document.querySelector("dialog[open]") && document.querySelectorAll(".attr-table tbody tr").length === %d`, len(attrs)+1))
+	obsolete := objectID(t, api, "obsolete")
+	p.click("Remove Obsolete from the type")
+	p.waitFor("the question", `(document.querySelector("dialog[open]")?.textContent || "").includes("Remove “Obsolete” from this type?")`)
+	p.shot("remove-attribute")
+	p.checkAccessibility("the remove question")
+	p.step("confirm", studioWait, chromedp.Click(chromedp.JSPath(`document.querySelector("dialog[open] .btn-danger")`), chromedp.NodeVisible))
+	p.waitFor("Obsolete is off the table", fmt.Sprintf(`!document.querySelector("dialog[open]") && document.querySelectorAll(".attr-table tbody tr").length === %d`, len(attrs)))
+
 	// What the studio shows is what the API stores.
 	typ := getObject(t, api, "product")
-	if got := typ.str(1000, 201); got != "Product" || typ.str(1000, 202) != "Produkt" {
+	if got := typ.str(1000, 201); got != "Product" || typ.str(1000, 202) != "Artikel" {
 		t.Errorf("the type's names: %q / %q", got, typ.str(1000, 202))
 	}
 	forms := typ.refs(5002)
@@ -157,6 +176,9 @@ func studioModelJourney(t *testing.T, s *studioSetup) {
 	ids := form.refs(5053)
 	if len(ids) != len(attrs) {
 		t.Fatalf("the form lists %d attributes, want %d", len(ids), len(attrs))
+	}
+	if slices.Contains(ids, obsolete) || getObject(t, api, "obsolete").Meta.ID != obsolete {
+		t.Errorf("the removed attribute %d: still on the form %v, or its definition gone", obsolete, ids)
 	}
 	shown := studioEval[[]string](p, `[...document.querySelectorAll(".attr-table tbody tr")].map(r => r.dataset.attribute + "|" + r.querySelector("th").firstChild.textContent + "|" + r.querySelector("code").textContent)`)
 	for i, a := range attrs {
@@ -210,6 +232,16 @@ func studioModelJourney(t *testing.T, s *studioSetup) {
 	p.open(fmt.Sprintf("/studio/b/%d/model/product", child))
 	p.waitFor("the type after a reload", fmt.Sprintf(`document.querySelectorAll(".attr-table tbody tr").length === %d`, len(attrs)))
 	p.shot("after-reload")
+
+	// In German: the same model, every text translated.
+	p.step("Deutsch", studioWait, chromedp.Evaluate[chromedp.Void](`(() => {
+		const s = [...document.querySelectorAll(".topbar select")].find(x => [...x.options].some(o => o.value === "de"));
+		s.value = "de";
+		s.dispatchEvent(new Event("change", {bubbles: true}));
+	})()`))
+	p.waitFor("the German model", `document.body.innerText.includes("Neues Attribut") && document.body.innerText.includes("Je Sprache") && document.querySelector(".pane-title")?.textContent === "Artikel"`)
+	p.shot("german")
+	p.checkAccessibility("the model in German")
 }
 
 func nth(s []string, i int) string {

@@ -5,7 +5,7 @@ import { loadType, nameIn, removeFromForms, setDisplayName, type AttributeDef, t
 import { locale, messages } from "../../i18n/i18n";
 import { uiLanguages } from "../../shell/Shell";
 import { useStore } from "../../store";
-import { Button, Field, Pane, Problem, Skeleton, problemText, toast, Lock } from "../../ui/ui";
+import { Button, Dialog, Field, Lock, Pane, Problem, Skeleton, problemText, toast } from "../../ui/ui";
 import { AttributeDialog } from "./AttributeDialog";
 import { dataTypeLabel } from "./datatypes";
 import { TypeDialog } from "./TypeDialog";
@@ -20,7 +20,7 @@ const m = messages({
     colName: "Name", colApi: "ApiIdentifier", colType: "Data type", colValues: "Values", colLang: "Language", colReq: "Required", colActions: "Actions",
     one: "One", many: "Several", upTo: "Up to {n}", perLang: "Per language", allLangs: "All languages", yes: "Yes", no: "No",
     to: "to {types}", anyObject: "to any object", edit: "Edit", editNamed: "Edit {name}", remove: "Remove", removeNamed: "Remove {name} from the type",
-    removeConfirm: "Remove “{name}” from this type? The attribute and the values stored for it are kept.", removed: "Attribute removed from the type.",
+    removeConfirm: "Remove “{name}” from this type? The attribute and the values stored for it are kept.", removeTitle: "Remove attribute", cancel: "Cancel", removed: "Attribute removed from the type.",
     saved: "Display-name attribute saved.", locked: "Locked",
   },
   de: {
@@ -32,12 +32,12 @@ const m = messages({
     colName: "Name", colApi: "ApiIdentifier", colType: "Datentyp", colValues: "Werte", colLang: "Sprache", colReq: "Pflicht", colActions: "Aktionen",
     one: "Einer", many: "Mehrere", upTo: "Bis zu {n}", perLang: "Je Sprache", allLangs: "Alle Sprachen", yes: "Ja", no: "Nein",
     to: "auf {types}", anyObject: "auf beliebige Objekte", edit: "Bearbeiten", editNamed: "{name} bearbeiten", remove: "Entfernen", removeNamed: "{name} vom Typ entfernen",
-    removeConfirm: "„{name}“ von diesem Typ entfernen? Das Attribut und seine gespeicherten Werte bleiben erhalten.", removed: "Attribut vom Typ entfernt.",
+    removeConfirm: "„{name}“ von diesem Typ entfernen? Das Attribut und seine gespeicherten Werte bleiben erhalten.", removeTitle: "Attribut entfernen", cancel: "Abbrechen", removed: "Attribut vom Typ entfernt.",
     saved: "Attribut für den Anzeigenamen gespeichert.", locked: "Gesperrt",
   },
 });
 
-type Editing = { kind: "type" } | { kind: "attribute"; attribute?: AttributeDef } | null;
+type Editing = { kind: "type" } | { kind: "attribute"; attribute?: AttributeDef } | { kind: "remove"; attribute: AttributeDef } | null;
 
 export function TypePane(props: { branch: string; type: TypeDef; schema: BranchSchema; onChanged: () => void }) {
   const l = useStore(locale);
@@ -151,16 +151,7 @@ export function TypePane(props: { branch: string; type: TypeDef; schema: BranchS
                         {a.system ? <span class="muted small"><Lock />{m("locked")}</span> : (
                           <Button variant="ghost" aria-label={m("editNamed", { name: attrName(a) })} onClick={() => setEditing({ kind: "attribute", attribute: a })}>{m("edit")}</Button>
                         )}
-                        <Button variant="ghost" aria-label={m("removeNamed", { name: attrName(a) })} onClick={async () => {
-                          if (!confirm(m("removeConfirm", { name: attrName(a) }))) return;
-                          try {
-                            await removeFromForms(props.branch, model, a.id);
-                            toast(m("removed"));
-                            changed();
-                          } catch (err) {
-                            toast(problemText(err), "error");
-                          }
-                        }}>{m("remove")}</Button>
+                        <Button variant="ghost" aria-label={m("removeNamed", { name: attrName(a) })} onClick={() => setEditing({ kind: "remove", attribute: a })}>{m("remove")}</Button>
                       </td>
                     )}
                   </tr>
@@ -174,10 +165,43 @@ export function TypePane(props: { branch: string; type: TypeDef; schema: BranchS
         <TypeDialog branch={props.branch} languages={props.schema.languages} type={t} etag={model?.etag} onClose={() => setEditing(null)}
           onSaved={() => { setEditing(null); changed(); }} />
       )}
+      {editing?.kind === "remove" && model && (
+        <RemoveDialog name={attrName(editing.attribute)} onClose={() => setEditing(null)} onConfirm={async () => {
+          await removeFromForms(props.branch, model, editing.attribute.id);
+          toast(m("removed"));
+          setEditing(null);
+          changed();
+        }} />
+      )}
       {editing?.kind === "attribute" && model && (
         <AttributeDialog branch={props.branch} model={model} languages={props.schema.languages} types={props.schema.types} pref={pref}
           attribute={editing.attribute} onClose={() => setEditing(null)} onSaved={() => { setEditing(null); changed(); }} />
       )}
     </Pane>
+  );
+}
+
+/** RemoveDialog asks before an attribute leaves the type; a refusal shows in it. */
+function RemoveDialog(props: { name: string; onClose: () => void; onConfirm: () => Promise<void> }) {
+  const [error, setError] = useState<unknown>(null);
+  const [busy, setBusy] = useState(false);
+  return (
+    <Dialog title={m("removeTitle")} onClose={props.onClose}
+      footer={<>
+        <Button onClick={props.onClose} autoFocus>{m("cancel")}</Button>
+        <Button variant="danger" disabled={busy} onClick={async () => {
+          setBusy(true);
+          setError(null);
+          try {
+            await props.onConfirm();
+          } catch (e) {
+            setError(e);
+            setBusy(false);
+          }
+        }}>{m("remove")}</Button>
+      </>}>
+      {error !== null && <Problem error={error} />}
+      <p>{m("removeConfirm", { name: props.name })}</p>
+    </Dialog>
   );
 }
