@@ -222,11 +222,6 @@ export function fieldOf(detail: string | undefined): FormField | null {
   return null;
 }
 
-/** apiIdentifierHint is the API's rule (pkg/content ident.go) for a hint before sending. */
-export function apiIdentifierHint(s: string): boolean {
-  return /^[A-Za-z_][A-Za-z0-9_.-]{0,199}$/.test(s);
-}
-
 async function all(branch: string, type: string, signal?: AbortSignal): Promise<CmsObject[]> {
   const out: CmsObject[] = [];
   let next: string | undefined;
