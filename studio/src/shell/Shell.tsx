@@ -6,9 +6,9 @@ import { logout, session } from "../auth/session";
 import { loadBranches, type BranchNode } from "../data/branches";
 import { type Locale, locale, locales, messages } from "../i18n/i18n";
 import { navigate, route, type Section } from "../router";
-import { useStore } from "../store";
+import { createStore, useStore } from "../store";
 import { ShortcutHelp } from "../ui/ShortcutHelp";
-import { useShortcut } from "../ui/shortcuts";
+import { addShortcut } from "../ui/shortcuts";
 import { Button, Problem } from "../ui/ui";
 import "./shell.css";
 
@@ -47,6 +47,14 @@ const m = messages({
   },
 });
 
+const helpOpen = createStore(false);
+
+// The shell's shortcuts hold while the studio runs (not tied to one view's life).
+const goTo = (section: Section) => navigate({ branch: route.get().branch, section, query: {} });
+addShortcut({ keys: "?", label: () => m("showHelp"), run: () => helpOpen.set(true) });
+addShortcut({ keys: "g c", label: () => m("goContent"), run: () => goTo("content") });
+addShortcut({ keys: "g m", label: () => m("goModel"), run: () => goTo("model") });
+
 const localeNames: Record<Locale, string> = { en: "English", de: "Deutsch" };
 
 /** uiLanguages are the value languages the studio prefers for names. */
@@ -73,10 +81,7 @@ export function Shell(props: { nav?: ComponentChildren; children: ComponentChild
     }
   }, [branches, r.branch]);
   const setSection = (section: Section) => navigate({ branch: r.branch, section, query: {} });
-  const [help, setHelp] = useState(false);
-  useShortcut({ keys: "?", label: m("showHelp"), run: () => setHelp(true) }, [l]);
-  useShortcut({ keys: "g c", label: m("goContent"), run: () => setSection("content") }, [l, r.branch]);
-  useShortcut({ keys: "g m", label: m("goModel"), run: () => setSection("model") }, [l, r.branch]);
+  const help = useStore(helpOpen);
   return (
     <div class="shell">
       <a class="skip-link" href="#work">{m("skip")}</a>
@@ -111,14 +116,14 @@ export function Shell(props: { nav?: ComponentChildren; children: ComponentChild
             ))}
           </select>
         </label>
-        <Button variant="ghost" aria-label={m("help")} title={m("help")} onClick={() => setHelp(true)}>
+        <Button variant="ghost" aria-label={m("help")} title={m("help")} onClick={() => helpOpen.set(true)}>
           ?
         </Button>
         <span class="user" title={m("signedIn", { user: s?.user ?? "" })}>{s?.user}</span>
         <Button onClick={() => void logout()}>{m("logout")}</Button>
       </header>
       {error !== null && <Problem error={error} />}
-      {help && <ShortcutHelp onClose={() => setHelp(false)} />}
+      {help && <ShortcutHelp onClose={() => helpOpen.set(false)} />}
       <div class="body">
         {props.nav && <nav class="rail" aria-label={m(r.section)}>{props.nav}</nav>}
         <main id="work" class="work" tabIndex={-1}>

@@ -1,7 +1,7 @@
 // The keyboard help (press ?): every shortcut registered right now.
 import { messages } from "../i18n/i18n";
 import { useStore } from "../store";
-import { display, shortcuts } from "./shortcuts";
+import { display, labelOf, shortcuts } from "./shortcuts";
 import { Dialog } from "./ui";
 
 const m = messages({
@@ -28,7 +28,7 @@ export function ShortcutHelp(props: { onClose: () => void }) {
               <td>
                 <kbd>{display(s.keys, undefined, m("then"))}</kbd>
               </td>
-              <td>{s.label}</td>
+              <td>{labelOf(s)}</td>
             </tr>
           ))}
         </tbody>

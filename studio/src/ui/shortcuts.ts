@@ -9,13 +9,23 @@ export interface Shortcut {
   /** "mod+s", "/", "?", "escape", "g m": mod is Ctrl, or ⌘ on a Mac. */
   keys: string;
   /** What it does, in the UI's language (shown in the help). */
-  label: string;
+  label: string | (() => string);
   run: (e: KeyboardEvent) => void;
   /** Also while typing in a field. */
   global?: boolean;
 }
 
 export const shortcuts = createStore<Shortcut[]>([]);
+
+/** addShortcut registers s for as long as the studio runs. */
+export function addShortcut(s: Shortcut) {
+  shortcuts.update((all) => [...all, s]);
+}
+
+/** labelOf is a shortcut's label in the current language. */
+export function labelOf(s: Shortcut): string {
+  return typeof s.label === "function" ? s.label() : s.label;
+}
 
 /** useShortcut registers s while the component is shown. */
 export function useShortcut(s: Shortcut, deps: unknown[] = []) {
