@@ -13,11 +13,13 @@ export interface TypeInfo {
 
 /**
  * isSystem: the system's own objects (types, attributes, languages) are
- * written by the bootstrap, the first transaction, and are protected, so
- * no later transaction changes them.
+ * written by the bootstrap, the first transaction, with GUIDs made of their
+ * ids (00000000-0000-0000-0000-…), and are protected. The GUID is the mark
+ * that holds on every branch: on a child branch an inherited object's
+ * lastTransaction is 0 (no local change there), not 1.
  */
 export function isSystem(o: CmsObject): boolean {
-  return o.meta?.lastTransaction === 1;
+  return o.meta?.lastTransaction === 1 || (o.meta?.guid ?? "").startsWith("00000000-0000-0000-0000-");
 }
 
 export function contentTypes(objs: CmsObject[], preferred: readonly number[]): TypeInfo[] {
