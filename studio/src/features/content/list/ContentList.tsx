@@ -98,6 +98,8 @@ export function ContentList(props: { route: Route; type: TypeInfo }) {
   const filterError = error instanceof ApiError && error.status === 400 && opts.filter !== "" && !searching ? error : null;
   const listError = error && !filterError ? error : null;
   const fields = [sortName, "attributeName", ...attrs, sortId, sortModified, "meta.guid", "meta.apiIdentifier"];
+  // The first page may come before the count: show its rows already.
+  const shown = count ?? (cache.has(0) && cache.loaded().length > 0 ? cache.loaded().length : null);
   const nFilter = opts.filter ? opts.filter.split("&&").length : 0;
 
   const title = (
@@ -141,9 +143,9 @@ export function ContentList(props: { route: Route; type: TypeInfo }) {
       )}
       {listError ? <ListProblem error={listError} />
         : filterError ? null
-        : count === null ? <SkeletonTable cols={cols.length} />
-        : count === 0 ? <Empty opts={opts} onReset={() => set({ q: "", filter: "", deleted: "live" })} />
-        : <ListTable label={m("list", { type: props.type.name })} cache={cache} count={count} cols={cols} sort={opts.sort}
+        : shown === null ? <SkeletonTable cols={cols.length} />
+        : shown === 0 ? <Empty opts={opts} onReset={() => set({ q: "", filter: "", deleted: "live" })} />
+        : <ListTable label={m("list", { type: props.type.name })} cache={cache} count={shown} cols={cols} sort={opts.sort}
             defaultSortKey={searching ? undefined : sortId} onSort={(sort) => set({ sort })}
             selected={new Set(selected.keys())} onSelect={select} onOpen={open} />}
       {confirm && (
