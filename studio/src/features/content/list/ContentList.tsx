@@ -1,7 +1,7 @@
 // A type's list: search, the deleted filter, the filter builder, the count,
 // the virtual table, and Delete / Restore of the selected rows. Every option
 // lives in the address (sort, q, filter, deleted).
-import { useEffect, useMemo, useRef, useState } from "preact/hooks";
+import { useEffect, useLayoutEffect, useMemo, useRef, useState } from "preact/hooks";
 import { ApiError } from "../../../api/client";
 import {
   columnsOf, type DeletedMode, deleteObjects, fetchCount, fetchPage, type ListOptions, maxQuery, optionsQuery, PageCache,
@@ -48,7 +48,9 @@ export function ContentList(props: { route: Route; type: TypeInfo }) {
     return pc;
   }, [src]);
   useEffect(() => () => ac.current?.abort(), []);
-  useEffect(() => {
+  // A layout effect, not an effect: the requests leave right after the
+  // render instead of after the next frame.
+  useLayoutEffect(() => {
     setCount(null);
     setError(null);
     const signal = ac.current?.signal;

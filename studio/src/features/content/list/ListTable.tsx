@@ -4,7 +4,7 @@
 // Enter opens one, Space selects it.
 import { useEffect, useLayoutEffect, useRef, useState } from "preact/hooks";
 import { cellText, type PageCache, type Row, type Sort, sortId, sortModified, sortName } from "../../../data/list";
-import { formatDateTime, formatNumber } from "../../../i18n/i18n";
+import { locale } from "../../../i18n/i18n";
 import { m } from "./messages";
 
 export const rowHeight = 36;
@@ -17,12 +17,31 @@ export interface Column {
   cell: (r: Row) => string;
 }
 
+// One number and one date format per language: an Intl constructor per
+// cell costs milliseconds, and the first screen has dozens of cells.
+let fmtLocale = "";
+let numFmt = new Intl.NumberFormat("en");
+let dateFmt = new Intl.DateTimeFormat("en");
+function formats() {
+  const l = locale.get();
+  if (l !== fmtLocale) {
+    fmtLocale = l;
+    numFmt = new Intl.NumberFormat(l);
+    dateFmt = new Intl.DateTimeFormat(l, { dateStyle: "medium", timeStyle: "short" });
+  }
+  return { num: (n: number) => numFmt.format(n), date: (iso: string) => {
+    const d = new Date(iso);
+    return Number.isNaN(d.getTime()) ? iso : dateFmt.format(d);
+  } };
+}
+
 export function columns(attrs: readonly string[], searching: boolean): Column[] {
+  const f = formats();
   return [
     { key: sortName, label: m("name"), sortable: true, cell: (r) => r.name },
-    ...attrs.map((a) => ({ key: a, label: a, sortable: !searching, cell: (r: Row) => cellText(r.props[a], formatNumber) })),
+    ...attrs.map((a) => ({ key: a, label: a, sortable: !searching, cell: (r: Row) => cellText(r.props[a], f.num) })),
     { key: sortId, label: m("id"), sortable: true, cell: (r) => String(r.id) },
-    { key: sortModified, label: m("modified"), sortable: true, cell: (r) => (r.modified ? formatDateTime(r.modified) : "") },
+    { key: sortModified, label: m("modified"), sortable: true, cell: (r) => (r.modified ? f.date(r.modified) : "") },
   ];
 }
 
