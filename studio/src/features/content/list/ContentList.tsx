@@ -59,9 +59,10 @@ export function ContentList(props: { route: Route; type: TypeInfo }) {
     fetchCount(src, signal).then((n) => !signal?.aborted && setCount(n), (e) => !signal?.aborted && setError(e));
   }, [cache]);
   useEffect(() => {
-    setSelected(new Map());
     setAttrs([]);
   }, [branch, typeKey]);
+  // Another view of the list: what was selected may not be in it.
+  useEffect(() => setSelected(new Map()), [branch, typeKey, optKey]);
 
   const set = (o: Partial<ListOptions>) => {
     setMinVersion(undefined);
