@@ -88,12 +88,14 @@ func (v view) attrDefs(ctx context.Context, ids []int64) (map[int64]attrDef, err
 // groupKey identifies a value group: (attribute, language, variant).
 type groupKey struct{ attr, lang, variant int64 }
 
-// checkedValue is a validated value ready to store; JSON nil = remove.
+// checkedValue is a validated value ready to store; JSON nil = remove;
+// inherit = remove the branch's own rows without hiding the inherited ones.
 type checkedValue struct {
-	key  groupKey
-	sort int64
-	json []byte
-	unit *int64
+	key     groupKey
+	sort    int64
+	json    []byte
+	unit    *int64
+	inherit bool
 }
 
 // validated holds the values of one object, grouped, in input order.
@@ -155,6 +157,10 @@ func (v view) validateValues(ctx context.Context, ch Change, inputs [][]ValueInp
 			if val.Variant < 0 || val.Language < 0 {
 				return nil, invalidf("attribute %d: negative language or variant", val.Attribute)
 			}
+			if val.Inherit && !isNull(val.JSON) {
+				return nil, invalidf("attribute %d: inherit removes this branch's value: send value null with it (language %d, variant %d)",
+					val.Attribute, val.Language, val.Variant)
+			}
 			j, handled, err := checkSecurityValue(ch, val.Attribute, val.JSON)
 			if err != nil {
 				return nil, err
@@ -191,6 +197,10 @@ func (v view) validateValues(ctx context.Context, ch Change, inputs [][]ValueInp
 				return nil, invalidf("attribute %d: negative sortReverse", val.Attribute)
 			}
 			for _, prev := range g {
+				if prev.inherit != val.Inherit {
+					return nil, invalidf("attribute %d: inherit cannot be combined with values of the same language %d and variant %d",
+						val.Attribute, val.Language, val.Variant)
+				}
 				if prev.sort == sort {
 					return nil, invalidf("attribute %d: two values with sortReverse %d", val.Attribute, sort)
 				}
@@ -198,7 +208,7 @@ func (v view) validateValues(ctx context.Context, ch Change, inputs [][]ValueInp
 			if !d.multi && (sort != 0 || len(g) > 0) {
 				return nil, invalidf("attribute %d allows a single value (language %d, variant %d)", val.Attribute, val.Language, val.Variant)
 			}
-			out[i].groups[k] = append(g, checkedValue{key: k, sort: sort, json: j, unit: unit})
+			out[i].groups[k] = append(g, checkedValue{key: k, sort: sort, json: j, unit: unit, inherit: val.Inherit})
 		}
 	}
 	if len(refs) == 0 {
@@ -344,6 +354,17 @@ func shorten(b []byte) string {
 }
 
 // storeRows turns a validated group into rows on branch for obj.
+// isNull reports whether raw is absent or the JSON null.
+func isNull(raw json.RawMessage) bool {
+	t := strings.TrimSpace(string(raw))
+	return t == "" || t == "null"
+}
+
+// inherits reports whether group g asks to go back to the inherited value.
+func inherits(g []checkedValue) bool {
+	return len(g) > 0 && g[0].inherit
+}
+
 func storeRows(obj, branch int64, g []checkedValue) []store.Value {
 	out := make([]store.Value, 0, len(g))
 	for _, c := range g {
