@@ -41,8 +41,8 @@ export function valueOf(rows: Map<string, CmsValue[]>, k: string, multiple: bool
 export type Edit = { kind: "set"; value: unknown } | { kind: "inherit" };
 export type Edits = Record<string, Edit>;
 
-/** A value row of a write: a CmsValue, or "back to inherited" (inherit: true). */
-export type WriteRow = CmsValue & { inherit?: boolean };
+/** A value row of a write; inherit: true is "back to inherited". */
+export type WriteRow = CmsValue;
 
 /** patchRows turns edits into the values of an UpdateObjects request. */
 export function patchRows(edits: Edits, multiple: (attr: number) => boolean): WriteRow[] {

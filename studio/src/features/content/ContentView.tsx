@@ -7,6 +7,7 @@ import { navigate, type Route } from "../../router";
 import { Shell, uiLanguages } from "../../shell/Shell";
 import { useStore } from "../../store";
 import { Pane, Problem, Skeleton } from "../../ui/ui";
+import { ObjectSlot } from "../object/ObjectSlot";
 import "./content.css";
 
 const m = messages({
@@ -61,9 +62,9 @@ export function ContentView({ route: r }: { route: Route }) {
   const current = types?.find((t) => t.apiIdentifier === r.type || String(t.id) === r.type);
   return (
     <Shell nav={<TypeNav route={r} types={types} error={error} />}>
-      <Pane title={current?.name ?? m("content")}>
+      {r.object ? <ObjectSlot route={r} /> : <Pane title={current?.name ?? m("content")}>
         <p class="muted">{m("choose")}</p>
-      </Pane>
+      </Pane>}
     </Shell>
   );
 }
