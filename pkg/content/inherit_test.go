@@ -58,3 +58,18 @@ func TestUpdateInheritRemovesTheLocalValue(t *testing.T) {
 		}
 	})
 }
+
+// An invalid value names its field: attribute, language and variant (the
+// ProblemDetails members the studio shows the error at).
+func TestInvalidValueIsAValueError(t *testing.T) {
+	backends(t, func(t *testing.T, s *Service, _ store.Store) {
+		sc := newSchema(t, s)
+		_, ids := must2(t)(s.CreateObjects(ctxBG, "4", editor, []ObjectInput{{TypeID: sc.article, Values: []ValueInput{vin(sc.rank, 0, 1)}}}))
+		_, err := s.UpdateObjects(ctxBG, "4", editor, []ObjectInput{{ID: ids[0], Values: []ValueInput{vin(sc.title, LanguageDeDE, 5)}}})
+		var ve *ValueError
+		if !errors.Is(err, ErrInvalid) || !errors.As(err, &ve) || ve.Attribute != sc.title || ve.Language == nil || *ve.Language != LanguageDeDE ||
+			ve.Variant == nil || *ve.Variant != 0 {
+			t.Fatalf("a string attribute given a number: %v (%+v)", err, ve)
+		}
+	})
+}
