@@ -1,7 +1,7 @@
 /// <reference types="node" />
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { conflictFields, loadDraft, patchRows, problemField, resolveConflict, rowsByKey, saveDraft, keyOf, valueOf, type KeyValueStorage } from "./object";
+import { conflictFields, fieldMessage, loadDraft, patchRows, problemField, resolveConflict, rowsByKey, saveDraft, keyOf, valueOf, type KeyValueStorage } from "./object";
 
 const memory = (): KeyValueStorage & { m: Map<string, string> } => {
   const m = new Map<string, string>();
@@ -59,4 +59,10 @@ test("problemField reads the members, else the detail", () => {
   assert.deepEqual(problemField({ detail: "attribute 5001 is language independent: language 202 given" }), { attr: 5001, lang: 202 });
   assert.equal(problemField({ detail: "no objects given" }), null);
   assert.equal(problemField(undefined), null);
+});
+
+test("fieldMessage drops what the field already says", () => {
+  assert.equal(fieldMessage("invalid request: attribute 11017 (Integer): the value must lie within -1..1"), "The value must lie within -1..1");
+  assert.equal(fieldMessage("invalid request: attribute 5 is language independent: language 202 given"), "Attribute 5 is language independent: language 202 given");
+  assert.equal(fieldMessage("something else"), "Something else");
 });

@@ -202,3 +202,9 @@ export function problemField(p: { detail?: string; [k: string]: unknown } | unde
   const l = /\blanguage (\d+)\b/.exec(d);
   return { attr: Number(m[1]), lang: l ? Number(l[1]) : undefined };
 }
+
+/** fieldMessage is a value's error as the field shows it: without the "invalid request: attribute N (Type): " its field already says. */
+export function fieldMessage(detail: string): string {
+  const t = detail.replace(/^invalid request:\s*/, "").replace(/^attribute \d+(\s*\([^)]*\))?:\s*/, "");
+  return t ? t.charAt(0).toUpperCase() + t.slice(1) : detail;
+}
