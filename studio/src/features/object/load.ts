@@ -53,7 +53,7 @@ const nums = (o: CmsObject | undefined, a: number): number[] =>
   o ? values(o, a, 0).map((v) => v.value).filter((x): x is number => typeof x === "number") : [];
 
 export function loadLanguages(preferred: readonly number[]): Promise<Language[]> {
-  return cached("languages", async () => {
+  return cached(`languages:${preferred.join(",")}`, async () => {
     const { data } = await api.call("management", "GetTypedObjects",
       { branch: "4", type: "20", inherited: true, deleted: false, take: 1000, attributes: "1000,2001,2002" });
     return (data.objects ?? []).map((o) => ({
@@ -71,7 +71,7 @@ interface BranchInfo {
 }
 
 function loadBranchInfo(preferred: readonly number[]): Promise<BranchInfo> {
-  return cached("branches", async () => {
+  return cached(`branches:${preferred.join(",")}`, async () => {
     const parents = new Map<number, number | undefined>();
     const names = new Map<number, string>();
     let next: string | undefined;
@@ -114,12 +114,13 @@ function formAttributes(branch: string, type: string): Promise<number[]> {
 const attrCache = new Map<string, AttributeInfo>();
 
 async function attributeInfos(branch: string, ids: number[], preferred: readonly number[]): Promise<AttributeInfo[]> {
-  const missing = ids.filter((id) => !attrCache.has(`${branch}:${id}`));
+  const key = (id: number) => `${branch}:${preferred.join(",")}:${id}`;
+  const missing = ids.filter((id) => !attrCache.has(key(id)));
   if (missing.length > 0) {
     const objs = await objectsByIds(branch, missing, "1000,1001,1004,1012,1015,1017,1018");
     for (const o of objs) {
       const id = o.meta?.id ?? 0;
-      attrCache.set(`${branch}:${id}`, {
+      attrCache.set(key(id), {
         id,
         apiIdentifier: o.meta?.apiIdentifier,
         name: displayName(o, preferred),
@@ -132,7 +133,7 @@ async function attributeInfos(branch: string, ids: number[], preferred: readonly
       });
     }
   }
-  return ids.map((id) => attrCache.get(`${branch}:${id}`)).filter((a): a is AttributeInfo => !!a);
+  return ids.map((id) => attrCache.get(key(id))).filter((a): a is AttributeInfo => !!a);
 }
 
 /** localRows reads the object's rows stored on one branch; nothing stored there (404) is null. */
