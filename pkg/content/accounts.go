@@ -111,12 +111,13 @@ type account struct {
 	hash            string
 	admin, internal bool
 	read, write     []int64
-	generation      int64 // AttrUserTokenGeneration
+	generation      int64  // AttrUserTokenGeneration
+	sessions        string // AttrUserTokenSessions
 }
 
 func loadAccount(ctx context.Context, r store.Reader, id int64) (account, error) {
 	vals, err := r.ListValues(ctx, BranchDefault, []int64{id}, store.ValueFilter{AttributeIDs: []int64{AttrUserName,
-		AttrUserPassword, AttrUserAdmin, AttrUserInternal, AttrUserReadBranches, AttrUserWriteBranches, AttrUserTokenGeneration}})
+		AttrUserPassword, AttrUserAdmin, AttrUserInternal, AttrUserReadBranches, AttrUserWriteBranches, AttrUserTokenGeneration, AttrUserTokenSessions}})
 	if err != nil {
 		return account{}, err
 	}
@@ -127,6 +128,8 @@ func loadAccount(ctx context.Context, r store.Reader, id int64) (account, error)
 			_ = json.Unmarshal(v.JSON, &a.name)
 		case AttrUserTokenGeneration:
 			_ = json.Unmarshal(v.JSON, &a.generation)
+		case AttrUserTokenSessions:
+			_ = json.Unmarshal(v.JSON, &a.sessions)
 		case AttrUserPassword:
 			_ = json.Unmarshal(v.JSON, &a.hash)
 		case AttrUserAdmin:
