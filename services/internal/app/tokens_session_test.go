@@ -1,6 +1,7 @@
 package app
 
 import (
+	"log/slog"
 	"net/http"
 	"strings"
 	"sync"
@@ -121,5 +122,28 @@ func TestTokenMetrics(t *testing.T) {
 		if name := `cms_auth_tokens_total{result="` + result + `"}`; got[name] != n {
 			t.Errorf("%s = %v, want %v", name, got[name], n)
 		}
+	}
+}
+
+// TestSessionMaxAgeValidated: authSessionMaxAge is 1m to 30d and at least
+// authTokenLifetime; a process does not start otherwise, naming both.
+func TestSessionMaxAgeValidated(t *testing.T) {
+	for maxAge, want := range map[time.Duration]string{
+		30 * time.Second:    "authSessionMaxAge 30s: want 1m0s to 720h0m0s",
+		31 * 24 * time.Hour: "authSessionMaxAge 744h0m0s: want 1m0s to 720h0m0s",
+		10 * time.Minute:    "authSessionMaxAge 10m0s is shorter than authTokenLifetime 15m0s",
+	} {
+		cfg := DefaultConfig()
+		cfg.DataDir, cfg.HTTPAddr, cfg.GRPCAddr = t.TempDir(), "127.0.0.1:0", "127.0.0.1:0"
+		cfg.AdminPassword = "test-password"
+		cfg.AuthSessionMaxAge = maxAge
+		if _, err := Complete(t.Context(), cfg, slog.New(slog.DiscardHandler)); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("authSessionMaxAge %s: err = %v, want %q", maxAge, err, want)
+		}
+	}
+	cfg := DefaultConfig()
+	cfg.AuthSessionMaxAge = cfg.AuthTokenLifetime
+	if err := cfg.Validate(); err != nil {
+		t.Errorf("a maximum age equal to the lifetime: %v", err)
 	}
 }

@@ -267,6 +267,13 @@ func TestBearerTokens(t *testing.T) {
 			id := strconv.FormatInt(w.CreatedObjectIDs[0], 10)
 			studio := tokenOf(t, login(t, mgmt, "studio", "studio-pw"))
 			s.wantEverywhere(t, "the user's token", studio.Token, true)
+			// Its renewal writes the session record (1107), which no read
+			// returns, not even an administrator's.
+			studio = tokenOf(t, httpClient{t: t, base: mgmt}.do("POST", "/apis/cms/v1/auth/token/renew", "{}", "Authorization", "Bearer "+studio.Token))
+			if r := admin.must(http.StatusOK, "GET", "/apis/cms/v1/branches/4/objects/"+id, ""); strings.Contains(string(r.body), `"attribute":1107`) ||
+				!strings.Contains(string(r.body), `"attribute":1100`) {
+				t.Errorf("the user object as read by an administrator: %s", r.body)
+			}
 			admin.must(http.StatusOK, "PATCH", "/apis/cms/v1/branches/4/objects",
 				`{"objects":[{"meta":{"id":`+id+`,"typeRef":110},"values":[`+v(1101, 0, "studio-pw2")+`]}]}`)
 			s.wantEverywhere(t, "the token after a password change", studio.Token, false)
