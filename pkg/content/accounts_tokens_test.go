@@ -3,11 +3,14 @@ package content
 import (
 	"errors"
 	"fmt"
+	"path/filepath"
+	"strings"
 	"sync/atomic"
 	"testing"
 
 	"github.com/cmsplatform/cms/pkg/auth"
 	"github.com/cmsplatform/cms/pkg/store"
+	"github.com/cmsplatform/cms/pkg/store/sqlite"
 )
 
 // TestAccountCredential: the account of a user carries its current rights
@@ -140,5 +143,39 @@ func TestPlainJSONString(t *testing.T) {
 		if got := plainJSONString([]byte(in)); got != want {
 			t.Errorf("plainJSONString(%s) = %q, want %q", in, got, want)
 		}
+	}
+}
+
+// BenchmarkAccountSessionRecord: the store read of a bearer check
+// (Account on SQLite) with no session record and with a record of
+// auth.MaxTokenSessions sessions (about 3.5 KB).
+func BenchmarkAccountSessionRecord(b *testing.B) {
+	st, err := sqlite.Open(ctxBG, filepath.Join(b.TempDir(), "cms.db"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer st.Close()
+	if err := Bootstrap(ctxBG, st); err != nil {
+		b.Fatal(err)
+	}
+	s := New(st, nil)
+	_, ids, err := s.CreateObjects(ctxBG, "4", adminCh, []ObjectInput{userInput("bob", "pw")})
+	if err != nil {
+		b.Fatal(err)
+	}
+	bob := ids[0]
+	entry := "0102030405060708:12:1800000000:1800000900:1799990000"
+	full := strings.TrimSpace(strings.Repeat(entry+" ", auth.MaxTokenSessions))
+	for _, c := range []struct{ name, record string }{{"no-record", ""}, {"full-record", full}} {
+		if err := s.UpdateTokenSessions(ctxBG, bob, func(auth.Principal) (string, bool, error) { return c.record, true, nil }); err != nil {
+			b.Fatal(err)
+		}
+		b.Run(c.name, func(b *testing.B) {
+			for b.Loop() {
+				if p, err := s.Account(ctxBG, bob); err != nil || p.TokenSessions != c.record {
+					b.Fatalf("%v", err)
+				}
+			}
+		})
 	}
 }
