@@ -137,8 +137,11 @@ func TestSessionMaxAgeValidated(t *testing.T) {
 		cfg.DataDir, cfg.HTTPAddr, cfg.GRPCAddr = t.TempDir(), "127.0.0.1:0", "127.0.0.1:0"
 		cfg.AdminPassword = "test-password"
 		cfg.AuthSessionMaxAge = maxAge
-		if _, err := Complete(t.Context(), cfg, slog.New(slog.DiscardHandler)); err == nil || !strings.Contains(err.Error(), want) {
-			t.Errorf("authSessionMaxAge %s: err = %v, want %q", maxAge, err, want)
+		if err := cfg.Validate(); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("authSessionMaxAge %s: Validate = %v, want %q", maxAge, err, want)
+		}
+		if _, err := Complete(t.Context(), cfg, slog.New(slog.DiscardHandler)); err == nil || !strings.Contains(err.Error(), "config: ") {
+			t.Errorf("authSessionMaxAge %s: the process started: %v", maxAge, err)
 		}
 	}
 	cfg := DefaultConfig()
