@@ -14,6 +14,7 @@ import (
 	"sync/atomic"
 
 	"github.com/cmsplatform/cms/pkg/auth"
+	"github.com/cmsplatform/cms/pkg/memlimit"
 	"github.com/cmsplatform/cms/services/delivery"
 	"github.com/cmsplatform/cms/services/index"
 	"github.com/cmsplatform/cms/services/internal/edge"
@@ -226,6 +227,9 @@ func (s *Server) Run(ctx context.Context) error {
 		g.Go(func() error { return w(wctx) })
 	}
 	g.Go(func() error { return s.sheds.Run(wctx) })
+	// A quiet process gives back the garbage of its last work (startup
+	// included) instead of holding it up to the collector's goal.
+	g.Go(func() error { memlimit.ReleaseWhenIdle(wctx, memlimit.IdleOptions{}); return nil })
 	s.health.SetServingStatus("", healthpb.HealthCheckResponse_SERVING)
 	close(s.readyOnce)
 	s.log.Info("cms serving", "target", s.cfg.Target, "http", s.HTTPAddr(), "grpc", s.GRPCAddr(),
