@@ -1,2 +1,3 @@
 // Every field module, imported for its registerField calls.
-export {};
+import "./reference";
+import "./richtext";
