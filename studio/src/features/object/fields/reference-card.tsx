@@ -52,7 +52,7 @@ export function Thumb(props: { branch: string; id: number; size?: number }) {
   const cls = `ref-thumb ref-thumb-${size}`;
   if (url === undefined) return <span class={`${cls} ref-thumb-loading`} aria-hidden="true" />;
   if (url === null) return <span class={`${cls} ref-thumb-none`} aria-hidden="true">🗎</span>;
-  return <img class={cls} src={url} alt="" width={size} height={size} />;
+  return <img class={cls} src={url} alt="" width={size} height={size} onLoad={(e) => (e.currentTarget.dataset.loaded = "true")} />;
 }
 
 /** RefCard shows the referenced object: thumbnail, name, type, id, and the card's actions. */
@@ -76,7 +76,8 @@ export function RefCard(props: { branch: string; id: number; attr: AttributeInfo
           </a>
         )}
         <span class="ref-meta">
-          {info?.typeRef !== undefined && <span>{type.info?.name ?? `#${info.typeRef}`}</span>}
+          {info?.typeRef !== undefined &&
+            (type.info ? <span key="type" class="ref-type">{type.info.name}</span> : <span key="type-id">#{info.typeRef}</span>)}
           <span class="ref-id">#{props.id}</span>
           {info?.deleted && <span class="ref-badge">{m("deleted")}</span>}
         </span>

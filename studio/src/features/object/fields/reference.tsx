@@ -37,7 +37,7 @@ export function ReferenceField(props: FieldProps) {
           </Button>
         </div>
       ) : (
-        <RefCard branch={props.branch} id={id} attr={props.attr}>
+        <RefCard key={id} branch={props.branch} id={id} attr={props.attr}>
           <Button id={props.id} disabled={props.disabled} aria-describedby={props.describedBy}
             aria-label={m("changeNamed", { field: props.label })} onClick={() => setOpen(true)}>
             {m("change")}

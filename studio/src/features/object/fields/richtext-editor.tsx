@@ -13,7 +13,7 @@ import { liftListItem, sinkListItem, splitListItem, wrapInList } from "prosemirr
 import { type Command, EditorState, type Transaction } from "prosemirror-state";
 import { EditorView } from "prosemirror-view";
 import type { ComponentChildren } from "preact";
-import { useEffect, useRef, useState } from "preact/hooks";
+import { useEffect, useLayoutEffect, useRef, useState } from "preact/hooks";
 import { Button, Dialog, Field } from "../../../ui/ui";
 import { m } from "./richtext-messages";
 import type { FieldProps } from "./registry";
@@ -145,11 +145,17 @@ export function RichTextField(props: FieldProps) {
     };
   }, []);
 
-  // A value from outside (another language, a reload, discarding edits) replaces the document.
   useEffect(() => {
+    view.current?.setProps({ attributes: attrs(props), editable: () => !props.disabled });
+  }, [props.id, props.disabled, props.label, props.describedBy, props.invalid]);
+  // A value from outside (another language, a reload, discarding edits)
+  // replaces the document. A layout effect: it runs before the next input
+  // event, so the echo of what this editor emitted is never mistaken for
+  // an outside value (a passive effect runs after paint, when the editor
+  // may have emitted a newer value: it would reset the text under the cursor).
+  useLayoutEffect(() => {
     const v = view.current;
     if (!v) return;
-    v.setProps({ attributes: attrs(props), editable: () => !props.disabled });
     if (props.value !== emitted.current) {
       emitted.current = props.value;
       const doc = docOf(props.value);
@@ -157,7 +163,7 @@ export function RichTextField(props: FieldProps) {
       v.updateState(EditorState.create({ doc, plugins: v.state.plugins }));
       setTick((n) => n + 1);
     }
-  }, [props.value, props.disabled, props.label, props.describedBy, props.invalid]);
+  }, [props.value]);
 
   const run = (cmd: Command) => () => {
     const v = view.current;
@@ -180,17 +186,17 @@ export function RichTextField(props: FieldProps) {
           ))}
         </select>
         <span class="rt-sep" aria-hidden="true" />
-        <Tool label={m("bold")} keys={`${mod}B`} pressed={!!st && markActive(st, schema.marks.strong)} onClick={run(toggleMark(schema.marks.strong))}><b>B</b></Tool>
-        <Tool label={m("italic")} keys={`${mod}I`} pressed={!!st && markActive(st, schema.marks.em)} onClick={run(toggleMark(schema.marks.em))}><i>I</i></Tool>
-        <Tool label={m("code")} keys={`${mod}\``} pressed={!!st && markActive(st, schema.marks.code)} onClick={run(toggleMark(schema.marks.code))}><code>{"</>"}</code></Tool>
-        <Tool label={m("link")} keys={`${mod}K`} pressed={!!st && linkAt(st) !== undefined} onClick={openLink}>🔗</Tool>
+        <Tool label={m("bold")} keys={`${mod}B`} pressed={!!st && markActive(st, schema.marks.strong)} onClick={run(toggleMark(schema.marks.strong))}><Icon d="M7 5h6a3.5 3.5 0 0 1 0 7H7zM7 12h7a3.5 3.5 0 0 1 0 7H7z" /></Tool>
+        <Tool label={m("italic")} keys={`${mod}I`} pressed={!!st && markActive(st, schema.marks.em)} onClick={run(toggleMark(schema.marks.em))}><Icon d="M10 5h8M6 19h8M14 5l-4 14" /></Tool>
+        <Tool label={m("code")} keys={`${mod}\``} pressed={!!st && markActive(st, schema.marks.code)} onClick={run(toggleMark(schema.marks.code))}><Icon d="M9 8l-4 4 4 4M15 8l4 4-4 4" /></Tool>
+        <Tool label={m("link")} keys={`${mod}K`} pressed={!!st && linkAt(st) !== undefined} onClick={openLink}><Icon d="M10 14a4 4 0 0 0 5.7 0l3-3a4 4 0 0 0-5.7-5.7l-1 1M14 10a4 4 0 0 0-5.7 0l-3 3a4 4 0 0 0 5.7 5.7l1-1" /></Tool>
         <span class="rt-sep" aria-hidden="true" />
-        <Tool label={m("bullets")} keys={`${mod}⇧8`} pressed={!!st && inList(st, schema.nodes.bullet_list)} onClick={run(toggleList(schema.nodes.bullet_list))}>•≡</Tool>
-        <Tool label={m("numbers")} keys={`${mod}⇧7`} pressed={!!st && inList(st, schema.nodes.ordered_list)} onClick={run(toggleList(schema.nodes.ordered_list))}>1≡</Tool>
-        <Tool label={m("quote")} keys={`${mod}⇧9`} pressed={!!st && inQuote(st)} onClick={run(toggleQuote)}>❝</Tool>
+        <Tool label={m("bullets")} keys={`${mod}⇧8`} pressed={!!st && inList(st, schema.nodes.bullet_list)} onClick={run(toggleList(schema.nodes.bullet_list))}><Icon d="M10 7h10M10 12h10M10 17h10M5 7h.01M5 12h.01M5 17h.01" /></Tool>
+        <Tool label={m("numbers")} keys={`${mod}⇧7`} pressed={!!st && inList(st, schema.nodes.ordered_list)} onClick={run(toggleList(schema.nodes.ordered_list))}><Icon d="M10 7h10M10 12h10M10 17h10M4 5.5l1.5-1V9M4 9h3M4 14.2a1.4 1.4 0 1 1 2.3 1.1L4 18h3.2" /></Tool>
+        <Tool label={m("quote")} keys={`${mod}⇧9`} pressed={!!st && inQuote(st)} onClick={run(toggleQuote)}><Icon d="M6 17h4v-5H6.5a3 3 0 0 1 3-3M14 17h4v-5h-3.5a3 3 0 0 1 3-3" /></Tool>
         <span class="rt-sep" aria-hidden="true" />
-        <Tool label={m("undo")} keys={`${mod}Z`} disabled={!can(undo)} onClick={run(undo)}>↶</Tool>
-        <Tool label={m("redo")} keys={mac ? "⌘⇧Z" : "Ctrl+Y"} disabled={!can(redo)} onClick={run(redo)}>↷</Tool>
+        <Tool label={m("undo")} keys={`${mod}Z`} disabled={!can(undo)} onClick={run(undo)}><Icon d="M9 14L4 9l5-5M4 9h10a6 6 0 0 1 0 12h-3" /></Tool>
+        <Tool label={m("redo")} keys={mac ? "⌘⇧Z" : "Ctrl+Y"} disabled={!can(redo)} onClick={run(redo)}><Icon d="M15 14l5-5-5-5M20 9H10a6 6 0 0 0 0 12h3" /></Tool>
       </Toolbar>
       <div ref={host} class="rt-host" />
       {lossy && <div class="field-hint rt-lossy">{m("lossy")}</div>}
@@ -278,6 +284,16 @@ function LinkDialog(props: { href: string | undefined; onClose: () => void; onAp
   );
 }
 
+/** Icon: a 24 px stroke icon (the button's aria-label names it). */
+function Icon(props: { d: string }) {
+  return (
+    <svg class="rt-icon" viewBox="0 0 24 24" width="18" height="18" fill="none" stroke="currentColor" stroke-width="2"
+      stroke-linecap="round" stroke-linejoin="round" aria-hidden="true" focusable="false">
+      <path d={props.d} />
+    </svg>
+  );
+}
+
 /** Toolbar: one tab stop, arrow keys move between its controls (WAI-ARIA toolbar). */
 function Toolbar(props: { label: string; disabled: boolean; children: ComponentChildren }) {
   const ref = useRef<HTMLDivElement>(null);
@@ -311,7 +327,7 @@ function Tool(props: { label: string; keys: string; pressed?: boolean; disabled?
       aria-pressed={props.pressed === undefined ? undefined : props.pressed ? "true" : "false"} disabled={props.disabled}
       aria-keyshortcuts={props.keys.replace("⌘", "Meta+").replace("Ctrl+", "Control+").replace("⇧", "Shift+")}
       onMouseDown={(e) => e.preventDefault()} onClick={props.onClick}>
-      <span aria-hidden="true">{props.children}</span>
+      {props.children}
     </button>
   );
 }
