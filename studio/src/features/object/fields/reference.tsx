@@ -75,7 +75,13 @@ export function ReferenceList(props: ReferenceListProps) {
   const list = useRef<HTMLOListElement>(null);
   const ids = props.values.map(refId);
   const focusRow = (i: number, what: string) =>
-    setTimeout(() => (list.current?.querySelector<HTMLElement>(`[data-row="${i}"] [data-act="${what}"]:not(:disabled)`) ?? document.getElementById(props.id))?.focus());
+    setTimeout(() => {
+      // The same button of the moved row, else its other move button (at an end), else the list's Add.
+      const row = list.current?.querySelector(`[data-row="${i}"]`);
+      const order = [what, what === "up" ? "down" : "up", "remove"];
+      const el = order.map((a) => row?.querySelector<HTMLElement>(`[data-act="${a}"]:not(:disabled)`)).find(Boolean);
+      (el ?? document.getElementById(props.id))?.focus();
+    });
   return (
     <div class="ref-list" role="group" aria-label={props.label} aria-describedby={props.describedBy}>
       {ids.length === 0 ? (
