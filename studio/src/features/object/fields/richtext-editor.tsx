@@ -174,6 +174,7 @@ export function RichTextField(props: FieldProps) {
   const st = view.current?.state;
   const kind = st ? blockKind(st) : "p";
   const can = (cmd: Command) => (st ? cmd(st) : false);
+  const off = !!props.disabled;
 
   return (
     <div class={`rt ${props.invalid ? "rt-invalid" : ""} ${props.disabled ? "rt-disabled" : ""}`}>
@@ -186,17 +187,17 @@ export function RichTextField(props: FieldProps) {
           ))}
         </select>
         <span class="rt-sep" aria-hidden="true" />
-        <Tool label={m("bold")} keys={`${mod}B`} pressed={!!st && markActive(st, schema.marks.strong)} onClick={run(toggleMark(schema.marks.strong))}><Icon d="M7 5h6a3.5 3.5 0 0 1 0 7H7zM7 12h7a3.5 3.5 0 0 1 0 7H7z" /></Tool>
-        <Tool label={m("italic")} keys={`${mod}I`} pressed={!!st && markActive(st, schema.marks.em)} onClick={run(toggleMark(schema.marks.em))}><Icon d="M10 5h8M6 19h8M14 5l-4 14" /></Tool>
-        <Tool label={m("code")} keys={`${mod}\``} pressed={!!st && markActive(st, schema.marks.code)} onClick={run(toggleMark(schema.marks.code))}><Icon d="M9 8l-4 4 4 4M15 8l4 4-4 4" /></Tool>
-        <Tool label={m("link")} keys={`${mod}K`} pressed={!!st && linkAt(st) !== undefined} onClick={openLink}><Icon d="M10 14a4 4 0 0 0 5.7 0l3-3a4 4 0 0 0-5.7-5.7l-1 1M14 10a4 4 0 0 0-5.7 0l-3 3a4 4 0 0 0 5.7 5.7l1-1" /></Tool>
+        <Tool label={m("bold")} disabled={off} keys={`${mod}B`} pressed={!!st && markActive(st, schema.marks.strong)} onClick={run(toggleMark(schema.marks.strong))}><Icon d="M7 5h6a3.5 3.5 0 0 1 0 7H7zM7 12h7a3.5 3.5 0 0 1 0 7H7z" /></Tool>
+        <Tool label={m("italic")} disabled={off} keys={`${mod}I`} pressed={!!st && markActive(st, schema.marks.em)} onClick={run(toggleMark(schema.marks.em))}><Icon d="M10 5h8M6 19h8M14 5l-4 14" /></Tool>
+        <Tool label={m("code")} disabled={off} keys={`${mod}\``} pressed={!!st && markActive(st, schema.marks.code)} onClick={run(toggleMark(schema.marks.code))}><Icon d="M9 8l-4 4 4 4M15 8l4 4-4 4" /></Tool>
+        <Tool label={m("link")} disabled={off} keys={`${mod}K`} pressed={!!st && linkAt(st) !== undefined} onClick={openLink}><Icon d="M10 14a4 4 0 0 0 5.7 0l3-3a4 4 0 0 0-5.7-5.7l-1 1M14 10a4 4 0 0 0-5.7 0l-3 3a4 4 0 0 0 5.7 5.7l1-1" /></Tool>
         <span class="rt-sep" aria-hidden="true" />
-        <Tool label={m("bullets")} keys={`${mod}⇧8`} pressed={!!st && inList(st, schema.nodes.bullet_list)} onClick={run(toggleList(schema.nodes.bullet_list))}><Icon d="M10 7h10M10 12h10M10 17h10M5 7h.01M5 12h.01M5 17h.01" /></Tool>
-        <Tool label={m("numbers")} keys={`${mod}⇧7`} pressed={!!st && inList(st, schema.nodes.ordered_list)} onClick={run(toggleList(schema.nodes.ordered_list))}><Icon d="M10 7h10M10 12h10M10 17h10M4 5.5l1.5-1V9M4 9h3M4 14.2a1.4 1.4 0 1 1 2.3 1.1L4 18h3.2" /></Tool>
-        <Tool label={m("quote")} keys={`${mod}⇧9`} pressed={!!st && inQuote(st)} onClick={run(toggleQuote)}><Icon d="M6 17h4v-5H6.5a3 3 0 0 1 3-3M14 17h4v-5h-3.5a3 3 0 0 1 3-3" /></Tool>
+        <Tool label={m("bullets")} disabled={off} keys={`${mod}⇧8`} pressed={!!st && inList(st, schema.nodes.bullet_list)} onClick={run(toggleList(schema.nodes.bullet_list))}><Icon d="M10 7h10M10 12h10M10 17h10M5 7h.01M5 12h.01M5 17h.01" /></Tool>
+        <Tool label={m("numbers")} disabled={off} keys={`${mod}⇧7`} pressed={!!st && inList(st, schema.nodes.ordered_list)} onClick={run(toggleList(schema.nodes.ordered_list))}><Icon d="M10 7h10M10 12h10M10 17h10M4 5.5l1.5-1V9M4 9h3M4 14.2a1.4 1.4 0 1 1 2.3 1.1L4 18h3.2" /></Tool>
+        <Tool label={m("quote")} disabled={off} keys={`${mod}⇧9`} pressed={!!st && inQuote(st)} onClick={run(toggleQuote)}><Icon d="M6 17h4v-5H6.5a3 3 0 0 1 3-3M14 17h4v-5h-3.5a3 3 0 0 1 3-3" /></Tool>
         <span class="rt-sep" aria-hidden="true" />
-        <Tool label={m("undo")} keys={`${mod}Z`} disabled={!can(undo)} onClick={run(undo)}><Icon d="M9 14L4 9l5-5M4 9h10a6 6 0 0 1 0 12h-3" /></Tool>
-        <Tool label={m("redo")} keys={mac ? "⌘⇧Z" : "Ctrl+Y"} disabled={!can(redo)} onClick={run(redo)}><Icon d="M15 14l5-5-5-5M20 9H10a6 6 0 0 0 0 12h3" /></Tool>
+        <Tool label={m("undo")} keys={`${mod}Z`} disabled={off || !can(undo)} onClick={run(undo)}><Icon d="M9 14L4 9l5-5M4 9h10a6 6 0 0 1 0 12h-3" /></Tool>
+        <Tool label={m("redo")} keys={mac ? "⌘⇧Z" : "Ctrl+Y"} disabled={off || !can(redo)} onClick={run(redo)}><Icon d="M15 14l5-5-5-5M20 9H10a6 6 0 0 0 0 12h3" /></Tool>
       </Toolbar>
       <div ref={host} class="rt-host" />
       {lossy && <div class="field-hint rt-lossy">{m("lossy")}</div>}
