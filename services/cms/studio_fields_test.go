@@ -138,19 +138,22 @@ func studioFieldsJourney(t *testing.T, s *studioSetup) {
 	// The reference picker: type, arrow keys, Enter.
 	p.step("open the author picker", studioWait, chromedp.Click(chromedp.CSS(`[id="`+fieldsCell(fm.ref)+`"]`)))
 	p.waitText("Choose Author")
+	p.pollFor("the search box has the focus", `document.activeElement === document.querySelector(".ref-picker input[type=search]")`)
 	p.waitText("Alan Turing")
 	p.shot("picker-recent")
 	p.checkAccessibility("the reference picker")
 	p.fill("Search", "lov")
 	p.waitFor("one result", `document.querySelectorAll(".ref-option").length === 1 && document.querySelector(".ref-option").innerText.includes("Ada Lovelace")`)
 	p.fill("Search", "a")
-	p.waitFor("both authors", `document.querySelectorAll(".ref-option").length === 2`)
+	// The answer to "a" (not the latest-changed list shown while the search box was empty): a text
+	// change is no DOM mutation waitFor sees, so poll.
+	p.pollFor("both authors found", `document.querySelectorAll(".ref-option").length === 2 && document.querySelector(".ref-picker [role=status]").textContent === "2 found"`)
 	p.step("arrow down", studioWait, chromedp.SendKeys(chromedp.CSS(`.ref-picker input[type=search]`), kb.ArrowDown))
 	p.waitFor("the second result is active", `document.querySelectorAll(".ref-option")[1].getAttribute("aria-selected") === "true" &&
 		document.querySelector(".ref-picker input").getAttribute("aria-activedescendant") === document.querySelectorAll(".ref-option")[1].id`)
 	second := studioEval[string](p, `document.querySelector(".ref-option[aria-selected=true] .ref-option-name").textContent`)
 	p.shot("picker-keyboard")
-	p.step("Enter picks", studioWait, chromedp.SendKeys(chromedp.CSS(`.ref-picker input[type=search]`), kb.Enter))
+	p.step("Enter picks", studioWait, typeKeys(kb.Enter))
 	name := second
 	if name != "Alan Turing" && name != "Ada Lovelace" {
 		t.Fatalf("the second result is %q", name)
@@ -178,7 +181,7 @@ func studioFieldsJourney(t *testing.T, s *studioSetup) {
 	// A picture: the card's thumbnail is a blob: URL that loaded.
 	p.step("open the picture picker", studioWait, chromedp.Click(chromedp.CSS(`[id="`+fieldsCell(fm.bin)+`"]`)))
 	p.waitText("Sunset")
-	p.step("pick", studioWait, chromedp.SendKeys(chromedp.CSS(`.ref-picker input[type=search]`), kb.Enter))
+	p.step("pick", studioWait, typeKeys(kb.Enter))
 	p.waitFor("the thumbnail shows", `[...document.querySelectorAll("img.ref-thumb")].some(i => i.src.startsWith("blob:") && i.dataset.loaded === "true" && i.naturalWidth > 0)`)
 	p.shot("picture")
 
@@ -238,6 +241,18 @@ func studioFieldsJourney(t *testing.T, s *studioSetup) {
 	p.waitFor("the stored text is in the editor", `document.querySelector(".rt-content a")?.textContent === "https://example.com/docs?a=1&b=2"`)
 	p.waitFor("the picture again", `[...document.querySelectorAll("img.ref-thumb")].some(i => i.dataset.loaded === "true")`)
 	p.shot("reloaded")
+}
+
+// pollFor waits until the JavaScript condition holds, evaluating it every
+// 20 ms (waitFor evaluates on DOM mutations; a changed text is none).
+func (p *studioPage) pollFor(what, cond string) {
+	p.t.Helper()
+	for end := time.Now().Add(studioWait); !studioEval[bool](p, cond); time.Sleep(20 * time.Millisecond) {
+		if time.Now().After(end) {
+			p.shot("failed-" + what)
+			p.t.Fatalf("%s: not within %s\npage: %s", what, studioWait, p.text())
+		}
+	}
 }
 
 // fieldsCell is the id of the object editor's input of a language

@@ -50,7 +50,13 @@ function Search(props: PickerProps & { onCreate: () => void }) {
   const list = useRef<HTMLUListElement>(null);
   const base = `ref-pick-${props.attr.id}`;
 
-  useEffect(() => input.current?.focus(), []);
+  // The dialog's showModal runs after this component's effects (a parent's
+  // effects come last) and focuses the first control: autofocus names the
+  // search box for it, and the timeout covers a dialog already open.
+  useEffect(() => {
+    const t = setTimeout(() => input.current?.focus());
+    return () => clearTimeout(t);
+  }, []);
   useEffect(() => {
     const ac = new AbortController();
     const t = setTimeout(() => {
@@ -90,7 +96,7 @@ function Search(props: PickerProps & { onCreate: () => void }) {
   return (
     <div class="ref-picker">
       <Field label={m("search")} for={`${base}-q`} hint={m("searchHint")}>
-        <input ref={input} id={`${base}-q`} type="search" autoComplete="off" spellcheck={false} maxLength={200} value={text}
+        <input ref={input} id={`${base}-q`} type="search" autoFocus autoComplete="off" spellcheck={false} maxLength={200} value={text}
           role="combobox" aria-expanded="true" aria-controls={`${base}-list`} aria-autocomplete="list"
           aria-activedescendant={active >= 0 && count ? `${base}-opt-${active}` : undefined}
           onInput={(e) => setText(e.currentTarget.value)} onKeyDown={onKeyDown} />
@@ -162,7 +168,10 @@ function CreateForm(props: PickerProps & { onBack: () => void }) {
   const nameRef = useRef<HTMLInputElement>(null);
   const base = `ref-new-${props.attr.id}`;
   const chosenType = type ?? types?.[0]?.id;
-  useEffect(() => nameRef.current?.focus(), []);
+  useEffect(() => {
+    const t = setTimeout(() => nameRef.current?.focus());
+    return () => clearTimeout(t);
+  }, []);
 
   const submit = async (e: Event) => {
     e.preventDefault();

@@ -252,9 +252,13 @@ function LinkDialog(props: { href: string | undefined; onClose: () => void; onAp
   const [text, setText] = useState(props.href ?? "https://");
   const [error, setError] = useState<string | undefined>();
   const input = useRef<HTMLInputElement>(null);
+  // After the dialog's showModal (a parent's effect, run after this one).
   useEffect(() => {
-    input.current?.focus();
-    input.current?.select();
+    const t = setTimeout(() => {
+      input.current?.focus();
+      input.current?.select();
+    });
+    return () => clearTimeout(t);
   }, []);
   const submit = (e: Event) => {
     e.preventDefault();
@@ -269,7 +273,7 @@ function LinkDialog(props: { href: string | undefined; onClose: () => void; onAp
     <Dialog title={props.href ? m("editLink") : m("addLink")} onClose={props.onClose}>
       <form onSubmit={submit} class="rt-link-form">
         <Field label={m("url")} for="rt-link-url" error={error} hint={m("urlHint")}>
-          <input id="rt-link-url" type="text" inputMode="url" autoComplete="off" spellcheck={false} value={text} maxLength={2048}
+          <input id="rt-link-url" type="text" autoFocus inputMode="url" autoComplete="off" spellcheck={false} value={text} maxLength={2048}
             aria-invalid={error ? "true" : undefined} aria-describedby={error ? "rt-link-url-error" : undefined}
             ref={input}
             onInput={(e) => { setText(e.currentTarget.value); setError(undefined); }} />
