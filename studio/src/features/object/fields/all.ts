@@ -1,2 +1,4 @@
 // Every field module, imported for its registerField calls.
 import "./basic";
+import "./reference";
+import "./richtext";
