@@ -145,7 +145,7 @@ export class Api {
       } catch {
         /* not ProblemDetails */
       }
-      if (resp.status === 401) this.onUnauthorized?.();
+      if (resp.status === 401) this.onUnauthorized?.(t);
       throw new ApiError(resp.status, problem, undefined);
     }
     return resp.blob();
