@@ -8,6 +8,7 @@ import { type Locale, locale, locales, messages } from "../i18n/i18n";
 import { navigate, route, type Section } from "../router";
 import { useStore } from "../store";
 import { Button, Problem } from "../ui/ui";
+import { LiveIndicator } from "../live/LiveIndicator";
 import "./shell.css";
 
 const m = messages({
@@ -89,6 +90,7 @@ export function Shell(props: { nav?: ComponentChildren; children: ComponentChild
           ))}
         </nav>
         <span class="spacer" />
+        <LiveIndicator />
         <label class="topbar-field">
           <span class="visually-hidden">{m("language")}</span>
           <select class="input" aria-label={m("language")} value={l} onChange={(e) => locale.set(e.currentTarget.value as Locale)}>

@@ -1,0 +1,135 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+)
+
+func init() {
+	addStudioJourney("live", studioLiveJourney)
+}
+
+// studioLiveSeenWithin is how soon after another editor's save the
+// activity must show it on the embedded setup (the issue's "within a
+// second"); the distributed setup (Elasticsearch's refresh, NATS) is
+// measured and reported, bounded by studioWait.
+const studioLiveSeenWithin = time.Second
+
+// studioLiveJourney: the editor sees others' work live. The top bar says
+// the change stream is live; the activity popover is empty at first. Maria
+// (another user, in another browser) saves an object through the API with
+// her studio session's token: within a second the editor's open activity
+// says "Maria changed <object>" (her display name, the object's name). A
+// second change while the popover is closed shows as a count on the
+// indicator; a click on a row opens the object.
+func studioLiveJourney(t *testing.T, s *studioSetup) {
+	typeID, objID := setupLiveModel(t, s.base)
+	createStudioUser(t, s.base, "maria", "Maria Keller", "maria-password-1")
+
+	editor := s.page(t, "editor")
+	editor.login()
+	editor.open("/studio/b/4/content")
+	editor.waitFor("the indicator says live", `!!document.querySelector(".live-indicator.live-live")`)
+	editor.shot("live")
+	editor.step("open the activity", studioWait, clickCSS(".live-indicator"))
+	editor.waitText("No changes by others since you opened the studio.")
+	editor.shot("activity-empty")
+	editor.checkAccessibility("the activity popover")
+
+	other := s.page(t, "other")
+	other.open("/studio/")
+	other.fill("User name", "maria")
+	other.fill("Password", "maria-password-1")
+	other.click("Sign in")
+	other.waitFor("maria is signed in", `!!document.querySelector(".topbar")`)
+	other.shot("signed-in")
+
+	// The editor notes when it first shows the change; Maria's page notes
+	// when it started the save. Both pages are tabs of one browser: one clock.
+	want := "Maria Keller changed Spring sale"
+	editor.step("watch the activity", studioWait, evalJS(fmt.Sprintf(`(() => { window.__seen = 0; const want = %q;
+		const check = () => { const el = document.getElementById("live-activity"); if (!window.__seen && el && el.innerText.includes(want)) window.__seen = Date.now(); };
+		new MutationObserver(check).observe(document.body, {subtree: true, childList: true, characterData: true}); })()`, want)))
+	saveAt := saveAs(other, fmt.Sprintf(`{"objects":[{"meta":{"id":%d,"typeRef":%d},"values":[%s]}]}`, objID, typeID,
+		value(1000, 201, "Spring sale (final)")), http.MethodPatch)
+	editor.waitFor("the editor sees Maria's change", `window.__seen > 0`)
+	seenAt := studioEval[float64](editor, `window.__seen`)
+	took := time.Duration(seenAt-saveAt) * time.Millisecond
+	t.Logf("live: %s setup: the editor showed %q %v after Maria started her save", s.name, want, took)
+	if s.name == "embedded" && took > studioLiveSeenWithin {
+		t.Errorf("the change showed after %v, want at most %v", took, studioLiveSeenWithin)
+	}
+	editor.waitText("Spring sale (final)")
+	editor.waitText("just now")
+	editor.shot("activity-shows-change")
+	editor.checkAccessibility("the activity with a change")
+
+	// Closed (Escape), a new change counts on the indicator.
+	editor.step("close with Escape", studioWait, evalJS(`document.getElementById("live-activity").dispatchEvent(new KeyboardEvent("keydown", {key: "Escape", bubbles: true}))`))
+	editor.waitFor("the popover closed and the indicator has the focus",
+		`!document.getElementById("live-activity") && document.activeElement === document.querySelector(".live-indicator")`)
+	saveAs(other, fmt.Sprintf(`{"objects":[{"meta":{"typeRef":%d},"values":[%s]}]}`, typeID, value(1000, 201, "Autumn sale")), http.MethodPost)
+	editor.waitFor("the indicator counts one new change", `(document.querySelector(".live-badge") || {}).textContent === "1"`)
+	editor.shot("new-change-counted")
+	editor.step("open the activity again", studioWait, clickCSS(".live-indicator"))
+	editor.waitText("Maria Keller created Autumn sale")
+	editor.waitFor("the count is cleared", `!document.querySelector(".live-badge")`)
+	editor.shot("activity-two-changes")
+
+	// A row opens its object.
+	editor.step("open the changed object", studioWait, clickCSS(`#live-activity button.live-row[title="Open Spring sale (final)"]`))
+	editor.waitFor("the address names the object", fmt.Sprintf(`location.pathname === "/studio/b/4/content/%d/%d"`, typeID, objID))
+	editor.shot("object-opened")
+}
+
+// setupLiveModel creates a type "Press release" and its object "Spring sale".
+func setupLiveModel(t *testing.T, base string) (typeID, objID int64) {
+	t.Helper()
+	ids := func(b []byte) []int64 {
+		var w writeAnswer
+		if err := json.Unmarshal(b, &w); err != nil || len(w.CreatedObjectIDs) != 1 {
+			t.Fatalf("create: %v: %s", err, b)
+		}
+		return w.CreatedObjectIDs
+	}
+	objects := base + "/apis/cms/v1/branches/4/objects"
+	typeID = ids(mustCall(t, http.StatusCreated, http.MethodPost, objects,
+		`{"objects":[{"meta":{"typeRef":0,"apiIdentifier":"pressRelease"},"values":[`+value(1000, 201, "Press release")+`]}]}`))[0]
+	objID = ids(mustCall(t, http.StatusCreated, http.MethodPost, objects,
+		fmt.Sprintf(`{"objects":[{"meta":{"typeRef":%d},"values":[%s]}]}`, typeID, value(1000, 201, "Spring sale"))))[0]
+	return typeID, objID
+}
+
+// createStudioUser creates a user who may write the default branch.
+func createStudioUser(t *testing.T, base, name, display, password string) {
+	t.Helper()
+	vals := []string{value(1100, 0, name), value(1000, 201, display), value(1101, 0, password),
+		`{"attribute":1105,"language":0,"variant":0,"value":4}`}
+	mustCall(t, http.StatusCreated, http.MethodPost, base+"/apis/cms/v1/branches/4/objects",
+		`{"objects":[{"meta":{"typeRef":110},"values":[`+strings.Join(vals, ",")+`]}]}`)
+}
+
+// saveAs writes objects through Management with the page's studio session
+// (its bearer token) and returns when, by the page's clock (ms), it started.
+func saveAs(p *studioPage, body, method string) float64 {
+	p.t.Helper()
+	js := fmt.Sprintf(`(async () => { const s = JSON.parse(sessionStorage.getItem("cms.studio.session")); const at = Date.now();
+		const r = await fetch("/apis/cms/v1/branches/4/objects", {method: %q, headers: {"Authorization": "Bearer " + s.token,
+		"Content-Type": "application/json", "Accept": "application/json"}, body: %q});
+		if (!r.ok) throw new Error("save: " + r.status + " " + await r.text()); return at; })()`, method, body)
+	return studioEval[float64](p, js)
+}
+
+// clickCSS clicks the visible element the CSS selector finds.
+func clickCSS(sel string) chromedp.Action[chromedp.Void] {
+	return chromedp.Click(chromedp.CSS(sel), chromedp.NodeVisible)
+}
+
+// evalJS runs JavaScript in the page as a step.
+func evalJS(js string) chromedp.Action[chromedp.Void] { return chromedp.Evaluate[chromedp.Void](js) }
