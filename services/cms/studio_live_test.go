@@ -30,7 +30,11 @@ const studioLiveSeenWithin = time.Second
 // indicator; a click on a row opens the object.
 func studioLiveJourney(t *testing.T, s *studioSetup) {
 	typeID, objID := setupLiveModel(t, s.base)
-	createStudioUser(t, s.base, "maria", "Maria Keller", "maria-password-1")
+	tx := createStudioUser(t, s.base, "maria", "Maria Keller", "maria-password-1")
+	// The setup's changes are released before the editor subscribes (its
+	// stream starts from now): the activity starts empty.
+	mustCall(t, http.StatusOK, http.MethodGet, s.base+"/delivery/api/branches/4/objects?take=1", "",
+		"X-Cms-Min-Version", fmt.Sprint(tx), "X-Cms-Max-Wait", "10s")
 
 	editor := s.page(t, "editor")
 	editor.login()
@@ -75,7 +79,7 @@ func studioLiveJourney(t *testing.T, s *studioSetup) {
 	editor.waitFor("the popover closed and the indicator has the focus",
 		`!document.getElementById("live-activity") && document.activeElement === document.querySelector(".live-indicator")`)
 	saveAs(other, fmt.Sprintf(`{"objects":[{"meta":{"typeRef":%d},"values":[%s]}]}`, typeID, value(1000, 201, "Autumn sale")), http.MethodPost)
-	editor.waitFor("the indicator counts one new change", `(document.querySelector(".live-badge") || {}).textContent === "1"`)
+	editor.waitFor("the indicator counts one new change", `document.querySelector(".live-indicator").textContent === "Live updates: Live, 1 new"`)
 	editor.shot("new-change-counted")
 	editor.step("open the activity again", studioWait, clickCSS(".live-indicator"))
 	editor.waitText("Maria Keller created Autumn sale")
@@ -106,13 +110,13 @@ func setupLiveModel(t *testing.T, base string) (typeID, objID int64) {
 	return typeID, objID
 }
 
-// createStudioUser creates a user who may write the default branch.
-func createStudioUser(t *testing.T, base, name, display, password string) {
+// createStudioUser creates a user who may write the default branch and
+// returns the transaction.
+func createStudioUser(t *testing.T, base, name, display, password string) int64 {
 	t.Helper()
 	vals := []string{value(1100, 0, name), value(1000, 201, display), value(1101, 0, password),
 		`{"attribute":1105,"language":0,"variant":0,"value":4}`}
-	mustCall(t, http.StatusCreated, http.MethodPost, base+"/apis/cms/v1/branches/4/objects",
-		`{"objects":[{"meta":{"typeRef":110},"values":[`+strings.Join(vals, ",")+`]}]}`)
+	return write(t, http.MethodPost, base, `{"meta":{"typeRef":110},"values":[`+strings.Join(vals, ",")+`]}`)
 }
 
 // saveAs writes objects through Management with the page's studio session

@@ -36,8 +36,8 @@ const m = messages({
     hour: "{n} h ago",
     day: "{n} d ago",
     open: "Open {object}",
-    newCount: "{n} new",
-    indicator: "Live updates: {state}",
+    newCount: "new",
+    indicator: "Live updates:",
     close: "Close",
   },
   de: {
@@ -63,8 +63,8 @@ const m = messages({
     hour: "vor {n} Std.",
     day: "vor {n} T.",
     open: "{object} öffnen",
-    newCount: "{n} neu",
-    indicator: "Live-Aktualisierung: {state}",
+    newCount: "neu",
+    indicator: "Live-Aktualisierung:",
     close: "Schließen",
   },
 });
@@ -135,11 +135,17 @@ function Indicator({ branch }: { branch: string }) {
   return (
     <div class="live">
       <button ref={button} type="button" class={`live-indicator live-${live.state}`} aria-expanded={open} aria-haspopup="dialog"
-        aria-controls="live-activity" aria-label={m("indicator", { state }) + (unseen ? `, ${m("newCount", { n: unseen })}` : "")}
-        title={m(stateHint[live.state])} onClick={() => (open ? close() : setOpen(true))}>
+        aria-controls="live-activity" title={m(stateHint[live.state])} onClick={() => (open ? close() : setOpen(true))}>
         <span class="live-dot" aria-hidden="true" />
-        <span aria-hidden="true">{state}</span>
-        {unseen > 0 && <span class="live-badge" aria-hidden="true">{unseen}</span>}
+        <span class="visually-hidden">{m("indicator")} </span>
+        <span>{state}</span>
+        {unseen > 0 && (
+          <span class="live-badge">
+            <span class="visually-hidden">, </span>
+            {unseen}
+            <span class="visually-hidden"> {m("newCount")}</span>
+          </span>
+        )}
       </button>
       {open && (
         <div ref={pop} id="live-activity" class="live-popover" role="dialog" aria-label={m("title")} tabIndex={-1}
