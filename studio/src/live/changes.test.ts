@@ -115,6 +115,7 @@ test("a dropped stream resumes with Last-Event-ID; heartbeats are not changes; a
   assert.deepEqual(h.liveStore("7").get().changes.map((c) => c.version), [10, 3], "resets are not kept as changes");
   off();
   h.closeAll();
+  assert.deepEqual(h.liveStore("7").get(), { state: "connecting", changes: [] }, "signing out forgets the changes");
 });
 
 test("a silent connection (no heartbeat) is dropped and reopened", async () => {

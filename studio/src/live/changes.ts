@@ -145,9 +145,11 @@ export class Hub {
     ).finally(() => this.pending.delete(p));
   }
 
-  /** closeAll ends every connection (signing out). */
+  /** closeAll ends every connection and forgets the recent changes (signing out: the next user sees none of them). */
   closeAll() {
     for (const c of [...this.conns.values()]) this.close(c);
+    for (const s of this.stores.values()) s.set({ state: "connecting", changes: [] });
+    this.own.clear();
   }
 
   /** online retries every waiting connection at once. */
