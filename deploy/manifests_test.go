@@ -328,7 +328,7 @@ func containerTargets(spec corev1.PodSpec) []string {
 }
 
 // checkIngress checks every Ingress backend is a rendered Service port and
-// that the four API base paths are routed.
+// that the four API base paths and the studio are routed.
 func checkIngress(t *testing.T, objs []runtime.Object) {
 	t.Helper()
 	ports := map[string]bool{}
@@ -340,7 +340,7 @@ func checkIngress(t *testing.T, objs []runtime.Object) {
 			}
 		}
 	}
-	paths := map[string]bool{}
+	paths := map[string]string{} // path → backend service
 	for _, o := range objs {
 		ing, ok := o.(*networkingv1.Ingress)
 		if !ok {
@@ -351,12 +351,12 @@ func checkIngress(t *testing.T, objs []runtime.Object) {
 				continue
 			}
 			for _, p := range r.HTTP.Paths {
-				paths[p.Path] = true
 				svc := p.Backend.Service
 				if svc == nil {
 					t.Errorf("Ingress %s %s: no service backend", ing.Name, p.Path)
 					continue
 				}
+				paths[p.Path] = svc.Name
 				port := svc.Port.Name
 				if port == "" {
 					port = strconv.Itoa(int(svc.Port.Number))
@@ -367,10 +367,14 @@ func checkIngress(t *testing.T, objs []runtime.Object) {
 			}
 		}
 	}
-	for _, p := range []string{"/apis/cms/v1", "/delivery/api", "/apis/rendering/v1", "/apis/index/v1"} {
-		if !paths[p] {
+	for _, p := range []string{"/apis/cms/v1", "/studio", "/delivery/api", "/apis/rendering/v1", "/apis/index/v1"} {
+		if paths[p] == "" {
 			t.Errorf("no Ingress routes %s", p)
 		}
+	}
+	// The studio is served by the processes that serve Management.
+	if paths["/studio"] != paths["/apis/cms/v1"] {
+		t.Errorf("Ingress routes /studio to %q, Management (/apis/cms/v1) to %q", paths["/studio"], paths["/apis/cms/v1"])
 	}
 }
 

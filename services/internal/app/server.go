@@ -295,12 +295,15 @@ func (s *Server) httpHandler(ctx context.Context, conn grpc.ClientConnInterface)
 	root.Handle("/", api)
 	if s.serves("management") {
 		// The studio is served by every process that serves Management.
-		st, err := studio.New()
-		if err != nil {
+		switch st, err := studio.New(); {
+		case errors.Is(err, studio.ErrNotBuiltIn):
+			s.log.Info("no studio in this binary (built with the tag nostudio)")
+		case err != nil:
 			return nil, err
+		default:
+			root.Handle(studio.Path, st)
+			root.Handle(strings.TrimSuffix(studio.Path, "/"), st)
 		}
-		root.Handle(studio.Path, st)
-		root.Handle(strings.TrimSuffix(studio.Path, "/"), st)
 	}
 	return edge.Handler(edge.Config{
 		Log: s.log, Authenticator: s.authn,

@@ -12,9 +12,9 @@ import (
 	"bytes"
 	"compress/gzip"
 	"crypto/sha256"
-	"embed"
 	"encoding/base64"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io/fs"
 	"mime"
@@ -26,9 +26,6 @@ import (
 
 // Path is where the studio is served.
 const Path = "/studio/"
-
-//go:embed dist
-var dist embed.FS
 
 // ContentSecurityPolicy is sent with every studio answer: scripts, styles,
 // connections and frames only from the origin, no inline code, no plugins,
@@ -59,10 +56,18 @@ type Handler struct {
 	manifest Manifest
 }
 
-// New loads the embedded assets (and compresses them once).
+// New loads the embedded assets (and compresses them once). A binary
+// built with the tag nostudio has none: New fails, and the server serves
+// no studio.
 func New() (*Handler, error) {
+	if !embedded {
+		return nil, ErrNotBuiltIn
+	}
 	return newHandler(dist)
 }
+
+// ErrNotBuiltIn is New's error in a binary built without the studio (tag nostudio).
+var ErrNotBuiltIn = errors.New("studio: not built into this binary (tag nostudio)")
 
 func newHandler(fsys fs.FS) (*Handler, error) {
 	root, err := fs.Sub(fsys, "dist")

@@ -13,11 +13,13 @@ export interface TypeInfo {
 
 /**
  * isSystem: the system's own objects (types, attributes, languages) are
- * written by the bootstrap, the first transaction, and are protected, so
- * no later transaction changes them.
+ * bootstrapped with fixed GUIDs 00000000-0000-0000-0000-<id in hex> and
+ * protected (the API refuses to delete them or change their
+ * ApiIdentifiers). Not meta.lastTransaction: it is 0 on a child branch
+ * (nothing stored there) and moves when an administrator renames one.
  */
 export function isSystem(o: CmsObject): boolean {
-  return o.meta?.lastTransaction === 1;
+  return (o.meta?.guid ?? "").startsWith("00000000-0000-0000-0000-");
 }
 
 export function contentTypes(objs: CmsObject[], preferred: readonly number[]): TypeInfo[] {

@@ -6,7 +6,9 @@ import { logout, session } from "../auth/session";
 import { loadBranches, type BranchNode } from "../data/branches";
 import { type Locale, locale, locales, messages } from "../i18n/i18n";
 import { navigate, route, type Section } from "../router";
-import { useStore } from "../store";
+import { createStore, useStore } from "../store";
+import { ShortcutHelp } from "../ui/ShortcutHelp";
+import { addShortcut } from "../ui/shortcuts";
 import { Button, Problem } from "../ui/ui";
 import { LiveIndicator } from "../live/LiveIndicator";
 import "./shell.css";
@@ -23,6 +25,10 @@ const m = messages({
     signedIn: "Signed in as {user}",
     loading: "Loading branches…",
     skip: "Skip to the work area",
+    help: "Keyboard shortcuts",
+    goContent: "Go to the content",
+    goModel: "Go to the model",
+    showHelp: "Show the keyboard shortcuts",
   },
   de: {
     brand: "CMS Studio",
@@ -35,8 +41,20 @@ const m = messages({
     signedIn: "Angemeldet als {user}",
     loading: "Branches werden geladen…",
     skip: "Zum Arbeitsbereich springen",
+    help: "Tastenkürzel",
+    goContent: "Zu den Inhalten",
+    goModel: "Zum Modell",
+    showHelp: "Tastenkürzel anzeigen",
   },
 });
+
+const helpOpen = createStore(false);
+
+// The shell's shortcuts hold while the studio runs (not tied to one view's life).
+const goTo = (section: Section) => navigate({ branch: route.get().branch, section, query: {} });
+addShortcut({ keys: "?", label: () => m("showHelp"), run: () => helpOpen.set(true) });
+addShortcut({ keys: "g c", label: () => m("goContent"), run: () => goTo("content") });
+addShortcut({ keys: "g m", label: () => m("goModel"), run: () => goTo("model") });
 
 const localeNames: Record<Locale, string> = { en: "English", de: "Deutsch" };
 
@@ -64,6 +82,7 @@ export function Shell(props: { nav?: ComponentChildren; children: ComponentChild
     }
   }, [branches, r.branch]);
   const setSection = (section: Section) => navigate({ branch: r.branch, section, query: {} });
+  const help = useStore(helpOpen);
   return (
     <div class="shell">
       <a class="skip-link" href="#work">{m("skip")}</a>
@@ -99,10 +118,14 @@ export function Shell(props: { nav?: ComponentChildren; children: ComponentChild
             ))}
           </select>
         </label>
+        <Button variant="ghost" aria-label={m("help")} title={m("help")} onClick={() => helpOpen.set(true)}>
+          ?
+        </Button>
         <span class="user" title={m("signedIn", { user: s?.user ?? "" })}>{s?.user}</span>
         <Button onClick={() => void logout()}>{m("logout")}</Button>
       </header>
       {error !== null && <Problem error={error} />}
+      {help && <ShortcutHelp onClose={() => helpOpen.set(false)} />}
       <div class="body">
         {props.nav && <nav class="rail" aria-label={m(r.section)}>{props.nav}</nav>}
         <main id="work" class="work" tabIndex={-1}>

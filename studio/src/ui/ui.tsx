@@ -17,6 +17,8 @@ type ButtonProps = JSX.HTMLAttributes<HTMLButtonElement> & {
   variant?: "primary" | "secondary" | "danger" | "ghost";
   type?: "button" | "submit";
   disabled?: boolean;
+  /** The id of the form a submit button outside it submits (a dialog's footer). */
+  form?: string;
 };
 
 export function Button({ variant = "secondary", type = "button", class: cls, ...rest }: ButtonProps) {
@@ -65,6 +67,7 @@ export function Dialog(props: { title: string; onClose: () => void; children: Co
         e.preventDefault();
         props.onClose();
       }}
+      onKeyDown={(e) => trapTab(e, ref.current)}
     >
       <header class="dialog-head">
         <h2>{props.title}</h2>
@@ -76,6 +79,43 @@ export function Dialog(props: { title: string; onClose: () => void; children: Co
       {props.footer && <footer class="dialog-foot">{props.footer}</footer>}
     </dialog>
   );
+}
+
+const focusable = "a[href], button:not([disabled]), input:not([disabled]), select:not([disabled]), textarea:not([disabled]), [tabindex]:not([tabindex='-1'])";
+
+/** trapTab keeps Tab and Shift+Tab inside the dialog: past the last control to the first, and back. */
+function trapTab(e: KeyboardEvent, d: HTMLElement | null) {
+  if (e.key !== "Tab" || !d) return;
+  const all = [...d.querySelectorAll<HTMLElement>(focusable)].filter((el) => el.offsetParent !== null || el === document.activeElement);
+  const firstEl = all[0];
+  const lastEl = all[all.length - 1];
+  if (!firstEl || !lastEl) return;
+  const active = document.activeElement;
+  if (e.shiftKey && (active === firstEl || !d.contains(active))) {
+    e.preventDefault();
+    lastEl.focus();
+  } else if (!e.shiftKey && (active === lastEl || !d.contains(active))) {
+    e.preventDefault();
+    firstEl.focus();
+  }
+}
+
+/** Lock is the padlock icon of what cannot be changed; the words beside it say why. */
+export function Lock() {
+  return (
+    <svg class="icon-lock" viewBox="0 0 16 16" width="12" height="12" aria-hidden="true" focusable="false">
+      <path fill="currentColor" d="M4 7V5a4 4 0 1 1 8 0v2h.5A1.5 1.5 0 0 1 14 8.5v5a1.5 1.5 0 0 1-1.5 1.5h-9A1.5 1.5 0 0 1 2 13.5v-5A1.5 1.5 0 0 1 3.5 7H4Zm1.5 0h5V5a2.5 2.5 0 0 0-5 0v2Z" />
+    </svg>
+  );
+}
+
+/** showProblem brings the first message of a form into view and focuses the control it concerns. */
+export function showProblem(form: HTMLElement | null) {
+  if (!form) return;
+  const invalid = form.querySelector<HTMLElement>("[aria-invalid=true]");
+  const msg = form.querySelector<HTMLElement>(".field-error, .problem");
+  (invalid ?? msg)?.scrollIntoView({ block: "center" });
+  invalid?.focus();
 }
 
 /** Pane is a column of the work area with a sticky header. */
