@@ -29,16 +29,18 @@ const studioLiveSeenWithin = time.Second
 // second change while the popover is closed shows as a count on the
 // indicator; a click on a row opens the object.
 func studioLiveJourney(t *testing.T, s *studioSetup) {
-	typeID, objID := setupLiveModel(t, s.base)
-	tx := createStudioUser(t, s.base, "maria", "Maria Keller", "maria-password-1")
+	// A branch of its own: the other journeys see nothing of its model.
+	branch := createBranch(t, s.base, "Live work")
+	typeID, objID := setupLiveModel(t, s.base, branch)
+	tx := createStudioUser(t, s.base, "maria", "Maria Keller", "maria-password-1", branch)
 	// The setup's changes are released before the editor subscribes (its
 	// stream starts from now): the activity starts empty.
-	mustCall(t, http.StatusOK, http.MethodGet, s.base+"/delivery/api/branches/4/objects?take=1", "",
+	mustCall(t, http.StatusOK, http.MethodGet, fmt.Sprintf("%s/delivery/api/branches/%d/objects?take=1", s.base, branch), "",
 		"X-Cms-Min-Version", fmt.Sprint(tx), "X-Cms-Max-Wait", "10s")
 
 	editor := s.page(t, "editor")
 	editor.login()
-	editor.open("/studio/b/4/content")
+	editor.open(fmt.Sprintf("/studio/b/%d/content", branch))
 	editor.waitFor("the indicator says live", `!!document.querySelector(".live-indicator.live-live")`)
 	editor.shot("live")
 	editor.step("open the activity", studioWait, clickCSS(".live-indicator"))
@@ -60,7 +62,7 @@ func studioLiveJourney(t *testing.T, s *studioSetup) {
 	editor.step("watch the activity", studioWait, evalJS(fmt.Sprintf(`(() => { window.__seen = 0; const want = %q;
 		const check = () => { const el = document.getElementById("live-activity"); if (!window.__seen && el && el.innerText.includes(want)) window.__seen = Date.now(); };
 		new MutationObserver(check).observe(document.body, {subtree: true, childList: true, characterData: true}); })()`, want)))
-	saveAt := saveAs(other, fmt.Sprintf(`{"objects":[{"meta":{"id":%d,"typeRef":%d},"values":[%s]}]}`, objID, typeID,
+	saveAt := saveAs(other, branch, fmt.Sprintf(`{"objects":[{"meta":{"id":%d,"typeRef":%d},"values":[%s]}]}`, objID, typeID,
 		value(1000, 201, "Spring sale (final)")), http.MethodPatch)
 	editor.waitFor("the editor sees Maria's change", `window.__seen > 0`)
 	seenAt := studioEval[float64](editor, `window.__seen`)
@@ -78,7 +80,7 @@ func studioLiveJourney(t *testing.T, s *studioSetup) {
 	editor.step("close with Escape", studioWait, evalJS(`document.getElementById("live-activity").dispatchEvent(new KeyboardEvent("keydown", {key: "Escape", bubbles: true}))`))
 	editor.waitFor("the popover closed and the indicator has the focus",
 		`!document.getElementById("live-activity") && document.activeElement === document.querySelector(".live-indicator")`)
-	saveAs(other, fmt.Sprintf(`{"objects":[{"meta":{"typeRef":%d},"values":[%s]}]}`, typeID, value(1000, 201, "Autumn sale")), http.MethodPost)
+	saveAs(other, branch, fmt.Sprintf(`{"objects":[{"meta":{"typeRef":%d},"values":[%s]}]}`, typeID, value(1000, 201, "Autumn sale")), http.MethodPost)
 	editor.waitFor("the indicator counts one new change", `document.querySelector(".live-indicator").textContent === "Live updates: Live, 1 new"`)
 	editor.shot("new-change-counted")
 	editor.step("open the activity again", studioWait, clickCSS(".live-indicator"))
@@ -88,12 +90,12 @@ func studioLiveJourney(t *testing.T, s *studioSetup) {
 
 	// A row opens its object.
 	editor.step("open the changed object", studioWait, clickCSS(`#live-activity button.live-row[title="Open Spring sale (final)"]`))
-	editor.waitFor("the address names the object", fmt.Sprintf(`location.pathname === "/studio/b/4/content/%d/%d"`, typeID, objID))
+	editor.waitFor("the address names the object", fmt.Sprintf(`location.pathname === "/studio/b/%d/content/%d/%d"`, branch, typeID, objID))
 	editor.shot("object-opened")
 }
 
-// setupLiveModel creates a type "Press release" and its object "Spring sale".
-func setupLiveModel(t *testing.T, base string) (typeID, objID int64) {
+// setupLiveModel creates a type "Press release" and its object "Spring sale" on branch.
+func setupLiveModel(t *testing.T, base string, branch int64) (typeID, objID int64) {
 	t.Helper()
 	ids := func(b []byte) []int64 {
 		var w writeAnswer
@@ -102,7 +104,7 @@ func setupLiveModel(t *testing.T, base string) (typeID, objID int64) {
 		}
 		return w.CreatedObjectIDs
 	}
-	objects := base + "/apis/cms/v1/branches/4/objects"
+	objects := fmt.Sprintf("%s/apis/cms/v1/branches/%d/objects", base, branch)
 	typeID = ids(mustCall(t, http.StatusCreated, http.MethodPost, objects,
 		`{"objects":[{"meta":{"typeRef":0,"apiIdentifier":"pressRelease"},"values":[`+value(1000, 201, "Press release")+`]}]}`))[0]
 	objID = ids(mustCall(t, http.StatusCreated, http.MethodPost, objects,
@@ -110,23 +112,22 @@ func setupLiveModel(t *testing.T, base string) (typeID, objID int64) {
 	return typeID, objID
 }
 
-// createStudioUser creates a user who may write the default branch and
-// returns the transaction.
-func createStudioUser(t *testing.T, base, name, display, password string) int64 {
+// createStudioUser creates a user who may write branch and returns the
+// transaction.
+func createStudioUser(t *testing.T, base, name, display, password string, branch int64) int64 {
 	t.Helper()
-	vals := []string{value(1100, 0, name), value(1000, 201, display), value(1101, 0, password),
-		`{"attribute":1105,"language":0,"variant":0,"value":4}`}
+	vals := []string{value(1100, 0, name), value(1000, 201, display), value(1101, 0, password), value(1105, 0, branch)}
 	return write(t, http.MethodPost, base, `{"meta":{"typeRef":110},"values":[`+strings.Join(vals, ",")+`]}`)
 }
 
 // saveAs writes objects through Management with the page's studio session
 // (its bearer token) and returns when, by the page's clock (ms), it started.
-func saveAs(p *studioPage, body, method string) float64 {
+func saveAs(p *studioPage, branch int64, body, method string) float64 {
 	p.t.Helper()
 	js := fmt.Sprintf(`(async () => { const s = JSON.parse(sessionStorage.getItem("cms.studio.session")); const at = Date.now();
-		const r = await fetch("/apis/cms/v1/branches/4/objects", {method: %q, headers: {"Authorization": "Bearer " + s.token,
+		const r = await fetch("/apis/cms/v1/branches/%d/objects", {method: %q, headers: {"Authorization": "Bearer " + s.token,
 		"Content-Type": "application/json", "Accept": "application/json"}, body: %q});
-		if (!r.ok) throw new Error("save: " + r.status + " " + await r.text()); return at; })()`, method, body)
+		if (!r.ok) throw new Error("save: " + r.status + " " + await r.text()); return at; })()`, branch, method, body)
 	return studioEval[float64](p, js)
 }
 
