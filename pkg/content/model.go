@@ -71,7 +71,11 @@ type ObjectInput struct {
 	// one set is ErrForbidden.
 	APIIdentifier *string
 	TypeID        int64
-	Values        []ValueInput
+	// Deleted: nil = not sent. On update false restores a soft-deleted
+	// object on the branch written (true is ErrInvalid: deletion is
+	// DeleteObjects); on create it is ignored.
+	Deleted *bool
+	Values  []ValueInput
 }
 
 // ReadOptions select what a read returns. The filter lists hold

@@ -252,7 +252,7 @@ func (v view) update(ctx context.Context, tx store.Tx, ch Change, in []ObjectInp
 	inputs := make([][]ValueInput, len(in))
 	types := make([]int64, len(in))
 	for i, o := range in {
-		cur := current[ids[i]]
+		cur, changed := current[ids[i]], false
 		if cur.TypeID == TypeBranch && !allowBranch {
 			return 0, nil, false, invalidf("object %d is a branch: use PATCH /branches/%d", cur.ID, cur.ID)
 		}
@@ -276,6 +276,20 @@ func (v view) update(ctx context.Context, tx store.Tx, ch Change, in []ObjectInp
 			owners["a:"+*o.APIIdentifier] = cur.ID
 			apis = append(apis, *o.APIIdentifier)
 			cur.Branch, cur.APIIdentifier = v.branch, *o.APIIdentifier
+			changed = true
+		}
+		if o.Deleted != nil {
+			if *o.Deleted {
+				return 0, nil, false, invalidf("object %d: meta.deleted true: delete objects with DELETE /branches/%d/objects", cur.ID, v.branch)
+			}
+			if cur.Deleted {
+				// Restore: the object row live again on this branch (a
+				// tombstone of an inherited object becomes a live row).
+				cur.Branch, cur.Deleted = v.branch, false
+				changed = true
+			}
+		}
+		if changed {
 			rowsToPut = append(rowsToPut, cur)
 		}
 		inputs[i] = o.Values
@@ -290,6 +304,8 @@ func (v view) update(ctx context.Context, tx store.Tx, ch Change, in []ObjectInp
 		if err := checkUnique(ctx, tx, owners, nil, apis); err != nil {
 			return 0, nil, false, err
 		}
+	}
+	if len(rowsToPut) > 0 {
 		if err := tx.PutObjects(ctx, rowsToPut...); err != nil {
 			return 0, nil, false, err
 		}

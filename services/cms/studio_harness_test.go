@@ -195,11 +195,14 @@ func (p *studioPage) open(path string) {
 	p.step("open "+path, studioWait, chromedp.Navigate(p.s.base+path))
 }
 
-// waitFor waits until the JavaScript condition holds.
+// waitFor waits until the JavaScript condition holds. It polls on an
+// interval, not on DOM mutations: chromedp's mutation polling does not
+// observe characterData, so a text node updated in place (Preact changes
+// "Counting…" to "10 objects" that way) would never be seen.
 func (p *studioPage) waitFor(what, cond string) {
 	p.t.Helper()
 	p.step(what, studioWait, chromedp.Func(func(ctx context.Context, tg *chromedp.Target) error {
-		_, err := chromedp.Poll[bool](cond, chromedp.WithPollingMutation(), chromedp.WithPollingTimeout(0))(ctx, tg)
+		_, err := chromedp.Poll[bool](cond, chromedp.WithPollingInterval(50*time.Millisecond), chromedp.WithPollingTimeout(0))(ctx, tg)
 		return err
 	}))
 }

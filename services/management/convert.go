@@ -80,7 +80,7 @@ func objectInputs(in []*managementv1.CmsObject) ([]content.ObjectInput, error) {
 		}
 		out = append(out, content.ObjectInput{
 			ID: int64(m.GetId()), GUID: m.GetGuid(), APIIdentifier: m.ApiIdentifier,
-			TypeID: int64(m.GetTypeRef()), Values: vals,
+			TypeID: int64(m.GetTypeRef()), Deleted: m.Deleted, Values: vals,
 		})
 	}
 	return out, nil
@@ -88,7 +88,7 @@ func objectInputs(in []*managementv1.CmsObject) ([]content.ObjectInput, error) {
 
 func toObject(o content.Object) (*managementv1.CmsObject, error) {
 	meta := &managementv1.CmsObjectMetadata{
-		Id: int32(o.ID), Guid: o.GUID, TypeRef: proto.Int32(int32(o.TypeID)), LastTransaction: o.LastTransaction, Deleted: o.Deleted,
+		Id: int32(o.ID), Guid: o.GUID, TypeRef: proto.Int32(int32(o.TypeID)), LastTransaction: o.LastTransaction, Deleted: proto.Bool(o.Deleted),
 	}
 	if o.APIIdentifier != "" {
 		meta.ApiIdentifier = &o.APIIdentifier

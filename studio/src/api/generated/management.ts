@@ -338,7 +338,7 @@ export type CmsObjectList = {
 export type CmsObjectMetadata = {
   /** The API identifier, if any. Immutable once set (changing it is 403). */
   apiIdentifier?: string;
-  /** True if the object has been deleted (attribute "ObjectIsDeleted"). */
+  /** True if the object has been deleted (attribute "ObjectIsDeleted"). Always written in answers. In a change (PATCH) false restores a soft-deleted object (true is 400: deletion is DELETE); absent leaves the flag as it is. */
   deleted?: boolean;
   /** The object Guid (format guid). */
   guid?: string;

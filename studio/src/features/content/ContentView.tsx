@@ -7,11 +7,13 @@ import { navigate, type Route } from "../../router";
 import { Shell, uiLanguages } from "../../shell/Shell";
 import { useStore } from "../../store";
 import { Pane, Problem, Skeleton } from "../../ui/ui";
+import { ObjectSlot } from "../object/ObjectSlot";
 import "./content.css";
+import { ContentList } from "./list/ContentList";
 
 const m = messages({
-  en: { types: "Content types", none: "This branch has no content types yet. Create one in the model.", choose: "Choose a content type.", content: "Content" },
-  de: { types: "Inhaltstypen", none: "Dieser Branch hat noch keine Inhaltstypen. Legen Sie einen im Modell an.", choose: "Wählen Sie einen Inhaltstyp.", content: "Inhalte" },
+  en: { types: "Content types", none: "This branch has no content types yet. Create one in the model.", choose: "Choose a content type.", content: "Content", unknownType: "This branch has no content type “{type}”." },
+  de: { types: "Inhaltstypen", none: "Dieser Branch hat noch keine Inhaltstypen. Legen Sie einen im Modell an.", choose: "Wählen Sie einen Inhaltstyp.", content: "Inhalte", unknownType: "Dieser Branch hat keinen Inhaltstyp „{type}“." },
 });
 
 export function TypeNav(props: { route: Route; types: TypeInfo[] | null; error: unknown }) {
@@ -61,9 +63,14 @@ export function ContentView({ route: r }: { route: Route }) {
   const current = types?.find((t) => t.apiIdentifier === r.type || String(t.id) === r.type);
   return (
     <Shell nav={<TypeNav route={r} types={types} error={error} />}>
-      <Pane title={current?.name ?? m("content")}>
-        <p class="muted">{m("choose")}</p>
-      </Pane>
+      {r.object && r.type ? <ObjectSlot route={r} />
+        : current ? <ContentList key={`${r.branch}/${current.id}`} route={r} type={current} />
+        : (
+          <Pane title={m("content")}>
+            {r.type && types ? <p class="muted">{m("unknownType", { type: r.type })}</p>
+              : r.type && !error ? <Skeleton lines={8} /> : <p class="muted">{m("choose")}</p>}
+          </Pane>
+        )}
     </Shell>
   );
 }

@@ -98,7 +98,10 @@ type CmsObjectMetadata struct {
 	// on the current branch.
 	LastTransaction int64 `protobuf:"varint,5,opt,name=last_transaction,json=lastTransaction,proto3" json:"last_transaction,omitempty"`
 	// True if the object has been deleted (attribute "ObjectIsDeleted").
-	Deleted       bool `protobuf:"varint,6,opt,name=deleted,proto3" json:"deleted,omitempty"`
+	// Always written in answers. In a change (PATCH) false restores a
+	// soft-deleted object (true is 400: deletion is DELETE); absent leaves
+	// the flag as it is.
+	Deleted       *bool `protobuf:"varint,6,opt,name=deleted,proto3,oneof" json:"deleted,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -169,8 +172,8 @@ func (x *CmsObjectMetadata) GetLastTransaction() int64 {
 }
 
 func (x *CmsObjectMetadata) GetDeleted() bool {
-	if x != nil {
-		return x.Deleted
+	if x != nil && x.Deleted != nil {
+		return *x.Deleted
 	}
 	return false
 }
@@ -571,16 +574,18 @@ const file_cms_management_v1_common_proto_rawDesc = "" +
 	"\x1ecms/management/v1/common.proto\x12\x11cms.management.v1\x1a\x1ccms/options/v1/options.proto\x1a\x1cgoogle/protobuf/struct.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"z\n" +
 	"\tCmsObject\x128\n" +
 	"\x04meta\x18\x01 \x01(\v2$.cms.management.v1.CmsObjectMetadataR\x04meta\x123\n" +
-	"\x06values\x18\x02 \x03(\v2\x1b.cms.management.v1.CmsValueR\x06values\"\xe8\x01\n" +
+	"\x06values\x18\x02 \x03(\v2\x1b.cms.management.v1.CmsValueR\x06values\"\xf9\x01\n" +
 	"\x11CmsObjectMetadata\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\x05R\x02id\x12\x12\n" +
 	"\x04guid\x18\x02 \x01(\tR\x04guid\x12*\n" +
 	"\x0eapi_identifier\x18\x03 \x01(\tH\x00R\rapiIdentifier\x88\x01\x01\x12\x1e\n" +
 	"\btype_ref\x18\x04 \x01(\x05H\x01R\atypeRef\x88\x01\x01\x12)\n" +
-	"\x10last_transaction\x18\x05 \x01(\x03R\x0flastTransaction\x12\x18\n" +
-	"\adeleted\x18\x06 \x01(\bR\adeletedB\x11\n" +
+	"\x10last_transaction\x18\x05 \x01(\x03R\x0flastTransaction\x12\x1d\n" +
+	"\adeleted\x18\x06 \x01(\bH\x02R\adeleted\x88\x01\x01B\x11\n" +
 	"\x0f_api_identifierB\v\n" +
-	"\t_type_ref\"\xf8\x01\n" +
+	"\t_type_refB\n" +
+	"\n" +
+	"\b_deleted\"\xf8\x01\n" +
 	"\bCmsValue\x12\x1c\n" +
 	"\tattribute\x18\x01 \x01(\x05R\tattribute\x12\x18\n" +
 	"\avariant\x18\x02 \x01(\x05R\avariant\x12\x1a\n" +

@@ -1,0 +1,238 @@
+// A type's list: search, the deleted filter, the filter builder, the count,
+// the virtual table, and Delete / Restore of the selected rows. Every option
+// lives in the address (sort, q, filter, deleted).
+import { useEffect, useLayoutEffect, useMemo, useRef, useState } from "preact/hooks";
+import { ApiError } from "../../../api/client";
+import {
+  columnsOf, type DeletedMode, deleteObjects, fetchCount, fetchPage, type ListOptions, maxQuery, optionsQuery, PageCache,
+  parseOptions, restoreObjects, type Row, type Source, sortId, sortModified, sortName,
+} from "../../../data/list";
+import type { TypeInfo } from "../../../data/types";
+import { formatNumber } from "../../../i18n/i18n";
+import { navigate, type Route, setQuery } from "../../../router";
+import { Button, Dialog, Pane, problemText, toast } from "../../../ui/ui";
+import { FilterBuilder } from "./FilterBuilder";
+import { columns, ListTable, SkeletonTable } from "./ListTable";
+import "./list.css";
+import { m } from "./messages";
+
+export function ContentList(props: { route: Route; type: TypeInfo }) {
+  const r = props.route;
+  const branch = r.branch ?? "";
+  const typeKey = r.type ?? String(props.type.id);
+  const opts = parseOptions(r.query);
+  const optKey = JSON.stringify(opts);
+  const [minVersion, setMinVersion] = useState<number | undefined>(undefined);
+  const [, rerender] = useState(0);
+  const [count, setCount] = useState<number | null>(null);
+  const [error, setError] = useState<unknown>(null);
+  const [selected, setSelected] = useState<Map<number, Row>>(new Map());
+  const [confirm, setConfirm] = useState<"delete" | "restore" | null>(null);
+  const [busy, setBusy] = useState(false);
+  const [showFilter, setShowFilter] = useState(opts.filter !== "");
+  const [attrs, setAttrs] = useState<string[]>([]);
+
+  const src: Source = useMemo(() => ({ branch, type: typeKey, typeId: props.type.id, options: opts, minVersion }),
+    [branch, typeKey, props.type.id, optKey, minVersion]);
+  const ac = useRef<AbortController | null>(null);
+  const cache = useMemo(() => {
+    ac.current?.abort();
+    const c = new AbortController();
+    ac.current = c;
+    const pc: PageCache = new PageCache((n) => fetchPage(src, n, c.signal), () => {
+      if (c.signal.aborted) return;
+      if (pc.error) setError(pc.error);
+      if (!src.options.q) setAttrs((prev) => (prev.length ? prev : columnsOf(pc.loaded())));
+      rerender((x) => x + 1);
+    });
+    return pc;
+  }, [src]);
+  useEffect(() => () => ac.current?.abort(), []);
+  // A layout effect, not an effect: the requests leave right after the
+  // render instead of after the next frame.
+  useLayoutEffect(() => {
+    setCount(null);
+    setError(null);
+    const signal = ac.current?.signal;
+    // The first page goes out with the count: the first screen is one round trip.
+    void cache.load(0).catch(() => undefined);
+    fetchCount(src, signal).then((n) => !signal?.aborted && setCount(n), (e) => !signal?.aborted && setError(e));
+  }, [cache]);
+  useEffect(() => {
+    setAttrs([]);
+  }, [branch, typeKey]);
+  // Another view of the list: what was selected may not be in it.
+  useEffect(() => setSelected(new Map()), [branch, typeKey, optKey]);
+
+  const set = (o: Partial<ListOptions>) => {
+    setMinVersion(undefined);
+    setQuery(optionsQuery({ ...opts, ...o }));
+  };
+  const open = (row: Row) => navigate({ branch: r.branch, section: "content", type: r.type, object: String(row.id), query: r.query });
+  const select = (row: Row, on: boolean) => {
+    const next = new Map(selected);
+    if (on) next.set(row.id, row);
+    else next.delete(row.id);
+    setSelected(next);
+  };
+  const sel = [...selected.values()];
+  const live = sel.filter((x) => !x.deleted);
+  const gone = sel.filter((x) => x.deleted);
+
+  const act = async (what: "delete" | "restore") => {
+    setBusy(true);
+    try {
+      const rows = what === "delete" ? live : gone;
+      const ids = rows.map((x) => x.id);
+      const tx = what === "delete" ? await deleteObjects(branch, ids) : await restoreObjects(branch, ids);
+      toast(m(what === "delete" ? "deleted" : "restored", { n: formatNumber(ids.length) }));
+      setSelected(new Map());
+      setConfirm(null);
+      setMinVersion(tx || undefined);
+    } catch (e) {
+      toast(forbidden(e) ? m("forbidden") : problemText(e), "error");
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  const searching = opts.q !== "";
+  const cols = columns(searching ? [] : attrs, searching);
+  const filterError = error instanceof ApiError && error.status === 400 && opts.filter !== "" && !searching ? error : null;
+  const listError = error && !filterError ? error : null;
+  const fields = [sortName, "attributeName", ...attrs, sortId, sortModified, "meta.guid", "meta.apiIdentifier"];
+  // The first page may come before the count: show its rows already.
+  const shown = count ?? (cache.has(0) && cache.loaded().length > 0 ? cache.loaded().length : null);
+  const nFilter = opts.filter ? opts.filter.split("&&").length : 0;
+
+  const title = (
+    <span class="list-title">
+      {props.type.name}
+      <span class="list-count" aria-live="polite">
+        {count === null ? (error ? "" : m("counting")) : count === 1 ? m("countOne") : m("count", { n: formatNumber(count) })}
+      </span>
+    </span>
+  );
+  const actions = (
+    <>
+      {sel.length > 0 && <span class="muted">{m("selected", { n: formatNumber(sel.length) })}</span>}
+      {gone.length > 0 && <Button onClick={() => setConfirm("restore")}>{m("restore")}</Button>}
+      {live.length > 0 && <Button variant="danger" onClick={() => setConfirm("delete")}>{m("delete")}</Button>}
+    </>
+  );
+  return (
+    <Pane title={title} actions={actions} class="pane-list" label={m("list", { type: props.type.name })}>
+      <div class="list-toolbar">
+        <SearchBox value={opts.q} onSearch={(q) => set({ q })} />
+        <label class="toolbar-field">
+          <span>{m("deletedFilter")}</span>
+          <select class="input" value={opts.deleted} aria-label={m("deletedFilter")}
+            onChange={(e) => set({ deleted: e.currentTarget.value as DeletedMode })}>
+            <option value="live">{m("live")}</option>
+            <option value="deleted">{m("deletedOnly")}</option>
+            <option value="all">{m("all")}</option>
+          </select>
+        </label>
+        <Button aria-expanded={showFilter} aria-controls="filter-builder" class={nFilter ? "is-on" : ""}
+          onClick={() => setShowFilter(!showFilter)}>
+          {nFilter ? m("filterOn", { n: nFilter }) : m("filter")}
+        </Button>
+      </div>
+      {showFilter && (
+        <div id="filter-builder">
+          <FilterBuilder filter={opts.filter} fields={fields} error={filterError} searching={searching}
+            onApply={(filter) => set({ filter })} />
+        </div>
+      )}
+      {listError ? <ListProblem error={listError} />
+        : filterError ? null
+        : shown === null ? <SkeletonTable cols={cols.length} />
+        : shown === 0 ? <Empty opts={opts} onReset={() => set({ q: "", filter: "", deleted: "live" })} />
+        : <ListTable label={m("list", { type: props.type.name })} cache={cache} count={shown} cols={cols} sort={opts.sort}
+            defaultSortKey={searching ? undefined : sortId} onSort={(sort) => set({ sort })}
+            selected={new Set(selected.keys())} onSelect={select} onOpen={open} />}
+      {confirm && (
+        <Dialog title={confirmTitle(confirm, confirm === "delete" ? live : gone)} onClose={() => setConfirm(null)}
+          footer={<>
+            <Button onClick={() => setConfirm(null)}>{m("cancel")}</Button>
+            <Button variant={confirm === "delete" ? "danger" : "primary"} disabled={busy} onClick={() => void act(confirm)}>
+              {m(confirm)}
+            </Button>
+          </>}>
+          <p>{m(confirm === "delete" ? "deleteText" : "restoreText")}</p>
+        </Dialog>
+      )}
+    </Pane>
+  );
+}
+
+function confirmTitle(what: "delete" | "restore", rows: Row[]): string {
+  const one = rows.length === 1 ? rows[0] : undefined;
+  if (what === "delete") return one ? m("confirmDeleteOne", { name: one.name }) : m("confirmDelete", { n: formatNumber(rows.length) });
+  return one ? m("confirmRestoreOne", { name: one.name }) : m("confirmRestore", { n: formatNumber(rows.length) });
+}
+
+function forbidden(e: unknown): boolean {
+  return e instanceof ApiError && e.status === 403;
+}
+
+function ListProblem(props: { error: unknown }) {
+  return (
+    <div class="problem" role="alert">
+      {forbidden(props.error) ? `${m("forbidden")} ${problemText(props.error)}` : problemText(props.error)}
+    </div>
+  );
+}
+
+function Empty(props: { opts: ListOptions; onReset: () => void }) {
+  const o = props.opts;
+  const narrowed = o.q !== "" || o.filter !== "";
+  return (
+    <div class="list-empty">
+      <p>{narrowed ? m("noMatch") : o.deleted === "deleted" ? m("emptyDeleted") : m("empty")}</p>
+      {(narrowed || o.deleted !== "live") && <Button onClick={props.onReset}>{m("resetView")}</Button>}
+    </div>
+  );
+}
+
+/** SearchBox searches as one types (after a pause); / focuses it from anywhere. */
+function SearchBox(props: { value: string; onSearch: (q: string) => void }) {
+  const [text, setText] = useState(props.value);
+  const input = useRef<HTMLInputElement>(null);
+  const timer = useRef<ReturnType<typeof setTimeout> | undefined>(undefined);
+  useEffect(() => setText(props.value), [props.value]);
+  useEffect(() => {
+    const onKey = (e: KeyboardEvent) => {
+      const t = e.target as HTMLElement | null;
+      if (e.key !== "/" || e.ctrlKey || e.metaKey || e.altKey) return;
+      if (t && (t.isContentEditable || ["INPUT", "TEXTAREA", "SELECT"].includes(t.tagName))) return;
+      e.preventDefault();
+      input.current?.focus();
+    };
+    document.addEventListener("keydown", onKey);
+    return () => document.removeEventListener("keydown", onKey);
+  }, []);
+  const commit = (q: string) => {
+    clearTimeout(timer.current);
+    if (q.trim() !== props.value) props.onSearch(q.trim());
+  };
+  return (
+    <form role="search" class="list-search" onSubmit={(e) => { e.preventDefault(); commit(text); }}>
+      <input ref={input} type="search" class="input" aria-label={m("search")} placeholder={m("searchHint")} value={text}
+        maxLength={maxQuery}
+        onInput={(e) => {
+          const q = e.currentTarget.value;
+          setText(q);
+          clearTimeout(timer.current);
+          timer.current = setTimeout(() => commit(q), 300);
+        }}
+        onKeyDown={(e) => {
+          if (e.key === "Escape" && text) {
+            e.preventDefault();
+            setText("");
+            commit("");
+          }
+        }} />
+    </form>
+  );
+}

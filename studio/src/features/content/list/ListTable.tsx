@@ -1,0 +1,193 @@
+// The virtual table: a sticky header whose buttons sort, and only the rows
+// in view (plus a few) rendered over the full count; the pages under them
+// are read on demand and the next one ahead. Arrow keys move between rows,
+// Enter opens one, Space selects it.
+import { useEffect, useLayoutEffect, useRef, useState } from "preact/hooks";
+import { cellText, type PageCache, type Row, type Sort, sortId, sortModified, sortName } from "../../../data/list";
+import { locale } from "../../../i18n/i18n";
+import { m } from "./messages";
+
+export const rowHeight = 36;
+const overscan = 8;
+
+export interface Column {
+  key: string;
+  label: string;
+  sortable: boolean;
+  cell: (r: Row) => string;
+}
+
+// One number and one date format per language: an Intl constructor per
+// cell costs milliseconds, and the first screen has dozens of cells.
+let fmtLocale = "";
+let numFmt = new Intl.NumberFormat("en");
+let dateFmt = new Intl.DateTimeFormat("en");
+function formats() {
+  const l = locale.get();
+  if (l !== fmtLocale) {
+    fmtLocale = l;
+    numFmt = new Intl.NumberFormat(l);
+    dateFmt = new Intl.DateTimeFormat(l, { dateStyle: "medium", timeStyle: "short" });
+  }
+  return { num: (n: number) => numFmt.format(n), date: (iso: string) => {
+    const d = new Date(iso);
+    return Number.isNaN(d.getTime()) ? iso : dateFmt.format(d);
+  } };
+}
+
+export function columns(attrs: readonly string[], searching: boolean): Column[] {
+  const f = formats();
+  return [
+    { key: sortName, label: m("name"), sortable: true, cell: (r) => r.name },
+    ...attrs.map((a) => ({ key: a, label: a, sortable: !searching, cell: (r: Row) => cellText(r.props[a], f.num) })),
+    { key: sortId, label: m("id"), sortable: true, cell: (r) => String(r.id) },
+    { key: sortModified, label: m("modified"), sortable: true, cell: (r) => (r.modified ? f.date(r.modified) : "") },
+  ];
+}
+
+export function ListTable(props: {
+  label: string;
+  cache: PageCache;
+  count: number;
+  cols: Column[];
+  sort: Sort | undefined;
+  /** The default order when no sort is chosen (the id, or the score of a search). */
+  defaultSortKey: string | undefined;
+  onSort: (s: Sort) => void;
+  selected: ReadonlySet<number>;
+  onSelect: (r: Row, on: boolean) => void;
+  onOpen: (r: Row) => void;
+}) {
+  const { cache, count, cols } = props;
+  const scroller = useRef<HTMLDivElement>(null);
+  const [view, setView] = useState({ top: 0, height: 600 });
+  const [active, setActive] = useState(0);
+  const focusActive = useRef(false);
+  useLayoutEffect(() => {
+    const el = scroller.current;
+    if (!el) return;
+    const measure = () => setView({ top: el.scrollTop, height: el.clientHeight });
+    measure();
+    const ro = new ResizeObserver(measure);
+    ro.observe(el);
+    return () => ro.disconnect();
+  }, []);
+  const first = Math.max(0, Math.floor(view.top / rowHeight) - overscan);
+  const last = Math.min(count - 1, Math.ceil((view.top + view.height) / rowHeight) + overscan);
+  useEffect(() => {
+    if (count > 0) cache.ensure(first, last, count);
+  }, [cache, first, last, count]);
+  useEffect(() => {
+    if (active >= count) setActive(Math.max(0, count - 1));
+  }, [count]);
+  useEffect(() => {
+    if (!focusActive.current) return;
+    focusActive.current = false;
+    scroller.current?.querySelector<HTMLElement>(`tr[data-index="${active}"]`)?.focus();
+  });
+
+  const move = (to: number) => {
+    const i = Math.max(0, Math.min(count - 1, to));
+    const el = scroller.current;
+    if (el) {
+      const head = rowHeight;
+      const y = i * rowHeight;
+      if (y < el.scrollTop) el.scrollTop = y;
+      else if (y + rowHeight > el.scrollTop + el.clientHeight - head) el.scrollTop = y + rowHeight + head - el.clientHeight;
+      setView({ top: el.scrollTop, height: el.clientHeight });
+    }
+    focusActive.current = true;
+    setActive(i);
+  };
+  const onKey = (e: KeyboardEvent, i: number, r: Row | undefined) => {
+    const page = Math.max(1, Math.floor(view.height / rowHeight) - 2);
+    const to = { ArrowDown: i + 1, ArrowUp: i - 1, PageDown: i + page, PageUp: i - page, Home: 0, End: count - 1 }[e.key];
+    if (to !== undefined) {
+      e.preventDefault();
+      move(to);
+    } else if (e.key === "Enter" && r) {
+      e.preventDefault();
+      props.onOpen(r);
+    } else if (e.key === " " && r) {
+      e.preventDefault();
+      props.onSelect(r, !props.selected.has(r.id));
+    }
+  };
+
+  const rows = [];
+  for (let i = first; i <= last; i++) {
+    const r = cache.row(i);
+    const sel = r ? props.selected.has(r.id) : false;
+    rows.push(
+      <tr key={i} data-index={i} aria-rowindex={i + 2} tabIndex={i === active ? 0 : -1}
+        class={`list-row ${r ? "" : "is-loading"} ${sel ? "is-selected" : ""} ${r?.deleted ? "is-deleted" : ""}`}
+        aria-selected={r ? sel : undefined}
+        onFocus={() => setActive(i)} onKeyDown={(e) => onKey(e, i, r)}>
+        <td class="col-check">
+          {r && <input type="checkbox" tabIndex={-1} checked={sel} aria-label={m("select", { name: r.name })}
+            onChange={(e) => props.onSelect(r, e.currentTarget.checked)} />}
+        </td>
+        {cols.map((c, ci) => (
+          <td key={c.key} class={`col-${ci === 0 ? "name" : c.key === sortId ? "id" : "attr"}`}>
+            {!r ? <span class="cell-skeleton" /> : ci === 0 ? (
+              <>
+                <a href="#" tabIndex={-1} onClick={(e) => { e.preventDefault(); props.onOpen(r); }}>{c.cell(r)}</a>
+                {r.deleted && <span class="badge badge-deleted">{m("deletedBadge")}</span>}
+              </>
+            ) : c.cell(r)}
+          </td>
+        ))}
+      </tr>,
+    );
+  }
+  const sortOf = (key: string): "ascending" | "descending" | "none" => {
+    if (props.sort?.key === key) return props.sort.desc ? "descending" : "ascending";
+    return !props.sort && props.defaultSortKey === key ? "ascending" : "none";
+  };
+  return (
+    <div class="list-scroll" ref={scroller} onScroll={(e) => setView({ top: e.currentTarget.scrollTop, height: e.currentTarget.clientHeight })}>
+      <table class="list-table" aria-label={props.label} aria-rowcount={count + 1}>
+        <thead>
+          <tr aria-rowindex={1}>
+            <th class="col-check" scope="col"><span class="visually-hidden">{m("selectAll")}</span></th>
+            {cols.map((c) => {
+              const s = sortOf(c.key);
+              return (
+                <th key={c.key} scope="col" aria-sort={s}>
+                  {c.sortable ? (
+                    <button type="button" class="sort-btn" aria-label={c.label} onClick={() => props.onSort({ key: c.key, desc: s === "ascending" })}>
+                      {c.label}
+                      <span class="sort-mark" aria-hidden="true">{s === "ascending" ? "▲" : s === "descending" ? "▼" : ""}</span>
+                    </button>
+                  ) : <span class="sort-btn">{c.label}</span>}
+                </th>
+              );
+            })}
+          </tr>
+        </thead>
+        <tbody>
+          {first > 0 && <tr aria-hidden="true" class="list-spacer" style={{ height: `${first * rowHeight}px` }} />}
+          {rows}
+          {last < count - 1 && <tr aria-hidden="true" class="list-spacer" style={{ height: `${(count - 1 - last) * rowHeight}px` }} />}
+        </tbody>
+      </table>
+    </div>
+  );
+}
+
+/** SkeletonTable is the list while its count loads. */
+export function SkeletonTable(props: { cols: number }) {
+  return (
+    <div class="list-scroll" aria-busy="true" aria-label={m("loading")} role="status">
+      <table class="list-table" aria-hidden="true">
+        <tbody>
+          {Array.from({ length: 12 }, (_, i) => (
+            <tr key={i} class="list-row is-loading">
+              {Array.from({ length: props.cols + 1 }, (_, j) => <td key={j}><span class="cell-skeleton" /></td>)}
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
+  );
+}
