@@ -25,9 +25,11 @@ const studioLiveSeenWithin = time.Second
 // the change stream is live; the activity popover is empty at first. Maria
 // (another user, in another browser) saves an object through the API with
 // her studio session's token: within a second the editor's open activity
-// says "Maria changed <object>" (her display name, the object's name). A
-// second change while the popover is closed shows as a count on the
-// indicator; a click on a row opens the object.
+// says "Maria changed <object>" (her display name, the object's name) and
+// the open list shows the row's new name, in place. A second change (a new
+// object) while the popover is closed shows as a count on the indicator and
+// as a new row and count in the list; a click on an activity row opens the
+// object.
 func studioLiveJourney(t *testing.T, s *studioSetup) {
 	// A branch of its own: the other journeys see nothing of its model.
 	branch := createBranch(t, s.base, "Live work")
@@ -40,7 +42,8 @@ func studioLiveJourney(t *testing.T, s *studioSetup) {
 
 	editor := s.page(t, "editor")
 	editor.login()
-	editor.open(fmt.Sprintf("/studio/b/%d/content", branch))
+	editor.open(fmt.Sprintf("/studio/b/%d/content/%d", branch, typeID))
+	editor.waitFor("the list shows the object", `[...document.querySelectorAll(".list-table tr.list-row")].some(r => r.innerText.includes("Spring sale"))`)
 	editor.waitFor("the indicator says live", `!!document.querySelector(".live-indicator.live-live")`)
 	editor.shot("live")
 	editor.step("open the activity", studioWait, clickCSS(".live-indicator"))
@@ -59,17 +62,20 @@ func studioLiveJourney(t *testing.T, s *studioSetup) {
 	// The editor notes when it first shows the change; Maria's page notes
 	// when it started the save. Both pages are tabs of one browser: one clock.
 	want := "Maria Keller changed Spring sale"
-	editor.step("watch the activity", studioWait, evalJS(fmt.Sprintf(`(() => { window.__seen = 0; const want = %q;
-		const check = () => { const el = document.getElementById("live-activity"); if (!window.__seen && el && el.innerText.includes(want)) window.__seen = Date.now(); };
+	editor.step("watch the activity and the list", studioWait, evalJS(fmt.Sprintf(`(() => { window.__seen = 0; window.__row = 0; const want = %q;
+		const check = () => { const el = document.getElementById("live-activity"); if (!window.__seen && el && el.innerText.includes(want)) window.__seen = Date.now();
+			if (!window.__row && [...document.querySelectorAll(".list-table tr.list-row")].some(r => r.innerText.includes("Spring sale (final)"))) window.__row = Date.now(); };
 		new MutationObserver(check).observe(document.body, {subtree: true, childList: true, characterData: true}); })()`, want)))
 	saveAt := saveAs(other, branch, fmt.Sprintf(`{"objects":[{"meta":{"id":%d,"typeRef":%d},"values":[%s]}]}`, objID, typeID,
 		value(1000, 201, "Spring sale (final)")), http.MethodPatch)
 	editor.waitFor("the editor sees Maria's change", `window.__seen > 0`)
-	seenAt := studioEval[float64](editor, `window.__seen`)
-	took := time.Duration(seenAt-saveAt) * time.Millisecond
-	t.Logf("live: %s setup: the editor showed %q %v after Maria started her save", s.name, want, took)
-	if s.name == "embedded" && took > studioLiveSeenWithin {
-		t.Errorf("the change showed after %v, want at most %v", took, studioLiveSeenWithin)
+	editor.waitFor("the list row shows the new name", `window.__row > 0`)
+	for _, seen := range []struct{ what, at string }{{"the activity", "__seen"}, {"the list row", "__row"}} {
+		took := time.Duration(studioEval[float64](editor, "window."+seen.at)-saveAt) * time.Millisecond
+		t.Logf("live: %s setup: %s showed Maria's change %v after she started her save", s.name, seen.what, took)
+		if s.name == "embedded" && took > studioLiveSeenWithin {
+			t.Errorf("%s showed the change after %v, want at most %v", seen.what, took, studioLiveSeenWithin)
+		}
 	}
 	editor.waitText("Spring sale (final)")
 	editor.waitText("just now")
@@ -82,6 +88,8 @@ func studioLiveJourney(t *testing.T, s *studioSetup) {
 		`!document.getElementById("live-activity") && document.activeElement === document.querySelector(".live-indicator")`)
 	saveAs(other, branch, fmt.Sprintf(`{"objects":[{"meta":{"typeRef":%d},"values":[%s]}]}`, typeID, value(1000, 201, "Autumn sale")), http.MethodPost)
 	editor.waitFor("the indicator counts one new change", `document.querySelector(".live-indicator").textContent === "Live updates: Live, 1 new"`)
+	editor.waitFor("the list has the new object and counts it", `[...document.querySelectorAll(".list-table tr.list-row")].some(r => r.innerText.includes("Autumn sale")) && `+
+		`document.querySelector(".list-count").textContent === "2 objects"`)
 	editor.shot("new-change-counted")
 	editor.step("open the activity again", studioWait, clickCSS(".live-indicator"))
 	editor.waitText("Maria Keller created Autumn sale")
