@@ -12,8 +12,9 @@
 //   also a change of the branches below it that inherit from it: the stream of a branch carries its
 //   ancestors' changes (change.branch says where it was written).
 // - change.kind is "created", "updated", "deleted", "comment" (a comment on the object), "branchDeleted"
-//   (change.objectIds holds the branch; always passed on: everything shown may be gone) or "reset" (the
-//   stream missed changes: reload what you show; always passed on).
+//   (change.objectIds holds the branch; passed on when it is the subscribed branch, or when branch is not a
+//   numeric id and that cannot be told: everything shown is gone) or "reset" (the stream missed changes:
+//   reload what you show; always passed on).
 // - change.user is who committed it, change.own is true when this tab wrote it (the API client reports every
 //   write; an event waits for the writes in flight, so a save's own echo is own): views usually ignore own
 //   changes. Another tab of the same user is not own.
@@ -25,14 +26,22 @@
 import { useEffect, useRef } from "preact/hooks";
 import { subscribe, type LiveChange } from "./changes";
 
-/** touches reports whether c concerns object id (kinds that always reach every view included). */
-export function touchesObject(c: LiveChange, id: number): boolean {
-  return c.kind === "reset" || c.kind === "branchDeleted" || c.objectIds.includes(id);
+/** concernsAll reports a change every view of branch must hear of: a reset, or the deletion of branch itself. */
+export function concernsAll(c: LiveChange, branch: string): boolean {
+  if (c.kind === "reset") return true;
+  if (c.kind !== "branchDeleted") return false;
+  const b = numeric(branch);
+  return b === undefined || c.objectIds.includes(b);
 }
 
-/** touchesType reports whether c concerns an object of type typeId. */
-export function touchesType(c: LiveChange, typeId: number): boolean {
-  return c.kind === "reset" || c.kind === "branchDeleted" || c.types.includes(typeId);
+/** touchesObject reports whether c concerns object id on branch. */
+export function touchesObject(c: LiveChange, branch: string, id: number): boolean {
+  return concernsAll(c, branch) || (c.kind !== "branchDeleted" && c.objectIds.includes(id));
+}
+
+/** touchesType reports whether c concerns an object of type typeId on branch. */
+export function touchesType(c: LiveChange, branch: string, typeId: number): boolean {
+  return concernsAll(c, branch) || (c.kind !== "branchDeleted" && c.types.includes(typeId));
 }
 
 function numeric(v: number | string | undefined): number | undefined {
@@ -40,7 +49,7 @@ function numeric(v: number | string | undefined): number | undefined {
   return v !== undefined && /^\d+$/.test(v) ? Number(v) : undefined;
 }
 
-function useLive(branch: string | undefined, key: number | string | undefined, match: (c: LiveChange, k: number) => boolean,
+function useLive(branch: string | undefined, key: number | string | undefined, match: (c: LiveChange, b: string, k: number) => boolean,
   onChange: (c: LiveChange) => void) {
   const cb = useRef(onChange);
   cb.current = onChange;
@@ -48,7 +57,7 @@ function useLive(branch: string | undefined, key: number | string | undefined, m
   useEffect(() => {
     if (!branch) return undefined;
     return subscribe(branch, (c) => {
-      if (c.kind === "reset" || c.kind === "branchDeleted" || (k !== undefined && match(c, k))) cb.current(c);
+      if (concernsAll(c, branch) || (k !== undefined && match(c, branch, k))) cb.current(c);
     });
   }, [branch, k]);
 }
