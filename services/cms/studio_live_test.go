@@ -37,8 +37,17 @@ func studioLiveJourney(t *testing.T, s *studioSetup) {
 	tx := createStudioUser(t, s.base, "maria", "Maria Keller", "maria-password-1", branch)
 	// The setup's changes are released before the editor subscribes (its
 	// stream starts from now): the activity starts empty.
-	mustCall(t, http.StatusOK, http.MethodGet, fmt.Sprintf("%s/delivery/api/branches/%d/objects?take=1", s.base, branch), "",
-		"X-Cms-Min-Version", fmt.Sprint(tx), "X-Cms-Max-Wait", "10s")
+	// (The index may lag behind a journey that seeded many objects: up to a minute.)
+	visible := fmt.Sprintf("%s/delivery/api/branches/%d/objects?take=1", s.base, branch)
+	for deadline := time.Now().Add(time.Minute); ; {
+		code, b, err := call(http.DefaultClient, http.MethodGet, visible, "", "X-Cms-Min-Version", fmt.Sprint(tx), "X-Cms-Max-Wait", "5s")
+		if err == nil && code == http.StatusOK {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the setup (transaction %d) is not in Delivery after a minute: %d %v %s", tx, code, err, b)
+		}
+	}
 
 	editor := s.page(t, "editor")
 	editor.login()
