@@ -25,6 +25,42 @@ var (
 	ErrPreconditionFailed = errkind.New(errkind.PreconditionFailed, "precondition failed")
 )
 
+// ValueError is an invalid value of a write: which attribute, and when
+// known which language and variant, it is about, so a client can show the
+// error at its field (the ProblemDetails members attribute, language and
+// variant). It wraps the error (ErrInvalid, …) unchanged.
+type ValueError struct {
+	Attribute         int64
+	Language, Variant *int64 // nil: not known (e.g. a reference checked for the attribute as a whole)
+	Err               error
+}
+
+func (e *ValueError) Error() string { return e.Err.Error() }
+func (e *ValueError) Unwrap() error { return e.Err }
+
+// ValueField names the field for the transport (gateway.ValueFielder).
+func (e *ValueError) ValueField() (attribute int64, language, variant *int64) {
+	return e.Attribute, e.Language, e.Variant
+}
+
+// atValue wraps err as a ValueError of the attribute (and language and
+// variant, when not nil).
+func atValue(err error, attribute int64, language, variant *int64) error {
+	if err == nil {
+		return nil
+	}
+	e := &ValueError{Attribute: attribute, Err: err}
+	if language != nil {
+		l := *language
+		e.Language = &l
+	}
+	if variant != nil {
+		v := *variant
+		e.Variant = &v
+	}
+	return e
+}
+
 func invalidf(format string, args ...any) error {
 	return fmt.Errorf("%w: "+format, append([]any{ErrInvalid}, args...)...)
 }

@@ -45,6 +45,12 @@ type Value struct {
 	// UnitRef is the value's unit (an object of TypeUnit); nil = none.
 	UnitRef *int64
 	JSON    json.RawMessage
+	// Inherit, on an update, removes the branch's own rows of (Attribute,
+	// Language, Variant), null markers included, so the value inherited
+	// along the branch chain shows again ("back to inherited"). JSON must
+	// be null. Where nothing is inherited it removes the value, as null
+	// does.
+	Inherit bool
 }
 
 // ValueInput is a value in a write request. A nil SortReverse takes the
@@ -59,6 +65,12 @@ type ValueInput struct {
 	// same unit group (units.go). nil = none. Ignored on a null value.
 	UnitRef *int64
 	JSON    json.RawMessage
+	// Inherit, on an update, removes the branch's own rows of (Attribute,
+	// Language, Variant), null markers included, so the value inherited
+	// along the branch chain shows again ("back to inherited"). JSON must
+	// be null. Where nothing is inherited it removes the value, as null
+	// does.
+	Inherit bool
 }
 
 // ObjectInput is an object in a create or update request.

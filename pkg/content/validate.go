@@ -88,12 +88,14 @@ func (v view) attrDefs(ctx context.Context, ids []int64) (map[int64]attrDef, err
 // groupKey identifies a value group: (attribute, language, variant).
 type groupKey struct{ attr, lang, variant int64 }
 
-// checkedValue is a validated value ready to store; JSON nil = remove.
+// checkedValue is a validated value ready to store; JSON nil = remove;
+// inherit = remove the branch's own rows without hiding the inherited ones.
 type checkedValue struct {
-	key  groupKey
-	sort int64
-	json []byte
-	unit *int64
+	key     groupKey
+	sort    int64
+	json    []byte
+	unit    *int64
+	inherit bool
 }
 
 // validated holds the values of one object, grouped, in input order.
@@ -133,72 +135,87 @@ func (v view) validateValues(ctx context.Context, ch Change, inputs [][]ValueInp
 	var refs []refCheck
 	var units []unitCheck
 	out := make([]validated, len(inputs))
+	// check validates one value of input object i and adds it to out[i].
+	check := func(i int, val ValueInput) error {
+		d := defs[val.Attribute]
+		if val.Attribute == AttrApiIdentifier {
+			return invalidf("attribute %d: set meta.apiIdentifier instead", val.Attribute)
+		}
+		if d.langDep && val.Language == 0 {
+			return invalidf("attribute %d is language dependent: language 0 given", val.Attribute)
+		}
+		if !d.langDep && val.Language != 0 {
+			return invalidf("attribute %d is language independent: language %d given", val.Attribute, val.Language)
+		}
+		if val.Language != 0 {
+			refs = append(refs, refCheck{attr: val.Attribute, target: val.Language, allowed: []int64{TypeLanguage}})
+		}
+		if val.Variant != 0 && !d.variantAxis {
+			return invalidf("attribute %d has no variants: variant %d given", val.Attribute, val.Variant)
+		}
+		if val.Variant < 0 || val.Language < 0 {
+			return invalidf("attribute %d: negative language or variant", val.Attribute)
+		}
+		if val.Inherit && !isNull(val.JSON) {
+			return invalidf("attribute %d: inherit removes this branch's value: send value null with it (language %d, variant %d)",
+				val.Attribute, val.Language, val.Variant)
+		}
+		j, handled, err := checkSecurityValue(ch, val.Attribute, val.JSON)
+		if err != nil {
+			return err
+		}
+		target := int64(-1)
+		if !handled {
+			if j, target, err = checkScalar(d, val.JSON); err != nil {
+				return err
+			}
+		}
+		if target >= 0 {
+			refs = append(refs, refCheck{attr: val.Attribute, target: target, allowed: d.refTypes})
+		}
+		var unit *int64
+		if val.UnitRef != nil && j != nil {
+			if *val.UnitRef <= 0 {
+				return invalidf("attribute %d: unitRef %d is not an object id", val.Attribute, *val.UnitRef)
+			}
+			u := *val.UnitRef
+			unit = &u
+			refs = append(refs, refCheck{attr: val.Attribute, target: u, allowed: []int64{TypeUnit}, unit: true})
+			units = append(units, unitCheck{attr: val.Attribute, unit: u, want: d.unit})
+		}
+		k := groupKey{val.Attribute, val.Language, val.Variant}
+		g := out[i].groups[k]
+		if g == nil {
+			out[i].order = append(out[i].order, k)
+		}
+		sort := int64(len(g))
+		if val.SortReverse != nil {
+			sort = *val.SortReverse
+		}
+		if sort < 0 {
+			return invalidf("attribute %d: negative sortReverse", val.Attribute)
+		}
+		for _, prev := range g {
+			if prev.inherit != val.Inherit {
+				return invalidf("attribute %d: inherit cannot be combined with values of the same language %d and variant %d",
+					val.Attribute, val.Language, val.Variant)
+			}
+			if prev.sort == sort {
+				return invalidf("attribute %d: two values with sortReverse %d", val.Attribute, sort)
+			}
+		}
+		if !d.multi && (sort != 0 || len(g) > 0) {
+			return invalidf("attribute %d allows a single value (language %d, variant %d)", val.Attribute, val.Language, val.Variant)
+		}
+		out[i].groups[k] = append(g, checkedValue{key: k, sort: sort, json: j, unit: unit, inherit: val.Inherit})
+		return nil
+	}
 	for i, vals := range inputs {
 		out[i] = validated{groups: map[groupKey][]checkedValue{}, defs: defs}
 		for _, val := range vals {
-			d := defs[val.Attribute]
-			if val.Attribute == AttrApiIdentifier {
-				return nil, invalidf("attribute %d: set meta.apiIdentifier instead", val.Attribute)
+			if err := check(i, val); err != nil {
+				return nil, atValue(err, val.Attribute, &val.Language, &val.Variant)
 			}
-			if d.langDep && val.Language == 0 {
-				return nil, invalidf("attribute %d is language dependent: language 0 given", val.Attribute)
-			}
-			if !d.langDep && val.Language != 0 {
-				return nil, invalidf("attribute %d is language independent: language %d given", val.Attribute, val.Language)
-			}
-			if val.Language != 0 {
-				refs = append(refs, refCheck{attr: val.Attribute, target: val.Language, allowed: []int64{TypeLanguage}})
-			}
-			if val.Variant != 0 && !d.variantAxis {
-				return nil, invalidf("attribute %d has no variants: variant %d given", val.Attribute, val.Variant)
-			}
-			if val.Variant < 0 || val.Language < 0 {
-				return nil, invalidf("attribute %d: negative language or variant", val.Attribute)
-			}
-			j, handled, err := checkSecurityValue(ch, val.Attribute, val.JSON)
-			if err != nil {
-				return nil, err
-			}
-			target := int64(-1)
-			if !handled {
-				if j, target, err = checkScalar(d, val.JSON); err != nil {
-					return nil, err
-				}
-			}
-			if target >= 0 {
-				refs = append(refs, refCheck{attr: val.Attribute, target: target, allowed: d.refTypes})
-			}
-			var unit *int64
-			if val.UnitRef != nil && j != nil {
-				if *val.UnitRef <= 0 {
-					return nil, invalidf("attribute %d: unitRef %d is not an object id", val.Attribute, *val.UnitRef)
-				}
-				u := *val.UnitRef
-				unit = &u
-				refs = append(refs, refCheck{attr: val.Attribute, target: u, allowed: []int64{TypeUnit}, unit: true})
-				units = append(units, unitCheck{attr: val.Attribute, unit: u, want: d.unit})
-			}
-			k := groupKey{val.Attribute, val.Language, val.Variant}
-			g := out[i].groups[k]
-			if g == nil {
-				out[i].order = append(out[i].order, k)
-			}
-			sort := int64(len(g))
-			if val.SortReverse != nil {
-				sort = *val.SortReverse
-			}
-			if sort < 0 {
-				return nil, invalidf("attribute %d: negative sortReverse", val.Attribute)
-			}
-			for _, prev := range g {
-				if prev.sort == sort {
-					return nil, invalidf("attribute %d: two values with sortReverse %d", val.Attribute, sort)
-				}
-			}
-			if !d.multi && (sort != 0 || len(g) > 0) {
-				return nil, invalidf("attribute %d allows a single value (language %d, variant %d)", val.Attribute, val.Language, val.Variant)
-			}
-			out[i].groups[k] = append(g, checkedValue{key: k, sort: sort, json: j, unit: unit})
 		}
 	}
 	if len(refs) == 0 {
@@ -215,13 +232,13 @@ func (v view) validateValues(ctx context.Context, ch Change, inputs [][]ValueInp
 	for _, r := range refs {
 		o, ok := objs[r.target]
 		if r.unit && (!ok || o.Deleted || o.TypeID != TypeUnit) {
-			return nil, invalidf("attribute %d: unitRef %d is not a unit (an object of type %d) on branch %d", r.attr, r.target, TypeUnit, v.branch)
+			return nil, atValue(invalidf("attribute %d: unitRef %d is not a unit (an object of type %d) on branch %d", r.attr, r.target, TypeUnit, v.branch), r.attr, nil, nil)
 		}
 		if !ok || o.Deleted {
-			return nil, invalidf("attribute %d: referenced object %d does not exist on branch %d", r.attr, r.target, v.branch)
+			return nil, atValue(invalidf("attribute %d: referenced object %d does not exist on branch %d", r.attr, r.target, v.branch), r.attr, nil, nil)
 		}
 		if len(r.allowed) > 0 && !slices.Contains(r.allowed, o.TypeID) {
-			return nil, invalidf("attribute %d: object %d has type %d, allowed are %v", r.attr, r.target, o.TypeID, r.allowed)
+			return nil, atValue(invalidf("attribute %d: object %d has type %d, allowed are %v", r.attr, r.target, o.TypeID, r.allowed), r.attr, nil, nil)
 		}
 	}
 	if err := v.checkUnits(ctx, units); err != nil {
@@ -344,6 +361,17 @@ func shorten(b []byte) string {
 }
 
 // storeRows turns a validated group into rows on branch for obj.
+// isNull reports whether raw is absent or the JSON null.
+func isNull(raw json.RawMessage) bool {
+	t := strings.TrimSpace(string(raw))
+	return t == "" || t == "null"
+}
+
+// inherits reports whether group g asks to go back to the inherited value.
+func inherits(g []checkedValue) bool {
+	return len(g) > 0 && g[0].inherit
+}
+
 func storeRows(obj, branch int64, g []checkedValue) []store.Value {
 	out := make([]store.Value, 0, len(g))
 	for _, c := range g {

@@ -332,7 +332,7 @@ func (v view) update(ctx context.Context, tx store.Tx, ch Change, in []ObjectInp
 					return 0, nil, false, err
 				}
 			}
-			if len(rows) == 0 && child {
+			if len(rows) == 0 && child && !inherits(g) {
 				// Hide the inherited group on this branch.
 				rows = []store.Value{{ObjectID: id, Branch: v.branch, AttributeID: k.attr, Language: k.lang,
 					Variant: k.variant, JSON: []byte("null")}}

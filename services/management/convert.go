@@ -41,7 +41,8 @@ func readOptions(ctx context.Context, inherited bool, attributes, languages, var
 func valueInputs(in []*managementv1.CmsValue) ([]content.ValueInput, error) {
 	out := make([]content.ValueInput, 0, len(in))
 	for _, v := range in {
-		vi := content.ValueInput{Attribute: int64(v.GetAttribute()), Language: int64(v.GetLanguage()), Variant: int64(v.GetVariant())}
+		vi := content.ValueInput{Attribute: int64(v.GetAttribute()), Language: int64(v.GetLanguage()), Variant: int64(v.GetVariant()),
+			Inherit: v.GetInherit()}
 		if v.SortReverse != nil {
 			s := int64(v.GetSortReverse())
 			vi.SortReverse = &s

@@ -87,6 +87,12 @@ type Problem struct {
 	// Limit names the setting of the per-user cap a 429 met, e.g.
 	// "renderSlotsPerUser" (extension member; ErrorInfo metadata "limit").
 	Limit string `json:"limit,omitempty"`
+	// Attribute, Language and Variant name the value a 400 is about
+	// (extension members; ErrorInfo metadata of the same names), so a
+	// client shows the error at its field; absent when not known.
+	Attribute *int64 `json:"attribute,omitempty"`
+	Language  *int64 `json:"language,omitempty"`
+	Variant   *int64 `json:"variant,omitempty"`
 }
 
 // ProblemOf is the ProblemDetails a status is answered with (for answers
@@ -126,6 +132,19 @@ func messageTooLarge(st *status.Status) bool {
 		strings.HasPrefix(m, "grpc: trying to send message larger than max")
 }
 
+// metaInt is an integer of the ErrorInfo's metadata, nil when absent.
+func metaInt(info *errdetails.ErrorInfo, key string) *int64 {
+	s, ok := info.GetMetadata()[key]
+	if !ok {
+		return nil
+	}
+	n, err := strconv.ParseInt(s, 10, 64)
+	if err != nil {
+		return nil
+	}
+	return &n
+}
+
 func errorInfo(st *status.Status) *errdetails.ErrorInfo {
 	for _, d := range st.Details() {
 		if info, ok := d.(*errdetails.ErrorInfo); ok {
@@ -153,6 +172,7 @@ func problemFromStatus(st *status.Status, instance string, override *int) Proble
 		p.Line, _ = strconv.Atoi(info.GetMetadata()["line"])
 		p.Column, _ = strconv.Atoi(info.GetMetadata()["column"])
 		p.Limit = info.GetMetadata()["limit"]
+		p.Attribute, p.Language, p.Variant = metaInt(info, "attribute"), metaInt(info, "language"), metaInt(info, "variant")
 		if p.Reason != "" {
 			p.Type = problemTypeBase + strings.ToLower(strings.ReplaceAll(p.Reason, "_", "-"))
 		}

@@ -65,7 +65,7 @@ func TestMarshalWireFormat(t *testing.T) {
 		{
 			name: "Value keeps its JSON type; no HTML escaping",
 			in: &managementv1.CmsObject{
-				Meta: &managementv1.CmsObjectMetadata{Id: 2100001, Guid: "g", TypeRef: proto.Int32(3), LastTransaction: 12, ApiIdentifier: proto.String("a<b>&c")},
+				Meta: &managementv1.CmsObjectMetadata{Id: 2100001, Guid: "g", TypeRef: proto.Int32(3), LastTransaction: 12, ApiIdentifier: proto.String("a<b>&c"), Deleted: proto.Bool(false)},
 				Values: []*managementv1.CmsValue{
 					{Attribute: 1000, Language: 201, Value: structpb.NewStringValue("<p>Hi</p>")},
 					{Attribute: 1001, Value: structpb.NewNumberValue(1.5), SortReverse: proto.Int32(0)},

@@ -89,6 +89,31 @@ func ClientDetail(err error) string {
 	}
 }
 
+// ValueFielder is an invalid value that names its field (pkg/content's
+// ValueError): the attribute, and when known the language and variant.
+// DomainStatus puts them into the ProblemDetails members attribute,
+// language and variant, so a client shows the error at its field.
+type ValueFielder interface {
+	ValueField() (attribute int64, language, variant *int64)
+}
+
+// valueFieldMetadata is the ErrorInfo metadata of err's field, or nil.
+func valueFieldMetadata(err error) map[string]string {
+	var vf ValueFielder
+	if !errors.As(err, &vf) {
+		return nil
+	}
+	a, l, v := vf.ValueField()
+	md := map[string]string{"attribute": strconv.FormatInt(a, 10)}
+	if l != nil {
+		md["language"] = strconv.FormatInt(*l, 10)
+	}
+	if v != nil {
+		md["variant"] = strconv.FormatInt(*v, 10)
+	}
+	return md
+}
+
 // DomainStatus is the one mapping of domain errors to gRPC status (and,
 // through the reason table, HTTP status) for every API group: the error's
 // errkind decides (400, 404, 422, 413, 412, 403, 501, 429); anything else goes
@@ -100,6 +125,10 @@ func DomainStatus(ctx context.Context, log *slog.Logger, group string, err error
 	detail := ClientDetail(err)
 	switch errkind.Of(err) {
 	case errkind.Invalid:
+		if md := valueFieldMetadata(err); md != nil {
+			// No reason: the answer stays a plain 400 (type about:blank).
+			return WithReason(codes.InvalidArgument, "", detail, md)
+		}
 		return status.Error(codes.InvalidArgument, detail)
 	case errkind.NotFound:
 		return status.Error(codes.NotFound, detail)

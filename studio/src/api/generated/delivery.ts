@@ -254,12 +254,16 @@ export type OccurrencesResult = {
  * members for it.
  */
 export type ProblemDetails = {
+  /** The attribute of the value a 400 is about (an invalid value of a write), so a client shows the error at its field; absent when the error is not about one value. */
+  attribute?: number;
   /** The column of the failing template (a 422 template error). */
   column?: number;
   /** An explanation specific to this occurrence. */
   detail?: string;
   /** A URI reference that identifies this occurrence (a batch job: the batch path plus "#jobs/{index}"). */
   instance?: string;
+  /** The language of that value (0: language independent); absent when not known. */
+  language?: number;
   /** The setting of the per-user cap a 429 answer met (e.g. renderSlotsPerUser, live.maxSubscribersPerUser). */
   limit?: string;
   /** The line of the failing template (a 422 template error). */
@@ -276,6 +280,8 @@ export type ProblemDetails = {
   title: string;
   /** A URI reference that identifies the problem type. */
   type: string;
+  /** The variant of that value (0: none); absent when not known. */
+  variant?: number;
 };
 
 /**

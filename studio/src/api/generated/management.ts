@@ -371,6 +371,8 @@ export type CmsTransaction = {
 export type CmsValue = {
   /** The attribute ID. */
   attribute?: number;
+  /** Write only (never returned): true on an update removes this branch's own value of (attribute, language, variant), so the value inherited along the branch chain shows again ("back to inherited"); value must be null. A plain null instead hides the inherited value on a child branch. */
+  inherit?: boolean;
   /** The language ID, or 0 if the value is not language specific. */
   language?: number;
   /** The reverse sort key, if any. */

@@ -1,7 +1,8 @@
-// A placeholder for the object view (the engineer writing
-// src/features/object replaces it): it shows the open object's id.
+// The object editor in the content section: ContentView renders it when the
+// address names an object.
 import type { Route } from "../../router";
+import { ObjectView } from "./ObjectView";
 
 export function ObjectSlot({ route }: { route: Route }) {
-  return <p class="muted">{route.object}</p>;
+  return <ObjectView key={`${route.branch}/${route.type}/${route.object}`} route={route} />;
 }

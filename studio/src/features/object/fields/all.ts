@@ -1,2 +1,2 @@
 // Every field module, imported for its registerField calls.
-export {};
+import "./basic";

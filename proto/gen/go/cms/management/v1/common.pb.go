@@ -194,7 +194,12 @@ type CmsValue struct {
 	// The reverse sort key, if any.
 	SortReverse *int32 `protobuf:"varint,5,opt,name=sort_reverse,json=sortReverse,proto3,oneof" json:"sort_reverse,omitempty"`
 	// The unit ID, or null if the value is not unit specific.
-	UnitRef       *int32 `protobuf:"varint,6,opt,name=unit_ref,json=unitRef,proto3,oneof" json:"unit_ref,omitempty"`
+	UnitRef *int32 `protobuf:"varint,6,opt,name=unit_ref,json=unitRef,proto3,oneof" json:"unit_ref,omitempty"`
+	// Write only (never returned): true on an update removes this branch's own
+	// value of (attribute, language, variant), so the value inherited along the
+	// branch chain shows again ("back to inherited"); value must be null. A
+	// plain null instead hides the inherited value on a child branch.
+	Inherit       *bool `protobuf:"varint,7,opt,name=inherit,proto3,oneof" json:"inherit,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -269,6 +274,13 @@ func (x *CmsValue) GetUnitRef() int32 {
 		return *x.UnitRef
 	}
 	return 0
+}
+
+func (x *CmsValue) GetInherit() bool {
+	if x != nil && x.Inherit != nil {
+		return *x.Inherit
+	}
+	return false
 }
 
 // CmsObjectList is a page of objects (NovaDB record CmsObjectList).
@@ -585,16 +597,19 @@ const file_cms_management_v1_common_proto_rawDesc = "" +
 	"\x0f_api_identifierB\v\n" +
 	"\t_type_refB\n" +
 	"\n" +
-	"\b_deleted\"\xf8\x01\n" +
+	"\b_deleted\"\xa3\x02\n" +
 	"\bCmsValue\x12\x1c\n" +
 	"\tattribute\x18\x01 \x01(\x05R\tattribute\x12\x18\n" +
 	"\avariant\x18\x02 \x01(\x05R\avariant\x12\x1a\n" +
 	"\blanguage\x18\x03 \x01(\x05R\blanguage\x122\n" +
 	"\x05value\x18\x04 \x01(\v2\x16.google.protobuf.ValueB\x04\xd0\xf3\x18\x01R\x05value\x12&\n" +
 	"\fsort_reverse\x18\x05 \x01(\x05H\x00R\vsortReverse\x88\x01\x01\x12\x1e\n" +
-	"\bunit_ref\x18\x06 \x01(\x05H\x01R\aunitRef\x88\x01\x01B\x0f\n" +
+	"\bunit_ref\x18\x06 \x01(\x05H\x01R\aunitRef\x88\x01\x01\x12\x1d\n" +
+	"\ainherit\x18\a \x01(\bH\x02R\ainherit\x88\x01\x01B\x0f\n" +
 	"\r_sort_reverseB\v\n" +
-	"\t_unit_ref\"\x91\x01\n" +
+	"\t_unit_refB\n" +
+	"\n" +
+	"\b_inherit\"\x91\x01\n" +
 	"\rCmsObjectList\x12\x14\n" +
 	"\x05count\x18\x01 \x01(\x05R\x05count\x12%\n" +
 	"\bcontinue\x18\x02 \x01(\tB\x04\xd0\xf3\x18\x01H\x00R\bcontinue\x88\x01\x01\x126\n" +

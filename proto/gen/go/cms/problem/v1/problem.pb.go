@@ -54,7 +54,16 @@ type ProblemDetails struct {
 	Column int32 `protobuf:"varint,10,opt,name=column,proto3" json:"column,omitempty"`
 	// The setting of the per-user cap a 429 answer met (e.g.
 	// renderSlotsPerUser, live.maxSubscribersPerUser).
-	Limit         string `protobuf:"bytes,11,opt,name=limit,proto3" json:"limit,omitempty"`
+	Limit string `protobuf:"bytes,11,opt,name=limit,proto3" json:"limit,omitempty"`
+	// The attribute of the value a 400 is about (an invalid value of a write),
+	// so a client shows the error at its field; absent when the error is not
+	// about one value.
+	Attribute *int32 `protobuf:"varint,12,opt,name=attribute,proto3,oneof" json:"attribute,omitempty"`
+	// The language of that value (0: language independent); absent when not
+	// known.
+	Language *int32 `protobuf:"varint,13,opt,name=language,proto3,oneof" json:"language,omitempty"`
+	// The variant of that value (0: none); absent when not known.
+	Variant       *int32 `protobuf:"varint,14,opt,name=variant,proto3,oneof" json:"variant,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -166,11 +175,32 @@ func (x *ProblemDetails) GetLimit() string {
 	return ""
 }
 
+func (x *ProblemDetails) GetAttribute() int32 {
+	if x != nil && x.Attribute != nil {
+		return *x.Attribute
+	}
+	return 0
+}
+
+func (x *ProblemDetails) GetLanguage() int32 {
+	if x != nil && x.Language != nil {
+		return *x.Language
+	}
+	return 0
+}
+
+func (x *ProblemDetails) GetVariant() int32 {
+	if x != nil && x.Variant != nil {
+		return *x.Variant
+	}
+	return 0
+}
+
 var File_cms_problem_v1_problem_proto protoreflect.FileDescriptor
 
 const file_cms_problem_v1_problem_proto_rawDesc = "" +
 	"\n" +
-	"\x1ccms/problem/v1/problem.proto\x12\x0ecms.problem.v1\x1a.protoc-gen-openapiv2/options/annotations.proto\"\xbc\x02\n" +
+	"\x1ccms/problem/v1/problem.proto\x12\x0ecms.problem.v1\x1a.protoc-gen-openapiv2/options/annotations.proto\"\xc6\x03\n" +
 	"\x0eProblemDetails\x12\x12\n" +
 	"\x04type\x18\x01 \x01(\tR\x04type\x12\x14\n" +
 	"\x05title\x18\x02 \x01(\tR\x05title\x12\x16\n" +
@@ -184,8 +214,16 @@ const file_cms_problem_v1_problem_proto_rawDesc = "" +
 	"\x04line\x18\t \x01(\x05R\x04line\x12\x16\n" +
 	"\x06column\x18\n" +
 	" \x01(\x05R\x06column\x12\x14\n" +
-	"\x05limit\x18\v \x01(\tR\x05limit:\x1d\x92A\x1a\n" +
-	"\x18\xd2\x01\x04type\xd2\x01\x05title\xd2\x01\x06statusBBZ@github.com/cmsplatform/cms/proto/gen/go/cms/problem/v1;problemv1b\x06proto3"
+	"\x05limit\x18\v \x01(\tR\x05limit\x12!\n" +
+	"\tattribute\x18\f \x01(\x05H\x00R\tattribute\x88\x01\x01\x12\x1f\n" +
+	"\blanguage\x18\r \x01(\x05H\x01R\blanguage\x88\x01\x01\x12\x1d\n" +
+	"\avariant\x18\x0e \x01(\x05H\x02R\avariant\x88\x01\x01:\x1d\x92A\x1a\n" +
+	"\x18\xd2\x01\x04type\xd2\x01\x05title\xd2\x01\x06statusB\f\n" +
+	"\n" +
+	"_attributeB\v\n" +
+	"\t_languageB\n" +
+	"\n" +
+	"\b_variantBBZ@github.com/cmsplatform/cms/proto/gen/go/cms/problem/v1;problemv1b\x06proto3"
 
 var (
 	file_cms_problem_v1_problem_proto_rawDescOnce sync.Once
@@ -216,6 +254,7 @@ func file_cms_problem_v1_problem_proto_init() {
 	if File_cms_problem_v1_problem_proto != nil {
 		return
 	}
+	file_cms_problem_v1_problem_proto_msgTypes[0].OneofWrappers = []any{}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{

@@ -1,0 +1,58 @@
+package gateway
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"strings"
+	"testing"
+
+	"github.com/cmsplatform/cms/pkg/errkind"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+)
+
+type fieldErr struct {
+	attr        int64
+	lang, varnt *int64
+	err         error
+}
+
+func (e fieldErr) Error() string { return e.err.Error() }
+func (e fieldErr) Unwrap() error { return e.err }
+func (e fieldErr) ValueField() (int64, *int64, *int64) {
+	return e.attr, e.lang, e.varnt
+}
+
+var errInvalid = errkind.New(errkind.Invalid, "invalid request")
+
+// An invalid value that names its field is a plain 400 (type about:blank,
+// no reason) whose ProblemDetails carries attribute, language and variant;
+// one without a language leaves those out, and other 400s have none.
+func TestInvalidValueNamesItsField(t *testing.T) {
+	zero, de := int64(0), int64(202)
+	problem := func(err error) (Problem, string) {
+		st := status.Convert(DomainStatus(context.Background(), slog.New(slog.DiscardHandler), "test", err))
+		if st.Code() != codes.InvalidArgument || HTTPStatus(st) != http.StatusBadRequest {
+			t.Fatalf("status %v (HTTP %d)", st, HTTPStatus(st))
+		}
+		p := ProblemOf(st, "/x")
+		b, _ := json.Marshal(p)
+		return p, string(b)
+	}
+	p, js := problem(fmt.Errorf("update: %w", fieldErr{5001, &de, &zero, fmt.Errorf("%w: attribute 5001 (Integer): too large", errInvalid)}))
+	if p.Type != "about:blank" || p.Reason != "" || p.Status != 400 || !strings.Contains(p.Detail, "attribute 5001") ||
+		!strings.Contains(js, `"attribute":5001,"language":202,"variant":0`) {
+		t.Fatalf("problem %s", js)
+	}
+	_, js = problem(fieldErr{5002, nil, nil, fmt.Errorf("%w: attribute 5002: referenced object 9 does not exist", errInvalid)})
+	if !strings.Contains(js, `"attribute":5002`) || strings.Contains(js, `"language"`) || strings.Contains(js, `"variant"`) {
+		t.Fatalf("problem without a language %s", js)
+	}
+	_, js = problem(fmt.Errorf("%w: no objects given", errInvalid))
+	if strings.Contains(js, `"attribute"`) {
+		t.Fatalf("a 400 about no value names a field: %s", js)
+	}
+}
