@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
 	"net/http"
 	"strings"
@@ -29,11 +28,13 @@ const studioLiveSeenWithin = time.Second
 // the open list shows the row's new name, in place. A second change (a new
 // object) while the popover is closed shows as a count on the indicator and
 // as a new row and count in the list; a click on an activity row opens the
-// object.
+// object. The open object reloads by itself on Maria's next save and says
+// who changed it; with unsaved edits it keeps them and asks (Show changes,
+// Reload).
 func studioLiveJourney(t *testing.T, s *studioSetup) {
 	// A branch of its own: the other journeys see nothing of its model.
 	branch := createBranch(t, s.base, "Live work")
-	typeID, objID := setupLiveModel(t, s.base, branch)
+	typeID, objID, teaser := setupLiveModel(t, s.base, branch)
 	tx := createStudioUser(t, s.base, "maria", "Maria Keller", "maria-password-1", branch)
 	// The setup's changes are released before the editor subscribes (its
 	// stream starts from now): the activity starts empty.
@@ -108,25 +109,56 @@ func studioLiveJourney(t *testing.T, s *studioSetup) {
 	// A row opens its object.
 	editor.step("open the changed object", studioWait, clickCSS(`#live-activity button.live-row[title="Open Spring sale (final)"]`))
 	editor.waitFor("the address names the object", fmt.Sprintf(`location.pathname === "/studio/b/%d/content/%d/%d"`, branch, typeID, objID))
+	editor.waitValue(teaser, 201, "Spring teaser")
 	editor.shot("object-opened")
+
+	// The open object: Maria's save reloads it by itself (nothing unsaved)
+	// and says who changed it, within a second on the embedded setup.
+	editor.step("watch the notice", studioWait, evalJS(`(() => { window.__notice = 0;
+		new MutationObserver(() => { if (!window.__notice && (document.querySelector(".live-notice")?.innerText ?? "").includes("Maria Keller changed this object just now."))
+			window.__notice = Date.now(); }).observe(document.body, {subtree: true, childList: true, characterData: true}); })()`))
+	patchTeaser := func(text string) float64 {
+		return saveAs(other, branch, fmt.Sprintf(`{"objects":[{"meta":{"id":%d},"values":[%s]}]}`, objID, value(teaser, 201, text)), http.MethodPatch)
+	}
+	saveAt = patchTeaser("Teaser by Maria")
+	editor.waitFor("the object says who changed it", `window.__notice > 0`)
+	took := time.Duration(studioEval[float64](editor, `window.__notice`)-saveAt) * time.Millisecond
+	t.Logf("live: %s setup: the open object's notice showed Maria's change %v after she started her save", s.name, took)
+	if s.name == "embedded" && took > studioLiveSeenWithin {
+		t.Errorf("the notice showed the change after %v, want at most %v", took, studioLiveSeenWithin)
+	}
+	editor.waitValue(teaser, 201, "Teaser by Maria")
+	editor.shot("object-reloaded-with-notice")
+	editor.click("Dismiss")
+
+	// With unsaved edits nothing is overwritten: the notice asks.
+	editor.fill("Teaser (en-US)", "My own teaser")
+	editor.waitText("Unsaved changes")
+	patchTeaser("Second by Maria")
+	editor.waitText("Maria Keller changed this object just now. Your unsaved edits are kept.")
+	editor.waitFor("the offer to show the changes", "!!"+string(button("Show changes")))
+	editor.waitValue(teaser, 201, "My own teaser")
+	editor.shot("object-notice-keeps-edits")
+	editor.checkAccessibility("the object with the live notice")
+	editor.click("Reload (drop my edits)")
+	editor.waitValue(teaser, 201, "Second by Maria")
+	editor.waitFor("no unsaved changes", `!document.body.innerText.includes("Unsaved changes")`)
+	editor.shot("object-reloaded")
 }
 
-// setupLiveModel creates a type "Press release" and its object "Spring sale" on branch.
-func setupLiveModel(t *testing.T, base string, branch int64) (typeID, objID int64) {
+// setupLiveModel creates, on branch, a type "Press release" whose form
+// lists a language-dependent Teaser, and its object "Spring sale".
+func setupLiveModel(t *testing.T, base string, branch int64) (typeID, objID, teaser int64) {
 	t.Helper()
-	ids := func(b []byte) []int64 {
-		var w writeAnswer
-		if err := json.Unmarshal(b, &w); err != nil || len(w.CreatedObjectIDs) != 1 {
-			t.Fatalf("create: %v: %s", err, b)
-		}
-		return w.CreatedObjectIDs
-	}
-	objects := fmt.Sprintf("%s/apis/cms/v1/branches/%d/objects", base, branch)
-	typeID = ids(mustCall(t, http.StatusCreated, http.MethodPost, objects,
-		`{"objects":[{"meta":{"typeRef":0,"apiIdentifier":"pressRelease"},"values":[`+value(1000, 201, "Press release")+`]}]}`))[0]
-	objID = ids(mustCall(t, http.StatusCreated, http.MethodPost, objects,
-		fmt.Sprintf(`{"objects":[{"meta":{"typeRef":%d},"values":[%s]}]}`, typeID, value(1000, 201, "Spring sale"))))[0]
-	return typeID, objID
+	teaser = createObjects(t, base, branch, `{"meta":{"typeRef":10,"apiIdentifier":"liveTeaser"},"values":[`+value(1000, 201, "Teaser")+","+
+		value(1001, 0, "String")+","+value(1004, 0, false)+","+value(1017, 0, true)+"]}")[0]
+	form := createObjects(t, base, branch, `{"meta":{"typeRef":50},"values":[`+value(1000, 201, "Press release form")+","+
+		fmt.Sprintf(`{"attribute":5053,"language":0,"variant":0,"value":%d,"sortReverse":0}`, teaser)+"]}")[0]
+	typeID = createObjects(t, base, branch, `{"meta":{"typeRef":0,"apiIdentifier":"pressRelease"},"values":[`+
+		value(1000, 201, "Press release")+","+value(5001, 0, form)+"]}")[0]
+	objID = createObjects(t, base, branch, fmt.Sprintf(`{"meta":{"typeRef":%d},"values":[%s,%s]}`, typeID,
+		value(1000, 201, "Spring sale"), value(teaser, 201, "Spring teaser")))[0]
+	return typeID, objID, teaser
 }
 
 // createStudioUser creates a user who may write branch and returns the
