@@ -66,6 +66,13 @@ type Principal struct {
 	// revokes the user's bearer tokens (token.go). Empty without a user
 	// object. Never sent to clients.
 	Credential string
+	// Session is the session of the bearer token that authenticated the
+	// call (token.go, session.go); zero for Basic credentials.
+	Session TokenSession
+	// TokenSessions is the user's stored session record, as
+	// Accounts.Account and UpdateTokenSessions read it for pkg/auth; empty
+	// in every principal a call carries.
+	TokenSessions string
 }
 
 // ReadsUser reports whether p may read the user object id (login name,

@@ -7,19 +7,21 @@ package auth
 // /apis/cms/v1/auth/token) and then sends as "Authorization: Bearer …"
 // instead of the password. It is
 //
-//	"cms1." base64url(payload) "." base64url(HMAC-SHA256(key, "token" ‖ payload))
+//	"cms2." base64url(payload) "." base64url(HMAC-SHA256(key, "token" ‖ payload))
 //
-// with a fixed 48-byte payload: the user object's id, the issue and expiry
-// times (Unix seconds), 8 random bytes (no two tokens are equal) and a
-// credential stamp, HMAC-SHA256(key, "stamp" ‖
-// Principal.Credential) cut to 16 bytes. Principal.Credential digests the
-// user's stored password hash and token generation (pkg/content), so a
-// password change or a logout (which raises the generation) changes it and
-// every token issued before no longer matches, in every process: Verify
-// reads the user's account from the store on each call (one indexed read,
-// no password hash computed) instead of trusting a cache. The same account
-// read gives the caller's current rights, so a changed grant applies to the
-// next request.
+// with a fixed 64-byte payload: the user object's id, the issue and expiry
+// times (Unix seconds), the session (8 random bytes drawn at the login,
+// the login's time and the number of renewals since, session.go) and a
+// credential stamp, HMAC-SHA256(key, "stamp" ‖ Principal.Credential) cut
+// to 16 bytes. Principal.Credential digests the user's stored password
+// hash and token generation (pkg/content), so a password change or a
+// logout (which raises the generation) changes it and every token issued
+// before no longer matches, in every process: Verify reads the user's
+// account from the store on each call (one indexed read, no password hash
+// computed) instead of trusting a cache. The same read gives the caller's
+// current rights, so a changed grant applies to the next request, and the
+// user's session record (session.go), so a token superseded by a renewal
+// is refused.
 //
 // The key is the server's (setting authTokenKey, at least 32 bytes); all
 // processes of an installation share it. Comparisons of MACs and stamps are
@@ -36,14 +38,27 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync/atomic"
 	"time"
 )
 
-// Token errors.
+// Token errors. Each refusal of a presented token is an ErrBadToken, and so
+// an ErrBadCredentials (401).
 var (
 	// ErrBadToken means a bearer token is malformed, forged, expired or
 	// revoked. It is an ErrBadCredentials.
 	ErrBadToken = fmt.Errorf("%w: invalid, expired or revoked bearer token", ErrBadCredentials)
+	// ErrTokenExpired means a genuine token is past its expiry. It is an
+	// ErrBadToken.
+	ErrTokenExpired = fmt.Errorf("%w (expired)", ErrBadToken)
+	// ErrSessionExpired means a genuine token belongs to a session that
+	// started (at the login) more than the session's maximum age ago: it
+	// can no longer be used or renewed, the user must log in again. It is
+	// an ErrBadToken.
+	ErrSessionExpired = fmt.Errorf("%w: the session expired (authSessionMaxAge); log in again", ErrBadToken)
+	// ErrSuperseded means a genuine token was renewed: its successor
+	// replaced it (session.go). It is an ErrBadToken.
+	ErrSuperseded = fmt.Errorf("%w (renewed: superseded by a newer token of its session)", ErrBadToken)
 	// ErrTokensOff means the server has no token key: bearer tokens are
 	// neither issued nor accepted.
 	ErrTokensOff = errors.New("auth: bearer tokens are not configured on this server (authTokenKey)")
@@ -58,31 +73,45 @@ const (
 	// MinTokenKeyBytes is the shortest token key accepted.
 	MinTokenKeyBytes = 32
 	// MaxTokenBytes bounds a bearer token: a longer one is refused
-	// without being decoded. Issued tokens are 114 bytes.
+	// without being decoded. Issued tokens are 135 bytes.
 	MaxTokenBytes = 256
 	// DefaultTokenLifetime is a token's lifetime unless configured.
 	DefaultTokenLifetime = 15 * time.Minute
 	// MaxTokenLifetime bounds the configured lifetime.
 	MaxTokenLifetime = 24 * time.Hour
+	// DefaultSessionMaxAge is the default maximum age of a session: no
+	// renewal extends it beyond this time after the login.
+	DefaultSessionMaxAge = 12 * time.Hour
+	// MinSessionMaxAge and MaxSessionMaxAge bound the configured maximum
+	// age (which is also at least the token lifetime).
+	MinSessionMaxAge = time.Minute
+	MaxSessionMaxAge = 30 * 24 * time.Hour
 
-	tokenPrefix  = "cms1."
-	payloadBytes = 8 + 8 + 8 + nonceBytes + stampBytes
-	nonceBytes   = 8
+	tokenPrefix  = "cms2."
+	payloadBytes = 8 + 8 + 8 + sessionIDBytes + 8 + 8 + stampBytes
+	stampOffset  = payloadBytes - stampBytes
 	stampBytes   = 16
 	// issueSkew tolerates clocks of processes that differ a little: a
 	// token issued up to this far in the future is accepted.
 	issueSkew = time.Minute
 )
 
-// Accounts reads and revokes the credentials of user objects
-// (pkg/content.Service implements it).
+// Accounts reads and revokes the credentials of user objects and keeps
+// their session records (pkg/content.Service implements it).
 type Accounts interface {
 	// Account returns the current principal of the live user object id,
-	// with its Credential; ErrBadCredentials when there is none.
+	// with its Credential and TokenSessions; ErrBadCredentials when there
+	// is none.
 	Account(ctx context.Context, id int64) (Principal, error)
 	// RevokeTokens raises the token generation of user id, which changes
-	// its Credential.
+	// its Credential, and empties its session record.
 	RevokeTokens(ctx context.Context, id int64) error
+	// UpdateTokenSessions calls update with the current principal of user
+	// id (as Account returns it) inside one write transaction and, when
+	// update asks to, stores the session record it returns, in the same
+	// transaction: concurrent updates, in any process, see each other's
+	// records. An error of update is returned as it is, nothing written.
+	UpdateTokenSessions(ctx context.Context, id int64, update func(Principal) (record string, write bool, err error)) error
 }
 
 // Token is an issued bearer token.
@@ -91,31 +120,111 @@ type Token struct {
 	ExpiresAt time.Time
 }
 
-// Tokens issues and verifies bearer tokens under one key.
+// TokenConfig configures Tokens; zero fields take their defaults.
+type TokenConfig struct {
+	// Lifetime of a token (DefaultTokenLifetime), 1s to MaxTokenLifetime.
+	Lifetime time.Duration
+	// SessionMaxAge (DefaultSessionMaxAge), MinSessionMaxAge to
+	// MaxSessionMaxAge and at least Lifetime: how long after the login a
+	// session's tokens are accepted and renewed.
+	SessionMaxAge time.Duration
+	// RenewGrace (DefaultRenewGrace): how long after a renewal a renewal
+	// of the token it replaced answers the same successor (session.go).
+	RenewGrace time.Duration
+}
+
+// CheckTokenConfig reports what is wrong with the lifetime and maximum
+// session age (after defaults), or nil.
+func CheckTokenConfig(lifetime, maxAge time.Duration) error {
+	var errs []error
+	if lifetime < time.Second || lifetime > MaxTokenLifetime {
+		errs = append(errs, fmt.Errorf("authTokenLifetime %s: want 1s to %s", lifetime, MaxTokenLifetime))
+	}
+	switch {
+	case maxAge < MinSessionMaxAge || maxAge > MaxSessionMaxAge:
+		errs = append(errs, fmt.Errorf("authSessionMaxAge %s: want %s to %s", maxAge, MinSessionMaxAge, MaxSessionMaxAge))
+	case maxAge < lifetime:
+		errs = append(errs, fmt.Errorf("authSessionMaxAge %s is shorter than authTokenLifetime %s: a session must outlive its first token", maxAge, lifetime))
+	}
+	return errors.Join(errs...)
+}
+
+// Tokens issues, verifies and renews bearer tokens under one key.
 type Tokens struct {
 	key      []byte
 	lifetime time.Duration
+	maxAge   time.Duration
+	grace    time.Duration
 	accounts Accounts
 	now      func() time.Time
+	stats    tokenCounters
 }
 
 // NewTokens returns the token issuer of key (at least MinTokenKeyBytes)
-// with tokens living lifetime (DefaultTokenLifetime when 0). now is the
-// clock (time.Now when nil).
-func NewTokens(key []byte, lifetime time.Duration, accounts Accounts, now func() time.Time) (*Tokens, error) {
+// configured by cfg. now is the clock (time.Now when nil).
+func NewTokens(key []byte, cfg TokenConfig, accounts Accounts, now func() time.Time) (*Tokens, error) {
 	if len(key) < MinTokenKeyBytes {
 		return nil, fmt.Errorf("auth: the token key has %d bytes, want at least %d", len(key), MinTokenKeyBytes)
 	}
-	if lifetime == 0 {
-		lifetime = DefaultTokenLifetime
+	if cfg.Lifetime == 0 {
+		cfg.Lifetime = DefaultTokenLifetime
 	}
-	if lifetime < time.Second || lifetime > MaxTokenLifetime {
-		return nil, fmt.Errorf("auth: token lifetime %s: want 1s to %s", lifetime, MaxTokenLifetime)
+	if cfg.SessionMaxAge == 0 {
+		cfg.SessionMaxAge = max(DefaultSessionMaxAge, cfg.Lifetime)
+	}
+	if cfg.RenewGrace == 0 {
+		cfg.RenewGrace = DefaultRenewGrace
+	}
+	if err := CheckTokenConfig(cfg.Lifetime, cfg.SessionMaxAge); err != nil {
+		return nil, fmt.Errorf("auth: %w", err)
+	}
+	if cfg.RenewGrace < 0 || cfg.RenewGrace > MaxRenewGrace {
+		return nil, fmt.Errorf("auth: renewal grace %s: want 0 to %s", cfg.RenewGrace, MaxRenewGrace)
 	}
 	if now == nil {
 		now = time.Now
 	}
-	return &Tokens{key: append([]byte(nil), key...), lifetime: lifetime, accounts: accounts, now: now}, nil
+	return &Tokens{key: append([]byte(nil), key...), lifetime: cfg.Lifetime, maxAge: cfg.SessionMaxAge, grace: cfg.RenewGrace,
+		accounts: accounts, now: now}, nil
+}
+
+// TokenStats counts what happened to tokens in this process.
+type TokenStats struct {
+	// Issued by a login, Renewed by a renewal (a repeated renewal within
+	// the grace included), Revoked: logouts (each revokes every token of
+	// its user).
+	Issued, Renewed, Revoked int64
+	// Presented tokens refused: Expired (past expiresAt), SessionExpired
+	// (the session is older than its maximum age), Superseded (replaced
+	// by a renewal), Refused (malformed, forged, signed by another key,
+	// revoked by a logout or password change, user gone).
+	Expired, SessionExpired, Superseded, Refused int64
+}
+
+type tokenCounters struct {
+	issued, renewed, revoked, expired, sessionExpired, superseded, refused atomic.Int64
+}
+
+// Stats returns the counters of t.
+func (t *Tokens) Stats() TokenStats {
+	s := &t.stats
+	return TokenStats{Issued: s.issued.Load(), Renewed: s.renewed.Load(), Revoked: s.revoked.Load(),
+		Expired: s.expired.Load(), SessionExpired: s.sessionExpired.Load(), Superseded: s.superseded.Load(), Refused: s.refused.Load()}
+}
+
+// refuse counts err, a refusal of a presented token, and returns it.
+func (t *Tokens) refuse(err error) error {
+	switch {
+	case errors.Is(err, ErrSessionExpired):
+		t.stats.sessionExpired.Add(1)
+	case errors.Is(err, ErrTokenExpired):
+		t.stats.expired.Add(1)
+	case errors.Is(err, ErrSuperseded):
+		t.stats.superseded.Add(1)
+	case errors.Is(err, ErrBadToken):
+		t.stats.refused.Add(1)
+	}
+	return err
 }
 
 // mac is HMAC-SHA256 under the key of a domain-separated message.
@@ -127,73 +236,112 @@ func (t *Tokens) mac(domain string, msg []byte) []byte {
 	return m.Sum(nil)
 }
 
-// Issue returns a fresh token of p (a principal of a user object with a
-// Credential), valid for the lifetime from now.
+// claims are the contents of a token.
+type claims struct {
+	user            int64
+	issued, expires int64 // Unix seconds
+	session         TokenSession
+	stamp           []byte
+}
+
+// Issue returns the first token of a new session of p (a principal of a
+// user object with a Credential): a login.
 func (t *Tokens) Issue(p Principal) (Token, error) {
 	if p.UserID <= 0 || p.Credential == "" {
 		return Token{}, ErrNoTokenUser
 	}
-	now := t.now()
-	exp := now.Add(t.lifetime)
-	payload := make([]byte, 0, payloadBytes)
-	payload = binary.BigEndian.AppendUint64(payload, uint64(p.UserID))
-	payload = binary.BigEndian.AppendUint64(payload, uint64(now.Unix()))
-	payload = binary.BigEndian.AppendUint64(payload, uint64(exp.Unix()))
-	nonce := make([]byte, nonceBytes)
-	_, _ = rand.Read(nonce) // crypto/rand never fails on supported platforms
-	payload = append(payload, nonce...)
-	payload = append(payload, t.mac("stamp", []byte(p.Credential))[:stampBytes]...)
-	enc := base64.RawURLEncoding
-	tok := tokenPrefix + enc.EncodeToString(payload) + "." + enc.EncodeToString(t.mac("token", payload))
-	return Token{Token: tok, ExpiresAt: time.Unix(exp.Unix(), 0).UTC()}, nil
+	now := t.now().Unix()
+	var sid [sessionIDBytes]byte
+	_, _ = rand.Read(sid[:]) // crypto/rand never fails on supported platforms
+	tok := t.sign(p, TokenSession{ID: sid, Start: now}, now, min(now+secs(t.lifetime), now+secs(t.maxAge)))
+	t.stats.issued.Add(1)
+	return tok, nil
 }
 
-// Verify checks tok and returns the current principal of its user:
-// ErrBadToken when it is malformed, forged, expired, or its user's
-// credentials changed since it was issued (password, logout) or the user
-// is gone; store errors as they are.
+func secs(d time.Duration) int64 { return int64(d / time.Second) }
+
+// sign returns the token of p's session s issued at issued, expiring at
+// expires (Unix seconds). It is deterministic: the same arguments give the
+// same token.
+func (t *Tokens) sign(p Principal, s TokenSession, issued, expires int64) Token {
+	payload := make([]byte, 0, payloadBytes)
+	payload = binary.BigEndian.AppendUint64(payload, uint64(p.UserID))
+	payload = binary.BigEndian.AppendUint64(payload, uint64(issued))  //nolint:gosec // Unix seconds
+	payload = binary.BigEndian.AppendUint64(payload, uint64(expires)) //nolint:gosec // Unix seconds
+	payload = append(payload, s.ID[:]...)
+	payload = binary.BigEndian.AppendUint64(payload, uint64(s.Start))   //nolint:gosec // Unix seconds
+	payload = binary.BigEndian.AppendUint64(payload, uint64(s.Renewal)) //nolint:gosec // a non-negative count
+	payload = append(payload, t.stamp(p.Credential)...)
+	enc := base64.RawURLEncoding
+	tok := tokenPrefix + enc.EncodeToString(payload) + "." + enc.EncodeToString(t.mac("token", payload))
+	return Token{Token: tok, ExpiresAt: time.Unix(expires, 0).UTC()}
+}
+
+func (t *Tokens) stamp(credential string) []byte {
+	return t.mac("stamp", []byte(credential))[:stampBytes]
+}
+
+// Verify checks tok and returns the current principal of its user, with
+// the token's Session: ErrBadToken when it is malformed, forged, expired
+// (ErrTokenExpired), of a session older than the maximum age
+// (ErrSessionExpired), superseded by a renewal (ErrSuperseded), or its
+// user's credentials changed since it was issued (password, logout) or the
+// user is gone; store errors as they are. In a context of WithRenewal, a
+// token superseded less than the renewal grace ago is accepted
+// (session.go).
 func (t *Tokens) Verify(ctx context.Context, tok string) (Principal, error) {
-	uid, stamp, err := t.parse(tok)
+	c, err := t.parse(tok)
 	if err != nil {
-		return Principal{}, err
+		return Principal{}, t.refuse(err)
 	}
-	p, err := t.accounts.Account(ctx, uid)
+	p, err := t.accounts.Account(ctx, c.user)
 	if errors.Is(err, ErrBadCredentials) {
-		return Principal{}, ErrBadToken
+		return Principal{}, t.refuse(ErrBadToken)
 	}
 	if err != nil {
 		return Principal{}, err
 	}
-	if p.Credential == "" || !hmac.Equal(stamp, t.mac("stamp", []byte(p.Credential))[:stampBytes]) {
-		return Principal{}, ErrBadToken
+	if p.Credential == "" || !hmac.Equal(c.stamp, t.stamp(p.Credential)) {
+		return Principal{}, t.refuse(ErrBadToken)
 	}
+	if err := t.current(p.TokenSessions, c, renewal(ctx)); err != nil {
+		return Principal{}, t.refuse(err)
+	}
+	p.TokenSessions = "" // the record stays with the accounts
+	p.Session = c.session
 	return p, nil
 }
 
-// parse checks the form, MAC and times of tok and returns its user id and
-// credential stamp.
-func (t *Tokens) parse(tok string) (int64, []byte, error) {
+// parse checks the form, MAC and times of tok and returns its claims.
+func (t *Tokens) parse(tok string) (claims, error) {
 	if len(tok) > MaxTokenBytes || !strings.HasPrefix(tok, tokenPrefix) {
-		return 0, nil, ErrBadToken
+		return claims{}, ErrBadToken
 	}
 	body, sig, ok := strings.Cut(tok[len(tokenPrefix):], ".")
 	if !ok {
-		return 0, nil, ErrBadToken
+		return claims{}, ErrBadToken
 	}
 	enc := base64.RawURLEncoding.Strict()
 	payload, err1 := enc.DecodeString(body)
 	mac, err2 := enc.DecodeString(sig)
 	if err1 != nil || err2 != nil || len(payload) != payloadBytes || !hmac.Equal(mac, t.mac("token", payload)) {
-		return 0, nil, ErrBadToken
+		return claims{}, ErrBadToken
 	}
-	uid := int64(binary.BigEndian.Uint64(payload[0:8]))       //nolint:gosec // written from a positive int64
-	issued := int64(binary.BigEndian.Uint64(payload[8:16]))   //nolint:gosec // Unix seconds
-	expires := int64(binary.BigEndian.Uint64(payload[16:24])) //nolint:gosec // Unix seconds
+	u64 := func(at int) int64 { return int64(binary.BigEndian.Uint64(payload[at : at+8])) } //nolint:gosec // written from non-negative int64s
+	c := claims{user: u64(0), issued: u64(8), expires: u64(16), stamp: payload[stampOffset:]}
+	copy(c.session.ID[:], payload[24:24+sessionIDBytes])
+	c.session.Start, c.session.Renewal = u64(24+sessionIDBytes), u64(32+sessionIDBytes)
 	now := t.now()
-	if uid <= 0 || !now.Before(time.Unix(expires, 0)) || time.Unix(issued, 0).After(now.Add(issueSkew)) {
-		return 0, nil, ErrBadToken
+	switch {
+	case c.user <= 0 || c.session.Renewal < 0 || time.Unix(c.issued, 0).After(now.Add(issueSkew)) ||
+		time.Unix(c.session.Start, 0).After(time.Unix(c.issued, 0)):
+		return claims{}, ErrBadToken
+	case !now.Before(time.Unix(c.session.Start, 0).Add(t.maxAge)):
+		return claims{}, ErrSessionExpired
+	case !now.Before(time.Unix(c.expires, 0)):
+		return claims{}, ErrTokenExpired
 	}
-	return uid, payload[24+nonceBytes:], nil
+	return c, nil
 }
 
 // TokenVerifier is an Authenticator that also accepts bearer tokens
@@ -227,6 +375,9 @@ func NewLogin(cached *Cached, guard Authenticator, tokens *Tokens) *Login {
 	return l
 }
 
+// Tokens returns the token issuer (nil: tokens off).
+func (l *Login) Tokens() *Tokens { return l.tokens }
+
 // VerifyToken implements TokenVerifier.
 func (l *Login) VerifyToken(ctx context.Context, token string) (Principal, error) {
 	if l.tokens == nil {
@@ -236,8 +387,8 @@ func (l *Login) VerifyToken(ctx context.Context, token string) (Principal, error
 }
 
 // IssueToken checks user and password like Basic credentials (throttled
-// by the guard: a *RetryError when locked or saturated) and returns a new
-// token.
+// by the guard: a *RetryError when locked or saturated) and returns the
+// first token of a new session.
 func (l *Login) IssueToken(ctx context.Context, user, password string) (Token, error) {
 	if l.tokens == nil {
 		return Token{}, ErrTokensOff
@@ -252,13 +403,18 @@ func (l *Login) IssueToken(ctx context.Context, user, password string) (Token, e
 	return l.tokens.Issue(p)
 }
 
-// RenewToken returns a new token for p, the principal of the call (from a
-// still valid token: its Credential is the stored one, read by Verify).
-func (l *Login) RenewToken(p Principal) (Token, error) {
+// RenewToken returns the successor of the token that authenticated p
+// (Verify in a context of WithRenewal), which from then on is refused
+// (session.go). A caller authenticated otherwise (Basic credentials)
+// starts a new session.
+func (l *Login) RenewToken(ctx context.Context, p Principal) (Token, error) {
 	if l.tokens == nil {
 		return Token{}, ErrTokensOff
 	}
-	return l.tokens.Issue(p)
+	if p.Session.Start == 0 {
+		return l.tokens.Issue(p)
+	}
+	return l.tokens.Renew(ctx, p)
 }
 
 // Logout revokes every token of p's user, in every process.
@@ -269,5 +425,9 @@ func (l *Login) Logout(ctx context.Context, p Principal) error {
 	if p.UserID <= 0 {
 		return ErrNoTokenUser
 	}
-	return l.accounts.RevokeTokens(ctx, p.UserID)
+	if err := l.accounts.RevokeTokens(ctx, p.UserID); err != nil {
+		return err
+	}
+	l.tokens.stats.revoked.Add(1)
+	return nil
 }

@@ -11,11 +11,31 @@ import (
 )
 
 // fakeAccounts is a user store of one map; RevokeTokens changes the
-// Credential as pkg/content does (the generation is part of it).
+// Credential as pkg/content does (the generation is part of it) and empties
+// the session record; UpdateTokenSessions is serialized like write
+// transactions.
 type fakeAccounts struct {
-	mu    sync.Mutex
-	users map[int64]Principal
-	reads int
+	mu     sync.Mutex
+	users  map[int64]Principal
+	reads  int
+	writes int
+}
+
+func (f *fakeAccounts) UpdateTokenSessions(_ context.Context, id int64, update func(Principal) (string, bool, error)) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	p, ok := f.users[id]
+	if !ok {
+		return ErrBadCredentials
+	}
+	rec, write, err := update(p)
+	if err != nil || !write {
+		return err
+	}
+	f.writes++
+	p.TokenSessions = rec
+	f.users[id] = p
+	return nil
 }
 
 func (f *fakeAccounts) Account(_ context.Context, id int64) (Principal, error) {
@@ -34,6 +54,7 @@ func (f *fakeAccounts) RevokeTokens(_ context.Context, id int64) error {
 	defer f.mu.Unlock()
 	p := f.users[id]
 	p.Credential += "+"
+	p.TokenSessions = ""
 	f.users[id] = p
 	return nil
 }
@@ -66,7 +87,7 @@ var testKey = []byte(strings.Repeat("k", MinTokenKeyBytes))
 func newTestTokens(t *testing.T, now func() time.Time) (*Tokens, *fakeAccounts) {
 	t.Helper()
 	f := &fakeAccounts{users: map[int64]Principal{7: {Name: "editor", UserID: 7, Credential: "c1", Read: []int64{4}}}}
-	tk, err := NewTokens(testKey, 15*time.Minute, f, now)
+	tk, err := NewTokens(testKey, TokenConfig{Lifetime: 15 * time.Minute}, f, now)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -101,7 +122,7 @@ func TestTokenRefused(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	other, err := NewTokens([]byte(strings.Repeat("o", MinTokenKeyBytes)), time.Minute, f, clock)
+	other, err := NewTokens([]byte(strings.Repeat("o", MinTokenKeyBytes)), TokenConfig{Lifetime: time.Minute}, f, clock)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -153,11 +174,24 @@ func TestTokenRefused(t *testing.T) {
 }
 
 func TestNewTokensLimits(t *testing.T) {
-	if _, err := NewTokens([]byte("short"), 0, nil, nil); err == nil {
+	if _, err := NewTokens([]byte("short"), TokenConfig{}, nil, nil); err == nil {
 		t.Fatal("a 5-byte key was accepted")
 	}
-	if _, err := NewTokens(testKey, MaxTokenLifetime+time.Second, nil, nil); err == nil {
+	if _, err := NewTokens(testKey, TokenConfig{Lifetime: MaxTokenLifetime + time.Second}, nil, nil); err == nil {
 		t.Fatal("a lifetime above the maximum was accepted")
+	}
+	for what, c := range map[string]TokenConfig{
+		"a max age below 1m":              {SessionMaxAge: 59 * time.Second},
+		"a max age above 30d":             {SessionMaxAge: MaxSessionMaxAge + time.Second},
+		"a max age below the lifetime":    {Lifetime: 2 * time.Hour, SessionMaxAge: time.Hour},
+		"a renewal grace above 5 minutes": {RenewGrace: MaxRenewGrace + time.Second},
+	} {
+		if _, err := NewTokens(testKey, c, nil, nil); err == nil {
+			t.Errorf("%s was accepted", what)
+		}
+	}
+	if err := CheckTokenConfig(time.Hour, 30*time.Minute); err == nil || !strings.Contains(err.Error(), "authSessionMaxAge 30m0s is shorter than authTokenLifetime 1h0m0s") {
+		t.Errorf("max age below the lifetime: %v", err)
 	}
 }
 
@@ -177,7 +211,7 @@ func TestLoginTokensThrottledAndAuthorize(t *testing.T) {
 	if _, err := Authorize(ctx, l, "bearer  "+tok.Token+" ", ""); err != nil {
 		t.Fatalf("lower-case scheme: %v", err)
 	}
-	renewed, err := l.RenewToken(p)
+	renewed, err := l.RenewToken(ctx, p)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -23,6 +23,7 @@ package content
 // committed write that touched a user so the cache can be flushed.
 
 import (
+	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -111,12 +112,13 @@ type account struct {
 	hash            string
 	admin, internal bool
 	read, write     []int64
-	generation      int64 // AttrUserTokenGeneration
+	generation      int64  // AttrUserTokenGeneration
+	sessions        string // AttrUserTokenSessions
 }
 
 func loadAccount(ctx context.Context, r store.Reader, id int64) (account, error) {
 	vals, err := r.ListValues(ctx, BranchDefault, []int64{id}, store.ValueFilter{AttributeIDs: []int64{AttrUserName,
-		AttrUserPassword, AttrUserAdmin, AttrUserInternal, AttrUserReadBranches, AttrUserWriteBranches, AttrUserTokenGeneration}})
+		AttrUserPassword, AttrUserAdmin, AttrUserInternal, AttrUserReadBranches, AttrUserWriteBranches, AttrUserTokenGeneration, AttrUserTokenSessions}})
 	if err != nil {
 		return account{}, err
 	}
@@ -127,6 +129,8 @@ func loadAccount(ctx context.Context, r store.Reader, id int64) (account, error)
 			_ = json.Unmarshal(v.JSON, &a.name)
 		case AttrUserTokenGeneration:
 			_ = json.Unmarshal(v.JSON, &a.generation)
+		case AttrUserTokenSessions:
+			a.sessions = plainJSONString(v.JSON)
 		case AttrUserPassword:
 			_ = json.Unmarshal(v.JSON, &a.hash)
 		case AttrUserAdmin:
@@ -146,6 +150,18 @@ func loadAccount(ctx context.Context, r store.Reader, id int64) (account, error)
 		}
 	}
 	return a, nil
+}
+
+// plainJSONString is the string b holds. Read on every bearer request, a
+// session record (up to 4 KB of hex digits, digits, colons and spaces) has
+// no escapes: its bytes are taken between the quotes without a decoder.
+func plainJSONString(b []byte) string {
+	if n := len(b); n >= 2 && b[0] == '"' && b[n-1] == '"' && !bytes.ContainsAny(b[1:n-1], "\\\"") {
+		return string(b[1 : n-1])
+	}
+	var s string
+	_ = json.Unmarshal(b, &s)
+	return s
 }
 
 // Authenticate implements auth.Authenticator over the user objects: the

@@ -134,6 +134,10 @@ func TestSecurityWritesNeedAdmin(t *testing.T) {
 				_, _, err := s.DeleteObjects(ctxBG, "4", editor, []string{fmt.Sprint(alice)})
 				return err
 			}},
+			{"put a session record on another object", func() error {
+				_, err := s.UpdateObjects(ctxBG, "4", editor, []ObjectInput{{ID: objs[0], Values: []ValueInput{vin(AttrUserTokenSessions, 0, "x")}}})
+				return err
+			}},
 			{"put the admin flag on another object", func() error {
 				_, err := s.UpdateObjects(ctxBG, "4", editor, []ObjectInput{{ID: objs[0], Values: []ValueInput{vin(AttrUserAdmin, 0, true)}}})
 				return err

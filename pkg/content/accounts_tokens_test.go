@@ -3,11 +3,14 @@ package content
 import (
 	"errors"
 	"fmt"
+	"path/filepath"
+	"strings"
 	"sync/atomic"
 	"testing"
 
 	"github.com/cmsplatform/cms/pkg/auth"
 	"github.com/cmsplatform/cms/pkg/store"
+	"github.com/cmsplatform/cms/pkg/store/sqlite"
 )
 
 // TestAccountCredential: the account of a user carries its current rights
@@ -77,4 +80,102 @@ func TestAccountCredential(t *testing.T) {
 			}
 		}
 	})
+}
+
+// TestTokenSessionRecord: UpdateTokenSessions hands update the account
+// with its record and stores what update returns in the same transaction
+// (nothing when update fails or asks for no write), without flushing the
+// Basic cache; Account reads it back; RevokeTokens empties it; no client
+// writes it (TestBearerTokens checks no read returns it).
+func TestTokenSessionRecord(t *testing.T) {
+	backends(t, func(t *testing.T, _ *Service, st store.Store) {
+		var changed atomic.Int64
+		s := New(st, nil, WithUsersChanged(func() { changed.Add(1) }))
+		_, ids := must2(t)(s.CreateObjects(ctxBG, "4", adminCh, []ObjectInput{userInput("bob", "pw")}))
+		bob := ids[0]
+		before := changed.Load()
+		set := func(rec string, write bool, fail error) error {
+			return s.UpdateTokenSessions(ctxBG, bob, func(p auth.Principal) (string, bool, error) {
+				if p.UserID != bob || p.Credential == "" {
+					t.Errorf("update got %+v", p)
+				}
+				return rec, write, fail
+			})
+		}
+		if err := set("0102030405060708:1:10:20:5", true, nil); err != nil {
+			t.Fatal(err)
+		}
+		if p, _ := s.Account(ctxBG, bob); p.TokenSessions != "0102030405060708:1:10:20:5" {
+			t.Fatalf("record %q", p.TokenSessions)
+		}
+		boom := errors.New("boom")
+		if err := set("other", true, boom); !errors.Is(err, boom) {
+			t.Fatalf("a failing update: %v", err)
+		}
+		if err := set("other", false, nil); err != nil {
+			t.Fatal(err)
+		}
+		if p, _ := s.Account(ctxBG, bob); p.TokenSessions != "0102030405060708:1:10:20:5" {
+			t.Fatalf("after a failing and a no-write update the record is %q", p.TokenSessions)
+		}
+		if changed.Load() != before {
+			t.Fatal("a session record write flushed the Basic cache")
+		}
+		if p, _ := s.Authenticate(ctxBG, "bob", "pw"); p.TokenSessions != "" {
+			t.Fatalf("a Basic principal carries the record %q", p.TokenSessions)
+		}
+		_, err := s.UpdateObjects(ctxBG, "4", editor, []ObjectInput{{ID: bob, Values: []ValueInput{vin(AttrUserTokenSessions, 0, "x")}}})
+		wantErr(t, err, ErrForbidden, "an editor writing the session record")
+		if err := s.RevokeTokens(ctxBG, bob); err != nil {
+			t.Fatal(err)
+		}
+		if p, _ := s.Account(ctxBG, bob); p.TokenSessions != "" {
+			t.Fatalf("after RevokeTokens the record is %q", p.TokenSessions)
+		}
+		if err := s.UpdateTokenSessions(ctxBG, 999999, func(auth.Principal) (string, bool, error) { return "", true, nil }); !errors.Is(err, auth.ErrBadCredentials) {
+			t.Fatalf("an unknown user: %v", err)
+		}
+	})
+}
+
+func TestPlainJSONString(t *testing.T) {
+	for in, want := range map[string]string{`"ab:1 cd"`: "ab:1 cd", `"a\"b"`: `a"b`, `"a\u0041"`: "aA", `""`: "", `null`: "", `7`: ""} {
+		if got := plainJSONString([]byte(in)); got != want {
+			t.Errorf("plainJSONString(%s) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+// BenchmarkAccountSessionRecord: the store read of a bearer check
+// (Account on SQLite) with no session record and with a record of
+// auth.MaxTokenSessions sessions (about 3.5 KB).
+func BenchmarkAccountSessionRecord(b *testing.B) {
+	st, err := sqlite.Open(ctxBG, filepath.Join(b.TempDir(), "cms.db"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer st.Close()
+	if err := Bootstrap(ctxBG, st); err != nil {
+		b.Fatal(err)
+	}
+	s := New(st, nil)
+	_, ids, err := s.CreateObjects(ctxBG, "4", adminCh, []ObjectInput{userInput("bob", "pw")})
+	if err != nil {
+		b.Fatal(err)
+	}
+	bob := ids[0]
+	entry := "0102030405060708:12:1800000000:1800000900:1799990000"
+	full := strings.TrimSpace(strings.Repeat(entry+" ", auth.MaxTokenSessions))
+	for _, c := range []struct{ name, record string }{{"no-record", ""}, {"full-record", full}} {
+		if err := s.UpdateTokenSessions(ctxBG, bob, func(auth.Principal) (string, bool, error) { return c.record, true, nil }); err != nil {
+			b.Fatal(err)
+		}
+		b.Run(c.name, func(b *testing.B) {
+			for b.Loop() {
+				if p, err := s.Account(ctxBG, bob); err != nil || p.TokenSessions != c.record {
+					b.Fatalf("%v", err)
+				}
+			}
+		})
+	}
 }

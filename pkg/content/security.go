@@ -34,7 +34,8 @@ const PasswordCost = bcrypt.DefaultCost
 var securityAttrs = map[int64]bool{
 	AttrUserPassword: true, AttrUserAdmin: true, AttrUserInternal: true,
 	AttrUserReadBranches: true, AttrUserWriteBranches: true, AttrUserTokenGeneration: true,
-	AttrWebHookSecret: true,
+	AttrUserTokenSessions: true,
+	AttrWebHookSecret:     true,
 }
 
 // isSecurityObject reports whether id is a system object of the security

@@ -74,6 +74,11 @@ const (
 	// credential stamp, so raising it revokes every bearer token of the
 	// user (pkg/auth token.go).
 	AttrUserTokenGeneration int64 = 1106
+	// AttrUserTokenSessions (String): the user's bearer-token session
+	// record (pkg/auth session.go), written by renewals and emptied by a
+	// logout; never read by clients (a secret attribute) and written by
+	// administrators only.
+	AttrUserTokenSessions = model.AttrUserTokenSessions
 
 	LanguageEnUS int64 = 201
 	LanguageDeDE int64 = 202
@@ -159,6 +164,7 @@ var sysAttrs = []sysAttr{
 	{id: AttrUserReadBranches, api: "userReadBranches", name: "Read branches", dataType: "ObjRef", multi: true, refTypes: []int64{TypeBranch}},
 	{id: AttrUserWriteBranches, api: "userWriteBranches", name: "Write branches", dataType: "ObjRef", multi: true, refTypes: []int64{TypeBranch}},
 	{id: AttrUserTokenGeneration, api: "userTokenGeneration", name: "Token generation", dataType: "Integer"},
+	{id: AttrUserTokenSessions, api: "userTokenSessions", name: "Token sessions", dataType: "String"},
 	{id: 2001, api: "attributeIsoLanguageCode", name: "ISO language code", dataType: "String"},
 	{id: 2002, api: "attributeFallbackLanguage", name: "Fallback language", dataType: "ObjRef", refTypes: []int64{TypeLanguage}},
 	{id: 3001, api: "unitGroupBaseUnit", name: "Base unit", dataType: "ObjRef", refTypes: []int64{TypeUnit}},

@@ -29,12 +29,18 @@ const (
 	AttrTypeDisplayName int64 = 5005
 	// AttrUserPassword holds a user's password hash: a secret.
 	AttrUserPassword int64 = 1101
+	// AttrUserTokenSessions holds a user's bearer-token session record
+	// (pkg/auth session.go): server bookkeeping no client reads.
+	AttrUserTokenSessions int64 = 1107
 	// AttrWebHookSecret holds the HMAC key of a webhook definition (type
 	// 210): a secret the dispatcher reads from the store, never a client.
 	AttrWebHookSecret int64 = 1221
 )
 
 // SecretAttribute reports whether values of attribute id must never leave
-// the service (reads drop them, the index never holds them): today only the
-// password hash and the webhook signing secret.
-func SecretAttribute(id int64) bool { return id == AttrUserPassword || id == AttrWebHookSecret }
+// the service (reads drop them, the index never holds them): today the
+// password hash, the webhook signing secret and the bearer-token session
+// record.
+func SecretAttribute(id int64) bool {
+	return id == AttrUserPassword || id == AttrWebHookSecret || id == AttrUserTokenSessions
+}

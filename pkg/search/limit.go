@@ -21,9 +21,10 @@ var ErrOverloaded = errors.New("search: too many queries running and waiting")
 // refused quickly, rather than queued for seconds. A query past
 // Concurrent waits for a slot in a queue sized by time, not by a short
 // fixed length: it is admitted while its expected wait (the queries ahead
-// of it times the recent mean time a query holds a slot, divided by
-// Concurrent) stays within MaxWait, and refused at once with ErrOverloaded
-// beyond it; one admitted waits at most MaxWait (then ErrOverloaded) and
+// of it, and itself, times the recent interval between two slots freed
+// while queries waited) stays within MaxWait, and refused at once with
+// ErrOverloaded beyond it; one admitted waits at most MaxWait (then
+// ErrOverloaded) and
 // never past its context (the caller's deadline, within WithDeadline the
 // component's). Queue caps the waiting queries whatever their expected
 // wait, a bound on memory. Writes (Bulk, EnsureIndex …) are not limited.
@@ -46,6 +47,10 @@ type QueryLimitStats struct {
 	Shed int64
 	// MeanQuery is the recent mean time a query held a slot.
 	MeanQuery time.Duration
+	// Interval is the recent interval between two slots freed while
+	// queries waited: the time a waiting query moves up one place (0
+	// until measured).
+	Interval time.Duration
 }
 
 // QueryLimited is implemented by an engine WithQueryLimit bounds.
@@ -60,7 +65,7 @@ func WithQueryLimit(e Engine, l QueryLimit) Engine {
 		return e
 	}
 	q := &limitEngine{Engine: e, slots: make(chan struct{}, l.Concurrent), queue: int64(max(l.Queue, 0)),
-		maxWait: max(l.MaxWait, 0)}
+		maxWait: max(l.MaxWait, 0), start: time.Now()}
 	if a, ok := e.(Aliaser); ok {
 		return &limitAliaser{limitEngine: q, Aliaser: a}
 	}
@@ -77,6 +82,14 @@ type limitEngine struct {
 	// mean is the moving average of the time a query holds a slot, in
 	// nanoseconds (0 until one ended).
 	mean atomic.Int64
+	// interval is the moving average of the time between two releases
+	// while queries waited, in nanoseconds (0 until measured).
+	interval atomic.Int64
+	samples  atomic.Int64 // intervals folded into interval
+	// last is the time of the last release in nanoseconds since start,
+	// its lowest bit set when queries were waiting then.
+	last  atomic.Int64
+	start time.Time
 }
 
 type limitAliaser struct {
@@ -88,15 +101,37 @@ type limitAliaser struct {
 // average (1/8: a few dozen queries make the mean follow a change).
 const meanWeight = 8
 
+// intervalWeight is the weight of the newest interval between releases in
+// its moving average, and intervalClamp the most one interval counts as,
+// in multiples of the average. A query's wait is the sum of the intervals
+// of all the queries ahead of it, so the average follows a change over
+// some 64 releases; one stall of the process (the releases of all slots
+// delayed at once, by the garbage collector or a machine busy with other
+// work) must not predict seconds for the waiters behind it.
+const intervalWeight, intervalClamp = 64, 8
+
 // QueryLimitStats implements QueryLimited.
 func (l *limitEngine) QueryLimitStats() QueryLimitStats {
-	return QueryLimitStats{Waiting: l.waiting.Load(), Shed: l.shed.Load(), MeanQuery: time.Duration(l.mean.Load())}
+	return QueryLimitStats{Waiting: l.waiting.Load(), Shed: l.shed.Load(), MeanQuery: time.Duration(l.mean.Load()),
+		Interval: time.Duration(l.interval.Load())}
 }
 
 // expectedWait is how long a query that finds ahead queries waiting
-// would wait for a slot: on average half a query until the first slot
-// frees, then one query per ahead, Concurrent at a time.
+// would wait for a slot: one interval between releases for each of them
+// and for itself. Before an interval was measured it is estimated from
+// the mean query time: on average half a query until the first slot
+// frees, then one query per ahead, Concurrent at a time. That estimate
+// only holds while the slots are what the queue waits for; when the CPU
+// is (an embedded engine, a machine busy with other work), a waiter
+// handed a slot waits to be scheduled before its query time starts, and
+// the estimate, measured at 200 connections on a loaded 2-core machine,
+// was mostly a hundredth to a tenth of the real wait and, after a stall
+// left a few slow queries in the mean, above MaxWait for waits of a
+// tenth of it: those queries were shed.
 func (l *limitEngine) expectedWait(ahead int64) time.Duration {
+	if iv := l.interval.Load(); iv > 0 {
+		return time.Duration(iv * (ahead + 1))
+	}
 	return time.Duration(float64(l.mean.Load()) * (float64(ahead) + 0.5) / float64(cap(l.slots)))
 }
 
@@ -135,7 +170,8 @@ func (l *limitEngine) acquire(ctx context.Context) (time.Time, error) {
 }
 
 // release frees the slot taken at start and folds the query's time into
-// the mean.
+// the mean, and the interval since the previous release into its average
+// when queries waited at both.
 func (l *limitEngine) release(start time.Time) {
 	d := int64(time.Since(start))
 	if m := l.mean.Load(); m == 0 {
@@ -143,7 +179,26 @@ func (l *limitEngine) release(start time.Time) {
 	} else {
 		l.mean.Store(m + (d-m)/meanWeight) // a lost concurrent update only delays the average
 	}
+	waiting := l.waiting.Load() > 0
 	<-l.slots
+	now := int64(time.Since(l.start)) &^ 1
+	mark := now
+	if waiting {
+		mark |= 1
+	}
+	prev := l.last.Swap(mark)
+	if !waiting || prev&1 == 0 {
+		return // the queue did not wait for the slots all the time since
+	}
+	gap := max(now-prev&^1, 1)
+	// The first intervals are averaged as they come, then each weighs
+	// 1/intervalWeight; a lost concurrent update only delays the average.
+	n := l.samples.Add(1)
+	if iv := l.interval.Load(); n == 1 || iv == 0 {
+		l.interval.Store(gap)
+	} else {
+		l.interval.Store(max(iv+(min(gap, intervalClamp*iv)-iv)/min(n, intervalWeight), 1))
+	}
 }
 
 // Search implements Engine.

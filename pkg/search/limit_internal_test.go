@@ -138,3 +138,128 @@ func TestQueryLimitWaitBound(t *testing.T) {
 		t.Errorf("it gave up after %v, want MaxWait (50ms)", d)
 	}
 }
+
+// queueUp starts n queries on e that wait for a slot, and waits until
+// they do.
+func queueUp(t *testing.T, e *limitEngine, n int, done chan<- error) {
+	t.Helper()
+	want := e.waiting.Load() + int64(n)
+	for range n {
+		go func() { _, err := e.Search(context.Background(), SearchRequest{}); done <- err }()
+	}
+	for deadline := time.Now().Add(5 * time.Second); e.waiting.Load() != want; {
+		if time.Now().After(deadline) {
+			t.Fatalf("%d waiting, want %d", e.waiting.Load(), want)
+		}
+		time.Sleep(time.Millisecond)
+	}
+}
+
+// waitFor polls cond for up to 5 s.
+func waitFor(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	for deadline := time.Now().Add(5 * time.Second); !cond(); {
+		if time.Now().After(deadline) {
+			t.Fatalf("no %s after 5s", what)
+		}
+		time.Sleep(time.Millisecond)
+	}
+}
+
+// After one slow query, queries that each hold the slot a moment are not
+// refused because of it: the expected wait is the interval between
+// releases while queries waited (here well under a millisecond), not the
+// mean query time the slow one raised (300 ms, then some 20 ms after 20
+// quick ones, which predicted more than MaxWait from the 48th waiter on).
+func TestQueryLimitWaitFollowsReleases(t *testing.T) {
+	b := &blockingEngine{started: make(chan struct{}, 128), release: make(chan struct{})}
+	e := WithQueryLimit(b, QueryLimit{Concurrent: 1, Queue: 1000, MaxWait: time.Second}).(*limitEngine)
+	done := make(chan error, 128)
+	search := func() { _, err := e.Search(context.Background(), SearchRequest{}); done <- err }
+	go search()
+	<-b.started
+	queueUp(t, e, 20, done)
+	time.Sleep(300 * time.Millisecond) // the slow query
+	for i := range 21 {
+		b.release <- struct{}{}
+		if err := <-done; err != nil {
+			t.Fatal(err)
+		}
+		if i < 20 {
+			<-b.started // the next waiter runs
+		}
+	}
+	go search()
+	<-b.started
+	for i := range 60 {
+		go search()
+		select {
+		case err := <-done:
+			t.Fatalf("waiter %d (%v expected from the releases, mean query time %v): %v", i+1,
+				e.expectedWait(int64(i)), time.Duration(e.mean.Load()), err)
+		default:
+		}
+		waitFor(t, "waiter", func() bool { return e.waiting.Load() == int64(i+1) || len(done) > 0 })
+		if len(done) > 0 {
+			t.Fatalf("waiter %d (%v expected from the releases, mean query time %v): %v", i+1,
+				e.expectedWait(int64(i)), time.Duration(e.mean.Load()), <-done)
+		}
+	}
+	close(b.release)
+	for range 61 {
+		if err := <-done; err != nil {
+			t.Errorf("after the release: %v", err)
+		}
+	}
+	if s := e.QueryLimitStats(); s.Shed != 0 || s.Interval <= 0 || s.Interval > 10*time.Millisecond {
+		t.Errorf("stats %+v, want none shed and an interval under 10ms", s)
+	}
+}
+
+// Releases 40 ms apart while queries wait: a waiter is refused at once
+// when one interval per query ahead of it and for itself exceeds MaxWait
+// (200 ms): the fifth or so.
+func TestQueryLimitSlowReleasesShed(t *testing.T) {
+	b := &blockingEngine{started: make(chan struct{}, 64), release: make(chan struct{})}
+	e := WithQueryLimit(b, QueryLimit{Concurrent: 1, Queue: 1000, MaxWait: 200 * time.Millisecond}).(*limitEngine)
+	done := make(chan error, 64)
+	search := func() { _, err := e.Search(context.Background(), SearchRequest{}); done <- err }
+	go search()
+	<-b.started
+	queueUp(t, e, 2, done)
+	for range 5 {
+		time.Sleep(40 * time.Millisecond)
+		b.release <- struct{}{}
+		if err := <-done; err != nil {
+			t.Fatal(err)
+		}
+		<-b.started
+		go search()
+		waitFor(t, "refilled queue", func() bool { return e.waiting.Load() == 2 || len(done) > 0 })
+		if len(done) > 0 {
+			t.Fatalf("the queue of 2 refused a query: %v (interval %v)", <-done, e.QueryLimitStats().Interval)
+		}
+	}
+	iv := e.QueryLimitStats().Interval
+	if iv < 35*time.Millisecond || iv > 150*time.Millisecond {
+		t.Fatalf("interval %v after releases 40 ms apart", iv)
+	}
+	ahead := int64(2)
+	for ; ahead < 10; ahead++ {
+		go search()
+		waitFor(t, "admission or refusal", func() bool { return e.waiting.Load() == ahead+1 || len(done) > 0 })
+		if len(done) > 0 {
+			if err := <-done; !errors.Is(err, ErrOverloaded) {
+				t.Fatalf("waiter with %d ahead: %v, want ErrOverloaded", ahead, err)
+			}
+			break // refused at once
+		}
+	}
+	close(b.release)
+	for range ahead + 1 {
+		<-done
+	}
+	if want := int64(200*time.Millisecond/iv) - 1; ahead != want && ahead != want+1 {
+		t.Errorf("refused with %d ahead, interval %v: want %d", ahead, iv, want)
+	}
+}

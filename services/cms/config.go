@@ -58,6 +58,7 @@ func fromViper(v *viper.Viper, d app.Config) (app.Config, error) {
 	c.MaxUploadBytes = v.GetInt64("maxUploadBytes")
 	c.AuthTokenKey = v.GetString("authTokenKey")
 	c.AuthTokenLifetime = v.GetDuration("authTokenLifetime")
+	c.AuthSessionMaxAge = v.GetDuration("authSessionMaxAge")
 	c.Edge = edgeFromViper(v)
 	c.Files = filesFromViper(v)
 	c.MaxValueBytes = v.GetInt("maxValueBytes")

@@ -51,7 +51,7 @@ func studioLoginJourney(t *testing.T, s *studioSetup) {
 	p.shot("throttled")
 
 	p.signIn()
-	if studioEval[bool](p, `Object.keys(localStorage).some(k => (localStorage.getItem(k) || "").includes("cms1."))`) {
+	if studioEval[bool](p, `Object.keys(localStorage).some(k => (localStorage.getItem(k) || "").includes("cms2."))`) {
 		t.Errorf("the token is in local storage: %s", studioEval[string](p, `JSON.stringify(localStorage)`))
 	}
 	// The branch tree lists the child under the root, indented.

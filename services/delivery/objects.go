@@ -187,51 +187,62 @@ func (a *valueAlloc) fillObject(out *deliveryv1.Object, m *deliveryv1.ObjectMeta
 // valueAlloc hands out structpb values from chunks, which saves two
 // allocations per value (the Value and its kind) on large pages.
 type valueAlloc struct {
-	vals    []structpb.Value
-	nums    []structpb.Value_NumberValue
-	strs    []structpb.Value_StringValue
-	lists   []structpb.ListValue
-	structs []structpb.Struct
-	times   []timestamppb.Timestamp
+	vals    chunks[structpb.Value]
+	nums    chunks[structpb.Value_NumberValue]
+	strs    chunks[structpb.Value_StringValue]
+	lists   chunks[structpb.ListValue]
+	structs chunks[structpb.Struct]
+	times   chunks[timestamppb.Timestamp]
 }
 
-const valueChunk = 256
+// A chunk holds at first firstChunk values and each next one twice the
+// one before, up to valueChunk: a page of five objects does not allocate
+// (and the garbage collector does not sweep) hundreds of values it never
+// uses, a page of thousands takes a few dozen allocations per kind.
+const firstChunk, valueChunk = 8, 256
 
-// next hands out the next element of *chunk, allocating n new ones when
-// it is used up.
-func next[T any](chunk *[]T, n int) *T {
-	if len(*chunk) == 0 {
-		*chunk = make([]T, n)
+// chunks hands out values of one kind.
+type chunks[T any] struct {
+	free []T
+	size int // of the last chunk
+}
+
+// next hands out the next value, allocating a new chunk when the last is
+// used up; limit bounds a chunk.
+func (c *chunks[T]) next(limit int) *T {
+	if len(c.free) == 0 {
+		c.size = min(max(2*c.size, firstChunk), limit)
+		c.free = make([]T, c.size)
 	}
-	p := &(*chunk)[0]
-	*chunk = (*chunk)[1:]
+	p := &c.free[0]
+	c.free = c.free[1:]
 	return p
 }
 
 // value returns a new, empty Value.
-func (a *valueAlloc) value() *structpb.Value { return next(&a.vals, valueChunk) }
+func (a *valueAlloc) value() *structpb.Value { return a.vals.next(valueChunk) }
 
 func (a *valueAlloc) newStruct(n int) *structpb.Struct {
-	s := next(&a.structs, valueChunk/4)
+	s := a.structs.next(valueChunk / 4)
 	s.Fields = make(map[string]*structpb.Value, n)
 	return s
 }
 
 func (a *valueAlloc) newList(n int) *structpb.ListValue {
-	l := next(&a.lists, valueChunk/4)
+	l := a.lists.next(valueChunk / 4)
 	l.Values = make([]*structpb.Value, n)
 	return l
 }
 
 // timestamp is timestamppb.New(t).
 func (a *valueAlloc) timestamp(t time.Time) *timestamppb.Timestamp {
-	ts := next(&a.times, valueChunk/4)
+	ts := a.times.next(valueChunk / 4)
 	ts.Seconds, ts.Nanos = t.Unix(), int32(t.Nanosecond())
 	return ts
 }
 
 func (a *valueAlloc) number(f float64) *structpb.Value {
-	k := next(&a.nums, valueChunk)
+	k := a.nums.next(valueChunk)
 	k.NumberValue = f
 	v := a.value()
 	v.Kind = k
@@ -239,7 +250,7 @@ func (a *valueAlloc) number(f float64) *structpb.Value {
 }
 
 func (a *valueAlloc) str(s string) *structpb.Value {
-	k := next(&a.strs, valueChunk)
+	k := a.strs.next(valueChunk)
 	k.StringValue = s
 	v := a.value()
 	v.Kind = k

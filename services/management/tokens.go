@@ -13,10 +13,11 @@ import (
 	"google.golang.org/protobuf/types/known/timestamppb"
 )
 
-// Bearer tokens (not NovaDB operations; pkg/auth token.go, README
-// "Bearer tokens"): IssueToken trades credentials for a token, RenewToken
-// trades a valid token for a fresh one, Logout revokes every token of the
-// caller.
+// Bearer tokens (not NovaDB operations; pkg/auth token.go and session.go,
+// docs/security.md "Bearer tokens"): IssueToken trades credentials for a
+// token (a new session), RenewToken trades a valid token for its successor
+// (the older one is refused from then on), Logout revokes every token of
+// the caller.
 
 // Limits of IssueToken's credentials: longer ones are refused as wrong
 // without a password check (bcrypt reads at most 72 bytes).
@@ -56,14 +57,15 @@ func (s *service) IssueToken(ctx context.Context, req *managementv1.IssueTokenRe
 	return s.tokenAnswer(ctx, tok, err)
 }
 
-// RenewToken implements Auth_RenewToken: a fresh token for the caller (its
-// stored credentials as read by this call's authentication).
+// RenewToken implements Auth_RenewToken: the successor of the caller's
+// token, which is refused from then on (pkg/auth session.go; the call was
+// authenticated as a renewal, auth.WithRenewal).
 func (s *service) RenewToken(ctx context.Context, req *managementv1.RenewTokenRequest) (*managementv1.AuthToken, error) {
 	if s.tokens == nil {
 		return s.UnimplementedManagementServiceServer.RenewToken(ctx, req)
 	}
 	p, _ := auth.FromContext(ctx)
-	tok, err := s.tokens.RenewToken(p)
+	tok, err := s.tokens.RenewToken(ctx, p)
 	return s.tokenAnswer(ctx, tok, err)
 }
 

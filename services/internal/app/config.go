@@ -72,10 +72,16 @@ type Config struct {
 	// Bearer tokens (README "Bearer tokens"): AuthTokenKey signs them (at
 	// least 32 bytes, shared by every process of an installation; empty:
 	// with the SQLite store a key generated once and kept in the data
-	// directory, else tokens are off) and AuthTokenLifetime is how long
-	// one is accepted. CMS_AUTH_TOKEN_KEY, CMS_AUTH_TOKEN_LIFETIME.
+	// directory, else tokens are off), AuthTokenLifetime is how long one
+	// is accepted and AuthSessionMaxAge how long after the login renewals
+	// keep a session going (at least AuthTokenLifetime).
+	// CMS_AUTH_TOKEN_KEY, CMS_AUTH_TOKEN_LIFETIME, CMS_AUTH_SESSION_MAX_AGE.
 	AuthTokenKey      string        `yaml:"authTokenKey"`
 	AuthTokenLifetime time.Duration `yaml:"authTokenLifetime"`
+	AuthSessionMaxAge time.Duration `yaml:"authSessionMaxAge"`
+	// tokenClock is the clock of the bearer tokens (nil: time.Now); tests
+	// set it to move sessions through their lifetime.
+	tokenClock func() time.Time
 	// AccessLog logs one compact line per HTTP request (and per gRPC call
 	// made directly, not through the REST gateway); off, only faults and
 	// summaries are logged (README "HTTP edge").
@@ -368,6 +374,7 @@ func DefaultConfig() Config {
 		MaxUploadBytes:  512 << 20,
 		// Bearer tokens.
 		AuthTokenLifetime: auth.DefaultTokenLifetime,
+		AuthSessionMaxAge: auth.DefaultSessionMaxAge,
 		// Value sizes.
 		MaxValueBytes:           content.DefaultMaxValueBytes,
 		MaxRequestValueBytes:    content.DefaultMaxRequestValueBytes,
@@ -445,8 +452,8 @@ func (c Config) Validate() error {
 	if c.AuthTokenKey != "" && len(c.AuthTokenKey) < auth.MinTokenKeyBytes {
 		errs = append(errs, fmt.Errorf("authTokenKey has %d bytes, want at least %d", len(c.AuthTokenKey), auth.MinTokenKeyBytes))
 	}
-	if c.AuthTokenLifetime < time.Second || c.AuthTokenLifetime > auth.MaxTokenLifetime {
-		errs = append(errs, fmt.Errorf("authTokenLifetime %s: want 1s to %s", c.AuthTokenLifetime, auth.MaxTokenLifetime))
+	if err := auth.CheckTokenConfig(c.AuthTokenLifetime, c.AuthSessionMaxAge); err != nil {
+		errs = append(errs, err)
 	}
 	errs = append(errs, c.Edge.validate()...)
 	errs = append(errs, c.Live.validate()...)

@@ -1,6 +1,7 @@
 package app
 
 import (
+	"github.com/cmsplatform/cms/pkg/auth"
 	"github.com/cmsplatform/cms/pkg/livechanges"
 	"github.com/cmsplatform/cms/pkg/outbox"
 	"github.com/cmsplatform/cms/pkg/rendercache"
@@ -78,6 +79,26 @@ func registerRenderCacheMetrics(reg prometheus.Registerer, rc *rendercache.Cache
 		counterFunc("cms_render_cache_stored_total", "Renders stored in the render cache.", func() int64 { return rc.Stats().Stored }),
 		counterFunc("cms_render_invalidations_total", "Change events applied to the render cache.", func() int64 { return rc.Stats().Invalidations }),
 		counterFunc("cms_render_evicted_tags_total", "Render cache tags evicted by change events.", func() int64 { return rc.Stats().EvictedTags }))
+}
+
+// registerTokenMetrics exports the bearer-token counters of this process
+// (cms_auth_tokens_total by result).
+func registerTokenMetrics(reg prometheus.Registerer, tk *auth.Tokens) {
+	result := func(result string, f func(auth.TokenStats) int64) prometheus.Collector {
+		return labeledCounterFunc("cms_auth_tokens_total",
+			"Bearer tokens by result: issued (login), renewed, revoked (logouts, each revoking every token of its user), "+
+				"and presented tokens refused as expired, session_expired (the session is older than authSessionMaxAge), "+
+				"superseded (replaced by a renewal) or refused (malformed, forged, revoked, user gone).",
+			prometheus.Labels{"result": result}, func() int64 { return f(tk.Stats()) })
+	}
+	reg.MustRegister(
+		result("issued", func(s auth.TokenStats) int64 { return s.Issued }),
+		result("renewed", func(s auth.TokenStats) int64 { return s.Renewed }),
+		result("revoked", func(s auth.TokenStats) int64 { return s.Revoked }),
+		result("expired", func(s auth.TokenStats) int64 { return s.Expired }),
+		result("session_expired", func(s auth.TokenStats) int64 { return s.SessionExpired }),
+		result("superseded", func(s auth.TokenStats) int64 { return s.Superseded }),
+		result("refused", func(s auth.TokenStats) int64 { return s.Refused }))
 }
 
 // registerLiveMetrics exports the change stream hub's counters.

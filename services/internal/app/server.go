@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	managementv1 "github.com/cmsplatform/cms/proto/gen/go/cms/management/v1"
 	"log/slog"
 	"maps"
 	"math"
@@ -110,6 +111,9 @@ func Complete(ctx context.Context, cfg Config, log *slog.Logger) (*Server, error
 		return nil, err
 	}
 	s.authn = authn
+	if tk := authn.Tokens(); tk != nil {
+		registerTokenMetrics(s.registry, tk)
+	}
 	if s.groups, s.workers, err = buildTargets(ctx, cfg, comps, log, s.registry, authn,
 		func(d func() string) { s.readyDetails = append(s.readyDetails, d) },
 		func(c func() error) { s.readyChecks = append(s.readyChecks, c) }); err != nil {
@@ -122,7 +126,7 @@ func Complete(ctx context.Context, cfg Config, log *slog.Logger) (*Server, error
 	obs := interceptors.Observer{Log: log, Metrics: metrics, Sheds: s.sheds, AccessLog: cfg.AccessLog}
 	rec := interceptors.Recovery{Log: log}
 	public := []string{"/grpc.health.v1.", "/grpc.reflection."}
-	au := interceptors.Auth{Authenticator: authn, Public: public}
+	au := interceptors.Auth{Authenticator: authn, Public: public, Renewal: []string{managementv1.ManagementService_RenewToken_FullMethodName}}
 	az := &interceptors.Authz{Resolvers: branchResolvers(s.groups), Public: public}
 	lim := recvLimits(cfg)
 	unary := []grpc.UnaryServerInterceptor{rec.Unary, obs.Unary, lim.Unary, au.Unary, az.Unary, interceptors.UnaryNotImplemented}
@@ -310,6 +314,7 @@ func (s *Server) httpHandler(ctx context.Context, conn grpc.ClientConnInterface)
 		Protected: apiBasePaths,
 		Public:    openAPIPaths(),
 		Login:     []string{management.BasePath + "/auth/token"},
+		Renew:     []string{management.BasePath + "/auth/token/renew"},
 		Body: gateway.BodyLimits{MaxBytes: s.cfg.Edge.MaxBodyBytes, MaxDepth: s.cfg.Edge.MaxJSONDepth,
 			UploadReadTimeout: s.cfg.Edge.UploadReadTimeout},
 		CORS:      gateway.CORSConfig{AllowedOrigins: s.cfg.CORSOrigins},

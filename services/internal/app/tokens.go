@@ -35,7 +35,8 @@ func newTokens(cfg Config, accounts auth.Accounts, log *slog.Logger) (*auth.Toke
 			return nil, fmt.Errorf("token key: %w", err)
 		}
 	}
-	return auth.NewTokens(key, cfg.AuthTokenLifetime, accounts, nil)
+	return auth.NewTokens(key, auth.TokenConfig{Lifetime: cfg.AuthTokenLifetime, SessionMaxAge: cfg.AuthSessionMaxAge},
+		accounts, cfg.tokenClock)
 }
 
 // dataDirTokenKey reads the key kept at path, or generates it (32 random

@@ -7,25 +7,39 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/cmsplatform/cms/pkg/auth"
 )
 
 // BenchmarkBearerVsBasic measures one authenticated Management read
 // (GET /apis/cms/v1/branches on `cms run`) with a bearer token — whose
-// check reads the user's account from the store, at the edge and again in
-// the gRPC interceptor — and, as the baseline in the same run, with Basic
+// check reads the user's account, with its session record, from the store
+// at the edge — and, as the baseline in the same run, with Basic
 // credentials answered by the one-minute cache. It reports both latencies
-// and their ratio.
+// and their ratio, for a login's token with an empty session record
+// (login) and for a renewed token whose session is one of
+// auth.MaxTokenSessions in the user's record, the largest record a bearer
+// request reads (full-record).
 func BenchmarkBearerVsBasic(b *testing.B) {
 	base := benchServerWith(b, TargetAll, func(*Config) {})
-	resp, err := http.Post(base+"/auth/token", "application/json", strings.NewReader(`{"user":"admin","password":"test-password"}`))
-	if err != nil {
-		b.Fatal(err)
+	post := func(path, body, token string) authToken {
+		req, _ := http.NewRequest(http.MethodPost, base+path, strings.NewReader(body))
+		req.Header.Set("Content-Type", "application/json")
+		if token != "" {
+			req.Header.Set("Authorization", "Bearer "+token)
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			b.Fatal(err)
+		}
+		defer resp.Body.Close()
+		var tok authToken
+		if err := json.NewDecoder(resp.Body).Decode(&tok); err != nil || tok.Token == "" {
+			b.Fatalf("%s: %d %v", path, resp.StatusCode, err)
+		}
+		return tok
 	}
-	var tok authToken
-	if err := json.NewDecoder(resp.Body).Decode(&tok); err != nil || tok.Token == "" {
-		b.Fatalf("token: %v", err)
-	}
-	resp.Body.Close()
+	login := func() authToken { return post("/auth/token", `{"user":"admin","password":"test-password"}`, "") }
 	get := func(auth func(*http.Request)) time.Duration {
 		req, _ := http.NewRequest(http.MethodGet, base+"/branches", nil)
 		auth(req)
@@ -41,16 +55,24 @@ func BenchmarkBearerVsBasic(b *testing.B) {
 		}
 		return time.Since(start)
 	}
-	bearer := func(r *http.Request) { r.Header.Set("Authorization", "Bearer "+tok.Token) }
 	basic := func(r *http.Request) { r.SetBasicAuth("admin", "test-password") }
 	get(basic) // fill the Basic cache
-	var bearerTime, basicTime time.Duration
-	for b.Loop() {
-		bearerTime += get(bearer)
-		basicTime += get(basic)
+	run := func(b *testing.B, tok authToken) {
+		bearer := func(r *http.Request) { r.Header.Set("Authorization", "Bearer "+tok.Token) }
+		var bearerTime, basicTime time.Duration
+		for b.Loop() {
+			bearerTime += get(bearer)
+			basicTime += get(basic)
+		}
+		n := float64(b.N)
+		b.ReportMetric(float64(bearerTime.Microseconds())/n, "bearer-µs/op")
+		b.ReportMetric(float64(basicTime.Microseconds())/n, "basic-µs/op")
+		b.ReportMetric(float64(bearerTime)/float64(basicTime), "bearer/basic")
 	}
-	n := float64(b.N)
-	b.ReportMetric(float64(bearerTime.Microseconds())/n, "bearer-µs/op")
-	b.ReportMetric(float64(basicTime.Microseconds())/n, "basic-µs/op")
-	b.ReportMetric(float64(bearerTime)/float64(basicTime), "bearer/basic")
+	b.Run("login", func(b *testing.B) { run(b, login()) })
+	var renewed authToken
+	for range auth.MaxTokenSessions {
+		renewed = post("/auth/token/renew", "{}", login().Token)
+	}
+	b.Run("full-record", func(b *testing.B) { run(b, renewed) })
 }

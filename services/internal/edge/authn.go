@@ -36,8 +36,9 @@ const (
 // are HTTP Basic or a bearer token (pkg/auth token.go). A POST to one of
 // the login paths (the token endpoint, which takes credentials in its
 // body) passes unauthenticated, with the client address in the context
-// for the guard that throttles it.
-func Authenticate(authn auth.Authenticator, protected, public, login []string, next http.Handler) http.Handler {
+// for the guard that throttles it. A POST to one of the renew paths (the
+// token renewal) is authenticated as a renewal (auth.WithRenewal).
+func Authenticate(authn auth.Authenticator, protected, public, login, renew []string, next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if !underAny(r.URL.Path, protected) ||
 			((r.Method == http.MethodGet || r.Method == http.MethodHead) && slices.Contains(public, r.URL.Path)) {
@@ -61,6 +62,9 @@ func Authenticate(authn auth.Authenticator, protected, public, login []string, n
 			next.ServeHTTP(w, r.WithContext(ctx))
 			return
 		}
+		if r.Method == http.MethodPost && slices.Contains(renew, r.URL.Path) {
+			ctx = auth.WithRenewal(ctx)
+		}
 		p, err := auth.Authorize(ctx, authn, r.Header.Get("Authorization"), r.Header.Get("X-CmsApi-Username"))
 		var retry *auth.RetryError
 		var down *component.UnavailableError
@@ -73,7 +77,7 @@ func Authenticate(authn auth.Authenticator, protected, public, login []string, n
 		case errors.Is(err, auth.ErrBadToken):
 			w.Header().Set("WWW-Authenticate", WWWAuthenticate)
 			w.Header().Add("WWW-Authenticate", BearerChallenge)
-			problem(w, r, http.StatusUnauthorized, "invalid, expired or revoked bearer token")
+			problem(w, r, http.StatusUnauthorized, auth.TokenRefusal(err))
 		case errors.Is(err, auth.ErrBadCredentials):
 			w.Header().Set("WWW-Authenticate", WWWAuthenticate)
 			problem(w, r, http.StatusUnauthorized, "invalid user name or password")

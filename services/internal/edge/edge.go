@@ -46,6 +46,9 @@ type Config struct {
 	// they take credentials in the body and check them (the token
 	// endpoint).
 	Login []string
+	// Renew are the paths whose POST authenticates a renewal
+	// (auth.WithRenewal: the token renewal endpoint).
+	Renew []string
 	// Body bounds request bodies.
 	Body gateway.BodyLimits
 	// CORS says which browser origins may call the API.
@@ -61,7 +64,7 @@ type Config struct {
 // middlewares in the order of the package comment.
 func Handler(cfg Config, next http.Handler) http.Handler {
 	h := LimitBodies(cfg.Body, next)
-	h = Authenticate(cfg.Authenticator, cfg.Protected, cfg.Public, cfg.Login, h)
+	h = Authenticate(cfg.Authenticator, cfg.Protected, cfg.Public, cfg.Login, cfg.Renew, h)
 	h = gateway.CORS(cfg.CORS, h)
 	h = ValidInput(h)
 	h = LogRequests(cfg.Log, cfg.AccessLog, cfg.Sheds, h)

@@ -110,7 +110,7 @@ func TestAuthenticateMapsTheGuard(t *testing.T) {
 		{auth.ErrBadCredentials, 401, ""},
 		{errors.New("store down"), 500, ""},
 	} {
-		h := Authenticate(fakeAuthn{c.err}, []string{"/apis/cms/v1"}, nil, nil, next)
+		h := Authenticate(fakeAuthn{c.err}, []string{"/apis/cms/v1"}, nil, nil, nil, next)
 		r := httptest.NewRequest(http.MethodGet, "/apis/cms/v1/branches", nil)
 		r.RemoteAddr = "192.0.2.9:4711"
 		r.SetBasicAuth("ed", "pw")

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"net"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -25,6 +26,9 @@ import (
 type Auth struct {
 	Authenticator auth.Authenticator
 	Public        []string
+	// Renewal are the methods that renew a bearer token: their
+	// authentication is a renewal (auth.WithRenewal).
+	Renewal []string
 }
 
 // Challenges of a 401: Basic for a missing or wrong password, Bearer with
@@ -56,6 +60,9 @@ func (a Auth) authorize(ctx context.Context, method string) (context.Context, er
 		return ctx, nil
 	}
 	md, _ := metadata.FromIncomingContext(ctx)
+	if slices.Contains(a.Renewal, method) {
+		ctx = auth.WithRenewal(ctx)
+	}
 	p, err := auth.Authorize(ctx, a.Authenticator, first(md, "authorization"), first(md, "x-cmsapi-username"))
 	if err != nil {
 		return nil, AuthStatus(ctx, err)
@@ -83,7 +90,7 @@ func AuthStatus(ctx context.Context, err error) error {
 		return status.Error(codes.Unauthenticated, "this operation needs HTTP Basic credentials or a bearer token")
 	case errors.Is(err, auth.ErrBadToken):
 		_ = grpc.SetHeader(ctx, metadata.Pairs("www-authenticate", BasicChallenge, "www-authenticate", BearerChallenge))
-		return status.Error(codes.Unauthenticated, "invalid, expired or revoked bearer token")
+		return status.Error(codes.Unauthenticated, auth.TokenRefusal(err))
 	case errors.Is(err, auth.ErrBadCredentials):
 		_ = grpc.SetHeader(ctx, metadata.Pairs("www-authenticate", BasicChallenge))
 		return status.Error(codes.Unauthenticated, "invalid user name or password")

@@ -100,8 +100,8 @@ export function buildPath(template: string, params: Record<string, unknown>): st
 export type TokenSource = () => string | null;
 
 export class Api {
-  /** Called on a 401 of an authenticated call: the session is gone. */
-  onUnauthorized: (() => void) | null = null;
+  /** Called on a 401 of an authenticated call with the token it sent: the session is gone, unless it moved on. */
+  onUnauthorized: ((token: string | null) => void) | null = null;
   /** Called with every write (not GET/HEAD) as it starts; the promise is its answer (the live stream marks its transaction as this tab's). */
   onWrite: ((answer: Promise<unknown>) => void) | null = null;
 
@@ -127,10 +127,11 @@ export class Api {
   /** request sends one HTTP request to a path of the API's origin. */
   async request<T>(method: string, path: string, body?: unknown, opts: CallOptions = {}): Promise<Answer<T>> {
     const headers: Record<string, string> = { Accept: "application/json" };
+    let sent: string | null = null;
     if (opts.basic) headers.Authorization = "Basic " + base64(`${opts.basic.user}:${opts.basic.password}`);
     else if (!opts.anonymous) {
-      const t = this.token();
-      if (t) headers.Authorization = "Bearer " + t;
+      sent = this.token();
+      if (sent) headers.Authorization = "Bearer " + sent;
     }
     if (body !== undefined) headers["Content-Type"] = "application/json";
     if (opts.ifMatch) headers["If-Match"] = opts.ifMatch;
@@ -165,7 +166,7 @@ export class Api {
       const problem: Problem =
         data && typeof data === "object" ? (data as Problem) : { status: resp.status, title: resp.statusText };
       const ra = Number(resp.headers.get("Retry-After"));
-      if (resp.status === 401 && !opts.anonymous && !opts.basic) this.onUnauthorized?.();
+      if (resp.status === 401 && !opts.anonymous && !opts.basic) this.onUnauthorized?.(sent);
       throw new ApiError(resp.status, problem, Number.isFinite(ra) && ra > 0 ? ra : undefined);
     }
     return { status: resp.status, data: data as T, etag };

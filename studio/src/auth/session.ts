@@ -1,10 +1,12 @@
 // The session: a bearer token from POST /auth/token, kept in memory and in
 // session storage (so a reload keeps the tab logged in, another tab or a
 // closed browser does not), never in local storage. Renewed before it
-// expires; a 401 on any call ends it.
+// expires, the renewal shared with the tabs holding the same token
+// (renewal.ts); a 401 on any call ends it.
 import { Api, ApiError } from "../api/client";
 import type { AuthToken } from "../api/generated/management";
 import { createStore } from "../store";
+import { adoptRenewal, replacedToken, type Renewal } from "./renewal";
 
 export interface Session {
   user: string;
@@ -17,7 +19,18 @@ const key = "cms.studio.session";
 export const session = createStore<Session | null>(load());
 
 export const api = new Api(typeof location === "undefined" ? "" : location.origin, () => session.get()?.token ?? null);
-api.onUnauthorized = () => end();
+api.onUnauthorized = (used) => {
+  if (!replacedToken(used, session.get())) end();
+};
+
+const tabs =
+  typeof window === "undefined" || typeof BroadcastChannel === "undefined" ? null : new BroadcastChannel("cms.studio.session");
+if (tabs) {
+  tabs.onmessage = (e: MessageEvent) => {
+    const next = adoptRenewal(session.get(), e.data);
+    if (next) session.set(next);
+  };
+}
 
 session.subscribe((s) => {
   try {
@@ -82,9 +95,15 @@ async function renew() {
   if (!s) return;
   try {
     const { data } = await api.call("management", "RenewToken", {}, {});
-    session.set(toSession(s.user, data));
+    const next = toSession(s.user, data);
+    if (session.get()?.token !== s.token) return; // another tab's renewal was adopted meanwhile
+    session.set(next);
+    const msg: Renewal = { from: s.token, to: next };
+    tabs?.postMessage(msg);
   } catch (e) {
-    if (e instanceof ApiError && e.status === 401) end();
+    if (e instanceof ApiError && e.status === 401) {
+      if (!replacedToken(s.token, session.get())) end();
+    }
     else timer = setTimeout(() => void renew(), 10_000); // offline: try again
   }
 }

@@ -134,7 +134,7 @@ test("network errors back off to offline; 401 ends the session; 503 waits for Re
   const srv = fakeServer();
   let unauthorized = 0;
   srv.errors.push(new TypeError("failed to fetch"), new TypeError("failed to fetch"));
-  const h = hub(srv.fetch, { onUnauthorized: () => unauthorized++ });
+  const h = hub(srv.fetch, { onUnauthorized: (t) => void (t === "tok" && unauthorized++) });
   const states: string[] = [];
   h.liveStore("4").subscribe((s) => states.push(s.state));
   const off = h.subscribe("4", () => {});
@@ -181,4 +181,16 @@ test("toChange reads the event's data and drops malformed data", () => {
   assert.equal(toChange("created", "not json"), null);
   assert.equal(toChange("created", "{}"), null);
   assert.deepEqual(toChange("reset", '{"version":9}', 1), { version: 9, kind: "reset", branch: 0, objectIds: [], types: [], user: "", at: 1, own: false });
+});
+
+test("a 401 for a token renewed meanwhile (another tab) retries with the successor", async () => {
+  const srv = fakeServer();
+  let token = "old";
+  srv.errors.push(new Response("{}", { status: 401 }));
+  const h = hub(srv.fetch, { token: () => token, onUnauthorized: () => void (token = "new") });
+  const off = h.subscribe("4", () => {});
+  const s = await srv.next();
+  assert.equal(s.headers.Authorization, "Bearer new");
+  off();
+  h.closeAll();
 });

@@ -56,8 +56,8 @@ export interface HubDeps {
   fetch: typeof fetch;
   token: () => string | null;
   origin: string;
-  /** Called on a 401: the session is gone. */
-  onUnauthorized?: () => void;
+  /** Called on a 401 with the token sent: the session is gone, unless it moved on to a renewed token. */
+  onUnauthorized?: (token: string | null) => void;
   /** Defaults: 2 s base delay (until the server's retry: says), 30 s at most, 45 s idle, 5 s linger. */
   retryMs?: number;
   maxRetryMs?: number;
@@ -212,8 +212,10 @@ export class Hub {
       if (!resp.ok) {
         const problem = await problemOf(resp);
         if (resp.status === 401) {
+          this.deps.onUnauthorized?.(token);
+          const now = this.deps.token();
+          if (now && now !== token) continue; // renewed meanwhile (another tab): try with the successor
           this.set(c, "offline", problem);
-          this.deps.onUnauthorized?.();
           break;
         }
         failures++;
@@ -327,7 +329,7 @@ export const live = new Hub({
   fetch: (...a) => fetch(...a),
   token: () => session.get()?.token ?? null,
   origin: typeof location === "undefined" ? "" : location.origin,
-  onUnauthorized: () => session.set(null),
+  onUnauthorized: (token) => api.onUnauthorized?.(token),
 });
 api.onWrite = (p) => live.noteWrite(p);
 session.subscribe((s) => {

@@ -644,8 +644,11 @@ export type IssueTokenInput = IssueTokenRequest;
 export type IssueTokenOutput = AuthToken;
 
 /**
- * RenewToken returns a fresh token for the caller of a still valid one
- * (not a NovaDB operation); 401, 501 (no token key configured).
+ * RenewToken returns the successor of the caller's still valid bearer
+ * token, which is refused from then on; renewing it again within 30 s
+ * answers the same successor (not a NovaDB operation, docs/security.md
+ * "Bearer tokens"); 401 (also when the session is older than
+ * authSessionMaxAge: log in again), 501 (no token key configured).
  */
 export interface RenewTokenParams {
 }

@@ -147,8 +147,11 @@ type ManagementServiceClient interface {
 	// credentials), 429 + Retry-After (too many failed logins), 501 (no
 	// token key configured), 503 + Retry-After (password checks saturated).
 	IssueToken(ctx context.Context, in *IssueTokenRequest, opts ...grpc.CallOption) (*AuthToken, error)
-	// RenewToken returns a fresh token for the caller of a still valid one
-	// (not a NovaDB operation); 401, 501 (no token key configured).
+	// RenewToken returns the successor of the caller's still valid bearer
+	// token, which is refused from then on; renewing it again within 30 s
+	// answers the same successor (not a NovaDB operation, docs/security.md
+	// "Bearer tokens"); 401 (also when the session is older than
+	// authSessionMaxAge: log in again), 501 (no token key configured).
 	RenewToken(ctx context.Context, in *RenewTokenRequest, opts ...grpc.CallOption) (*AuthToken, error)
 	// Logout revokes every bearer token of the caller, in every process
 	// (not a NovaDB operation); 401, 501 (no token key configured).
@@ -642,8 +645,11 @@ type ManagementServiceServer interface {
 	// credentials), 429 + Retry-After (too many failed logins), 501 (no
 	// token key configured), 503 + Retry-After (password checks saturated).
 	IssueToken(context.Context, *IssueTokenRequest) (*AuthToken, error)
-	// RenewToken returns a fresh token for the caller of a still valid one
-	// (not a NovaDB operation); 401, 501 (no token key configured).
+	// RenewToken returns the successor of the caller's still valid bearer
+	// token, which is refused from then on; renewing it again within 30 s
+	// answers the same successor (not a NovaDB operation, docs/security.md
+	// "Bearer tokens"); 401 (also when the session is older than
+	// authSessionMaxAge: log in again), 501 (no token key configured).
 	RenewToken(context.Context, *RenewTokenRequest) (*AuthToken, error)
 	// Logout revokes every bearer token of the caller, in every process
 	// (not a NovaDB operation); 401, 501 (no token key configured).
