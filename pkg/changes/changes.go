@@ -66,6 +66,10 @@ type Event struct {
 	// CommentID and Action are set on KindComment events only.
 	CommentID int64  `json:"commentId,omitempty"`
 	Action    string `json:"action,omitempty"`
+	// User is the user name the transaction was committed for (its
+	// store.TxMeta.User); empty for the system's own writes (bootstrap)
+	// and for events written before it was recorded.
+	User string `json:"user,omitempty"`
 }
 
 // ErrBadEvent means a payload is not a change event. Retrying cannot help.

@@ -17,8 +17,10 @@ func appendChange(ctx context.Context, tx store.Tx, branch int64, kind string, i
 	return appendEvent(ctx, tx, changes.Event{Branch: branch, Transaction: tx.ID(), ObjectIDs: ids, Kind: kind})
 }
 
-// appendEvent appends ev to the outbox of tx.
+// appendEvent appends ev to the outbox of tx, naming the transaction's user
+// (who changed what, for the change stream).
 func appendEvent(ctx context.Context, tx store.Tx, ev changes.Event) error {
+	ev.User = tx.Meta().User
 	payload, err := changes.Encode(ev)
 	if err != nil {
 		return err

@@ -86,10 +86,10 @@ func TestChangeEvents(t *testing.T) {
 		_, del := chk2(s.DeleteObjects(ctxBG, id(child), editor, []string{id(ids[1])}))(t)
 		ev := chk(st.ClaimOutbox(ctxBG, 100))(t)
 		want := []changes.Event{
-			{Branch: BranchDefault, Kind: "created", ObjectIDs: []int64{child}},
-			{Branch: child, Transaction: tr.ID, Kind: "created", ObjectIDs: ids},
-			{Branch: child, Transaction: up.Transaction.ID, Kind: "updated", ObjectIDs: ids[:1]},
-			{Branch: child, Transaction: del.ID, Kind: "deleted", ObjectIDs: ids[1:]},
+			{Branch: BranchDefault, Kind: "created", ObjectIDs: []int64{child}, User: "editor"},
+			{Branch: child, Transaction: tr.ID, Kind: "created", ObjectIDs: ids, User: "editor"},
+			{Branch: child, Transaction: up.Transaction.ID, Kind: "updated", ObjectIDs: ids[:1], User: "editor"},
+			{Branch: child, Transaction: del.ID, Kind: "deleted", ObjectIDs: ids[1:], User: "editor"},
 		}
 		if len(ev) != len(want) {
 			t.Fatalf("%d events, want %d", len(ev), len(want))

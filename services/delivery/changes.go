@@ -127,7 +127,7 @@ func (s *service) WatchChanges(req *deliveryv1.WatchChangesRequest, stream grpc.
 			}
 			last = c.Transaction
 			if err := stream.Send(&deliveryv1.ChangeEvent{Kind: c.Kind, Version: c.Transaction, Branch: c.Branch,
-				ObjectIds: c.ObjectIDs, Types: c.Types}); err != nil {
+				ObjectIds: c.ObjectIDs, Types: c.Types, User: c.User}); err != nil {
 				return err
 			}
 			beat.Reset(s.live.heartbeat)

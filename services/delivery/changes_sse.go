@@ -30,6 +30,7 @@ type sseChange struct {
 	Branch    int64   `json:"branch"`
 	ObjectIDs []int64 `json:"objectIds"`
 	Types     []int64 `json:"types"`
+	User      string  `json:"user"`
 }
 
 // registerChangesSSE serves ChangesPath as server-sent events in place of
@@ -118,7 +119,7 @@ func writeChange(es *gateway.EventStream, ev *deliveryv1.ChangeEvent) error {
 		return es.Event(id, KindReset, data)
 	}
 	c := sseChange{Version: ev.GetVersion(), Kind: ev.GetKind(), Branch: ev.GetBranch(),
-		ObjectIDs: ev.GetObjectIds(), Types: ev.GetTypes()}
+		ObjectIDs: ev.GetObjectIds(), Types: ev.GetTypes(), User: ev.GetUser()}
 	if c.ObjectIDs == nil {
 		c.ObjectIDs = []int64{}
 	}

@@ -214,13 +214,14 @@ func (s *sseStream) change(kind string, version int64, objectID, typeID int64) {
 		Branch    int64   `json:"branch"`
 		ObjectIDs []int64 `json:"objectIds"`
 		Types     []int64 `json:"types"`
+		User      string  `json:"user"`
 	}
 	if err := json.Unmarshal([]byte(ev.data), &d); err != nil {
 		s.t.Fatalf("data %q: %v", ev.data, err)
 	}
 	if ev.id != strconv.FormatInt(version, 10) || ev.event != kind || d.Version != version || d.Kind != kind || d.Branch != 4 ||
-		!slices.Equal(d.ObjectIDs, []int64{objectID}) || !slices.Equal(d.Types, []int64{typeID}) {
-		s.t.Fatalf("got id %q event %q data %s; want %s of object %d (type %d) at version %d on branch 4",
+		!slices.Equal(d.ObjectIDs, []int64{objectID}) || !slices.Equal(d.Types, []int64{typeID}) || d.User != "admin" {
+		s.t.Fatalf("got id %q event %q data %s; want %s of object %d (type %d) at version %d on branch 4 by admin",
 			ev.id, ev.event, ev.data, kind, objectID, typeID, version)
 	}
 }
@@ -389,7 +390,8 @@ func runLiveGRPC(t *testing.T, addr string, typeA, tooOld, since int64, after []
 		t.Fatal(err)
 	}
 	for _, want := range after {
-		if ev := recv(s); ev.GetVersion() != want || !slices.Equal(ev.GetTypes(), []int64{typeA}) || ev.GetBranch() != 4 {
+		if ev := recv(s); ev.GetVersion() != want || !slices.Equal(ev.GetTypes(), []int64{typeA}) || ev.GetBranch() != 4 ||
+			ev.GetUser() != "admin" {
 			t.Fatalf("since %d: got %v, want the change at %d", since, ev, want)
 		}
 	}

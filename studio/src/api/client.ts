@@ -102,6 +102,8 @@ export type TokenSource = () => string | null;
 export class Api {
   /** Called on a 401 of an authenticated call with the token it sent: the session is gone, unless it moved on. */
   onUnauthorized: ((token: string | null) => void) | null = null;
+  /** Called with every write (not GET/HEAD) as it starts; the promise is its answer (the live stream marks its transaction as this tab's). */
+  onWrite: ((answer: Promise<unknown>) => void) | null = null;
 
   constructor(
     private readonly origin: string,
@@ -117,7 +119,9 @@ export class Api {
   ): Promise<Answer<Op<G, K>["answer"]>> {
     const spec = (groups[group] as Record<string, { method: string; path: string }>)[op];
     if (!spec) throw new Error(`unknown operation ${group}.${op}`);
-    return this.request(spec.method, buildPath(spec.path, params as Record<string, unknown>), body, opts);
+    const answer = this.request<Op<G, K>["answer"]>(spec.method, buildPath(spec.path, params as Record<string, unknown>), body, opts);
+    if (spec.method !== "GET" && spec.method !== "HEAD") this.onWrite?.(answer);
+    return answer;
   }
 
   /**

@@ -95,3 +95,26 @@ test("a failed page is read again and reported", async () => {
   await c.load(0);
   assert.equal(c.error, null);
 });
+
+test("refresh reads the held pages again and swaps them in place; a failed read keeps the rows", async () => {
+  let version = 1;
+  let changes = 0;
+  const page = (n: number, v: number) => Array.from({ length: pageSize }, (_, i) => ({ id: n * pageSize + i, name: `v${v}`, deleted: false, props: {} }));
+  const c = new PageCache(async (n) => page(n, version), () => changes++);
+  await c.load(0);
+  await c.load(2);
+  const asked: number[] = [];
+  version = 2;
+  const refreshed = c.refresh(async (n) => {
+    asked.push(n);
+    if (n === 2) throw new Error("offline");
+    return page(n, version);
+  });
+  assert.equal(c.row(0)?.name, "v1", "the old rows show while the new ones load");
+  await refreshed;
+  assert.deepEqual(asked.sort(), [0, 2]);
+  assert.equal(c.row(0)?.name, "v2");
+  assert.equal(c.row(200)?.name, "v1");
+  assert.equal(c.has(1), false, "a page never read is not read by a refresh");
+  assert.ok(changes >= 3);
+});

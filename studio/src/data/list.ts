@@ -307,4 +307,21 @@ export class PageCache {
   loaded(): Row[] {
     return [...this.pages.values()].flat();
   }
+
+  /**
+   * refresh reads every held page again with read (a live change: the same
+   * list at a newer version) and swaps each in when it answers: the rows
+   * change in place, never blank while they load. A failed read keeps the
+   * old rows.
+   */
+  async refresh(read: (n: number) => Promise<Row[]>): Promise<void> {
+    await Promise.all([...this.pages.keys()].map(async (n) => {
+      try {
+        this.pages.set(n, await read(n));
+      } catch {
+        /* the old rows stay; the next change or view reads again */
+      }
+    }));
+    this.onChange();
+  }
 }

@@ -10,6 +10,7 @@ import { createStore, useStore } from "../store";
 import { ShortcutHelp } from "../ui/ShortcutHelp";
 import { addShortcut } from "../ui/shortcuts";
 import { Button, Problem } from "../ui/ui";
+import { LiveIndicator } from "../live/LiveIndicator";
 import "./shell.css";
 
 const m = messages({
@@ -108,6 +109,7 @@ export function Shell(props: { nav?: ComponentChildren; children: ComponentChild
           ))}
         </nav>
         <span class="spacer" />
+        <LiveIndicator />
         <label class="topbar-field">
           <span class="visually-hidden">{m("language")}</span>
           <select class="input" aria-label={m("language")} value={l} onChange={(e) => locale.set(e.currentTarget.value as Locale)}>

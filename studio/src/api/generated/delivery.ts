@@ -126,6 +126,8 @@ export type ChangeEvent = {
   objectIds?: number[];
   /** types are the type IDs of those objects. */
   types?: number[];
+  /** user is the user name the change was committed for (the transaction's user, CmsTransaction.user: the authenticated writer, or the X-CmsApi-Username of an internal caller); empty for reset, heartbeat and changes written by the system itself. */
+  user?: string;
   /** version is the change's version (its Management transaction id): a Delivery read already shows it. For reset and heartbeat, the version the stream continues after. */
   version?: number;
 };

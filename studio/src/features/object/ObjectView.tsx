@@ -15,6 +15,7 @@ import { formatDateTime, locale, messages } from "../../i18n/i18n";
 import { setQuery, type Route } from "../../router";
 import { uiLanguages } from "../../shell/Shell";
 import { useStore } from "../../store";
+import { ObjectNotice } from "../../live/ObjectNotice";
 import { Button, Field, Pane, Problem, Skeleton, problemText, toast } from "../../ui/ui";
 import { Badge, type BadgeState, badgeText, showValue } from "./Badge";
 import { ConflictView } from "./ConflictView";
@@ -345,6 +346,12 @@ export function ObjectView({ route: r }: { route: Route }) {
         </div>
       )}
       {offline && <div class="notice notice-warn" role="alert">{m("offline")}</div>}
+      {/* Others' saves: reloads by itself without edits, else asks (never overwrites unsaved edits). */}
+      <ObjectNotice branch={branch} id={loaded.local.meta?.id ?? id} dirty={dirty} onShowChanges={() => void openConflict(edits)}
+        onReload={() => {
+          if (dirty) discard();
+          void reload();
+        }} />
       {saveError !== null && <Problem error={saveError} />}
       <div class="object-toolbar">
         <fieldset class="lang-picker">

@@ -10,6 +10,7 @@ import {
 import type { TypeInfo } from "../../../data/types";
 import { formatNumber } from "../../../i18n/i18n";
 import { navigate, type Route, setQuery } from "../../../router";
+import { useLiveType } from "../../../live/hooks";
 import { Button, Dialog, Pane, problemText, toast } from "../../../ui/ui";
 import { FilterBuilder } from "./FilterBuilder";
 import { columns, ListTable, SkeletonTable } from "./ListTable";
@@ -61,6 +62,16 @@ export function ContentList(props: { route: Route; type: TypeInfo }) {
   useEffect(() => {
     setAttrs([]);
   }, [branch, typeKey]);
+  // Others' changes of the type's objects: the held pages and the count are
+  // read again at the change's version and swapped in place (this tab's own
+  // writes already read with minVersion; a reset reads the current state).
+  useLiveType(branch, props.type.id, (c) => {
+    if (c.own) return;
+    const at: Source = { ...src, minVersion: c.kind === "reset" ? undefined : c.version };
+    const signal = ac.current?.signal;
+    void cache.refresh((n) => fetchPage(at, n, signal));
+    fetchCount(at, signal).then((n) => !signal?.aborted && setCount(n), () => undefined);
+  });
   // Another view of the list: what was selected may not be in it.
   useEffect(() => setSelected(new Map()), [branch, typeKey, optKey]);
 

@@ -118,7 +118,12 @@ type ChangeEvent struct {
 	// comment the object commented on).
 	ObjectIds []int64 `protobuf:"varint,4,rep,packed,name=object_ids,json=objectIds,proto3" json:"object_ids,omitempty"`
 	// types are the type IDs of those objects.
-	Types         []int64 `protobuf:"varint,5,rep,packed,name=types,proto3" json:"types,omitempty"`
+	Types []int64 `protobuf:"varint,5,rep,packed,name=types,proto3" json:"types,omitempty"`
+	// user is the user name the change was committed for (the transaction's
+	// user, CmsTransaction.user: the authenticated writer, or the
+	// X-CmsApi-Username of an internal caller); empty for reset, heartbeat
+	// and changes written by the system itself.
+	User          string `protobuf:"bytes,6,opt,name=user,proto3" json:"user,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -188,6 +193,13 @@ func (x *ChangeEvent) GetTypes() []int64 {
 	return nil
 }
 
+func (x *ChangeEvent) GetUser() string {
+	if x != nil {
+		return x.User
+	}
+	return ""
+}
+
 var File_cms_delivery_v1_changes_proto protoreflect.FileDescriptor
 
 const file_cms_delivery_v1_changes_proto_rawDesc = "" +
@@ -197,14 +209,15 @@ const file_cms_delivery_v1_changes_proto_rawDesc = "" +
 	"\x06branch\x18\x01 \x01(\tR\x06branch\x12\x14\n" +
 	"\x05types\x18\x02 \x03(\x03R\x05types\x12\x14\n" +
 	"\x05kinds\x18\x03 \x03(\tR\x05kinds\x12\x14\n" +
-	"\x05since\x18\x04 \x01(\x03R\x05since\"\x88\x01\n" +
+	"\x05since\x18\x04 \x01(\x03R\x05since\"\x9c\x01\n" +
 	"\vChangeEvent\x12\x12\n" +
 	"\x04kind\x18\x01 \x01(\tR\x04kind\x12\x18\n" +
 	"\aversion\x18\x02 \x01(\x03R\aversion\x12\x16\n" +
 	"\x06branch\x18\x03 \x01(\x03R\x06branch\x12\x1d\n" +
 	"\n" +
 	"object_ids\x18\x04 \x03(\x03R\tobjectIds\x12\x14\n" +
-	"\x05types\x18\x05 \x03(\x03R\x05typesBDZBgithub.com/cmsplatform/cms/proto/gen/go/cms/delivery/v1;deliveryv1b\x06proto3"
+	"\x05types\x18\x05 \x03(\x03R\x05types\x12\x12\n" +
+	"\x04user\x18\x06 \x01(\tR\x04userBDZBgithub.com/cmsplatform/cms/proto/gen/go/cms/delivery/v1;deliveryv1b\x06proto3"
 
 var (
 	file_cms_delivery_v1_changes_proto_rawDescOnce sync.Once
