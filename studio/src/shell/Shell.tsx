@@ -76,9 +76,12 @@ export function Shell(props: { nav?: ComponentChildren; children: ComponentChild
   }, [l]);
   // The first branch that is not the root, else the root, once loaded.
   useEffect(() => {
-    if (!r.branch && branches && branches.length > 0) {
+    // The route as it is now, not as it was rendered: the editor may have
+    // picked a branch since, which must win.
+    const now = route.get();
+    if (!now.branch && branches && branches.length > 0) {
       const b = branches.find((x) => x.depth > 0) ?? branches[0];
-      if (b) navigate({ ...r, branch: String(b.id) }, true);
+      if (b) navigate({ ...now, branch: String(b.id) }, true);
     }
   }, [branches, r.branch]);
   const setSection = (section: Section) => navigate({ branch: r.branch, section, query: {} });
