@@ -74,6 +74,13 @@ func TestSystemObjectsAreReadOnly(t *testing.T) {
 	_, _, err = s.UpdateBranch(ctxBG, "4", adminCh, []ValueInput{vin(AttrIsoLanguageCode, 0, "xx")})
 	wantInvalid(t, err, "object 4 is a protected system object: attribute 2001 cannot change (only 1000, 4001, 4002, 4003, 4004 may)", "UpdateBranch 4")
 
+	// A create cannot reach a system object: ids are allocated, GUIDs and
+	// ApiIdentifiers unique (a guard: this held before the protection).
+	_, _, err = s.CreateObjects(ctxBG, "4", adminCh, []ObjectInput{{ID: TypeBranch, TypeID: RootID, GUID: systemGUID(TypeBranch)}})
+	wantInvalid(t, err, "is already used by object 40", "a create with a system GUID")
+	_, _, err = s.CreateObjects(ctxBG, child, adminCh, []ObjectInput{{TypeID: RootID, APIIdentifier: ptr("typeBranch")}})
+	wantInvalid(t, err, "is already used by object 40", "a create with a system ApiIdentifier")
+
 	for _, br := range []string{"4", child} {
 		got, err := s.GetObjects(ctxBG, br, []string{id(TypeBranch), id(AttrName), id(AttrMaxValues), id(attrs[0])}, ReadOptions{Inherited: true})
 		if err != nil {
