@@ -40,8 +40,11 @@ func systemConfigurable(id int64) []int64 {
 }
 
 // checkProtected refuses (ErrInvalid, naming the object) a write of o to
-// the object cur when cur is a system object and o changes what may not
-// change.
+// object id (whose ApiIdentifier is curAPI) when id is a system object and
+// o writes what may not change. The one rule of every write path: update
+// serves UpdateObjects and UpdateBranch on every branch; a create cannot
+// address an existing object (ids are allocated, GUIDs and ApiIdentifiers
+// unique).
 func checkProtected(id int64, curAPI string, o ObjectInput) error {
 	if !isSystemID(id) {
 		return nil
