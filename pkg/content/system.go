@@ -336,8 +336,10 @@ func systemGUID(id int64) string {
 }
 
 // IsSystemObject reports whether id is an object of the system model
-// (bootstrapped and protected): the core types, attributes, languages and
-// the default branch. Every other type is a custom type.
+// (bootstrapped and protected): the core types, attributes, languages,
+// media types and the default branch. Every other type is a custom type.
+// None can be deleted; which of their values may change is protect.go's
+// rule.
 func IsSystemObject(id int64) bool { return isSystemID(id) }
 
 // isSystemID reports whether id is a bootstrapped (protected) object.

@@ -169,6 +169,9 @@ func (v view) validateValues(ctx context.Context, ch Change, inputs [][]ValueInp
 			if j, target, err = checkScalar(d, val.JSON); err != nil {
 				return err
 			}
+			if err := checkDefinitionValue(d, j); err != nil {
+				return err
+			}
 		}
 		if target >= 0 {
 			refs = append(refs, refCheck{attr: val.Attribute, target: target, allowed: d.refTypes})

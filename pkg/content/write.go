@@ -148,6 +148,9 @@ func (s *Service) CreateObjects(ctx context.Context, branch string, ch Change, i
 	if err != nil {
 		return Transaction{}, nil, err
 	}
+	if err := v.checkMultiplicities(ctx, newIDs, typeIDs, checked, true); err != nil {
+		return Transaction{}, nil, err
+	}
 	names, err := userNamesOf(newIDs, typeIDs, checked)
 	if err != nil {
 		return Transaction{}, nil, err
@@ -259,6 +262,9 @@ func (v view) update(ctx context.Context, tx store.Tx, ch Change, in []ObjectInp
 		if err := guardObject(ch, v.branch, cur.ID, cur.TypeID); err != nil {
 			return 0, nil, false, err
 		}
+		if err := checkProtected(cur.ID, cur.APIIdentifier, o); err != nil {
+			return 0, nil, false, err
+		}
 		types[i] = cur.TypeID
 		if o.TypeID != 0 && o.TypeID != cur.TypeID {
 			return 0, nil, false, invalidf("object %d has type %d: the type cannot change to %d", cur.ID, cur.TypeID, o.TypeID)
@@ -312,6 +318,9 @@ func (v view) update(ctx context.Context, tx store.Tx, ch Change, in []ObjectInp
 	}
 	checked, err := v.validateValues(ctx, ch, inputs)
 	if err != nil {
+		return 0, nil, false, err
+	}
+	if err := v.checkMultiplicities(ctx, ids, types, checked, false); err != nil {
 		return 0, nil, false, err
 	}
 	if _, err := userNamesOf(ids, types, checked); err != nil {

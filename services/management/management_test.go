@@ -19,6 +19,7 @@ import (
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/types/known/structpb"
 )
 
 // harness runs the Management group in-process: SQLite in a temp dir, the
@@ -242,6 +243,11 @@ func TestErrors(t *testing.T) {
 		{"ApiIdentifier change", "PATCH", "/branches/4/objects", `{"objects":[{"meta":{"id":1000,"apiIdentifier":"renamed"}}]}`, 403, "cannot change"},
 		{"protected type", "DELETE", "/branches/4/objects", `{"objectIds":["typeAttribute"]}`, 400, "protected"},
 		{"default branch", "DELETE", "/branches/4", `{}`, 400, "default branch"},
+		{"rename a system type", "PATCH", "/branches/4/objects", `{"objects":[{"meta":{"id":40},"values":[{"attribute":1000,"language":201,"variant":0,"value":"Zweig"}]}]}`, 400, "object 40 is a protected system object: its values cannot change"},
+		{"a system attribute's data type", "PATCH", "/branches/4/objects", `{"objects":[{"meta":{"id":1014},"values":[{"attribute":1001,"language":0,"variant":0,"value":"String"}]}]}`, 400, "object 1014 is a protected system object"},
+		{"a language's ISO code", "PATCH", "/branches/4/objects", `{"objects":[{"meta":{"id":201},"values":[{"attribute":2001,"language":0,"variant":0,"value":"en-GB"}]}]}`, 400, "object 201 is a protected system object: attribute 2001 cannot change"},
+		{"the default branch's other values", "PATCH", "/branches/4", `{"values":[{"attribute":2001,"language":0,"variant":0,"value":"xx"}]}`, 400, "object 4 is a protected system object: attribute 2001 cannot change"},
+		{"negative maximum of values", "POST", "/branches/4/objects", `{"objects":[{"meta":{"typeRef":10},"values":[{"attribute":1001,"language":0,"variant":0,"value":"String"},{"attribute":1004,"language":0,"variant":0,"value":true},{"attribute":1014,"language":0,"variant":0,"value":-1}]}]}`, 400, "attribute 1014"},
 		{"bad token", "GET", "/branches/4/types/thing/objects?continue=xyz", "", 400, "token"},
 		{"unknown user", "GET", "/users/nobody", "", 404, "nobody"},
 		{"object without meta", "POST", "/branches/4/objects", `{"objects":[{"values":[]}]}`, 400, "meta is required"},
@@ -262,6 +268,12 @@ func TestErrors(t *testing.T) {
 	_, err = h.client.GetObject(context.Background(), &managementv1.GetObjectRequest{Branch: "4", Id: "999999"})
 	if status.Code(err) != codes.NotFound {
 		t.Fatalf("gRPC not found: %v", err)
+	}
+	_, err = h.client.UpdateObjects(context.Background(), &managementv1.UpdateObjectsRequest{Branch: "4",
+		Objects: []*managementv1.CmsObject{{Meta: &managementv1.CmsObjectMetadata{Id: int32(content.TypeBranch)},
+			Values: []*managementv1.CmsValue{{Attribute: int32(content.AttrName), Language: int32(content.LanguageEnUS), Value: structpb.NewStringValue("Zweig")}}}}})
+	if status.Code(err) != codes.InvalidArgument || !strings.Contains(status.Convert(err).Message(), "object 40 is a protected system object") {
+		t.Fatalf("gRPC rename of a system type: %v", err)
 	}
 	resp, err := h.client.CreateObjects(context.Background(), &managementv1.CreateObjectsRequest{Branch: "4",
 		Objects: []*managementv1.CmsObject{{Meta: &managementv1.CmsObjectMetadata{TypeRef: proto.Int32(int32(typ))}}}})
