@@ -202,8 +202,19 @@ func (p *studioPage) open(path string) {
 func (p *studioPage) waitFor(what, cond string) {
 	p.t.Helper()
 	p.step(what, studioWait, chromedp.Func(func(ctx context.Context, tg *chromedp.Target) error {
-		_, err := chromedp.Poll[bool](cond, chromedp.WithPollingInterval(50*time.Millisecond), chromedp.WithPollingTimeout(0))(ctx, tg)
-		return err
+		for {
+			_, err := chromedp.Poll[bool](cond, chromedp.WithPollingInterval(50*time.Millisecond), chromedp.WithPollingTimeout(0))(ctx, tg)
+			// A document that was just loaded may replace its JavaScript
+			// context under the poll: poll again in the new one.
+			if err == nil || !strings.Contains(err.Error(), "Cannot find context with specified id") {
+				return err
+			}
+			select {
+			case <-ctx.Done():
+				return err
+			case <-time.After(50 * time.Millisecond):
+			}
+		}
 	}))
 }
 
