@@ -14,9 +14,9 @@ export interface TypeInfo {
 /**
  * isSystem: the system's own objects (types, attributes, languages) are
  * bootstrapped with fixed GUIDs 00000000-0000-0000-0000-<id in hex> and
- * protected (the API refuses to delete them or change their
- * ApiIdentifiers). Not meta.lastTransaction: it is 0 on a child branch
- * (nothing stored there) and moves when an administrator renames one.
+ * protected (the API refuses to delete or change them).
+ * Not meta.lastTransaction: it is 0 on a child branch
+ * (nothing stored there).
  */
 export function isSystem(o: CmsObject): boolean {
   return (o.meta?.guid ?? "").startsWith("00000000-0000-0000-0000-");

@@ -194,3 +194,19 @@ test("a 401 for a token renewed meanwhile (another tab) retries with the success
   off();
   h.closeAll();
 });
+
+test("a branch not indexed yet (404) is reconnecting, not offline, and goes live soon", async () => {
+  const srv = fakeServer();
+  srv.errors.push(new Response(JSON.stringify({ status: 404, detail: "branch 9 not found" }), { status: 404 }));
+  const h = hub(srv.fetch, { maxRetryMs: 60_000 });
+  const states: string[] = [];
+  h.liveStore("9").subscribe((s) => states.push(s.state));
+  const off = h.subscribe("9", () => {});
+  const t0 = Date.now();
+  await srv.next();
+  await until(() => h.liveStore("9").get().state === "live", "live after the 404");
+  assert.ok(Date.now() - t0 < 1000, `live ${Date.now() - t0} ms after the 404: it waited the longest retry`);
+  assert.ok(!states.includes("offline"), `states ${states.join(", ")}`);
+  off();
+  h.closeAll();
+});

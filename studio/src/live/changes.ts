@@ -220,9 +220,13 @@ export class Hub {
         }
         failures++;
         const ra = Number(resp.headers.get("Retry-After"));
-        // 429/503: the server says when; 400/403/404: the branch may come back (a grant, a restore): slowly.
-        const wait = ra > 0 ? ra * 1000 : resp.status >= 500 || resp.status === 429 ? backoff() : max;
-        this.set(c, resp.status >= 500 || resp.status === 429 ? "reconnecting" : "offline", problem);
+        // 429/503: the server says when. 400/403/404: a branch created a
+        // moment ago is not indexed yet (it is within a second), or a grant or
+        // a restore may bring it back: back off as for an outage, and say
+        // "offline" only once it keeps failing.
+        const wait = ra > 0 ? ra * 1000 : backoff();
+        const transient = resp.status >= 500 || resp.status === 429 || failures < 3;
+        this.set(c, transient ? "reconnecting" : "offline", problem);
         await this.sleep(c, wait);
         continue;
       }
