@@ -267,31 +267,11 @@ func waitDelivery(t *testing.T, base string, tx int64) {
 	}
 }
 
-// browserContext starts Chromium headless for the test; it ends with it.
+// browserContext starts Chromium headless for the test (the studio tests'
+// browser, studioBrowser); it ends with it.
 func browserContext(t *testing.T, chromium string) context.Context {
 	t.Helper()
-	// No sandbox: Chromium refuses its sandbox as root, and without root it
-	// needs unprivileged user namespaces, which containers and Ubuntu's
-	// AppArmor defaults may not give. The browser loads only the test's page.
-	opts := append(chromedp.DefaultExecAllocatorOptions[:], chromedp.ExecPath(chromium), chromedp.Flag("disable-gpu", true),
-		chromedp.NoSandbox)
-	actx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
-	ctx, cancel := chromedp.NewContext(actx)
-	t.Cleanup(func() { cancel(); cancelAlloc() })
-	// The first action starts the browser, under no deadline (a deadline
-	// on it would bound the whole browser's life): bounded from outside.
-	started := make(chan error, 1)
-	go func() { started <- chromedp.Do(ctx) }()
-	select {
-	case err := <-started:
-		if err != nil {
-			t.Fatalf("start %s: %v", chromium, err)
-		}
-	case <-time.After(browserStartWait):
-		cancel()
-		t.Fatalf("start %s: no tab after %v", chromium, browserStartWait)
-	}
-	return ctx
+	return studioBrowser(t, chromium)
 }
 
 // waitPage waits until cond (JavaScript, with names() the listed names,

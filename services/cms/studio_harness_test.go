@@ -120,7 +120,11 @@ func screenshotDir(t *testing.T, setup string) string {
 	return dir
 }
 
-// studioBrowser starts Chromium for one setup; pages open browser contexts in it.
+// studioBrowser starts Chromium for one setup; pages open browser contexts
+// in it. No sandbox: Chromium refuses its sandbox as root, and without root
+// it needs unprivileged user namespaces, which containers and Ubuntu's
+// AppArmor defaults may not give. The browser loads only the test's pages;
+// no background networking (this machine's network is closed).
 func studioBrowser(t *testing.T, chromium string) context.Context {
 	t.Helper()
 	opts := append(chromedp.DefaultExecAllocatorOptions[:], chromedp.ExecPath(chromium), chromedp.Flag("disable-gpu", true),
@@ -130,6 +134,8 @@ func studioBrowser(t *testing.T, chromium string) context.Context {
 	actx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
 	ctx, cancel := chromedp.NewContext(actx)
 	t.Cleanup(func() { cancel(); cancelAlloc() })
+	// The first action starts the browser, under no deadline (a deadline
+	// on it would bound the whole browser's life): bounded from outside.
 	started := make(chan error, 1)
 	go func() { started <- chromedp.Do(ctx) }()
 	select {
