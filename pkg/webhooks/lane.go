@@ -59,9 +59,23 @@ func (l *lane) run(ctx context.Context, start uint64) {
 			return
 		}
 		// Another process may have deleted the consumer because the
-		// webhook is gone: the store says whether to create it again.
-		if rerr := l.d.reload(ctx); rerr == nil && !l.d.isWanted(l.id) {
-			return
+		// webhook is gone: the store says whether to create it again. A
+		// store that cannot answer is asked again; the consumer is never
+		// created again on the old definitions.
+		for {
+			rerr := l.d.reload(ctx)
+			if rerr == nil {
+				if !l.d.isWanted(l.id) {
+					return
+				}
+				break
+			}
+			l.d.cfg.Logger.Warn("webhooks: lane stopped; reading the definitions again", "webhook", l.id, "err", rerr)
+			select {
+			case <-ctx.Done():
+				return
+			case <-time.After(laneRestart):
+			}
 		}
 		l.d.cfg.Logger.Warn("webhooks: lane stopped; restarting", "webhook", l.id, "err", err)
 		if l.last > 0 {
