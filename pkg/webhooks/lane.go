@@ -58,11 +58,23 @@ func (l *lane) run(ctx context.Context, start uint64) {
 		if ctx.Err() != nil || errors.Is(err, events.ErrClosed) {
 			return
 		}
+		l.d.cfg.Logger.Warn("webhooks: lane stopped; restarting if its webhook is still wanted", "webhook", l.id, "err", err)
+		if l.last > 0 {
+			// Recreated, it resumes with the event in flight (which may
+			// then arrive twice: at-least-once).
+			start = l.last
+		}
 		// Another process may have deleted the consumer because the
-		// webhook is gone: the store says whether to create it again. A
-		// store that cannot answer is asked again; the consumer is never
-		// created again on the old definitions.
+		// webhook is gone, now or while this lane waited: right before the
+		// consumer would be created again, the store says whether it is
+		// still wanted. A store that cannot answer is asked again; the
+		// consumer is never created again on definitions not read.
 		for {
+			select {
+			case <-ctx.Done():
+				return
+			case <-time.After(laneRestart):
+			}
 			rerr := l.d.reload(ctx)
 			if rerr == nil {
 				if !l.d.isWanted(l.id) {
@@ -70,23 +82,7 @@ func (l *lane) run(ctx context.Context, start uint64) {
 				}
 				break
 			}
-			l.d.cfg.Logger.Warn("webhooks: lane stopped; reading the definitions again", "webhook", l.id, "err", rerr)
-			select {
-			case <-ctx.Done():
-				return
-			case <-time.After(laneRestart):
-			}
-		}
-		l.d.cfg.Logger.Warn("webhooks: lane stopped; restarting", "webhook", l.id, "err", err)
-		if l.last > 0 {
-			// Recreated, it resumes with the event in flight (which may
-			// then arrive twice: at-least-once).
-			start = l.last
-		}
-		select {
-		case <-ctx.Done():
-			return
-		case <-time.After(laneRestart):
+			l.d.cfg.Logger.Warn("webhooks: cannot read the definitions; lane waits", "webhook", l.id, "err", rerr)
 		}
 	}
 }
