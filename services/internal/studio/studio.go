@@ -11,8 +11,6 @@ package studio
 import (
 	"bytes"
 	"compress/gzip"
-	"crypto/sha256"
-	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -22,6 +20,8 @@ import (
 	"path"
 	"strconv"
 	"strings"
+
+	"github.com/cmsplatform/cms/pkg/etag"
 )
 
 // Path is where the studio is served.
@@ -108,8 +108,7 @@ func newHandler(fsys fs.FS) (*Handler, error) {
 }
 
 func load(name string, b []byte) (*file, error) {
-	sum := sha256.Sum256(b)
-	f := &file{body: b, etag: `"` + base64.RawURLEncoding.EncodeToString(sum[:12]) + `"`}
+	f := &file{body: b, etag: etag.Of("studio", b, nil)}
 	f.contentType = mime.TypeByExtension(path.Ext(name))
 	if f.contentType == "" {
 		f.contentType = "application/octet-stream"
@@ -188,7 +187,7 @@ func (h *Handler) write(w http.ResponseWriter, r *http.Request, f *file) {
 	hd.Set("Content-Type", f.contentType)
 	hd.Set("ETag", f.etag)
 	hd.Add("Vary", "Accept-Encoding")
-	if match := r.Header.Get("If-None-Match"); match != "" && etagMatches(match, f.etag) {
+	if match := r.Header.Get("If-None-Match"); match != "" && etag.Matches(match, f.etag) {
 		w.WriteHeader(http.StatusNotModified)
 		return
 	}
@@ -202,16 +201,6 @@ func (h *Handler) write(w http.ResponseWriter, r *http.Request, f *file) {
 		return
 	}
 	_, _ = w.Write(body)
-}
-
-func etagMatches(header, etag string) bool {
-	for _, t := range strings.Split(header, ",") {
-		t = strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(t), "W/"))
-		if t == etag || t == "*" {
-			return true
-		}
-	}
-	return false
 }
 
 // acceptsGzip: the Accept-Encoding names gzip with a quality above 0.
