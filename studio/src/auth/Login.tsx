@@ -16,9 +16,11 @@ const m = messages({
     submit: "Sign in",
     busy: "Signing in…",
     wrong: "The user name or the password is wrong.",
-    locked: "Too many failed sign-ins. Try again in {s} seconds.",
+    locked: "Too many failed sign-ins. Try again in {time}.",
+    second: "1 second",
+    seconds: "{s} seconds",
     lockedNoTime: "Too many failed sign-ins. Try again later.",
-    overloaded: "The server is busy. Try again in {s} seconds.",
+    overloaded: "The server is busy. Try again in {time}.",
     offline: "The server cannot be reached. Check the connection and try again.",
     off: "This server does not issue tokens: ask its operator to configure authTokenKey.",
   },
@@ -29,9 +31,11 @@ const m = messages({
     submit: "Anmelden",
     busy: "Anmeldung läuft…",
     wrong: "Benutzername oder Passwort ist falsch.",
-    locked: "Zu viele fehlgeschlagene Anmeldungen. Versuchen Sie es in {s} Sekunden erneut.",
+    locked: "Zu viele fehlgeschlagene Anmeldungen. Versuchen Sie es in {time} erneut.",
+    second: "1 Sekunde",
+    seconds: "{s} Sekunden",
     lockedNoTime: "Zu viele fehlgeschlagene Anmeldungen. Versuchen Sie es später erneut.",
-    overloaded: "Der Server ist ausgelastet. Versuchen Sie es in {s} Sekunden erneut.",
+    overloaded: "Der Server ist ausgelastet. Versuchen Sie es in {time} erneut.",
     offline: "Der Server ist nicht erreichbar. Prüfen Sie die Verbindung und versuchen Sie es erneut.",
     off: "Dieser Server stellt keine Tokens aus: Bitten Sie den Betreiber, authTokenKey zu setzen.",
   },
@@ -42,8 +46,9 @@ export function loginError(e: unknown): string {
   if (e instanceof OfflineError) return m("offline");
   if (e instanceof ApiError) {
     if (e.status === 401) return m("wrong");
-    if (e.status === 429) return e.retryAfter ? m("locked", { s: e.retryAfter }) : m("lockedNoTime");
-    if (e.status === 503) return m("overloaded", { s: e.retryAfter ?? 5 });
+    const time = (s: number) => (s === 1 ? m("second") : m("seconds", { s }));
+    if (e.status === 429) return e.retryAfter ? m("locked", { time: time(e.retryAfter) }) : m("lockedNoTime");
+    if (e.status === 503) return m("overloaded", { time: time(e.retryAfter ?? 5) });
     if (e.status === 501) return m("off");
     return e.message;
   }

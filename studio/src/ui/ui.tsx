@@ -169,10 +169,14 @@ export interface Toast {
 export const toasts = createStore<Toast[]>([]);
 let toastSeq = 0;
 
-/** toast shows a short message for a few seconds (errors longer). */
+/**
+ * toast shows a short message for a few seconds (errors longer). The same
+ * message again replaces the one shown (its time starts over) rather than
+ * stacking copies over the page.
+ */
 export function toast(text: string, kind: Toast["kind"] = "info") {
   const id = ++toastSeq;
-  toasts.update((ts) => [...ts.slice(-3), { id, text, kind }]);
+  toasts.update((ts) => [...ts.filter((t) => t.text !== text || t.kind !== kind).slice(-3), { id, text, kind }]);
   setTimeout(() => toasts.update((ts) => ts.filter((t) => t.id !== id)), kind === "error" ? 8000 : 4000);
 }
 
