@@ -3,16 +3,16 @@ package jobs_test
 import (
 	"context"
 	"fmt"
-	"github.com/cmsplatform/cms/pkg/auth"
 	"os"
 	"runtime"
 	"runtime/debug"
 	"slices"
 	"strconv"
-	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/cmsplatform/cms/pkg/auth"
 
 	"github.com/cmsplatform/cms/pkg/content"
 	"github.com/cmsplatform/cms/pkg/jobs"
@@ -277,21 +277,11 @@ func watchMemory(b *testing.B) func() memPeaks {
 	}
 }
 
-// procStatusMiB reads a "kB" field of /proc/self/status in MiB.
+// procStatusMiB is a memory line of /proc/self/status in MiB.
 func procStatusMiB(b *testing.B, field string) float64 {
-	data, err := os.ReadFile("/proc/self/status")
+	n, err := testenv.ProcStatus(0, field)
 	if err != nil {
 		b.Fatal(err)
 	}
-	for _, line := range strings.Split(string(data), "\n") {
-		if v, ok := strings.CutPrefix(line, field+":"); ok {
-			kb, err := strconv.ParseFloat(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(v), "kB")), 64)
-			if err != nil {
-				b.Fatalf("%s: %q", field, line)
-			}
-			return kb / 1024
-		}
-	}
-	b.Fatalf("/proc/self/status has no %s", field)
-	return 0
+	return float64(n) / (1 << 20)
 }

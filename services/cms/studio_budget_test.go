@@ -2,11 +2,11 @@ package main
 
 import (
 	"bytes"
-	"fmt"
+	"errors"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -97,22 +97,15 @@ func goTool(t *testing.T) string {
 // residentBytes reads VmRSS and RssAnon of a process (Linux).
 func residentBytes(t *testing.T, pid int) (rss, anon int64) {
 	t.Helper()
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
-	if err != nil {
+	rss, err := testenv.ProcStatus(pid, "VmRSS")
+	if err == nil {
+		anon, err = testenv.ProcStatus(pid, "RssAnon")
+	}
+	if errors.Is(err, fs.ErrNotExist) {
 		t.Skipf("no /proc here: %v", err)
 	}
-	kB := func(key string) int64 {
-		for _, line := range strings.Split(string(b), "\n") {
-			if rest, ok := strings.CutPrefix(line, key+":"); ok {
-				if f := strings.Fields(rest); len(f) == 2 && f[1] == "kB" {
-					if n, err := strconv.ParseInt(f[0], 10, 64); err == nil {
-						return n << 10
-					}
-				}
-			}
-		}
-		t.Fatalf("no %s in /proc/%d/status", key, pid)
-		return 0
+	if err != nil {
+		t.Fatal(err)
 	}
-	return kB("VmRSS"), kB("RssAnon")
+	return rss, anon
 }

@@ -1,12 +1,10 @@
 package app
 
 import (
-	"bufio"
 	"context"
 	"encoding/base64"
 	"encoding/json"
 	"net/http"
-	"os"
 	"runtime"
 	"runtime/debug"
 	"strconv"
@@ -15,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cmsplatform/cms/pkg/testenv"
 	indexv1 "github.com/cmsplatform/cms/proto/gen/go/cms/index/v1"
 	managementv1 "github.com/cmsplatform/cms/proto/gen/go/cms/management/v1"
 	"google.golang.org/grpc"
@@ -49,22 +48,11 @@ func wordy(n int) string {
 	return b.String()
 }
 
-// procStatusKB reads a "VmRSS"/"VmHWM" line of /proc/self/status (0 where
-// there is none).
+// procStatusKB reads a "VmRSS"/"VmHWM" line of /proc/self/status in kB (0
+// where there is none).
 func procStatusKB(key string) int64 {
-	f, err := os.Open("/proc/self/status")
-	if err != nil {
-		return 0
-	}
-	defer f.Close()
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		if v, ok := strings.CutPrefix(sc.Text(), key+":"); ok {
-			n, _ := strconv.ParseInt(strings.TrimSuffix(strings.TrimSpace(v), " kB"), 10, 64)
-			return n
-		}
-	}
-	return 0
+	n, _ := testenv.ProcStatus(0, key)
+	return n >> 10
 }
 
 // heapWatch samples the heap in use until stopped and returns its peak.

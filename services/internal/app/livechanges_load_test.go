@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"net"
 	"net/http"
-	"os"
 	"runtime"
 	"strconv"
 	"strings"
@@ -14,6 +13,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/cmsplatform/cms/pkg/testenv"
 )
 
 // TestLiveChangesThousandSubscribers measures the change stream of `cms
@@ -203,15 +204,6 @@ func cpuTime() time.Duration {
 
 // rssBytes is the process's resident set (Linux), 0 elsewhere.
 func rssBytes() int64 {
-	b, err := os.ReadFile("/proc/self/status")
-	if err != nil {
-		return 0
-	}
-	for _, l := range strings.Split(string(b), "\n") {
-		if f, ok := strings.CutPrefix(l, "VmRSS:"); ok {
-			kb, _ := strconv.ParseInt(strings.TrimSuffix(strings.TrimSpace(f), " kB"), 10, 64)
-			return kb << 10
-		}
-	}
-	return 0
+	n, _ := testenv.ProcStatus(0, "VmRSS")
+	return n
 }
