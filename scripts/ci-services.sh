@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs and starts the real components the integration tests use:
 # PostgreSQL, Redis, NATS (JetStream) and Elasticsearch, and installs the
-# compilers the code generator tests run (mcs, tsc) and the browser the
+# compilers the code generator tests run (mcs, tsc), promtool for the shipped
+# alert rules, and the browser the
 # browser test drives (Debian's chromium), on a fresh Debian 12
 # machine as root, without Docker. Idempotent: services that already answer
 # are left running, so a second run is a quick no-op. Downloads and binaries
@@ -15,7 +16,7 @@
 set -euo pipefail
 
 SCRIPT_DIR="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
-SERVICES=(browser compilers elasticsearch nats postgres redis)
+SERVICES=(browser compilers elasticsearch nats postgres promtool redis)
 
 # Re-exec as root, keeping PATH: sudo's secure_path would otherwise hide the
 # Go and Java that CI set up.
@@ -60,6 +61,7 @@ write_env_file() {
 	printf "export CMS_MCS='%s'\nexport CMS_TSC='%s'\n" "$(command -v mcs)" \
 		"${CMS_CI_CACHE}/typescript/node_modules/.bin/tsc" >>"${tmp}"
 	printf "export CMS_CHROMIUM='%s'\n" "${CHROMIUM_BIN}" >>"${tmp}"
+	printf "export CMS_PROMTOOL='%s'\n" "${CMS_CI_CACHE}/bin/promtool" >>"${tmp}"
 	chmod 644 "${tmp}"
 	mv "${tmp}" "${ENV_FILE}"
 }

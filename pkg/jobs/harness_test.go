@@ -25,6 +25,7 @@ type env struct {
 	content *content.Service
 	svc     *jobs.Service
 	queue   *jobs.Queue
+	runners []*jobs.Runner // the runners started, in order
 }
 
 // setups runs fn on the embedded setup (SQLite, embedded NATS, file
@@ -96,6 +97,7 @@ func (e *env) runnerOpts(t testing.TB, o jobs.RunnerOptions) (stop func()) {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	r := e.svc.NewRunner(e.queue, o)
+	e.runners = append(e.runners, r)
 	done := make(chan struct{})
 	go func() { defer close(done); _ = r.Run(ctx) }()
 	stopped := false

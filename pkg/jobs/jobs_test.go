@@ -71,6 +71,17 @@ func TestExportRuns(t *testing.T) {
 		if j.State != jobs.StateSucceeded || j.Started == nil || j.Finished == nil || j.InstanceID == "" {
 			t.Fatalf("finished job: state %d %q, started %v, finished %v, instance %q", j.State, j.StateMessage, j.Started, j.Finished, j.InstanceID)
 		}
+		// The runner's counters (cms_jobs_*) count the job once its final
+		// state is stored, so they may lag the state read just now.
+		for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+			s := e.runners[0].Stats()
+			if s.Succeeded == 1 && s.Failed == 0 && s.Running == 0 {
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("runner stats %+v after one successful job", s)
+			}
+		}
 		if j.Progress == nil || *j.Progress != 1 || len(j.Metrics) == 0 || len(j.Artifacts) != 1 || j.Artifacts[0] != "objects.json" {
 			t.Fatalf("progress %v, %d metrics, artifacts %v", j.Progress, len(j.Metrics), j.Artifacts)
 		}

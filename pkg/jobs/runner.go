@@ -58,7 +58,24 @@ type Runner struct {
 	kinds map[string]KindFunc
 	log   *slog.Logger
 	seq   atomic.Int64
+
+	running, succeeded, failed atomic.Int64
 }
+
+// RunnerStats are a runner's counters: jobs running now, and jobs it
+// finished since it started, by final state.
+type RunnerStats struct {
+	Running, Succeeded, Failed int64
+}
+
+// Stats returns the runner's counters.
+func (r *Runner) Stats() RunnerStats {
+	return RunnerStats{Running: r.running.Load(), Succeeded: r.succeeded.Load(), Failed: r.failed.Load()}
+}
+
+// Pending returns how many jobs of the runner's queue no runner finished
+// yet (queued or running, in every process).
+func (r *Runner) Pending(ctx context.Context) (uint64, error) { return r.q.Pending(ctx) }
 
 // RunnerDurable is the queue consumer all runners share.
 const RunnerDurable = "job-runner"
@@ -199,7 +216,10 @@ func (r *Runner) handle(ctx context.Context, m jetstream.Msg) {
 		_ = m.Ack()
 		return
 	}
-	if err := r.execute(ctx, m, j, instance); err != nil {
+	r.running.Add(1)
+	err = r.execute(ctx, m, j, instance)
+	r.running.Add(-1)
+	if err != nil {
 		// Not acknowledged: the queue hands the job out again after
 		// AckWait, and the next runner takes it over or finds it done.
 		r.log.Warn("job left unacknowledged", "job", j.ID, "err", err)
@@ -369,7 +389,7 @@ func (r *Runner) finish(ctx context.Context, t *Task, instance string, runErr, c
 	if err := r.flush(ctx, t, instance); err != nil {
 		return err
 	}
-	return r.svc.change(ctx, t.Job.ID, "system", "finish job", func(j *Job) error {
+	err := r.svc.change(ctx, t.Job.ID, "system", "finish job", func(j *Job) error {
 		if j.InstanceID != instance {
 			return errLost
 		}
@@ -388,4 +408,12 @@ func (r *Runner) finish(ctx context.Context, t *Task, instance string, runErr, c
 		}
 		return nil
 	}, nil)
+	switch {
+	case err != nil:
+	case runErr == nil && cause == nil:
+		r.succeeded.Add(1)
+	default:
+		r.failed.Add(1)
+	}
+	return err
 }

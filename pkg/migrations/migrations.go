@@ -150,3 +150,44 @@ func Apply(ctx context.Context, db *sql.DB, d Dialect) ([]Migration, error) {
 	}
 	return applied, nil
 }
+
+// Pending returns the migrations of dialect d that db has not applied, in
+// version order, without changing anything (all of them when the schema
+// table does not exist yet).
+func Pending(ctx context.Context, db *sql.DB, d Dialect) ([]Migration, error) {
+	all, err := List(d)
+	if err != nil {
+		return nil, err
+	}
+	applied := map[int]bool{}
+	rows, err := db.QueryContext(ctx, `SELECT version FROM schema_migrations`)
+	if err != nil {
+		var exists int
+		q := `SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = 'schema_migrations'`
+		if d == Postgres {
+			q = `SELECT count(*) FROM information_schema.tables WHERE table_name = 'schema_migrations'`
+		}
+		if qerr := db.QueryRowContext(ctx, q).Scan(&exists); qerr == nil && exists == 0 {
+			return all, nil
+		}
+		return nil, fmt.Errorf("migrations: read schema_migrations: %w", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var v int
+		if err := rows.Scan(&v); err != nil {
+			return nil, err
+		}
+		applied[v] = true
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	var out []Migration
+	for _, m := range all {
+		if !applied[m.Version] {
+			out = append(out, m)
+		}
+	}
+	return out, nil
+}

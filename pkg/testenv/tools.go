@@ -10,7 +10,8 @@ import (
 // Tools the tests run, named by the environment variables
 // scripts/ci-services.sh writes into its env file: the compilers of the
 // code generator tests (scripts/services/compilers.sh installs them) and
-// the browser of the browser test (scripts/services/browser.sh).
+// the browser of the browser test (scripts/services/browser.sh), and
+// promtool (scripts/services/promtool.sh).
 const (
 	// MCS is the C# compiler (Debian package mono-mcs).
 	MCS = "CMS_MCS"
@@ -19,6 +20,9 @@ const (
 	TSC = "CMS_TSC"
 	// Chromium is the browser (Debian package chromium).
 	Chromium = "CMS_CHROMIUM"
+	// Promtool is Prometheus's rule checker, built from its Go module by
+	// scripts/services/promtool.sh.
+	Promtool = "CMS_PROMTOOL"
 )
 
 // toolInstall says what a tool is for and which script installs it.
@@ -26,6 +30,7 @@ var toolInstall = map[string]string{
 	MCS:      "this test compiles generated code. Install it with `sudo bash scripts/services/compilers.sh`",
 	TSC:      "this test compiles generated code. Install it with `sudo bash scripts/services/compilers.sh`",
 	Chromium: "this test drives a browser. Install it with `sudo bash scripts/services/browser.sh`",
+	Promtool: "this test checks the shipped alert rules. Build it with `sudo bash scripts/services/promtool.sh`",
 }
 
 // toolDefaults are where a tool is looked for when its variable is unset:
@@ -34,6 +39,7 @@ var toolDefaults = map[string][]string{
 	MCS:      {"mcs"},
 	TSC:      {filepath.Join(cacheDir(), "typescript", "node_modules", ".bin", "tsc"), "tsc"},
 	Chromium: {"/usr/bin/chromium", "chromium"},
+	Promtool: {filepath.Join(cacheDir(), "bin", "promtool"), "promtool"},
 }
 
 func cacheDir() string {
@@ -44,7 +50,7 @@ func cacheDir() string {
 }
 
 // Tool returns the path of the tool the environment variable name (MCS,
-// TSC, Chromium) names, else of its default install location or PATH
+// TSC, Chromium, Promtool) names, else of its default install location or PATH
 // entry. When none exists the test is skipped, or fails when the CI
 // environment variable is set: a CI run never passes with these tests
 // skipped.

@@ -87,6 +87,8 @@ type Dispatcher struct {
 	cfg    Config
 	rec    *recorder
 
+	outcomes outcomeCounts
+
 	reloadMu sync.Mutex // serializes reloads: the last one stored is the newest
 	mu       sync.Mutex
 	defs     map[int64]Definition

@@ -100,7 +100,7 @@ func TestGiveUp(t *testing.T) {
 		hookID := e.create(t, hook(rcv.srv.URL+"/all", "k"))[0]
 		rcv.down.Store(true)
 		var tries atomic.Int32
-		e.dispatch(t, Config{Client: ClientSettings{AllowPrivate: true},
+		d := e.dispatch(t, Config{Client: ClientSettings{AllowPrivate: true},
 			Retry:     RetrySettings{Initial: 20 * time.Millisecond, Max: 100 * time.Millisecond, GiveUpAfter: 700 * time.Millisecond},
 			OnAttempt: func(_ int64, _ changes.Event, a Attempt) { tries.Add(1) }})
 		lost := e.create(t, objectOf(typ, "lost"))[0]
@@ -145,6 +145,12 @@ func TestGiveUp(t *testing.T) {
 		}
 		if n != gaveUp.Attempt-1 {
 			t.Errorf("%d failed attempts recorded before give-up attempt %d", n, gaveUp.Attempt)
+		}
+		// The dispatcher's counters (cms_webhook_attempts_total) count
+		// the attempts as the log records them (the log is written in the
+		// background, so it may still lack the newest).
+		if got := d.Stats(); got.GaveUp < 1 || got.Failed < int64(n) || got.Accepted < 1 {
+			t.Errorf("dispatcher stats %+v, want a give-up, at least %d failures and an accepted delivery", got, n)
 		}
 	})
 }

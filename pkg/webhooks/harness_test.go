@@ -167,12 +167,13 @@ func (r *receiver) payloads(path string) []Payload {
 }
 
 // dispatch runs a dispatcher until the test ends.
-func (e *env) dispatch(t testing.TB, cfg Config) {
+func (e *env) dispatch(t testing.TB, cfg Config) *Dispatcher {
 	ctx, cancel := context.WithCancel(context.Background())
 	d := New(e.st, e.bus, cfg)
 	done := make(chan struct{})
 	go func() { defer close(done); _ = d.Run(ctx) }()
 	t.Cleanup(func() { cancel(); <-done })
+	return d
 }
 
 // waitFor polls cond for up to 30s.

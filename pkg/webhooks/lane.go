@@ -131,7 +131,9 @@ func (l *lane) handle(ctx context.Context, ev changes.Event, m events.Msg) error
 		d.cfg.OnAttempt(def.ID, ev, a)
 	}
 	gaveUp := !a.OK() && !a.Refused && d.cfg.Retry.GivenUp(m.Published, now)
-	d.rec.record(attemptRecord(def.ID, p.ID, ev, l.tries, a, gaveUp))
+	rec := attemptRecord(def.ID, p.ID, ev, l.tries, a, gaveUp)
+	d.outcomes.count(rec.Outcome)
+	d.rec.record(rec)
 	switch {
 	case a.OK():
 		return nil

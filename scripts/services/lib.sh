@@ -115,3 +115,43 @@ show_log() {
 	log "last lines of $1:"
 	tail -n 40 "$1" >&2 || true
 }
+
+# find_go prints the Go command to build with.
+find_go() {
+	# sudo's secure_path may drop the Go that setup-go or /usr/local/go put
+	# on PATH; look in the usual places before giving up.
+	local g
+	for g in "$(command -v go || true)" /usr/local/go/bin/go /usr/lib/go/bin/go; do
+		[[ -n ${g} && -x ${g} ]] && {
+			printf '%s\n' "${g}"
+			return
+		}
+	done
+	die "go not found: install Go (see go.mod) or run with sudo -E env PATH=\"\$PATH\""
+}
+
+# go_install PKG@VERSION builds a Go program from its module into
+# $CMS_CI_CACHE/bin (nats-server, promtool). Under sudo, HOME (and so the
+# Go caches) may still be the invoking user's, and root-owned files there
+# would break that user's later `go test`: build with private caches and
+# drop them afterwards (the binary is what the cache keeps). As plain root,
+# use root's own caches, which the repository's build may already have
+# warmed.
+go_install() {
+	local pkg=$1 go gotmp="" goenv=()
+	go=$(find_go)
+	if [[ -n ${SUDO_USER:-} && ${SUDO_USER} != root ]]; then
+		gotmp="${CMS_CI_CACHE}/go-$$"
+		goenv=(GOCACHE="${gotmp}/build" GOMODCACHE="${gotmp}/mod")
+	fi
+	log "go install ${pkg} with $(${go} version | awk '{print $3}')"
+	# Outside the repo and without GOFLAGS/GOWORK: pkg@version installs ignore
+	# the current module, and a -mod flag would make them fail.
+	(cd / && env -u GOFLAGS -u GOWORK CGO_ENABLED=0 GOBIN="${CMS_CI_CACHE}/bin" \
+		"${goenv[@]}" "${go}" install "${pkg}") ||
+		die "go install ${pkg} failed"
+	if [[ -n ${gotmp} ]]; then
+		env "${goenv[@]}" "${go}" clean -cache -modcache
+		rm -rf "${gotmp}"
+	fi
+}

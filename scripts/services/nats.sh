@@ -27,19 +27,6 @@ pinned_version() {
 	printf '%s\n' "${v}"
 }
 
-find_go() {
-	# sudo's secure_path may drop the Go that setup-go or /usr/local/go put
-	# on PATH; look in the usual places before giving up.
-	local g
-	for g in "$(command -v go || true)" /usr/local/go/bin/go /usr/lib/go/bin/go; do
-		[[ -n ${g} && -x ${g} ]] && {
-			printf '%s\n' "${g}"
-			return
-		}
-	done
-	die "go not found: install Go (see go.mod) or run with sudo -E env PATH=\"\$PATH\""
-}
-
 install_nats() {
 	local ver=$1 have=""
 	[[ -x ${NATS_BIN} ]] && have=$("${NATS_BIN}" --version 2>/dev/null | awk '{print $NF}')
@@ -47,28 +34,8 @@ install_nats() {
 		log "nats-server ${ver} already built at ${NATS_BIN}"
 		return
 	fi
-	local go
-	go=$(find_go)
-	log "building ${NATS_MODULE}@${ver} with $(${go} version | awk '{print $3}') (have: ${have:-none})"
-	# Under sudo, HOME (and so the Go caches) may still be the invoking
-	# user's, and root-owned files there would break that user's later
-	# `go test`: build with private caches and drop them afterwards (the
-	# binary is what the download cache keeps). As plain root, use root's own
-	# caches, which the repository's build may already have warmed.
-	local gotmp="" goenv=()
-	if [[ -n ${SUDO_USER:-} && ${SUDO_USER} != root ]]; then
-		gotmp="${CMS_CI_CACHE}/go"
-		goenv=(GOCACHE="${gotmp}/build" GOMODCACHE="${gotmp}/mod")
-	fi
-	# Outside the repo and without GOFLAGS/GOWORK: pkg@version installs ignore
-	# the current module, and a -mod flag would make them fail.
-	(cd / && env -u GOFLAGS -u GOWORK CGO_ENABLED=0 GOBIN="${CMS_CI_CACHE}/bin" \
-		"${goenv[@]}" "${go}" install "${NATS_MODULE}@${ver}") ||
-		die "go install ${NATS_MODULE}@${ver} failed"
-	if [[ -n ${gotmp} ]]; then
-		env "${goenv[@]}" "${go}" clean -cache -modcache
-		rm -rf "${gotmp}"
-	fi
+	log "building ${NATS_MODULE}@${ver} (have: ${have:-none})"
+	go_install "${NATS_MODULE}@${ver}"
 }
 
 nats_ready() {

@@ -59,7 +59,7 @@ func (w *jobsWiring) service(c *content.Service, notify func()) *jobs.Service {
 
 // runner returns the jobs target's worker: a runner with the configured
 // concurrency, whose jobReindex rebuilds the index like `cms reindex`.
-func (w *jobsWiring) runner(ctx context.Context, usersChanged func()) (func(context.Context) error, error) {
+func (w *jobsWiring) runner(ctx context.Context, usersChanged func()) (*jobs.Runner, error) {
 	q, err := w.open(ctx)
 	if err != nil {
 		return nil, err
@@ -83,5 +83,5 @@ func (w *jobsWiring) runner(ctx context.Context, usersChanged func()) (func(cont
 	}
 	r := w.service(c, nil).NewRunner(q, jobs.RunnerOptions{Concurrency: w.cfg.JobConcurrency, AckWait: w.cfg.JobAckWait,
 		Kinds: kinds, Logger: log})
-	return r.Run, nil
+	return r, nil
 }

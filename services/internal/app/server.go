@@ -106,6 +106,7 @@ func Complete(ctx context.Context, cfg Config, log *slog.Logger) (*Server, error
 		return nil, err
 	}
 	s.comps = comps
+	registerComponentMetrics(s.registry, comps, cfg.Timeouts.Ready)
 	authn, err := newAuthenticator(ctx, cfg, comps, log)
 	if err != nil {
 		comps.Close()

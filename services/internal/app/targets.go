@@ -200,11 +200,12 @@ func buildTargets(ctx context.Context, cfg Config, comps *Components, log *slog.
 			readyDetail(func() string { return indexerLag(ix.Lag()) })
 			readyCheck(ix.Ready)
 		case TargetJobs:
-			run, err := jw.runner(ctx, usersChanged)
+			r, err := jw.runner(ctx, usersChanged)
 			if err != nil {
 				return nil, nil, err
 			}
-			workers = append(workers, run)
+			workers = append(workers, r.Run)
+			registerJobMetrics(reg, r, cfg.Timeouts.Ready)
 		case TargetWebhooks:
 			d := webhooks.New(comps.Store, comps.Events, webhooks.Config{
 				Client:   webhooks.ClientSettings{Timeout: cfg.WebhookTimeout, MaxResponseBytes: cfg.WebhookMaxResponseBytes, AllowPrivate: cfg.WebhookAllowPrivate},
@@ -213,6 +214,7 @@ func buildTargets(ctx context.Context, cfg Config, comps *Components, log *slog.
 				MaxLanes: cfg.WebhookMaxLanes,
 				Logger:   log.With("worker", "webhooks")})
 			workers = append(workers, d.Run)
+			registerWebhookMetrics(reg, d)
 		}
 	}
 	return groups, workers, nil
