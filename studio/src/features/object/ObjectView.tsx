@@ -327,7 +327,7 @@ export function ObjectView({ route: r }: { route: Route }) {
         {variants.length > 0 && (
           <label class="topbar-field">
             <span>{m("variant")}</span>
-            <select class="input" value={String(chosen?.id ?? 0)} onChange={(ev) => setQuery({ variant: ev.currentTarget.value === "0" ? undefined : ev.currentTarget.value })}>
+            <select id="variant-picker" class="input" value={String(chosen?.id ?? 0)} onChange={(ev) => setQuery({ variant: ev.currentTarget.value === "0" ? undefined : ev.currentTarget.value })}>
               <option value="0">{m("noVariant")}</option>
               {axes.map(([axis, axisName]) => (
                 <optgroup key={axis} label={axisName || "—"}>

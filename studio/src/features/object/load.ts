@@ -55,10 +55,14 @@ function cached<T>(key: string, f: () => Promise<T>): Promise<T> {
 const nums = (o: CmsObject | undefined, a: number): number[] =>
   o ? values(o, a, 0).map((v) => v.value).filter((x): x is number => typeof x === "number") : [];
 
-export function loadLanguages(preferred: readonly number[]): Promise<Language[]> {
-  return cached(`languages:${preferred.join(",")}`, async () => {
+/**
+ * loadLanguages reads the languages (objects of type 20, stored on branch 4)
+ * as branch shows them: a reader of a child branch may not read branch 4.
+ */
+export function loadLanguages(branch: string, preferred: readonly number[]): Promise<Language[]> {
+  return cached(`languages:${branch}:${preferred.join(",")}`, async () => {
     const { data } = await api.call("management", "GetTypedObjects",
-      { branch: "4", type: "20", inherited: true, deleted: false, take: 1000, attributes: "1000,2001,2002" });
+      { branch, type: "20", inherited: true, deleted: false, take: 1000, attributes: "1000,2001,2002" });
     return (data.objects ?? []).map((o) => ({
       id: o.meta?.id ?? 0,
       code: String(value(o, attrIds.isoCode, 0) ?? o.meta?.id ?? ""),
@@ -140,13 +144,17 @@ async function attributeInfos(branch: string, ids: number[], preferred: readonly
   return ids.map((id) => attrCache.get(key(id))).filter((a): a is AttributeInfo => !!a);
 }
 
-/** localRows reads the object's rows stored on one branch; nothing stored there (404) is null. */
-async function localRows(branch: string, id: string): Promise<{ object: CmsObject | null; etag: string | null }> {
+/**
+ * localRows reads the object's rows stored on one branch; nothing stored
+ * there (404) is null, and so is an ancestor the user may not read (403:
+ * a reader of a child branch only; its rows then count as none).
+ */
+async function localRows(branch: string, id: string, ancestor = false): Promise<{ object: CmsObject | null; etag: string | null }> {
   try {
     const { data, etag } = await api.call("management", "GetObject", { branch, id, inherited: false });
     return { object: data, etag };
   } catch (e) {
-    if (e instanceof ApiError && e.status === 404) return { object: null, etag: null };
+    if (e instanceof ApiError && (e.status === 404 || (ancestor && e.status === 403))) return { object: null, etag: null };
     throw e;
   }
 }
@@ -163,9 +171,9 @@ export async function loadObject(branch: string, type: string, id: string, prefe
   const bid = Number(branch);
   const chainP = branchesP.then((b) => (Number.isInteger(bid) && bid > 0 ? chainOf(bid, b.parents) : [bid]));
   const ancestorsP = Promise.all([chainP, localP]).then(([c, l]) =>
-    Promise.all(c.slice(1).map((b) => localRows(String(b), String(l.data.meta?.id ?? id)))));
+    Promise.all(c.slice(1).map((b) => localRows(String(b), String(l.data.meta?.id ?? id), true))));
   const [local, effective, branches, languages, formAttrs, chainIds, ancestors] = await Promise.all([
-    localP, effectiveP, branchesP, loadLanguages(preferred), formAttributes(branch, type), chainP, ancestorsP, usedP,
+    localP, effectiveP, branchesP, loadLanguages(branch, preferred), formAttributes(branch, type), chainP, ancestorsP, usedP,
   ]);
   const used = (effective.data.values ?? []).map((v) => v.attribute ?? 0);
   const ids = [attrIds.name as number, ...formAttrs, ...used].filter((x, i, a) => x > 0 && a.indexOf(x) === i);

@@ -18,7 +18,7 @@ export const lm = messages({
     removeNamed: "Remove value {n} of {field}", keys: "Alt+↑ and Alt+↓ move a value",
   },
   de: {
-    row: "{field}, Wert {n} von {count}", add: "Wert hinzufügen", addNamed: "Wert zu {field} hinzufügen", none: "Keine Werte.",
+    row: "{field}, Wert {n} von {count}", add: "Wert hinzufügen", addNamed: "Wert hinzufügen: {field}", none: "Keine Werte.",
     up: "Nach oben", down: "Nach unten", remove: "Entfernen", upNamed: "Wert {n} von {field} nach oben", downNamed: "Wert {n} von {field} nach unten",
     removeNamed: "Wert {n} von {field} entfernen", keys: "Alt+↑ und Alt+↓ verschieben einen Wert",
   },
