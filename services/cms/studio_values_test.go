@@ -149,6 +149,16 @@ func studioValuesJourney(t *testing.T, s *studioSetup) {
 	p.shot("edited")
 	p.checkAccessibility("edited rows")
 
+	// An integer beyond 2^53-1 in the third row: the API's message at that row (its sortReverse member).
+	p.click("Add a value to Scores")
+	p.step("type a huge number", studioWait, chromedp.SendKeys(chromedp.CSS("#"+rowInput(vm.scores, 2)), "99999999999999999"))
+	p.click("Save")
+	p.waitFor("the error at the third score", fmt.Sprintf(
+		`(document.querySelector('.cell[data-key="%d:0:0"] li[data-row="2"] .field-error')?.innerText ?? "").includes("must lie within") && document.getElementById(%q).getAttribute("aria-invalid") === "true" && document.activeElement === document.getElementById(%q)`,
+		vm.scores, rowInput(vm.scores, 2), rowInput(vm.scores, 2)))
+	p.shot("row-error-number")
+	p.click("Remove value 3 of Scores")
+
 	// Ref B is deleted meanwhile: the API refuses the save, at Ref B's row.
 	mustCall(t, http.StatusOK, http.MethodDelete, fmt.Sprintf("%s/apis/cms/v1/branches/%d/objects", s.base, branch), fmt.Sprintf(`{"objectIds":["%d"]}`, vm.refB))
 	p.click("Save")

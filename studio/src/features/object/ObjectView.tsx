@@ -31,7 +31,7 @@ import type { AttributeInfo } from "./fields/registry";
 import { loadObject, type Loaded, readLocal } from "./load";
 import { ReadOnlyNotice } from "./ReadOnlyNotice";
 import { chosenVariant, hasVariant, undeclared } from "./variants";
-import { lastWriter, type Writer } from "./writer";
+import { lastWriter, pickWriter, type Writer } from "./writer";
 import "./object.css";
 
 const m = messages({
@@ -91,8 +91,15 @@ export function ObjectView({ route: r }: { route: Route }) {
   const readOnly = access.kind === "read";
   // The latest change of the object by someone else the stream reported: who, should a save collide with it.
   const lastOther = useRef<LiveChange | undefined>(undefined);
+  const openTx = useRef<number | undefined>(undefined);
+  useEffect(() => {
+    if (!conflict) openTx.current = undefined;
+  }, [conflict]);
   useLiveObject(branch, id, (c) => {
-    if (!c.own && c.kind !== "reset") lastOther.current = c;
+    if (c.own || c.kind === "reset") return;
+    lastOther.current = c;
+    // The conflict view is open and did not know the writer yet (the change reached the stream after the 412).
+    if (openTx.current !== undefined) setWriter((w) => (w?.user ? w : pickWriter(openTx.current, undefined, undefined, c) ?? w));
   });
 
   const reload = useCallback(async (minVersion?: number, keepEdits = false) => {
@@ -207,8 +214,9 @@ export function ObjectView({ route: r }: { route: Route }) {
     const cur = await readLocal(branch, id);
     const tx = cur.object?.meta?.lastTransaction;
     setWriter(null);
+    openTx.current = tx ?? 0;
     setConflict({ fields: conflictFields(toSave, loaded.local, cur.object, multiple), etag: cur.etag, lastTransaction: tx });
-    void lastWriter(branch, Number(loaded.local.meta?.id ?? id), tx, lastOther.current).then(setWriter);
+    void lastWriter(branch, Number(loaded.local.meta?.id ?? id), tx, lastOther.current).then((w) => setWriter((cur) => (cur?.user ? cur : w)));
   };
 
   useEffect(() => {

@@ -3,6 +3,7 @@
 // save answered 403); the editor's unsaved changes stay in this browser.
 import type { Access } from "../../data/access";
 import { messages } from "../../i18n/i18n";
+import { Lock } from "../../ui/ui";
 
 const m = messages({
   en: {
@@ -24,7 +25,7 @@ export function ReadOnlyNotice(props: { access: Extract<Access, { kind: "read" }
   return (
     <div class={`notice read-only ${a.revoked ? "notice-warn" : ""}`} role={a.revoked ? "alert" : "status"} data-access={a.revoked ? "revoked" : "read"}>
       <span>
-        <span aria-hidden="true">🔒 </span>
+        <Lock />{" "}
         {m(a.revoked ? "revoked" : "readOnly", { branch: props.branch })}
         {props.dirty && ` ${m("kept")}`}
         {a.detail && <span class="muted small read-only-detail"> {m("server", { detail: a.detail })}</span>}
