@@ -38,7 +38,7 @@ func (p *studioPage) signInAs(user, password string) {
 // save's 403 explained as a removed permission, and her edits stay.
 func studioReadOnlyJourney(t *testing.T, s *studioSetup) {
 	branch := createBranch(t, s.base, "Read-only work")
-	typeID, objID, teaser := setupReadOnlyModel(t, s.base, branch)
+	typeID, objID, teaser := setupTeaserModel(t, s.base, branch, "readOnly", "readOnlyNote", "Note", "Read-only note", "Read me")
 	createGrantedUser(t, s.base, "rita", "Rita Reader", "rita-password-1", 1104, branch)
 	wanda := createGrantedUser(t, s.base, "wanda", "Wanda Writer", "wanda-password-1", 1105, branch)
 	path := fmt.Sprintf("/studio/b/%d/content/%d/%d", branch, typeID, objID)
@@ -74,19 +74,4 @@ func studioReadOnlyJourney(t *testing.T, s *studioSetup) {
 	}
 	writer.shot("grant-removed")
 	writer.checkAccessibility("a save refused for a removed grant")
-}
-
-// setupReadOnlyModel creates, on branch, a type whose form lists a
-// language-dependent Teaser, and one object of it.
-func setupReadOnlyModel(t *testing.T, base string, branch int64) (typeID, objID, teaser int64) {
-	t.Helper()
-	teaser = createObjects(t, base, branch, `{"meta":{"typeRef":10,"apiIdentifier":"readOnlyTeaser"},"values":[`+value(1000, 201, "Teaser")+","+
-		value(1001, 0, "String")+","+value(1004, 0, false)+","+value(1017, 0, true)+"]}")[0]
-	form := createObjects(t, base, branch, `{"meta":{"typeRef":50},"values":[`+value(1000, 201, "Read-only form")+","+
-		fmt.Sprintf(`{"attribute":5053,"language":0,"variant":0,"value":%d,"sortReverse":0}`, teaser)+"]}")[0]
-	typeID = createObjects(t, base, branch, `{"meta":{"typeRef":0,"apiIdentifier":"readOnlyNote"},"values":[`+
-		value(1000, 201, "Note")+","+value(5001, 0, form)+"]}")[0]
-	objID = createObjects(t, base, branch, fmt.Sprintf(`{"meta":{"typeRef":%d},"values":[%s,%s]}`, typeID,
-		value(1000, 201, "Read-only note"), value(teaser, 201, "Read me")))[0]
-	return typeID, objID, teaser
 }
