@@ -32,7 +32,11 @@ var (
 type ValueError struct {
 	Attribute         int64
 	Language, Variant *int64 // nil: not known (e.g. a reference checked for the attribute as a whole)
-	Err               error
+	// SortReverse is the value's position among the rows of its
+	// (attribute, language, variant): the sortReverse it was sent with,
+	// else its place in the request; nil when not known.
+	SortReverse *int64
+	Err         error
 }
 
 func (e *ValueError) Error() string { return e.Err.Error() }
@@ -41,6 +45,14 @@ func (e *ValueError) Unwrap() error { return e.Err }
 // ValueField names the field for the transport (gateway.ValueFielder).
 func (e *ValueError) ValueField() (attribute int64, language, variant *int64) {
 	return e.Attribute, e.Language, e.Variant
+}
+
+// ValuePosition names the value's row for the transport (gateway.ValuePositioner).
+func (e *ValueError) ValuePosition() (int64, bool) {
+	if e.SortReverse == nil {
+		return 0, false
+	}
+	return *e.SortReverse, true
 }
 
 // atValue wraps err as a ValueError of the attribute (and language and
@@ -59,6 +71,14 @@ func atValue(err error, attribute int64, language, variant *int64) error {
 		e.Variant = &v
 	}
 	return e
+}
+
+// atRow adds the value's position to a ValueError err made by atValue.
+func atRow(err error, sortReverse int64) error {
+	if e, ok := err.(*ValueError); ok {
+		e.SortReverse = &sortReverse
+	}
+	return err
 }
 
 func invalidf(format string, args ...any) error {

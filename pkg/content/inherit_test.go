@@ -73,3 +73,32 @@ func TestInvalidValueIsAValueError(t *testing.T) {
 		}
 	})
 }
+
+// An invalid value of a multi-valued attribute also names its row: the
+// sortReverse it was sent with, else its place in the request, both for a
+// value of the wrong kind and for a reference to an object that does not
+// exist (checked after all values).
+func TestInvalidValueNamesItsRow(t *testing.T) {
+	backends(t, func(t *testing.T, s *Service, _ store.Store) {
+		sc := newSchema(t, s)
+		_, ids := must2(t)(s.CreateObjects(ctxBG, "4", editor, []ObjectInput{{TypeID: sc.article}, {TypeID: sc.article}}))
+		row := func(v any) ValueInput { return ValueInput{Attribute: sc.related, JSON: js(v)} }
+		at := func(v any, sort int64) ValueInput { r := row(v); r.SortReverse = &sort; return r }
+		for _, c := range []struct {
+			what string
+			vals []ValueInput
+			want int64
+		}{
+			{"not an id, by place", []ValueInput{row(ids[1]), row(ids[1]), row("x")}, 2},
+			{"not an id, by sortReverse", []ValueInput{at("x", 4), at(ids[1], 0)}, 4},
+			{"a missing object", []ValueInput{row(ids[1]), row(99999999)}, 1},
+		} {
+			_, err := s.UpdateObjects(ctxBG, "4", editor, []ObjectInput{{ID: ids[0], Values: c.vals}})
+			var ve *ValueError
+			if !errors.As(err, &ve) || ve.Attribute != sc.related || ve.SortReverse == nil || *ve.SortReverse != c.want ||
+				ve.Language == nil || *ve.Language != 0 || ve.Variant == nil || *ve.Variant != 0 {
+				t.Errorf("%s: %v (%+v), want row %d", c.what, err, ve, c.want)
+			}
+		}
+	})
+}

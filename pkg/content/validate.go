@@ -85,6 +85,19 @@ func (v view) attrDefs(ctx context.Context, ids []int64) (map[int64]attrDef, err
 	return out, nil
 }
 
+// row is where a value is: its language, variant and position among the
+// rows of its group (the sortReverse it was sent with, else its place).
+type row struct{ lang, variant, sort int64 }
+
+// at wraps err as the ValueError of attribute attr at r; a nil r (a check
+// of the attribute as a whole) names only the attribute.
+func (r *row) at(err error, attr int64) error {
+	if r == nil {
+		return atValue(err, attr, nil, nil)
+	}
+	return atRow(atValue(err, attr, &r.lang, &r.variant), r.sort)
+}
+
 // groupKey identifies a value group: (attribute, language, variant).
 type groupKey struct{ attr, lang, variant int64 }
 
@@ -131,12 +144,13 @@ func (v view) validateValues(ctx context.Context, ch Change, inputs [][]ValueInp
 		attr, target int64
 		allowed      []int64
 		unit         bool // a unitRef rather than a value
+		row          *row // the value's row (a reference value), for the error
 	}
 	var refs []refCheck
 	var units []unitCheck
 	out := make([]validated, len(inputs))
 	// check validates one value of input object i and adds it to out[i].
-	check := func(i int, val ValueInput) error {
+	check := func(i int, val ValueInput, at row) error {
 		d := defs[val.Attribute]
 		if val.Attribute == AttrApiIdentifier {
 			return invalidf("attribute %d: set meta.apiIdentifier instead", val.Attribute)
@@ -174,7 +188,7 @@ func (v view) validateValues(ctx context.Context, ch Change, inputs [][]ValueInp
 			}
 		}
 		if target >= 0 {
-			refs = append(refs, refCheck{attr: val.Attribute, target: target, allowed: d.refTypes})
+			refs = append(refs, refCheck{attr: val.Attribute, target: target, allowed: d.refTypes, row: &at})
 		}
 		var unit *int64
 		if val.UnitRef != nil && j != nil {
@@ -216,8 +230,12 @@ func (v view) validateValues(ctx context.Context, ch Change, inputs [][]ValueInp
 	for i, vals := range inputs {
 		out[i] = validated{groups: map[groupKey][]checkedValue{}, defs: defs}
 		for _, val := range vals {
-			if err := check(i, val); err != nil {
-				return nil, atValue(err, val.Attribute, &val.Language, &val.Variant)
+			at := row{val.Language, val.Variant, int64(len(out[i].groups[groupKey{val.Attribute, val.Language, val.Variant}]))}
+			if val.SortReverse != nil {
+				at.sort = *val.SortReverse
+			}
+			if err := check(i, val, at); err != nil {
+				return nil, atRow(atValue(err, val.Attribute, &val.Language, &val.Variant), at.sort)
 			}
 		}
 	}
@@ -238,10 +256,10 @@ func (v view) validateValues(ctx context.Context, ch Change, inputs [][]ValueInp
 			return nil, atValue(invalidf("attribute %d: unitRef %d is not a unit (an object of type %d) on branch %d", r.attr, r.target, TypeUnit, v.branch), r.attr, nil, nil)
 		}
 		if !ok || o.Deleted {
-			return nil, atValue(invalidf("attribute %d: referenced object %d does not exist on branch %d", r.attr, r.target, v.branch), r.attr, nil, nil)
+			return nil, r.row.at(invalidf("attribute %d: referenced object %d does not exist on branch %d", r.attr, r.target, v.branch), r.attr)
 		}
 		if len(r.allowed) > 0 && !slices.Contains(r.allowed, o.TypeID) {
-			return nil, atValue(invalidf("attribute %d: object %d has type %d, allowed are %v", r.attr, r.target, o.TypeID, r.allowed), r.attr, nil, nil)
+			return nil, r.row.at(invalidf("attribute %d: object %d has type %d, allowed are %v", r.attr, r.target, o.TypeID, r.allowed), r.attr)
 		}
 	}
 	if err := v.checkUnits(ctx, units); err != nil {

@@ -150,14 +150,22 @@ func studioLiveJourney(t *testing.T, s *studioSetup) {
 // lists a language-dependent Teaser, and its object "Spring sale".
 func setupLiveModel(t *testing.T, base string, branch int64) (typeID, objID, teaser int64) {
 	t.Helper()
-	teaser = createObjects(t, base, branch, `{"meta":{"typeRef":10,"apiIdentifier":"liveTeaser"},"values":[`+value(1000, 201, "Teaser")+","+
+	return setupTeaserModel(t, base, branch, "live", "pressRelease", "Press release", "Spring sale", "Spring teaser")
+}
+
+// setupTeaserModel creates, on branch, a type (ApiIdentifier typeAPI, named
+// typeName) whose form lists a language-dependent Teaser (ApiIdentifier
+// prefix+"Teaser"), and one object of it named objName with the teaser.
+func setupTeaserModel(t *testing.T, base string, branch int64, prefix, typeAPI, typeName, objName, teaserText string) (typeID, objID, teaser int64) {
+	t.Helper()
+	teaser = createObjects(t, base, branch, `{"meta":{"typeRef":10,"apiIdentifier":"`+prefix+`Teaser"},"values":[`+value(1000, 201, "Teaser")+","+
 		value(1001, 0, "String")+","+value(1004, 0, false)+","+value(1017, 0, true)+"]}")[0]
-	form := createObjects(t, base, branch, `{"meta":{"typeRef":50},"values":[`+value(1000, 201, "Press release form")+","+
+	form := createObjects(t, base, branch, `{"meta":{"typeRef":50},"values":[`+value(1000, 201, typeName+" form")+","+
 		fmt.Sprintf(`{"attribute":5053,"language":0,"variant":0,"value":%d,"sortReverse":0}`, teaser)+"]}")[0]
-	typeID = createObjects(t, base, branch, `{"meta":{"typeRef":0,"apiIdentifier":"pressRelease"},"values":[`+
-		value(1000, 201, "Press release")+","+value(5001, 0, form)+"]}")[0]
+	typeID = createObjects(t, base, branch, `{"meta":{"typeRef":0,"apiIdentifier":"`+typeAPI+`"},"values":[`+
+		value(1000, 201, typeName)+","+value(5001, 0, form)+"]}")[0]
 	objID = createObjects(t, base, branch, fmt.Sprintf(`{"meta":{"typeRef":%d},"values":[%s,%s]}`, typeID,
-		value(1000, 201, "Spring sale"), value(teaser, 201, "Spring teaser")))[0]
+		value(1000, 201, objName), value(teaser, 201, teaserText)))[0]
 	return typeID, objID, teaser
 }
 

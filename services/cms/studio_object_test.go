@@ -281,16 +281,19 @@ func studioObjectJourney(t *testing.T, s *studioSetup) {
 }
 
 // studioConflictJourney: two editors open the same object and both change
-// it; the second save is stale (412) and opens the conflict view with both
-// values field by field; the editor takes the other's title and keeps their
-// own price, and that is what is stored.
+// it; the second save is stale (412) and opens the conflict view, which
+// names the other writer (her display name) and when, with both values
+// field by field; the editor takes the other's title and keeps their own
+// price, and that is what is stored.
 func studioConflictJourney(t *testing.T, s *studioSetup) {
 	m := setupStudioModel(t, s.base, "cfl")
 	obj := m.createArticle(t, s.base, value(m.title, 201, "Autumn sale"), value(m.teaser, 201, "Leaves fall"), value(m.price, 0, 10))
 	path := fmt.Sprintf("/studio/b/4/content/%s/%d", m.typ, obj)
+	createGrantedUser(t, s.base, "carla", "Carla Berger", "carla-password-1", 1105, 4)
 	editor, other := s.page(t, "editor"), s.page(t, "other")
+	editor.login()
+	other.signInAs("carla", "carla-password-1")
 	for _, p := range []*studioPage{editor, other} {
-		p.login()
 		p.open(path)
 		p.waitValue(m.title, 201, "Autumn sale")
 	}
@@ -309,6 +312,7 @@ func studioConflictJourney(t *testing.T, s *studioSetup) {
 		`(() => { const r = document.querySelector('.conflict tr[data-key="%d:201:0"]'); return !!r && r.innerText.includes("Autumn sale, the editor's") && r.innerText.includes("Autumn sale, the other's") && r.innerText.includes("changed by the other writer"); })()`, m.title))
 	editor.waitFor("the price: mine against the unchanged one", fmt.Sprintf(
 		`(() => { const r = document.querySelector('.conflict tr[data-key="%d:0:0"]'); return !!r && r.innerText.includes("20") && r.innerText.includes("10") && r.innerText.includes("not changed"); })()`, m.price))
+	editor.waitFor("the other writer named, with when", `(() => { const t = document.querySelector(".conflict-writer")?.innerText ?? ""; return t.includes("Carla Berger saved it after you opened it, ") && /\(transaction \d+\)/.test(t); })()`)
 	editor.shot("conflict")
 	editor.checkAccessibility("the conflict view")
 	editor.step("take their title", studioWait, chromedp.Click(labelled("Take theirs: Title (en-US)"), chromedp.NodeVisible))

@@ -93,6 +93,9 @@ type Problem struct {
 	Attribute *int64 `json:"attribute,omitempty"`
 	Language  *int64 `json:"language,omitempty"`
 	Variant   *int64 `json:"variant,omitempty"`
+	// SortReverse is the position of that value among its attribute's rows
+	// (extension member; ErrorInfo metadata "sortReverse"), when known.
+	SortReverse *int64 `json:"sortReverse,omitempty"`
 }
 
 // ProblemOf is the ProblemDetails a status is answered with (for answers
@@ -173,6 +176,7 @@ func problemFromStatus(st *status.Status, instance string, override *int) Proble
 		p.Column, _ = strconv.Atoi(info.GetMetadata()["column"])
 		p.Limit = info.GetMetadata()["limit"]
 		p.Attribute, p.Language, p.Variant = metaInt(info, "attribute"), metaInt(info, "language"), metaInt(info, "variant")
+		p.SortReverse = metaInt(info, "sortReverse")
 		if p.Reason != "" {
 			p.Type = problemTypeBase + strings.ToLower(strings.ReplaceAll(p.Reason, "_", "-"))
 		}

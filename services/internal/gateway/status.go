@@ -97,6 +97,14 @@ type ValueFielder interface {
 	ValueField() (attribute int64, language, variant *int64)
 }
 
+// ValuePositioner is an invalid value that also knows its position among
+// the rows of its attribute, language and variant (a multi-valued
+// attribute's sortReverse); DomainStatus puts it into the member
+// sortReverse.
+type ValuePositioner interface {
+	ValuePosition() (sortReverse int64, ok bool)
+}
+
 // valueFieldMetadata is the ErrorInfo metadata of err's field, or nil.
 func valueFieldMetadata(err error) map[string]string {
 	var vf ValueFielder
@@ -110,6 +118,12 @@ func valueFieldMetadata(err error) map[string]string {
 	}
 	if v != nil {
 		md["variant"] = strconv.FormatInt(*v, 10)
+	}
+	var vp ValuePositioner
+	if errors.As(err, &vp) {
+		if pos, ok := vp.ValuePosition(); ok {
+			md["sortReverse"] = strconv.FormatInt(pos, 10)
+		}
 	}
 	return md
 }

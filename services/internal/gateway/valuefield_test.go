@@ -26,11 +26,20 @@ func (e fieldErr) ValueField() (int64, *int64, *int64) {
 	return e.attr, e.lang, e.varnt
 }
 
+// positioned is a fieldErr that knows its row (pkg/content's ValueError with SortReverse).
+type positioned struct {
+	fieldErr
+	row int64
+}
+
+func (e positioned) ValuePosition() (int64, bool) { return e.row, true }
+
 var errInvalid = errkind.New(errkind.Invalid, "invalid request")
 
 // An invalid value that names its field is a plain 400 (type about:blank,
 // no reason) whose ProblemDetails carries attribute, language and variant;
-// one without a language leaves those out, and other 400s have none.
+// one without a language leaves those out, one that knows its row adds
+// sortReverse, and other 400s have none.
 func TestInvalidValueNamesItsField(t *testing.T) {
 	zero, de := int64(0), int64(202)
 	problem := func(err error) (Problem, string) {
@@ -43,6 +52,7 @@ func TestInvalidValueNamesItsField(t *testing.T) {
 		return p, string(b)
 	}
 	p, js := problem(fmt.Errorf("update: %w", fieldErr{5001, &de, &zero, fmt.Errorf("%w: attribute 5001 (Integer): too large", errInvalid)}))
+	js0 := js
 	if p.Type != "about:blank" || p.Reason != "" || p.Status != 400 || !strings.Contains(p.Detail, "attribute 5001") ||
 		!strings.Contains(js, `"attribute":5001,"language":202,"variant":0`) {
 		t.Fatalf("problem %s", js)
@@ -50,6 +60,13 @@ func TestInvalidValueNamesItsField(t *testing.T) {
 	_, js = problem(fieldErr{5002, nil, nil, fmt.Errorf("%w: attribute 5002: referenced object 9 does not exist", errInvalid)})
 	if !strings.Contains(js, `"attribute":5002`) || strings.Contains(js, `"language"`) || strings.Contains(js, `"variant"`) {
 		t.Fatalf("problem without a language %s", js)
+	}
+	p, js = problem(positioned{fieldErr{5003, &zero, &zero, fmt.Errorf("%w: attribute 5003: value x is not an object id", errInvalid)}, 2})
+	if p.SortReverse == nil || *p.SortReverse != 2 || !strings.Contains(js, `"attribute":5003,"language":0,"variant":0,"sortReverse":2`) {
+		t.Fatalf("problem with a row %s", js)
+	}
+	if strings.Contains(js0, `"sortReverse"`) {
+		t.Fatalf("a value without a known row names one: %s", js0)
 	}
 	_, js = problem(fmt.Errorf("%w: no objects given", errInvalid))
 	if strings.Contains(js, `"attribute"`) {

@@ -47,3 +47,22 @@ test("chainOf follows the parents and cuts cycles", () => {
   assert.deepEqual(chainOf(4, parents), [4]);
   assert.deepEqual(chainOf(20, parents), [20, 21]);
 });
+
+test("a variant's value missing in the variant falls back to the value without variant (variants outer, languages inner)", () => {
+  const summer = 3000;
+  const c = [
+    { branch: 9, object: { values: [row(5000, 201, "Summer child", summer)] } },
+    { branch: 4, object: { values: [row(5000, 201, "Hello"), row(5001, 201, "Teaser"), row(5001, 201, "Summer teaser", summer), row(5002, 0, 7)] } },
+  ];
+  const p = provenance(c, fallbacks);
+  assert.deepEqual(p.source(5000, 201, summer, true), { kind: "local" });
+  assert.deepEqual(p.source(5001, 201, summer, true), { kind: "inherited", branch: 4 });
+  // de: the variant in en (its language fallback) comes before the value without variant in de.
+  assert.deepEqual(p.source(5001, 202, summer, true), { kind: "fallback", language: 201, from: { kind: "inherited", branch: 4 } });
+  // Not in the variant at all: the value without variant, with its own source.
+  assert.deepEqual(p.source(5002, 0, summer, false), { kind: "base", from: { kind: "inherited", branch: 4 } });
+  assert.deepEqual(p.source(5000, 201, 3001, true), { kind: "base", from: { kind: "inherited", branch: 4 } });
+  assert.deepEqual(p.source(5009, 0, summer, false), { kind: "none" });
+  // Without a variant nothing changes.
+  assert.deepEqual(p.source(5002, 0, 0, false), { kind: "inherited", branch: 4 });
+});

@@ -137,6 +137,8 @@ export type ProblemDetails = {
   reason?: string;
   /** The request's X-Request-Id, which the server's log lines carry. */
   requestId?: string;
+  /** The position of that value among the rows of its attribute, language and variant (the sortReverse it was sent with, else its place in the request), for a multi-valued attribute; absent when not known. */
+  sortReverse?: number;
   /** The HTTP status code. */
   status: number;
   /** A short summary of the problem type. */

@@ -6,11 +6,13 @@ import type { AttributeInfo } from "./fields/registry";
 export const bm = messages({
   en: {
     local: "Set here", inherited: "Inherited from {branch}", fallback: "Fallback from {language}", none: "No value",
+    base: "Fallback from the value without variant",
     edited: "Changed, not saved", toInherit: "Back to inherited, not saved", empty: "(empty)", yes: "Yes", no: "No",
     source: "Source of the value: {what}",
   },
   de: {
     local: "Hier gesetzt", inherited: "Geerbt von {branch}", fallback: "Ersatz aus {language}", none: "Kein Wert",
+    base: "Ersatz aus dem Wert ohne Variante",
     edited: "Geändert, nicht gespeichert", toInherit: "Zurück zum geerbten Wert, nicht gespeichert", empty: "(leer)", yes: "Ja", no: "Nein",
     source: "Herkunft des Werts: {what}",
   },
@@ -26,6 +28,8 @@ export function badgeText(s: BadgeState, branchName: (id: number) => string, lan
       return bm("inherited", { branch: branchName(s.branch) });
     case "fallback":
       return bm("fallback", { language: languageName(s.language) });
+    case "base":
+      return bm("base");
     case "edited":
       return bm("edited");
     case "toInherit":

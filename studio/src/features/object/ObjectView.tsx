@@ -2,26 +2,36 @@
 // values per language side by side, each with where it comes from (set
 // here, inherited from a branch, a fallback from a language) and "override
 // here" / "back to inherited"; edits kept as a draft in this browser until
-// saved; every save sends If-Match, a stale one opens the conflict view.
-import { useCallback, useEffect, useMemo, useState } from "preact/hooks";
+// saved; every save sends If-Match, a stale one opens the conflict view
+// naming the other writer. A chosen variant's values show beside the
+// values without variant; without a write grant on the branch everything
+// is read-only and says why.
+import { useCallback, useEffect, useMemo, useRef, useState } from "preact/hooks";
 import { ApiError, OfflineError } from "../../api/client";
 import { api } from "../../auth/session";
 import {
   clearDraft, conflictFields, fieldMessage, type ConflictField, type Edit, type Edits, keyOf, loadDraft, patchRows, problemField, rowsByKey, saveDraft, valueOf,
 } from "../../data/object";
+import { branchAccess, markReadOnly } from "../../data/access";
 import { provenance, type Source } from "../../data/provenance";
 import { displayName } from "../../data/values";
 import { formatDateTime, locale, messages } from "../../i18n/i18n";
 import { setQuery, type Route } from "../../router";
 import { uiLanguages } from "../../shell/Shell";
 import { useStore } from "../../store";
+import type { LiveChange } from "../../live/changes";
+import { useLiveObject } from "../../live/hooks";
 import { ObjectNotice } from "../../live/ObjectNotice";
-import { Button, Field, Pane, Problem, Skeleton, problemText, toast } from "../../ui/ui";
-import { Badge, type BadgeState, badgeText, showValue } from "./Badge";
+import { Button, Pane, Problem, Skeleton, problemText, toast } from "../../ui/ui";
+import { type BadgeState, badgeText, showValue } from "./Badge";
+import { Cell, type CellError, errorTarget, preloadFields } from "./Cell";
 import { ConflictView } from "./ConflictView";
-import "./fields/all";
-import { type AttributeInfo, type FieldComponent, fieldFor } from "./fields/registry";
+import { listOf, rowOfProblem } from "./fields/list-model";
+import type { AttributeInfo } from "./fields/registry";
 import { loadObject, type Loaded, readLocal } from "./load";
+import { ReadOnlyNotice } from "./ReadOnlyNotice";
+import { chosenVariant, hasVariant, undeclared } from "./variants";
+import { lastWriter, pickWriter, type Writer } from "./writer";
 import "./object.css";
 
 const m = messages({
@@ -29,58 +39,23 @@ const m = messages({
     object: "Object", save: "Save", saving: "Saving…", discard: "Discard changes", saved: "Saved.", unsaved: "Unsaved changes",
     restored: "Restored unsaved changes from {time}.", discardRestored: "Discard",
     offline: "No connection: your changes are kept in this browser. Save again when you are back online.",
-    languages: "Languages", variant: "Variant", noVariant: "No variant", override: "Override here", inherit: "Back to inherited",
-    overrideFor: "Override here: {field}", inheritFor: "Back to inherited: {field}", fallbackValue: "Shown from {language}: {value}",
-    noInput: "No input for the data type {type} yet; the value is shown as stored.", notFound: "This object does not exist on this branch.",
+    languages: "Languages", variant: "Variant", noVariant: "No variant (base values only)", fallbackValue: "Shown from {language}: {value}",
+    baseValue: "Shown from the value without variant: {value}", variantLabel: "{field} — {variant}",
+    notFound: "This object does not exist on this branch.",
     fieldError: "The server refused this value: {text}", empty: "This type has no attributes yet.", shortcut: "Ctrl+S saves",
   },
   de: {
     object: "Objekt", save: "Speichern", saving: "Wird gespeichert…", discard: "Änderungen verwerfen", saved: "Gespeichert.", unsaved: "Ungespeicherte Änderungen",
     restored: "Ungespeicherte Änderungen vom {time} wiederhergestellt.", discardRestored: "Verwerfen",
     offline: "Keine Verbindung: Ihre Änderungen bleiben in diesem Browser erhalten. Speichern Sie erneut, sobald Sie wieder online sind.",
-    languages: "Sprachen", variant: "Variante", noVariant: "Keine Variante", override: "Hier überschreiben", inherit: "Zurück zum geerbten Wert",
-    overrideFor: "Hier überschreiben: {field}", inheritFor: "Zurück zum geerbten Wert: {field}", fallbackValue: "Angezeigt aus {language}: {value}",
-    noInput: "Noch keine Eingabe für den Datentyp {type}; der Wert wird wie gespeichert gezeigt.", notFound: "Dieses Objekt gibt es auf diesem Branch nicht.",
+    languages: "Sprachen", variant: "Variante", noVariant: "Keine Variante (nur Grundwerte)", fallbackValue: "Angezeigt aus {language}: {value}",
+    baseValue: "Angezeigt aus dem Wert ohne Variante: {value}", variantLabel: "{field} — {variant}",
+    notFound: "Dieses Objekt gibt es auf diesem Branch nicht.",
     fieldError: "Der Server hat diesen Wert abgelehnt: {text}", empty: "Dieser Typ hat noch keine Attribute.", shortcut: "Strg+S speichert",
   },
 });
 
 const storage = () => (typeof localStorage === "undefined" ? null : localStorage);
-
-/** useField resolves the registered input of a data type (null while loading or when none takes it). */
-const loadedFields = new Map<string, FieldComponent | null>();
-function useFieldComponent(dataType: string): FieldComponent | null | undefined {
-  // Components are functions: useState and its setter would call them, so they are wrapped.
-  const [c, setC] = useState<FieldComponent | null | undefined>(() => loadedFields.get(dataType));
-  useEffect(() => {
-    if (loadedFields.has(dataType)) return setC(() => loadedFields.get(dataType));
-    const load = fieldFor(dataType);
-    if (!load) {
-      loadedFields.set(dataType, null);
-      return setC(null);
-    }
-    let live = true;
-    load().then((f) => { loadedFields.set(dataType, f); if (live) setC(() => f); }, () => live && setC(null));
-    return () => { live = false; };
-  }, [dataType]);
-  return c;
-}
-
-/**
- * preloadFields resolves the inputs of the data types before the form is
- * shown, so the first render has them (an effect would wait for a frame).
- */
-async function preloadFields(dataTypes: string[]): Promise<void> {
-  await Promise.all([...new Set(dataTypes)].filter((dt) => !loadedFields.has(dt)).map(async (dt) => {
-    const load = fieldFor(dt);
-    loadedFields.set(dt, load ? await load().catch(() => null) : null);
-  }));
-}
-
-function RawInput(p: { id: string; value: unknown }) {
-  const text = p.value === undefined ? "" : JSON.stringify(p.value);
-  return <input class="input" id={p.id} readOnly value={text} />;
-}
 
 /** title names the object: its name, else its first text in the preferred languages, else "#id". */
 function title(o: Loaded, preferred: readonly number[]): string {
@@ -96,53 +71,6 @@ function title(o: Loaded, preferred: readonly number[]): string {
   return n;
 }
 
-interface CellProps {
-  attr: AttributeInfo;
-  lang: number;
-  variant: number;
-  label: string;
-  shown: unknown;
-  state: BadgeState;
-  badge: string;
-  fallbackHint?: string | undefined;
-  canOverride: boolean;
-  canInherit: boolean;
-  error?: string | undefined;
-  branch: string;
-  onChange: (v: unknown) => void;
-  onOverride: () => void;
-  onInherit: () => void;
-}
-
-function Cell(p: CellProps) {
-  const Input = useFieldComponent(p.attr.dataType);
-  const id = `f-${p.attr.id}-${p.lang}-${p.variant}`;
-  const errId = `${id}-error`;
-  return (
-    <div class={`cell cell-${p.state.kind}`} data-key={keyOf(p.attr.id, p.lang, p.variant)}>
-      <Field label={p.label + (p.attr.required ? " *" : "")} for={id} error={p.error}
-        hint={
-          <span class="cell-meta">
-            <Badge state={p.state} text={p.badge} />
-            {p.fallbackHint && <span class="fallback-value">{p.fallbackHint}</span>}
-            {p.canOverride && <Button variant="ghost" class="btn-small" aria-label={m("overrideFor", { field: p.label })} onClick={p.onOverride}>{m("override")}</Button>}
-            {p.canInherit && <Button variant="ghost" class="btn-small" aria-label={m("inheritFor", { field: p.label })} onClick={p.onInherit}>{m("inherit")}</Button>}
-          </span>
-        }>
-        {Input === undefined ? <div class="skeleton-line" aria-hidden="true" /> : Input === null ? (
-          <>
-            <RawInput id={id} value={p.shown} />
-            <div class="field-hint">{m("noInput", { type: p.attr.dataType || "?" })}</div>
-          </>
-        ) : (
-          <Input id={id} label={p.label} attr={p.attr} branch={p.branch} value={p.shown} onChange={p.onChange}
-            invalid={!!p.error} describedBy={p.error ? errId : undefined} />
-        )}
-      </Field>
-    </div>
-  );
-}
-
 export function ObjectView({ route: r }: { route: Route }) {
   const l = useStore(locale);
   const branch = r.branch ?? "";
@@ -156,12 +84,27 @@ export function ObjectView({ route: r }: { route: Route }) {
   const [saving, setSaving] = useState(false);
   const [offline, setOffline] = useState(false);
   const [saveError, setSaveError] = useState<unknown>(null);
-  const [fieldErrors, setFieldErrors] = useState<Record<string, string>>({});
+  const [fieldErrors, setFieldErrors] = useState<Record<string, CellError>>({});
   const [conflict, setConflict] = useState<{ fields: ConflictField[]; etag: string | null; lastTransaction?: number | undefined } | null>(null);
+  const [writer, setWriter] = useState<Writer | null>(null);
+  const access = useStore(branchAccess(branch));
+  const readOnly = access.kind === "read";
+  // The latest change of the object by someone else the stream reported: who, should a save collide with it.
+  const lastOther = useRef<LiveChange | undefined>(undefined);
+  const openTx = useRef<number | undefined>(undefined);
+  useEffect(() => {
+    if (!conflict) openTx.current = undefined;
+  }, [conflict]);
+  useLiveObject(branch, id, (c) => {
+    if (c.own || c.kind === "reset") return;
+    lastOther.current = c;
+    // The conflict view is open and did not know the writer yet (the change reached the stream after the 412).
+    if (openTx.current !== undefined) setWriter((w) => (w?.user ? w : pickWriter(openTx.current, undefined, undefined, c) ?? w));
+  });
 
   const reload = useCallback(async (minVersion?: number, keepEdits = false) => {
     const got = await loadObject(branch, type, id, uiLanguages(l), minVersion);
-    await preloadFields(got.attributes.map((a) => a.dataType));
+    await preloadFields(got.attributes);
     setLoaded(got);
     if (!keepEdits) setEtag(got.etag);
     return got;
@@ -170,7 +113,7 @@ export function ObjectView({ route: r }: { route: Route }) {
   // The reads start while the view renders the first time (ObjectSlot keys
   // the view by object), not in an effect a frame later.
   const [first] = useState(() => loadObject(branch, type, id, uiLanguages(l)).then(async (got) => {
-    await preloadFields(got.attributes.map((a) => a.dataType));
+    await preloadFields(got.attributes);
     return got;
   }));
   useEffect(() => {
@@ -217,7 +160,7 @@ export function ObjectView({ route: r }: { route: Route }) {
   };
 
   const save = async (toSave: Edits = edits, tag: string | null = etag) => {
-    if (!loaded || saving || Object.keys(toSave).length === 0) return;
+    if (!loaded || saving || readOnly || Object.keys(toSave).length === 0) return;
     setSaving(true);
     setSaveError(null);
     setFieldErrors({});
@@ -236,6 +179,7 @@ export function ObjectView({ route: r }: { route: Route }) {
     } catch (e) {
       if (e instanceof OfflineError) setOffline(true);
       else if (e instanceof ApiError && e.status === 412) await openConflict(toSave);
+      else if (e instanceof ApiError && e.status === 403) markReadOnly(branch, e.problem.detail); // the draft stays
       else if (e instanceof ApiError && (e.status === 400 || e.status === 422) && placeError(e, toSave)) { /* shown at the field */ }
       else setSaveError(e);
     } finally {
@@ -251,16 +195,28 @@ export function ObjectView({ route: r }: { route: Route }) {
       return a === f.attr && (f.lang === undefined || lg === f.lang) && (f.variant === undefined || v === f.variant);
     });
     if (keys.length === 0) return false;
-    const text = e.problem.detail ? fieldMessage(e.problem.detail) : problemText(e);
-    setFieldErrors(Object.fromEntries(keys.map((k) => [k, m("fieldError", { text })])));
-    document.getElementById(`f-${keys[0]!.split(":").join("-")}`)?.focus();
+    const text = m("fieldError", { text: e.problem.detail ? fieldMessage(e.problem.detail) : problemText(e) });
+    const a = loaded?.attributes.find((x) => x.id === f.attr);
+    const errs = keys.map((k): [string, CellError] => {
+      const ed = toSave[k];
+      const row = a?.multiple && ed?.kind === "set" && keys.length === 1 ? rowOfProblem(e.problem, listOf(ed.value)) : undefined;
+      return [k, { text, row }];
+    });
+    setFieldErrors(Object.fromEntries(errs));
+    const [k0, e0] = errs[0]!;
+    const [, lg, v] = k0.split(":").map(Number);
+    if (a) document.getElementById(errorTarget(a, lg ?? 0, v ?? 0, e0.row))?.focus();
     return true;
   };
 
   const openConflict = async (toSave: Edits) => {
     if (!loaded) return;
     const cur = await readLocal(branch, id);
-    setConflict({ fields: conflictFields(toSave, loaded.local, cur.object, multiple), etag: cur.etag, lastTransaction: cur.object?.meta?.lastTransaction });
+    const tx = cur.object?.meta?.lastTransaction;
+    setWriter(null);
+    openTx.current = tx ?? 0;
+    setConflict({ fields: conflictFields(toSave, loaded.local, cur.object, multiple), etag: cur.etag, lastTransaction: tx });
+    void lastWriter(branch, Number(loaded.local.meta?.id ?? id), tx, lastOther.current).then((w) => setWriter((cur) => (cur?.user ? cur : w)));
   };
 
   useEffect(() => {
@@ -289,10 +245,11 @@ export function ObjectView({ route: r }: { route: Route }) {
   const langById = new Map(loaded.languages.map((x) => [x.id, x]));
   const langName = (lid: number) => langById.get(lid)?.code ?? `#${lid}`;
   const branchName = (b: number) => loaded.branchNames.get(b) ?? `#${b}`;
-  const chosen = (r.query.langs ?? "").split(",").map(Number).filter((x) => langById.has(x));
-  const shownLangs = chosen.length > 0 ? chosen : [uiLanguages(l).find((x) => langById.has(x)) ?? loaded.languages[0]?.id ?? 201];
-  const variants = [...new Set((loaded.effective.values ?? []).map((v) => v.variant ?? 0))].sort((a, b) => a - b);
-  const variant = Number(r.query.variant ?? 0) || 0;
+  const pickedLangs = (r.query.langs ?? "").split(",").map(Number).filter((x) => langById.has(x));
+  const shownLangs = pickedLangs.length > 0 ? pickedLangs : [uiLanguages(l).find((x) => langById.has(x)) ?? loaded.languages[0]?.id ?? 201];
+  const variants = [...loaded.variants, ...undeclared(loaded.variants, loaded.effective, loaded.attributes)];
+  const chosen = chosenVariant(variants, r.query.variant);
+  const axes = [...new Map(variants.map((v) => [v.axis, v.axisName])).entries()];
   const child = loaded.chain.length > 1;
   const dirty = Object.keys(edits).length > 0;
   const name = title(loaded, uiLanguages(l));
@@ -304,28 +261,35 @@ export function ObjectView({ route: r }: { route: Route }) {
     }
     return undefined;
   };
-  const valueAt = (s: Source, a: AttributeInfo, lang: number): unknown => {
+  /** valueAt is the value a source shows: the fallback's language, the value without variant, or the group's own. */
+  const valueAt = (s: Source, a: AttributeInfo, lang: number, variant: number): unknown => {
+    if (s.kind === "base") return valueAt(s.from, a, lang, 0);
     if (s.kind === "fallback") return valueOf(effRows, keyOf(a.id, s.language, variant), a.multiple);
     return valueOf(effRows, keyOf(a.id, lang, variant), a.multiple);
   };
+  const variantName = (v: number) => variants.find((x) => x.id === v)?.name ?? `#${v}`;
 
-  const cell = (a: AttributeInfo, lang: number) => {
+  const cell = (a: AttributeInfo, lang: number, variant: number) => {
     const k = keyOf(a.id, lang, variant);
     const e = edits[k];
     const src = prov.source(a.id, lang, variant, a.languageDependent);
-    const label = a.languageDependent ? `${a.name} (${langName(lang)})` : a.name;
+    const plain = a.languageDependent ? `${a.name} (${langName(lang)})` : a.name;
+    const label = variant ? m("variantLabel", { field: plain, variant: variantName(variant) }) : plain;
     const state: BadgeState = e ? (e.kind === "set" ? { kind: "edited" } : { kind: "toInherit" }) : src;
-    const shown = e ? (e.kind === "set" ? e.value : inheritedValue(k, a.multiple)) : src.kind === "fallback" ? undefined : valueAt(src, a, lang);
+    const borrowed = src.kind === "fallback" || src.kind === "base";
+    const shown = e ? (e.kind === "set" ? e.value : inheritedValue(k, a.multiple)) : borrowed ? undefined : valueAt(src, a, lang, variant);
     const hasInherited = child && inheritedValue(k, a.multiple) !== undefined;
+    const hint = e ? undefined : src.kind === "fallback" ? m("fallbackValue", { language: langName(src.language), value: showValue(valueAt(src, a, lang, variant), a) })
+      : src.kind === "base" ? m("baseValue", { value: showValue(valueAt(src, a, lang, variant), a) }) : undefined;
     return (
-      <Cell key={k} attr={a} lang={lang} variant={variant} label={label} shown={shown} state={state} branch={branch}
+      <Cell key={k} attr={a} lang={lang} variant={variant} label={label} shown={shown} state={state} branch={branch} readOnly={readOnly}
         badge={badgeText(state, branchName, langName)}
-        fallbackHint={!e && src.kind === "fallback" ? m("fallbackValue", { language: langName(src.language), value: showValue(valueAt(src, a, lang), a) }) : undefined}
+        fallbackHint={hint}
         canOverride={!e && src.kind === "inherited"}
         canInherit={child && ((src.kind === "local" && !e) || (e?.kind === "set" && hasInherited))}
         error={fieldErrors[k]}
         onChange={(v) => setEdit(k, { kind: "set", value: v })}
-        onOverride={() => setEdit(k, { kind: "set", value: valueAt(src, a, lang) })}
+        onOverride={() => setEdit(k, { kind: "set", value: valueAt(src, a, lang, variant) })}
         onInherit={() => setEdit(k, src.kind === "local" ? { kind: "inherit" } : undefined)} />
     );
   };
@@ -336,7 +300,7 @@ export function ObjectView({ route: r }: { route: Route }) {
         <>
           <span class={`save-state ${dirty ? "dirty" : ""}`} role="status">{saving ? m("saving") : dirty ? m("unsaved") : ""}</span>
           <Button onClick={discard} disabled={!dirty || saving}>{m("discard")}</Button>
-          <Button variant="primary" onClick={() => void save()} disabled={!dirty || saving} title={m("shortcut")}>{m("save")}</Button>
+          {!readOnly && <Button variant="primary" onClick={() => void save()} disabled={!dirty || saving} title={m("shortcut")}>{m("save")}</Button>}
         </>
       }>
       {restoredAt && (
@@ -346,6 +310,7 @@ export function ObjectView({ route: r }: { route: Route }) {
         </div>
       )}
       {offline && <div class="notice notice-warn" role="alert">{m("offline")}</div>}
+      {access.kind === "read" && <ReadOnlyNotice access={access} branch={loaded.branchNames.get(Number(branch)) ?? branch} dirty={dirty} />}
       {/* Others' saves: reloads by itself without edits, else asks (never overwrites unsaved edits). */}
       <ObjectNotice branch={branch} id={loaded.local.meta?.id ?? id} dirty={dirty} onShowChanges={() => void openConflict(edits)}
         onReload={() => {
@@ -367,11 +332,16 @@ export function ObjectView({ route: r }: { route: Route }) {
             </label>
           ))}
         </fieldset>
-        {variants.length > 1 && (
+        {variants.length > 0 && (
           <label class="topbar-field">
             <span>{m("variant")}</span>
-            <select class="input" value={String(variant)} onChange={(ev) => setQuery({ variant: ev.currentTarget.value === "0" ? undefined : ev.currentTarget.value })}>
-              {variants.map((v) => <option key={v} value={String(v)}>{v === 0 ? m("noVariant") : `#${v}`}</option>)}
+            <select id="variant-picker" class="input" value={String(chosen?.id ?? 0)} onChange={(ev) => setQuery({ variant: ev.currentTarget.value === "0" ? undefined : ev.currentTarget.value })}>
+              <option value="0">{m("noVariant")}</option>
+              {axes.map(([axis, axisName]) => (
+                <optgroup key={axis} label={axisName || "—"}>
+                  {variants.filter((v) => v.axis === axis).map((v) => <option key={v.id} value={String(v.id)}>{v.name}</option>)}
+                </optgroup>
+              ))}
             </select>
           </label>
         )}
@@ -381,15 +351,21 @@ export function ObjectView({ route: r }: { route: Route }) {
           <div class="form-head" aria-hidden="true">
             {shownLangs.map((x) => <div key={x} class="lang-head">{langById.get(x)?.name ?? langName(x)}</div>)}
           </div>
-          {loaded.attributes.map((a) => (
-            <div key={a.id} class={`form-row ${a.languageDependent ? "" : "span"}`} role="group" aria-label={a.name}>
-              {a.languageDependent ? shownLangs.map((x) => cell(a, x)) : cell(a, 0)}
-            </div>
-          ))}
+          {loaded.attributes.map((a) => {
+            const langs = a.languageDependent ? shownLangs : [0];
+            const withVariant = chosen && hasVariant(a, chosen);
+            return (
+              <div key={a.id} class={`form-group ${withVariant ? "with-variant" : ""}`} role="group" aria-label={a.name}>
+                <div class={`form-row ${a.languageDependent ? "" : "span"}`}>{langs.map((x) => cell(a, x, 0))}</div>
+                {withVariant && <div class={`form-row variant-row ${a.languageDependent ? "" : "span"}`}>{langs.map((x) => cell(a, x, chosen.id))}</div>}
+              </div>
+            );
+          })}
         </div>
       )}
       {conflict && (
-        <ConflictView fields={conflict.fields} attributes={loaded.attributes} languageName={langName} lastTransaction={conflict.lastTransaction}
+        <ConflictView fields={conflict.fields} attributes={loaded.attributes} languageName={langName} variantName={variantName}
+          lastTransaction={conflict.lastTransaction} writer={writer}
           onCancel={() => setConflict(null)}
           onResolve={(resolved) => {
             const tag = conflict.etag;

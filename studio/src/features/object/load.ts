@@ -11,9 +11,10 @@ import { api } from "../../auth/session";
 import { displayName, value, values } from "../../data/values";
 import { chainOf, type BranchRows } from "../../data/provenance";
 import type { AttributeInfo } from "./fields/registry";
+import { type Variant, variantsOf } from "./variants";
 
 export const attrIds = {
-  name: 1000, dataType: 1001, multiple: 1004, description: 1012, targetTypes: 1015, languageDependent: 1017, required: 1018,
+  name: 1000, dataType: 1001, variantAxis: 1002, multiple: 1004, description: 1012, targetTypes: 1015, languageDependent: 1017, required: 1018,
   apiIdentifier: 1021, isoCode: 2001, fallback: 2002, parent: 4000, createForm: 5001, detailForms: 5002, formContent: 5053,
 } as const;
 
@@ -35,6 +36,8 @@ export interface Loaded {
   attributes: AttributeInfo[];
   languages: Language[];
   branchNames: Map<number, string>;
+  /** The variants the type's attributes declare (the objects of their variant axes), by axis then name. */
+  variants: Variant[];
 }
 
 const cache = new Map<string, Promise<unknown>>();
@@ -52,10 +55,14 @@ function cached<T>(key: string, f: () => Promise<T>): Promise<T> {
 const nums = (o: CmsObject | undefined, a: number): number[] =>
   o ? values(o, a, 0).map((v) => v.value).filter((x): x is number => typeof x === "number") : [];
 
-export function loadLanguages(preferred: readonly number[]): Promise<Language[]> {
-  return cached(`languages:${preferred.join(",")}`, async () => {
+/**
+ * loadLanguages reads the languages (objects of type 20, stored on branch 4)
+ * as branch shows them: a reader of a child branch may not read branch 4.
+ */
+export function loadLanguages(branch: string, preferred: readonly number[]): Promise<Language[]> {
+  return cached(`languages:${branch}:${preferred.join(",")}`, async () => {
     const { data } = await api.call("management", "GetTypedObjects",
-      { branch: "4", type: "20", inherited: true, deleted: false, take: 1000, attributes: "1000,2001,2002" });
+      { branch, type: "20", inherited: true, deleted: false, take: 1000, attributes: "1000,2001,2002" });
     return (data.objects ?? []).map((o) => ({
       id: o.meta?.id ?? 0,
       code: String(value(o, attrIds.isoCode, 0) ?? o.meta?.id ?? ""),
@@ -117,7 +124,7 @@ async function attributeInfos(branch: string, ids: number[], preferred: readonly
   const key = (id: number) => `${branch}:${preferred.join(",")}:${id}`;
   const missing = ids.filter((id) => !attrCache.has(key(id)));
   if (missing.length > 0) {
-    const objs = await objectsByIds(branch, missing, "1000,1001,1004,1012,1015,1017,1018");
+    const objs = await objectsByIds(branch, missing, "1000,1001,1002,1004,1012,1015,1017,1018");
     for (const o of objs) {
       const id = o.meta?.id ?? 0;
       attrCache.set(key(id), {
@@ -129,6 +136,7 @@ async function attributeInfos(branch: string, ids: number[], preferred: readonly
         multiple: value(o, attrIds.multiple, 0) === true,
         required: value(o, attrIds.required, 0) === true,
         targetTypes: nums(o, attrIds.targetTypes),
+        variantAxis: nums(o, attrIds.variantAxis)[0] ?? 0,
         object: o,
       });
     }
@@ -136,13 +144,17 @@ async function attributeInfos(branch: string, ids: number[], preferred: readonly
   return ids.map((id) => attrCache.get(key(id))).filter((a): a is AttributeInfo => !!a);
 }
 
-/** localRows reads the object's rows stored on one branch; nothing stored there (404) is null. */
-async function localRows(branch: string, id: string): Promise<{ object: CmsObject | null; etag: string | null }> {
+/**
+ * localRows reads the object's rows stored on one branch; nothing stored
+ * there (404) is null, and so is an ancestor the user may not read (403:
+ * a reader of a child branch only; its rows then count as none).
+ */
+async function localRows(branch: string, id: string, ancestor = false): Promise<{ object: CmsObject | null; etag: string | null }> {
   try {
     const { data, etag } = await api.call("management", "GetObject", { branch, id, inherited: false });
     return { object: data, etag };
   } catch (e) {
-    if (e instanceof ApiError && e.status === 404) return { object: null, etag: null };
+    if (e instanceof ApiError && (e.status === 404 || (ancestor && e.status === 403))) return { object: null, etag: null };
     throw e;
   }
 }
@@ -159,18 +171,38 @@ export async function loadObject(branch: string, type: string, id: string, prefe
   const bid = Number(branch);
   const chainP = branchesP.then((b) => (Number.isInteger(bid) && bid > 0 ? chainOf(bid, b.parents) : [bid]));
   const ancestorsP = Promise.all([chainP, localP]).then(([c, l]) =>
-    Promise.all(c.slice(1).map((b) => localRows(String(b), String(l.data.meta?.id ?? id)))));
+    Promise.all(c.slice(1).map((b) => localRows(String(b), String(l.data.meta?.id ?? id), true))));
   const [local, effective, branches, languages, formAttrs, chainIds, ancestors] = await Promise.all([
-    localP, effectiveP, branchesP, loadLanguages(preferred), formAttributes(branch, type), chainP, ancestorsP, usedP,
+    localP, effectiveP, branchesP, loadLanguages(branch, preferred), formAttributes(branch, type), chainP, ancestorsP, usedP,
   ]);
   const used = (effective.data.values ?? []).map((v) => v.attribute ?? 0);
   const ids = [attrIds.name as number, ...formAttrs, ...used].filter((x, i, a) => x > 0 && a.indexOf(x) === i);
   const attributes = await attributeInfos(branch, ids, preferred);
+  const variants = await loadVariants(branch, attributes, preferred);
   const chain: BranchRows[] = [
     { branch: chainIds[0] ?? 0, object: local.data },
     ...ancestors.map((a, i) => ({ branch: chainIds[i + 1] ?? 0, object: a.object })),
   ];
-  return { local: local.data, etag: local.etag, effective: effective.data, chain, attributes, languages, branchNames: branches.names };
+  return { local: local.data, etag: local.etag, effective: effective.data, chain, attributes, languages, branchNames: branches.names, variants };
+}
+
+/**
+ * loadVariants reads the variants of the attributes' variant axes (1002):
+ * an axis is a type, its variants are that type's objects (cached per
+ * branch and axis for the session; at most 1000 per axis).
+ */
+async function loadVariants(branch: string, attributes: AttributeInfo[], preferred: readonly number[]): Promise<Variant[]> {
+  const axes = [...new Set(attributes.map((a) => a.variantAxis).filter((x) => x > 0))];
+  if (axes.length === 0) return [];
+  const [axisObjs, members] = await Promise.all([
+    cached(`axes:${branch}:${axes.join(",")}:${preferred.join(",")}`, () => objectsByIds(branch, axes, "1000")),
+    Promise.all(axes.map((ax) => cached(`variants:${branch}:${ax}`, async () => {
+      const { data } = await api.call("management", "GetTypedObjects",
+        { branch, type: String(ax), inherited: true, deleted: false, take: 1000, attributes: "1000" });
+      return data.objects ?? [];
+    }))),
+  ]);
+  return variantsOf(axes, axisObjs, members, preferred);
 }
 
 /** readLocal reads the object's local rows and ETag again (after a 412). */

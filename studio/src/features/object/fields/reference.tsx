@@ -10,7 +10,7 @@ import { RefCard, useRefInfo } from "./reference-card";
 import { m } from "./reference-messages";
 import { isReference, move, refId } from "./reference-model";
 import { Picker } from "./reference-picker";
-import { type AttributeInfo, type FieldProps, registerField } from "./registry";
+import { type AttributeInfo, type FieldProps, type ListFieldProps, registerField, registerListField } from "./registry";
 
 /** focusLater focuses the element once the dialog is gone (a modal dialog makes the rest inert). */
 function focusLater(id: string) {
@@ -67,6 +67,8 @@ export interface ReferenceListProps {
   disabled?: boolean;
   describedBy?: string | undefined;
   invalid?: boolean;
+  /** The API's message about one row, shown under it. */
+  rowError?: { row: number; text: string } | undefined;
 }
 
 /** ReferenceList: a multi-valued reference attribute, in order. */
@@ -89,7 +91,7 @@ export function ReferenceList(props: ReferenceListProps) {
       ) : (
         <ol ref={list} class="ref-rows">
           {ids.map((id, i) => (
-            <li key={`${i}-${String(props.values[i])}`} data-row={i}>
+            <li key={`${i}-${String(props.values[i])}`} data-row={i} class={props.rowError?.row === i ? "value-row-invalid" : ""}>
               {id === undefined ? (
                 <div class="ref-card ref-card-missing">
                   <span class="ref-name">{m("notRef", { v: String(props.values[i]) })}</span>
@@ -100,6 +102,7 @@ export function ReferenceList(props: ReferenceListProps) {
               ) : (
                 <ListRow {...props} target={id} i={i} n={ids.length} focusRow={focusRow} />
               )}
+              {props.rowError?.row === i && <div class="field-error" role="alert">{props.rowError.text}</div>}
             </li>
           ))}
         </ol>
@@ -137,3 +140,6 @@ function ListRow(props: ReferenceListProps & { target: number; i: number; n: num
 }
 
 registerField(isReference, () => Promise.resolve(ReferenceField));
+/** The object editor's list input of references: ReferenceList, its "Add…" the list's add button. */
+const ReferenceListField = (p: ListFieldProps) => <ReferenceList {...p} id={`${p.id}-add`} />;
+registerListField(isReference, () => Promise.resolve(ReferenceListField));

@@ -18,6 +18,8 @@ export interface AttributeInfo {
   required: boolean;
   /** Referenced object types (1015) of an ObjRef/BinRef attribute. */
   targetTypes: number[];
+  /** The type whose objects are this attribute's variants (1002); 0: no variants. */
+  variantAxis: number;
   /** The attribute definition itself. */
   object?: CmsObject | undefined;
 }
@@ -40,9 +42,30 @@ export interface FieldProps {
 
 export type FieldComponent = ComponentType<FieldProps>;
 
+/** ListFieldProps: the values of a multi-valued attribute (one language, variant), in order. */
+export interface ListFieldProps {
+  /** The id of the list's first control (the "Add" button when empty). */
+  id: string;
+  label: string;
+  attr: AttributeInfo;
+  branch: string;
+  /** The values in order (sortReverse 0, 1, 2 …); null or undefined = an empty row. */
+  values: readonly unknown[];
+  onChange: (values: unknown[]) => void;
+  disabled?: boolean;
+  describedBy?: string | undefined;
+  invalid?: boolean;
+  /** The API's message about one row (by position), shown under that row. */
+  rowError?: { row: number; text: string } | undefined;
+}
+
+export type ListFieldComponent = ComponentType<ListFieldProps>;
+
 type Entry = { match: (dataType: string) => boolean; load: () => Promise<FieldComponent> };
+type ListEntry = { match: (dataType: string) => boolean; load: () => Promise<ListFieldComponent> };
 
 const entries: Entry[] = [];
+const listEntries: ListEntry[] = [];
 
 /**
  * registerField adds an input for the data types match accepts; later
@@ -55,4 +78,18 @@ export function registerField(match: (dataType: string) => boolean, load: () => 
 /** fieldFor returns the loader of the input of a data type, if any field takes it. */
 export function fieldFor(dataType: string): (() => Promise<FieldComponent>) | undefined {
   return entries.find((e) => e.match(dataType))?.load;
+}
+
+/**
+ * registerListField adds the input of a multi-valued attribute of the data
+ * types match accepts (references: cards in order); a data type without
+ * one gets the generic list of its single-value input (fields/list.tsx).
+ */
+export function registerListField(match: (dataType: string) => boolean, load: () => Promise<ListFieldComponent>) {
+  listEntries.unshift({ match, load });
+}
+
+/** listFieldFor returns the loader of a data type's own list input, if one is registered. */
+export function listFieldFor(dataType: string): (() => Promise<ListFieldComponent>) | undefined {
+  return listEntries.find((e) => e.match(dataType))?.load;
 }

@@ -63,7 +63,11 @@ type ProblemDetails struct {
 	// known.
 	Language *int32 `protobuf:"varint,13,opt,name=language,proto3,oneof" json:"language,omitempty"`
 	// The variant of that value (0: none); absent when not known.
-	Variant       *int32 `protobuf:"varint,14,opt,name=variant,proto3,oneof" json:"variant,omitempty"`
+	Variant *int32 `protobuf:"varint,14,opt,name=variant,proto3,oneof" json:"variant,omitempty"`
+	// The position of that value among the rows of its attribute, language
+	// and variant (the sortReverse it was sent with, else its place in the
+	// request), for a multi-valued attribute; absent when not known.
+	SortReverse   *int32 `protobuf:"varint,15,opt,name=sort_reverse,json=sortReverse,proto3,oneof" json:"sort_reverse,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -196,11 +200,18 @@ func (x *ProblemDetails) GetVariant() int32 {
 	return 0
 }
 
+func (x *ProblemDetails) GetSortReverse() int32 {
+	if x != nil && x.SortReverse != nil {
+		return *x.SortReverse
+	}
+	return 0
+}
+
 var File_cms_problem_v1_problem_proto protoreflect.FileDescriptor
 
 const file_cms_problem_v1_problem_proto_rawDesc = "" +
 	"\n" +
-	"\x1ccms/problem/v1/problem.proto\x12\x0ecms.problem.v1\x1a.protoc-gen-openapiv2/options/annotations.proto\"\xc6\x03\n" +
+	"\x1ccms/problem/v1/problem.proto\x12\x0ecms.problem.v1\x1a.protoc-gen-openapiv2/options/annotations.proto\"\xff\x03\n" +
 	"\x0eProblemDetails\x12\x12\n" +
 	"\x04type\x18\x01 \x01(\tR\x04type\x12\x14\n" +
 	"\x05title\x18\x02 \x01(\tR\x05title\x12\x16\n" +
@@ -217,13 +228,15 @@ const file_cms_problem_v1_problem_proto_rawDesc = "" +
 	"\x05limit\x18\v \x01(\tR\x05limit\x12!\n" +
 	"\tattribute\x18\f \x01(\x05H\x00R\tattribute\x88\x01\x01\x12\x1f\n" +
 	"\blanguage\x18\r \x01(\x05H\x01R\blanguage\x88\x01\x01\x12\x1d\n" +
-	"\avariant\x18\x0e \x01(\x05H\x02R\avariant\x88\x01\x01:\x1d\x92A\x1a\n" +
+	"\avariant\x18\x0e \x01(\x05H\x02R\avariant\x88\x01\x01\x12&\n" +
+	"\fsort_reverse\x18\x0f \x01(\x05H\x03R\vsortReverse\x88\x01\x01:\x1d\x92A\x1a\n" +
 	"\x18\xd2\x01\x04type\xd2\x01\x05title\xd2\x01\x06statusB\f\n" +
 	"\n" +
 	"_attributeB\v\n" +
 	"\t_languageB\n" +
 	"\n" +
-	"\b_variantBBZ@github.com/cmsplatform/cms/proto/gen/go/cms/problem/v1;problemv1b\x06proto3"
+	"\b_variantB\x0f\n" +
+	"\r_sort_reverseBBZ@github.com/cmsplatform/cms/proto/gen/go/cms/problem/v1;problemv1b\x06proto3"
 
 var (
 	file_cms_problem_v1_problem_proto_rawDescOnce sync.Once

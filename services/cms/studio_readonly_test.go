@@ -1,0 +1,77 @@
+package main
+
+import (
+	"fmt"
+	"net/http"
+	"strings"
+	"testing"
+
+	"github.com/chromedp/chromedp"
+)
+
+func init() {
+	addStudioJourney("readonly", studioReadOnlyJourney)
+}
+
+// createGrantedUser creates a user with a read (1104) or write (1105)
+// grant on branch and returns the user object's id.
+func createGrantedUser(t *testing.T, base, name, display, password string, grant, branch int64) int64 {
+	t.Helper()
+	vals := []string{value(1100, 0, name), value(1000, 201, display), value(1101, 0, password), value(grant, 0, branch)}
+	return createObjects(t, base, 4, `{"meta":{"typeRef":110},"values":[`+strings.Join(vals, ",")+`]}`)[0]
+}
+
+// signInAs fills the login form as user.
+func (p *studioPage) signInAs(user, password string) {
+	p.t.Helper()
+	p.open("/studio/")
+	p.fill("User name", user)
+	p.fill("Password", password)
+	p.click("Sign in")
+	p.waitFor("signed in as "+user, `!!document.querySelector(".topbar")`)
+}
+
+// studioReadOnlyJourney: a user with only a read grant on the branch opens
+// an object: it says, in words, that the branch is read only for her and
+// why, offers no Save, and its inputs are disabled (English and German). A
+// writer whose grant is removed (through the API) while she edits gets the
+// save's 403 explained as a removed permission, and her edits stay.
+func studioReadOnlyJourney(t *testing.T, s *studioSetup) {
+	branch := createBranch(t, s.base, "Read-only work")
+	typeID, objID, teaser := setupTeaserModel(t, s.base, branch, "readOnly", "readOnlyNote", "Note", "Read-only note", "Read me")
+	createGrantedUser(t, s.base, "rita", "Rita Reader", "rita-password-1", 1104, branch)
+	wanda := createGrantedUser(t, s.base, "wanda", "Wanda Writer", "wanda-password-1", 1105, branch)
+	path := fmt.Sprintf("/studio/b/%d/content/%d/%d", branch, typeID, objID)
+
+	reader := s.page(t, "reader")
+	reader.signInAs("rita", "rita-password-1")
+	reader.open(path)
+	reader.waitValue(teaser, 201, "Read me")
+	reader.waitFor("the read-only notice", `(document.querySelector(".notice.read-only")?.innerText ?? "").includes("Read only: you may read branch Read-only work but not change it")`)
+	reader.waitFor("no Save, inputs disabled", fmt.Sprintf(`![...document.querySelectorAll("button")].some(b => b.textContent === "Save") && document.getElementById(%q).disabled && !document.body.innerText.includes("Back to inherited")`, cellID(teaser, 201)))
+	reader.shot("read-only")
+	reader.checkAccessibility("a read-only object")
+	reader.step("switch to German", studioWait, chromedp.SetValue(chromedp.CSS("select[aria-label=Language]"), "de"),
+		evalJS(`document.querySelector("select[aria-label=Sprache], select[aria-label=Language]").dispatchEvent(new Event("change", {bubbles: true}))`))
+	reader.waitText("Nur lesen: Sie dürfen den Branch Read-only work lesen, aber nicht ändern")
+	reader.shot("read-only-german")
+	reader.checkAccessibility("a read-only object in German")
+
+	// A writer edits; her grant is removed meanwhile; the save is refused.
+	writer := s.page(t, "writer")
+	writer.signInAs("wanda", "wanda-password-1")
+	writer.open(path)
+	writer.waitValue(teaser, 201, "Read me")
+	writer.waitFor("Save is offered", "!!"+string(button("Save")))
+	writer.fill("Teaser (en-US)", "Wanda's teaser")
+	mustCall(t, http.StatusOK, http.MethodPatch, s.base+"/apis/cms/v1/branches/4/objects",
+		fmt.Sprintf(`{"objects":[{"meta":{"id":%d},"values":[{"attribute":1105,"language":0,"variant":0,"value":null}]}]}`, wanda))
+	writer.click("Save")
+	writer.waitFor("the save's 403 explained", `(document.querySelector(".notice.read-only[data-access=revoked]")?.innerText ?? "").includes("Your write permission on branch Read-only work was removed while you were editing") && document.body.innerText.includes("Your unsaved changes are kept in this browser.")`)
+	writer.waitFor("no Save, the edit kept", fmt.Sprintf(`![...document.querySelectorAll("button")].some(b => b.textContent === "Save") && document.getElementById(%q).value === "Wanda's teaser" && !document.querySelector(".problem")`, cellID(teaser, 201)))
+	if v := localValues(t, s.base, branch, objID)[fmt.Sprintf("%d/201", teaser)]; v != "Read me" {
+		t.Errorf("the teaser after the refused save = %v", v)
+	}
+	writer.shot("grant-removed")
+	writer.checkAccessibility("a save refused for a removed grant")
+}
