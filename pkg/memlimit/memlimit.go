@@ -27,11 +27,31 @@ const DefaultCgroupRoot = "/sys/fs/cgroup"
 // v1Unlimited: cgroup v1 reports "no limit" as a huge page-aligned number.
 const v1Unlimited = 1 << 62
 
+// DefaultLimit is the memory a process plans for when nothing names a
+// limit (no setting, no GOMEMLIMIT, no cgroup limit): what `cms run` on a
+// laptop should stay within for a site of about 10,000 objects.
+const DefaultLimit = 256 << 20
+
 // Limit is the decision of Set.
 type Limit struct {
 	Bytes  int64  // the soft limit in effect; math.MaxInt64 = none
-	Source string // "GOMEMLIMIT", "cgroup v2 <file>", "cgroup v1 <file>" or "none"
+	Source string // "setting", "GOMEMLIMIT", "cgroup v2 <file>", "cgroup v1 <file>", "default" or "none"
 }
+
+// Of is the budget of a process that may use bytes (0 or less, or
+// math.MaxInt64: DefaultLimit).
+func Of(bytes int64) Budget {
+	if bytes <= 0 || bytes == math.MaxInt64 {
+		bytes = DefaultLimit
+	}
+	return Budget(bytes)
+}
+
+// Budget is the memory a process plans its caches in; each takes a share.
+type Budget int64
+
+// Share is the part 1/n of the budget: what one cache may hold.
+func (b Budget) Share(n int64) int64 { return int64(b) / n }
 
 // CgroupLimit reads the memory limit of the cgroup mounted at root:
 // v2's memory.max, else v1's memory/memory.limit_in_bytes. It returns 0
@@ -81,12 +101,27 @@ func Choose(gomemlimit, root string, fraction float64) (Limit, error) {
 	return Limit{Bytes: int64(float64(n) * fraction), Source: src}, nil
 }
 
-// Set applies Choose(GOMEMLIMIT, DefaultCgroupRoot, DefaultFraction) to
-// the runtime and returns it.
-func Set() (Limit, error) {
-	l, err := Choose(os.Getenv("GOMEMLIMIT"), DefaultCgroupRoot, DefaultFraction)
-	if err == nil && l.Source != "GOMEMLIMIT" && l.Bytes != math.MaxInt64 {
+// Set decides the process's memory limit and applies it to the runtime
+// as its soft limit: setting when positive (the process's own
+// configuration), else Choose(GOMEMLIMIT, DefaultCgroupRoot,
+// DefaultFraction), else DefaultLimit. It returns the decision; an error
+// reading the cgroup is returned with DefaultLimit applied.
+func Set(setting int64) (Limit, error) {
+	l, err := decide(setting, os.Getenv("GOMEMLIMIT"), DefaultCgroupRoot)
+	if l.Source != "GOMEMLIMIT" {
 		debug.SetMemoryLimit(l.Bytes)
 	}
 	return l, err
+}
+
+// decide is Set's choice without applying it.
+func decide(setting int64, gomemlimit, root string) (Limit, error) {
+	if setting > 0 {
+		return Limit{Bytes: setting, Source: "setting"}, nil
+	}
+	l, err := Choose(gomemlimit, root, DefaultFraction)
+	if err != nil || l.Bytes == math.MaxInt64 {
+		return Limit{Bytes: DefaultLimit, Source: "default"}, err
+	}
+	return l, nil
 }

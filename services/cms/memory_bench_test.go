@@ -208,9 +208,9 @@ type rssSampler struct {
 	last int64
 	// at the peak: anonymous and file-backed (mapped Bleve segments) RSS
 	peakAnon, peakFile int64
-	done chan struct{}
-	wg   sync.WaitGroup
-	logf func(string, ...any)
+	done               chan struct{}
+	wg                 sync.WaitGroup
+	logf               func(string, ...any)
 }
 
 func newRSSSampler(b *testing.B, pid int) *rssSampler {

@@ -105,7 +105,7 @@ func docCacheHeap(t *testing.T, limit int64) {
 			"branch": 4, "type": 7, "title": fmt.Sprintf("red river summit %d", i), "name": fmt.Sprintf("Article %05d", i),
 			"price": float64(i) / 3, "tags": []any{1001, 1002, 1003, 1004, 1005},
 			"ordered": []any{fmt.Sprintf("n:1=%08.2f", float64(i)/3), "s:2=article", "s:3=red river summit"},
-			"src": fmt.Sprintf(`{"values":[{"a":1000,"l":201,"v":"Article %05d"},{"a":2001,"v":%d},{"a":2002,"v":[1001,1002,1003,1004,1005]}]}`, i, i)}}))
+			"src":     fmt.Sprintf(`{"values":[{"a":1000,"l":201,"v":"Article %05d"},{"a":2001,"v":%d},{"a":2002,"v":[1001,1002,1003,1004,1005]}]}`, i, i)}}))
 	}
 	if _, err := eng.Bulk(ctx, "docs", ops); err != nil {
 		t.Fatal(err)
