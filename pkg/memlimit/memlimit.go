@@ -32,10 +32,20 @@ const v1Unlimited = 1 << 62
 // laptop should stay within for a site of about 10,000 objects.
 const DefaultLimit = 256 << 20
 
+// HeapFraction is the share of a limit named by the process's setting,
+// or of DefaultLimit, given to the Go runtime as its soft limit: the rest
+// is the mapped pages of the binary and of Bleve's segments (which RSS
+// counts: about 100 MiB for `cms run` on 10,000 objects) and memory
+// outside the Go heap.
+const HeapFraction = 0.7
+
 // Limit is the decision of Set.
 type Limit struct {
-	Bytes  int64  // the soft limit in effect; math.MaxInt64 = none
+	Bytes  int64  // the memory planned for (Choose: the soft limit); math.MaxInt64 = none
 	Source string // "setting", "GOMEMLIMIT", "cgroup v2 <file>", "cgroup v1 <file>", "default" or "none"
+	// Heap is the Go runtime's soft limit Set applies (Bytes unless the
+	// setting or the default named the limit: HeapFraction of it).
+	Heap int64
 }
 
 // Of is the budget of a process that may use bytes (0 or less, or
@@ -89,39 +99,44 @@ func CgroupLimit(root string) (int64, string, error) {
 // none.
 func Choose(gomemlimit, root string, fraction float64) (Limit, error) {
 	if gomemlimit != "" {
-		return Limit{Bytes: debug.SetMemoryLimit(-1), Source: "GOMEMLIMIT"}, nil
+		b := debug.SetMemoryLimit(-1)
+		return Limit{Bytes: b, Source: "GOMEMLIMIT", Heap: b}, nil
 	}
 	n, src, err := CgroupLimit(root)
 	if err != nil {
-		return Limit{Bytes: math.MaxInt64, Source: "none"}, err
+		return Limit{Bytes: math.MaxInt64, Source: "none", Heap: math.MaxInt64}, err
 	}
 	if n == 0 {
-		return Limit{Bytes: math.MaxInt64, Source: "none"}, nil
+		return Limit{Bytes: math.MaxInt64, Source: "none", Heap: math.MaxInt64}, nil
 	}
-	return Limit{Bytes: int64(float64(n) * fraction), Source: src}, nil
+	b := int64(float64(n) * fraction)
+	return Limit{Bytes: b, Source: src, Heap: b}, nil
 }
 
-// Set decides the process's memory limit and applies it to the runtime
-// as its soft limit: setting when positive (the process's own
+// Set decides the process's memory limit and applies its Heap to the
+// runtime as the soft limit: setting when positive (the process's own
 // configuration), else Choose(GOMEMLIMIT, DefaultCgroupRoot,
 // DefaultFraction), else DefaultLimit. It returns the decision; an error
 // reading the cgroup is returned with DefaultLimit applied.
 func Set(setting int64) (Limit, error) {
 	l, err := decide(setting, os.Getenv("GOMEMLIMIT"), DefaultCgroupRoot)
 	if l.Source != "GOMEMLIMIT" {
-		debug.SetMemoryLimit(l.Bytes)
+		debug.SetMemoryLimit(l.Heap)
 	}
 	return l, err
 }
 
 // decide is Set's choice without applying it.
 func decide(setting int64, gomemlimit, root string) (Limit, error) {
+	own := func(b int64, src string) Limit {
+		return Limit{Bytes: b, Source: src, Heap: int64(float64(b) * HeapFraction)}
+	}
 	if setting > 0 {
-		return Limit{Bytes: setting, Source: "setting"}, nil
+		return own(setting, "setting"), nil
 	}
 	l, err := Choose(gomemlimit, root, DefaultFraction)
 	if err != nil || l.Bytes == math.MaxInt64 {
-		return Limit{Bytes: DefaultLimit, Source: "default"}, err
+		return own(DefaultLimit, "default"), err
 	}
 	return l, nil
 }

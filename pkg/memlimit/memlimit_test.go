@@ -77,13 +77,13 @@ func TestChoose(t *testing.T) {
 func TestDecide(t *testing.T) {
 	root := t.TempDir()
 	write(t, root, "memory.max", "1000000\n")
-	if l, _ := decide(5000, "1GiB", root); l.Bytes != 5000 || l.Source != "setting" {
+	if l, _ := decide(5000, "1GiB", root); l.Bytes != 5000 || l.Heap != 3500 || l.Source != "setting" {
 		t.Errorf("with a setting: %+v", l)
 	}
-	if l, _ := decide(0, "", root); l.Bytes != 900000 || !strings.HasPrefix(l.Source, "cgroup v2") {
+	if l, _ := decide(0, "", root); l.Bytes != 900000 || l.Heap != 900000 || !strings.HasPrefix(l.Source, "cgroup v2") {
 		t.Errorf("with a cgroup limit: %+v", l)
 	}
-	if l, _ := decide(0, "", t.TempDir()); l.Bytes != DefaultLimit || l.Source != "default" {
+	if l, _ := decide(0, "", t.TempDir()); l.Bytes != DefaultLimit || l.Heap != DefaultLimit*7/10 || l.Source != "default" {
 		t.Errorf("with nothing: %+v", l)
 	}
 	if got := Of(0).Share(16); got != DefaultLimit/16 {

@@ -59,7 +59,7 @@ func serve(cmd *cobra.Command, cfg app.Config) error {
 	if err != nil {
 		log.Warn("cannot read the cgroup memory limit; planning for the default", "err", err, "bytes", l.Bytes)
 	}
-	log.Info("memory limit", "bytes", l.Bytes, "source", l.Source)
+	log.Info("memory limit", "bytes", l.Bytes, "source", l.Source, "goSoftLimit", l.Heap)
 	cfg.MemoryLimit = l.Bytes
 	if cfg.AdminPassword == app.DefaultAdminPassword {
 		log.Warn("the administrator uses the default password; set CMS_ADMIN_PASSWORD outside a laptop")

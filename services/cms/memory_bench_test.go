@@ -113,12 +113,13 @@ func runMemoryBench(b *testing.B, bin, profiles string) {
 	settle()
 	b.ReportMetric(rss.phase(), "idle-MiB")
 
-	cat, err := cmsload.SeedCatalogue(ctx, t, cmsload.CatalogueOptions{}, nil)
+	cat, err := cmsload.SeedCatalogue(ctx, t, cmsload.CatalogueOptions{Wait: 5 * time.Minute}, nil)
 	if err != nil {
 		b.Fatal(err)
 	}
 	b.ReportMetric(rss.phase(), "load-peak-MiB")
 	b.ReportMetric(float64(len(cat.Articles))/cat.SeedDuration().Seconds(), "load-objects/s")
+	b.Logf("loaded %d articles in %v", len(cat.Articles), cat.SeedDuration())
 	settle()
 	profile(0)
 	b.ReportMetric(rss.now(), "loaded-idle-MiB")

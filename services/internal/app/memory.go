@@ -11,6 +11,8 @@ const (
 	cacheShare = 16
 	// docCacheShare: Bleve's decoded documents, per index.
 	docCacheShare = 16
+	// sourceCacheShare: Delivery's decoded stored sources (pkg/delivery).
+	sourceCacheShare = 32
 	// renderCacheShare: the render cache, at most (renderCacheMaxBytes
 	// bounds it further).
 	renderCacheShare = 16
