@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/base64"
 	"errors"
+	"fmt"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -88,7 +89,7 @@ func (c *counting) Authenticate(ctx context.Context, u, p string) (Principal, er
 func TestCachedAvoidsRehashingButNeverCachesFailures(t *testing.T) {
 	b, _ := NewBootstrap("admin", "pw")
 	inner := &counting{Authenticator: b}
-	c := NewCached(inner, time.Minute, 2)
+	c := NewCached(inner, time.Minute, 1<<20)
 	now := time.Unix(1000, 0)
 	c.now = func() time.Time { return now }
 	ctx := context.Background()
@@ -148,7 +149,7 @@ func TestAllowed(t *testing.T) {
 func TestCachedFlush(t *testing.T) {
 	b, _ := NewBootstrap("admin", "pw")
 	inner := &counting{Authenticator: b}
-	c := NewCached(inner, time.Minute, 10)
+	c := NewCached(inner, time.Minute, 1<<20)
 	ctx := context.Background()
 	_, _ = c.Authenticate(ctx, "admin", "pw")
 	_, _ = c.Authenticate(ctx, "admin", "pw")
@@ -225,7 +226,7 @@ func TestCachedCoalescesConcurrentChecks(t *testing.T) {
 func TestCachedWaiterHonoursItsContext(t *testing.T) {
 	inner := &gated{open: make(chan struct{})}
 	defer close(inner.open)
-	c := NewCached(inner, time.Minute, 10)
+	c := NewCached(inner, time.Minute, 1<<20)
 	go func() { _, _ = c.Authenticate(context.Background(), "editor", "pw") }()
 	for inner.calls.Load() == 0 {
 		time.Sleep(time.Millisecond)
@@ -234,5 +235,34 @@ func TestCachedWaiterHonoursItsContext(t *testing.T) {
 	cancel()
 	if _, err := c.Authenticate(ctx, "editor", "pw"); !errors.Is(err, context.Canceled) {
 		t.Fatalf("err = %v, want context.Canceled", err)
+	}
+}
+
+// grantsOf authenticates every user with 100 read grants.
+type grantsOf struct{}
+
+func (grantsOf) Authenticate(_ context.Context, u, _ string) (Principal, error) {
+	return Principal{Name: u, Read: make([]int64, 100)}, nil
+}
+
+// TestCachedBoundsBytes: the credentials cache holds at most its bytes
+// (principalCost each, grants included), however many users log in.
+func TestCachedBoundsBytes(t *testing.T) {
+	const maxBytes = 8 << 10
+	c := NewCached(grantsOf{}, time.Minute, maxBytes)
+	for i := range 50 {
+		if _, err := c.Authenticate(context.Background(), fmt.Sprintf("user%d", i), "pw"); err != nil {
+			t.Fatal(err)
+		}
+		var sum int64
+		for _, e := range c.entries {
+			sum += principalCost(e.p)
+		}
+		if sum > maxBytes || sum != c.bytes {
+			t.Fatalf("after %d users: entries cost %d bytes (counted %d), the bound is %d", i+1, sum, c.bytes, maxBytes)
+		}
+	}
+	if n := len(c.entries); n == 0 || int64(n)*principalCost(Principal{Name: "user10", Read: make([]int64, 100)}) > maxBytes {
+		t.Errorf("%d entries cached", n)
 	}
 }

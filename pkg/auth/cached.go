@@ -29,12 +29,13 @@ type Cached struct {
 	ttl  time.Duration
 	now  func() time.Time
 	key  []byte
-	max  int
+	max  int64 // bytes (cost)
 
 	flights singleflight.Group
 
 	mu      sync.Mutex
 	entries map[[32]byte]cachedPrincipal
+	bytes   int64 // the entries' cost
 	// gen counts Flush calls: a check that started before a Flush neither
 	// fills the cache nor answers callers that arrived after it.
 	gen uint64
@@ -43,13 +44,25 @@ type Cached struct {
 type cachedPrincipal struct {
 	p       Principal
 	expires time.Time
+	cost    int64
 }
 
-// NewCached wraps next with a cache of at most max entries living ttl.
-func NewCached(next Authenticator, ttl time.Duration, maxEntries int) *Cached {
+// principalOverhead is what a cached principal costs beyond its names and
+// grants: the map slot holding key, record and expiry, and the slices'
+// headers.
+const principalOverhead = 192
+
+// principalCost is the memory one cached principal holds.
+func principalCost(p Principal) int64 {
+	return principalOverhead + int64(len(p.Name)+len(p.ActingAs)) + 8*int64(cap(p.Read)+cap(p.Write))
+}
+
+// NewCached wraps next with a cache of at most maxBytes of entries
+// (principalCost each) living ttl.
+func NewCached(next Authenticator, ttl time.Duration, maxBytes int64) *Cached {
 	key := make([]byte, 32)
 	_, _ = rand.Read(key) // crypto/rand never fails on supported platforms
-	return &Cached{next: next, ttl: ttl, now: time.Now, key: key, max: maxEntries, entries: map[[32]byte]cachedPrincipal{}}
+	return &Cached{next: next, ttl: ttl, now: time.Now, key: key, max: maxBytes, entries: map[[32]byte]cachedPrincipal{}}
 }
 
 // Authenticate implements Authenticator.
@@ -108,17 +121,27 @@ func (c *Cached) store(k [32]byte, gen uint64, p Principal) {
 	if gen != c.gen {
 		return
 	}
-	if len(c.entries) >= c.max {
+	cost := principalCost(p)
+	if cost > c.max {
+		return
+	}
+	if old, ok := c.entries[k]; ok {
+		c.bytes -= old.cost
+		delete(c.entries, k)
+	}
+	if c.bytes+cost > c.max {
 		for k2, e2 := range c.entries { // drop expired entries, else everything
 			if !now.Before(e2.expires) {
 				delete(c.entries, k2)
+				c.bytes -= e2.cost
 			}
 		}
-		if len(c.entries) >= c.max {
-			clear(c.entries)
+		if c.bytes+cost > c.max {
+			c.entries, c.bytes = map[[32]byte]cachedPrincipal{}, 0 // a cleared map keeps its buckets
 		}
 	}
-	c.entries[k] = cachedPrincipal{p: p, expires: now.Add(c.ttl)}
+	c.entries[k] = cachedPrincipal{p: p, expires: now.Add(c.ttl), cost: cost}
+	c.bytes += cost
 }
 
 // Flush forgets every cached authentication, so the next request of each
@@ -127,6 +150,6 @@ func (c *Cached) store(k [32]byte, gen uint64, p Principal) {
 func (c *Cached) Flush() {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	clear(c.entries)
+	c.entries, c.bytes = map[[32]byte]cachedPrincipal{}, 0
 	c.gen++
 }

@@ -152,7 +152,7 @@ func TestLoginFloodDoesNotSlowCachedCallers(t *testing.T) {
 	measure := func(concurrency int) (idle, flood time.Duration) {
 		g := NewGuarded(b, GuardConfig{Concurrency: concurrency, Wait: 50 * time.Millisecond,
 			UserFailures: 1 << 30, AddrFailures: 1 << 30}, nil)
-		c := NewCached(g, time.Minute, 100)
+		c := NewCached(g, time.Minute, 1<<20)
 		if _, err := c.Authenticate(context.Background(), "admin", "s3cret"); err != nil {
 			t.Fatal(err)
 		}

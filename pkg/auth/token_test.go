@@ -198,7 +198,7 @@ func TestNewTokensLimits(t *testing.T) {
 func TestLoginTokensThrottledAndAuthorize(t *testing.T) {
 	tk, f := newTestTokens(t, nil)
 	guard := NewGuarded(passwords{f: f, pws: map[string]string{"editor": "pw"}}, GuardConfig{UserFailures: 2, Backoff: time.Hour}, nil)
-	l := NewLogin(NewCached(guard, time.Minute, 10), guard, tk)
+	l := NewLogin(NewCached(guard, time.Minute, 1<<20), guard, tk)
 	ctx := context.Background()
 	tok, err := l.IssueToken(ctx, "editor", "pw")
 	if err != nil {
@@ -233,7 +233,7 @@ func TestLoginTokensThrottledAndAuthorize(t *testing.T) {
 	if _, err := l.IssueToken(ctx, "editor", "pw"); !errors.As(err, &retry) || !errors.Is(err, ErrThrottled) {
 		t.Fatalf("after 2 failures: err = %v, want throttled", err)
 	}
-	off := NewLogin(NewCached(guard, time.Minute, 10), guard, nil)
+	off := NewLogin(NewCached(guard, time.Minute, 1<<20), guard, nil)
 	if _, err := off.IssueToken(ctx, "editor", "pw"); !errors.Is(err, ErrTokensOff) {
 		t.Fatalf("without a key: err = %v", err)
 	}

@@ -56,6 +56,9 @@ type Options struct {
 	// Layout must be the indexer's (IndexPrefix names the indexes,
 	// Languages the per-language display-name fields).
 	Layout indexdoc.Layout
+	// SourceCacheBytes bounds the memory of the decoded stored sources
+	// the Service keeps (default DefaultSourceCacheBytes).
+	SourceCacheBytes int64
 	// Logger; nil discards.
 	Logger *slog.Logger
 }
@@ -86,6 +89,9 @@ func New(opts Options) (*Service, error) {
 	if opts.Logger == nil {
 		opts.Logger = slog.New(slog.DiscardHandler)
 	}
+	if opts.SourceCacheBytes <= 0 {
+		opts.SourceCacheBytes = DefaultSourceCacheBytes
+	}
 	langs := opts.Layout.Languages
 	if langs == nil {
 		langs = indexdoc.DefaultLanguages
@@ -94,7 +100,7 @@ func New(opts Options) (*Service, error) {
 		objects:  opts.Layout.IndexPrefix + indexdoc.ObjectsIndex,
 		tracking: indexdoc.NewChangeTracking(opts.Search, opts.Layout.IndexPrefix, waitPoll, nil),
 		branches: indexdoc.NewBranches(opts.Search, opts.Layout.IndexPrefix),
-		langs:    map[int64]bool{}, models: map[int64]*branchModel{}, sources: newSourceCache()}
+		langs:    map[int64]bool{}, models: map[int64]*branchModel{}, sources: newSourceCache(opts.SourceCacheBytes)}
 	for _, l := range langs {
 		s.langs[l] = true
 	}

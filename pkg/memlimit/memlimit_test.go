@@ -71,3 +71,25 @@ func TestChoose(t *testing.T) {
 		}
 	})
 }
+
+// TestDecide: the process's own setting wins, then GOMEMLIMIT and the
+// cgroup (Choose), then DefaultLimit; caches take shares of the result.
+func TestDecide(t *testing.T) {
+	root := t.TempDir()
+	write(t, root, "memory.max", "1000000\n")
+	if l, _ := decide(5000, "1GiB", root); l.Bytes != 5000 || l.Heap != 3500 || l.Source != "setting" {
+		t.Errorf("with a setting: %+v", l)
+	}
+	if l, _ := decide(0, "", root); l.Bytes != 900000 || l.Heap != 900000 || !strings.HasPrefix(l.Source, "cgroup v2") {
+		t.Errorf("with a cgroup limit: %+v", l)
+	}
+	if l, _ := decide(0, "", t.TempDir()); l.Bytes != DefaultLimit || l.Heap != DefaultLimit*7/10 || l.Source != "default" {
+		t.Errorf("with nothing: %+v", l)
+	}
+	if got := Of(0).Share(16); got != DefaultLimit/16 {
+		t.Errorf("Of(0).Share(16) = %d, want %d", got, DefaultLimit/16)
+	}
+	if got := Of(1 << 30).Share(16); got != 64<<20 {
+		t.Errorf("Of(1 GiB).Share(16) = %d", got)
+	}
+}

@@ -3,7 +3,6 @@ package main
 import (
 	"fmt"
 	"log/slog"
-	"math"
 	"os"
 	"strings"
 
@@ -53,15 +52,15 @@ func newServingCommand(use, short string, defaults func() app.Config, withTarget
 
 func serve(cmd *cobra.Command, cfg app.Config) error {
 	log := newLogger(cfg)
-	// The Go heap's soft limit: GOMEMLIMIT, else 90% of the container's
-	// cgroup memory limit (pkg/memlimit).
-	if l, err := memlimit.Set(); err != nil {
-		log.Warn("cannot read the cgroup memory limit; no soft memory limit set", "err", err)
-	} else if l.Bytes == math.MaxInt64 {
-		log.Info("no memory limit found (GOMEMLIMIT or cgroup); the Go heap is unbounded")
-	} else {
-		log.Info("Go soft memory limit", "bytes", l.Bytes, "source", l.Source)
+	// The memory limit: memoryLimit, else GOMEMLIMIT, else 90% of the
+	// container's cgroup memory limit, else memlimit.DefaultLimit; the Go
+	// heap's soft limit and the budget of the caches (pkg/memlimit).
+	l, err := memlimit.Set(cfg.MemoryLimit)
+	if err != nil {
+		log.Warn("cannot read the cgroup memory limit; planning for the default", "err", err, "bytes", l.Bytes)
 	}
+	log.Info("memory limit", "bytes", l.Bytes, "source", l.Source, "goSoftLimit", l.Heap)
+	cfg.MemoryLimit = l.Bytes
 	if cfg.AdminPassword == app.DefaultAdminPassword {
 		log.Warn("the administrator uses the default password; set CMS_ADMIN_PASSWORD outside a laptop")
 	}

@@ -108,6 +108,7 @@ const crashExecEnv = "CRASH_TEST_EXEC_CMS"
 
 func TestMain(m *testing.M) {
 	if os.Getenv(crashExecEnv) == "1" {
+		writeHeapProfilesOnSignal()
 		main()
 		os.Exit(0)
 	}

@@ -51,6 +51,9 @@ type Options struct {
 	// Files serves files and the files of binary proxy objects; nil
 	// leaves those operations at 501.
 	Files *files.Service
+	// SourceCacheBytes bounds the decoded sources Delivery keeps
+	// (pkg/delivery.Options.SourceCacheBytes).
+	SourceCacheBytes int64
 	// Logger; nil discards.
 	Logger *slog.Logger
 }
@@ -69,7 +72,8 @@ func New(opts Options) *Group {
 	s := &service{log: opts.Logger, cache: responsecache.New(opts.Cache, opts.Logger)}
 	if opts.Search != nil {
 		// New fails only without an engine.
-		s.dom, _ = delivery.New(delivery.Options{Search: opts.Search, Layout: opts.Layout, Logger: opts.Logger})
+		s.dom, _ = delivery.New(delivery.Options{Search: opts.Search, Layout: opts.Layout,
+			SourceCacheBytes: opts.SourceCacheBytes, Logger: opts.Logger})
 		s.chains, _ = indexbranches.New(opts.Search, opts.Layout, opts.Logger)
 	}
 	return &Group{api: s, bin: &binaries{api: s, files: opts.Files}}

@@ -7,11 +7,6 @@ import (
 	"github.com/cmsplatform/cms/pkg/cache"
 )
 
-// maxFences bounds the remembered tag versions; beyond it they are all
-// dropped and the floor rises to the highest of them (safe: builds older
-// than the floor are refused, which only costs a cache miss).
-const maxFences = 100_000
-
 // SetAt implements cache.Cache.
 func (c *Cache) SetAt(_ context.Context, key string, e cache.Entry, tags []string, ttl time.Duration, builtAt int64) (bool, error) {
 	it := newItem(key, e, tags)
@@ -40,13 +35,23 @@ func (c *Cache) InvalidateTagsAt(_ context.Context, version int64, tags ...strin
 	if c.closed {
 		return cache.ErrClosed
 	}
-	if len(c.fences)+len(tags) > maxFences {
+	// The fences are bounded by MaxBytes/16: beyond it they are all
+	// dropped and the floor rises to the highest of them (safe: builds
+	// older than the floor are refused, which only costs a cache miss).
+	add := int64(0)
+	for _, t := range tags {
+		add += int64(len(t) + fenceOverhead)
+	}
+	if c.fenceBytes+add > c.opts.MaxBytes/16 {
 		for _, v := range c.fences {
 			c.floor = max(c.floor, v)
 		}
-		clear(c.fences)
+		c.fences, c.fenceBytes = map[string]int64{}, 0 // a cleared map keeps its buckets
 	}
 	for _, t := range tags {
+		if _, ok := c.fences[t]; !ok {
+			c.fenceBytes += int64(len(t) + fenceOverhead)
+		}
 		c.fences[t] = max(c.fences[t], version)
 	}
 	c.invalidateLocked(tags, version)

@@ -12,19 +12,34 @@ import (
 	"github.com/cmsplatform/cms/pkg/cache"
 )
 
-// Defaults for Options left zero.
+// DefaultMaxBytes is the bound of Options left zero.
+const DefaultMaxBytes = 64 << 20
+
+// What an entry costs beyond its key, value, ETag and tags: EntryOverhead
+// for the entry itself (its record, its list element and its map entry),
+// TagOverhead for each of its tags (the string in the entry and its
+// membership in the tag index: a tag naming one object has a set of its
+// own). TestMaxBytesBoundsTheHeap measures them.
 const (
-	DefaultMaxEntries = 10_000
-	DefaultMaxBytes   = 64 << 20
+	EntryOverhead = 256
+	TagOverhead   = 176
 )
+
+// fenceOverhead is what a remembered tag version costs beyond the tag
+// (its map entry); the fences are bounded by MaxBytes/16.
+const fenceOverhead = 64
 
 // Options bound the cache. Zero values take the defaults.
 type Options struct {
-	// MaxEntries is the number of entries kept; the least recently used
-	// entry is evicted beyond it.
+	// MaxEntries, when positive, also bounds the number of entries; the
+	// least recently used entry is evicted beyond it. Zero: only MaxBytes.
 	MaxEntries int
-	// MaxBytes bounds the sum of key, value, ETag and tag sizes. An entry
-	// larger than MaxBytes on its own is not stored.
+	// MaxBytes bounds the memory of the entries: the sum of their key,
+	// value, ETag and tag sizes plus EntryOverhead per entry and
+	// TagOverhead per tag; beyond it the least recently used entries are
+	// evicted. An entry larger than MaxBytes on its own is not stored.
+	// The remembered tag versions (SetAt's fences) take at most another
+	// sixteenth of it.
 	MaxBytes int64
 	// Now is the clock (default time.Now); tests may inject one.
 	Now func() time.Time
@@ -50,8 +65,9 @@ type Cache struct {
 	bytes  int64
 	closed bool
 
-	fences map[string]int64 // tag → highest InvalidateTagsAt version
-	floor  int64            // fences forgotten: nothing older may be set
+	fences     map[string]int64 // tag → highest InvalidateTagsAt version
+	fenceBytes int64            // their cost: len(tag) + fenceOverhead each
+	floor      int64            // fences forgotten: nothing older may be set
 }
 
 var _ cache.Cache = (*Cache)(nil)
@@ -59,7 +75,7 @@ var _ cache.Cache = (*Cache)(nil)
 // New returns an empty cache.
 func New(opts Options) *Cache {
 	if opts.MaxEntries <= 0 {
-		opts.MaxEntries = DefaultMaxEntries
+		opts.MaxEntries = math.MaxInt
 	}
 	if opts.MaxBytes <= 0 {
 		opts.MaxBytes = DefaultMaxBytes
@@ -95,9 +111,9 @@ func (c *Cache) Get(_ context.Context, key string) (cache.Entry, bool, error) {
 func newItem(key string, e cache.Entry, tags []string) *item {
 	it := &item{key: key, entry: cache.Entry{Value: append([]byte(nil), e.Value...), ETag: e.ETag}, tags: append([]string(nil), tags...),
 		builtAt: math.MinInt64}
-	it.size = int64(len(key) + len(e.Value) + len(e.ETag))
+	it.size = int64(len(key) + len(e.Value) + len(e.ETag) + EntryOverhead)
 	for _, t := range tags {
-		it.size += int64(len(t))
+		it.size += int64(len(t) + TagOverhead)
 	}
 	return it
 }
@@ -164,6 +180,13 @@ func (c *Cache) invalidateLocked(tags []string, version int64) {
 	}
 }
 
+// Bytes is the cost of the entries held, as MaxBytes counts it.
+func (c *Cache) Bytes() int64 {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.bytes
+}
+
 // Len returns the number of entries (expired ones included until touched).
 func (c *Cache) Len() int {
 	c.mu.Lock()
@@ -180,7 +203,7 @@ func (c *Cache) Close() error {
 	}
 	c.closed = true
 	c.lru.Init()
-	c.items, c.tags, c.bytes, c.fences = nil, nil, 0, nil
+	c.items, c.tags, c.bytes, c.fences, c.fenceBytes = nil, nil, 0, nil, 0
 	return nil
 }
 

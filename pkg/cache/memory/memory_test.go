@@ -48,14 +48,15 @@ func TestEvictsLeastRecentlyUsed(t *testing.T) {
 
 func TestMaxBytes(t *testing.T) {
 	ctx := context.Background()
-	c := memory.New(memory.Options{MaxBytes: 100})
+	const o = memory.EntryOverhead + 1 // an entry's cost beyond its value (a one-byte key)
+	c := memory.New(memory.Options{MaxBytes: 100 + 2*o})
 	_ = c.Set(ctx, "a", cache.Entry{Value: make([]byte, 60)}, nil, 0)
 	_ = c.Set(ctx, "b", cache.Entry{Value: make([]byte, 30)}, nil, 0)
 	_ = c.Set(ctx, "c", cache.Entry{Value: make([]byte, 30)}, nil, 0) // evicts a
 	if _, ok, _ := c.Get(ctx, "a"); ok {
 		t.Error("a not evicted by the byte bound")
 	}
-	_ = c.Set(ctx, "huge", cache.Entry{Value: make([]byte, 200)}, nil, 0)
+	_ = c.Set(ctx, "huge", cache.Entry{Value: make([]byte, 100+2*o)}, nil, 0)
 	if _, ok, _ := c.Get(ctx, "huge"); ok {
 		t.Error("entry larger than MaxBytes was stored")
 	}

@@ -30,6 +30,10 @@ type EmbeddedConfig struct {
 	Logger *slog.Logger
 	// Stream is the stream to create or update; empty fields get defaults.
 	Stream events.StreamConfig
+	// MaxMemory bounds JetStream's memory storage (streams and consumers
+	// kept in memory, not on disk) in bytes; 0 leaves the server's default
+	// (three quarters of the machine's memory).
+	MaxMemory int64
 	// Listen optionally also serves NATS clients over TCP ("127.0.0.1:4222",
 	// port 0 picks one). Empty: no socket at all, in-process clients only.
 	Listen string
@@ -50,6 +54,9 @@ func NewEmbedded(ctx context.Context, cfg EmbeddedConfig) (*Bus, error) {
 		SyncAlways: true,
 		NoSigs:     true,
 		DontListen: cfg.Listen == "",
+	}
+	if cfg.MaxMemory > 0 {
+		sopts.JetStreamMaxMemory = cfg.MaxMemory
 	}
 	if cfg.Listen != "" {
 		host, port, err := net.SplitHostPort(cfg.Listen)

@@ -379,3 +379,23 @@ func TestConsumeBatchOrderAfterCrash(t *testing.T) {
 		}
 	}
 }
+
+// TestEmbeddedMaxMemory: the embedded server's JetStream memory storage
+// is bounded by MaxMemory (the server's own default is three quarters of
+// the machine's memory), and a stream in memory beyond it is refused.
+func TestEmbeddedMaxMemory(t *testing.T) {
+	const maxMemory = 8 << 20
+	bus, err := natsjs.NewEmbedded(context.Background(), natsjs.EmbeddedConfig{Dir: t.TempDir(), MaxMemory: maxMemory})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer bus.Close()
+	if got := bus.Server().JetStreamConfig().MaxMemory; got != maxMemory {
+		t.Fatalf("JetStream memory storage bound = %d, want %d", got, maxMemory)
+	}
+	_, err = bus.JetStream().CreateStream(context.Background(), jetstream.StreamConfig{Name: "MEM", Subjects: []string{"mem.>"},
+		Storage: jetstream.MemoryStorage, MaxBytes: 2 * maxMemory})
+	if err == nil {
+		t.Fatal("a memory stream of twice MaxMemory was created")
+	}
+}

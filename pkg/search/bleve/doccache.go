@@ -4,13 +4,15 @@ import (
 	"maps"
 	"slices"
 	"sync"
+	"time"
 )
 
-// docCacheBytes bounds the estimated memory of the decoded documents
-// kept per index (docCost): 64 MiB hold about 20,000 documents of a few
-// dozen fields, so the working set of a typical site (every object a list
-// page or a reference resolution reads) is decoded once per version.
-const docCacheBytes = 64 << 20
+// DefaultDocCacheBytes bounds the memory of the decoded documents kept
+// per index (docCost) unless WithDocCacheBytes says otherwise: 32 MiB
+// hold about 5,000 documents of a few dozen fields (an article with an
+// author and five tags costs about 6 KiB decoded), the working set of
+// list pages and resolved references of a typical site.
+const DefaultDocCacheBytes = 32 << 20
 
 // docCache keeps decoded stored sources by document id and version, so a
 // document read again (a list page, the targets of references) is not
@@ -33,17 +35,65 @@ type cachedDoc struct {
 	fields map[string]any
 }
 
-func newDocCache() *docCache { return newDocCacheOf(docCacheBytes) }
-
 func newDocCacheOf(limit int64) *docCache {
 	return &docCache{m: make(map[string]cachedDoc), limit: limit}
 }
 
-// docCost estimates the memory a decoded document holds: its values (no
-// more than the stored source they were decoded from) and per field a map
-// entry, a key and an interface.
+// docCost is the memory a decoded document holds in the cache: its map
+// (header, and per field a slot holding key and interface), the keys,
+// and each value with what it points to (TestDocCostIsTheHeap compares
+// it with the heap). srcLen, the stored source's length, is the floor:
+// the decoded values come from it.
 func docCost(srcLen int, fields map[string]any) int64 {
-	return int64(srcLen) + 64*int64(len(fields)) + 64
+	n := int64(mapHeader)
+	for k, v := range fields {
+		n += mapSlot + int64(len(k)) + valueCost(v)
+	}
+	return max(n, int64(srcLen))
+}
+
+// What the runtime allocates for a map and for boxed values: a map's
+// header and groups (amortised per slot: key and value of 16 bytes each,
+// a control byte, load factor 7/8), a string's header and bytes, a
+// number's eight bytes, a slice's header and elements.
+const (
+	mapHeader = 48
+	mapSlot   = 40
+	boxed     = 16
+)
+
+// valueCost is the heap a normalised field value holds behind its
+// interface.
+func valueCost(v any) int64 {
+	switch x := v.(type) {
+	case string:
+		return boxed + int64(len(x))
+	case float64, int64, int:
+		return 8
+	case bool, nil:
+		return 0
+	case time.Time:
+		return 24
+	case []string:
+		n := int64(24 + boxed*cap(x))
+		for _, e := range x {
+			n += int64(len(e))
+		}
+		return n
+	case []any:
+		n := int64(24 + boxed*cap(x))
+		for _, e := range x {
+			n += valueCost(e)
+		}
+		return n
+	case map[string]any:
+		n := int64(mapHeader)
+		for k, e := range x {
+			n += mapSlot + int64(len(k)) + valueCost(e)
+		}
+		return n
+	}
+	return 64
 }
 
 // get returns a copy of the fields of id at version ver, if cached: all

@@ -1,8 +1,13 @@
 package bleve
 
 import (
+	"context"
 	"fmt"
+	"runtime"
 	"testing"
+	"time"
+
+	"github.com/cmsplatform/cms/pkg/search"
 )
 
 // The decoded-document cache stays within its byte limit, frees a quarter
@@ -68,4 +73,82 @@ func TestDocCacheBytes(t *testing.T) {
 	if _, ok := c.m["huge"]; ok {
 		t.Error("a document costing over a quarter of the cache was kept")
 	}
+}
+
+// TestDocCostIsTheHeap: the decoded documents the cache keeps (articles
+// with keywords, text, a number, multi-valued references) hold about the
+// memory docCost counts, and WithDocCacheBytes bounds that heap.
+func TestDocCostIsTheHeap(t *testing.T) {
+	t.Run("counted", func(t *testing.T) { docCacheHeap(t, 1<<30) })
+	t.Run("bounded", func(t *testing.T) { docCacheHeap(t, 1<<20) })
+}
+
+// docCacheHeap loads 4,000 documents through an index whose cache holds
+// limit bytes, and compares the heap the cache holds with its count and
+// its limit.
+func docCacheHeap(t *testing.T, limit int64) {
+	ctx := context.Background()
+	eng, err := New(t.TempDir(), WithDocCacheBytes(limit))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer eng.Close()
+	m := search.Mapping{Fields: map[string]search.Kind{"branch": search.Long, "type": search.Long, "title": search.Text,
+		"name": search.Keyword, "price": search.Double, "tags": search.Long, "ordered": search.Keyword, "src": search.Stored}}
+	if err := eng.EnsureIndex(ctx, "docs", m); err != nil {
+		t.Fatal(err)
+	}
+	const n = 4000
+	var ops []search.Op
+	for i := range n {
+		ops = append(ops, search.Upsert(search.Document{ID: fmt.Sprintf("4-%d", i), Version: 1, Fields: map[string]any{
+			"branch": 4, "type": 7, "title": fmt.Sprintf("red river summit %d", i), "name": fmt.Sprintf("Article %05d", i),
+			"price": float64(i) / 3, "tags": []any{1001, 1002, 1003, 1004, 1005},
+			"ordered": []any{fmt.Sprintf("n:1=%08.2f", float64(i)/3), "s:2=article", "s:3=red river summit"},
+			"src":     fmt.Sprintf(`{"values":[{"a":1000,"l":201,"v":"Article %05d"},{"a":2001,"v":%d},{"a":2002,"v":[1001,1002,1003,1004,1005]}]}`, i, i)}}))
+	}
+	if _, err := eng.Bulk(ctx, "docs", ops); err != nil {
+		t.Fatal(err)
+	}
+	ix, err := eng.lookup("docs")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ix.docs = newDocCacheOf(1 << 30)
+	r, err := ix.reader()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	ops = nil
+	for range 2 { // the engine's deferred work after the bulk write
+		time.Sleep(100 * time.Millisecond)
+		if _, ok, err := ix.load(r, "4-0"); !ok || err != nil {
+			t.Fatal(ok, err)
+		}
+	}
+	ix.docs = newDocCacheOf(eng.docCacheBytes)
+	heap := func() int64 {
+		runtime.GC()
+		runtime.GC()
+		var s runtime.MemStats
+		runtime.ReadMemStats(&s)
+		return int64(s.HeapAlloc)
+	}
+	before := heap()
+	for i := range n {
+		if _, ok, err := ix.load(r, fmt.Sprintf("4-%d", i)); !ok || err != nil {
+			t.Fatal(ok, err)
+		}
+	}
+	held := heap() - before
+	counted := ix.docs.bytes
+	t.Logf("%d documents: %d bytes counted, %d bytes of heap (%d per document)", len(ix.docs.m), counted, held, held/n)
+	if float64(held) > 1.25*float64(counted) || float64(held) < 0.8*float64(counted) {
+		t.Errorf("the cache holds %d bytes of heap and counts %d", held, counted)
+	}
+	if float64(held) > 1.25*float64(limit) {
+		t.Errorf("the cache holds %d bytes of heap, its limit is %d", held, limit)
+	}
+	runtime.KeepAlive(ix.docs)
 }

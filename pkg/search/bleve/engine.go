@@ -41,6 +41,9 @@ type Engine struct {
 	// columnLimit is the most documents an index keeps a column index
 	// for (columns.go; 0 = none).
 	columnLimit int
+	// docCacheBytes bounds each index's decoded-document cache
+	// (doccache.go).
+	docCacheBytes int64
 
 	mu      sync.Mutex
 	indexes map[string]*index
@@ -61,10 +64,21 @@ func WithLogger(l *slog.Logger) Option { return func(e *Engine) { e.log = l } }
 // search goes to Bleve). See columns.go.
 func WithColumnLimit(n int) Option { return func(e *Engine) { e.columnLimit = n } }
 
+// WithDocCacheBytes bounds the memory of the decoded documents each
+// index keeps (default DefaultDocCacheBytes; see doccache.go).
+func WithDocCacheBytes(n int64) Option {
+	return func(e *Engine) {
+		if n > 0 {
+			e.docCacheBytes = n
+		}
+	}
+}
+
 // New returns an engine keeping one index per name in dir/<name>. An empty dir
 // keeps everything in memory (lost on Close).
 func New(dir string, opts ...Option) (*Engine, error) {
-	e := &Engine{dir: dir, log: slog.New(slog.DiscardHandler), indexes: map[string]*index{}, columnLimit: DefaultColumnLimit}
+	e := &Engine{dir: dir, log: slog.New(slog.DiscardHandler), indexes: map[string]*index{}, columnLimit: DefaultColumnLimit,
+		docCacheBytes: DefaultDocCacheBytes}
 	for _, o := range opts {
 		o(e)
 	}
@@ -109,7 +123,7 @@ func (e *Engine) lookupLocked(name string) (*index, error) {
 	if err != nil {
 		return nil, err
 	}
-	ix.cols = newColumns(e.columnLimit)
+	ix.cols, ix.docs = newColumns(e.columnLimit), newDocCacheOf(e.docCacheBytes)
 	e.indexes[name] = ix
 	return ix, nil
 }
@@ -142,7 +156,7 @@ func (e *Engine) EnsureIndex(_ context.Context, name string, m search.Mapping) e
 	if err != nil {
 		return err
 	}
-	ix.cols = newColumns(e.columnLimit)
+	ix.cols, ix.docs = newColumns(e.columnLimit), newDocCacheOf(e.docCacheBytes)
 	e.indexes[name] = ix
 	e.log.Info("search index created", "index", name, "dir", path)
 	return nil

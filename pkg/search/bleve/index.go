@@ -182,7 +182,7 @@ func createIndex(path string, m search.Mapping) (*index, error) {
 		return nil, fmt.Errorf("bleve: store mapping: %w", err)
 	}
 	if path == "" {
-		return &index{bi: bi, mapping: m, docs: newDocCache(), versions: newMemVersions()}, nil
+		return &index{bi: bi, mapping: m, versions: newMemVersions()}, nil
 	}
 	return withVersions(bi, path, m, false)
 }
@@ -195,7 +195,7 @@ func withVersions(bi blevesearch.Index, path string, m search.Mapping, existing 
 		_ = bi.Close()
 		return nil, err
 	}
-	return &index{bi: bi, mapping: m, docs: newDocCache(), versions: vs, legacy: legacy, onDisk: true}, nil
+	return &index{bi: bi, mapping: m, versions: vs, legacy: legacy, onDisk: true}, nil
 }
 
 func openIndex(path string) (*index, error) {

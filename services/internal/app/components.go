@@ -117,7 +117,8 @@ func (c *Components) openEvents(ctx context.Context, cfg Config, log *slog.Logge
 	var err error
 	switch cfg.Events.Engine {
 	case EngineEmbeddedNATS:
-		c.Events, err = natsjs.NewEmbedded(ctx, natsjs.EmbeddedConfig{Dir: cfg.path("nats"), Logger: log})
+		c.Events, err = natsjs.NewEmbedded(ctx, natsjs.EmbeddedConfig{Dir: cfg.path("nats"), Logger: log,
+			MaxMemory: cfg.memory().Share(natsMemoryShare)})
 	case EngineNATS:
 		c.Events, err = natsjs.Connect(ctx, cfg.Events.URL, natsjs.Options{Logger: log, Name: "cms-" + cfg.Target,
 			Stream: events.StreamConfig{Namespace: cfg.Events.Prefix}})
@@ -140,7 +141,8 @@ func (c *Components) openSearch(ctx context.Context, cfg Config, log *slog.Logge
 	switch cfg.Search.Engine {
 	case EngineBleve:
 		var e *searchbleve.Engine
-		e, err = searchbleve.New(cfg.path("bleve"), searchbleve.WithLogger(log))
+		e, err = searchbleve.New(cfg.path("bleve"), searchbleve.WithLogger(log),
+			searchbleve.WithDocCacheBytes(cfg.memory().Share(docCacheShare)))
 		c.Search = e
 	case EngineElasticsearch:
 		var e *elastic.Engine
@@ -161,7 +163,7 @@ func (c *Components) openCache(ctx context.Context, cfg Config, log *slog.Logger
 	var err error
 	switch cfg.Cache.Engine {
 	case EngineMemory:
-		c.Cache = cachememory.New(cachememory.Options{})
+		c.Cache = cachememory.New(cachememory.Options{MaxBytes: cfg.memory().Share(cacheShare)})
 	case EngineRedis:
 		var r *cacheredis.Cache
 		r, err = cacheredis.Open(ctx, cfg.Cache.URL, cfg.Cache.Prefix)

@@ -82,6 +82,11 @@ type Config struct {
 	// tokenClock is the clock of the bearer tokens (nil: time.Now); tests
 	// set it to move sessions through their lifetime.
 	tokenClock func() time.Time
+	// MemoryLimit is the memory this process plans for, in bytes: the Go
+	// runtime's soft limit, and the budget each in-memory cache takes a
+	// share of (memoryShares; README "Memory"). 0: GOMEMLIMIT, else 90% of
+	// the cgroup's limit, else memlimit.DefaultLimit. CMS_MEMORY_LIMIT.
+	MemoryLimit int64 `yaml:"memoryLimit"`
 	// AccessLog logs one compact line per HTTP request (and per gRPC call
 	// made directly, not through the REST gateway); off, only faults and
 	// summaries are logged (README "HTTP edge").
@@ -156,8 +161,8 @@ type Config struct {
 	RenderSlotsPerUser int `yaml:"renderSlotsPerUser"`
 	RenderAdminReserve int `yaml:"renderAdminReserve"`
 	// RenderCacheMaxBytes bounds the memory of the per-process render
-	// cache (pkg/rendercache, docs/rendering.md); 0 turns it off.
-	// CMS_RENDER_CACHE_MAX_BYTES.
+	// cache (pkg/rendercache, docs/rendering.md) further than its share
+	// of MemoryLimit; 0 turns it off. CMS_RENDER_CACHE_MAX_BYTES.
 	RenderCacheMaxBytes int64 `yaml:"renderCacheMaxBytes"`
 	// RenderSeparateOrigin: the Rendering group is served from an origin of
 	// its own (a host name no other group answers on), so renders are sent
@@ -471,6 +476,9 @@ func (c Config) Validate() error {
 	}
 	if c.RenderSlots <= 0 || c.RenderSlotsPerUser <= 0 || c.RenderAdminReserve < 0 {
 		errs = append(errs, errors.New("renderSlots and renderSlotsPerUser must be positive, renderAdminReserve not negative"))
+	}
+	if c.MemoryLimit < 0 {
+		errs = append(errs, errors.New("memoryLimit must not be negative (0 derives it from GOMEMLIMIT or the cgroup)"))
 	}
 	if c.RenderCacheMaxBytes < 0 {
 		errs = append(errs, errors.New("renderCacheMaxBytes must not be negative (0 turns the render cache off)"))

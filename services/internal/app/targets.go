@@ -46,7 +46,7 @@ func newAuthenticator(ctx context.Context, cfg Config, comps *Components, log *s
 			return nil, err
 		}
 		g := guarded(cfg.Edge, b)
-		return auth.NewLogin(auth.NewCached(g, time.Minute, 10000), g, nil), nil
+		return auth.NewLogin(auth.NewCached(g, time.Minute, cfg.memory().Share(credentialsShare)), g, nil), nil
 	}
 	if err := content.Bootstrap(ctx, comps.Store); err != nil {
 		return nil, fmt.Errorf("bootstrap the system model: %w", err)
@@ -76,7 +76,7 @@ func newAuthenticator(ctx context.Context, cfg Config, comps *Components, log *s
 		return nil, err
 	}
 	g := guarded(cfg.Edge, users)
-	login = auth.NewLogin(auth.NewCached(g, time.Minute, 10000), g, tokens)
+	login = auth.NewLogin(auth.NewCached(g, time.Minute, cfg.memory().Share(credentialsShare)), g, tokens)
 	return login, nil
 }
 
@@ -140,7 +140,8 @@ func buildTargets(ctx context.Context, cfg Config, comps *Components, log *slog.
 			groups = append(groups, mg)
 		case TargetDelivery:
 			g := delivery.New(delivery.Options{Search: comps.Search, Cache: comps.Cache,
-				Layout: cfg.indexing(log).Layout, Files: NewFiles(cfg, comps, log), Logger: log.With("group", "delivery")})
+				Layout: cfg.indexing(log).Layout, Files: NewFiles(cfg, comps, log), Logger: log.With("group", "delivery"),
+				SourceCacheBytes: cfg.memory().Share(sourceCacheShare)})
 			groups = append(groups, g)
 			registerDeliveryMetrics(reg, g)
 			// Change events evict exactly the cached answers they touch. A
@@ -222,13 +223,14 @@ func buildTargets(ctx context.Context, cfg Config, comps *Components, log *slog.
 
 // renderCache is the render cache of a rendering target (nil when
 // renderCacheMaxBytes is 0): its storage is memory of this process,
-// bounded by renderCacheMaxBytes (least recently used first), never the
+// bounded by renderCacheBytes (least recently used first), never the
 // shared cache component (each process applies every change event itself).
 func renderCache(cfg Config, comps *Components, log *slog.Logger) *rendercache.Cache {
-	if cfg.RenderCacheMaxBytes <= 0 {
+	n := cfg.renderCacheBytes()
+	if n <= 0 {
 		return nil
 	}
-	storage := cachememory.New(cachememory.Options{MaxBytes: cfg.RenderCacheMaxBytes, MaxEntries: 1 << 30})
+	storage := cachememory.New(cachememory.Options{MaxBytes: n})
 	return rendercache.New(storage, comps.Store, rendercache.Options{Logger: log.With("component", "rendercache")})
 }
 
