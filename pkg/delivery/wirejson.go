@@ -241,4 +241,3 @@ func appendNumberJSON(b []byte, f float64) ([]byte, error) {
 	}
 	return wirejson.AppendNumber(b, f), nil
 }
-
