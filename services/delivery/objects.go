@@ -49,31 +49,46 @@ func sentTake(r *delivery.Request, take *int32) error {
 	return err
 }
 
-// list answers List and ListTyped (op) for the request in: as wire JSON
-// written from the domain's view for the gateway in process, else as the
-// message built from that view.
+// list answers List and ListTyped (op) for the request in.
 func (s *service) list(ctx context.Context, op string, in proto.Message, r delivery.Request) (*deliveryv1.ObjectList, error) {
-	if gateway.TakesWireJSON(ctx) {
-		return serve(ctx, s, op+wireJSONOp, in, func() (*deliveryv1.ObjectList, []string, error) {
-			l, err := s.dom.List(ctx, r)
-			if err != nil {
-				return nil, nil, err
-			}
-			out, err := gateway.WithWireJSON(&deliveryv1.ObjectList{}, func(b []byte) ([]byte, error) { return delivery.AppendListJSON(b, l) })
-			return out, l.Tags, err
-		})
+	read := func() (delivery.List, []string, error) { l, err := s.dom.List(ctx, r); return l, l.Tags, err }
+	return answer(ctx, s, op, in, read, delivery.AppendListJSON, listMessage, &deliveryv1.ObjectList{})
+}
+
+func listMessage(l delivery.List) (*deliveryv1.ObjectList, error) {
+	out := &deliveryv1.ObjectList{Skip: int32(l.Skip), Count: int32(l.Count), More: l.More}
+	var err error
+	if out.Objs, err = toObjects(l.Objs); err != nil {
+		return nil, err
 	}
-	return serve(ctx, s, op, in, func() (*deliveryv1.ObjectList, []string, error) {
-		l, err := s.dom.List(ctx, r)
+	out.Refs, err = toObjects(l.Refs)
+	return out, err
+}
+
+// answer serves op for the request in through the response cache from
+// the domain's view that read returns (with its cache tags): for the
+// gateway in process as the wire JSON appendJSON writes from the view
+// (carried by empty, gateway.WithWireJSON), for everyone else as the
+// message build makes of the same view.
+func answer[M proto.Message, V any](ctx context.Context, s *service, op string, in proto.Message, read func() (V, []string, error),
+	appendJSON func([]byte, V) ([]byte, error), build func(V) (M, error), empty M) (M, error) {
+	wire := gateway.TakesWireJSON(ctx)
+	if wire {
+		op += wireJSONOp
+	}
+	return serve(ctx, s, op, in, func() (M, []string, error) {
+		v, tags, err := read()
 		if err != nil {
-			return nil, nil, err
+			var zero M
+			return zero, nil, err
 		}
-		out := &deliveryv1.ObjectList{Skip: int32(l.Skip), Count: int32(l.Count), More: l.More}
-		if out.Objs, err = toObjects(l.Objs); err != nil {
-			return nil, nil, err
+		var out M
+		if wire {
+			out, err = gateway.WithWireJSON(empty, func(b []byte) ([]byte, error) { return appendJSON(b, v) })
+		} else {
+			out, err = build(v)
 		}
-		out.Refs, err = toObjects(l.Refs)
-		return out, l.Tags, err
+		return out, tags, err
 	})
 }
 
@@ -98,30 +113,23 @@ func (s *service) GetTyped(ctx context.Context, in *deliveryv1.GetTypedRequest) 
 	return s.get(ctx, "GetTyped", in, r, in.Id)
 }
 
-// get answers Get and GetTyped (op) as list answers List.
+// get answers Get and GetTyped (op) for the request in.
 func (s *service) get(ctx context.Context, op string, in proto.Message, r delivery.Request, id string) (*deliveryv1.ObjectResult, error) {
-	if gateway.TakesWireJSON(ctx) {
-		return serve(ctx, s, op+wireJSONOp, in, func() (*deliveryv1.ObjectResult, []string, error) {
-			one, err := s.dom.Get(ctx, r, id)
-			if err != nil {
-				return nil, nil, err
-			}
-			out, err := gateway.WithWireJSON(&deliveryv1.ObjectResult{}, func(b []byte) ([]byte, error) { return delivery.AppendSingleJSON(b, one) })
-			return out, one.Tags, err
-		})
-	}
-	return serve(ctx, s, op, in, func() (*deliveryv1.ObjectResult, []string, error) {
+	read := func() (delivery.Single, []string, error) {
 		one, err := s.dom.Get(ctx, r, id)
-		if err != nil {
-			return nil, nil, err
-		}
-		out := &deliveryv1.ObjectResult{}
-		if out.Obj, err = toObject(one.Obj); err != nil {
-			return nil, nil, err
-		}
-		out.Refs, err = toObjects(one.Refs)
-		return out, one.Tags, err
-	})
+		return one, one.Tags, err
+	}
+	return answer(ctx, s, op, in, read, delivery.AppendSingleJSON, singleMessage, &deliveryv1.ObjectResult{})
+}
+
+func singleMessage(one delivery.Single) (*deliveryv1.ObjectResult, error) {
+	out := &deliveryv1.ObjectResult{}
+	var err error
+	if out.Obj, err = toObject(one.Obj); err != nil {
+		return nil, err
+	}
+	out.Refs, err = toObjects(one.Refs)
+	return out, err
 }
 
 // Count implements Delivery_Count.

@@ -21,27 +21,19 @@ import (
 // get the messages toObject builds, which the gateway used to encode for
 // REST too. These tests hold the two to the same bytes.
 
-// oldSingleJSON is the former REST answer of a Get: the message, encoded
-// by the gateway.
+// oldSingleJSON is the former REST answer of a Get: the message gRPC
+// clients get, encoded by the gateway.
 func oldSingleJSON(one delivery.Single) ([]byte, error) {
-	out := &deliveryv1.ObjectResult{}
-	var err error
-	if out.Obj, err = toObject(one.Obj); err != nil {
-		return nil, err
-	}
-	if out.Refs, err = toObjects(one.Refs); err != nil {
+	out, err := singleMessage(one)
+	if err != nil {
 		return nil, err
 	}
 	return gateway.WireJSON{}.Marshal(out)
 }
 
 func oldListJSON(l delivery.List) ([]byte, error) {
-	out := &deliveryv1.ObjectList{Skip: int32(l.Skip), Count: int32(l.Count), More: l.More}
-	var err error
-	if out.Objs, err = toObjects(l.Objs); err != nil {
-		return nil, err
-	}
-	if out.Refs, err = toObjects(l.Refs); err != nil {
+	out, err := listMessage(l)
+	if err != nil {
 		return nil, err
 	}
 	return gateway.WireJSON{}.Marshal(out)
@@ -201,9 +193,8 @@ func TestWireJSONRefusesWhatTheMessagesRefuse(t *testing.T) {
 }
 
 func protoMarshal(one delivery.Single) ([]byte, error) {
-	out := &deliveryv1.ObjectResult{}
-	var err error
-	if out.Obj, err = toObject(one.Obj); err != nil {
+	out, err := singleMessage(one)
+	if err != nil {
 		return nil, err
 	}
 	return proto.MarshalOptions{Deterministic: true}.Marshal(out)
