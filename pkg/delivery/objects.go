@@ -274,10 +274,19 @@ func (s *Service) Get(ctx context.Context, r Request, id string) (Single, error)
 
 func (s *Service) find(ctx context.Context, sc *scope, id string, deleted bool) (indexdoc.Source, error) {
 	id = strings.TrimSpace(id)
-	var q search.Query = search.Term{Field: indexdoc.FieldAPIIdentifier, Value: id}
 	if n, err := strconv.ParseInt(id, 10, 64); err == nil {
-		q = search.Term{Field: indexdoc.FieldID, Value: n}
+		// An object id names its document: read it as resolved references
+		// are, and apply the scope's conditions (baseQuery) to it.
+		srcs, err := s.multiGet(ctx, sc, []string{indexdoc.DocID(sc.branch, n)}, deleted)
+		if err != nil {
+			return indexdoc.Source{}, err
+		}
+		if len(srcs) == 0 || (sc.typ != nil && srcs[0].TypeRef != sc.typ.id) {
+			return indexdoc.Source{}, notFoundf("object %q on branch %d", id, sc.branch)
+		}
+		return srcs[0], nil
 	}
+	q := search.Term{Field: indexdoc.FieldAPIIdentifier, Value: id}
 	res, err := s.eng.Search(ctx, search.SearchRequest{Index: s.objects, Query: append(sc.baseQuery(deleted), q), Size: 2, Fields: sourceOnly()})
 	if err != nil {
 		return indexdoc.Source{}, s.searchErr(err)

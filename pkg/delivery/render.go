@@ -181,6 +181,13 @@ func encodeValues(a *attribute, vals []indexdoc.SourceValue, units bool) (any, b
 	if dt == "" {
 		dt = vals[0].DataType
 	}
+	if len(vals) == 1 && !a.multi { // the common case, without a list
+		e, ok := encodeValue(dt, vals[0].Value)
+		if ok && units && vals[0].Unit != 0 {
+			e = withUnit(e, vals[0].Unit)
+		}
+		return e, ok
+	}
 	out := make([]any, 0, len(vals))
 	for _, x := range vals {
 		if e, ok := encodeValue(dt, x.Value); ok {
@@ -200,31 +207,38 @@ func encodeValues(a *attribute, vals []indexdoc.SourceValue, units bool) (any, b
 }
 
 func encodeValue(dt string, raw json.RawMessage) (any, bool) {
-	var v any
 	if id, ok := plainInt(raw); ok {
 		return id, true // as the float64 case below: refOf reads it as an id
 	}
-	if s, ok := plainString(raw); ok {
-		v = s
-	} else if err := json.Unmarshal(raw, &v); err != nil || v == nil {
+	if s, ok := model.PlainString(raw); ok {
+		return encodeString(dt, s)
+	}
+	var v any
+	if err := json.Unmarshal(raw, &v); err != nil || v == nil {
 		return nil, false
 	}
 	switch x := v.(type) {
 	case string:
-		if x == "" {
-			return nil, false
-		}
-		if model.IsMarkup(dt) {
-			return map[string]any{"XML": x}, true
-		}
-		return x, true
+		return encodeString(dt, x)
 	case float64:
 		if id, ok := refOf(raw); ok {
 			return id, true
 		}
-		return x, true
+		return v, true
 	case bool:
-		return x, true
+		return v, true
 	}
 	return nil, false
+}
+
+// encodeString encodes a string value: empty is no value, markup is
+// {"XML": …}.
+func encodeString(dt, s string) (any, bool) {
+	if s == "" {
+		return nil, false
+	}
+	if model.IsMarkup(dt) {
+		return map[string]any{"XML": s}, true
+	}
+	return s, true
 }

@@ -1,12 +1,10 @@
 package delivery
 
-import (
-	"strconv"
-	"unicode/utf8"
-)
+import "strconv"
 
 // Fast paths for the stored scalar values of indexdoc.SourceValue (compact
-// JSON): plain integers and strings without escapes are read directly; a
+// JSON): plain integers and strings without escapes (model.PlainString)
+// are read directly; a
 // value they do not recognise goes through encoding/json as before, so
 // the results are identical, only cheaper for the common cases.
 
@@ -27,22 +25,4 @@ func plainInt(raw []byte) (int64, bool) {
 	}
 	n, err := strconv.ParseInt(string(raw), 10, 64)
 	return n, err == nil
-}
-
-// plainString reads a JSON string literal without escapes; ok is false
-// for anything else (escapes, control characters, invalid UTF-8).
-func plainString(raw []byte) (string, bool) {
-	if len(raw) < 2 || raw[0] != '"' || raw[len(raw)-1] != '"' {
-		return "", false
-	}
-	inner := raw[1 : len(raw)-1]
-	for _, c := range inner {
-		if c < 0x20 || c == '"' || c == '\\' {
-			return "", false
-		}
-	}
-	if !utf8.Valid(inner) {
-		return "", false
-	}
-	return string(inner), true
 }

@@ -2,8 +2,11 @@ package delivery
 
 import (
 	"encoding/json"
+	"fmt"
 	"reflect"
 	"testing"
+
+	"github.com/cmsplatform/cms/pkg/indexdoc"
 )
 
 // slowEncodeValue is encodeValue without the fast paths.
@@ -56,6 +59,17 @@ func TestScalarFastPathsMatchJSON(t *testing.T) {
 		}
 		if id, ok := refOf(json.RawMessage(in)); ok != wantOK || ok && id != wantID {
 			t.Errorf("refOf(%q) = %d %v, want %d %v", in, id, ok, wantID, wantOK)
+		}
+	}
+}
+
+func TestTagsAndDocIDsAreTheirFormat(t *testing.T) {
+	for _, n := range [][2]int64{{4, 2100000}, {0, 0}, {-1, -9223372036854775808}, {9223372036854775807, 12}} {
+		if got, want := ObjTag(n[0], n[1]), fmt.Sprintf("obj:%d:%d", n[0], n[1]); got != want {
+			t.Errorf("ObjTag = %q, want %q", got, want)
+		}
+		if got, want := indexdoc.DocID(n[0], n[1]), fmt.Sprintf("%d-%d", n[0], n[1]); got != want {
+			t.Errorf("DocID = %q, want %q", got, want)
 		}
 	}
 }

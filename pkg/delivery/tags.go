@@ -42,7 +42,10 @@ import (
 func ModelTag(branch int64) string { return "model:" + strconv.FormatInt(branch, 10) }
 
 // ObjTag is the tag of one object on branch.
-func ObjTag(branch, id int64) string { return fmt.Sprintf("obj:%d:%d", branch, id) }
+func ObjTag(branch, id int64) string {
+	var b [48]byte
+	return string(strconv.AppendInt(append(strconv.AppendInt(append(b[:0], "obj:"...), branch, 10), ':'), id, 10))
+}
 
 // APITag is the tag of an ApiIdentifier lookup on branch.
 func APITag(branch int64, api string) string {

@@ -127,7 +127,10 @@ func StateMapping() search.Mapping {
 }
 
 // DocID is the id of the document of object id on branch.
-func DocID(branch, id int64) string { return fmt.Sprintf("%d-%d", branch, id) }
+func DocID(branch, id int64) string {
+	var b [40]byte
+	return string(strconv.AppendInt(append(strconv.AppendInt(b[:0], branch, 10), '-'), id, 10))
+}
 
 // Key is the "<attr>:<lang>:<variant>" prefix shared by the value fields.
 func Key(attr, lang, variant int64) string {

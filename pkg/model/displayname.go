@@ -3,6 +3,7 @@ package model
 import (
 	"encoding/json"
 	"strconv"
+	"unicode/utf8"
 )
 
 // DisplayNameAttributes returns the attributes an object's display name is
@@ -46,6 +47,9 @@ func TypeDisplayNameAttribute(raw json.RawMessage) (int64, bool) {
 // numbers in their shortest decimal form, booleans "true"/"false";
 // anything else (null, markup objects) shows nothing.
 func DisplayString(raw json.RawMessage) string {
+	if s, ok := PlainString(raw); ok {
+		return s
+	}
 	var v any
 	if json.Unmarshal(raw, &v) != nil {
 		return ""
@@ -59,4 +63,23 @@ func DisplayString(raw json.RawMessage) string {
 		return strconv.FormatBool(t)
 	}
 	return ""
+}
+
+// PlainString reads a JSON string literal without escapes, as
+// encoding/json would; ok is false for anything else (escapes, control
+// characters, invalid UTF-8), which the caller decodes with encoding/json.
+func PlainString(raw []byte) (string, bool) {
+	if len(raw) < 2 || raw[0] != '"' || raw[len(raw)-1] != '"' {
+		return "", false
+	}
+	inner := raw[1 : len(raw)-1]
+	for _, c := range inner {
+		if c < 0x20 || c == '"' || c == '\\' {
+			return "", false
+		}
+	}
+	if !utf8.Valid(inner) {
+		return "", false
+	}
+	return string(inner), true
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strconv"
 	"testing"
 
 	"github.com/cmsplatform/cms/pkg/store"
@@ -147,5 +148,28 @@ func TestVariantChainAndFallback(t *testing.T) {
 	want := [][2]int64{{7, 202}, {7, 201}, {7, 0}, {0, 202}, {0, 201}}
 	if !ok || !slices.Equal(tried, want) {
 		t.Errorf("Fallback tried %v (%v), want %v", tried, ok, want)
+	}
+}
+
+// DisplayString reads plain strings without encoding/json; the answer is
+// encoding/json's for every input.
+func TestDisplayStringMatchesJSON(t *testing.T) {
+	for _, in := range []string{`"a"`, `""`, `"héllo 中"`, `"a\"b"`, `"a\\b"`, `"\u00e9"`, "\"\xff\"", "\"a\xc3\"", `"tab	x"`,
+		`"<&>"`, `12`, `1.50`, `-0`, `1e3`, `true`, `false`, `null`, `{"XML":"x"}`, `[1]`, `"`, `"a"b"`, ` "a"`} {
+		var want string
+		var v any
+		if json.Unmarshal([]byte(in), &v) == nil {
+			switch x := v.(type) {
+			case string:
+				want = x
+			case float64:
+				want = strconv.FormatFloat(x, 'f', -1, 64)
+			case bool:
+				want = strconv.FormatBool(x)
+			}
+		}
+		if got := DisplayString(json.RawMessage(in)); got != want {
+			t.Errorf("DisplayString(%q) = %q, want %q", in, got, want)
+		}
 	}
 }

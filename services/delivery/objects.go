@@ -10,6 +10,8 @@ import (
 	"github.com/cmsplatform/cms/pkg/delivery/query"
 	"github.com/cmsplatform/cms/pkg/params"
 	deliveryv1 "github.com/cmsplatform/cms/proto/gen/go/cms/delivery/v1"
+	"github.com/cmsplatform/cms/services/internal/gateway"
+	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/types/known/structpb"
 	"google.golang.org/protobuf/types/known/timestamppb"
 )
@@ -22,7 +24,7 @@ func (s *service) List(ctx context.Context, in *deliveryv1.ListRequest) (*delive
 	if err := sentTake(&r, in.Take); err != nil {
 		return nil, s.toStatus(ctx, err)
 	}
-	return serve(ctx, s, "List", in, func() (*deliveryv1.ObjectList, []string, error) { return s.list(ctx, r) })
+	return s.list(ctx, "List", in, r)
 }
 
 // ListTyped implements Delivery_ListTyped.
@@ -36,7 +38,7 @@ func (s *service) ListTyped(ctx context.Context, in *deliveryv1.ListTypedRequest
 	if r.Type == "" {
 		return nil, s.toStatus(ctx, delivery.ErrNotFound)
 	}
-	return serve(ctx, s, "ListTyped", in, func() (*deliveryv1.ObjectList, []string, error) { return s.list(ctx, r) })
+	return s.list(ctx, "ListTyped", in, r)
 }
 
 // sentTake sets r.Take from the take parameter as sent: absent is the
@@ -47,24 +49,58 @@ func sentTake(r *delivery.Request, take *int32) error {
 	return err
 }
 
-func (s *service) list(ctx context.Context, r delivery.Request) (*deliveryv1.ObjectList, []string, error) {
-	l, err := s.dom.List(ctx, r)
-	if err != nil {
-		return nil, nil, err
-	}
+// list answers List and ListTyped (op) for the request in.
+func (s *service) list(ctx context.Context, op string, in proto.Message, r delivery.Request) (*deliveryv1.ObjectList, error) {
+	read := func() (delivery.List, []string, error) { l, err := s.dom.List(ctx, r); return l, l.Tags, err }
+	return answer(ctx, s, op, in, read, delivery.AppendListJSON, listMessage, &deliveryv1.ObjectList{})
+}
+
+func listMessage(l delivery.List) (*deliveryv1.ObjectList, error) {
 	out := &deliveryv1.ObjectList{Skip: int32(l.Skip), Count: int32(l.Count), More: l.More}
+	var err error
 	if out.Objs, err = toObjects(l.Objs); err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	out.Refs, err = toObjects(l.Refs)
-	return out, l.Tags, err
+	return out, err
 }
+
+// answer serves op for the request in through the response cache from
+// the domain's view that read returns (with its cache tags): for the
+// gateway in process as the wire JSON appendJSON writes from the view
+// (carried by empty, gateway.WithWireJSON), for everyone else as the
+// message build makes of the same view.
+func answer[M proto.Message, V any](ctx context.Context, s *service, op string, in proto.Message, read func() (V, []string, error),
+	appendJSON func([]byte, V) ([]byte, error), build func(V) (M, error), empty M) (M, error) {
+	wire := gateway.TakesWireJSON(ctx)
+	if wire {
+		op += wireJSONOp
+	}
+	return serve(ctx, s, op, in, func() (M, []string, error) {
+		v, tags, err := read()
+		if err != nil {
+			var zero M
+			return zero, nil, err
+		}
+		var out M
+		if wire {
+			out, err = gateway.WithWireJSON(empty, func(b []byte) ([]byte, error) { return appendJSON(b, v) })
+		} else {
+			out, err = build(v)
+		}
+		return out, tags, err
+	})
+}
+
+// wireJSONOp tells answers carrying their wire JSON from messages apart in
+// the response cache (its key and the ETag).
+const wireJSONOp = "/json"
 
 // Get implements Delivery_Get.
 func (s *service) Get(ctx context.Context, in *deliveryv1.GetRequest) (*deliveryv1.ObjectResult, error) {
 	r := delivery.Request{Branch: in.Branch, Lang: in.Lang, Variants: in.Variants, Resolve: in.Resolve,
 		ResolveDepth: in.ResolveDepth, ResolveReverse: in.ResolveReverse, ResolveReverseDepth: in.ResolveReverseDepth, ResolveUnits: in.GetResolveUnits(), Deleted: in.GetDeleted(), Props: in.GetProps()}
-	return serve(ctx, s, "Get", in, func() (*deliveryv1.ObjectResult, []string, error) { return s.get(ctx, r, in.Id) })
+	return s.get(ctx, "Get", in, r, in.Id)
 }
 
 // GetTyped implements Delivery_GetTyped.
@@ -74,20 +110,26 @@ func (s *service) GetTyped(ctx context.Context, in *deliveryv1.GetTypedRequest) 
 	if r.Type == "" {
 		return nil, s.toStatus(ctx, delivery.ErrNotFound)
 	}
-	return serve(ctx, s, "GetTyped", in, func() (*deliveryv1.ObjectResult, []string, error) { return s.get(ctx, r, in.Id) })
+	return s.get(ctx, "GetTyped", in, r, in.Id)
 }
 
-func (s *service) get(ctx context.Context, r delivery.Request, id string) (*deliveryv1.ObjectResult, []string, error) {
-	one, err := s.dom.Get(ctx, r, id)
-	if err != nil {
-		return nil, nil, err
+// get answers Get and GetTyped (op) for the request in.
+func (s *service) get(ctx context.Context, op string, in proto.Message, r delivery.Request, id string) (*deliveryv1.ObjectResult, error) {
+	read := func() (delivery.Single, []string, error) {
+		one, err := s.dom.Get(ctx, r, id)
+		return one, one.Tags, err
 	}
+	return answer(ctx, s, op, in, read, delivery.AppendSingleJSON, singleMessage, &deliveryv1.ObjectResult{})
+}
+
+func singleMessage(one delivery.Single) (*deliveryv1.ObjectResult, error) {
 	out := &deliveryv1.ObjectResult{}
+	var err error
 	if out.Obj, err = toObject(one.Obj); err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	out.Refs, err = toObjects(one.Refs)
-	return out, one.Tags, err
+	return out, err
 }
 
 // Count implements Delivery_Count.

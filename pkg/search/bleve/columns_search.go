@@ -158,16 +158,15 @@ func (ix *index) searchColumns(req search.SearchRequest) (res search.SearchResul
 	}
 	defer r.Close()
 	res.Hits = make([]search.Hit, 0, len(ids))
-	for _, id := range ids {
-		d, found, err := ix.loadFields(r, id, req.Fields)
-		if err != nil {
-			return res, false, err
-		}
+	err = ix.loadEach(r, ids, req.Fields, func(d search.Document, found bool) {
 		if !found { // deleted since
 			res.Total--
-			continue
+			return
 		}
 		res.Hits = append(res.Hits, search.Hit{ID: d.ID, Version: d.Version, Score: 1, Fields: d.Fields})
+	})
+	if err != nil {
+		return res, false, err
 	}
 	return res, true, nil
 }

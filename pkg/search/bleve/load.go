@@ -41,7 +41,32 @@ func (ix *index) loadFields(r bleveindex.IndexReader, id string, names []string)
 	if err != nil {
 		return search.Document{}, false, err
 	}
-	if !ok || rec.deleted {
+	return ix.loadAt(r, id, rec, ok, names)
+}
+
+// loadEach loads the documents ids through r as loadFields does, their
+// versions read in one transaction of the version store (a page of hits
+// costs one, not one per hit), and calls fn with each in turn; found is
+// false for one that does not exist.
+func (ix *index) loadEach(r bleveindex.IndexReader, ids []string, names []string, fn func(d search.Document, found bool)) error {
+	recs, known, err := ix.versionsOf(r, ids)
+	if err != nil {
+		return err
+	}
+	for i, id := range ids {
+		d, found, err := ix.loadAt(r, id, recs[i], known[i], names)
+		if err != nil {
+			return err
+		}
+		fn(d, found)
+	}
+	return nil
+}
+
+// loadAt is loadFields for a version record already read (known false:
+// none).
+func (ix *index) loadAt(r bleveindex.IndexReader, id string, rec versionRec, known bool, names []string) (doc search.Document, ok bool, err error) {
+	if !known || rec.deleted {
 		return search.Document{}, false, nil // unknown or tombstone
 	}
 	ver := rec.ver
@@ -117,24 +142,24 @@ func (ix *index) searchIDs(ids search.IDs, from, size int, names []string) (sear
 		return search.SearchResult{}, err
 	}
 	defer r.Close()
+	recs, known, err := ix.versionsOf(r, sorted)
+	if err != nil {
+		return search.SearchResult{}, err
+	}
 	var out search.SearchResult
 	if n := min(size, len(sorted)-from); n > 0 {
 		out.Hits = make([]search.Hit, 0, n)
 	}
-	for _, id := range sorted {
+	for i, id := range sorted {
 		// Only the requested page is decoded; the rest is only counted.
 		inPage := out.Total >= int64(from) && out.Total < int64(from+size)
 		if !inPage {
-			rec, ok, err := ix.version(r, id)
-			if err != nil {
-				return search.SearchResult{}, err
-			}
-			if ok && !rec.deleted {
+			if known[i] && !recs[i].deleted {
 				out.Total++
 			}
 			continue
 		}
-		d, ok, err := ix.loadFields(r, id, names)
+		d, ok, err := ix.loadAt(r, id, recs[i], known[i], names)
 		if err != nil {
 			return search.SearchResult{}, err
 		}

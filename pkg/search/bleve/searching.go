@@ -62,18 +62,24 @@ func (ix *index) searchBleve(ctx context.Context, req search.SearchRequest) (sea
 			return search.SearchResult{}, err
 		}
 		defer r.Close()
-		for _, h := range res.Hits {
-			d, ok, err := ix.loadFields(r, h.ID, req.Fields)
-			if err != nil {
-				return search.SearchResult{}, err
-			}
-			if !ok {
+		ids := make([]string, len(res.Hits))
+		for i, h := range res.Hits {
+			ids[i] = h.ID
+		}
+		i := 0
+		err = ix.loadEach(r, ids, req.Fields, func(d search.Document, found bool) {
+			score := res.Hits[i].Score
+			i++
+			if !found {
 				// Deleted since the search matched it (the reader is a
 				// newer snapshot than the search's).
 				out.Total--
-				continue
+				return
 			}
-			out.Hits = append(out.Hits, search.Hit{ID: d.ID, Version: d.Version, Score: h.Score, Fields: d.Fields})
+			out.Hits = append(out.Hits, search.Hit{ID: d.ID, Version: d.Version, Score: score, Fields: d.Fields})
+		})
+		if err != nil {
+			return search.SearchResult{}, err
 		}
 	}
 	if len(req.Aggs) > 0 {

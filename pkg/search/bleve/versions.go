@@ -63,6 +63,9 @@ func versionKey(id string) []byte { return []byte("v:" + id) }
 type versionStore interface {
 	// get returns the record of id; ok is false when there is none.
 	get(id string) (rec versionRec, ok bool, err error)
+	// getEach calls fn with the record of each of ids in turn, all read
+	// in one transaction (one consistent view).
+	getEach(ids []string, fn func(i int, rec versionRec, ok bool)) error
 	// put writes recs (one transaction, durable when it returns).
 	put(recs map[string]versionRec) error
 	close() error
@@ -81,6 +84,16 @@ func (s *memVersions) get(id string) (versionRec, bool, error) {
 	defer s.mu.RUnlock()
 	r, ok := s.m[id]
 	return r, ok, nil
+}
+
+func (s *memVersions) getEach(ids []string, fn func(int, versionRec, bool)) error {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	for i, id := range ids {
+		r, ok := s.m[id]
+		fn(i, r, ok)
+	}
+	return nil
 }
 
 func (s *memVersions) put(recs map[string]versionRec) error {
@@ -146,6 +159,23 @@ func (s *boltVersions) get(id string) (rec versionRec, ok bool, err error) {
 	return rec, ok, nil
 }
 
+func (s *boltVersions) getEach(ids []string, fn func(int, versionRec, bool)) error {
+	err := s.db.View(func(tx *bolt.Tx) error {
+		b := tx.Bucket(bucketVersions)
+		var key []byte
+		for i, id := range ids {
+			key = append(key[:0], id...)
+			rec, ok := decodeVersion(b.Get(key))
+			fn(i, rec, ok)
+		}
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("bleve: read versions: %w", err)
+	}
+	return nil
+}
+
 func (s *boltVersions) put(recs map[string]versionRec) error {
 	if len(recs) == 0 {
 		return nil
@@ -186,4 +216,22 @@ func (ix *index) version(from internalGetter, id string) (versionRec, bool, erro
 	}
 	rec, ok = decodeVersion(b)
 	return rec, ok, nil
+}
+
+// versionsOf returns the records of ids (version) read in one transaction
+// of the version store: recs[i] and known[i] are ids[i]'s.
+func (ix *index) versionsOf(from internalGetter, ids []string) (recs []versionRec, known []bool, err error) {
+	recs, known = make([]versionRec, len(ids)), make([]bool, len(ids))
+	err = ix.versions.getEach(ids, func(i int, rec versionRec, ok bool) { recs[i], known[i] = rec, ok })
+	if err != nil || !ix.legacy {
+		return recs, known, err
+	}
+	for i, id := range ids {
+		if !known[i] {
+			if recs[i], known[i], err = ix.version(from, id); err != nil {
+				return nil, nil, err
+			}
+		}
+	}
+	return recs, known, nil
 }

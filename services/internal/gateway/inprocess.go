@@ -98,6 +98,7 @@ func (c *InProcess) Invoke(ctx context.Context, method string, args, reply any, 
 	}
 	ts := &inProcessStream{method: method}
 	sctx := grpc.NewContextWithServerTransportStream(c.serverContext(ctx), ts)
+	sctx = context.WithValue(sctx, inProcessMethodKey{}, method)
 	dec := func(v any) error {
 		// The gateway does not use its request after the call: a shallow
 		// copy hands it over without encoding.

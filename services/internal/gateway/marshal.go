@@ -39,7 +39,8 @@ func (WireJSON) ContentType(v any) string {
 	return ContentTypeJSON
 }
 
-// Marshal implements runtime.Marshaler. It accepts proto messages, the
+// Marshal implements runtime.Marshaler. It accepts proto messages (and
+// writes the wire JSON one carries as it is, prejson.go), the
 // values grpc-gateway passes for response_body fields (slices of messages,
 // strings, numbers) and the error chunk of a failed server stream, which is
 // written as ProblemDetails.
@@ -48,6 +49,11 @@ func (WireJSON) Marshal(v any) ([]byte, error) {
 		p := problemFromStatus(status.FromProto(st), "", nil)
 		p.Detail = clipProblemText(p.Detail) // as WriteProblem does
 		return json.Marshal(p)
+	}
+	if m, ok := v.(proto.Message); ok {
+		if b, ok := wireJSONOf(m); ok {
+			return b, nil
+		}
 	}
 	buf := encodeBuffers.Get().(*bytes.Buffer)
 	defer func() {

@@ -12,8 +12,8 @@ import (
 	"strconv"
 	"sync"
 	"time"
-	"unicode/utf8"
 
+	"github.com/cmsplatform/cms/pkg/wirejson"
 	optionsv1 "github.com/cmsplatform/cms/proto/gen/go/cms/options/v1"
 	"google.golang.org/protobuf/encoding/protojson"
 	"google.golang.org/protobuf/proto"
@@ -22,28 +22,8 @@ import (
 	"google.golang.org/protobuf/types/known/structpb"
 )
 
-// dotNetTime is the .NET round-trip ("o") format NovaDB writes, with up to
-// seven fractional digits; trailing zeros are dropped after formatting.
-const dotNetTime = "2006-01-02T15:04:05.0000000Z"
-
-// FormatTime writes t in NovaDB's wire form: UTC, up to 7 fractional digits,
-// trailing zeros (and a bare dot) dropped: "2024-05-01T10:00:00.1234567Z".
-func FormatTime(t time.Time) string {
-	var b [len(dotNetTime)]byte
-	return string(appendTime(b[:0], t))
-}
-
-// appendTime appends FormatTime(t) to b.
-func appendTime(b []byte, t time.Time) []byte {
-	start := len(b)
-	b = t.UTC().AppendFormat(b, dotNetTime)
-	frac := b[start+20 : len(b)-1] // the seven digits between "." and "Z"
-	trimmed := bytes.TrimRight(frac, "0")
-	if len(trimmed) == 0 {
-		return append(b[:start+19], 'Z') // no dot either
-	}
-	return append(b[:start+20+len(trimmed)], 'Z')
-}
+// FormatTime writes t in NovaDB's wire form (wirejson.FormatTime).
+func FormatTime(t time.Time) string { return wirejson.FormatTime(t) }
 
 // encodeMessage appends the NovaDB JSON form of m to buf. Unlike protojson it
 // writes int64 as numbers, keeps zero-valued plain scalars, writes repeated
@@ -124,7 +104,7 @@ func planOf(md protoreflect.MessageDescriptor) *messagePlan {
 	for i := range p.fields {
 		fd := fields.Get(i)
 		opts, _ := fd.Options().(*descriptorpb.FieldOptions)
-		f := fieldPlan{fd: fd, name: append(appendWireString(nil, fd.JSONName()), ':')}
+		f := fieldPlan{fd: fd, name: append(wirejson.AppendString(nil, fd.JSONName()), ':')}
 		switch {
 		case fd.IsList() || fd.IsMap():
 			f.repeated = true
@@ -222,81 +202,10 @@ func writeFloat(buf *bytes.Buffer, f float64, bits int) {
 	buf.WriteString(strconv.FormatFloat(f, 'g', -1, bits))
 }
 
-// writeString writes s as a JSON string escaped as encoding/json does
-// (control characters, '"', '\\', U+2028, U+2029; invalid UTF-8 becomes
-// \ufffd) but without its HTML escaping: NovaDB (Newtonsoft) writes <, >
-// and & as they are.
+// writeString writes s as a JSON string (wirejson.AppendString).
 func writeString(buf *bytes.Buffer, s string) {
 	buf.Grow(len(s) + 2) // appending past the buffer's capacity would copy twice
-	buf.Write(appendWireString(buf.AvailableBuffer(), s))
-}
-
-// appendWireString appends s in writeString's form. Runs of bytes that need
-// no escaping are copied in bulk.
-func appendWireString(b []byte, s string) []byte {
-	b = append(b, '"')
-	start := 0
-	for i := 0; i < len(s); {
-		c := s[i]
-		if c < utf8.RuneSelf {
-			if jsonSafe[c] {
-				i++
-				continue
-			}
-			b = append(b, s[start:i]...)
-			b = appendEscapedASCII(b, c)
-			i++
-			start = i
-			continue
-		}
-		r, size := utf8.DecodeRuneInString(s[i:])
-		switch {
-		case r == utf8.RuneError && size == 1:
-			b = append(b, s[start:i]...)
-			b = append(b, `\ufffd`...)
-		case r == '\u2028' || r == '\u2029':
-			b = append(b, s[start:i]...)
-			b = append(b, '\\', 'u', '2', '0', '2', hexDigits[r&0xF])
-		default:
-			i += size
-			continue
-		}
-		i += size
-		start = i
-	}
-	b = append(b, s[start:]...)
-	return append(b, '"')
-}
-
-const hexDigits = "0123456789abcdef"
-
-// jsonSafe marks the ASCII bytes written as they are: everything but
-// control characters, '"' and '\\'.
-var jsonSafe = func() (t [utf8.RuneSelf]bool) {
-	for c := ' '; c < utf8.RuneSelf; c++ {
-		t[c] = c != '"' && c != '\\'
-	}
-	return t
-}()
-
-// appendEscapedASCII escapes a control character, '"' or '\\' as both
-// encoding/json and protojson do.
-func appendEscapedASCII(b []byte, c byte) []byte {
-	switch c {
-	case '\\', '"':
-		return append(b, '\\', c)
-	case '\b':
-		return append(b, '\\', 'b')
-	case '\f':
-		return append(b, '\\', 'f')
-	case '\n':
-		return append(b, '\\', 'n')
-	case '\r':
-		return append(b, '\\', 'r')
-	case '\t':
-		return append(b, '\\', 't')
-	}
-	return append(b, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xF])
+	buf.Write(wirejson.AppendString(buf.AvailableBuffer(), s))
 }
 
 // encodeWellKnown writes the well-known types whose JSON form is not an
@@ -310,7 +219,7 @@ func encodeWellKnown(buf *bytes.Buffer, m protoreflect.Message) (bool, error) {
 		nanos := m.Get(fields.ByName("nanos")).Int()
 		buf.Grow(32)
 		b := append(buf.AvailableBuffer(), '"')
-		b = appendTime(b, time.Unix(secs, nanos))
+		b = wirejson.AppendTime(b, time.Unix(secs, nanos))
 		buf.Write(append(b, '"'))
 		return true, nil
 	case "google.protobuf.Value", "google.protobuf.Struct", "google.protobuf.ListValue":
@@ -372,10 +281,7 @@ func appendJSONValue(b []byte, m proto.Message) (out []byte, ok bool, err error)
 	return out, true, err
 }
 
-var (
-	errNoKind      = errors.New("google.protobuf.Value: none of the oneof fields is set")
-	errInvalidUTF8 = errors.New("invalid UTF-8 in string")
-)
+var errNoKind = errors.New("google.protobuf.Value: none of the oneof fields is set")
 
 func appendStruct(b []byte, s *structpb.Struct) ([]byte, error) {
 	fields := s.GetFields()
@@ -391,7 +297,7 @@ func appendStruct(b []byte, s *structpb.Struct) ([]byte, error) {
 		if i > 0 {
 			b = append(b, ',')
 		}
-		if b, err = appendProtoString(b, k); err != nil {
+		if b, err = wirejson.AppendStructString(b, k); err != nil {
 			return b, err
 		}
 		b = append(b, ':')
@@ -425,9 +331,9 @@ func appendValue(b []byte, v *structpb.Value) ([]byte, error) {
 		if math.IsNaN(f) || math.IsInf(f, 0) {
 			return b, fmt.Errorf("google.protobuf.Value.number_value: invalid %v value", f)
 		}
-		return appendJSONFloat(b, f), nil
+		return wirejson.AppendNumber(b, f), nil
 	case *structpb.Value_StringValue:
-		return appendProtoString(b, k.StringValue)
+		return wirejson.AppendStructString(b, k.StringValue)
 	case *structpb.Value_BoolValue:
 		return strconv.AppendBool(b, k.BoolValue), nil
 	case *structpb.Value_StructValue:
@@ -436,54 +342,4 @@ func appendValue(b []byte, v *structpb.Value) ([]byte, error) {
 		return appendList(b, k.ListValue)
 	}
 	return b, errNoKind
-}
-
-// appendJSONFloat formats a finite float64 as encoding/json and protojson
-// do: %f, or %e for very small and very large magnitudes with a two-digit
-// exponent trimmed ("1e-07" → "1e-7").
-func appendJSONFloat(b []byte, f float64) []byte {
-	if f != 0 && f == math.Trunc(f) && math.Abs(f) < 1<<53 {
-		// An integer (ids, counts) is exact and its shortest form is its
-		// digits; -0 is left to strconv ("-0").
-		return strconv.AppendInt(b, int64(f), 10)
-	}
-	format := byte('f')
-	if abs := math.Abs(f); abs != 0 && (abs < 1e-6 || abs >= 1e21) {
-		format = 'e'
-	}
-	b = strconv.AppendFloat(b, f, format, -1, 64)
-	if format == 'e' {
-		n := len(b)
-		if n >= 4 && b[n-4] == 'e' && b[n-3] == '-' && b[n-2] == '0' {
-			b[n-2] = b[n-1]
-			b = b[:n-1]
-		}
-	}
-	return b
-}
-
-// appendProtoString escapes s as protojson does: like appendWireString but
-// U+2028 and U+2029 are written as they are and invalid UTF-8 is an error.
-func appendProtoString(b []byte, s string) ([]byte, error) {
-	b = append(b, '"')
-	start := 0
-	for i := 0; i < len(s); {
-		c := s[i]
-		if c < utf8.RuneSelf {
-			if !jsonSafe[c] {
-				b = append(b, s[start:i]...)
-				b = appendEscapedASCII(b, c)
-				start = i + 1
-			}
-			i++
-			continue
-		}
-		r, size := utf8.DecodeRuneInString(s[i:])
-		if r == utf8.RuneError && size == 1 {
-			return b, errInvalidUTF8
-		}
-		i += size
-	}
-	b = append(b, s[start:]...)
-	return append(b, '"'), nil
 }
