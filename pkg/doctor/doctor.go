@@ -17,11 +17,11 @@ import (
 type Verdict int
 
 const (
-	// OK: nothing to do.
+	// OK means nothing to do.
 	OK Verdict = iota
-	// Warn: works, but risky or degraded; the line says what to change.
+	// Warn means it works, but risky or degraded; the line says what to change.
 	Warn
-	// Fail: broken; the platform (or part of it) does not work until fixed.
+	// Fail means broken; the platform (or part of it) does not work until fixed.
 	Fail
 )
 

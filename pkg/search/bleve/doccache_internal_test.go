@@ -120,7 +120,6 @@ func docCacheHeap(t *testing.T, limit int64) {
 		t.Fatal(err)
 	}
 	defer r.Close()
-	ops = nil
 	for range 2 { // the engine's deferred work after the bulk write
 		time.Sleep(100 * time.Millisecond)
 		if _, ok, err := ix.load(r, "4-0"); !ok || err != nil {

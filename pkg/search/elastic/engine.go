@@ -177,13 +177,13 @@ func notFound(err error, name string) error {
 	return err
 }
 
-// mapping returns the mapping of index name, cached after the first read.
 // IndexMapping returns the mapping an index (or the index an alias points
 // at) was created with, read from its _meta; it never creates anything.
 func (e *Engine) IndexMapping(ctx context.Context, name string) (search.Mapping, error) {
 	return e.mapping(ctx, name)
 }
 
+// mapping returns the mapping of index name, cached after the first read.
 func (e *Engine) mapping(ctx context.Context, name string) (search.Mapping, error) {
 	if err := search.ValidIndexName(name); err != nil {
 		return search.Mapping{}, fmt.Errorf("%w: %q", search.ErrIndexNotFound, name)
