@@ -15,19 +15,19 @@ PROMTOOL_BIN="${CMS_CI_CACHE}/bin/promtool"
 
 main() {
 	require_root
-	local t have=""
+	local t stamp="${PROMTOOL_BIN}.version"
 	t=$(now)
-	[[ -x ${PROMTOOL_BIN} ]] && have=$("${PROMTOOL_BIN}" --version 2>/dev/null | awk 'NR == 1 {print $3}')
-	# promtool prints the Prometheus release (3.x); the module version is
-	# v0.<minor>.<patch> of it, so compare the minor and patch parts.
-	if [[ -n ${have} && v0.${have#*.} == "${PROMTOOL_VERSION}" ]]; then
-		log "promtool ${have} already built at ${PROMTOOL_BIN}"
+	# A binary built by `go install` reports no version of its own, so the
+	# version it was built at is kept beside it.
+	if [[ -x ${PROMTOOL_BIN} && $(cat "${stamp}" 2>/dev/null) == "${PROMTOOL_VERSION}" ]]; then
+		log "promtool ${PROMTOOL_VERSION} already built at ${PROMTOOL_BIN}"
 	else
 		go_install "${PROMETHEUS_MODULE}/cmd/promtool@${PROMTOOL_VERSION}"
+		printf '%s\n' "${PROMTOOL_VERSION}" >"${stamp}"
 	fi
 	record_timing install "${t}"
 	record_timing start "$(now)"
-	log "ready: $("${PROMTOOL_BIN}" --version 2>&1 | head -n 1)"
+	log "ready: promtool ${PROMTOOL_VERSION} at ${PROMTOOL_BIN}"
 }
 
 main "$@"
