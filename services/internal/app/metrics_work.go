@@ -73,23 +73,14 @@ func (c componentCollector) Describe(ch chan<- *prometheus.Desc) { ch <- c.desc 
 func (c componentCollector) Collect(ch chan<- prometheus.Metric) {
 	ctx, cancel := context.WithTimeout(context.Background(), c.timeout)
 	defer cancel()
-	type answer struct {
-		name string
-		up   float64
-	}
-	answers := make(chan answer, len(c.comps.pings))
-	for _, p := range c.comps.pings {
-		go func() {
-			up := 1.0
-			if p.ping(ctx) != nil {
-				up = 0
-			}
-			answers <- answer{p.name, up}
-		}()
-	}
-	for range c.comps.pings {
+	answers, n := c.comps.pingParallel(ctx, func(string) bool { return true })
+	for range n {
 		a := <-answers
-		ch <- prometheus.MustNewConstMetric(c.desc, prometheus.GaugeValue, a.up, a.name)
+		up := 1.0
+		if a.err != nil {
+			up = 0
+		}
+		ch <- prometheus.MustNewConstMetric(c.desc, prometheus.GaugeValue, up, a.name)
 	}
 }
 

@@ -32,30 +32,37 @@ func (c Config) readyGroups() [][]string {
 // as soon as one answers (or when none of them is open); otherwise the
 // error names every failure.
 func (c *Components) PingAny(ctx context.Context, names []string) error {
-	errs := make(chan error, len(names))
-	n := 0
+	answers, n := c.pingParallel(ctx, func(name string) bool { return slices.Contains(names, name) })
+	var all []error
+	for range n {
+		a := <-answers
+		if a.err == nil {
+			return nil
+		}
+		all = append(all, fmt.Errorf("%s: %w", a.name, a.err))
+	}
+	return errors.Join(all...)
+}
+
+// pingAnswer is one component's answer to a ping.
+type pingAnswer struct {
+	name string
+	err  error
+}
+
+// pingParallel pings the open components keep accepts, all at once; their
+// n answers arrive on answers (buffered: a caller that stops reading
+// leaves no ping blocked).
+func (c *Components) pingParallel(ctx context.Context, keep func(name string) bool) (answers <-chan pingAnswer, n int) {
+	ch := make(chan pingAnswer, len(c.pings))
 	for _, p := range c.pings {
-		if !slices.Contains(names, p.name) {
+		if !keep(p.name) {
 			continue
 		}
 		n++
-		go func() {
-			if err := p.ping(ctx); err != nil {
-				errs <- fmt.Errorf("%s: %w", p.name, err)
-				return
-			}
-			errs <- nil
-		}()
+		go func() { ch <- pingAnswer{p.name, p.ping(ctx)} }()
 	}
-	var all []error
-	for range n {
-		err := <-errs
-		if err == nil {
-			return nil
-		}
-		all = append(all, err)
-	}
-	return errors.Join(all...)
+	return ch, n
 }
 
 // errDraining is the readiness answer of a process that is shutting down.
