@@ -46,6 +46,10 @@ func studioCommentsJourney(t *testing.T, s *studioSetup) {
 	editor.fill("Comment text", "Please check the price before Thursday")
 	editor.click("Save comment")
 	editor.waitFor("the edit is shown", `[...document.querySelectorAll(".comment-body")].map(b => b.textContent).join("|") === "Please check the price before Thursday"`)
+	// The own comments' events (they reached the stream by now) are this tab's: no notice, no count.
+	if quiet := studioEval[bool](editor, `new Promise(r => setTimeout(() => r(!document.querySelector(".live-notice") && !document.querySelector(".live-badge")), 1000))`); !quiet {
+		t.Errorf("the editor's own comments show as another's change: %s", editor.text())
+	}
 	editor.shot("own-comment-edited")
 
 	// Jonas, in a browser context of his own, opens the same object.

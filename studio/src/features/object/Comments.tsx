@@ -4,8 +4,9 @@
 // comment operations (GetComments, CreateComment, UpdateComment,
 // DeleteComment) and GetUserDisplayName. The list reloads when the change
 // stream says a comment on the object was written, changed or deleted
-// (event kind "comment", from any user, this tab's own too: a comment has
-// no transaction to tell them apart), and on a reset.
+// (event kind "comment", this tab's own too), and on a reset. A comment has
+// no transaction, so each write first tells the hub to take the object's
+// next comment event as this tab's (Hub.noteComment).
 import { useCallback, useEffect, useState } from "preact/hooks";
 import { ApiError } from "../../api/client";
 import type { CmsComment } from "../../api/generated/management";
@@ -13,6 +14,7 @@ import { api, session } from "../../auth/session";
 import { bodyBytes, edited, fromBody, maxBodyBytes, toBody } from "../../data/comments";
 import { formatDateTime, formatNumber, locale, messages } from "../../i18n/i18n";
 import { userName } from "../../live/activity";
+import { live } from "../../live/changes";
 import { useLiveObject } from "../../live/hooks";
 import { uiLanguages } from "../../shell/Shell";
 import { useStore } from "../../store";
@@ -79,6 +81,7 @@ export function Comments(props: { branch: string; branchId: number; objectId: nu
 
   const act = async (f: () => Promise<unknown>, done: string) => {
     setBusy(true);
+    live.noteComment(props.objectId); // its event is this tab's: no notice, no count on the indicator
     try {
       await f();
       toast(done);
