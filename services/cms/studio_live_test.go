@@ -38,17 +38,7 @@ func studioLiveJourney(t *testing.T, s *studioSetup) {
 	tx := createStudioUser(t, s.base, "maria", "Maria Keller", "maria-password-1", branch)
 	// The setup's changes are released before the editor subscribes (its
 	// stream starts from now): the activity starts empty.
-	// (The index may lag behind a journey that seeded many objects: up to a minute.)
-	visible := fmt.Sprintf("%s/delivery/api/branches/%d/objects?take=1", s.base, branch)
-	for deadline := time.Now().Add(time.Minute); ; {
-		code, b, err := call(http.DefaultClient, http.MethodGet, visible, "", "X-Cms-Min-Version", fmt.Sprint(tx), "X-Cms-Max-Wait", "5s")
-		if err == nil && code == http.StatusOK {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("the setup (transaction %d) is not in Delivery after a minute: %d %v %s", tx, code, err, b)
-		}
-	}
+	waitDelivered(t, s, branch, tx)
 
 	editor := s.page(t, "editor")
 	editor.login()
@@ -144,6 +134,22 @@ func studioLiveJourney(t *testing.T, s *studioSetup) {
 	editor.waitValue(teaser, 201, "Second by Maria")
 	editor.waitFor("no unsaved changes", `!document.body.innerText.includes("Unsaved changes")`)
 	editor.shot("object-reloaded")
+}
+
+// waitDelivered waits until Delivery shows transaction tx on branch (the
+// index may lag behind a journey that seeded many objects: up to a minute).
+func waitDelivered(t *testing.T, s *studioSetup, branch, tx int64) {
+	t.Helper()
+	visible := fmt.Sprintf("%s/delivery/api/branches/%d/objects?take=1", s.base, branch)
+	for deadline := time.Now().Add(time.Minute); ; {
+		code, b, err := call(http.DefaultClient, http.MethodGet, visible, "", "X-Cms-Min-Version", fmt.Sprint(tx), "X-Cms-Max-Wait", "5s")
+		if err == nil && code == http.StatusOK {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the setup (transaction %d) is not in Delivery after a minute: %d %v %s", tx, code, err, b)
+		}
+	}
 }
 
 // setupLiveModel creates, on branch, a type "Press release" whose form

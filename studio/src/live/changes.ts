@@ -87,6 +87,8 @@ export class Hub {
   private conns = new Map<string, Conn>();
   private stores = new Map<string, Store<BranchLive>>();
   private own = new Set<number>();
+  /** Comment writes of this tab by object: a comment has no transaction, so its event is matched by object (see noteComment). */
+  private ownComments = new Map<number, { n: number; until: number }>();
   private pending = new Set<Promise<unknown>>();
   private queue: Promise<void> = Promise.resolve();
 
@@ -145,11 +147,34 @@ export class Hub {
     ).finally(() => this.pending.delete(p));
   }
 
+  /**
+   * noteComment marks the next comment event of object id (within 10 s) as
+   * this tab's: call it before writing, changing or deleting a comment (the
+   * event names the object only; another user's comment on the same object
+   * in that moment would be taken for this tab's).
+   */
+  noteComment(id: number, now = Date.now()) {
+    const cur = this.ownComments.get(id);
+    this.ownComments.set(id, { n: (cur && cur.until > now ? cur.n : 0) + 1, until: now + 10_000 });
+  }
+
+  private ownComment(ch: LiveChange, now = Date.now()): boolean {
+    if (ch.kind !== "comment") return false;
+    for (const id of ch.objectIds) {
+      const c = this.ownComments.get(id);
+      if (!c || c.until <= now) continue;
+      if (--c.n <= 0) this.ownComments.delete(id);
+      return true;
+    }
+    return false;
+  }
+
   /** closeAll ends every connection and forgets the recent changes (signing out: the next user sees none of them). */
   closeAll() {
     for (const c of [...this.conns.values()]) this.close(c);
     for (const s of this.stores.values()) s.set({ state: "connecting", changes: [] });
     this.own.clear();
+    this.ownComments.clear();
   }
 
   /** online retries every waiting connection at once. */
@@ -280,7 +305,7 @@ export class Hub {
       if (this.pending.size > 0) {
         await Promise.race([Promise.allSettled([...this.pending]), new Promise((r) => setTimeout(r, ownWait))]);
       }
-      const out = { ...ch, own: this.own.has(ch.version) };
+      const out = { ...ch, own: this.own.has(ch.version) || this.ownComment(ch) };
       if (out.kind !== "reset") {
         const cur = c.store.get();
         c.store.set({ ...cur, changes: [out, ...cur.changes].slice(0, maxRecent) });

@@ -5,7 +5,7 @@
 // saved; every save sends If-Match, a stale one opens the conflict view
 // naming the other writer. A chosen variant's values show beside the
 // values without variant; without a write grant on the branch everything
-// is read-only and says why.
+// is read-only and says why. Below the values, the object's comments.
 import { useCallback, useEffect, useMemo, useRef, useState } from "preact/hooks";
 import { ApiError, OfflineError } from "../../api/client";
 import { api } from "../../auth/session";
@@ -25,6 +25,7 @@ import { ObjectNotice } from "../../live/ObjectNotice";
 import { Button, Pane, Problem, Skeleton, problemText, toast } from "../../ui/ui";
 import { type BadgeState, badgeText, showValue } from "./Badge";
 import { Cell, type CellError, errorTarget, preloadFields } from "./Cell";
+import { Comments } from "./Comments";
 import { ConflictView } from "./ConflictView";
 import { listOf, rowOfProblem } from "./fields/list-model";
 import type { AttributeInfo } from "./fields/registry";
@@ -363,6 +364,7 @@ export function ObjectView({ route: r }: { route: Route }) {
           })}
         </div>
       )}
+      <Comments branch={branch} branchId={loaded.chain[0]?.branch ?? Number(branch)} objectId={Number(loaded.local.meta?.id ?? id)} readOnly={readOnly} />
       {conflict && (
         <ConflictView fields={conflict.fields} attributes={loaded.attributes} languageName={langName} variantName={variantName}
           lastTransaction={conflict.lastTransaction} writer={writer}
