@@ -14,3 +14,8 @@ CREATE TABLE value_versions (
     PRIMARY KEY (branch, object_id, tx_id, attribute_id, variant, language, sort_reverse)
 ) WITHOUT ROWID;
 CREATE INDEX value_versions_tx ON value_versions (tx_id);
+-- The values written before this migration become their first version.
+INSERT INTO value_versions
+    (branch, object_id, tx_id, attribute_id, variant, language, sort_reverse, value, unit_ref)
+SELECT branch, object_id, modified_tx, attribute_id, variant, language, sort_reverse, value, unit_ref
+FROM object_values;
