@@ -39,6 +39,7 @@ type Store interface {
 	Reader
 	OutboxRelay
 	WebhookLog
+	History
 
 	// Begin opens a write transaction and allocates its id. It blocks (up to
 	// ctx) while another write transaction is open. A zero meta.Time is

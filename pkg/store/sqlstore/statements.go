@@ -27,7 +27,10 @@ type statements struct {
 	findObjects           string   // branch, guids, api identifiers
 	deleteObjects         string   // tx, branch, ids
 	putValue              string   // branch, object, attribute, variant, language, sort, JSON, unit, tx
+	putVersion            string   // branch, object, tx, attribute, variant, language, sort, JSON, unit
 	purgeValues           string   // branch, object ids
+	purgeVersions         string   // branch, object ids
+	purgeBranchVersions   string   // branch
 	purgeObjects          string   // branch, ids
 	purgeBranchValues     string   // branch
 	purgeBranchComment    string   // branch
@@ -106,7 +109,14 @@ func newStatements(d Dialect) *statements {
 			VALUES (?, ?, ?, ?, ?, ?, ` + d.JSONParam("?") + `, ?, ?)
 			ON CONFLICT (branch, object_id, attribute_id, variant, language, sort_reverse)
 			DO UPDATE SET value = excluded.value, unit_ref = excluded.unit_ref, modified_tx = excluded.modified_tx`),
-		purgeValues:        r(`DELETE FROM object_values WHERE branch = ? AND ` + in("object_id")),
+		putVersion: r(`INSERT INTO value_versions
+			(branch, object_id, tx_id, attribute_id, variant, language, sort_reverse, value, unit_ref)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ` + d.JSONParam("?") + `, ?)
+			ON CONFLICT (branch, object_id, tx_id, attribute_id, variant, language, sort_reverse)
+			DO UPDATE SET value = excluded.value, unit_ref = excluded.unit_ref`),
+		purgeValues:         r(`DELETE FROM object_values WHERE branch = ? AND ` + in("object_id")),
+		purgeVersions:       r(`DELETE FROM value_versions WHERE branch = ? AND ` + in("object_id")),
+		purgeBranchVersions: r(`DELETE FROM value_versions WHERE branch = ?`),
 		purgeObjects:       r(`DELETE FROM objects WHERE branch = ? AND ` + in("id")),
 		purgeBranchValues:  r(`DELETE FROM object_values WHERE branch = ?`),
 		purgeBranchComment: r(`DELETE FROM comments WHERE branch = ?`),

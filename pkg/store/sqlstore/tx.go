@@ -107,6 +107,8 @@ func (t *writeTx) PutValues(ctx context.Context, values ...store.Value) error {
 		for i, v := range values {
 			b.Queue(t.st.putValue,
 				v.Branch, v.ObjectID, v.AttributeID, v.Variant, v.Language, v.SortReverse, string(js[i]), v.UnitRef, t.meta.ID)
+			b.Queue(t.st.putVersion,
+				v.Branch, v.ObjectID, t.meta.ID, v.AttributeID, v.Variant, v.Language, v.SortReverse, string(js[i]), v.UnitRef)
 		}
 	})
 	if err != nil {
@@ -121,6 +123,20 @@ func (t *writeTx) DeleteValues(ctx context.Context, branch int64, objectIDs []in
 	}
 	if len(objectIDs) == 0 {
 		return 0, nil
+	}
+	// The deleted values leave a version without a value (history.go).
+	v := t.newQuery()
+	v.add(`INSERT INTO value_versions
+		(branch, object_id, tx_id, attribute_id, variant, language, sort_reverse, value, unit_ref)
+		SELECT branch, object_id, ?, attribute_id, variant, language, sort_reverse, NULL, NULL
+		FROM object_values`, t.meta.ID)
+	v.where(`branch = ?`, branch)
+	v.whereIn("object_id", objectIDs)
+	v.whereValues(f)
+	v.add(` ON CONFLICT (branch, object_id, tx_id, attribute_id, variant, language, sort_reverse)
+		DO UPDATE SET value = NULL, unit_ref = NULL`)
+	if _, err := t.g.tx.Exec(ctx, v.sql(), v.args...); err != nil {
+		return 0, errorf(t.d, err, "record deleted values")
 	}
 	b := t.newQuery()
 	b.add(`DELETE FROM object_values`)
@@ -228,6 +244,9 @@ func (t *writeTx) PurgeObjects(ctx context.Context, branch int64, ids []int64) (
 	if _, err := t.g.tx.Exec(ctx, t.st.purgeValues, branch, list); err != nil {
 		return 0, errorf(t.d, err, "purge values")
 	}
+	if _, err := t.g.tx.Exec(ctx, t.st.purgeVersions, branch, list); err != nil {
+		return 0, errorf(t.d, err, "purge value versions")
+	}
 	n, err := t.g.tx.Exec(ctx, t.st.purgeObjects, branch, list)
 	if err != nil {
 		return 0, errorf(t.d, err, "purge objects")
@@ -241,6 +260,9 @@ func (t *writeTx) PurgeBranch(ctx context.Context, branch int64) (int, error) {
 	}
 	if _, err := t.g.tx.Exec(ctx, t.st.purgeBranchValues, branch); err != nil {
 		return 0, errorf(t.d, err, "purge branch values")
+	}
+	if _, err := t.g.tx.Exec(ctx, t.st.purgeBranchVersions, branch); err != nil {
+		return 0, errorf(t.d, err, "purge branch value versions")
 	}
 	if _, err := t.g.tx.Exec(ctx, t.st.purgeBranchComment, branch); err != nil {
 		return 0, errorf(t.d, err, "purge branch comments")

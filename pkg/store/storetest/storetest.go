@@ -49,6 +49,7 @@ func Run(t *testing.T, newStore Factory) {
 		{Name: "CommentsPurgedWithBranch", Run: testCommentsPurgedWithBranch},
 		{Name: "Jobs", Run: testJobs},
 		{Name: "WebhookAttempts", Run: testWebhookAttempts},
+		{Name: "ValueHistory", Run: testValueHistory},
 	})
 }
 
