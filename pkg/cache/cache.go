@@ -35,6 +35,8 @@ type Cache interface {
 	// or evicted). A miss is not an error.
 	Get(ctx context.Context, key string) (e Entry, ok bool, err error)
 	// Set stores e under key, replacing any previous entry and its tags.
+	// It takes over e.Value (an implementation may keep it without a
+	// copy): the caller must not change it afterwards.
 	// ttl <= 0 means no expiry (the entry may still be evicted).
 	Set(ctx context.Context, key string, e Entry, tags []string, ttl time.Duration) error
 	// InvalidateTags removes every key that was Set with any of tags. Keys

@@ -1,11 +1,11 @@
 package responsecache
 
 import (
-	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/base64"
 	"net/http"
+	"strconv"
 	"strings"
 
 	"github.com/cmsplatform/cms/pkg/etag"
@@ -47,8 +47,8 @@ func (c *Cache) HTTP(admit func(*http.Request) (context.Context, bool)) func(htt
 			c.stats.httpMisses.Add(1)
 			rec := &recorder{ResponseWriter: w, status: http.StatusOK}
 			next.ServeHTTP(rec, r)
-			if rec.status == http.StatusOK && !rec.big {
-				c.storeHTTP(ctx, key, w.Header().Get("ETag"), w.Header().Get("Content-Type"), rec.body.Bytes())
+			if rec.status == http.StatusOK && !rec.big && rec.frame != nil {
+				c.storeHTTP(ctx, key, w.Header().Get("ETag"), rec.frame)
 			}
 		})
 	}
@@ -79,11 +79,12 @@ func (c *Cache) serveHTTP(ctx context.Context, w http.ResponseWriter, r *http.Re
 	return true
 }
 
-// storeHTTP keeps body under key with the tags and version Serve recorded
+// storeHTTP keeps frame (the recorder's: length of the Content-Type,
+// Content-Type, body) under key with the tags and version Serve recorded
 // for tag (nothing when there is no such record: the answer was not
 // built by Serve, or its entry is gone already).
-func (c *Cache) storeHTTP(ctx context.Context, key, tag, contentType string, body []byte) {
-	if tag == "" || len(contentType) > 255 {
+func (c *Cache) storeHTTP(ctx context.Context, key, tag string, frame []byte) {
+	if tag == "" {
 		return
 	}
 	meta, ok := c.store.Get(ctx, metaKey(tag), 0)
@@ -94,10 +95,7 @@ func (c *Cache) storeHTTP(ctx context.Context, key, tag, contentType string, bod
 	if len(meta.Body) > 0 {
 		tags = strings.Split(string(meta.Body), "\n")
 	}
-	v := make([]byte, 1, 1+len(contentType)+len(body))
-	v[0] = byte(len(contentType))
-	v = append(append(v, contentType...), body...)
-	c.store.Put(ctx, key, tagcache.Entry{Body: v, ETag: tag, At: meta.At}, tags)
+	c.store.PutFramed(ctx, key, frame, tag, meta.At, tags)
 }
 
 // HTTPKey is the normalized HTTP request: path, query with sorted keys,
@@ -108,13 +106,17 @@ func HTTPKey(r *http.Request) string {
 	return "delivery:http:" + base64.RawURLEncoding.EncodeToString(h.Sum(nil)[:18])
 }
 
-// recorder passes a response through and keeps a copy of a 200 body.
+// recorder passes a response through and keeps a 200 body in the frame
+// the cache will keep (tagcache.NewFrame: the length of the Content-Type,
+// the Content-Type, the body), sized at the first write by Content-Length
+// or that write, so that the answer is copied once.
 type recorder struct {
 	http.ResponseWriter
 	status int
-	body   bytes.Buffer
+	frame  []byte
+	size   int // of the body written
 	wrote  bool
-	big    bool // the body outgrew MaxHTTPBody: not cached
+	big    bool // the body outgrew MaxHTTPBody, or its Content-Type 255 bytes: not cached
 }
 
 func (r *recorder) WriteHeader(code int) {
@@ -127,13 +129,32 @@ func (r *recorder) WriteHeader(code int) {
 func (r *recorder) Write(b []byte) (int, error) {
 	r.wrote = true
 	if r.status == http.StatusOK && !r.big {
-		if r.body.Len()+len(b) > MaxHTTPBody {
-			r.big = true
-		} else {
-			r.body.Write(b)
+		if r.frame == nil {
+			r.startFrame(len(b))
+		}
+		if r.size += len(b); r.size > MaxHTTPBody {
+			r.big, r.frame = true, nil
+		}
+		if !r.big {
+			r.frame = append(r.frame, b...)
 		}
 	}
 	return r.ResponseWriter.Write(b)
+}
+
+// startFrame begins the frame with the Content-Type, room made for the
+// Content-Length or else first bytes n.
+func (r *recorder) startFrame(n int) {
+	h := r.ResponseWriter.Header()
+	ct := h.Get("Content-Type")
+	if len(ct) > 255 {
+		r.big = true
+		return
+	}
+	if cl, err := strconv.Atoi(h.Get("Content-Length")); err == nil && cl > n && cl <= MaxHTTPBody {
+		n = cl
+	}
+	r.frame = append(append(tagcache.NewFrame(1+len(ct)+n), byte(len(ct))), ct...)
 }
 
 // Flush keeps streaming responses working through the recorder.

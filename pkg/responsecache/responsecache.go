@@ -119,12 +119,17 @@ func Serve[T proto.Message](ctx context.Context, c *Cache, op string, req proto.
 		if err != nil {
 			return rendering{}, err
 		}
-		b, err := proto.MarshalOptions{Deterministic: true}.Marshal(out)
+		// The encoding is written into the frame the cache keeps: one copy.
+		o := proto.MarshalOptions{Deterministic: true}
+		n := o.Size(out)
+		o.UseCachedSize = true
+		frame, err := o.MarshalAppend(tagcache.NewFrame(n), out)
 		if err != nil {
 			return rendering{}, err
 		}
 		mine = out
-		r := rendering{body: b, tags: tags, builtAt: builtAt, etag: etag.Of(op, b, tags)}
+		b := tagcache.FrameBody(frame)
+		r := rendering{frame: frame, body: b, tags: tags, builtAt: builtAt, etag: etag.Of(op, b, tags)}
 		c.put(ctx, key, r)
 		return r, nil
 	})
@@ -144,6 +149,7 @@ func Serve[T proto.Message](ctx context.Context, c *Cache, op string, req proto.
 
 // rendering is one built answer as stored.
 type rendering struct {
+	frame   []byte // tagcache.NewFrame holding body, kept by the cache
 	body    []byte // deterministic encoding of the response
 	tags    []string
 	builtAt int64 // index version read before the build
@@ -156,7 +162,7 @@ func (c *Cache) put(ctx context.Context, key string, r rendering) {
 	if !c.Enabled() {
 		return
 	}
-	c.store.Put(ctx, key, tagcache.Entry{Body: r.body, ETag: r.etag, At: r.builtAt}, r.tags)
+	c.store.PutFramed(ctx, key, r.frame, r.etag, r.builtAt, r.tags)
 	c.store.Put(ctx, metaKey(r.etag), tagcache.Entry{Body: []byte(strings.Join(r.tags, "\n")), ETag: r.etag, At: r.builtAt}, r.tags)
 }
 

@@ -90,26 +90,47 @@ func (s *Store) Get(ctx context.Context, key string, minAt int64) (Entry, bool) 
 		s.log.WarnContext(ctx, s.name+": get", "error", err)
 		return Entry{}, false
 	}
-	if !ok || len(e.Value) < 8 {
+	if !ok || len(e.Value) < frameHeader {
 		return Entry{}, false
 	}
 	at := int64(binary.BigEndian.Uint64(e.Value))
 	if at < minAt {
 		return Entry{}, false
 	}
-	return Entry{Body: e.Value[8:], ETag: e.ETag, At: at}, true
+	return Entry{Body: FrameBody(e.Value), ETag: e.ETag, At: at}, true
 }
 
 // Put stores e under key with tags, fenced at e.At, and reports whether
 // it was kept (false also when an eviction at a later position refused
-// it). Failures only cost a later miss.
+// it). Failures only cost a later miss. It copies e.Body once; an answer
+// written into a frame (NewFrame, PutFramed) is kept without a copy.
 func (s *Store) Put(ctx context.Context, key string, e Entry, tags []string) bool {
 	if !s.Enabled() {
 		return false
 	}
-	v := make([]byte, 8, 8+len(e.Body))
-	binary.BigEndian.PutUint64(v, uint64(e.At))
-	stored, err := s.c.SetAt(ctx, key, cache.Entry{Value: append(v, e.Body...), ETag: e.ETag}, tags, TTL, e.At)
+	return s.PutFramed(ctx, key, append(NewFrame(len(e.Body)), e.Body...), e.ETag, e.At, tags)
+}
+
+// frameHeader is the room a frame keeps before its answer: the fence
+// position.
+const frameHeader = 8
+
+// NewFrame returns an empty frame with room for an answer of n bytes:
+// append the answer to it and store it with PutFramed.
+func NewFrame(n int) []byte { return make([]byte, frameHeader, frameHeader+max(n, 0)) }
+
+// FrameBody is the answer appended to frame (NewFrame).
+func FrameBody(frame []byte) []byte { return frame[frameHeader:] }
+
+// PutFramed is Put of the answer appended to frame (NewFrame), with etag,
+// fenced at at. The storage keeps frame itself (cache.Cache takes over
+// the value it is given): nothing may change it afterwards.
+func (s *Store) PutFramed(ctx context.Context, key string, frame []byte, etag string, at int64, tags []string) bool {
+	if !s.Enabled() || len(frame) < frameHeader {
+		return false
+	}
+	binary.BigEndian.PutUint64(frame, uint64(at))
+	stored, err := s.c.SetAt(ctx, key, cache.Entry{Value: frame, ETag: etag}, tags, TTL, at)
 	if err != nil {
 		s.log.WarnContext(ctx, s.name+": set", "error", err)
 	}

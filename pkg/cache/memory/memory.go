@@ -107,9 +107,10 @@ func (c *Cache) Get(_ context.Context, key string) (cache.Entry, bool, error) {
 	return it.entry, true, nil
 }
 
-// newItem is an entry ready to store: value and tags copied, size counted.
+// newItem is an entry ready to store: the value kept as it is (Set takes
+// it over), tags copied, size counted.
 func newItem(key string, e cache.Entry, tags []string) *item {
-	it := &item{key: key, entry: cache.Entry{Value: append([]byte(nil), e.Value...), ETag: e.ETag}, tags: append([]string(nil), tags...),
+	it := &item{key: key, entry: cache.Entry{Value: e.Value, ETag: e.ETag}, tags: append([]string(nil), tags...),
 		builtAt: math.MinInt64}
 	it.size = int64(len(key) + len(e.Value) + len(e.ETag) + EntryOverhead)
 	for _, t := range tags {
@@ -118,7 +119,7 @@ func newItem(key string, e cache.Entry, tags []string) *item {
 	return it
 }
 
-// Set implements cache.Cache. The value is copied.
+// Set implements cache.Cache. The value is kept, not copied.
 func (c *Cache) Set(_ context.Context, key string, e cache.Entry, tags []string, ttl time.Duration) error {
 	it := newItem(key, e, tags)
 	c.mu.Lock()
