@@ -6,6 +6,7 @@ package errkind
 
 import (
 	"errors"
+	"strings"
 	"unicode/utf8"
 )
 
@@ -92,4 +93,38 @@ func Clip(s string, n int) string {
 		cut--
 	}
 	return s[:cut] + "…"
+}
+
+// labels are the sentinel messages that name only an error's kind
+// ("invalid argument: filter: …"): a log keeps them, a client reading a
+// 400 learns nothing from them that the status has not said.
+var labels = []string{"invalid argument", "invalid request"}
+
+// TrimLabel returns message s without the kind labels it starts with
+// ("invalid argument: filter: unknown operator" → "filter: unknown
+// operator"); a label with nothing after it stays.
+func TrimLabel(s string) string {
+	for {
+		rest, ok := cutLabel(s)
+		if !ok {
+			return s
+		}
+		s = rest
+	}
+}
+
+// HasLabel reports whether message s starts with a kind label, which
+// TrimLabel would remove.
+func HasLabel(s string) bool {
+	_, ok := cutLabel(s)
+	return ok
+}
+
+func cutLabel(s string) (string, bool) {
+	for _, l := range labels {
+		if rest, ok := strings.CutPrefix(s, l+": "); ok && rest != "" {
+			return rest, true
+		}
+	}
+	return s, false
 }

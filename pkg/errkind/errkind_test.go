@@ -41,3 +41,24 @@ func TestClip(t *testing.T) {
 		}
 	}
 }
+
+func TestTrimLabel(t *testing.T) {
+	for in, want := range map[string]string{
+		"invalid argument: filter: unknown operator": "filter: unknown operator",
+		"invalid request: attribute 7: too long":     "attribute 7: too long",
+		"invalid request: invalid argument: x":       "x",
+		"invalid argument":                           "invalid argument", // nothing else to say
+		"not found: branch 7":                        "not found: branch 7",
+		"attribute 7: invalid argument: x":           "attribute 7: invalid argument: x",
+	} {
+		if got := TrimLabel(in); got != want {
+			t.Errorf("TrimLabel(%q) = %q, want %q", in, got, want)
+		}
+		if HasLabel(want) {
+			t.Errorf("HasLabel(%q) after trimming", want)
+		}
+	}
+	if !HasLabel("invalid argument: x") || HasLabel("invalid arguments: x") {
+		t.Error("HasLabel does not tell a label")
+	}
+}

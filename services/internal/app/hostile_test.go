@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cmsplatform/cms/pkg/errkind"
 	optionsv1 "github.com/cmsplatform/cms/proto/gen/go/cms/options/v1"
 	"github.com/cmsplatform/cms/services/internal/gateway"
 )
@@ -409,6 +410,9 @@ func judge(c hostileCase, resp *http.Response, body []byte, notImpl bool) string
 	}
 	if p.Status != code || p.Title == "" {
 		return "ProblemDetails without the status or a title: " + show()
+	}
+	if errkind.HasLabel(p.Detail) {
+		return "a detail that starts with a kind label, not the domain's message: " + show()
 	}
 	return ""
 }

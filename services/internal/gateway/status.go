@@ -77,13 +77,15 @@ var internalPrefix = regexp.MustCompile(`(^|: )(blobs|bleve|changes|codegen|cont
 // ClientDetail is the text of err as a client reads it in a
 // ProblemDetails' detail: what happened, without the internal component
 // names its parts start with ("delivery: not found: branch \"9\"" →
-// "not found: branch \"9\""). Logs keep err itself.
+// "not found: branch \"9\"") and without the kind label that only repeats
+// the status (errkind.TrimLabel: "invalid argument: filter: …" →
+// "filter: …"). Logs keep err itself.
 func ClientDetail(err error) string {
 	s := err.Error()
 	for {
 		t := internalPrefix.ReplaceAllString(s, "$1")
 		if t == s {
-			return s
+			return errkind.TrimLabel(s)
 		}
 		s = t
 	}

@@ -73,3 +73,20 @@ func TestInvalidValueNamesItsField(t *testing.T) {
 		t.Fatalf("a 400 about no value names a field: %s", js)
 	}
 }
+
+// TestProblemDetailIsTheDomainMessage: a ProblemDetails' detail is what
+// the domain says, without the sentinel's kind label ("invalid argument:")
+// that only repeats the status.
+func TestProblemDetailIsTheDomainMessage(t *testing.T) {
+	errArg := errkind.New(errkind.Invalid, "invalid argument")
+	for _, err := range []error{
+		fmt.Errorf("delivery: %w: filter: unknown operator \"~\"", errArg),
+		fmt.Errorf("content: %w: filter: unknown operator \"~\"", errInvalid),
+	} {
+		st := status.Convert(DomainStatus(context.Background(), slog.Default(), "test", err))
+		p := ProblemOf(st, "/x")
+		if p.Status != http.StatusBadRequest || p.Detail != `filter: unknown operator "~"` {
+			t.Errorf("%v: status %d, detail %q", err, p.Status, p.Detail)
+		}
+	}
+}
