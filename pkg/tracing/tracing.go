@@ -16,6 +16,7 @@ package tracing
 
 import (
 	"context"
+	"crypto/rand"
 	"fmt"
 	"os"
 	"strings"
@@ -75,7 +76,12 @@ func Install(exp sdktrace.SpanExporter, service string) func(context.Context) er
 	if os.Getenv("OTEL_SERVICE_NAME") != "" {
 		res = resource.Default() // the environment's name wins
 	}
-	tp := sdktrace.NewTracerProvider(sdktrace.WithBatcher(exp), sdktrace.WithResource(res))
+	return InstallProvider(sdktrace.NewTracerProvider(sdktrace.WithBatcher(exp), sdktrace.WithResource(res)))
+}
+
+// InstallProvider makes tp the global tracer provider and returns its
+// shutdown (tests pass one with an in-memory exporter).
+func InstallProvider(tp *sdktrace.TracerProvider) func(context.Context) error {
 	otel.SetTracerProvider(tp)
 	return tp.Shutdown
 }
@@ -126,6 +132,18 @@ func Extract(ctx context.Context, h map[string]string) context.Context {
 		return WithTraceparent(ctx, tp)
 	}
 	return propagator.Extract(ctx, propagation.MapCarrier(h))
+}
+
+// WithNewTrace returns ctx with a new random, unsampled remote span
+// context as parent: a trace id for a request that came without one while
+// export is off (a sampled trace would have started its own).
+func WithNewTrace(ctx context.Context) context.Context {
+	var tid trace.TraceID
+	var sid trace.SpanID
+	_, _ = rand.Read(tid[:]) // crypto/rand never fails on supported platforms
+	_, _ = rand.Read(sid[:])
+	return trace.ContextWithRemoteSpanContext(ctx, trace.NewSpanContext(trace.SpanContextConfig{
+		TraceID: tid, SpanID: sid, Remote: true}))
 }
 
 // TraceID returns ctx's trace id in hex, or "" when ctx has no valid span

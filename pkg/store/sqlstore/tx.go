@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"github.com/cmsplatform/cms/pkg/store"
+	"github.com/cmsplatform/cms/pkg/tracing"
 )
 
 // writeTx implements store.Tx as a member of a transaction group
@@ -146,13 +147,17 @@ func (t *writeTx) AppendOutbox(ctx context.Context, events ...store.OutboxEvent)
 			return fmt.Errorf("%w: outbox event without subject", store.ErrInvalidArgument)
 		}
 	}
+	trace := tracing.Traceparent(ctx)
 	err := t.g.tx.ExecBatch(ctx, func(b Batch) {
 		for _, e := range events {
 			payload := e.Payload
 			if payload == nil {
 				payload = []byte{}
 			}
-			b.Queue(t.st.appendOutbox, t.meta.ID, e.Subject, e.MsgID, payload)
+			if e.Trace == "" {
+				e.Trace = trace
+			}
+			b.Queue(t.st.appendOutbox, t.meta.ID, e.Subject, e.MsgID, payload, e.Trace)
 		}
 		// The newest transaction per subject (LastOutboxTransaction):
 		// transactions commit in id order, so the last writer's id is
