@@ -7,6 +7,8 @@ import (
 
 	"github.com/cmsplatform/cms/pkg/store"
 	"github.com/cmsplatform/cms/pkg/tracing"
+	"go.opentelemetry.io/otel/codes"
+	"go.opentelemetry.io/otel/trace"
 )
 
 // writeTx implements store.Tx as a member of a transaction group
@@ -178,10 +180,17 @@ func (t *writeTx) AppendOutbox(ctx context.Context, events ...store.OutboxEvent)
 
 // Commit hands the writer on and returns once the group's commit has made
 // the writes durable. The member's savepoint stays (see savepoint).
-func (t *writeTx) Commit(ctx context.Context) error {
+func (t *writeTx) Commit(ctx context.Context) (err error) {
 	if err := t.check(); err != nil {
 		return err
 	}
+	_, span := tracing.Start(ctx, "store.commit", trace.SpanKindClient)
+	defer func() {
+		if err != nil {
+			span.SetStatus(codes.Error, err.Error())
+		}
+		span.End()
+	}()
 	t.done = true
 	g := t.g
 	if g.failed == nil {

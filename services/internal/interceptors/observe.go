@@ -14,7 +14,7 @@ import (
 	"github.com/cmsplatform/cms/pkg/tracing"
 	"github.com/cmsplatform/cms/services/internal/gateway"
 	"github.com/prometheus/client_golang/prometheus"
-	"go.opentelemetry.io/otel/codes"
+	otelcodes "go.opentelemetry.io/otel/codes"
 	"go.opentelemetry.io/otel/trace"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
@@ -114,7 +114,7 @@ func (o Observer) Unary(ctx context.Context, req any, info *grpc.UnaryServerInfo
 	ctx, span := tracing.Start(ctx, info.FullMethod, trace.SpanKindServer)
 	resp, err := h(ctx, req)
 	if err != nil {
-		span.SetStatus(codes.Error, err.Error())
+		span.SetStatus(otelcodes.Error, err.Error())
 	}
 	span.End()
 	o.done(ctx, info.FullMethod, start, err)
