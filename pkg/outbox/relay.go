@@ -15,6 +15,9 @@ import (
 
 	"github.com/cmsplatform/cms/pkg/events"
 	"github.com/cmsplatform/cms/pkg/store"
+	"github.com/cmsplatform/cms/pkg/tracing"
+	"go.opentelemetry.io/otel/codes"
+	"go.opentelemetry.io/otel/trace"
 )
 
 // Relay publishes outbox events.
@@ -132,7 +135,7 @@ func (r *Relay) RelayOnce(ctx context.Context) (int, error) {
 	var pubErr error
 	r.pending = nil
 	for i, e := range evs {
-		if err := r.publisher.Publish(ctx, events.Event{Subject: e.Subject, MsgID: e.MsgID, Data: e.Payload}); err != nil {
+		if err := r.publish(ctx, e); err != nil {
 			// Stop at the first failure and retry from there: nothing newer
 			// is published first. Should another relay claim them meanwhile
 			// (the lease ran out, or it took over the store's relay lock),
@@ -152,4 +155,22 @@ func (r *Relay) RelayOnce(ctx context.Context) (int, error) {
 		}
 	}
 	return len(acked), pubErr
+}
+
+// publish publishes e under the trace of the transaction that appended it
+// (the outbox row's traceparent): a producer span of that trace, whose
+// context travels in the message headers to the consumers.
+func (r *Relay) publish(ctx context.Context, e store.OutboxEvent) error {
+	ctx, span := tracing.Start(tracing.WithTraceparent(ctx, e.Trace), "outbox.publish "+e.Subject, trace.SpanKindProducer)
+	defer span.End()
+	ev := events.Event{Subject: e.Subject, MsgID: e.MsgID, Data: e.Payload}
+	if e.Trace != "" {
+		ev.Headers = map[string]string{}
+		tracing.Inject(ctx, ev.Headers)
+	}
+	err := r.publisher.Publish(ctx, ev)
+	if err != nil {
+		span.SetStatus(codes.Error, err.Error())
+	}
+	return err
 }

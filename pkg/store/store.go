@@ -300,6 +300,9 @@ type OutboxEvent struct {
 	// MsgID is the publisher's deduplication id (e.g. Nats-Msg-Id).
 	MsgID   string
 	Payload []byte
+	// Trace is the W3C traceparent the event is published under; the
+	// store fills it from the appending context's span when empty.
+	Trace string
 	// Attempts counts claims including the current one (set by ClaimOutbox).
 	Attempts int
 }

@@ -10,12 +10,26 @@ import (
 	"os"
 	"os/signal"
 	"syscall"
+	"time"
+
+	"github.com/cmsplatform/cms/pkg/tracing"
 )
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	if err := newRootCommand().ExecuteContext(ctx); err != nil {
+	// Traces, when the OTEL_* settings ask for them (pkg/tracing);
+	// OTEL_SERVICE_NAME names the process (default "cms").
+	shutdown, err := tracing.Setup(ctx, "cms")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "cms:", err)
+		os.Exit(1)
+	}
+	err = newRootCommand().ExecuteContext(ctx)
+	flush, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	_ = shutdown(flush)
+	cancel()
+	if err != nil {
 		var code exitCode
 		if errors.As(err, &code) {
 			os.Exit(int(code)) // the command printed its own report

@@ -48,6 +48,9 @@ import (
 	"github.com/cmsplatform/cms/pkg/indexwriter"
 	"github.com/cmsplatform/cms/pkg/search"
 	"github.com/cmsplatform/cms/pkg/store"
+	"github.com/cmsplatform/cms/pkg/tracing"
+	"go.opentelemetry.io/otel/codes"
+	"go.opentelemetry.io/otel/trace"
 )
 
 // Defaults.
@@ -268,7 +271,12 @@ func (s *Service) handle(ctx context.Context, m events.Msg) error {
 		return nil
 	}
 	start := time.Now()
-	res, err := s.ix.Apply(ctx, ev)
+	actx, span := tracing.Start(tracing.Extract(ctx, m.Headers), "indexer.apply "+m.Subject, trace.SpanKindConsumer)
+	res, err := s.ix.Apply(actx, ev)
+	if err != nil {
+		span.SetStatus(codes.Error, err.Error())
+	}
+	span.End()
 	s.applyNanos.Add(int64(time.Since(start)))
 	s.endProbe(ctx, m, &tr)
 	switch {

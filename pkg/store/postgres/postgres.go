@@ -159,7 +159,7 @@ func (s *Store) ClaimOutbox(ctx context.Context, limit int) ([]store.OutboxEvent
 			UPDATE outbox o SET leased_until = clock_timestamp() + $2 * interval '1 microsecond',
 				attempts = o.attempts + 1
 			FROM c WHERE o.id = c.id
-			RETURNING o.id, o.tx_id, o.subject, o.msg_id, o.payload, o.attempts`,
+			RETURNING o.id, o.tx_id, o.subject, o.msg_id, o.payload, o.attempts, o.trace`,
 			limit, s.Options().OutboxLease.Microseconds())
 	})
 }

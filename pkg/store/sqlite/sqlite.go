@@ -177,6 +177,6 @@ func (s *Store) ClaimOutbox(ctx context.Context, limit int) ([]store.OutboxEvent
 	return s.ClaimOutboxWith(ctx, `
 		UPDATE outbox SET leased_until = ?, attempts = attempts + 1
 		WHERE id IN (SELECT id FROM outbox WHERE leased_until <= ? ORDER BY id LIMIT ?)
-		RETURNING id, tx_id, subject, msg_id, payload, attempts`,
+		RETURNING id, tx_id, subject, msg_id, payload, attempts, trace`,
 		now+s.Options().OutboxLease.Microseconds(), now, limit)
 }

@@ -121,7 +121,7 @@ func newStatements(d Dialect) *statements {
 		purgeBranchValues:  r(`DELETE FROM object_values WHERE branch = ?`),
 		purgeBranchComment: r(`DELETE FROM comments WHERE branch = ?`),
 		purgeBranchObjects: r(`DELETE FROM objects WHERE branch = ?`),
-		appendOutbox:       r(`INSERT INTO outbox (tx_id, subject, msg_id, payload) VALUES (?, ?, ?, ?)`),
+		appendOutbox:       r(`INSERT INTO outbox (tx_id, subject, msg_id, payload, trace) VALUES (?, ?, ?, ?, ?)`),
 		ackOutbox:          r(`DELETE FROM outbox WHERE ` + in("id")),
 		markOutboxSubject: r(`INSERT INTO outbox_subjects (subject, tx_id) VALUES (?, ?)
 			ON CONFLICT (subject) DO UPDATE SET tx_id = excluded.tx_id`),

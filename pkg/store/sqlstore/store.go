@@ -128,7 +128,7 @@ var likeEscaper = strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`)
 
 // ClaimOutboxWith runs a backend's claim statement on the Write querier;
 // the statement leases the events and returns their id, tx_id, subject,
-// msg_id, payload and attempts. The events come back in id order.
+// msg_id, payload, attempts and trace. The events come back in id order.
 func (s *Store) ClaimOutboxWith(ctx context.Context, query string, args ...any) ([]store.OutboxEvent, error) {
 	return s.ClaimOutboxOn(ctx, s.cfg.Write, query, args...)
 }
@@ -138,7 +138,7 @@ func (s *Store) ClaimOutboxWith(ctx context.Context, query string, args ...any) 
 // lock's session is gone.
 func (s *Store) ClaimOutboxOn(ctx context.Context, q Querier, query string, args ...any) ([]store.OutboxEvent, error) {
 	scan := func(rows Rows, e *store.OutboxEvent) error {
-		return rows.Scan(&e.ID, &e.TxID, &e.Subject, &e.MsgID, &e.Payload, &e.Attempts)
+		return rows.Scan(&e.ID, &e.TxID, &e.Subject, &e.MsgID, &e.Payload, &e.Attempts, &e.Trace)
 	}
 	out, err := collect(ctx, s.d, q, "claim outbox", scan, query, args...)
 	if err != nil {

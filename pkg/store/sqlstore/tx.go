@@ -6,6 +6,9 @@ import (
 	"fmt"
 
 	"github.com/cmsplatform/cms/pkg/store"
+	"github.com/cmsplatform/cms/pkg/tracing"
+	"go.opentelemetry.io/otel/codes"
+	"go.opentelemetry.io/otel/trace"
 )
 
 // writeTx implements store.Tx as a member of a transaction group
@@ -162,13 +165,17 @@ func (t *writeTx) AppendOutbox(ctx context.Context, events ...store.OutboxEvent)
 			return fmt.Errorf("%w: outbox event without subject", store.ErrInvalidArgument)
 		}
 	}
+	trace := tracing.Traceparent(ctx)
 	err := t.g.tx.ExecBatch(ctx, func(b Batch) {
 		for _, e := range events {
 			payload := e.Payload
 			if payload == nil {
 				payload = []byte{}
 			}
-			b.Queue(t.st.appendOutbox, t.meta.ID, e.Subject, e.MsgID, payload)
+			if e.Trace == "" {
+				e.Trace = trace
+			}
+			b.Queue(t.st.appendOutbox, t.meta.ID, e.Subject, e.MsgID, payload, e.Trace)
 		}
 		// The newest transaction per subject (LastOutboxTransaction):
 		// transactions commit in id order, so the last writer's id is
@@ -189,10 +196,17 @@ func (t *writeTx) AppendOutbox(ctx context.Context, events ...store.OutboxEvent)
 
 // Commit hands the writer on and returns once the group's commit has made
 // the writes durable. The member's savepoint stays (see savepoint).
-func (t *writeTx) Commit(ctx context.Context) error {
+func (t *writeTx) Commit(ctx context.Context) (err error) {
 	if err := t.check(); err != nil {
 		return err
 	}
+	_, span := tracing.Start(ctx, "store.commit", trace.SpanKindClient)
+	defer func() {
+		if err != nil {
+			span.SetStatus(codes.Error, err.Error())
+		}
+		span.End()
+	}()
 	t.done = true
 	g := t.g
 	if g.failed == nil {

@@ -12,6 +12,9 @@ import (
 	"github.com/cmsplatform/cms/pkg/store"
 )
 
+// outboxTrace is a W3C traceparent an outbox row keeps (pkg/tracing).
+const outboxTrace = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"
+
 func testOutbox(t *testing.T, s store.Store) {
 	ctx := ctxT(t)
 	ev, err := s.ClaimOutbox(ctx, 10)
@@ -25,7 +28,7 @@ func testOutbox(t *testing.T, s store.Store) {
 	must(t, tx.PutObjects(ctx, obj(1, 0, 1, "g1", "")))
 	must(t, tx.AppendOutbox(ctx,
 		store.OutboxEvent{Subject: "cms.objects.changed", MsgID: "m1", Payload: []byte(`{"id":1}`)},
-		store.OutboxEvent{Subject: "cms.objects.changed", MsgID: "m2", Payload: []byte{0, 1, 2, 255}}))
+		store.OutboxEvent{Subject: "cms.objects.changed", MsgID: "m2", Payload: []byte{0, 1, 2, 255}, Trace: outboxTrace}))
 	mustBe(t, tx.AppendOutbox(ctx, store.OutboxEvent{MsgID: "no subject"}), store.ErrInvalidArgument, "event without subject")
 	// Not claimable before commit. A backend may make the claim wait for
 	// the open transaction (SQLite's single writer): a timeout is fine,
@@ -53,7 +56,8 @@ func testOutbox(t *testing.T, s store.Store) {
 	}
 	if ev[0].ID >= ev[1].ID || ev[0].TxID != first || ev[1].TxID != first ||
 		ev[0].Subject != "cms.objects.changed" || string(ev[0].Payload) != `{"id":1}` ||
-		fmt.Sprint(ev[1].Payload) != "[0 1 2 255]" || ev[0].Attempts != 1 {
+		fmt.Sprint(ev[1].Payload) != "[0 1 2 255]" || ev[0].Attempts != 1 ||
+		ev[0].Trace != "" || ev[1].Trace != outboxTrace {
 		t.Fatalf("first claim = %+v", ev)
 	}
 	// Leased events are not claimed again; the rest is.

@@ -348,22 +348,25 @@ func TestInvalidInputIs400(t *testing.T) {
 	}
 }
 
-// TestRequestIDs: a sane X-Request-Id is honoured, anything else replaced;
-// the answer, its ProblemDetails and the access log line carry it.
+// TestRequestIDs: the request id is the trace id: the caller's
+// traceparent's when it sends one (honoured with export off), else a new
+// one; a sane client X-Request-Id is kept as client_request_id in the log.
+// The answer, its ProblemDetails and the access log line carry the id.
 func TestRequestIDs(t *testing.T) {
 	base, logs := edgeServer(t, func(c *Config) { c.AccessLog = true })
+	const traceID = "4bf92f3577b34da6a3ce929d0e0e4736"
 	resp, p, _ := edgeCall{method: "GET", path: "/apis/cms/v1/branches/999999", user: "admin", pass: "test-password",
-		header: []string{"X-Request-Id", "trace-42"}}.do(t, base)
-	if resp.StatusCode != 404 || resp.Header.Get("X-Request-Id") != "trace-42" || p.RequestID != "trace-42" {
-		t.Fatalf("honoured id: %d %q %+v", resp.StatusCode, resp.Header.Get("X-Request-Id"), p)
+		header: []string{"X-Request-Id", "trace-42", "Traceparent", "00-" + traceID + "-00f067aa0ba902b7-01"}}.do(t, base)
+	if resp.StatusCode != 404 || resp.Header.Get("X-Request-Id") != traceID || p.RequestID != traceID {
+		t.Fatalf("caller's trace: %d %q %+v", resp.StatusCode, resp.Header.Get("X-Request-Id"), p)
 	}
-	if !strings.Contains(logs.String(), "request_id=trace-42") {
-		t.Errorf("the access log line lacks the request id:\n%s", logs.String())
+	if !strings.Contains(logs.String(), "request_id="+traceID) || !strings.Contains(logs.String(), "client_request_id=trace-42") {
+		t.Errorf("the access log line lacks the request id or the client's:\n%s", logs.String())
 	}
 	resp, p, _ = edgeCall{method: "GET", path: "/apis/cms/v1/nothing", header: []string{"X-Request-Id", "bad id\t!"}}.do(t, base)
 	id := resp.Header.Get("X-Request-Id")
-	if len(id) != 32 || p.RequestID != id {
-		t.Fatalf("replaced id: %q, problem %+v", id, p)
+	if len(id) != 32 || p.RequestID != id || strings.Contains(logs.String(), "client_request_id=bad") {
+		t.Fatalf("new id: %q, problem %+v", id, p)
 	}
 }
 

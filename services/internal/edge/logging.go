@@ -54,6 +54,9 @@ func LogRequests(log *slog.Logger, accessLog bool, sheds *gateway.Sheds, next ht
 			attrs := []slog.Attr{slog.String("method", r.Method), slog.String("path", r.URL.Path),
 				slog.Int("status", sw.status), slog.Duration("elapsed", time.Since(start)),
 				slog.String("request_id", RequestIDFrom(ctx))}
+			if c := ClientRequestIDFrom(ctx); c != "" {
+				attrs = append(attrs, slog.String("client_request_id", c))
+			}
 			if fault.Cause != "" && level > slog.LevelInfo {
 				attrs = append(attrs, slog.String("cause", fault.Cause))
 			}

@@ -2,11 +2,11 @@ package edge
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"net/http"
 
+	"github.com/cmsplatform/cms/pkg/tracing"
 	"github.com/cmsplatform/cms/services/internal/gateway"
+	"go.opentelemetry.io/otel/trace"
 )
 
 // maxRequestIDLen bounds an X-Request-Id taken from the client.
@@ -14,26 +14,51 @@ const maxRequestIDLen = 128
 
 type requestIDKey struct{}
 
-// RequestID gives every request an id: the client's X-Request-Id when it
-// is sane (1 to 128 characters of letters, digits and -_.:/+=), else 32
-// random hex digits. The id replaces the request header (so the gateway
-// forwards it to the services as x-request-id metadata), is written on the
-// answer and is in the context (RequestIDFrom).
+type clientRequestIDKey struct{}
+
+// RequestID gives every request an id, which is its trace id: the request
+// runs in a server span (pkg/tracing) under the caller's traceparent when
+// it sends one, which is honoured even with trace export off; without
+// one, and with export off, the id is 32 random hex digits that also
+// become the request's (unsampled) trace id, so the outbox and the
+// consumers carry it on. A sane client X-Request-Id (1 to 128 characters
+// of letters, digits and -_.:/+=) is kept as the client request id
+// (ClientRequestIDFrom; logged as client_request_id). The id replaces the
+// request header (so the gateway forwards it to the services as
+// x-request-id metadata, with the traceparent), is written on the answer
+// and is in the context (RequestIDFrom).
 func RequestID(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		id := r.Header.Get(gateway.HeaderRequestID)
-		if !saneRequestID(id) {
-			id = newRequestID()
+		ctx := r.Context()
+		if client := r.Header.Get(gateway.HeaderRequestID); saneRequestID(client) {
+			ctx = context.WithValue(ctx, clientRequestIDKey{}, client)
+		}
+		ctx, span := tracing.Start(tracing.WithTraceparent(ctx, r.Header.Get("Traceparent")),
+			r.Method+" "+r.URL.Path, trace.SpanKindServer)
+		defer span.End()
+		id := tracing.TraceID(ctx)
+		if id == "" {
+			ctx = tracing.WithNewTrace(ctx)
+			id = tracing.TraceID(ctx)
+		}
+		if tp := tracing.Traceparent(ctx); tp != "" {
+			r.Header.Set("Traceparent", tp)
 		}
 		r.Header.Set(gateway.HeaderRequestID, id)
 		w.Header().Set(gateway.HeaderRequestID, id)
-		next.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), requestIDKey{}, id)))
+		next.ServeHTTP(w, r.WithContext(context.WithValue(ctx, requestIDKey{}, id)))
 	})
 }
 
 // RequestIDFrom returns the id RequestID gave the request, or "".
 func RequestIDFrom(ctx context.Context) string {
 	id, _ := ctx.Value(requestIDKey{}).(string)
+	return id
+}
+
+// ClientRequestIDFrom returns the client's own X-Request-Id, or "".
+func ClientRequestIDFrom(ctx context.Context) string {
+	id, _ := ctx.Value(clientRequestIDKey{}).(string)
 	return id
 }
 
@@ -53,10 +78,4 @@ func saneRequestID(id string) bool {
 		}
 	}
 	return true
-}
-
-func newRequestID() string {
-	b := make([]byte, 16)
-	_, _ = rand.Read(b) // crypto/rand never fails on supported platforms
-	return hex.EncodeToString(b)
 }

@@ -26,7 +26,9 @@ var incomingHeaders = map[string]bool{
 	"range":             true,
 	"x-cmsapi-username": true,
 	"x-request-id":      true,
-	"accept-language":   true,
+	// The edge's span (pkg/tracing): the services' spans join its trace.
+	"traceparent":     true,
+	"accept-language": true,
 	// Delivery read-your-writes: wait until this change version is indexed.
 	"x-cms-min-version": true,
 	"x-cms-max-wait":    true,
