@@ -197,29 +197,43 @@ func (s *Service) Occurrences(ctx context.Context, r Request, fields string, tak
 	return out, nil
 }
 
+// occurrences counts in one search: per key of the chain a terms
+// aggregation of its values filtered to the objects whose rendered value
+// has that key (has it, and none of the earlier keys; see chainSteps),
+// answered from the engine's filtered aggregations (the column index on
+// the embedded engine, filter aggregations on Elasticsearch).
 func (s *Service) occurrences(ctx context.Context, q search.Query, a *attribute, chain []string, size int) (Occurrences, error) {
-	total, steps, err := s.chainSteps(ctx, q, chain)
-	if err != nil {
-		return Occurrences{}, err
-	}
 	o := Occurrences{ValueType: valueType(a.dataType)}
 	aggSize := size
-	if len(steps) > 1 {
+	if len(chain) > 1 {
 		aggSize = search.MaxResultWindow
 	}
-	counts := map[string]int64{}
-	for _, st := range steps {
-		res, err := s.eng.Search(ctx, search.SearchRequest{Index: s.objects, Query: st.query,
-			Aggs: []search.TermsAgg{{Field: indexdoc.FieldValues, Size: aggSize, Prefix: st.key + "="}}})
-		if err != nil {
-			return Occurrences{}, s.searchErr(err)
+	req := search.SearchRequest{Index: s.objects, Query: q}
+	for i, k := range chain {
+		var f search.Query = search.Term{Field: indexdoc.FieldKeys, Value: k}
+		if i > 0 {
+			earlier := make([]any, i)
+			for j, e := range chain[:i] {
+				earlier[j] = e
+			}
+			f = search.And{f, search.Not{Query: search.Terms{Field: indexdoc.FieldKeys, Values: earlier}}}
 		}
-		o.NotNull += res.Total
-		agg := res.Aggs[indexdoc.FieldValues]
+		req.Aggs = append(req.Aggs, search.TermsAgg{Name: "s" + strconv.Itoa(i), Field: indexdoc.FieldValues,
+			Size: aggSize, Prefix: k + "=", Filter: f})
+	}
+	res, err := s.eng.Search(ctx, req)
+	if err != nil {
+		return Occurrences{}, s.searchErr(err)
+	}
+	total := res.Total
+	counts := map[string]int64{}
+	for i, k := range chain {
+		agg := res.Aggs["s"+strconv.Itoa(i)]
+		o.NotNull += agg.Docs
 		o.More = o.More || agg.Other > 0
 		for _, b := range agg.Buckets {
 			raw, _ := b.Key.(string)
-			counts[strings.TrimPrefix(raw, st.key+"=")] += b.Count
+			counts[strings.TrimPrefix(raw, k+"=")] += b.Count
 		}
 	}
 	o.Null = total - o.NotNull

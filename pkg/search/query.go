@@ -2,6 +2,7 @@ package search
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 )
 
@@ -257,7 +258,15 @@ func NormalizeRequest(req SearchRequest, m Mapping) (SearchRequest, error) {
 		}
 	}
 	seen := map[string]bool{}
-	for _, a := range req.Aggs {
+	if len(req.Aggs) > 0 {
+		req.Aggs = slices.Clone(req.Aggs)
+	}
+	for i, a := range req.Aggs {
+		if a.Filter != nil {
+			if req.Aggs[i].Filter, err = NormalizeQuery(a.Filter, m); err != nil {
+				return req, err
+			}
+		}
 		k, err := nonText(m, a.Field, "terms aggregation")
 		if err != nil {
 			return req, err

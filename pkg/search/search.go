@@ -148,6 +148,11 @@ type TermsAgg struct {
 	// Prefix, when set, only counts keyword values starting with it
 	// (case-sensitive; keyword fields only).
 	Prefix string
+	// Filter, when set, counts only the matching documents it also
+	// matches (Elasticsearch's filter aggregation): one search answers
+	// several aggregations over different subsets of its matches. It does
+	// not change Total or Hits.
+	Filter Query
 }
 
 // Key returns the name the result of a is keyed by.
@@ -201,6 +206,9 @@ type AggResult struct {
 	Other int64
 	// Missing is the number of matching documents without the field.
 	Missing int64
+	// Docs is the number of documents counted: those matching the query
+	// (and Filter, when set).
+	Docs int64
 }
 
 // SearchResult is the answer to a SearchRequest.

@@ -51,71 +51,6 @@ func (c *columns) drop() {
 	c.slots, c.ids, c.free, c.live, c.fields = nil, nil, nil, nil, nil
 }
 
-// colPlan is what a search needs from the column index.
-type colPlan struct {
-	fields []string
-}
-
-// planColumns reports whether the column index can answer req (no full
-// text, no score sort, no aggregations) and the fields it reads.
-func (ix *index) planColumns(req search.SearchRequest) (colPlan, bool) {
-	if len(req.Aggs) > 0 {
-		return colPlan{}, false
-	}
-	p := colPlan{fields: []string{colID}}
-	for _, s := range req.Sort {
-		if s.Field == search.ScoreField {
-			return colPlan{}, false
-		}
-		p.fields = append(p.fields, s.Field)
-	}
-	if !ix.queryFields(req.Query, &p.fields) {
-		return colPlan{}, false
-	}
-	slices.Sort(p.fields)
-	p.fields = slices.Compact(p.fields)
-	return p, true
-}
-
-// queryFields adds the fields q reads to fields; false if the column
-// index cannot answer q.
-func (ix *index) queryFields(q search.Query, fields *[]string) bool {
-	switch q := q.(type) {
-	case search.MatchAll, search.IDs:
-		return true
-	case search.Term:
-		*fields = append(*fields, q.Field)
-	case search.Terms:
-		*fields = append(*fields, q.Field)
-	case search.Range:
-		*fields = append(*fields, q.Field)
-	case search.Prefix:
-		if ix.kind(q.Field) != search.Keyword {
-			return false
-		}
-		*fields = append(*fields, q.Field)
-	case search.Exists:
-		*fields = append(*fields, colPresent)
-	case search.And:
-		for _, s := range q {
-			if !ix.queryFields(s, fields) {
-				return false
-			}
-		}
-	case search.Or:
-		for _, s := range q {
-			if !ix.queryFields(s, fields) {
-				return false
-			}
-		}
-	case search.Not:
-		return ix.queryFields(q.Query, fields)
-	default:
-		return false
-	}
-	return true
-}
-
 // searchColumns answers a normalised req from the column index; ok is
 // false when the index cannot (see planColumns) or is off.
 func (ix *index) searchColumns(req search.SearchRequest) (res search.SearchResult, ok bool, err error) {
@@ -147,8 +82,9 @@ func (ix *index) searchColumns(req search.SearchRequest) (res search.SearchResul
 	for i, s := range page {
 		ids[i] = c.ids[s]
 	}
+	aggs := c.aggregate(ix, req, m)
 	c.mu.RUnlock()
-	res = search.SearchResult{Total: int64(total)}
+	res = search.SearchResult{Total: int64(total), Aggs: aggs}
 	if len(ids) == 0 {
 		return res, true, nil
 	}

@@ -22,7 +22,40 @@ func (ix *index) search(ctx context.Context, req search.SearchRequest) (search.S
 	if res, ok, err := ix.searchColumns(req); ok || err != nil {
 		return res, err
 	}
-	return ix.searchBleve(ctx, req)
+	return ix.searchBleveFiltered(ctx, req)
+}
+
+// searchBleveFiltered answers req with Bleve, which has no filtered
+// facets: aggregations with a Filter are answered by one more search each
+// (the query and the filter, no hits).
+func (ix *index) searchBleveFiltered(ctx context.Context, req search.SearchRequest) (search.SearchResult, error) {
+	var filtered []search.TermsAgg
+	plain := req
+	plain.Aggs = nil
+	for _, a := range req.Aggs {
+		if a.Filter != nil {
+			filtered = append(filtered, a)
+		} else {
+			plain.Aggs = append(plain.Aggs, a)
+		}
+	}
+	out, err := ix.searchBleve(ctx, plain)
+	if err != nil || len(filtered) == 0 {
+		return out, err
+	}
+	if out.Aggs == nil {
+		out.Aggs = make(map[string]search.AggResult, len(filtered))
+	}
+	for _, a := range filtered {
+		q, f := a.Filter, a
+		f.Filter = nil
+		res, err := ix.searchBleve(ctx, search.SearchRequest{Query: search.And{req.Query, q}, Aggs: []search.TermsAgg{f}})
+		if err != nil {
+			return out, err
+		}
+		out.Aggs[a.Key()] = res.Aggs[a.Key()]
+	}
+	return out, nil
 }
 
 // searchBleve answers a normalised request with a Bleve search.
@@ -93,6 +126,7 @@ func (ix *index) searchBleve(ctx context.Context, req search.SearchRequest) (sea
 		if m := res.Facets[facetName(i)+"m"]; m != nil {
 			ar.Missing = int64(m.Missing)
 		}
+		ar.Docs = out.Total
 		out.Aggs[a.Key()] = ar
 	}
 	return out, nil

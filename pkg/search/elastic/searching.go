@@ -22,15 +22,21 @@ type searchResponse struct {
 			Source  json.RawMessage `json:"_source"`
 		} `json:"hits"`
 	} `json:"hits"`
-	Aggregations map[string]struct {
-		SumOther int64 `json:"sum_other_doc_count"`
-		DocCount int64 `json:"doc_count"` // missing aggregation
-		Buckets  []struct {
-			Key         any    `json:"key"`
-			KeyAsString string `json:"key_as_string"`
-			DocCount    int64  `json:"doc_count"`
-		} `json:"buckets"`
-	} `json:"aggregations"`
+	Aggregations map[string]esAgg `json:"aggregations"`
+}
+
+// esAgg is one aggregation of a response: terms, missing, or filter
+// (with the terms and missing aggregations inside).
+type esAgg struct {
+	SumOther int64 `json:"sum_other_doc_count"`
+	DocCount int64 `json:"doc_count"` // missing and filter aggregations
+	Buckets  []struct {
+		Key         any    `json:"key"`
+		KeyAsString string `json:"key_as_string"`
+		DocCount    int64  `json:"doc_count"`
+	} `json:"buckets"`
+	Terms   *esAgg `json:"t"`
+	Missing *esAgg `json:"m"`
 }
 
 // Search implements search.Engine.
@@ -70,8 +76,17 @@ func (e *Engine) Search(ctx context.Context, req search.SearchRequest) (search.S
 			if a.Prefix != "" {
 				terms["include"] = regexpQuote(a.Prefix) + ".*"
 			}
-			aggs[aggName(i, "t")] = obj{"terms": terms}
-			aggs[aggName(i, "m")] = obj{"missing": obj{"field": a.Field}}
+			if a.Filter == nil {
+				aggs[aggName(i, "t")] = obj{"terms": terms}
+				aggs[aggName(i, "m")] = obj{"missing": obj{"field": a.Field}}
+				continue
+			}
+			f, err := translate(a.Filter, m)
+			if err != nil {
+				return search.SearchResult{}, err
+			}
+			aggs[aggName(i, "f")] = obj{"filter": f, "aggs": obj{
+				"t": obj{"terms": terms}, "m": obj{"missing": obj{"field": a.Field}}}}
 		}
 		body["aggs"] = aggs
 	}
@@ -98,11 +113,19 @@ func (e *Engine) Search(ctx context.Context, req search.SearchRequest) (search.S
 	}
 	for i, a := range req.Aggs {
 		t, ok := res.Aggregations[aggName(i, "t")]
+		miss, docs := res.Aggregations[aggName(i, "m")], out.Total
+		if a.Filter != nil {
+			f := res.Aggregations[aggName(i, "f")]
+			ok = f.Terms != nil && f.Missing != nil
+			if ok {
+				t, miss, docs = *f.Terms, *f.Missing, f.DocCount
+			}
+		}
 		if !ok {
 			return search.SearchResult{}, fmt.Errorf("elastic: aggregation %q missing from response", a.Key())
 		}
 		kind, _ := m.Field(a.Field)
-		ar := search.AggResult{Other: t.SumOther, Missing: res.Aggregations[aggName(i, "m")].DocCount}
+		ar := search.AggResult{Other: t.SumOther, Missing: miss.DocCount, Docs: docs}
 		for _, b := range t.Buckets {
 			key, err := bucketKey(kind, b.Key, b.KeyAsString)
 			if err != nil {

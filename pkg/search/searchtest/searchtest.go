@@ -34,6 +34,7 @@ func Run(t *testing.T, factory Factory) {
 		{Name: "Paging", Run: testPaging},
 		{Name: "Count", Run: testCount},
 		{Name: "TermsAggregations", Run: testAggs},
+		{Name: "FilteredAggregations", Run: testFilteredAggs},
 		{Name: "StaleVersionIgnored", Run: testStaleVersion},
 		{Name: "DeleteTombstone", Run: testDeleteTombstone},
 		{Name: "OrderWithinBulk", Run: testOrderWithinBulk},
