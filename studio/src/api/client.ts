@@ -155,8 +155,25 @@ export class Api {
     return resp.blob();
   }
 
-  /** request sends one HTTP request to a path of the API's origin. */
+  /**
+   * request sends an HTTP request to a path of the API's origin. A read (GET)
+   * refused with 503 and a short Retry-After (a shed query, a component
+   * coming back) is sent again after that wait, at most twice; writes never.
+   */
   async request<T>(method: string, path: string, body?: unknown, opts: CallOptions = {}): Promise<Answer<T>> {
+    for (let attempt = 0; ; attempt++) {
+      try {
+        return await this.requestOnce<T>(method, path, body, opts);
+      } catch (e) {
+        const wait = e instanceof ApiError && e.status === 503 ? e.retryAfter : undefined;
+        if (method !== "GET" || attempt >= 2 || wait === undefined || wait > 5 || opts.signal?.aborted) throw e;
+        await new Promise((resolve) => setTimeout(resolve, wait * 1000));
+      }
+    }
+  }
+
+  /** requestOnce sends one HTTP request to a path of the API's origin. */
+  private async requestOnce<T>(method: string, path: string, body?: unknown, opts: CallOptions = {}): Promise<Answer<T>> {
     const headers: Record<string, string> = { Accept: "application/json" };
     let sent: string | null = null;
     if (opts.basic) headers.Authorization = "Basic " + base64(`${opts.basic.user}:${opts.basic.password}`);
