@@ -16,7 +16,6 @@ import (
 	"github.com/cmsplatform/cms/pkg/events"
 	"github.com/cmsplatform/cms/pkg/store"
 	"github.com/cmsplatform/cms/pkg/tracing"
-	"go.opentelemetry.io/otel/codes"
 	"go.opentelemetry.io/otel/trace"
 )
 
@@ -162,15 +161,12 @@ func (r *Relay) RelayOnce(ctx context.Context) (int, error) {
 // context travels in the message headers to the consumers.
 func (r *Relay) publish(ctx context.Context, e store.OutboxEvent) error {
 	ctx, span := tracing.Start(tracing.WithTraceparent(ctx, e.Trace), "outbox.publish "+e.Subject, trace.SpanKindProducer)
-	defer span.End()
 	ev := events.Event{Subject: e.Subject, MsgID: e.MsgID, Data: e.Payload}
 	if e.Trace != "" {
 		ev.Headers = map[string]string{}
 		tracing.Inject(ctx, ev.Headers)
 	}
 	err := r.publisher.Publish(ctx, ev)
-	if err != nil {
-		span.SetStatus(codes.Error, err.Error())
-	}
+	tracing.End(span, err)
 	return err
 }

@@ -23,6 +23,7 @@ import (
 
 	"go.opentelemetry.io/otel"
 	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/codes"
 	"go.opentelemetry.io/otel/exporters/otlp/otlptrace/otlptracehttp"
 	"go.opentelemetry.io/otel/propagation"
 	"go.opentelemetry.io/otel/sdk/resource"
@@ -97,6 +98,14 @@ func serviceName(s string) string {
 // carried in ctx). End the returned span.
 func Start(ctx context.Context, name string, kind trace.SpanKind) (context.Context, trace.Span) {
 	return otel.Tracer(instrumentation).Start(ctx, name, trace.WithSpanKind(kind))
+}
+
+// End ends span, marked failed with err's text when err is not nil.
+func End(span trace.Span, err error) {
+	if err != nil {
+		span.SetStatus(codes.Error, err.Error())
+	}
+	span.End()
 }
 
 // Traceparent returns ctx's span context as a W3C traceparent value, or

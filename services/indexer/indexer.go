@@ -49,7 +49,6 @@ import (
 	"github.com/cmsplatform/cms/pkg/search"
 	"github.com/cmsplatform/cms/pkg/store"
 	"github.com/cmsplatform/cms/pkg/tracing"
-	"go.opentelemetry.io/otel/codes"
 	"go.opentelemetry.io/otel/trace"
 )
 
@@ -273,10 +272,7 @@ func (s *Service) handle(ctx context.Context, m events.Msg) error {
 	start := time.Now()
 	actx, span := tracing.Start(tracing.Extract(ctx, m.Headers), "indexer.apply "+m.Subject, trace.SpanKindConsumer)
 	res, err := s.ix.Apply(actx, ev)
-	if err != nil {
-		span.SetStatus(codes.Error, err.Error())
-	}
-	span.End()
+	tracing.End(span, err)
 	s.applyNanos.Add(int64(time.Since(start)))
 	s.endProbe(ctx, m, &tr)
 	switch {

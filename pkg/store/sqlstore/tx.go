@@ -7,7 +7,6 @@ import (
 
 	"github.com/cmsplatform/cms/pkg/store"
 	"github.com/cmsplatform/cms/pkg/tracing"
-	"go.opentelemetry.io/otel/codes"
 	"go.opentelemetry.io/otel/trace"
 )
 
@@ -201,12 +200,7 @@ func (t *writeTx) Commit(ctx context.Context) (err error) {
 		return err
 	}
 	_, span := tracing.Start(ctx, "store.commit", trace.SpanKindClient)
-	defer func() {
-		if err != nil {
-			span.SetStatus(codes.Error, err.Error())
-		}
-		span.End()
-	}()
+	defer func() { tracing.End(span, err) }()
 	t.done = true
 	g := t.g
 	if g.failed == nil {

@@ -14,7 +14,6 @@ import (
 	"github.com/cmsplatform/cms/pkg/tracing"
 	"github.com/cmsplatform/cms/services/internal/gateway"
 	"github.com/prometheus/client_golang/prometheus"
-	otelcodes "go.opentelemetry.io/otel/codes"
 	"go.opentelemetry.io/otel/trace"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
@@ -108,15 +107,14 @@ func Group(method string) string {
 // Unary implements grpc.UnaryServerInterceptor.
 func (o Observer) Unary(ctx context.Context, req any, info *grpc.UnaryServerInfo, h grpc.UnaryHandler) (any, error) {
 	start := time.Now()
-	if md, ok := metadata.FromIncomingContext(ctx); ok && len(md.Get("traceparent")) > 0 {
-		ctx = tracing.WithTraceparent(ctx, md.Get("traceparent")[0])
+	if md, ok := metadata.FromIncomingContext(ctx); ok {
+		if tp := md.Get("traceparent"); len(tp) > 0 {
+			ctx = tracing.WithTraceparent(ctx, tp[0])
+		}
 	}
 	ctx, span := tracing.Start(ctx, info.FullMethod, trace.SpanKindServer)
 	resp, err := h(ctx, req)
-	if err != nil {
-		span.SetStatus(otelcodes.Error, err.Error())
-	}
-	span.End()
+	tracing.End(span, err)
 	o.done(ctx, info.FullMethod, start, err)
 	return resp, err
 }
