@@ -249,6 +249,19 @@ func CompareValues(a, b any) int {
 	return strings.Compare(fmt.Sprint(a), fmt.Sprint(b))
 }
 
+// TopBuckets orders bs (SortBuckets) and keeps the first size of them;
+// other is the sum of the counts cut off (a terms aggregation's Other).
+func TopBuckets(bs []Bucket, size int) (top []Bucket, other int64) {
+	SortBuckets(bs)
+	if len(bs) <= size {
+		return bs, 0
+	}
+	for _, b := range bs[size:] {
+		other += b.Count
+	}
+	return bs[:size], other
+}
+
 // SortBuckets orders buckets by Count descending, then Key ascending.
 func SortBuckets(bs []Bucket) {
 	slices.SortFunc(bs, func(a, b Bucket) int {

@@ -115,14 +115,7 @@ func (c *columns) aggregate(ix *index, req search.SearchRequest, m bitset) map[s
 				buckets = append(buckets, search.Bucket{Key: k, Count: n})
 			}
 		}
-		search.SortBuckets(buckets)
-		if len(buckets) > a.Size {
-			for _, b := range buckets[a.Size:] {
-				ar.Other += b.Count
-			}
-			buckets = buckets[:a.Size]
-		}
-		ar.Buckets = buckets
+		ar.Buckets, ar.Other = search.TopBuckets(buckets, a.Size)
 		out[a.Key()] = ar
 	}
 	return out

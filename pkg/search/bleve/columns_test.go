@@ -422,12 +422,6 @@ func refAgg(t *testing.T, ix *index, q search.Query, a search.TermsAgg) search.A
 	for k, n := range counts {
 		out.Buckets = append(out.Buckets, search.Bucket{Key: k, Count: n})
 	}
-	search.SortBuckets(out.Buckets)
-	if len(out.Buckets) > a.Size {
-		for _, b := range out.Buckets[a.Size:] {
-			out.Other += b.Count
-		}
-		out.Buckets = out.Buckets[:a.Size]
-	}
+	out.Buckets, out.Other = search.TopBuckets(out.Buckets, a.Size)
 	return out
 }

@@ -175,13 +175,6 @@ func (ix *index) aggResult(a search.TermsAgg, fr *bsearch.FacetResult) (search.A
 			buckets = append(buckets, search.Bucket{Key: key, Count: int64(t.Count)})
 		}
 	}
-	search.SortBuckets(buckets)
-	if len(buckets) > a.Size {
-		for _, b := range buckets[a.Size:] {
-			out.Other += b.Count
-		}
-		buckets = buckets[:a.Size]
-	}
-	out.Buckets = buckets
+	out.Buckets, out.Other = search.TopBuckets(buckets, a.Size)
 	return out, nil
 }

@@ -2,7 +2,6 @@ package sqlstore
 
 import (
 	"context"
-	"math"
 	"time"
 
 	"github.com/cmsplatform/cms/pkg/store"
@@ -12,13 +11,7 @@ import (
 // the versions of the q.Limit newest transactions before q.BeforeTx come
 // back whole.
 func (s *Store) ValueHistory(ctx context.Context, q store.HistoryQuery) ([]store.ValueVersion, error) {
-	before, limit := q.BeforeTx, q.Limit
-	if before <= 0 {
-		before = math.MaxInt64
-	}
-	if limit <= 0 {
-		limit = math.MaxInt32
-	}
+	before, limit := pageBounds(q.BeforeTx, q.Limit)
 	text := s.d.Rebind(`SELECT v.tx_id, v.object_id, v.branch, v.attribute_id, v.language, v.variant,
 		v.sort_reverse, ` + s.d.JSONText("v.value") + `, v.unit_ref
 		FROM value_versions v

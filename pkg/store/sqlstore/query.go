@@ -2,6 +2,7 @@ package sqlstore
 
 import (
 	"context"
+	"math"
 	"strings"
 
 	"github.com/cmsplatform/cms/pkg/store"
@@ -51,6 +52,18 @@ func (q *query) whereValues(f store.ValueFilter) {
 }
 
 // sql is the text with the dialect's placeholders.
+// pageBounds is a paged read's bounds in SQL: before <= 0 (no upper id)
+// is the largest id, limit <= 0 (all) the largest LIMIT.
+func pageBounds(before int64, limit int) (int64, int) {
+	if before <= 0 {
+		before = math.MaxInt64
+	}
+	if limit <= 0 {
+		limit = math.MaxInt32
+	}
+	return before, limit
+}
+
 func (q *query) sql() string { return q.d.Rebind(q.text.String()) }
 
 // collect runs query on q and scans every row with scan; errors say what

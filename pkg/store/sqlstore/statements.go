@@ -8,6 +8,14 @@ const (
 // statements holds the statements whose text does not depend on the
 // arguments, rendered once for a dialect. The comment beside each lists its
 // parameters in order.
+// versionColumns are value_versions' columns in the order the statements
+// write them; versionKey is its primary key (one version per value and
+// transaction).
+const (
+	versionKey     = `branch, object_id, tx_id, attribute_id, variant, language, sort_reverse`
+	versionColumns = versionKey + `, value, unit_ref`
+)
+
 type statements struct {
 	beginTransaction  string // none; returns the transaction id
 	insertTransaction string // id, time, user, comment, branch
@@ -109,11 +117,9 @@ func newStatements(d Dialect) *statements {
 			VALUES (?, ?, ?, ?, ?, ?, ` + d.JSONParam("?") + `, ?, ?)
 			ON CONFLICT (branch, object_id, attribute_id, variant, language, sort_reverse)
 			DO UPDATE SET value = excluded.value, unit_ref = excluded.unit_ref, modified_tx = excluded.modified_tx`),
-		putVersion: r(`INSERT INTO value_versions
-			(branch, object_id, tx_id, attribute_id, variant, language, sort_reverse, value, unit_ref)
+		putVersion: r(`INSERT INTO value_versions (` + versionColumns + `)
 			VALUES (?, ?, ?, ?, ?, ?, ?, ` + d.JSONParam("?") + `, ?)
-			ON CONFLICT (branch, object_id, tx_id, attribute_id, variant, language, sort_reverse)
-			DO UPDATE SET value = excluded.value, unit_ref = excluded.unit_ref`),
+			ON CONFLICT (` + versionKey + `) DO UPDATE SET value = excluded.value, unit_ref = excluded.unit_ref`),
 		purgeValues:         r(`DELETE FROM object_values WHERE branch = ? AND ` + in("object_id")),
 		purgeVersions:       r(`DELETE FROM value_versions WHERE branch = ? AND ` + in("object_id")),
 		purgeBranchVersions: r(`DELETE FROM value_versions WHERE branch = ?`),

@@ -128,15 +128,13 @@ func (t *writeTx) DeleteValues(ctx context.Context, branch int64, objectIDs []in
 	}
 	// The deleted values leave a version without a value (history.go).
 	v := t.newQuery()
-	v.add(`INSERT INTO value_versions
-		(branch, object_id, tx_id, attribute_id, variant, language, sort_reverse, value, unit_ref)
+	v.add(`INSERT INTO value_versions (`+versionColumns+`)
 		SELECT branch, object_id, ?, attribute_id, variant, language, sort_reverse, NULL, NULL
 		FROM object_values`, t.meta.ID)
 	v.where(`branch = ?`, branch)
 	v.whereIn("object_id", objectIDs)
 	v.whereValues(f)
-	v.add(` ON CONFLICT (branch, object_id, tx_id, attribute_id, variant, language, sort_reverse)
-		DO UPDATE SET value = NULL, unit_ref = NULL`)
+	v.add(` ON CONFLICT (` + versionKey + `) DO UPDATE SET value = NULL, unit_ref = NULL`)
 	if _, err := t.g.tx.Exec(ctx, v.sql(), v.args...); err != nil {
 		return 0, errorf(t.d, err, "record deleted values")
 	}

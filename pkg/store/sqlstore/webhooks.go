@@ -3,7 +3,6 @@ package sqlstore
 import (
 	"context"
 	"fmt"
-	"math"
 	"strings"
 	"time"
 
@@ -61,13 +60,7 @@ func insertWebhookRows(d Dialect, columns string) []string {
 
 // ListWebhookAttempts implements store.WebhookLog.
 func (s *Store) ListWebhookAttempts(ctx context.Context, q store.WebhookAttemptQuery) ([]store.WebhookAttempt, error) {
-	before, limit := q.BeforeID, q.Limit
-	if before <= 0 {
-		before = math.MaxInt64
-	}
-	if limit <= 0 {
-		limit = math.MaxInt32
-	}
+	before, limit := pageBounds(q.BeforeID, q.Limit)
 	scan := func(rows Rows, a *store.WebhookAttempt) error {
 		var us int64
 		err := rows.Scan(&a.ID, &a.WebHook, &a.Delivery, &a.Transaction, &a.Branch, &a.Kind, &a.Attempt,
