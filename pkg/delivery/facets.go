@@ -88,8 +88,9 @@ type step struct {
 // rendering shows for them, keeping the work in the search engine: step k
 // selects q AND has(key k) AND NOT has(any earlier key of the chain), so
 // an aggregation per step counts every object once, under the value of
-// the first key it has - the same choice as view.selected. Keys that no
-// matching object has are left out (no step, no exclusion); one search
+// the first key it has - the same choice as view.selected (keyStep). Keys
+// that no matching object has get no step (excluding them in later steps
+// changes nothing); one search
 // with a FieldKeys aggregation per attribute finds them and also counts
 // the objects q matches (the first result).
 func (s *Service) chainSteps(ctx context.Context, q search.Query, chain []string) (int64, []step, error) {
@@ -115,19 +116,28 @@ func (s *Service) chainSteps(ctx context.Context, q search.Query, chain []string
 		}
 	}
 	var steps []step
-	var earlier []any
-	for _, k := range chain {
+	for i, k := range chain {
 		if !all && !present[k] {
 			continue
 		}
-		sq := search.And{q, search.Term{Field: indexdoc.FieldKeys, Value: k}}
-		if len(earlier) > 0 {
-			sq = append(sq, search.Not{Query: search.Terms{Field: indexdoc.FieldKeys, Values: slices.Clone(earlier)}})
-		}
-		steps = append(steps, step{key: k, query: sq})
-		earlier = append(earlier, k)
+		steps = append(steps, step{key: k, query: search.And{q, keyStep(chain, i)}})
 	}
 	return res.Total, steps, nil
+}
+
+// keyStep matches the objects whose rendered value has the key chain[i]
+// of the value chain: those with a value at that key and none at an
+// earlier one.
+func keyStep(chain []string, i int) search.Query {
+	has := search.Term{Field: indexdoc.FieldKeys, Value: chain[i]}
+	if i == 0 {
+		return has
+	}
+	earlier := make([]any, i)
+	for j, k := range chain[:i] {
+		earlier[j] = k
+	}
+	return search.And{has, search.Not{Query: search.Terms{Field: indexdoc.FieldKeys, Values: earlier}}}
 }
 
 // facetTake reads take by the shared rule (params.Take); 0 = not sent.
@@ -210,16 +220,8 @@ func (s *Service) occurrences(ctx context.Context, q search.Query, a *attribute,
 	}
 	req := search.SearchRequest{Index: s.objects, Query: q}
 	for i, k := range chain {
-		var f search.Query = search.Term{Field: indexdoc.FieldKeys, Value: k}
-		if i > 0 {
-			earlier := make([]any, i)
-			for j, e := range chain[:i] {
-				earlier[j] = e
-			}
-			f = search.And{f, search.Not{Query: search.Terms{Field: indexdoc.FieldKeys, Values: earlier}}}
-		}
 		req.Aggs = append(req.Aggs, search.TermsAgg{Name: "s" + strconv.Itoa(i), Field: indexdoc.FieldValues,
-			Size: aggSize, Prefix: k + "=", Filter: f})
+			Size: aggSize, Prefix: k + "=", Filter: keyStep(chain, i)})
 	}
 	res, err := s.eng.Search(ctx, req)
 	if err != nil {
