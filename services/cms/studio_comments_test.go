@@ -58,11 +58,7 @@ func studioCommentsJourney(t *testing.T, s *studioSetup) {
 
 	// Jonas, in a browser context of his own, opens the same object.
 	other := s.page(t, "other")
-	other.open("/studio/")
-	other.fill("User name", "jonas")
-	other.fill("Password", "jonas-password-1")
-	other.click("Sign in")
-	other.waitFor("jonas is signed in", `!!document.querySelector(".topbar")`)
+	other.signInAs("jonas", "jonas-password-1")
 	other.open(object)
 	other.waitText("Please check the price before Thursday")
 	other.waitFor("the author is named", `document.querySelector(".comment-author")?.title === "admin"`)

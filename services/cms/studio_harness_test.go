@@ -270,10 +270,23 @@ func (p *studioPage) login() {
 // signIn fills the login form as the administrator.
 func (p *studioPage) signIn() {
 	p.t.Helper()
-	p.fill("User name", "admin")
-	p.fill("Password", crashPassword)
+	p.fillSignIn("admin", crashPassword)
+}
+
+// signInAs opens the studio and signs in as user.
+func (p *studioPage) signInAs(user, password string) {
+	p.t.Helper()
+	p.open("/studio/")
+	p.fillSignIn(user, password)
+}
+
+// fillSignIn fills the open login form as user and waits for the studio.
+func (p *studioPage) fillSignIn(user, password string) {
+	p.t.Helper()
+	p.fill("User name", user)
+	p.fill("Password", password)
 	p.click("Sign in")
-	p.waitFor("signed in", `!!document.querySelector(".topbar")`)
+	p.waitFor("signed in as "+user, `!!document.querySelector(".topbar")`)
 }
 
 var unsafeName = regexp.MustCompile(`[^A-Za-z0-9._-]+`)

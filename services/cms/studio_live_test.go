@@ -52,11 +52,7 @@ func studioLiveJourney(t *testing.T, s *studioSetup) {
 	editor.checkAccessibility("the activity popover")
 
 	other := s.page(t, "other")
-	other.open("/studio/")
-	other.fill("User name", "maria")
-	other.fill("Password", "maria-password-1")
-	other.click("Sign in")
-	other.waitFor("maria is signed in", `!!document.querySelector(".topbar")`)
+	other.signInAs("maria", "maria-password-1")
 	other.shot("signed-in")
 
 	// The editor notes when it first shows the change; Maria's page notes

@@ -21,16 +21,6 @@ func createGrantedUser(t *testing.T, base, name, display, password string, grant
 	return createObjects(t, base, 4, `{"meta":{"typeRef":110},"values":[`+strings.Join(vals, ",")+`]}`)[0]
 }
 
-// signInAs fills the login form as user.
-func (p *studioPage) signInAs(user, password string) {
-	p.t.Helper()
-	p.open("/studio/")
-	p.fill("User name", user)
-	p.fill("Password", password)
-	p.click("Sign in")
-	p.waitFor("signed in as "+user, `!!document.querySelector(".topbar")`)
-}
-
 // studioReadOnlyJourney: a user with only a read grant on the branch opens
 // an object: it says, in words, that the branch is read only for her and
 // why, offers no Save, and its inputs are disabled (English and German). A
