@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/cmsplatform/cms/pkg/memlimit"
+	"github.com/cmsplatform/cms/pkg/tracing"
 	"github.com/cmsplatform/cms/services/internal/app"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -78,9 +79,9 @@ func newLogger(cfg app.Config) *slog.Logger {
 	}
 	opts := &slog.HandlerOptions{Level: level}
 	if cfg.LogFormat == "json" {
-		return slog.New(slog.NewJSONHandler(os.Stderr, opts))
+		return slog.New(tracing.LogHandler(slog.NewJSONHandler(os.Stderr, opts)))
 	}
-	return slog.New(slog.NewTextHandler(os.Stderr, opts))
+	return slog.New(tracing.LogHandler(slog.NewTextHandler(os.Stderr, opts)))
 }
 
 // bindFlags declares the flags with defaults from def.
