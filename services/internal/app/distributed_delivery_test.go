@@ -268,6 +268,22 @@ func (c httpClient) do(method, path, body string, hdr ...string) httpResult {
 	return httpResult{resp.StatusCode, resp.Header, b}
 }
 
+// doUntilAvailable is do, sent again as a client would while the answer
+// is 503 with Retry-After (a component of a freshly started system, e.g.
+// Elasticsearch answering "all shards failed" while the indexer creates
+// the index), for at most within; it returns the last answer.
+func (c httpClient) doUntilAvailable(within time.Duration, method, path, body string, hdr ...string) httpResult {
+	c.t.Helper()
+	for deadline := time.Now().Add(within); ; {
+		r := c.do(method, path, body, hdr...)
+		if r.code != http.StatusServiceUnavailable || r.header.Get("Retry-After") == "" || time.Now().After(deadline) {
+			return r
+		}
+		c.t.Logf("%s %s: 503 with Retry-After, sent again: %s", method, path, r.body)
+		time.Sleep(200 * time.Millisecond)
+	}
+}
+
 // must calls and fails the test unless the status is want.
 func (c httpClient) must(want int, method, path, body string, hdr ...string) httpResult {
 	c.t.Helper()
@@ -406,16 +422,9 @@ func runDeliveryScenario(t *testing.T, mgmt, deliv string, cachedKeys func() int
 	// While the indexer still creates the indexes Delivery may answer 503
 	// with Retry-After instead of waiting (same test): retry as a client
 	// would.
-	for deadline := time.Now().Add(20 * time.Second); ; {
-		r := httpClient{t, deliv, "admin", "test-password"}.do(http.MethodGet, list, "",
-			"X-Cms-Min-Version", minVersion, "X-Cms-Max-Wait", "20s")
-		if r.code == http.StatusOK {
-			break
-		}
-		if r.code != http.StatusServiceUnavailable || r.header.Get("Retry-After") == "" || time.Now().After(deadline) {
-			t.Fatalf("GET %s (X-Cms-Min-Version %s) = %d: %s", list, minVersion, r.code, r.body)
-		}
-		time.Sleep(100 * time.Millisecond)
+	if r := (httpClient{t, deliv, "admin", "test-password"}).doUntilAvailable(20*time.Second, http.MethodGet, list, "",
+		"X-Cms-Min-Version", minVersion, "X-Cms-Max-Wait", "20s"); r.code != http.StatusOK {
+		t.Fatalf("GET %s (X-Cms-Min-Version %s) = %d: %s", list, minVersion, r.code, r.body)
 	}
 	res.published = time.Since(written)
 	// Sorted by displayName descending.

@@ -61,23 +61,9 @@ func TestServeAgainstRealComponents(t *testing.T) {
 	}
 	// While the indexer creates the index, Elasticsearch may answer "all
 	// shards failed": Delivery says 503 with Retry-After, never 500.
-	deadline := time.Now().Add(15 * time.Second)
-	for {
-		req, _ := http.NewRequest(http.MethodGet, "http://"+srv.HTTPAddr()+"/delivery/api/branches", nil)
-		req.SetBasicAuth("admin", "test-password")
-		resp, err = http.DefaultClient.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		body, _ = io.ReadAll(resp.Body)
-		resp.Body.Close()
-		if resp.StatusCode == http.StatusOK {
-			break
-		}
-		if resp.StatusCode != http.StatusServiceUnavailable || resp.Header.Get("Retry-After") == "" || time.Now().After(deadline) {
-			t.Fatalf("GET /delivery/api/branches = %d: %s", resp.StatusCode, body)
-		}
-		time.Sleep(200 * time.Millisecond)
+	if r := (httpClient{t, "http://" + srv.HTTPAddr(), "admin", "test-password"}).doUntilAvailable(15*time.Second,
+		http.MethodGet, "/delivery/api/branches", ""); r.code != http.StatusOK {
+		t.Fatalf("GET /delivery/api/branches = %d: %s", r.code, r.body)
 	}
 	// The whole distributed pipeline: PostgreSQL outbox → NATS → indexer →
 	// Elasticsearch → Index API.

@@ -130,21 +130,14 @@ func tokenOf(t *testing.T, r httpResult) authToken {
 func (s tokenSystem) bearer(t *testing.T, group int, token string) httpResult {
 	t.Helper()
 	g := tokenGroups[group]
-	for try := 1; ; try++ {
-		r := httpClient{t: t, base: s.http[g.name]}.do(g.method, g.path, g.body, "Authorization", "Bearer "+token)
-		if r.code != http.StatusServiceUnavailable || r.header.Get("Retry-After") == "" || try == transientTries {
-			return r
-		}
-		t.Logf("%s %s: transient 503 (try %d), retrying as a client does: %s", g.method, g.path, try, r.body)
-		time.Sleep(time.Second)
-	}
+	return httpClient{t: t, base: s.http[g.name]}.doUntilAvailable(transientWait, g.method, g.path, g.body, "Authorization", "Bearer "+token)
 }
 
-// transientTries is how often the token checks send a request that
-// answered 503 with Retry-After (a component of a freshly started
-// distributed system, e.g. a new index's shards starting on a loaded
-// machine), as a client would; any other answer counts at once.
-const transientTries = 5
+// transientWait is how long the token checks send again a request that
+// answered 503 with Retry-After, or gRPC Unavailable (a component of a
+// freshly started distributed system, e.g. a new index's shards starting on
+// a loaded machine), as a client would; any other answer counts at once.
+const transientWait = 5 * time.Second
 
 // bearerGRPC calls a group over gRPC with the token in the metadata.
 func (s tokenSystem) bearerGRPC(t *testing.T, group int, token string) codes.Code {
@@ -155,15 +148,15 @@ func (s tokenSystem) bearerGRPC(t *testing.T, group int, token string) codes.Cod
 		t.Fatal(err)
 	}
 	defer conn.Close()
-	for try := 1; ; try++ {
+	for deadline := time.Now().Add(transientWait); ; {
 		ctx, cancel := context.WithTimeout(metadata.AppendToOutgoingContext(t.Context(), "authorization", "Bearer "+token), 20*time.Second)
 		err := g.grpc(ctx, conn)
 		cancel()
-		if status.Code(err) != codes.Unavailable || try == transientTries {
+		if status.Code(err) != codes.Unavailable || time.Now().After(deadline) {
 			return status.Code(err)
 		}
-		t.Logf("gRPC %s: transient Unavailable (try %d), retrying as a client does: %v", g.name, try, err)
-		time.Sleep(time.Second)
+		t.Logf("gRPC %s: Unavailable, sent again: %v", g.name, err)
+		time.Sleep(200 * time.Millisecond)
 	}
 }
 
