@@ -29,14 +29,23 @@ image:
 ## the tests print each package's ok/FAIL line as it completes. The log keeps each top-level test's result (so CI
 ## shows the integration tests ran, not skipped), every skip with its reason and every failure, with the messages of
 ## test helpers in non-test files too (a conformance suite's "cases.go:83: …").
+# TIMED_TESTS assert what a person waits for (the studio's budgets: a list page in 300 ms, an object in 200 ms) or a
+# throughput ratio; they run after every other test, one package at a time, so that what they measure is the
+# platform and not the test packages running beside them on the same cores. TestTimedTestsExist (scripts/) checks
+# that each is still defined in its package.
+TIMED_TESTS    := ^(TestStudio|TestLoadSheddingKeepsThroughput)$$
+TIMED_PACKAGES := ./services/cms ./services/internal/app
+# TEST_LOG keeps of go test -v what the log needs (see test).
+TEST_LOG := grep -E --line-buffered '^(--- |ok |FAIL|panic:|\?)|^ +--- (FAIL|SKIP)|_test\.go:[0-9]+:|^ +[A-Za-z0-9_]+\.go:[0-9]+: |\.go:[0-9]+:[0-9]+: |^\#'
 test: studio-deps
 	@echo "== studio: tsc (strict) and the TypeScript unit tests"
 	cd studio && node test.mjs
 	@echo "== go vet ./... ($$($(GO) list ./... | wc -l) packages; findings are printed, nothing else)"
 	@set -o pipefail; $(GO) vet -v ./... 2>&1 | awk -f scripts/vet-progress.awk
 	@echo "== go test ./... (one ok/FAIL line per package, in package order; up to 20 minutes with the integration tests)"
-	set -o pipefail; $(GO) test -count=1 -timeout 20m -v ./... 2>&1 | \
-	  grep -E --line-buffered '^(--- |ok |FAIL|panic:|\?)|^ +--- (FAIL|SKIP)|_test\.go:[0-9]+:|^ +[A-Za-z0-9_]+\.go:[0-9]+: |\.go:[0-9]+:[0-9]+: |^#'
+	set -o pipefail; $(GO) test -count=1 -timeout 20m -v -skip '$(TIMED_TESTS)' ./... 2>&1 | $(TEST_LOG)
+	@echo "== go test -run '$(TIMED_TESTS)' (the tests that hold a time budget, one package at a time, after the others)"
+	set -o pipefail; $(GO) test -count=1 -timeout 20m -v -p 1 -run '$(TIMED_TESTS)' $(TIMED_PACKAGES) 2>&1 | $(TEST_LOG)
 	@echo "== deploy: vet and test the manifests"
 	cd deploy && $(GO) vet ./... && $(GO) test -count=1 ./...
 

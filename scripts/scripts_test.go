@@ -5,6 +5,7 @@ package scripts
 import (
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -102,4 +103,41 @@ func readFile(t *testing.T, path string) string {
 		t.Fatal(err)
 	}
 	return string(b)
+}
+
+// TestTimedTestsExist: every test the Makefile runs alone after the others
+// (TIMED_TESTS, in TIMED_PACKAGES) is still defined there, and the first
+// run skips exactly those: a renamed test would otherwise run in neither.
+func TestTimedTestsExist(t *testing.T) {
+	vars := map[string]string{}
+	for _, line := range strings.Split(readFile(t, "../Makefile"), "\n") {
+		if name, val, ok := strings.Cut(line, ":="); ok && strings.HasPrefix(name, "TIMED_") {
+			vars[strings.TrimSpace(name)] = strings.TrimSpace(val)
+		}
+	}
+	names, ok := strings.CutPrefix(vars["TIMED_TESTS"], "^(")
+	names, ok2 := strings.CutSuffix(names, ")$$")
+	if !ok || !ok2 || names == "" {
+		t.Fatalf("TIMED_TESTS = %q, want ^(TestA|TestB)$$", vars["TIMED_TESTS"])
+	}
+	var sources strings.Builder
+	for _, pkg := range strings.Fields(vars["TIMED_PACKAGES"]) {
+		files, err := filepath.Glob(filepath.Join("..", pkg, "*_test.go"))
+		if err != nil || len(files) == 0 {
+			t.Fatalf("TIMED_PACKAGES names %s, which has no tests (%v)", pkg, err)
+		}
+		for _, f := range files {
+			sources.WriteString(readFile(t, f))
+		}
+	}
+	for _, name := range strings.Split(names, "|") {
+		if !strings.Contains(sources.String(), "func "+name+"(t *testing.T)") {
+			t.Errorf("TIMED_TESTS names %s, which no package of TIMED_PACKAGES (%s) defines", name, vars["TIMED_PACKAGES"])
+		}
+	}
+	for _, use := range []string{"-skip '$(TIMED_TESTS)' ./...", "-p 1 -run '$(TIMED_TESTS)' $(TIMED_PACKAGES)"} {
+		if !strings.Contains(readFile(t, "../Makefile"), use) {
+			t.Errorf("the test target does not run go test %s", use)
+		}
+	}
 }
