@@ -30,13 +30,13 @@ type deadlineCache struct {
 	downUntil atomic.Int64 // unix nanoseconds; calls fail fast before it
 }
 
-// do runs fn under the deadline unless the cache was found unavailable
+// do runs fn (the call op, named in its span) under the deadline unless the cache was found unavailable
 // less than UnavailableCooldown ago.
-func (d *deadlineCache) do(ctx context.Context, fn func(context.Context) error) error {
+func (d *deadlineCache) do(ctx context.Context, op string, fn func(context.Context) error) error {
 	if time.Now().UnixNano() < d.downUntil.Load() {
 		return &component.UnavailableError{Component: d.g.Name, Err: errCoolingDown}
 	}
-	err := d.g.Do(ctx, fn)
+	err := d.g.Op(ctx, op, fn)
 	if errors.Is(err, component.ErrUnavailable) {
 		d.downUntil.Store(time.Now().Add(UnavailableCooldown).UnixNano())
 	}
@@ -46,16 +46,16 @@ func (d *deadlineCache) do(ctx context.Context, fn func(context.Context) error) 
 var errCoolingDown = errors.New("failed recently; not asked again yet")
 
 func (d *deadlineCache) Get(ctx context.Context, key string) (e Entry, ok bool, err error) {
-	err = d.do(ctx, func(ctx context.Context) error { e, ok, err = d.c.Get(ctx, key); return err })
+	err = d.do(ctx, "Get", func(ctx context.Context) error { e, ok, err = d.c.Get(ctx, key); return err })
 	return e, ok, err
 }
 
 func (d *deadlineCache) Set(ctx context.Context, key string, e Entry, tags []string, ttl time.Duration) error {
-	return d.do(ctx, func(ctx context.Context) error { return d.c.Set(ctx, key, e, tags, ttl) })
+	return d.do(ctx, "Set", func(ctx context.Context) error { return d.c.Set(ctx, key, e, tags, ttl) })
 }
 
 func (d *deadlineCache) InvalidateTags(ctx context.Context, tags ...string) error {
-	return d.do(ctx, func(ctx context.Context) error { return d.c.InvalidateTags(ctx, tags...) })
+	return d.do(ctx, "InvalidateTags", func(ctx context.Context) error { return d.c.InvalidateTags(ctx, tags...) })
 }
 
 func (d *deadlineCache) Close() error { return d.c.Close() }
@@ -65,7 +65,7 @@ func (d *deadlineCache) Close() error { return d.c.Close() }
 func (d *deadlineCache) Ping(ctx context.Context) error { return d.g.Ping(ctx, d.c) }
 
 func (d *deadlineCache) SetAt(ctx context.Context, key string, e Entry, tags []string, ttl time.Duration, builtAt int64) (stored bool, err error) {
-	err = d.do(ctx, func(ctx context.Context) error {
+	err = d.do(ctx, "SetAt", func(ctx context.Context) error {
 		stored, err = d.c.SetAt(ctx, key, e, tags, ttl, builtAt)
 		return err
 	})
@@ -73,5 +73,5 @@ func (d *deadlineCache) SetAt(ctx context.Context, key string, e Entry, tags []s
 }
 
 func (d *deadlineCache) InvalidateTagsAt(ctx context.Context, version int64, tags ...string) error {
-	return d.do(ctx, func(ctx context.Context) error { return d.c.InvalidateTagsAt(ctx, version, tags...) })
+	return d.do(ctx, "InvalidateTagsAt", func(ctx context.Context) error { return d.c.InvalidateTagsAt(ctx, version, tags...) })
 }

@@ -16,6 +16,10 @@ import (
 	"net"
 	"syscall"
 	"time"
+
+	"go.opentelemetry.io/otel/trace"
+
+	"github.com/cmsplatform/cms/pkg/tracing"
 )
 
 // ErrUnavailable means a component cannot answer right now (unreachable,
@@ -68,6 +72,17 @@ func (g Guard) Do(ctx context.Context, fn func(context.Context) error) error {
 	cctx, cancel := g.Context(ctx)
 	defer cancel()
 	return g.Classify(ctx, fn(cctx))
+}
+
+// Op is Do in a client span named "<component> <op>" (e.g. "search
+// Search"), so that a trace shows each call of a component, how long it
+// took and how it failed; with tracing off the span is OpenTelemetry's
+// no-op one.
+func (g Guard) Op(ctx context.Context, op string, fn func(context.Context) error) error {
+	ctx, span := tracing.Start(ctx, g.Name+" "+op, trace.SpanKindClient)
+	err := g.Do(ctx, fn)
+	tracing.End(span, err)
+	return err
 }
 
 // Classify turns err into an *UnavailableError when it means the component

@@ -79,6 +79,9 @@ func (q *Queue) Publish(ctx context.Context, e events.Event) error {
 	}
 	msg := nats.NewMsg(q.subject)
 	msg.Data = e.Data
+	for k, v := range e.Headers { // the trace context of the write that queued the job
+		msg.Header.Set(k, v)
+	}
 	opts := []jetstream.PublishOpt{jetstream.WithExpectStream(q.stream)}
 	if e.MsgID != "" {
 		opts = append(opts, jetstream.WithMsgID(e.MsgID))

@@ -12,8 +12,12 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/cmsplatform/cms/pkg/blobs"
 	"github.com/nats-io/nats.go/jetstream"
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/trace"
+
+	"github.com/cmsplatform/cms/pkg/blobs"
+	"github.com/cmsplatform/cms/pkg/tracing"
 )
 
 // KindFunc runs one kind of job. It returns when the work is done (nil:
@@ -217,7 +221,15 @@ func (r *Runner) handle(ctx context.Context, m jetstream.Msg) {
 		return
 	}
 	r.running.Add(1)
-	err = r.execute(ctx, m, j, instance)
+	// The run is a span of the trace of the request that queued the job.
+	hdr := map[string]string{}
+	for k := range m.Headers() {
+		hdr[k] = m.Headers().Get(k)
+	}
+	sctx, span := tracing.Start(tracing.Extract(ctx, hdr), "jobs.run", trace.SpanKindConsumer)
+	span.SetAttributes(attribute.Int64("cms.job", j.ID), attribute.Int64("cms.job.definition", j.Definition))
+	err = r.execute(sctx, m, j, instance)
+	tracing.End(span, err)
 	r.running.Add(-1)
 	if err != nil {
 		// Not acknowledged: the queue hands the job out again after

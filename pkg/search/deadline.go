@@ -29,35 +29,35 @@ type deadlineEngine struct {
 }
 
 func (d *deadlineEngine) EnsureIndex(ctx context.Context, index string, m Mapping) error {
-	return d.g.Do(ctx, func(ctx context.Context) error { return d.e.EnsureIndex(ctx, index, m) })
+	return d.g.Op(ctx, "EnsureIndex", func(ctx context.Context) error { return d.e.EnsureIndex(ctx, index, m) })
 }
 
 func (d *deadlineEngine) DeleteIndex(ctx context.Context, index string) error {
-	return d.g.Do(ctx, func(ctx context.Context) error { return d.e.DeleteIndex(ctx, index) })
+	return d.g.Op(ctx, "DeleteIndex", func(ctx context.Context) error { return d.e.DeleteIndex(ctx, index) })
 }
 
 func (d *deadlineEngine) Bulk(ctx context.Context, index string, ops []Op) (r BulkResult, err error) {
-	err = d.g.Do(ctx, func(ctx context.Context) error { r, err = d.e.Bulk(ctx, index, ops); return err })
+	err = d.g.Op(ctx, "Bulk", func(ctx context.Context) error { r, err = d.e.Bulk(ctx, index, ops); return err })
 	return r, err
 }
 
 func (d *deadlineEngine) Get(ctx context.Context, index, id string) (doc Document, err error) {
-	err = d.g.Do(ctx, func(ctx context.Context) error { doc, err = d.e.Get(ctx, index, id); return err })
+	err = d.g.Op(ctx, "Get", func(ctx context.Context) error { doc, err = d.e.Get(ctx, index, id); return err })
 	return doc, err
 }
 
 func (d *deadlineEngine) Search(ctx context.Context, req SearchRequest) (r SearchResult, err error) {
-	err = d.g.Do(ctx, func(ctx context.Context) error { r, err = d.e.Search(ctx, req); return err })
+	err = d.g.Op(ctx, "Search", func(ctx context.Context) error { r, err = d.e.Search(ctx, req); return err })
 	return r, err
 }
 
 func (d *deadlineEngine) Count(ctx context.Context, index string, q Query) (n int64, err error) {
-	err = d.g.Do(ctx, func(ctx context.Context) error { n, err = d.e.Count(ctx, index, q); return err })
+	err = d.g.Op(ctx, "Count", func(ctx context.Context) error { n, err = d.e.Count(ctx, index, q); return err })
 	return n, err
 }
 
 func (d *deadlineEngine) Refresh(ctx context.Context, index string) error {
-	return d.g.Do(ctx, func(ctx context.Context) error { return d.e.Refresh(ctx, index) })
+	return d.g.Op(ctx, "Refresh", func(ctx context.Context) error { return d.e.Refresh(ctx, index) })
 }
 
 func (d *deadlineEngine) Close() error { return d.e.Close() }
@@ -71,11 +71,11 @@ type deadlineAliaser struct {
 }
 
 func (d *deadlineAliaser) SwitchAlias(ctx context.Context, alias, index string) (prev string, err error) {
-	err = d.g.Do(ctx, func(ctx context.Context) error { prev, err = d.a.SwitchAlias(ctx, alias, index); return err })
+	err = d.g.Op(ctx, "SwitchAlias", func(ctx context.Context) error { prev, err = d.a.SwitchAlias(ctx, alias, index); return err })
 	return prev, err
 }
 
 func (d *deadlineAliaser) ResolveAlias(ctx context.Context, alias string) (index string, err error) {
-	err = d.g.Do(ctx, func(ctx context.Context) error { index, err = d.a.ResolveAlias(ctx, alias); return err })
+	err = d.g.Op(ctx, "ResolveAlias", func(ctx context.Context) error { index, err = d.a.ResolveAlias(ctx, alias); return err })
 	return index, err
 }

@@ -25,6 +25,9 @@ import (
 	"strconv"
 	"strings"
 
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/trace"
+
 	"github.com/cmsplatform/cms/pkg/auth"
 	"github.com/cmsplatform/cms/pkg/component"
 	"github.com/cmsplatform/cms/pkg/content"
@@ -34,6 +37,7 @@ import (
 	"github.com/cmsplatform/cms/pkg/model"
 	"github.com/cmsplatform/cms/pkg/rendercache"
 	"github.com/cmsplatform/cms/pkg/templates/sandbox"
+	"github.com/cmsplatform/cms/pkg/tracing"
 	"golang.org/x/text/language"
 )
 
@@ -196,7 +200,10 @@ func (s *Service) Render(ctx context.Context, req Request) (Result, error) {
 		return Result{}, err
 	}
 	e, err := s.cache.GetOrBuild(ctx, cacheKey(req), func() (rendercache.Entry, []string, error) {
-		res, tags, err := s.render(ctx, req)
+		rctx, span := tracing.Start(ctx, "templates.render", trace.SpanKindInternal)
+		span.SetAttributes(attribute.String("cms.template", req.Template), attribute.Int("cms.objects", len(req.Objects)))
+		res, tags, err := s.render(rctx, req)
+		tracing.End(span, err)
 		return rendercache.Entry{Body: res.HTML, ETag: res.ETag}, tags, err
 	})
 	return Result{HTML: e.Body, ETag: e.ETag}, err

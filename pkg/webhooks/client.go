@@ -12,6 +12,8 @@ import (
 	"strconv"
 	"syscall"
 	"time"
+
+	"github.com/cmsplatform/cms/pkg/tracing"
 )
 
 // ClientSettings configure outgoing deliveries (documented defaults in
@@ -106,6 +108,14 @@ type Attempt struct {
 // OK reports whether the receiver accepted the delivery.
 func (a Attempt) OK() bool { return a.Err == "" }
 
+// Error is the attempt's failure as an error, nil when it was delivered.
+func (a Attempt) Error() error {
+	if a.OK() {
+		return nil
+	}
+	return errors.New(a.Err)
+}
+
 // Deliver POSTs body to url signed with secret at now. Any 2xx accepts;
 // everything else (including refused addresses) is a failed attempt.
 func (c *Client) Deliver(ctx context.Context, url string, secret, body []byte, deliveryID string, now time.Time) Attempt {
@@ -123,6 +133,9 @@ func (c *Client) Deliver(ctx context.Context, url string, secret, body []byte, d
 	req.Header.Set("User-Agent", "cms-webhooks/1")
 	req.Header.Set("X-Cms-Delivery", deliveryID)
 	req.Header.Set(SignatureHeader, Sign(secret, now, body))
+	if tp := tracing.Traceparent(ctx); tp != "" {
+		req.Header.Set("traceparent", tp)
+	}
 	start := time.Now()
 	resp, err := c.http.Do(req)
 	if err != nil {

@@ -8,9 +8,13 @@ import (
 	"slices"
 	"time"
 
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/trace"
+
 	"github.com/cmsplatform/cms/pkg/changes"
 	"github.com/cmsplatform/cms/pkg/content"
 	"github.com/cmsplatform/cms/pkg/events"
+	"github.com/cmsplatform/cms/pkg/tracing"
 )
 
 // laneRestart paces a lane whose consumer ended with an error (a lost
@@ -126,7 +130,13 @@ func (l *lane) handle(ctx context.Context, ev changes.Event, m events.Msg) error
 	// A stop lets an attempt under way finish (the client's timeout bounds
 	// it): cut off after the receiver took the event, it would count as
 	// failed, stay unacknowledged and be sent again after the restart.
-	a := d.client.Deliver(context.WithoutCancel(ctx), def.URL, def.Secret, body, p.ID, now)
+	// The attempt is a span of the event's trace (carried in the message
+	// headers from the write), and the receiver gets its traceparent.
+	sctx, span := tracing.Start(tracing.Extract(ctx, m.Headers), "webhooks.deliver", trace.SpanKindClient)
+	span.SetAttributes(attribute.Int64("cms.webhook", def.ID), attribute.String("cms.delivery", p.ID))
+	a := d.client.Deliver(context.WithoutCancel(sctx), def.URL, def.Secret, body, p.ID, now)
+	span.SetAttributes(attribute.Int("http.response.status_code", a.Status))
+	tracing.End(span, a.Error())
 	if d.cfg.OnAttempt != nil {
 		d.cfg.OnAttempt(def.ID, ev, a)
 	}
