@@ -76,9 +76,13 @@ func (g Guard) Do(ctx context.Context, fn func(context.Context) error) error {
 
 // Op is Do in a client span named "<component> <op>" (e.g. "search
 // Search"), so that a trace shows each call of a component, how long it
-// took and how it failed; with tracing off the span is OpenTelemetry's
-// no-op one.
+// took and how it failed. A call outside a recorded span (tracing off,
+// or not sampled) is Do alone: a component call is never a trace's root,
+// and the cached read path does not pay for a span nobody records.
 func (g Guard) Op(ctx context.Context, op string, fn func(context.Context) error) error {
+	if !trace.SpanFromContext(ctx).IsRecording() {
+		return g.Do(ctx, fn)
+	}
 	ctx, span := tracing.Start(ctx, g.Name+" "+op, trace.SpanKindClient)
 	err := g.Do(ctx, fn)
 	tracing.End(span, err)

@@ -16,7 +16,8 @@ import (
 
 // TestOpSpans: each call through Guard.Op is a client span named after
 // the component and the call, a child of the caller's span, failed with
-// the classified error's text when the component is unavailable.
+// the classified error's text when the component is unavailable; a call
+// outside a recorded span is no span.
 func TestOpSpans(t *testing.T) {
 	exp := tracetest.NewInMemoryExporter()
 	tp := trace.NewTracerProvider(trace.WithSyncer(exp))
@@ -33,6 +34,9 @@ func TestOpSpans(t *testing.T) {
 		t.Fatalf("Op's error %v is not ErrUnavailable", err)
 	}
 	parent.End()
+	if err := g.Op(context.Background(), "Get", func(context.Context) error { return nil }); err != nil {
+		t.Fatal(err)
+	}
 
 	spans := exp.GetSpans()
 	byName := map[string]tracetest.SpanStub{}
@@ -48,6 +52,9 @@ func TestOpSpans(t *testing.T) {
 		if s.Parent.SpanID() != req.SpanContext.SpanID() || s.SpanContext.TraceID() != req.SpanContext.TraceID() {
 			t.Errorf("span %q is not a child of the caller's span", name)
 		}
+	}
+	if len(spans) != 3 {
+		t.Errorf("%d spans, want 3 (a call outside a recorded span makes none)", len(spans))
 	}
 	if s := byName["search Search"]; s.Status.Code == codes.Error {
 		t.Errorf("a successful call's span failed: %v", s.Status)
