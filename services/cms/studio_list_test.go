@@ -83,8 +83,28 @@ func studioListJourney(t *testing.T, s *studioSetup) {
 		t.Errorf("the first page showed %v after the click at best (%v), budget %v", best, clicks, listFirstPageBudget)
 	}
 	p.waitText("10,003 objects")
+	// The attribute column is headed by the attribute's name, not its
+	// ApiIdentifier: English, German, and German's fallback to English.
+	header := func(text string) string {
+		return fmt.Sprintf(`[...document.querySelectorAll(".list-table thead th")].some(th => th.innerText.trim() === %q)`, text)
+	}
+	p.waitFor("the price column headed Price", header("Price"))
+	if studioEval[bool](p, header("listPrice")) {
+		t.Errorf("a column is headed by the ApiIdentifier listPrice")
+	}
 	p.shot("list")
 	p.checkAccessibility("the list")
+	chooseLanguage := func(label, v string) {
+		p.step("language "+v, studioWait, chromedp.Evaluate[chromedp.Void](fmt.Sprintf(
+			`(() => { const s = document.querySelector("select[aria-label=%s]"); s.value = %q; s.dispatchEvent(new Event("change", {bubbles: true})); })()`, label, v)))
+	}
+	chooseLanguage("Language", "de")
+	p.waitText("10.003 Objekte")
+	p.waitFor("the price column headed Preis", header("Preis"))
+	p.waitFor("the stock column headed by its English name (no German one)", header("Stock"))
+	p.shot("list-german")
+	chooseLanguage("Sprache", "en")
+	p.waitFor("the price column headed Price again", header("Price"))
 
 	// Scroll deep: row 7,500 by id is Item 07500; only the rows in view are in the page.
 	p.step("scroll to row 7,500", studioWait, chromedp.Evaluate[chromedp.Void](`document.querySelector(".list-scroll").scrollTop = 7500 * 36`))
@@ -107,10 +127,10 @@ func studioListJourney(t *testing.T, s *studioSetup) {
 		t.Errorf("the address does not keep the sort: %s", studioEval[string](p, `location.search`))
 	}
 	p.shot("sorted-by-name-descending")
-	p.click("listPrice")
-	p.waitFor("sorted by price ascending", `document.querySelector("th[aria-sort=ascending]")?.innerText.includes("listPrice") && `+firstName+` !== "Item 09999"`)
-	p.click("listPrice")
-	p.waitFor("sorted by price descending", `document.querySelector("th[aria-sort=descending]")?.innerText.includes("listPrice") && `+firstName+` === "Item 09999"`)
+	p.click("Price")
+	p.waitFor("sorted by price ascending", `document.querySelector("th[aria-sort=ascending]")?.innerText.includes("Price") && `+firstName+` !== "Item 09999"`)
+	p.click("Price")
+	p.waitFor("sorted by price descending", `document.querySelector("th[aria-sort=descending]")?.innerText.includes("Price") && `+firstName+` === "Item 09999"`)
 
 	// Full-text search through the Index; / focuses the search box.
 	p.step("press /", studioWait, chromedp.Evaluate[chromedp.Void](`document.activeElement && document.activeElement.blur()`), chromedp.KeyEvent("/"))
@@ -191,21 +211,24 @@ func studioListJourney(t *testing.T, s *studioSetup) {
 	p.shot("object-opened")
 }
 
-// seedListType creates the attribute listPrice (Integer), the type
+// seedListType creates the attributes listPrice (Integer, named Price and
+// Preis) and listStock (Integer, named Stock in English only), the type
 // listProduct with listSeed items (Item 00000 … priced by their number)
 // and three lamps, and waits until Delivery shows them all.
 func seedListType(t *testing.T, base string) string {
 	t.Helper()
+	integer := value(1001, 0, "Integer") + "," + value(1004, 0, false) + "," + value(1017, 0, false)
 	model := `{"objects":[{"meta":{"typeRef":10,"apiIdentifier":"listPrice"},"values":[` + value(1000, 201, "Price") + "," +
-		value(1001, 0, "Integer") + "," + value(1004, 0, false) + "," + value(1017, 0, false) + `]},` +
+		value(1000, 202, "Preis") + "," + integer + `]},` +
+		`{"meta":{"typeRef":10,"apiIdentifier":"listStock"},"values":[` + value(1000, 201, "Stock") + "," + integer + `]},` +
 		`{"meta":{"typeRef":0,"apiIdentifier":"listProduct"},"values":[` + value(1000, 201, "List product") + `]}]}`
 	var w writeAnswer
-	if err := json.Unmarshal(mustCall(t, http.StatusCreated, http.MethodPost, base+"/apis/cms/v1/branches/4/objects", model), &w); err != nil || len(w.CreatedObjectIDs) != 2 {
+	if err := json.Unmarshal(mustCall(t, http.StatusCreated, http.MethodPost, base+"/apis/cms/v1/branches/4/objects", model), &w); err != nil || len(w.CreatedObjectIDs) != 3 {
 		t.Fatalf("create the model: %v", err)
 	}
-	attr, typ := w.CreatedObjectIDs[0], w.CreatedObjectIDs[1]
+	attr, stock, typ := w.CreatedObjectIDs[0], w.CreatedObjectIDs[1], w.CreatedObjectIDs[2]
 	obj := func(name string, price int) string {
-		return fmt.Sprintf(`{"meta":{"typeRef":%d},"values":[%s,%s]}`, typ, value(1000, 201, name), value(attr, 0, price))
+		return fmt.Sprintf(`{"meta":{"typeRef":%d},"values":[%s,%s,%s]}`, typ, value(1000, 201, name), value(attr, 0, price), value(stock, 0, price%7))
 	}
 	started := time.Now()
 	const batch = 1000

@@ -7,10 +7,13 @@ import {
   columnsOf, type DeletedMode, deleteObjects, fetchCount, fetchPage, type ListOptions, maxQuery, optionsQuery, PageCache,
   parseOptions, restoreObjects, type Row, type Source, sortId, sortModified, sortName,
 } from "../../../data/list";
+import { columnLabels } from "../../../data/listattrs";
 import type { TypeInfo } from "../../../data/types";
-import { formatNumber } from "../../../i18n/i18n";
+import { formatNumber, locale } from "../../../i18n/i18n";
 import { navigate, type Route, setQuery } from "../../../router";
 import { useLiveType } from "../../../live/hooks";
+import { uiLanguages } from "../../../shell/Shell";
+import { useStore } from "../../../store";
 import { Button, Dialog, Pane, problemText, toast } from "../../../ui/ui";
 import { FilterBuilder } from "./FilterBuilder";
 import { columns, ListTable, SkeletonTable } from "./ListTable";
@@ -32,6 +35,8 @@ export function ContentList(props: { route: Route; type: TypeInfo }) {
   const [busy, setBusy] = useState(false);
   const [showFilter, setShowFilter] = useState(opts.filter !== "");
   const [attrs, setAttrs] = useState<string[]>([]);
+  const [labels, setLabels] = useState<Record<string, string>>({});
+  const l = useStore(locale);
 
   const src: Source = useMemo(() => ({ branch, type: typeKey, typeId: props.type.id, options: opts, minVersion }),
     [branch, typeKey, props.type.id, optKey, minVersion]);
@@ -62,6 +67,16 @@ export function ContentList(props: { route: Route; type: TypeInfo }) {
   useEffect(() => {
     setAttrs([]);
   }, [branch, typeKey]);
+  // The columns' headers: the attributes' names in the studio's language
+  // (with fallback), one request once the first page named the columns;
+  // until it answers (or if it fails) the ApiIdentifiers stand.
+  const attrsKey = attrs.join(",");
+  useEffect(() => {
+    if (attrs.length === 0) return undefined;
+    const labelsAc = new AbortController();
+    columnLabels(branch, attrs, uiLanguages(l), labelsAc.signal).then((x) => !labelsAc.signal.aborted && setLabels(x), () => undefined);
+    return () => labelsAc.abort();
+  }, [branch, attrsKey, l]);
   // Others' changes of the type's objects: the held pages and the count are
   // read again at the change's version and swapped in place (this tab's own
   // writes already read with minVersion; a reset reads the current state).
@@ -108,7 +123,7 @@ export function ContentList(props: { route: Route; type: TypeInfo }) {
   };
 
   const searching = opts.q !== "";
-  const cols = columns(searching ? [] : attrs, searching);
+  const cols = columns(searching ? [] : attrs, searching, labels);
   const filterError = error instanceof ApiError && error.status === 400 && opts.filter !== "" && !searching ? error : null;
   const listError = error && !filterError ? error : null;
   const fields = [sortName, "attributeName", ...attrs, sortId, sortModified, "meta.guid", "meta.apiIdentifier"];
@@ -151,7 +166,7 @@ export function ContentList(props: { route: Route; type: TypeInfo }) {
       </div>
       {showFilter && (
         <div id="filter-builder">
-          <FilterBuilder filter={opts.filter} fields={fields} error={filterError} searching={searching}
+          <FilterBuilder filter={opts.filter} fields={fields} labels={labels} error={filterError} searching={searching}
             onApply={(filter) => set({ filter })} />
         </div>
       )}

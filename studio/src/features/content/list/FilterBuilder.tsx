@@ -12,6 +12,8 @@ export function FilterBuilder(props: {
   filter: string;
   /** Attribute names to offer (ApiIdentifiers and meta fields). */
   fields: readonly string[];
+  /** The attributes' names by ApiIdentifier, shown beside the suggestions. */
+  labels: Readonly<Record<string, string>>;
   error: unknown;
   searching: boolean;
   onApply: (expr: string) => void;
@@ -31,7 +33,7 @@ export function FilterBuilder(props: {
         props.onApply(expr);
       }}>
       <datalist id="filter-fields">
-        {props.fields.map((f) => <option key={f} value={f} />)}
+        {props.fields.map((f) => <option key={f} value={f} label={props.labels[f] !== f ? props.labels[f] : undefined} />)}
       </datalist>
       {conds.map((c, i) => (
         <div class="filter-row" key={i}>

@@ -13,6 +13,8 @@ const overscan = 8;
 export interface Column {
   key: string;
   label: string;
+  /** What the label stands for when it is a name (an attribute's ApiIdentifier). */
+  hint?: string | undefined;
   sortable: boolean;
   cell: (r: Row) => string;
 }
@@ -35,11 +37,15 @@ function formats() {
   } };
 }
 
-export function columns(attrs: readonly string[], searching: boolean): Column[] {
+/** columns are the list's columns; attribute columns are headed by their names (labels, by ApiIdentifier). */
+export function columns(attrs: readonly string[], searching: boolean, labels: Readonly<Record<string, string>> = {}): Column[] {
   const f = formats();
   return [
     { key: sortName, label: m("name"), sortable: true, cell: (r) => r.name },
-    ...attrs.map((a) => ({ key: a, label: a, sortable: !searching, cell: (r: Row) => cellText(r.props[a], f.num) })),
+    ...attrs.map((a) => {
+      const label = labels[a] ?? a;
+      return { key: a, label, hint: label === a ? undefined : a, sortable: !searching, cell: (r: Row) => cellText(r.props[a], f.num) };
+    }),
     { key: sortId, label: m("id"), sortable: true, cell: (r) => String(r.id) },
     { key: sortModified, label: m("modified"), sortable: true, cell: (r) => (r.modified ? f.date(r.modified) : "") },
   ];
@@ -155,11 +161,11 @@ export function ListTable(props: {
               return (
                 <th key={c.key} scope="col" aria-sort={s}>
                   {c.sortable ? (
-                    <button type="button" class="sort-btn" aria-label={c.label} onClick={() => props.onSort({ key: c.key, desc: s === "ascending" })}>
+                    <button type="button" class="sort-btn" aria-label={c.label} title={c.hint} onClick={() => props.onSort({ key: c.key, desc: s === "ascending" })}>
                       {c.label}
                       <span class="sort-mark" aria-hidden="true">{s === "ascending" ? "▲" : s === "descending" ? "▼" : ""}</span>
                     </button>
-                  ) : <span class="sort-btn">{c.label}</span>}
+                  ) : <span class="sort-btn" title={c.hint}>{c.label}</span>}
                 </th>
               );
             })}
