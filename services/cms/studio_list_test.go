@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -33,7 +34,7 @@ const (
 // there with the deleted filter) and restores it; a reload keeps the view;
 // the first page after the click shows within the budget.
 func studioListJourney(t *testing.T, s *studioSetup) {
-	typeName := seedListType(t, s.base)
+	typeName, priceID, typeID := seedListType(t, s.base)
 	p := s.page(t, "editor")
 	p.login()
 	p.open("/studio/b/4/content")
@@ -161,6 +162,62 @@ func studioListJourney(t *testing.T, s *studioSetup) {
 	p.shot("filtered")
 	p.checkAccessibility("the filter builder")
 
+	// A search with the filter: one Index condition carries the full text
+	// and the filter's condition (the attribute's id, language-independent:
+	// 0); the count is the Index's count of the same condition. "item"
+	// alone is 10,003 objects, the filter alone 10 of Delivery, together
+	// the ten items; "lamp" with the filter is none.
+	p.step("record the Index requests", studioWait, chromedp.Evaluate[chromedp.Void](`(() => {
+		window.__index = []; window.__delivery = 0; const f = window.fetch;
+		window.fetch = (u, init) => {
+			const url = String(u);
+			if (url.includes("/apis/index/")) window.__index.push({url, body: JSON.parse(init.body)});
+			if (url.includes("/delivery/")) window.__delivery++;
+			return f(u, init);
+		};
+	})()`))
+	p.fill("Search", "item")
+	p.waitFor("the search with the filter counted", `window.__index.some(r => r.url.endsWith("/objectCount") && r.body.filter.fullText === "item") && document.querySelector(".list-count").innerText === "10 objects"`)
+	p.waitFor("the ten items", `[...document.querySelectorAll("tr.list-row:not(.is-loading) td.col-name a")].map(a => a.textContent).filter(n => n.startsWith("Item 0999")).length === 10`)
+	p.shot("search-and-filter")
+	var sent []struct {
+		URL  string `json:"url"`
+		Body struct {
+			Filter json.RawMessage `json:"filter"`
+		} `json:"body"`
+	}
+	if err := json.Unmarshal([]byte(studioEval[string](p, `JSON.stringify(window.__index)`)), &sent); err != nil {
+		t.Fatalf("the recorded Index requests: %v", err)
+	}
+	wantSent := fmt.Sprintf(`{"objectTypeIds":[%d],"fullText":"item","uiLanguage":201,"deleted":false,"filters":[{"attrId":%d,"langId":0,"variantId":0,"compareOperator":5,"value":"9990"}]}`, typeID, priceID)
+	var searches, counts int
+	var wantFilter any
+	if err := json.Unmarshal([]byte(wantSent), &wantFilter); err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range sent {
+		var got any
+		if err := json.Unmarshal(r.Body.Filter, &got); err != nil || !reflect.DeepEqual(got, wantFilter) {
+			t.Errorf("%s sent filter %s, want %s", r.URL, r.Body.Filter, wantSent)
+		}
+		switch {
+		case strings.HasSuffix(r.URL, "/objectCount"):
+			counts++
+		case strings.HasSuffix(r.URL, "/objects"):
+			searches++
+		}
+	}
+	if searches == 0 || counts != 1 {
+		t.Errorf("the search with the filter sent %d searches and %d counts, want the search and one count: %+v", searches, counts, sent)
+	}
+	if n := studioEval[int](p, `window.__delivery`); n != 0 {
+		t.Errorf("the search with the filter sent %d Delivery requests, want none", n)
+	}
+	p.fill("Search", "lamp")
+	p.waitText("No objects match the search or the filter.")
+	p.fill("Search", "")
+	p.waitText("10 objects")
+
 	// Delete Item 09999: gone from the live list, there with the deleted filter; restore it.
 	row := func(name string) string {
 		return fmt.Sprintf(`[...document.querySelectorAll("tr.list-row")].find(r => (r.querySelector("td.col-name a") || {}).textContent === %q)`, name)
@@ -215,7 +272,7 @@ func studioListJourney(t *testing.T, s *studioSetup) {
 // Preis) and listStock (Integer, named Stock in English only), the type
 // listProduct with listSeed items (Item 00000 … priced by their number)
 // and three lamps, and waits until Delivery shows them all.
-func seedListType(t *testing.T, base string) string {
+func seedListType(t *testing.T, base string) (name string, priceID, typeID int64) {
 	t.Helper()
 	integer := value(1001, 0, "Integer") + "," + value(1004, 0, false) + "," + value(1017, 0, false)
 	model := `{"objects":[{"meta":{"typeRef":10,"apiIdentifier":"listPrice"},"values":[` + value(1000, 201, "Price") + "," +
@@ -256,5 +313,5 @@ func seedListType(t *testing.T, base string) string {
 		}
 	}
 	t.Logf("seeded %d objects and saw them in Delivery in %v", listSeed+3, time.Since(started).Round(time.Millisecond))
-	return "List product"
+	return "List product", attr, typ
 }

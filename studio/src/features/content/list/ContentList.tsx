@@ -7,8 +7,11 @@ import {
   columnsOf, type DeletedMode, deleteObjects, fetchCount, fetchPage, type ListOptions, maxQuery, optionsQuery, PageCache,
   parseOptions, restoreObjects, type Row, type Source, sortId, sortModified, sortName,
 } from "../../../data/list";
+import { IndexFilterError } from "../../../data/indexfilter";
 import { columnLabels } from "../../../data/listattrs";
+import { A } from "../../../data/model";
 import type { TypeInfo } from "../../../data/types";
+import { value } from "../../../data/values";
 import { formatNumber, locale } from "../../../i18n/i18n";
 import { navigate, type Route, setQuery } from "../../../router";
 import { useLiveType } from "../../../live/hooks";
@@ -38,8 +41,11 @@ export function ContentList(props: { route: Route; type: TypeInfo }) {
   const [labels, setLabels] = useState<Record<string, string>>({});
   const l = useStore(locale);
 
-  const src: Source = useMemo(() => ({ branch, type: typeKey, typeId: props.type.id, options: opts, minVersion }),
-    [branch, typeKey, props.type.id, optKey, minVersion]);
+  const language = uiLanguages(l)[0] ?? 201;
+  const dn = value(props.type.object, A.displayName, 0);
+  const nameAttr = typeof dn === "number" && dn > 0 ? dn : A.name;
+  const src: Source = useMemo(() => ({ branch, type: typeKey, typeId: props.type.id, options: opts, minVersion, language, nameAttr }),
+    [branch, typeKey, props.type.id, optKey, minVersion, language, nameAttr]);
   const ac = useRef<AbortController | null>(null);
   const cache = useMemo(() => {
     ac.current?.abort();
@@ -124,7 +130,7 @@ export function ContentList(props: { route: Route; type: TypeInfo }) {
 
   const searching = opts.q !== "";
   const cols = columns(searching ? [] : attrs, searching, labels);
-  const filterError = error instanceof ApiError && error.status === 400 && opts.filter !== "" && !searching ? error : null;
+  const filterError = opts.filter !== "" && isFilterError(error, searching) ? error : null;
   const listError = error && !filterError ? error : null;
   const fields = [sortName, "attributeName", ...attrs, sortId, sortModified, "meta.guid", "meta.apiIdentifier"];
   // The first page may come before the count: show its rows already.
@@ -166,7 +172,8 @@ export function ContentList(props: { route: Route; type: TypeInfo }) {
       </div>
       {showFilter && (
         <div id="filter-builder">
-          <FilterBuilder filter={opts.filter} fields={fields} labels={labels} error={filterError} searching={searching}
+          <FilterBuilder filter={opts.filter} fields={fields} labels={labels}
+            error={filterError instanceof IndexFilterError ? new Error(m(`index_${filterError.reason}`, { field: filterError.field })) : filterError}
             onApply={(filter) => set({ filter })} />
         </div>
       )}
@@ -196,6 +203,17 @@ function confirmTitle(what: "delete" | "restore", rows: Row[]): string {
   const one = rows.length === 1 ? rows[0] : undefined;
   if (what === "delete") return one ? m("confirmDeleteOne", { name: one.name }) : m("confirmDelete", { n: formatNumber(rows.length) });
   return one ? m("confirmRestoreOne", { name: one.name }) : m("confirmRestore", { n: formatNumber(rows.length) });
+}
+
+/**
+ * isFilterError: an error the builder shows: Delivery's 400 about the
+ * filter, or, while searching, a condition the Index cannot take or the
+ * Index's 400 about the value filters (not one about the full text).
+ */
+function isFilterError(e: unknown, searching: boolean): boolean {
+  if (e instanceof IndexFilterError) return true;
+  if (!(e instanceof ApiError) || e.status !== 400) return false;
+  return !searching || (e.problem.detail ?? "").includes("filter.filters");
 }
 
 function forbidden(e: unknown): boolean {

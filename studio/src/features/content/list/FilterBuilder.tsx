@@ -15,7 +15,6 @@ export function FilterBuilder(props: {
   /** The attributes' names by ApiIdentifier, shown beside the suggestions. */
   labels: Readonly<Record<string, string>>;
   error: unknown;
-  searching: boolean;
   onApply: (expr: string) => void;
 }) {
   const parsed = parseExpression(props.filter);
@@ -59,7 +58,6 @@ export function FilterBuilder(props: {
         <Button onClick={() => props.onApply("")}>{m("clear")}</Button>
         <Button variant="primary" type="submit">{m("apply")}</Button>
       </div>
-      {props.searching && props.filter && <p class="field-hint">{m("searchNoAttrFilter")}</p>}
       {props.error !== null && props.error !== undefined && (
         <div class="problem" role="alert" id="filter-error">{problemText(props.error)}</div>
       )}
