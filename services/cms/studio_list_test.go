@@ -95,6 +95,19 @@ func studioListJourney(t *testing.T, s *studioSetup) {
 	}
 	p.shot("list")
 	p.checkAccessibility("the list")
+	// The row controls are buttons named after their row: the name opens
+	// it, Delete at its end (Restore on a deleted row); no fake links.
+	if bad := studioEval[string](p, `[...document.querySelectorAll("tr.list-row:not(.is-loading)")].filter(r => {
+		const open = r.querySelector("td.col-name button.row-open"), del = r.querySelector("td.col-actions button");
+		return !open || open.getAttribute("aria-label") !== "Open " + open.textContent || !del || del.getAttribute("aria-label") !== "Delete " + open.textContent;
+	}).map(r => r.innerText).join(" | ")`); bad != "" {
+		t.Errorf("rows without named open and delete buttons: %s", bad)
+	}
+	if n := studioEval[int](p, `document.querySelectorAll(".list-table a").length`); n != 0 {
+		t.Errorf("%d links in the table, want buttons", n)
+	}
+	p.step("hover a row", studioWait, chromedp.Focus(chromedp.CSS(`tr.list-row[data-index="2"]`)))
+	p.shot("row-controls")
 	chooseLanguage := func(label, v string) {
 		p.step("language "+v, studioWait, chromedp.Evaluate[chromedp.Void](fmt.Sprintf(
 			`(() => { const s = document.querySelector("select[aria-label=%s]"); s.value = %q; s.dispatchEvent(new Event("change", {bubbles: true})); })()`, label, v)))
@@ -119,7 +132,7 @@ func studioListJourney(t *testing.T, s *studioSetup) {
 	p.shot("scrolled-deep")
 
 	// Sort by the name both ways, then by the price column descending.
-	firstName := `(document.querySelector("tr.list-row:not(.is-loading) td.col-name a") || {}).textContent`
+	firstName := `(document.querySelector("tr.list-row:not(.is-loading) td.col-name .row-open") || {}).textContent`
 	p.click("Name")
 	p.waitFor("sorted by name ascending", `document.querySelector("th[aria-sort=ascending]")?.innerText.includes("Name") && `+firstName+` === "Aurora lamp"`)
 	p.click("Name")
@@ -147,6 +160,9 @@ func studioListJourney(t *testing.T, s *studioSetup) {
 
 	// The filter builder: listPrice >= 9990 is ten objects; a bad attribute's message shows at the builder.
 	p.click("Filter")
+	if got := studioEval[string](p, `(document.querySelector(".filter-builder button[aria-label='Add condition']") || {}).textContent ?? ""`); got != "Add" {
+		t.Errorf("the builder's add button says %q, want Add (named Add condition)", got)
+	}
 	p.fill("Attribute of condition 1", "noSuchAttribute")
 	p.fill("Value of condition 1", "1")
 	p.click("Apply filter")
@@ -178,7 +194,7 @@ func studioListJourney(t *testing.T, s *studioSetup) {
 	})()`))
 	p.fill("Search", "item")
 	p.waitFor("the search with the filter counted", `window.__index.some(r => r.url.endsWith("/objectCount") && r.body.filter.fullText === "item") && document.querySelector(".list-count").innerText === "10 objects"`)
-	p.waitFor("the ten items", `[...document.querySelectorAll("tr.list-row:not(.is-loading) td.col-name a")].map(a => a.textContent).filter(n => n.startsWith("Item 0999")).length === 10`)
+	p.waitFor("the ten items", `[...document.querySelectorAll("tr.list-row:not(.is-loading) td.col-name .row-open")].map(a => a.textContent).filter(n => n.startsWith("Item 0999")).length === 10`)
 	p.shot("search-and-filter")
 	var sent []struct {
 		URL  string `json:"url"`
@@ -220,7 +236,7 @@ func studioListJourney(t *testing.T, s *studioSetup) {
 
 	// Delete Item 09999: gone from the live list, there with the deleted filter; restore it.
 	row := func(name string) string {
-		return fmt.Sprintf(`[...document.querySelectorAll("tr.list-row")].find(r => (r.querySelector("td.col-name a") || {}).textContent === %q)`, name)
+		return fmt.Sprintf(`[...document.querySelectorAll("tr.list-row")].find(r => (r.querySelector("td.col-name .row-open") || {}).textContent === %q)`, name)
 	}
 	p.step("select Item 09999", studioWait, chromedp.Click(chromedp.JSPath(`(`+row("Item 09999")+`).querySelector("input[type=checkbox]")`), chromedp.NodeVisible))
 	p.click("Delete")
@@ -248,8 +264,8 @@ func studioListJourney(t *testing.T, s *studioSetup) {
 	p.waitFor("the same view after the reload", `location.search.includes("deleted=deleted") && location.search.includes("filter=") && !!`+row("Item 09999"))
 	p.waitText("listPrice>=9990")
 
-	p.step("select the deleted object", studioWait, chromedp.Click(chromedp.JSPath(`(`+row("Item 09999")+`).querySelector("input[type=checkbox]")`), chromedp.NodeVisible))
-	p.click("Restore")
+	// Restore with the row's own button.
+	p.click("Restore Item 09999")
 	p.waitText("Restore “Item 09999”?")
 	p.step("confirm the restore", studioWait, chromedp.Click(chromedp.CSS("dialog[open] .dialog-foot .btn-primary"), chromedp.NodeVisible))
 	p.waitText("No objects match the search or the filter.")

@@ -34,7 +34,8 @@ export function ContentList(props: { route: Route; type: TypeInfo }) {
   const [count, setCount] = useState<number | null>(null);
   const [error, setError] = useState<unknown>(null);
   const [selected, setSelected] = useState<Map<number, Row>>(new Map());
-  const [confirm, setConfirm] = useState<"delete" | "restore" | null>(null);
+  /** The rows a Delete or Restore asks about: the selected ones (toolbar) or one (its row's button). */
+  const [confirm, setConfirm] = useState<{ what: "delete" | "restore"; rows: Row[] } | null>(null);
   const [busy, setBusy] = useState(false);
   const [showFilter, setShowFilter] = useState(opts.filter !== "");
   const [attrs, setAttrs] = useState<string[]>([]);
@@ -111,14 +112,17 @@ export function ContentList(props: { route: Route; type: TypeInfo }) {
   const live = sel.filter((x) => !x.deleted);
   const gone = sel.filter((x) => x.deleted);
 
-  const act = async (what: "delete" | "restore") => {
+  const act = async (what: "delete" | "restore", rows: Row[]) => {
     setBusy(true);
     try {
-      const rows = what === "delete" ? live : gone;
       const ids = rows.map((x) => x.id);
       const tx = what === "delete" ? await deleteObjects(branch, ids) : await restoreObjects(branch, ids);
       toast(m(what === "delete" ? "deleted" : "restored", { n: formatNumber(ids.length) }));
-      setSelected(new Map());
+      setSelected((prev) => {
+        const next = new Map(prev);
+        for (const x of rows) next.delete(x.id);
+        return next;
+      });
       setConfirm(null);
       setMinVersion(tx || undefined);
     } catch (e) {
@@ -148,8 +152,8 @@ export function ContentList(props: { route: Route; type: TypeInfo }) {
   const actions = (
     <>
       {sel.length > 0 && <span class="muted">{m("selected", { n: formatNumber(sel.length) })}</span>}
-      {gone.length > 0 && <Button onClick={() => setConfirm("restore")}>{m("restore")}</Button>}
-      {live.length > 0 && <Button variant="danger" onClick={() => setConfirm("delete")}>{m("delete")}</Button>}
+      {gone.length > 0 && <Button onClick={() => setConfirm({ what: "restore", rows: gone })}>{m("restore")}</Button>}
+      {live.length > 0 && <Button variant="danger" onClick={() => setConfirm({ what: "delete", rows: live })}>{m("delete")}</Button>}
     </>
   );
   return (
@@ -183,16 +187,17 @@ export function ContentList(props: { route: Route; type: TypeInfo }) {
         : shown === 0 ? <Empty opts={opts} onReset={() => set({ q: "", filter: "", deleted: "live" })} />
         : <ListTable label={m("list", { type: props.type.name })} cache={cache} count={shown} cols={cols} sort={opts.sort}
             defaultSortKey={searching ? undefined : sortId} onSort={(sort) => set({ sort })}
-            selected={new Set(selected.keys())} onSelect={select} onOpen={open} />}
+            selected={new Set(selected.keys())} onSelect={select} onOpen={open}
+            onDelete={(row) => setConfirm({ what: "delete", rows: [row] })} onRestore={(row) => setConfirm({ what: "restore", rows: [row] })} />}
       {confirm && (
-        <Dialog title={confirmTitle(confirm, confirm === "delete" ? live : gone)} onClose={() => setConfirm(null)}
+        <Dialog title={confirmTitle(confirm.what, confirm.rows)} onClose={() => setConfirm(null)}
           footer={<>
             <Button onClick={() => setConfirm(null)}>{m("cancel")}</Button>
-            <Button variant={confirm === "delete" ? "danger" : "primary"} disabled={busy} onClick={() => void act(confirm)}>
-              {m(confirm)}
+            <Button variant={confirm.what === "delete" ? "danger" : "primary"} disabled={busy} onClick={() => void act(confirm.what, confirm.rows)}>
+              {m(confirm.what)}
             </Button>
           </>}>
-          <p>{m(confirm === "delete" ? "deleteText" : "restoreText")}</p>
+          <p>{m(confirm.what === "delete" ? "deleteText" : "restoreText")}</p>
         </Dialog>
       )}
     </Pane>

@@ -3,6 +3,7 @@
 // message about it where it belongs.
 import { useEffect, useState } from "preact/hooks";
 import { type Condition, expression, maxQuery, operators, parseExpression } from "../../../data/list";
+import { actions } from "../../../i18n/actions";
 import { Button, problemText } from "../../../ui/ui";
 import { m } from "./messages";
 
@@ -49,7 +50,7 @@ export function FilterBuilder(props: {
         </div>
       ))}
       <div class="filter-foot">
-        <Button onClick={() => setConds([...conds, blank()])}>{m("addCondition")}</Button>
+        <Button aria-label={actions("addThing", { thing: m("condition") })} onClick={() => setConds([...conds, blank()])}>{actions("add")}</Button>
         <span class="filter-expr">
           <span class="muted">{m("expression")}: </span>
           <code>{expr || m("noExpression")}</code>

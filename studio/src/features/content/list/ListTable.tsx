@@ -1,7 +1,8 @@
 // The virtual table: a sticky header whose buttons sort, and only the rows
 // in view (plus a few) rendered over the full count; the pages under them
 // are read on demand and the next one ahead. Arrow keys move between rows,
-// Enter opens one, Space selects it.
+// Enter opens one, Space selects it. A row's controls (its name opens it,
+// Delete or Restore at its end) are buttons named after the row.
 import { useEffect, useLayoutEffect, useRef, useState } from "preact/hooks";
 import { cellText, type PageCache, type Row, type Sort, sortId, sortModified, sortName } from "../../../data/list";
 import { locale } from "../../../i18n/i18n";
@@ -63,6 +64,9 @@ export function ListTable(props: {
   selected: ReadonlySet<number>;
   onSelect: (r: Row, on: boolean) => void;
   onOpen: (r: Row) => void;
+  /** Delete (a live row) or restore (a deleted one): asks first. */
+  onDelete: (r: Row) => void;
+  onRestore: (r: Row) => void;
 }) {
   const { cache, count, cols } = props;
   const scroller = useRef<HTMLDivElement>(null);
@@ -137,12 +141,26 @@ export function ListTable(props: {
           <td key={c.key} class={`col-${ci === 0 ? "name" : c.key === sortId ? "id" : "attr"}`}>
             {!r ? <span class="cell-skeleton" /> : ci === 0 ? (
               <>
-                <a href="#" tabIndex={-1} onClick={(e) => { e.preventDefault(); props.onOpen(r); }}>{c.cell(r)}</a>
+                <button type="button" class="row-open" tabIndex={-1} aria-label={m("openNamed", { name: r.name })}
+                  onClick={() => props.onOpen(r)}>{c.cell(r)}</button>
                 {r.deleted && <span class="badge badge-deleted">{m("deletedBadge")}</span>}
               </>
             ) : c.cell(r)}
           </td>
         ))}
+        <td class="col-actions">
+          {r && (r.deleted ? (
+            <button type="button" class="btn btn-ghost btn-icon" tabIndex={-1} aria-label={m("restoreNamed", { name: r.name })}
+              title={m("restoreNamed", { name: r.name })} onClick={() => props.onRestore(r)}>
+              <Icon d="M4 10a8 8 0 1 1 2.3 5.7M4 4v6h6" />
+            </button>
+          ) : (
+            <button type="button" class="btn btn-ghost btn-icon btn-danger" tabIndex={-1} aria-label={m("deleteNamed", { name: r.name })}
+              title={m("deleteNamed", { name: r.name })} onClick={() => props.onDelete(r)}>
+              <Icon d="M4 7h16M10 11v6M14 11v6M6 7l1 13h10l1-13M9 7V4h6v3" />
+            </button>
+          ))}
+        </td>
       </tr>,
     );
   }
@@ -169,6 +187,7 @@ export function ListTable(props: {
                 </th>
               );
             })}
+            <th class="col-actions" scope="col"><span class="visually-hidden">{m("actions")}</span></th>
           </tr>
         </thead>
         <tbody>
@@ -189,11 +208,21 @@ export function SkeletonTable(props: { cols: number }) {
         <tbody>
           {Array.from({ length: 12 }, (_, i) => (
             <tr key={i} class="list-row is-loading">
-              {Array.from({ length: props.cols + 1 }, (_, j) => <td key={j}><span class="cell-skeleton" /></td>)}
+              {Array.from({ length: props.cols + 2 }, (_, j) => <td key={j}><span class="cell-skeleton" /></td>)}
             </tr>
           ))}
         </tbody>
       </table>
     </div>
+  );
+}
+
+/** Icon is a stroked 24×24 SVG path (decorative: the button carries the name). */
+function Icon(props: { d: string }) {
+  return (
+    <svg width="16" height="16" viewBox="0 0 24 24" fill="none" stroke="currentColor" stroke-width="2" stroke-linecap="round"
+      stroke-linejoin="round" aria-hidden="true" focusable="false">
+      <path d={props.d} />
+    </svg>
   );
 }
