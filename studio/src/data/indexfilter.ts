@@ -4,7 +4,9 @@
 // translated with the attributes' ids and language dependence (one
 // Management request) into the one filter condition the Index search and
 // its count carry.
+import { ApiError } from "../api/client";
 import type { ObjectFilterCondition, ObjectValueFilter } from "../api/generated/index";
+import type { CmsObject } from "../api/generated/management";
 import { api } from "../auth/session";
 import type { Condition } from "./list";
 import { A, typeAttribute } from "./model";
@@ -97,16 +99,17 @@ export function indexCondition(
 export async function filterAttributes(branch: string, refs: readonly string[]): Promise<Map<string, FilterAttribute>> {
   const out = new Map<string, FilterAttribute>();
   if (refs.length === 0) return out;
-  let objs;
+  let objs: CmsObject[];
   try {
-    ({ data: { objects: objs } } = await api.call("management", "GetObjects",
-      { branch, ids: refs.join(","), inherited: true, attributes: String(A.langDep) }));
+    const { data } = await api.call("management", "GetObjects",
+      { branch, ids: refs.join(","), inherited: true, attributes: String(A.langDep) });
+    objs = data.objects ?? [];
   } catch (e) {
-    const detail = (e as { problem?: { detail?: string }; status?: number }).problem?.detail ?? "";
-    if ((e as { status?: number }).status === 404) throw new IndexFilterError("unknown", refs.find((r) => detail.includes(`"${r}"`)) ?? refs.join(", "));
-    throw e;
+    if (!(e instanceof ApiError) || e.status !== 404) throw e;
+    const detail = e.problem.detail ?? "";
+    throw new IndexFilterError("unknown", refs.find((r) => detail.includes(`"${r}"`)) ?? refs.join(", "));
   }
-  for (const o of objs ?? []) {
+  for (const o of objs) {
     const id = o.meta?.id;
     if (id === undefined || o.meta?.typeRef !== typeAttribute) continue;
     const dep = (o.values ?? []).some((v) => v.attribute === A.langDep && v.value === true);
