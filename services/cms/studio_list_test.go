@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -33,7 +34,7 @@ const (
 // there with the deleted filter) and restores it; a reload keeps the view;
 // the first page after the click shows within the budget.
 func studioListJourney(t *testing.T, s *studioSetup) {
-	typeName := seedListType(t, s.base)
+	typeName, priceID, typeID := seedListType(t, s.base)
 	p := s.page(t, "editor")
 	p.login()
 	p.open("/studio/b/4/content")
@@ -83,8 +84,41 @@ func studioListJourney(t *testing.T, s *studioSetup) {
 		t.Errorf("the first page showed %v after the click at best (%v), budget %v", best, clicks, listFirstPageBudget)
 	}
 	p.waitText("10,003 objects")
+	// The attribute column is headed by the attribute's name, not its
+	// ApiIdentifier: English, German, and German's fallback to English.
+	header := func(text string) string {
+		return fmt.Sprintf(`[...document.querySelectorAll(".list-table thead th")].some(th => th.innerText.trim() === %q)`, text)
+	}
+	p.waitFor("the price column headed Price", header("Price"))
+	if studioEval[bool](p, header("listPrice")) {
+		t.Errorf("a column is headed by the ApiIdentifier listPrice")
+	}
 	p.shot("list")
 	p.checkAccessibility("the list")
+	// The row controls are buttons named after their row: the name opens
+	// it, Delete at its end (Restore on a deleted row); no fake links.
+	if bad := studioEval[string](p, `[...document.querySelectorAll("tr.list-row:not(.is-loading)")].filter(r => {
+		const open = r.querySelector("td.col-name button.row-open"), del = r.querySelector("td.col-actions button");
+		return !open || open.getAttribute("aria-label") !== "Open " + open.textContent || !del || del.getAttribute("aria-label") !== "Delete " + open.textContent;
+	}).map(r => r.innerText).join(" | ")`); bad != "" {
+		t.Errorf("rows without named open and delete buttons: %s", bad)
+	}
+	if n := studioEval[int](p, `document.querySelectorAll(".list-table a").length`); n != 0 {
+		t.Errorf("%d links in the table, want buttons", n)
+	}
+	p.step("hover a row", studioWait, chromedp.Focus(chromedp.CSS(`tr.list-row[data-index="2"]`)))
+	p.shot("row-controls")
+	chooseLanguage := func(label, v string) {
+		p.step("language "+v, studioWait, chromedp.Evaluate[chromedp.Void](fmt.Sprintf(
+			`(() => { const s = document.querySelector("select[aria-label=%s]"); s.value = %q; s.dispatchEvent(new Event("change", {bubbles: true})); })()`, label, v)))
+	}
+	chooseLanguage("Language", "de")
+	p.waitText("10.003 Objekte")
+	p.waitFor("the price column headed Preis", header("Preis"))
+	p.waitFor("the stock column headed by its English name (no German one)", header("Stock"))
+	p.shot("list-german")
+	chooseLanguage("Sprache", "en")
+	p.waitFor("the price column headed Price again", header("Price"))
 
 	// Scroll deep: row 7,500 by id is Item 07500; only the rows in view are in the page.
 	p.step("scroll to row 7,500", studioWait, chromedp.Evaluate[chromedp.Void](`document.querySelector(".list-scroll").scrollTop = 7500 * 36`))
@@ -98,7 +132,7 @@ func studioListJourney(t *testing.T, s *studioSetup) {
 	p.shot("scrolled-deep")
 
 	// Sort by the name both ways, then by the price column descending.
-	firstName := `(document.querySelector("tr.list-row:not(.is-loading) td.col-name a") || {}).textContent`
+	firstName := `(document.querySelector("tr.list-row:not(.is-loading) td.col-name .row-open") || {}).textContent`
 	p.click("Name")
 	p.waitFor("sorted by name ascending", `document.querySelector("th[aria-sort=ascending]")?.innerText.includes("Name") && `+firstName+` === "Aurora lamp"`)
 	p.click("Name")
@@ -107,10 +141,10 @@ func studioListJourney(t *testing.T, s *studioSetup) {
 		t.Errorf("the address does not keep the sort: %s", studioEval[string](p, `location.search`))
 	}
 	p.shot("sorted-by-name-descending")
-	p.click("listPrice")
-	p.waitFor("sorted by price ascending", `document.querySelector("th[aria-sort=ascending]")?.innerText.includes("listPrice") && `+firstName+` !== "Item 09999"`)
-	p.click("listPrice")
-	p.waitFor("sorted by price descending", `document.querySelector("th[aria-sort=descending]")?.innerText.includes("listPrice") && `+firstName+` === "Item 09999"`)
+	p.click("Price")
+	p.waitFor("sorted by price ascending", `document.querySelector("th[aria-sort=ascending]")?.innerText.includes("Price") && `+firstName+` !== "Item 09999"`)
+	p.click("Price")
+	p.waitFor("sorted by price descending", `document.querySelector("th[aria-sort=descending]")?.innerText.includes("Price") && `+firstName+` === "Item 09999"`)
 
 	// Full-text search through the Index; / focuses the search box.
 	p.step("press /", studioWait, chromedp.Evaluate[chromedp.Void](`document.activeElement && document.activeElement.blur()`), chromedp.KeyEvent("/"))
@@ -126,6 +160,9 @@ func studioListJourney(t *testing.T, s *studioSetup) {
 
 	// The filter builder: listPrice >= 9990 is ten objects; a bad attribute's message shows at the builder.
 	p.click("Filter")
+	if got := studioEval[string](p, `(document.querySelector(".filter-builder button[aria-label='Add condition']") || {}).textContent ?? ""`); got != "Add" {
+		t.Errorf("the builder's add button says %q, want Add (named Add condition)", got)
+	}
 	p.fill("Attribute of condition 1", "noSuchAttribute")
 	p.fill("Value of condition 1", "1")
 	p.click("Apply filter")
@@ -141,9 +178,65 @@ func studioListJourney(t *testing.T, s *studioSetup) {
 	p.shot("filtered")
 	p.checkAccessibility("the filter builder")
 
+	// A search with the filter: one Index condition carries the full text
+	// and the filter's condition (the attribute's id, language-independent:
+	// 0); the count is the Index's count of the same condition. "item"
+	// alone is 10,003 objects, the filter alone 10 of Delivery, together
+	// the ten items; "lamp" with the filter is none.
+	p.step("record the Index requests", studioWait, chromedp.Evaluate[chromedp.Void](`(() => {
+		window.__index = []; window.__delivery = 0; const f = window.fetch;
+		window.fetch = (u, init) => {
+			const url = String(u);
+			if (url.includes("/apis/index/")) window.__index.push({url, body: JSON.parse(init.body)});
+			if (url.includes("/delivery/")) window.__delivery++;
+			return f(u, init);
+		};
+	})()`))
+	p.fill("Search", "item")
+	p.waitFor("the search with the filter counted", `window.__index.some(r => r.url.endsWith("/objectCount") && r.body.filter.fullText === "item") && document.querySelector(".list-count").innerText === "10 objects"`)
+	p.waitFor("the ten items", `[...document.querySelectorAll("tr.list-row:not(.is-loading) td.col-name .row-open")].map(a => a.textContent).filter(n => n.startsWith("Item 0999")).length === 10`)
+	p.shot("search-and-filter")
+	var sent []struct {
+		URL  string `json:"url"`
+		Body struct {
+			Filter json.RawMessage `json:"filter"`
+		} `json:"body"`
+	}
+	if err := json.Unmarshal([]byte(studioEval[string](p, `JSON.stringify(window.__index)`)), &sent); err != nil {
+		t.Fatalf("the recorded Index requests: %v", err)
+	}
+	wantSent := fmt.Sprintf(`{"objectTypeIds":[%d],"fullText":"item","uiLanguage":201,"deleted":false,"filters":[{"attrId":%d,"langId":0,"variantId":0,"compareOperator":5,"value":"9990"}]}`, typeID, priceID)
+	var searches, counts int
+	var wantFilter any
+	if err := json.Unmarshal([]byte(wantSent), &wantFilter); err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range sent {
+		var got any
+		if err := json.Unmarshal(r.Body.Filter, &got); err != nil || !reflect.DeepEqual(got, wantFilter) {
+			t.Errorf("%s sent filter %s, want %s", r.URL, r.Body.Filter, wantSent)
+		}
+		switch {
+		case strings.HasSuffix(r.URL, "/objectCount"):
+			counts++
+		case strings.HasSuffix(r.URL, "/objects"):
+			searches++
+		}
+	}
+	if searches == 0 || counts != 1 {
+		t.Errorf("the search with the filter sent %d searches and %d counts, want the search and one count: %+v", searches, counts, sent)
+	}
+	if n := studioEval[int](p, `window.__delivery`); n != 0 {
+		t.Errorf("the search with the filter sent %d Delivery requests, want none", n)
+	}
+	p.fill("Search", "lamp")
+	p.waitText("No objects match the search or the filter.")
+	p.fill("Search", "")
+	p.waitText("10 objects")
+
 	// Delete Item 09999: gone from the live list, there with the deleted filter; restore it.
 	row := func(name string) string {
-		return fmt.Sprintf(`[...document.querySelectorAll("tr.list-row")].find(r => (r.querySelector("td.col-name a") || {}).textContent === %q)`, name)
+		return fmt.Sprintf(`[...document.querySelectorAll("tr.list-row")].find(r => (r.querySelector("td.col-name .row-open") || {}).textContent === %q)`, name)
 	}
 	p.step("select Item 09999", studioWait, chromedp.Click(chromedp.JSPath(`(`+row("Item 09999")+`).querySelector("input[type=checkbox]")`), chromedp.NodeVisible))
 	p.click("Delete")
@@ -171,8 +264,8 @@ func studioListJourney(t *testing.T, s *studioSetup) {
 	p.waitFor("the same view after the reload", `location.search.includes("deleted=deleted") && location.search.includes("filter=") && !!`+row("Item 09999"))
 	p.waitText("listPrice>=9990")
 
-	p.step("select the deleted object", studioWait, chromedp.Click(chromedp.JSPath(`(`+row("Item 09999")+`).querySelector("input[type=checkbox]")`), chromedp.NodeVisible))
-	p.click("Restore")
+	// Restore with the row's own button.
+	p.click("Restore Item 09999")
 	p.waitText("Restore “Item 09999”?")
 	p.step("confirm the restore", studioWait, chromedp.Click(chromedp.CSS("dialog[open] .dialog-foot .btn-primary"), chromedp.NodeVisible))
 	p.waitText("No objects match the search or the filter.")
@@ -191,21 +284,24 @@ func studioListJourney(t *testing.T, s *studioSetup) {
 	p.shot("object-opened")
 }
 
-// seedListType creates the attribute listPrice (Integer), the type
+// seedListType creates the attributes listPrice (Integer, named Price and
+// Preis) and listStock (Integer, named Stock in English only), the type
 // listProduct with listSeed items (Item 00000 … priced by their number)
 // and three lamps, and waits until Delivery shows them all.
-func seedListType(t *testing.T, base string) string {
+func seedListType(t *testing.T, base string) (name string, priceID, typeID int64) {
 	t.Helper()
+	integer := value(1001, 0, "Integer") + "," + value(1004, 0, false) + "," + value(1017, 0, false)
 	model := `{"objects":[{"meta":{"typeRef":10,"apiIdentifier":"listPrice"},"values":[` + value(1000, 201, "Price") + "," +
-		value(1001, 0, "Integer") + "," + value(1004, 0, false) + "," + value(1017, 0, false) + `]},` +
+		value(1000, 202, "Preis") + "," + integer + `]},` +
+		`{"meta":{"typeRef":10,"apiIdentifier":"listStock"},"values":[` + value(1000, 201, "Stock") + "," + integer + `]},` +
 		`{"meta":{"typeRef":0,"apiIdentifier":"listProduct"},"values":[` + value(1000, 201, "List product") + `]}]}`
 	var w writeAnswer
-	if err := json.Unmarshal(mustCall(t, http.StatusCreated, http.MethodPost, base+"/apis/cms/v1/branches/4/objects", model), &w); err != nil || len(w.CreatedObjectIDs) != 2 {
+	if err := json.Unmarshal(mustCall(t, http.StatusCreated, http.MethodPost, base+"/apis/cms/v1/branches/4/objects", model), &w); err != nil || len(w.CreatedObjectIDs) != 3 {
 		t.Fatalf("create the model: %v", err)
 	}
-	attr, typ := w.CreatedObjectIDs[0], w.CreatedObjectIDs[1]
+	attr, stock, typ := w.CreatedObjectIDs[0], w.CreatedObjectIDs[1], w.CreatedObjectIDs[2]
 	obj := func(name string, price int) string {
-		return fmt.Sprintf(`{"meta":{"typeRef":%d},"values":[%s,%s]}`, typ, value(1000, 201, name), value(attr, 0, price))
+		return fmt.Sprintf(`{"meta":{"typeRef":%d},"values":[%s,%s,%s]}`, typ, value(1000, 201, name), value(attr, 0, price), value(stock, 0, price%7))
 	}
 	started := time.Now()
 	const batch = 1000
@@ -233,5 +329,5 @@ func seedListType(t *testing.T, base string) string {
 		}
 	}
 	t.Logf("seeded %d objects and saw them in Delivery in %v", listSeed+3, time.Since(started).Round(time.Millisecond))
-	return "List product"
+	return "List product", attr, typ
 }

@@ -326,6 +326,13 @@ func studioConflictJourney(t *testing.T, s *studioSetup) {
 	editor.waitFor("the price: mine against the unchanged one", fmt.Sprintf(
 		`(() => { const r = document.querySelector('.conflict tr[data-key="%d:0:0"]'); return !!r && r.innerText.includes("20") && r.innerText.includes("10") && r.innerText.includes("not changed"); })()`, m.price))
 	editor.waitFor("the other writer named, with when", `(() => { const t = document.querySelector(".conflict-writer")?.innerText ?? ""; return t.includes("Carla Berger saved it after you opened it, ") && /\(transaction \d+\)/.test(t); })()`)
+	// Her initials sit beside her name: on the same line, just left of the sentence that starts with it.
+	editor.waitFor("the writer's initials beside her name", `(() => {
+		const w = document.querySelector(".conflict-writer"), a = w?.querySelector(".avatar"), p = w?.querySelector("p");
+		if (!a || !p || a.textContent !== "CB" || !p.innerText.startsWith("Carla Berger")) return false;
+		const ra = a.getBoundingClientRect(), rp = p.getBoundingClientRect();
+		return ra.right <= rp.left && rp.left - ra.right <= 24 && ra.top < rp.bottom && ra.bottom > rp.top;
+	})()`)
 	editor.shot("conflict")
 	editor.checkAccessibility("the conflict view")
 	editor.step("take their title", studioWait, chromedp.Click(labelled("Take theirs: Title (en-US)"), chromedp.NodeVisible))

@@ -39,6 +39,12 @@ func studioReadOnlyJourney(t *testing.T, s *studioSetup) {
 	reader.waitValue(teaser, 201, "Read me")
 	reader.waitFor("the read-only notice", `(document.querySelector(".notice.read-only")?.innerText ?? "").includes("Read only: you may read branch Read-only work but not change it")`)
 	reader.waitFor("no Save, inputs disabled", fmt.Sprintf(`![...document.querySelectorAll("button")].some(b => b.textContent === "Save") && document.getElementById(%q).disabled && !document.body.innerText.includes("Back to inherited")`, cellID(teaser, 201)))
+	// Disabled inputs look disabled: compared below with the same input enabled for a writer.
+	inputLook := fmt.Sprintf(`(() => { const c = getComputedStyle(document.getElementById(%q)); return [c.backgroundColor, c.color, c.borderTopStyle, c.cursor].join(" "); })()`, cellID(teaser, 201))
+	disabledLook := studioEval[string](reader, inputLook)
+	if !strings.Contains(disabledLook, "dashed") || !strings.Contains(disabledLook, "not-allowed") {
+		t.Errorf("a disabled input looks like %q, want a dashed border and the not-allowed cursor", disabledLook)
+	}
 	reader.shot("read-only")
 	reader.checkAccessibility("a read-only object")
 	reader.step("switch to German", studioWait, chromedp.SetValue(chromedp.CSS("select[aria-label=Language]"), "de"),
@@ -53,6 +59,9 @@ func studioReadOnlyJourney(t *testing.T, s *studioSetup) {
 	writer.open(path)
 	writer.waitValue(teaser, 201, "Read me")
 	writer.waitFor("Save is offered", "!!"+string(button("Save")))
+	if enabledLook := studioEval[string](writer, inputLook); enabledLook == disabledLook || strings.Contains(enabledLook, "dashed") {
+		t.Errorf("the input looks the same disabled (%q) and enabled (%q)", disabledLook, enabledLook)
+	}
 	writer.fill("Teaser (en-US)", "Wanda's teaser")
 	mustCall(t, http.StatusOK, http.MethodPatch, s.base+"/apis/cms/v1/branches/4/objects",
 		fmt.Sprintf(`{"objects":[{"meta":{"id":%d},"values":[{"attribute":1105,"language":0,"variant":0,"value":null}]}]}`, wanda))

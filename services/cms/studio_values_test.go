@@ -129,7 +129,10 @@ func studioValuesJourney(t *testing.T, s *studioSetup) {
 	p.waitFor("green moved up, focused", fmt.Sprintf(`document.getElementById(%q).value === "green" && document.getElementById(%q).value === "red" && document.activeElement === document.getElementById(%q)`,
 		rowInput(vm.tags, 0), rowInput(vm.tags, 1), rowInput(vm.tags, 0)))
 	// Add a row and type into it; remove "red"; the buttons move too.
-	p.click("Add a value to Tags")
+	if got := studioEval[string](p, `(document.querySelector("[aria-label=\"Add to Tags\"]") || {}).textContent?.trim() ?? ""`); got != "Add" {
+		t.Errorf("the add button of Tags says %q, want Add", got)
+	}
+	p.click("Add to Tags")
 	p.waitFor("a third row has the focus", fmt.Sprintf(`document.activeElement === document.getElementById(%q)`, rowInput(vm.tags, 2)))
 	p.step("type blue", studioWait, chromedp.SendKeys(chromedp.CSS("#"+rowInput(vm.tags, 2)), "blue"))
 	p.click("Remove value 2 of Tags")
@@ -138,9 +141,9 @@ func studioValuesJourney(t *testing.T, s *studioSetup) {
 	p.click("Move value 2 of Tags up")
 	p.waitFor("blue first", fmt.Sprintf(`document.getElementById(%q).value === "blue"`, rowInput(vm.tags, 0)))
 	// Integers and dates: rows of their own inputs.
-	p.click("Add a value to Scores")
+	p.click("Add to Scores")
 	p.step("type 1,234", studioWait, chromedp.SendKeys(chromedp.CSS("#"+rowInput(vm.scores, 1)), "1,234"))
-	p.click("Add a value to Days")
+	p.click("Add to Days")
 	p.step("a date", studioWait, chromedp.SetValue(chromedp.CSS("#"+rowInput(vm.days, 0)), "2026-03-01"),
 		evalJS(fmt.Sprintf(`document.getElementById(%q).dispatchEvent(new Event("input", {bubbles: true}))`, rowInput(vm.days, 0))))
 	// References: Ref B first.
@@ -150,7 +153,7 @@ func studioValuesJourney(t *testing.T, s *studioSetup) {
 	p.checkAccessibility("edited rows")
 
 	// An integer beyond 2^53-1 in the third row: the API's message at that row (its sortReverse member).
-	p.click("Add a value to Scores")
+	p.click("Add to Scores")
 	p.step("type a huge number", studioWait, chromedp.SendKeys(chromedp.CSS("#"+rowInput(vm.scores, 2)), "99999999999999999"))
 	p.click("Save")
 	p.waitFor("the error at the third score", fmt.Sprintf(
@@ -209,7 +212,7 @@ func studioValuesJourney(t *testing.T, s *studioSetup) {
 	// German: the variant and the rows speak German.
 	p.step("switch to German", studioWait, chromedp.SetValue(chromedp.CSS("select[aria-label=Language]"), "de"),
 		evalJS(`document.querySelector("select[aria-label=Sprache], select[aria-label=Language]").dispatchEvent(new Event("change", {bubbles: true}))`))
-	p.waitFor("the rows speak German", `!!document.querySelector("[aria-label=\"Wert hinzufügen: Tags\"]")`)
+	p.waitFor("the rows speak German, the add button says Hinzufügen", `(document.querySelector("[aria-label=\"Zu Tags hinzufügen\"]") || {}).textContent?.trim() === "Hinzufügen"`)
 	p.waitText("Variante")
 	p.shot("german")
 	p.checkAccessibility("the rows and the variant in German")

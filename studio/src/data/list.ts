@@ -3,8 +3,9 @@
 // the pages of rows, read on demand (Delivery skip/take, or the Index for a
 // full-text search), cached and counted.
 import type { ApiObject } from "../api/generated/delivery";
-import type { ObjectItem, ObjectSortBy } from "../api/generated/index";
+import type { ObjectFilterCondition, ObjectItem, ObjectSortBy } from "../api/generated/index";
 import { api } from "../auth/session";
+import { searchCondition } from "./indexfilter";
 
 export type DeletedMode = "live" | "deleted" | "all";
 
@@ -181,6 +182,10 @@ export interface Source {
   options: ListOptions;
   /** Read what this transaction wrote (after a delete or restore). */
   minVersion?: number | undefined;
+  /** The studio's value language (201, 202): the Index's display names and language-dependent filter values. */
+  language: number;
+  /** The type's display-name attribute (5005), else the name (1000): what displayName means in a filter. */
+  nameAttr: number;
 }
 
 export const pageSize = 100;
@@ -191,7 +196,7 @@ export async function fetchPage(src: Source, n: number, signal?: AbortSignal): P
   if (o.q) {
     const sortBy = indexSort(o.sort);
     const { data } = await api.call("index", "ObjectSearch", { branch: src.branch }, {
-      filter: indexFilter(src),
+      filter: await indexFilter(src),
       page: { skip: n * pageSize, take: pageSize },
       ...(sortBy ? { sortBy } : {}),
       ...waitFor(src.minVersion),
@@ -208,7 +213,7 @@ export async function fetchPage(src: Source, n: number, signal?: AbortSignal): P
 export async function fetchCount(src: Source, signal?: AbortSignal): Promise<number> {
   if (src.options.q) {
     const { data } = await api.call("index", "ObjectCount", { branch: src.branch },
-      { filter: indexFilter(src), ...waitFor(src.minVersion) }, { signal });
+      { filter: await indexFilter(src), ...waitFor(src.minVersion) }, { signal });
     return data.count ?? 0;
   }
   const { filter, deleted } = deliveryParams(src.options);
@@ -217,9 +222,31 @@ export async function fetchCount(src: Source, signal?: AbortSignal): Promise<num
   return data.count ?? 0;
 }
 
-function indexFilter(src: Source) {
-  const d = src.options.deleted;
-  return { objectTypeIds: [src.typeId], fullText: src.options.q, ...(d === "all" ? {} : { deleted: d === "deleted" }) };
+const conditions = new WeakMap<ListOptions, Map<string, Promise<ObjectFilterCondition>>>();
+
+/**
+ * indexFilter is the Index condition of a search (the full text and the
+ * filter's conditions together, see indexfilter.ts), made once per options,
+ * branch and language: the pages, the count and a live refresh of the same
+ * list carry the same condition, and the filter's attributes are read once.
+ */
+export function indexFilter(src: Source): Promise<ObjectFilterCondition> {
+  let held = conditions.get(src.options);
+  if (!held) {
+    held = new Map();
+    conditions.set(src.options, held);
+  }
+  const key = [src.branch, src.typeId, src.language, src.nameAttr].join("\u0000");
+  let p = held.get(key);
+  if (!p) {
+    const o = src.options;
+    const base = { fullText: o.q, typeId: src.typeId, language: src.language, deleted: o.deleted === "all" ? undefined : o.deleted === "deleted" };
+    p = searchCondition(src.branch, base, parseExpression(o.filter), o.filter, src.nameAttr);
+    const all = held;
+    p.catch(() => all.delete(key));
+    held.set(key, p);
+  }
+  return p;
 }
 
 function waitFor(v: number | undefined) {

@@ -7,7 +7,7 @@ import { useEffect, useRef, useState } from "preact/hooks";
 import { locale, messages } from "../i18n/i18n";
 import { navigate, route } from "../router";
 import { useStore } from "../store";
-import { Button } from "../ui/ui";
+import { Avatar, Button } from "../ui/ui";
 import { ago, others, refsOf, userName, type ObjectRef } from "./activity";
 import { liveStore, subscribe, type LiveChange, type LiveState } from "./changes";
 import "./live.css";
@@ -200,7 +200,7 @@ function ChangeRow(props: { branch: string; change: LiveChange; now: number; onO
   const when = agoText(c.at, props.now);
   const body = (
     <>
-      <span class="live-avatar" aria-hidden="true" title={c.user}>{(user || "?").slice(0, 1).toUpperCase()}</span>
+      <Avatar name={user || "?"} title={c.user} />
       <span class="live-text">{text}</span>
       <time class="live-time" dateTime={new Date(c.at).toISOString()}>{when}</time>
     </>

@@ -10,7 +10,7 @@
 import { useEffect, useRef, useState } from "preact/hooks";
 import { locale, messages } from "../i18n/i18n";
 import { useStore } from "../store";
-import { Button } from "../ui/ui";
+import { Avatar, Button } from "../ui/ui";
 import { userName } from "./activity";
 import { useLiveObject } from "./hooks";
 import { noticeOf, type Notice } from "./notice";
@@ -77,7 +77,7 @@ export function ObjectNotice(props: { branch: string; id: number | string; dirty
     : m(notice.kind, { user: who });
   return (
     <div class={`live-notice live-notice-${notice.kind}`} role="status">
-      <span class="live-avatar" aria-hidden="true">{who.slice(0, 1).toUpperCase()}</span>
+      <Avatar name={who} title={notice.user} />
       <span class="live-notice-text">{text}</span>
       <span class="live-notice-actions">
         {notice.offerShowChanges && props.onShowChanges && <Button onClick={props.onShowChanges}>{m("showChanges")}</Button>}

@@ -6,6 +6,7 @@ import { useEffect, useRef } from "preact/hooks";
 import { ApiError, OfflineError } from "../api/client";
 import { messages } from "../i18n/i18n";
 import { createStore, useStore } from "../store";
+import { initials } from "./avatar";
 import "./ui.css";
 
 const m = messages({
@@ -191,4 +192,9 @@ export function Toasts() {
       ))}
     </div>
   );
+}
+
+/** Avatar is a person's initials in a circle, beside their name (which says it: the avatar is hidden from screen readers). */
+export function Avatar(props: { name: string; title?: string | undefined }) {
+  return <span class="avatar" aria-hidden="true" title={props.title}>{initials(props.name)}</span>;
 }

@@ -7,6 +7,7 @@ import {
   createAttribute, dataTypes, isBinary, isReference, nameIn, updateAttribute,
   type AttributeDef, type AttributeDraft, type FormField, type Language, type TypeDef, type TypeModel,
 } from "../../data/model";
+import { actions } from "../../i18n/actions";
 import { messages } from "../../i18n/i18n";
 import { Button, Dialog, Field, Lock, showProblem, toast } from "../../ui/ui";
 import { dataTypeHelp, dataTypeLabel } from "./datatypes";
@@ -15,7 +16,7 @@ import { toProblem, type FormProblem } from "./TypeDialog";
 
 const m = messages({
   en: {
-    newAttr: "New attribute", editAttr: "Edit attribute", create: "Add attribute", save: "Save", cancel: "Cancel", saving: "Saving…",
+    newAttr: "New attribute", editAttr: "Edit attribute", attribute: "attribute", save: "Save", cancel: "Cancel", saving: "Saving…",
     dataType: "Data type", dataTypeFixed: "The data type is fixed once the attribute exists: stored values would no longer match it.",
     targets: "Target types", targetsHint: "Which types the references may point to. None chosen: any object.",
     noTypes: "This branch has no types to refer to yet.",
@@ -27,7 +28,7 @@ const m = messages({
     created: "Attribute added.", saved: "Attribute saved.",
   },
   de: {
-    newAttr: "Neues Attribut", editAttr: "Attribut bearbeiten", create: "Attribut hinzufügen", save: "Speichern", cancel: "Abbrechen", saving: "Wird gespeichert…",
+    newAttr: "Neues Attribut", editAttr: "Attribut bearbeiten", attribute: "Attribut", save: "Speichern", cancel: "Abbrechen", saving: "Wird gespeichert…",
     dataType: "Datentyp", dataTypeFixed: "Der Datentyp steht fest, sobald das Attribut existiert: gespeicherte Werte passten sonst nicht mehr.",
     targets: "Zieltypen", targetsHint: "Auf welche Typen die Verweise zeigen dürfen. Keiner gewählt: beliebige Objekte.",
     noTypes: "Dieser Branch hat noch keine Typen, auf die verwiesen werden kann.",
@@ -91,7 +92,8 @@ export function AttributeDialog(props: {
     <Dialog title={a ? m("editAttr") : m("newAttr")} onClose={props.onClose}
       footer={<>
         <Button onClick={props.onClose}>{m("cancel")}</Button>
-        <Button variant="primary" type="submit" form="attr-form" disabled={busy}>{busy ? m("saving") : a ? m("save") : m("create")}</Button>
+        <Button variant="primary" type="submit" form="attr-form" disabled={busy}
+          aria-label={busy || a ? undefined : actions("addThing", { thing: m("attribute") })}>{busy ? m("saving") : a ? m("save") : actions("add")}</Button>
       </>}>
       <form ref={formRef} id="attr-form" class="attr-form" onSubmit={submit} noValidate>
         {problem && problem.field === null && <div class="problem" role="alert">{problem.text}</div>}

@@ -12,6 +12,7 @@ import { ApiError } from "../../api/client";
 import type { CmsComment } from "../../api/generated/management";
 import { api, session } from "../../auth/session";
 import { bodyBytes, edited, fromBody, maxBodyBytes, toBody } from "../../data/comments";
+import { actions } from "../../i18n/actions";
 import { formatDateTime, formatNumber, locale, messages } from "../../i18n/i18n";
 import { userName } from "../../live/activity";
 import { live } from "../../live/changes";
@@ -22,14 +23,14 @@ import { Button, Problem, Skeleton, toast } from "../../ui/ui";
 
 const m = messages({
   en: {
-    comments: "Comments", count: "{n} comments", one: "1 comment", none: "No comments yet.", write: "Write a comment", add: "Add comment",
+    comments: "Comments", count: "{n} comments", one: "1 comment", none: "No comments yet.", write: "Write a comment", comment: "comment",
     adding: "Adding…", edit: "Edit", editOf: "Edit the comment of {time}", del: "Delete", delOf: "Delete the comment of {time}",
     save: "Save comment", cancel: "Cancel", edited: "edited", added: "Comment added.", updated: "Comment saved.", deleted: "Comment deleted.",
     tooLong: "This comment is too long: {n} bytes, at most {max}.", gone: "This comment was deleted meanwhile.", text: "Comment text",
   },
   de: {
     comments: "Kommentare", count: "{n} Kommentare", one: "1 Kommentar", none: "Noch keine Kommentare.", write: "Kommentar schreiben",
-    add: "Kommentar hinzufügen", adding: "Wird hinzugefügt…", edit: "Bearbeiten", editOf: "Kommentar vom {time} bearbeiten", del: "Löschen",
+    comment: "Kommentar", adding: "Wird hinzugefügt…", edit: "Bearbeiten", editOf: "Kommentar vom {time} bearbeiten", del: "Löschen",
     delOf: "Kommentar vom {time} löschen", save: "Kommentar speichern", cancel: "Abbrechen", edited: "bearbeitet", added: "Kommentar hinzugefügt.",
     updated: "Kommentar gespeichert.", deleted: "Kommentar gelöscht.", tooLong: "Dieser Kommentar ist zu lang: {n} Bytes, höchstens {max}.",
     gone: "Dieser Kommentar wurde inzwischen gelöscht.", text: "Kommentartext",
@@ -128,7 +129,8 @@ export function Comments(props: { branch: string; branchId: number; objectId: nu
             onInput={(ev) => setDraft(ev.currentTarget.value)}
             onKeyDown={(ev) => { if ((ev.ctrlKey || ev.metaKey) && ev.key === "Enter") void add(ev); }} />
           {draftError && <div class="field-error" id="comment-new-error" role="alert">{draftError}</div>}
-          <div><Button type="submit" variant="primary" disabled={busy || !draft.trim() || !!draftError}>{busy ? m("adding") : m("add")}</Button></div>
+          <div><Button type="submit" variant="primary" disabled={busy || !draft.trim() || !!draftError}
+            aria-label={busy ? undefined : actions("addThing", { thing: m("comment") })}>{busy ? m("adding") : actions("add")}</Button></div>
         </form>
       )}
       {list === null ? <div aria-busy="true"><Skeleton lines={2} /></div> : list.length === 0 ? <p class="muted">{m("none")}</p> : (

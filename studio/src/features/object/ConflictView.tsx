@@ -8,7 +8,7 @@ import { useEffect } from "preact/hooks";
 import { formatDateTime, locale, messages } from "../../i18n/i18n";
 import { userName } from "../../live/activity";
 import { useStore } from "../../store";
-import { Button, Dialog } from "../../ui/ui";
+import { Avatar, Button, Dialog } from "../../ui/ui";
 import { showValue } from "./Badge";
 import type { AttributeInfo } from "./fields/registry";
 import type { Writer } from "./writer";
@@ -74,11 +74,14 @@ export function ConflictView(props: {
           <Button variant="primary" onClick={resolve}>{m("save")}</Button>
         </>
       }>
-      <p class="conflict-writer">
+      <div class="conflict-writer">
+        {who && <Avatar name={who} title={user} />}
+        <p>
         {who ? m("byWho", { user: who, when: props.writer?.at ? m("when", { time: formatDateTime(props.writer.at) }) : "", tx: props.lastTransaction ? m("tx", { n: props.lastTransaction }) : "" })
           : m("intro", { tx: props.lastTransaction ? m("tx", { n: props.lastTransaction }) : "" })}
         {!props.writer && user === "" && <span class="visually-hidden"> {m("lookingUp")}</span>}
-      </p>
+        </p>
+      </div>
       <div class="conflict-bulk">
         <Button class="btn-small" onClick={() => all("yours")}>{m("allMine")}</Button>
         <Button class="btn-small" onClick={() => all("theirs")}>{m("allTheirs")}</Button>

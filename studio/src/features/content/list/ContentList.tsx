@@ -7,10 +7,16 @@ import {
   columnsOf, type DeletedMode, deleteObjects, fetchCount, fetchPage, type ListOptions, maxQuery, optionsQuery, PageCache,
   parseOptions, restoreObjects, type Row, type Source, sortId, sortModified, sortName,
 } from "../../../data/list";
+import { IndexFilterError } from "../../../data/indexfilter";
+import { columnLabels } from "../../../data/listattrs";
+import { A } from "../../../data/model";
 import type { TypeInfo } from "../../../data/types";
-import { formatNumber } from "../../../i18n/i18n";
+import { value } from "../../../data/values";
+import { formatNumber, locale } from "../../../i18n/i18n";
 import { navigate, type Route, setQuery } from "../../../router";
 import { useLiveType } from "../../../live/hooks";
+import { uiLanguages } from "../../../shell/Shell";
+import { useStore } from "../../../store";
 import { Button, Dialog, Pane, problemText, toast } from "../../../ui/ui";
 import { FilterBuilder } from "./FilterBuilder";
 import { columns, ListTable, SkeletonTable } from "./ListTable";
@@ -28,13 +34,19 @@ export function ContentList(props: { route: Route; type: TypeInfo }) {
   const [count, setCount] = useState<number | null>(null);
   const [error, setError] = useState<unknown>(null);
   const [selected, setSelected] = useState<Map<number, Row>>(new Map());
-  const [confirm, setConfirm] = useState<"delete" | "restore" | null>(null);
+  /** The rows a Delete or Restore asks about: the selected ones (toolbar) or one (its row's button). */
+  const [confirm, setConfirm] = useState<{ what: "delete" | "restore"; rows: Row[] } | null>(null);
   const [busy, setBusy] = useState(false);
   const [showFilter, setShowFilter] = useState(opts.filter !== "");
   const [attrs, setAttrs] = useState<string[]>([]);
+  const [labels, setLabels] = useState<Record<string, string>>({});
+  const l = useStore(locale);
 
-  const src: Source = useMemo(() => ({ branch, type: typeKey, typeId: props.type.id, options: opts, minVersion }),
-    [branch, typeKey, props.type.id, optKey, minVersion]);
+  const language = uiLanguages(l)[0] ?? 201;
+  const dn = value(props.type.object, A.displayName, 0);
+  const nameAttr = typeof dn === "number" && dn > 0 ? dn : A.name;
+  const src: Source = useMemo(() => ({ branch, type: typeKey, typeId: props.type.id, options: opts, minVersion, language, nameAttr }),
+    [branch, typeKey, props.type.id, optKey, minVersion, language, nameAttr]);
   const ac = useRef<AbortController | null>(null);
   const cache = useMemo(() => {
     ac.current?.abort();
@@ -62,6 +74,16 @@ export function ContentList(props: { route: Route; type: TypeInfo }) {
   useEffect(() => {
     setAttrs([]);
   }, [branch, typeKey]);
+  // The columns' headers: the attributes' names in the studio's language
+  // (with fallback), one request once the first page named the columns;
+  // until it answers (or if it fails) the ApiIdentifiers stand.
+  const attrsKey = attrs.join(",");
+  useEffect(() => {
+    if (attrs.length === 0) return undefined;
+    const labelsAc = new AbortController();
+    columnLabels(branch, attrs, uiLanguages(l), labelsAc.signal).then((x) => !labelsAc.signal.aborted && setLabels(x), () => undefined);
+    return () => labelsAc.abort();
+  }, [branch, attrsKey, l]);
   // Others' changes of the type's objects: the held pages and the count are
   // read again at the change's version and swapped in place (this tab's own
   // writes already read with minVersion; a reset reads the current state).
@@ -90,14 +112,17 @@ export function ContentList(props: { route: Route; type: TypeInfo }) {
   const live = sel.filter((x) => !x.deleted);
   const gone = sel.filter((x) => x.deleted);
 
-  const act = async (what: "delete" | "restore") => {
+  const act = async (what: "delete" | "restore", rows: Row[]) => {
     setBusy(true);
     try {
-      const rows = what === "delete" ? live : gone;
       const ids = rows.map((x) => x.id);
       const tx = what === "delete" ? await deleteObjects(branch, ids) : await restoreObjects(branch, ids);
       toast(m(what === "delete" ? "deleted" : "restored", { n: formatNumber(ids.length) }));
-      setSelected(new Map());
+      setSelected((prev) => {
+        const next = new Map(prev);
+        for (const x of rows) next.delete(x.id);
+        return next;
+      });
       setConfirm(null);
       setMinVersion(tx || undefined);
     } catch (e) {
@@ -108,8 +133,8 @@ export function ContentList(props: { route: Route; type: TypeInfo }) {
   };
 
   const searching = opts.q !== "";
-  const cols = columns(searching ? [] : attrs, searching);
-  const filterError = error instanceof ApiError && error.status === 400 && opts.filter !== "" && !searching ? error : null;
+  const cols = columns(searching ? [] : attrs, searching, labels);
+  const filterError = opts.filter !== "" && isFilterError(error, searching) ? error : null;
   const listError = error && !filterError ? error : null;
   const fields = [sortName, "attributeName", ...attrs, sortId, sortModified, "meta.guid", "meta.apiIdentifier"];
   // The first page may come before the count: show its rows already.
@@ -127,8 +152,8 @@ export function ContentList(props: { route: Route; type: TypeInfo }) {
   const actions = (
     <>
       {sel.length > 0 && <span class="muted">{m("selected", { n: formatNumber(sel.length) })}</span>}
-      {gone.length > 0 && <Button onClick={() => setConfirm("restore")}>{m("restore")}</Button>}
-      {live.length > 0 && <Button variant="danger" onClick={() => setConfirm("delete")}>{m("delete")}</Button>}
+      {gone.length > 0 && <Button onClick={() => setConfirm({ what: "restore", rows: gone })}>{m("restore")}</Button>}
+      {live.length > 0 && <Button variant="danger" onClick={() => setConfirm({ what: "delete", rows: live })}>{m("delete")}</Button>}
     </>
   );
   return (
@@ -151,7 +176,8 @@ export function ContentList(props: { route: Route; type: TypeInfo }) {
       </div>
       {showFilter && (
         <div id="filter-builder">
-          <FilterBuilder filter={opts.filter} fields={fields} error={filterError} searching={searching}
+          <FilterBuilder filter={opts.filter} fields={fields} labels={labels}
+            error={filterError instanceof IndexFilterError ? new Error(m(`index_${filterError.reason}`, { field: filterError.field })) : filterError}
             onApply={(filter) => set({ filter })} />
         </div>
       )}
@@ -161,16 +187,17 @@ export function ContentList(props: { route: Route; type: TypeInfo }) {
         : shown === 0 ? <Empty opts={opts} onReset={() => set({ q: "", filter: "", deleted: "live" })} />
         : <ListTable label={m("list", { type: props.type.name })} cache={cache} count={shown} cols={cols} sort={opts.sort}
             defaultSortKey={searching ? undefined : sortId} onSort={(sort) => set({ sort })}
-            selected={new Set(selected.keys())} onSelect={select} onOpen={open} />}
+            selected={new Set(selected.keys())} onSelect={select} onOpen={open}
+            onDelete={(row) => setConfirm({ what: "delete", rows: [row] })} onRestore={(row) => setConfirm({ what: "restore", rows: [row] })} />}
       {confirm && (
-        <Dialog title={confirmTitle(confirm, confirm === "delete" ? live : gone)} onClose={() => setConfirm(null)}
+        <Dialog title={confirmTitle(confirm.what, confirm.rows)} onClose={() => setConfirm(null)}
           footer={<>
             <Button onClick={() => setConfirm(null)}>{m("cancel")}</Button>
-            <Button variant={confirm === "delete" ? "danger" : "primary"} disabled={busy} onClick={() => void act(confirm)}>
-              {m(confirm)}
+            <Button variant={confirm.what === "delete" ? "danger" : "primary"} disabled={busy} onClick={() => void act(confirm.what, confirm.rows)}>
+              {m(confirm.what)}
             </Button>
           </>}>
-          <p>{m(confirm === "delete" ? "deleteText" : "restoreText")}</p>
+          <p>{m(confirm.what === "delete" ? "deleteText" : "restoreText")}</p>
         </Dialog>
       )}
     </Pane>
@@ -181,6 +208,17 @@ function confirmTitle(what: "delete" | "restore", rows: Row[]): string {
   const one = rows.length === 1 ? rows[0] : undefined;
   if (what === "delete") return one ? m("confirmDeleteOne", { name: one.name }) : m("confirmDelete", { n: formatNumber(rows.length) });
   return one ? m("confirmRestoreOne", { name: one.name }) : m("confirmRestore", { n: formatNumber(rows.length) });
+}
+
+/**
+ * isFilterError: an error the builder shows: Delivery's 400 about the
+ * filter, or, while searching, a condition the Index cannot take or the
+ * Index's 400 about the value filters (not one about the full text).
+ */
+function isFilterError(e: unknown, searching: boolean): boolean {
+  if (e instanceof IndexFilterError) return true;
+  if (!(e instanceof ApiError) || e.status !== 400) return false;
+  return !searching || (e.problem.detail ?? "").includes("filter.filters");
 }
 
 function forbidden(e: unknown): boolean {

@@ -3,6 +3,7 @@
 // message about it where it belongs.
 import { useEffect, useState } from "preact/hooks";
 import { type Condition, expression, maxQuery, operators, parseExpression } from "../../../data/list";
+import { actions } from "../../../i18n/actions";
 import { Button, problemText } from "../../../ui/ui";
 import { m } from "./messages";
 
@@ -12,8 +13,9 @@ export function FilterBuilder(props: {
   filter: string;
   /** Attribute names to offer (ApiIdentifiers and meta fields). */
   fields: readonly string[];
+  /** The attributes' names by ApiIdentifier, shown beside the suggestions. */
+  labels: Readonly<Record<string, string>>;
   error: unknown;
-  searching: boolean;
   onApply: (expr: string) => void;
 }) {
   const parsed = parseExpression(props.filter);
@@ -31,7 +33,7 @@ export function FilterBuilder(props: {
         props.onApply(expr);
       }}>
       <datalist id="filter-fields">
-        {props.fields.map((f) => <option key={f} value={f} />)}
+        {props.fields.map((f) => <option key={f} value={f} label={props.labels[f] !== f ? props.labels[f] : undefined} />)}
       </datalist>
       {conds.map((c, i) => (
         <div class="filter-row" key={i}>
@@ -48,7 +50,7 @@ export function FilterBuilder(props: {
         </div>
       ))}
       <div class="filter-foot">
-        <Button onClick={() => setConds([...conds, blank()])}>{m("addCondition")}</Button>
+        <Button aria-label={actions("addThing", { thing: m("condition") })} onClick={() => setConds([...conds, blank()])}>{actions("add")}</Button>
         <span class="filter-expr">
           <span class="muted">{m("expression")}: </span>
           <code>{expr || m("noExpression")}</code>
@@ -57,7 +59,6 @@ export function FilterBuilder(props: {
         <Button onClick={() => props.onApply("")}>{m("clear")}</Button>
         <Button variant="primary" type="submit">{m("apply")}</Button>
       </div>
-      {props.searching && props.filter && <p class="field-hint">{m("searchNoAttrFilter")}</p>}
       {props.error !== null && props.error !== undefined && (
         <div class="problem" role="alert" id="filter-error">{problemText(props.error)}</div>
       )}

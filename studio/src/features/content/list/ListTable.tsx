@@ -1,7 +1,8 @@
 // The virtual table: a sticky header whose buttons sort, and only the rows
 // in view (plus a few) rendered over the full count; the pages under them
 // are read on demand and the next one ahead. Arrow keys move between rows,
-// Enter opens one, Space selects it.
+// Enter opens one, Space selects it. A row's controls (its name opens it,
+// Delete or Restore at its end) are buttons named after the row.
 import { useEffect, useLayoutEffect, useRef, useState } from "preact/hooks";
 import { cellText, type PageCache, type Row, type Sort, sortId, sortModified, sortName } from "../../../data/list";
 import { locale } from "../../../i18n/i18n";
@@ -13,6 +14,8 @@ const overscan = 8;
 export interface Column {
   key: string;
   label: string;
+  /** What the label stands for when it is a name (an attribute's ApiIdentifier). */
+  hint?: string | undefined;
   sortable: boolean;
   cell: (r: Row) => string;
 }
@@ -35,11 +38,15 @@ function formats() {
   } };
 }
 
-export function columns(attrs: readonly string[], searching: boolean): Column[] {
+/** columns are the list's columns; attribute columns are headed by their names (labels, by ApiIdentifier). */
+export function columns(attrs: readonly string[], searching: boolean, labels: Readonly<Record<string, string>> = {}): Column[] {
   const f = formats();
   return [
     { key: sortName, label: m("name"), sortable: true, cell: (r) => r.name },
-    ...attrs.map((a) => ({ key: a, label: a, sortable: !searching, cell: (r: Row) => cellText(r.props[a], f.num) })),
+    ...attrs.map((a) => {
+      const label = labels[a] ?? a;
+      return { key: a, label, hint: label === a ? undefined : a, sortable: !searching, cell: (r: Row) => cellText(r.props[a], f.num) };
+    }),
     { key: sortId, label: m("id"), sortable: true, cell: (r) => String(r.id) },
     { key: sortModified, label: m("modified"), sortable: true, cell: (r) => (r.modified ? f.date(r.modified) : "") },
   ];
@@ -57,6 +64,9 @@ export function ListTable(props: {
   selected: ReadonlySet<number>;
   onSelect: (r: Row, on: boolean) => void;
   onOpen: (r: Row) => void;
+  /** Delete (a live row) or restore (a deleted one): asks first. */
+  onDelete: (r: Row) => void;
+  onRestore: (r: Row) => void;
 }) {
   const { cache, count, cols } = props;
   const scroller = useRef<HTMLDivElement>(null);
@@ -131,12 +141,26 @@ export function ListTable(props: {
           <td key={c.key} class={`col-${ci === 0 ? "name" : c.key === sortId ? "id" : "attr"}`}>
             {!r ? <span class="cell-skeleton" /> : ci === 0 ? (
               <>
-                <a href="#" tabIndex={-1} onClick={(e) => { e.preventDefault(); props.onOpen(r); }}>{c.cell(r)}</a>
+                <button type="button" class="row-open" tabIndex={-1} aria-label={m("openNamed", { name: r.name })}
+                  onClick={() => props.onOpen(r)}>{c.cell(r)}</button>
                 {r.deleted && <span class="badge badge-deleted">{m("deletedBadge")}</span>}
               </>
             ) : c.cell(r)}
           </td>
         ))}
+        <td class="col-actions">
+          {r && (r.deleted ? (
+            <button type="button" class="btn btn-ghost btn-icon" tabIndex={-1} aria-label={m("restoreNamed", { name: r.name })}
+              title={m("restoreNamed", { name: r.name })} onClick={() => props.onRestore(r)}>
+              <Icon d="M4 10a8 8 0 1 1 2.3 5.7M4 4v6h6" />
+            </button>
+          ) : (
+            <button type="button" class="btn btn-ghost btn-icon btn-danger" tabIndex={-1} aria-label={m("deleteNamed", { name: r.name })}
+              title={m("deleteNamed", { name: r.name })} onClick={() => props.onDelete(r)}>
+              <Icon d="M4 7h16M10 11v6M14 11v6M6 7l1 13h10l1-13M9 7V4h6v3" />
+            </button>
+          ))}
+        </td>
       </tr>,
     );
   }
@@ -155,14 +179,15 @@ export function ListTable(props: {
               return (
                 <th key={c.key} scope="col" aria-sort={s}>
                   {c.sortable ? (
-                    <button type="button" class="sort-btn" aria-label={c.label} onClick={() => props.onSort({ key: c.key, desc: s === "ascending" })}>
+                    <button type="button" class="sort-btn" aria-label={c.label} title={c.hint} onClick={() => props.onSort({ key: c.key, desc: s === "ascending" })}>
                       {c.label}
                       <span class="sort-mark" aria-hidden="true">{s === "ascending" ? "▲" : s === "descending" ? "▼" : ""}</span>
                     </button>
-                  ) : <span class="sort-btn">{c.label}</span>}
+                  ) : <span class="sort-btn" title={c.hint}>{c.label}</span>}
                 </th>
               );
             })}
+            <th class="col-actions" scope="col"><span class="visually-hidden">{m("actions")}</span></th>
           </tr>
         </thead>
         <tbody>
@@ -183,11 +208,21 @@ export function SkeletonTable(props: { cols: number }) {
         <tbody>
           {Array.from({ length: 12 }, (_, i) => (
             <tr key={i} class="list-row is-loading">
-              {Array.from({ length: props.cols + 1 }, (_, j) => <td key={j}><span class="cell-skeleton" /></td>)}
+              {Array.from({ length: props.cols + 2 }, (_, j) => <td key={j}><span class="cell-skeleton" /></td>)}
             </tr>
           ))}
         </tbody>
       </table>
     </div>
+  );
+}
+
+/** Icon is a stroked 24×24 SVG path (decorative: the button carries the name). */
+function Icon(props: { d: string }) {
+  return (
+    <svg width="16" height="16" viewBox="0 0 24 24" fill="none" stroke="currentColor" stroke-width="2" stroke-linecap="round"
+      stroke-linejoin="round" aria-hidden="true" focusable="false">
+      <path d={props.d} />
+    </svg>
   );
 }

@@ -5,6 +5,7 @@
 // data types with a list input of their own (references: cards) register
 // it with registerListField; every other one gets this list of its input.
 import { useRef } from "preact/hooks";
+import { actions } from "../../../i18n/actions";
 import { messages } from "../../../i18n/i18n";
 import { Button } from "../../../ui/ui";
 import "./fields.css";
@@ -13,12 +14,12 @@ import type { FieldComponent, ListFieldComponent, ListFieldProps } from "./regis
 
 export const lm = messages({
   en: {
-    row: "{field}, value {n} of {count}", add: "Add a value", addNamed: "Add a value to {field}", none: "No values.",
+    row: "{field}, value {n} of {count}", none: "No values.",
     up: "Move up", down: "Move down", remove: "Remove", upNamed: "Move value {n} of {field} up", downNamed: "Move value {n} of {field} down",
     removeNamed: "Remove value {n} of {field}", keys: "Alt+↑ and Alt+↓ move a value",
   },
   de: {
-    row: "{field}, Wert {n} von {count}", add: "Wert hinzufügen", addNamed: "Wert hinzufügen: {field}", none: "Keine Werte.",
+    row: "{field}, Wert {n} von {count}", none: "Keine Werte.",
     up: "Nach oben", down: "Nach unten", remove: "Entfernen", upNamed: "Wert {n} von {field} nach oben", downNamed: "Wert {n} von {field} nach unten",
     removeNamed: "Wert {n} von {field} entfernen", keys: "Alt+↑ und Alt+↓ verschieben einen Wert",
   },
@@ -107,9 +108,9 @@ function ValueList(p: ListFieldProps & { Input: FieldComponent }) {
         </ol>
       )}
       {!p.disabled && (
-        <Button id={addId(p.id)} class="btn-small" aria-label={lm("addNamed", { field: p.label })} title={lm("keys")}
+        <Button id={addId(p.id)} class="btn-small" aria-label={actions("addTo", { field: p.label })} title={lm("keys")}
           aria-invalid={p.invalid ? "true" : undefined} onClick={add}>
-          {lm("add")}
+          {actions("add")}
         </Button>
       )}
     </div>

@@ -4,6 +4,7 @@
 // list, "Create new"), and Remove. ReferenceList is the same for a
 // multi-valued attribute: add, remove, move up and down.
 import { useRef, useState } from "preact/hooks";
+import { actions } from "../../../i18n/actions";
 import { Button } from "../../../ui/ui";
 import "./fields.css";
 import { RefCard, useRefInfo } from "./reference-card";
@@ -107,8 +108,9 @@ export function ReferenceList(props: ReferenceListProps) {
           ))}
         </ol>
       )}
-      <Button id={props.id} disabled={props.disabled} aria-invalid={props.invalid ? "true" : undefined} onClick={() => setOpen(true)}>
-        {m("add")}
+      <Button id={props.id} disabled={props.disabled} aria-invalid={props.invalid ? "true" : undefined} aria-label={actions("addTo", { field: props.label })}
+        onClick={() => setOpen(true)}>
+        {actions("add")}
       </Button>
       {open && (
         <Picker branch={props.branch} attr={props.attr} label={props.label} current={ids.filter((x): x is number => x !== undefined)}
