@@ -1,8 +1,12 @@
 package main
 
 import (
+	"bufio"
+	"context"
 	"fmt"
+	"io"
 	"net/http"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -140,12 +144,50 @@ func waitDelivered(t *testing.T, s *studioSetup, branch, tx int64) {
 	for deadline := time.Now().Add(time.Minute); ; {
 		code, b, err := call(http.DefaultClient, http.MethodGet, visible, "", "X-Cms-Min-Version", fmt.Sprint(tx), "X-Cms-Max-Wait", "5s")
 		if err == nil && code == http.StatusOK {
-			return
+			break
 		}
 		if time.Now().After(deadline) {
 			t.Fatalf("the setup (transaction %d) is not in Delivery after a minute: %d %v %s", tx, code, err, b)
 		}
 	}
+	waitReleased(t, s, branch, tx)
+}
+
+// waitReleased waits until the process's change stream of branch has
+// released transaction tx: a stream that starts "from now" after that
+// starts after tx. Delivery seeing tx is not enough: the stream releases a
+// change after the index applied it and the cache evicted it, a moment
+// later on a loaded machine, and a page subscribing in that moment gets
+// the setup's own changes as news.
+func waitReleased(t *testing.T, s *studioSetup, branch, tx int64) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet,
+		fmt.Sprintf("%s/delivery/api/branches/%d/changes?since=%d", s.base, branch, tx-1), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.SetBasicAuth("admin", crashPassword)
+	req.Header.Set("Accept", "text/event-stream")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatalf("the change stream: %v", err)
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		b, _ := io.ReadAll(resp.Body)
+		t.Fatalf("the change stream answered %d: %s", resp.StatusCode, b)
+	}
+	lines := bufio.NewScanner(resp.Body)
+	for lines.Scan() {
+		if id, ok := strings.CutPrefix(lines.Text(), "id: "); ok {
+			if v, err := strconv.ParseInt(id, 10, 64); err == nil && v >= tx {
+				return
+			}
+		}
+	}
+	t.Fatalf("the change stream of branch %d did not release transaction %d within a minute: %v", branch, tx, lines.Err())
 }
 
 // setupLiveModel creates, on branch, a type "Press release" whose form
