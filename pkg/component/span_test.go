@@ -7,11 +7,11 @@ import (
 	"testing"
 
 	"go.opentelemetry.io/otel/codes"
-	"go.opentelemetry.io/otel/sdk/trace"
 	"go.opentelemetry.io/otel/sdk/trace/tracetest"
 
 	"github.com/cmsplatform/cms/pkg/component"
 	"github.com/cmsplatform/cms/pkg/tracing"
+	"github.com/cmsplatform/cms/pkg/tracing/tracingtest"
 )
 
 // TestOpSpans: each call through Guard.Op is a client span named after
@@ -19,10 +19,7 @@ import (
 // the classified error's text when the component is unavailable; a call
 // outside a recorded span is no span.
 func TestOpSpans(t *testing.T) {
-	exp := tracetest.NewInMemoryExporter()
-	tp := trace.NewTracerProvider(trace.WithSyncer(exp))
-	shutdown := tracing.InstallProvider(tp)
-	t.Cleanup(func() { _ = shutdown(context.Background()) })
+	exp := tracingtest.Record(t)
 
 	g := component.Guard{Name: "search"}
 	ctx, parent := tracing.Start(context.Background(), "request", 0)

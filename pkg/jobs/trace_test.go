@@ -5,22 +5,19 @@ import (
 	"testing"
 	"time"
 
-	sdktrace "go.opentelemetry.io/otel/sdk/trace"
-	"go.opentelemetry.io/otel/sdk/trace/tracetest"
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/cmsplatform/cms/pkg/auth"
 	"github.com/cmsplatform/cms/pkg/jobs"
 	"github.com/cmsplatform/cms/pkg/tracing"
+	"github.com/cmsplatform/cms/pkg/tracing/tracingtest"
 )
 
 // TestJobRunIsInTheCreatorsTrace: a job created under a span runs as a
 // span "jobs.run" of the same trace (the queue message carries the trace
 // context from the outbox row to the runner).
 func TestJobRunIsInTheCreatorsTrace(t *testing.T) {
-	exp := tracetest.NewInMemoryExporter()
-	shutdown := tracing.InstallProvider(sdktrace.NewTracerProvider(sdktrace.WithSyncer(exp)))
-	t.Cleanup(func() { _ = shutdown(context.Background()) })
+	exp := tracingtest.Record(t)
 	setups(t, func(t *testing.T, e *env) {
 		e.runner(t, "r1", nil)
 		ctx, span := tracing.Start(context.Background(), "create job", trace.SpanKindServer)

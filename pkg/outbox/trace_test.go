@@ -5,14 +5,15 @@ import (
 	"testing"
 	"time"
 
+	"go.opentelemetry.io/otel/sdk/trace/tracetest"
+	"go.opentelemetry.io/otel/trace"
+
 	"github.com/cmsplatform/cms/pkg/events"
 	"github.com/cmsplatform/cms/pkg/outbox"
 	"github.com/cmsplatform/cms/pkg/store"
 	"github.com/cmsplatform/cms/pkg/store/sqlite"
 	"github.com/cmsplatform/cms/pkg/tracing"
-	sdktrace "go.opentelemetry.io/otel/sdk/trace"
-	"go.opentelemetry.io/otel/sdk/trace/tracetest"
-	"go.opentelemetry.io/otel/trace"
+	"github.com/cmsplatform/cms/pkg/tracing/tracingtest"
 )
 
 // capture is a publisher that keeps what it is given.
@@ -28,10 +29,7 @@ func (c *capture) Publish(_ context.Context, e events.Event) error {
 // trace: the publish span is a child of the writer's span and the message
 // headers hand its context on to the consumers.
 func TestRelayPublishesUnderTheWritersTrace(t *testing.T) {
-	exp := tracetest.NewInMemoryExporter()
-	tp := sdktrace.NewTracerProvider(sdktrace.WithSyncer(exp))
-	shutdown := tracing.InstallProvider(tp)
-	defer func() { _ = shutdown(context.Background()) }()
+	exp := tracingtest.Record(t)
 
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()

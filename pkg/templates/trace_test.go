@@ -4,19 +4,16 @@ import (
 	"context"
 	"testing"
 
-	sdktrace "go.opentelemetry.io/otel/sdk/trace"
-	"go.opentelemetry.io/otel/sdk/trace/tracetest"
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/cmsplatform/cms/pkg/tracing"
+	"github.com/cmsplatform/cms/pkg/tracing/tracingtest"
 )
 
 // TestRenderIsASpan: a render is a span "templates.render" under the
 // caller's span.
 func TestRenderIsASpan(t *testing.T) {
-	exp := tracetest.NewInMemoryExporter()
-	shutdown := tracing.InstallProvider(sdktrace.NewTracerProvider(sdktrace.WithSyncer(exp)))
-	t.Cleanup(func() { _ = shutdown(context.Background()) })
+	exp := tracingtest.Record(t)
 	w := newWorld(t)
 	s := New(w.c, Limits{}, nil)
 	tpl := w.template(t, "traced", `{{range .Objects}}{{name .}}{{end}}`)

@@ -7,12 +7,11 @@ import (
 	"sync"
 	"testing"
 
-	sdktrace "go.opentelemetry.io/otel/sdk/trace"
-	"go.opentelemetry.io/otel/sdk/trace/tracetest"
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/cmsplatform/cms/pkg/content"
 	"github.com/cmsplatform/cms/pkg/tracing"
+	"github.com/cmsplatform/cms/pkg/tracing/tracingtest"
 )
 
 // TestDeliveryCarriesTheWritersTrace: a write made under a span reaches
@@ -20,9 +19,7 @@ import (
 // outbox row and the message headers carry it), and the attempt is a
 // span "webhooks.deliver" of that trace.
 func TestDeliveryCarriesTheWritersTrace(t *testing.T) {
-	exp := tracetest.NewInMemoryExporter()
-	shutdown := tracing.InstallProvider(sdktrace.NewTracerProvider(sdktrace.WithSyncer(exp)))
-	t.Cleanup(func() { _ = shutdown(context.Background()) })
+	exp := tracingtest.Record(t)
 	setups(t, func(t *testing.T, e *env) {
 		var mu sync.Mutex
 		var got []string
