@@ -9,7 +9,8 @@
 // studio learns whether to show the screen at all: isAdmin).
 import { ApiError } from "../api/client";
 import type { CmsObject, CmsValue, WebhookAttempt } from "../api/generated/management";
-import { api } from "../auth/session";
+import { api, session } from "../auth/session";
+import { createStore } from "../store";
 import { values } from "./values";
 
 export const typeWebhook = 210;
@@ -253,4 +254,15 @@ export async function isAdmin(signal?: AbortSignal): Promise<boolean> {
     if (signal?.aborted) throw e;
     return adminOf(e);
   }
+}
+
+/** admin is whether the signed-in user is an administrator: null until asked (isAdmin), per user. */
+export const admin = createStore<{ user: string; admin: boolean } | null>(null);
+
+/** checkAdmin asks once per signed-in user; the Shell calls it. */
+export function checkAdmin(user: string) {
+  if (admin.get()?.user === user) return;
+  void isAdmin().then((a) => {
+    if (session.get()?.user === user) admin.set({ user, admin: a });
+  });
 }
