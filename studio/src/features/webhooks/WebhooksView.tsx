@@ -28,7 +28,7 @@ const m = messages({
     log: "Delivery log", refresh: "Refresh", more: "Show older attempts", noAttempts: "No delivery attempts yet.",
     time: "Time", kind: "Event", attempt: "Attempt", status: "Status", duration: "Duration", outcome: "Outcome", error: "Error",
     noResponse: "no response", test_kind: "test",
-    out_accepted: "accepted", "out_failed": "failed, retried", "out_gave-up": "given up", "out_refused-address": "address refused",
+    out_accepted: "accepted", "out_failed": "failed, retried", out_test_failed: "failed (a test is not retried)", "out_gave-up": "given up", "out_refused-address": "address refused",
     testSent: "Test delivery: {outcome}, status {status}, {duration}.", testFailed: "Test delivery failed: {error}",
     delTitle: "Delete the webhook?", delText: "“{name}” stops receiving changes at once. Its delivery log stays readable until it is pruned.",
     delConfirm: "Delete webhook", cancel: "Cancel", deleted: "Webhook deleted.",
@@ -45,15 +45,16 @@ const m = messages({
     log: "Zustellprotokoll", refresh: "Aktualisieren", more: "Ältere Versuche zeigen", noAttempts: "Noch keine Zustellversuche.",
     time: "Zeit", kind: "Ereignis", attempt: "Versuch", status: "Status", duration: "Dauer", outcome: "Ergebnis", error: "Fehler",
     noResponse: "keine Antwort", test_kind: "Test",
-    out_accepted: "angenommen", "out_failed": "fehlgeschlagen, wird wiederholt", "out_gave-up": "aufgegeben", "out_refused-address": "Adresse abgelehnt",
+    out_accepted: "angenommen", "out_failed": "fehlgeschlagen, wird wiederholt", out_test_failed: "fehlgeschlagen (ein Test wird nicht wiederholt)", "out_gave-up": "aufgegeben", "out_refused-address": "Adresse abgelehnt",
     testSent: "Testzustellung: {outcome}, Status {status}, {duration}.", testFailed: "Testzustellung fehlgeschlagen: {error}",
     delTitle: "Webhook löschen?", delText: "„{name}“ erhält ab sofort keine Änderungen mehr. Sein Zustellprotokoll bleibt lesbar, bis es bereinigt wird.",
     delConfirm: "Webhook löschen", cancel: "Abbrechen", deleted: "Webhook gelöscht.",
   },
 });
 
-const outcomeLabel = (o: string) =>
-  ["accepted", "failed", "gave-up", "refused-address"].includes(o) ? m(`out_${o}` as "out_accepted") : o;
+const outcomeLabel = (o: string, test = false) =>
+  test && o === "failed" ? m("out_test_failed")
+    : ["accepted", "failed", "gave-up", "refused-address"].includes(o) ? m(`out_${o}` as "out_accepted") : o;
 
 const num = (n: number, digits: number) =>
   new Intl.NumberFormat(locale.get(), { minimumFractionDigits: digits, maximumFractionDigits: digits }).format(n);
@@ -89,7 +90,7 @@ export function WebhooksView({ route: r }: { route: Route }) {
   }, [allowed, l, r.branch]);
   const current = hooks?.find((h) => String(h.id) === r.webhook);
   useEffect(() => {
-    if (fresh && current?.id !== fresh.id) setFresh(null); // left the new webhook: its secret is gone
+    if (fresh && r.webhook !== String(fresh.id)) setFresh(null); // left the new webhook: its secret is gone
   }, [r.webhook]);
   const open = (id: number) => navigate({ branch: r.branch, section: "webhooks", webhook: String(id), query: {} });
   const label = (h: Webhook) => h.name || m("unnamed", { id: h.id });
@@ -214,7 +215,7 @@ function WebhookPane(p: {
         ok: a.outcome === "accepted",
         text: a.outcome === "accepted"
           ? m("testSent", { outcome: outcomeLabel(a.outcome), status: a.status, duration: duration(a.durationMs) })
-          : m("testFailed", { error: a.error ?? outcomeLabel(a.outcome) }),
+          : m("testFailed", { error: a.error ?? outcomeLabel(a.outcome, true) }),
       });
       setReload((n) => n + 1);
     } catch (e) {
@@ -267,7 +268,7 @@ function WebhookPane(p: {
                 <td>{a.attempt}</td>
                 <td class="attempt-status">{a.status === 0 ? m("noResponse") : a.status}</td>
                 <td class="attempt-duration">{duration(a.durationMs)}</td>
-                <td>{outcomeLabel(a.outcome)}</td>
+                <td>{outcomeLabel(a.outcome, a.test)}</td>
                 <td class="attempt-error">{a.error ?? ""}</td>
               </tr>
             ))}
