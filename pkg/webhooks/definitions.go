@@ -36,9 +36,7 @@ func LoadDefinitions(ctx context.Context, st store.Store) ([]Definition, error) 
 	for i, o := range objs {
 		ids[i] = o.ID
 	}
-	vals, err := st.ListValues(ctx, content.BranchDefault, ids, store.ValueFilter{AttributeIDs: []int64{
-		content.AttrWebHookURL, content.AttrWebHookSecret, content.AttrWebHookBranches,
-		content.AttrWebHookTypes, content.AttrWebHookKinds, content.AttrWebHookEnabled}})
+	vals, err := st.ListValues(ctx, content.BranchDefault, ids, store.ValueFilter{AttributeIDs: definitionAttributes})
 	if err != nil {
 		return nil, err
 	}
@@ -49,41 +47,48 @@ func LoadDefinitions(ctx context.Context, st store.Store) ([]Definition, error) 
 		byID[o.ID] = &out[i]
 	}
 	for _, v := range vals {
-		d := byID[v.ObjectID]
-		if d == nil {
-			continue
-		}
-		var s string
-		var n int64
-		var b bool
-		switch v.AttributeID {
-		case content.AttrWebHookURL:
-			if json.Unmarshal(v.JSON, &s) == nil {
-				d.URL = s
-			}
-		case content.AttrWebHookSecret:
-			if json.Unmarshal(v.JSON, &s) == nil {
-				d.Secret = []byte(s)
-			}
-		case content.AttrWebHookBranches:
-			if json.Unmarshal(v.JSON, &n) == nil {
-				d.Branches = append(d.Branches, n)
-			}
-		case content.AttrWebHookTypes:
-			if json.Unmarshal(v.JSON, &n) == nil {
-				d.Types = append(d.Types, n)
-			}
-		case content.AttrWebHookKinds:
-			if json.Unmarshal(v.JSON, &s) == nil {
-				d.Kinds = append(d.Kinds, s)
-			}
-		case content.AttrWebHookEnabled:
-			if json.Unmarshal(v.JSON, &b) == nil {
-				d.Enabled = b
-			}
+		if d := byID[v.ObjectID]; d != nil {
+			d.fill(v)
 		}
 	}
 	return out, nil
+}
+
+// definitionAttributes are the attributes a Definition is read from.
+var definitionAttributes = []int64{content.AttrWebHookURL, content.AttrWebHookSecret, content.AttrWebHookBranches,
+	content.AttrWebHookTypes, content.AttrWebHookKinds, content.AttrWebHookEnabled}
+
+// fill sets the field of d that value v of the definition holds.
+func (d *Definition) fill(v store.Value) {
+	var s string
+	var n int64
+	var b bool
+	switch v.AttributeID {
+	case content.AttrWebHookURL:
+		if json.Unmarshal(v.JSON, &s) == nil {
+			d.URL = s
+		}
+	case content.AttrWebHookSecret:
+		if json.Unmarshal(v.JSON, &s) == nil {
+			d.Secret = []byte(s)
+		}
+	case content.AttrWebHookBranches:
+		if json.Unmarshal(v.JSON, &n) == nil {
+			d.Branches = append(d.Branches, n)
+		}
+	case content.AttrWebHookTypes:
+		if json.Unmarshal(v.JSON, &n) == nil {
+			d.Types = append(d.Types, n)
+		}
+	case content.AttrWebHookKinds:
+		if json.Unmarshal(v.JSON, &s) == nil {
+			d.Kinds = append(d.Kinds, s)
+		}
+	case content.AttrWebHookEnabled:
+		if json.Unmarshal(v.JSON, &b) == nil {
+			d.Enabled = b
+		}
+	}
 }
 
 // Matches reports whether ev (touching objects of types objTypes) goes to

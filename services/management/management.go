@@ -43,6 +43,9 @@ type Options struct {
 	// Webhooks reads the webhook attempt log (pkg/webhooks). Nil leaves
 	// GetWebhookDeliveries at 501.
 	Webhooks *webhooks.History
+	// WebhookTests sends test deliveries (pkg/webhooks). Nil leaves
+	// SendTestDelivery at 501.
+	WebhookTests *webhooks.Tester
 	// Codegen bounds the code generator (zero: codegen's defaults). The
 	// generator runs on Content.
 	Codegen codegen.Limits
@@ -74,7 +77,7 @@ func New(opts Options) (*Group, error) {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	api := &service{content: opts.Content, files: opts.Files, jobs: opts.Jobs, webhooks: opts.Webhooks, tokens: opts.Tokens, log: log,
+	api := &service{content: opts.Content, files: opts.Files, jobs: opts.Jobs, webhooks: opts.Webhooks, webhookTests: opts.WebhookTests, tokens: opts.Tokens, log: log,
 		codegen: codegen.New(opts.Content, opts.Codegen)}
 	return &Group{opts: opts, api: api, bin: &binaries{files: opts.Files, api: api}}, nil
 }
@@ -111,9 +114,11 @@ type service struct {
 	files    *files.Service
 	jobs     *jobs.Service
 	webhooks *webhooks.History
-	codegen  *codegen.Service
-	tokens   *auth.Login
-	log      *slog.Logger
+	// webhookTests sends test deliveries.
+	webhookTests *webhooks.Tester
+	codegen      *codegen.Service
+	tokens       *auth.Login
+	log          *slog.Logger
 }
 
 // binaries implements ManagementBinaryService.

@@ -3,7 +3,9 @@
 import { Login } from "./auth/Login";
 import { session } from "./auth/session";
 import { ContentView } from "./features/content/ContentView";
+import { CodeView } from "./features/code/CodeView";
 import { ModelView } from "./features/model/ModelView";
+import { WebhooksView } from "./features/webhooks/WebhooksView";
 import { route } from "./router";
 import { Shell } from "./shell/Shell";
 import { useStore } from "./store";
@@ -15,7 +17,10 @@ export function App() {
   if (!s) return <><Login /><Toasts /></>;
   return (
     <>
-      {r.section === "model" ? <ModelView route={r} /> : <ContentView route={r} />}
+      {r.section === "model" ? <ModelView route={r} />
+        : r.section === "webhooks" ? <WebhooksView route={r} />
+        : r.section === "code" ? <CodeView route={r} />
+        : <ContentView route={r} />}
       <Toasts />
     </>
   );

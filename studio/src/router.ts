@@ -5,17 +5,23 @@
 //   /studio/b/{branch}/content/{type}         a type's list
 //   /studio/b/{branch}/content/{type}/{id}    an object
 //   /studio/b/{branch}/model[/{type}]         the model (types and attributes)
+//   /studio/b/{branch}/webhooks[/{id}]        webhooks (administrators)
+//   /studio/b/{branch}/code                   the generated models to download
 import { createStore } from "./store";
 
 export const base = "/studio/";
 
-export type Section = "content" | "model";
+export type Section = "content" | "model" | "webhooks" | "code";
+
+const sections: readonly Section[] = ["content", "model", "webhooks", "code"];
 
 export interface Route {
   branch?: string;
   section: Section;
   type?: string;
   object?: string;
+  /** The webhook shown (/webhooks/{id}). */
+  webhook?: string;
   /** The view's options (lang, filter, sort, q, …). */
   query: Record<string, string>;
 }
@@ -28,11 +34,13 @@ export function parse(pathname: string, search: string): Route {
   const r: Route = { section: "content", query };
   if (seg[0] === "b" && seg[1]) {
     r.branch = seg[1];
-    if (seg[2] === "model") r.section = "model";
+    const sec = sections.find((x) => x === seg[2]);
+    if (sec) r.section = sec;
     if (seg[2] === "content" || seg[2] === "model") {
       if (seg[3]) r.type = seg[3];
       if (seg[4] && seg[2] === "content") r.object = seg[4];
     }
+    if (seg[2] === "webhooks" && seg[3]) r.webhook = seg[3];
   }
   return r;
 }
@@ -41,8 +49,9 @@ export function format(r: Route): string {
   let p = base;
   if (r.branch) {
     p += `b/${encodeURIComponent(r.branch)}/${r.section}`;
-    if (r.type) p += `/${encodeURIComponent(r.type)}`;
+    if (r.type && (r.section === "content" || r.section === "model")) p += `/${encodeURIComponent(r.type)}`;
     if (r.type && r.object && r.section === "content") p += `/${encodeURIComponent(r.object)}`;
+    if (r.webhook && r.section === "webhooks") p += `/${encodeURIComponent(r.webhook)}`;
   }
   const q = new URLSearchParams();
   for (const k of Object.keys(r.query).sort()) if (r.query[k] !== "") q.set(k, r.query[k] ?? "");

@@ -132,7 +132,8 @@ func buildTargets(ctx context.Context, cfg Config, comps *Components, log *slog.
 			svc := content.New(st, log.With("component", "content"), opts...)
 			mg, err := management.New(management.Options{
 				MaxUploadBytes: cfg.MaxUploadBytes, Content: svc, Files: fs, Jobs: jw.service(svc, relay.Notify),
-				Webhooks: webhooks.NewHistory(comps.Store), Tokens: login, Logger: log,
+				Webhooks: webhooks.NewHistory(comps.Store), WebhookTests: webhooks.NewTester(comps.Store, cfg.webhookClient()),
+				Tokens: login, Logger: log,
 			})
 			if err != nil {
 				return nil, nil, err
@@ -209,7 +210,7 @@ func buildTargets(ctx context.Context, cfg Config, comps *Components, log *slog.
 			registerJobMetrics(reg, r, cfg.Timeouts.Ready)
 		case TargetWebhooks:
 			d := webhooks.New(comps.Store, comps.Events, webhooks.Config{
-				Client:   webhooks.ClientSettings{Timeout: cfg.WebhookTimeout, MaxResponseBytes: cfg.WebhookMaxResponseBytes, AllowPrivate: cfg.WebhookAllowPrivate},
+				Client:   cfg.webhookClient(),
 				Retry:    webhooks.RetrySettings{GiveUpAfter: cfg.WebhookGiveUp},
 				Record:   webhooks.RecordSettings{Keep: cfg.WebhookKeepAttempts, MaxAge: cfg.WebhookAttemptsMaxAge},
 				MaxLanes: cfg.WebhookMaxLanes,
@@ -219,6 +220,12 @@ func buildTargets(ctx context.Context, cfg Config, comps *Components, log *slog.
 		}
 	}
 	return groups, workers, nil
+}
+
+// webhookClient is how deliveries are sent: by the dispatcher, and the
+// test deliveries Management sends.
+func (c Config) webhookClient() webhooks.ClientSettings {
+	return webhooks.ClientSettings{Timeout: c.WebhookTimeout, MaxResponseBytes: c.WebhookMaxResponseBytes, AllowPrivate: c.WebhookAllowPrivate}
 }
 
 // renderCache is the render cache of a rendering target (nil when

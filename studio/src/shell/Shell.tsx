@@ -11,6 +11,7 @@ import { ShortcutHelp } from "../ui/ShortcutHelp";
 import { addShortcut } from "../ui/shortcuts";
 import { Button, Problem } from "../ui/ui";
 import { LiveIndicator } from "../live/LiveIndicator";
+import { admin, checkAdmin } from "../data/webhooks";
 import "./shell.css";
 
 const m = messages({
@@ -19,6 +20,8 @@ const m = messages({
     branch: "Branch",
     content: "Content",
     model: "Model",
+    webhooks: "Webhooks",
+    code: "Code",
     sections: "Sections",
     language: "Language",
     logout: "Sign out",
@@ -35,6 +38,8 @@ const m = messages({
     branch: "Branch",
     content: "Inhalte",
     model: "Modell",
+    webhooks: "Webhooks",
+    code: "Code",
     sections: "Bereiche",
     language: "Sprache",
     logout: "Abmelden",
@@ -86,6 +91,12 @@ export function Shell(props: { nav?: ComponentChildren; children: ComponentChild
   }, [branches, r.branch]);
   const setSection = (section: Section) => navigate({ branch: r.branch, section, query: {} });
   const help = useStore(helpOpen);
+  const adm = useStore(admin);
+  useEffect(() => {
+    if (s?.user) checkAdmin(s.user);
+  }, [s?.user]);
+  const isAdmin = adm !== null && adm.user === s?.user && adm.admin;
+  const shown: Section[] = isAdmin ? ["content", "model", "webhooks", "code"] : ["content", "model", "code"];
   return (
     <div class="shell">
       <a class="skip-link" href="#work">{m("skip")}</a>
@@ -104,7 +115,7 @@ export function Shell(props: { nav?: ComponentChildren; children: ComponentChild
           </select>
         </label>
         <nav class="sections" aria-label={m("sections")}>
-          {(["content", "model"] as const).map((sec) => (
+          {shown.map((sec) => (
             <Button key={sec} variant="ghost" class={r.section === sec ? "active" : ""}
               aria-current={r.section === sec ? "page" : undefined} onClick={() => setSection(sec)}>
               {m(sec)}

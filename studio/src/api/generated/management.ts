@@ -34,6 +34,12 @@ export type ManagementServiceDeleteObjectsBody = {
 };
 
 /**
+ * SendTestDeliveryRequest sends a test delivery
+ * (POST /webhooks/{webhookId}/test, body {}).
+ */
+export type ManagementServiceSendTestDeliveryBody = Record<string, unknown>;
+
+/**
  * UpdateBranchRequest is the NovaDB record UpdateBranchRequest (JSON body of
  * PATCH /branches/{id}) plus the path parameter.
  */
@@ -1038,6 +1044,22 @@ export interface GetWebhookDeliveriesParams {
 export type GetWebhookDeliveriesInput = never;
 export type GetWebhookDeliveriesOutput = WebhookAttemptList;
 
+/**
+ * SendTestDelivery sends one signed test delivery (event kind "test") to
+ * a webhook's URL now, whether or not it is enabled, records it in its
+ * delivery log and answers the recorded attempt (not a NovaDB operation,
+ * docs/webhooks.md); administrators only (the server sends a request to
+ * an address a definition names); 400 (no URL), 403, 404 (no live
+ * webhook definition with this id). A receiver's refusal is no error:
+ * the attempt's status, error and outcome say it.
+ */
+export interface SendTestDeliveryParams {
+  /** Path: the webhook definition's object id. */
+  webhookId: number;
+}
+export type SendTestDeliveryInput = ManagementServiceSendTestDeliveryBody;
+export type SendTestDeliveryOutput = WebhookAttempt;
+
 /** Every operation of the group: its HTTP method and path template. */
 export const operations = {
   Logout: { method: "POST", path: "/apis/cms/v1/auth/logout" },
@@ -1078,6 +1100,7 @@ export const operations = {
   GetJobProgress: { method: "GET", path: "/apis/cms/v1/jobs/{jobId}/progress" },
   GetUserDisplayName: { method: "GET", path: "/apis/cms/v1/users/{name}" },
   GetWebhookDeliveries: { method: "GET", path: "/apis/cms/v1/webhooks/{webhookId}/deliveries" },
+  SendTestDelivery: { method: "POST", path: "/apis/cms/v1/webhooks/{webhookId}/test" },
 } as const;
 
 /** The parameters, body and answer type of each operation. */
@@ -1120,4 +1143,5 @@ export interface Operations {
   GetJobProgress: { params: GetJobProgressParams; body: GetJobProgressInput; answer: GetJobProgressOutput };
   GetUserDisplayName: { params: GetUserDisplayNameParams; body: GetUserDisplayNameInput; answer: GetUserDisplayNameOutput };
   GetWebhookDeliveries: { params: GetWebhookDeliveriesParams; body: GetWebhookDeliveriesInput; answer: GetWebhookDeliveriesOutput };
+  SendTestDelivery: { params: SendTestDeliveryParams; body: SendTestDeliveryInput; answer: SendTestDeliveryOutput };
 }

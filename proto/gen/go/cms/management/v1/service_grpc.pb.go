@@ -55,6 +55,7 @@ const (
 	ManagementService_DeleteObjects_FullMethodName        = "/cms.management.v1.ManagementService/DeleteObjects"
 	ManagementService_GetTypedObjects_FullMethodName      = "/cms.management.v1.ManagementService/GetTypedObjects"
 	ManagementService_GetWebhookDeliveries_FullMethodName = "/cms.management.v1.ManagementService/GetWebhookDeliveries"
+	ManagementService_SendTestDelivery_FullMethodName     = "/cms.management.v1.ManagementService/SendTestDelivery"
 	ManagementService_IssueToken_FullMethodName           = "/cms.management.v1.ManagementService/IssueToken"
 	ManagementService_RenewToken_FullMethodName           = "/cms.management.v1.ManagementService/RenewToken"
 	ManagementService_Logout_FullMethodName               = "/cms.management.v1.ManagementService/Logout"
@@ -141,6 +142,14 @@ type ManagementServiceClient interface {
 	// first (not a NovaDB operation, docs/webhooks.md); 400, 403, 404 (no
 	// webhook definition with this id).
 	GetWebhookDeliveries(ctx context.Context, in *GetWebhookDeliveriesRequest, opts ...grpc.CallOption) (*WebhookAttemptList, error)
+	// SendTestDelivery sends one signed test delivery (event kind "test") to
+	// a webhook's URL now, whether or not it is enabled, records it in its
+	// delivery log and answers the recorded attempt (not a NovaDB operation,
+	// docs/webhooks.md); administrators only (the server sends a request to
+	// an address a definition names); 400 (no URL), 403, 404 (no live
+	// webhook definition with this id). A receiver's refusal is no error:
+	// the attempt's status, error and outcome say it.
+	SendTestDelivery(ctx context.Context, in *SendTestDeliveryRequest, opts ...grpc.CallOption) (*WebhookAttempt, error)
 	// IssueToken trades a user name and password (JSON body, or HTTP Basic
 	// credentials with an empty body) for a short-lived bearer token (not a
 	// NovaDB operation, README "Bearer tokens"); 400, 401 (wrong
@@ -528,6 +537,16 @@ func (c *managementServiceClient) GetWebhookDeliveries(ctx context.Context, in *
 	return out, nil
 }
 
+func (c *managementServiceClient) SendTestDelivery(ctx context.Context, in *SendTestDeliveryRequest, opts ...grpc.CallOption) (*WebhookAttempt, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(WebhookAttempt)
+	err := c.cc.Invoke(ctx, ManagementService_SendTestDelivery_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 func (c *managementServiceClient) IssueToken(ctx context.Context, in *IssueTokenRequest, opts ...grpc.CallOption) (*AuthToken, error) {
 	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
 	out := new(AuthToken)
@@ -639,6 +658,14 @@ type ManagementServiceServer interface {
 	// first (not a NovaDB operation, docs/webhooks.md); 400, 403, 404 (no
 	// webhook definition with this id).
 	GetWebhookDeliveries(context.Context, *GetWebhookDeliveriesRequest) (*WebhookAttemptList, error)
+	// SendTestDelivery sends one signed test delivery (event kind "test") to
+	// a webhook's URL now, whether or not it is enabled, records it in its
+	// delivery log and answers the recorded attempt (not a NovaDB operation,
+	// docs/webhooks.md); administrators only (the server sends a request to
+	// an address a definition names); 400 (no URL), 403, 404 (no live
+	// webhook definition with this id). A receiver's refusal is no error:
+	// the attempt's status, error and outcome say it.
+	SendTestDelivery(context.Context, *SendTestDeliveryRequest) (*WebhookAttempt, error)
 	// IssueToken trades a user name and password (JSON body, or HTTP Basic
 	// credentials with an empty body) for a short-lived bearer token (not a
 	// NovaDB operation, README "Bearer tokens"); 400, 401 (wrong
@@ -768,6 +795,9 @@ func (UnimplementedManagementServiceServer) GetTypedObjects(context.Context, *Ge
 }
 func (UnimplementedManagementServiceServer) GetWebhookDeliveries(context.Context, *GetWebhookDeliveriesRequest) (*WebhookAttemptList, error) {
 	return nil, status.Error(codes.Unimplemented, "method GetWebhookDeliveries not implemented")
+}
+func (UnimplementedManagementServiceServer) SendTestDelivery(context.Context, *SendTestDeliveryRequest) (*WebhookAttempt, error) {
+	return nil, status.Error(codes.Unimplemented, "method SendTestDelivery not implemented")
 }
 func (UnimplementedManagementServiceServer) IssueToken(context.Context, *IssueTokenRequest) (*AuthToken, error) {
 	return nil, status.Error(codes.Unimplemented, "method IssueToken not implemented")
@@ -1385,6 +1415,24 @@ func _ManagementService_GetWebhookDeliveries_Handler(srv interface{}, ctx contex
 	return interceptor(ctx, in, info, handler)
 }
 
+func _ManagementService_SendTestDelivery_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(SendTestDeliveryRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(ManagementServiceServer).SendTestDelivery(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: ManagementService_SendTestDelivery_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(ManagementServiceServer).SendTestDelivery(ctx, req.(*SendTestDeliveryRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 func _ManagementService_IssueToken_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
 	in := new(IssueTokenRequest)
 	if err := dec(in); err != nil {
@@ -1569,6 +1617,10 @@ var ManagementService_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "GetWebhookDeliveries",
 			Handler:    _ManagementService_GetWebhookDeliveries_Handler,
+		},
+		{
+			MethodName: "SendTestDelivery",
+			Handler:    _ManagementService_SendTestDelivery_Handler,
 		},
 		{
 			MethodName: "IssueToken",

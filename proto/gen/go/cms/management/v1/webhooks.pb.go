@@ -301,6 +301,53 @@ func (x *GetWebhookDeliveriesRequest) GetContinue() string {
 	return ""
 }
 
+// SendTestDeliveryRequest sends a test delivery
+// (POST /webhooks/{webhookId}/test, body {}).
+type SendTestDeliveryRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Path: the webhook definition's object id.
+	WebhookId     int64 `protobuf:"varint,1,opt,name=webhook_id,json=webhookId,proto3" json:"webhook_id,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *SendTestDeliveryRequest) Reset() {
+	*x = SendTestDeliveryRequest{}
+	mi := &file_cms_management_v1_webhooks_proto_msgTypes[3]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *SendTestDeliveryRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*SendTestDeliveryRequest) ProtoMessage() {}
+
+func (x *SendTestDeliveryRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_cms_management_v1_webhooks_proto_msgTypes[3]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use SendTestDeliveryRequest.ProtoReflect.Descriptor instead.
+func (*SendTestDeliveryRequest) Descriptor() ([]byte, []int) {
+	return file_cms_management_v1_webhooks_proto_rawDescGZIP(), []int{3}
+}
+
+func (x *SendTestDeliveryRequest) GetWebhookId() int64 {
+	if x != nil {
+		return x.WebhookId
+	}
+	return 0
+}
+
 var File_cms_management_v1_webhooks_proto protoreflect.FileDescriptor
 
 const file_cms_management_v1_webhooks_proto_rawDesc = "" +
@@ -336,7 +383,10 @@ const file_cms_management_v1_webhooks_proto_rawDesc = "" +
 	"\x04take\x18\x02 \x01(\x05H\x00R\x04take\x88\x01\x01\x12\x1f\n" +
 	"\bcontinue\x18\x03 \x01(\tH\x01R\bcontinue\x88\x01\x01B\a\n" +
 	"\x05_takeB\v\n" +
-	"\t_continueBHZFgithub.com/cmsplatform/cms/proto/gen/go/cms/management/v1;managementv1b\x06proto3"
+	"\t_continue\"8\n" +
+	"\x17SendTestDeliveryRequest\x12\x1d\n" +
+	"\n" +
+	"webhook_id\x18\x01 \x01(\x03R\twebhookIdBHZFgithub.com/cmsplatform/cms/proto/gen/go/cms/management/v1;managementv1b\x06proto3"
 
 var (
 	file_cms_management_v1_webhooks_proto_rawDescOnce sync.Once
@@ -350,15 +400,16 @@ func file_cms_management_v1_webhooks_proto_rawDescGZIP() []byte {
 	return file_cms_management_v1_webhooks_proto_rawDescData
 }
 
-var file_cms_management_v1_webhooks_proto_msgTypes = make([]protoimpl.MessageInfo, 3)
+var file_cms_management_v1_webhooks_proto_msgTypes = make([]protoimpl.MessageInfo, 4)
 var file_cms_management_v1_webhooks_proto_goTypes = []any{
 	(*WebhookAttempt)(nil),              // 0: cms.management.v1.WebhookAttempt
 	(*WebhookAttemptList)(nil),          // 1: cms.management.v1.WebhookAttemptList
 	(*GetWebhookDeliveriesRequest)(nil), // 2: cms.management.v1.GetWebhookDeliveriesRequest
-	(*timestamppb.Timestamp)(nil),       // 3: google.protobuf.Timestamp
+	(*SendTestDeliveryRequest)(nil),     // 3: cms.management.v1.SendTestDeliveryRequest
+	(*timestamppb.Timestamp)(nil),       // 4: google.protobuf.Timestamp
 }
 var file_cms_management_v1_webhooks_proto_depIdxs = []int32{
-	3, // 0: cms.management.v1.WebhookAttempt.time:type_name -> google.protobuf.Timestamp
+	4, // 0: cms.management.v1.WebhookAttempt.time:type_name -> google.protobuf.Timestamp
 	0, // 1: cms.management.v1.WebhookAttemptList.attempts:type_name -> cms.management.v1.WebhookAttempt
 	2, // [2:2] is the sub-list for method output_type
 	2, // [2:2] is the sub-list for method input_type
@@ -381,7 +432,7 @@ func file_cms_management_v1_webhooks_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_cms_management_v1_webhooks_proto_rawDesc), len(file_cms_management_v1_webhooks_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   3,
+			NumMessages:   4,
 			NumExtensions: 0,
 			NumServices:   0,
 		},
