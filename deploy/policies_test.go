@@ -37,15 +37,19 @@ func projectScoped(sel metav1.LabelSelector) bool {
 	return sel.MatchLabels["app.kubernetes.io/part-of"] == "cms" || sel.MatchLabels["app.kubernetes.io/name"] == "cms"
 }
 
-// deliversWebhooks: the pod runs the webhook dispatcher (`cms run` or
-// `cms serve --target=webhooks`).
+// deliversWebhooks: the pod sends webhook deliveries: the dispatcher
+// (`cms run` or `cms serve --target=webhooks`) or management's test
+// deliveries.
 func deliversWebhooks(spec corev1.PodSpec) bool {
 	for _, c := range spec.Containers {
 		if len(c.Args) > 0 && c.Args[0] == "run" {
 			return true
 		}
 	}
-	return slices.Contains(containerTargets(spec), "webhooks")
+	// Management sends an administrator's test deliveries itself
+	// (Webhook_SendTestDelivery).
+	targets := containerTargets(spec)
+	return slices.Contains(targets, "webhooks") || slices.Contains(targets, "management")
 }
 
 // peersAdmit: an ipBlock peer among to (or no peer at all) admits addr.
