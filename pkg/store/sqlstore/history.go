@@ -2,6 +2,7 @@ package sqlstore
 
 import (
 	"context"
+	"database/sql"
 	"time"
 
 	"github.com/cmsplatform/cms/pkg/store"
@@ -12,26 +13,110 @@ import (
 // back whole.
 func (s *Store) ValueHistory(ctx context.Context, q store.HistoryQuery) ([]store.ValueVersion, error) {
 	before, limit := pageBounds(q.BeforeTx, q.Limit)
-	text := s.d.Rebind(`SELECT v.tx_id, v.object_id, v.branch, v.attribute_id, v.language, v.variant,
-		v.sort_reverse, ` + s.d.JSONText("v.value") + `, v.unit_ref
+	text := s.d.Rebind(`SELECT ` + s.versionSelect() + `
 		FROM value_versions v
 		JOIN (SELECT DISTINCT tx_id FROM value_versions WHERE branch = ? AND object_id = ? AND tx_id < ?
 			ORDER BY tx_id DESC LIMIT ?) t ON t.tx_id = v.tx_id
 		WHERE v.branch = ? AND v.object_id = ?
-		ORDER BY v.tx_id DESC, v.attribute_id, v.variant, v.language, v.sort_reverse`)
-	scan := func(rows Rows, v *store.ValueVersion) error {
-		var js *string
-		err := rows.Scan(&v.Tx, &v.ObjectID, &v.Branch, &v.AttributeID, &v.Language, &v.Variant,
-			&v.SortReverse, &js, &v.UnitRef)
-		if js == nil {
-			v.Deleted = true
-		} else {
-			v.JSON = []byte(*js)
-		}
-		return err
-	}
-	return collect(ctx, s.d, s.q, "value history", scan, text,
+		ORDER BY ` + versionOrder)
+	return collect(ctx, s.d, s.q, "value history", s.scanVersion, text,
 		q.Branch, q.ObjectID, before, limit, q.Branch, q.ObjectID)
+}
+
+// versionOrder orders value_versions v newest transaction first.
+const versionOrder = `v.tx_id DESC, v.attribute_id, v.variant, v.language, v.sort_reverse`
+
+// versionSelect is the column list of value_versions v that scanVersion
+// scans.
+func (s *Store) versionSelect() string {
+	return `v.tx_id, v.object_id, v.branch, v.attribute_id, v.language, v.variant, v.sort_reverse, ` +
+		s.d.JSONText("v.value") + `, v.unit_ref`
+}
+
+func (s *Store) scanVersion(rows Rows, v *store.ValueVersion) error {
+	var js *string
+	err := rows.Scan(&v.Tx, &v.ObjectID, &v.Branch, &v.AttributeID, &v.Language, &v.Variant,
+		&v.SortReverse, &js, &v.UnitRef)
+	if js == nil {
+		v.Deleted = true
+	} else {
+		v.JSON = []byte(*js)
+	}
+	return err
+}
+
+// ObjectHistory implements store.History in three queries: the page's
+// transactions (those of the row and of the values together), then the
+// row versions and the value versions they wrote.
+func (s *Store) ObjectHistory(ctx context.Context, q store.HistoryQuery) (store.ObjectChanges, error) {
+	before, limit := pageBounds(q.BeforeTx, q.Limit)
+	txText := s.d.Rebind(`SELECT tx_id FROM (
+			SELECT tx_id FROM value_versions WHERE branch = ? AND object_id = ? AND tx_id < ?
+			UNION SELECT tx_id FROM object_versions WHERE branch = ? AND id = ? AND tx_id < ?) u
+		ORDER BY tx_id DESC LIMIT ?`)
+	scanTx := func(rows Rows, id *int64) error { return rows.Scan(id) }
+	txs, err := collect(ctx, s.d, s.q, "object history", scanTx, txText,
+		q.Branch, q.ObjectID, before, q.Branch, q.ObjectID, before, limit)
+	if err != nil || len(txs) == 0 {
+		return store.ObjectChanges{}, err
+	}
+	list := s.d.Int64List(txs)
+	rowText := s.d.Rebind(`SELECT ` + objectVersionColumns + ` FROM object_versions
+		WHERE branch = ? AND id = ? AND ` + s.d.InList("tx_id", "?") + ` ORDER BY tx_id DESC`)
+	rows, err := collect(ctx, s.d, s.q, "object row history", scanObjectVersion, rowText, q.Branch, q.ObjectID, list)
+	if err != nil {
+		return store.ObjectChanges{}, err
+	}
+	valText := s.d.Rebind(`SELECT ` + s.versionSelect() + ` FROM value_versions v
+		WHERE v.branch = ? AND v.object_id = ? AND ` + s.d.InList("v.tx_id", "?") + ` ORDER BY ` + versionOrder)
+	vals, err := collect(ctx, s.d, s.q, "object value history", s.scanVersion, valText, q.Branch, q.ObjectID, list)
+	if err != nil {
+		return store.ObjectChanges{}, err
+	}
+	return store.ObjectChanges{Transactions: txs, Rows: rows, Values: vals}, nil
+}
+
+// scanObjectVersion scans objectVersionColumns into an Object whose
+// CreatedTx and ModifiedTx are the version's transaction.
+func scanObjectVersion(rows Rows, o *store.Object) error {
+	var api sql.NullString
+	err := rows.Scan(&o.Branch, &o.ID, &o.ModifiedTx, &o.TypeID, &o.GUID, &api, &o.Deleted)
+	o.APIIdentifier, o.CreatedTx = api.String, o.ModifiedTx
+	return err
+}
+
+// ObjectsAsOf implements store.History.
+func (s *Store) ObjectsAsOf(ctx context.Context, branches, ids []int64, asOf int64) ([]store.Object, error) {
+	if len(branches) == 0 || len(ids) == 0 {
+		return nil, nil
+	}
+	text := s.d.Rebind(`SELECT o.branch, o.id, o.type_id, o.guid, o.api_identifier, o.deleted,
+			(SELECT MIN(c.tx_id) FROM object_versions c WHERE c.branch = o.branch AND c.id = o.id), o.tx_id
+		FROM object_versions o
+		WHERE ` + s.d.InList("o.branch", "?") + ` AND ` + s.d.InList("o.id", "?") + ` AND o.tx_id <= ?
+		AND NOT EXISTS (SELECT 1 FROM object_versions n WHERE n.branch = o.branch AND n.id = o.id
+			AND n.tx_id > o.tx_id AND n.tx_id <= ?)
+		ORDER BY o.id, o.branch`)
+	return collect(ctx, s.d, s.q, "objects as of", scanObject, text,
+		s.d.Int64List(branches), s.d.Int64List(ids), asOf, asOf)
+}
+
+// ValuesAsOf implements store.History.
+func (s *Store) ValuesAsOf(ctx context.Context, branches, objectIDs []int64, asOf int64) ([]store.Value, error) {
+	if len(branches) == 0 || len(objectIDs) == 0 {
+		return nil, nil
+	}
+	text := s.d.Rebind(`SELECT v.object_id, v.branch, v.attribute_id, v.language, v.variant, v.sort_reverse,
+			` + s.d.JSONText("v.value") + `, v.unit_ref, v.tx_id
+		FROM value_versions v
+		WHERE ` + s.d.InList("v.branch", "?") + ` AND ` + s.d.InList("v.object_id", "?") + ` AND v.tx_id <= ?
+		AND v.value IS NOT NULL
+		AND NOT EXISTS (SELECT 1 FROM value_versions n WHERE n.branch = v.branch AND n.object_id = v.object_id
+			AND n.attribute_id = v.attribute_id AND n.variant = v.variant AND n.language = v.language
+			AND n.sort_reverse = v.sort_reverse AND n.tx_id > v.tx_id AND n.tx_id <= ?)
+		ORDER BY v.object_id, v.attribute_id, v.variant, v.language, v.sort_reverse, v.branch`)
+	return collect(ctx, s.d, s.q, "values as of", scanValue, text,
+		s.d.Int64List(branches), s.d.Int64List(objectIDs), asOf, asOf)
 }
 
 // PruneHistory implements store.History.
@@ -39,17 +124,24 @@ func (s *Store) PruneHistory(ctx context.Context, before time.Time, limit int) (
 	if limit <= 0 {
 		return 0, nil
 	}
-	// A version still the newest of its value is kept: reads as of a
-	// later transaction need it.
-	text := s.d.Rebind(`DELETE FROM value_versions WHERE tx_id IN (
-		SELECT id FROM transactions WHERE ` + s.d.TimeColumn("time") + ` < ? ORDER BY id LIMIT ?)
+	// A version still the newest of its value or row is kept: reads as of
+	// a later transaction need it.
+	oldest := `SELECT id FROM transactions WHERE ` + s.d.TimeColumn("time") + ` < ? ORDER BY id LIMIT ?`
+	values := s.d.Rebind(`DELETE FROM value_versions WHERE tx_id IN (` + oldest + `)
 		AND EXISTS (SELECT 1 FROM value_versions n WHERE n.branch = value_versions.branch
 			AND n.object_id = value_versions.object_id AND n.attribute_id = value_versions.attribute_id
 			AND n.variant = value_versions.variant AND n.language = value_versions.language
 			AND n.sort_reverse = value_versions.sort_reverse AND n.tx_id > value_versions.tx_id)`)
-	n, err := s.cfg.Write.Exec(ctx, text, s.d.TimeArg(before), limit)
+	n, err := s.cfg.Write.Exec(ctx, values, s.d.TimeArg(before), limit)
 	if err != nil {
 		return 0, errorf(s.d, err, "prune history")
 	}
-	return int(n), nil
+	rows := s.d.Rebind(`DELETE FROM object_versions WHERE tx_id IN (` + oldest + `)
+		AND EXISTS (SELECT 1 FROM object_versions n WHERE n.branch = object_versions.branch
+			AND n.id = object_versions.id AND n.tx_id > object_versions.tx_id)`)
+	m, err := s.cfg.Write.Exec(ctx, rows, s.d.TimeArg(before), limit)
+	if err != nil {
+		return 0, errorf(s.d, err, "prune object history")
+	}
+	return int(n + m), nil
 }
