@@ -122,6 +122,11 @@ func (s *Service) GetObjects(ctx context.Context, branch string, ids []string, o
 	if len(ids) == 0 {
 		return nil, invalidf("ids is required")
 	}
+	if o.AsOf != 0 {
+		if err := s.checkAsOf(ctx, o.AsOf); err != nil {
+			return nil, err
+		}
+	}
 	v, err := viewOf(ctx, s.st, branch)
 	if err != nil {
 		return nil, err
@@ -147,6 +152,11 @@ func (s *Service) GetObjects(ctx context.Context, branch string, ids []string, o
 				}
 				return nil, notFoundf("object %q", ids[i]) //nolint:gosec // resolved has one entry per id
 			}
+		}
+	}
+	if o.AsOf != 0 {
+		if v, err = s.existedAsOf(ctx, v, resolved, o); err != nil {
+			return nil, err
 		}
 	}
 	if o.SkipMissing {

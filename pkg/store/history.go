@@ -35,10 +35,12 @@ type History interface {
 	// ListValuesIn. ModifiedTx is the version's transaction.
 	ValuesAsOf(ctx context.Context, branches, objectIDs []int64, asOf int64) ([]Value, error)
 
-	// PruneHistory deletes the value and row versions written by the up to
-	// limit oldest transactions older than before, except those still the
-	// newest of their value or row; it returns how many it deleted.
-	PruneHistory(ctx context.Context, before time.Time, limit int) (int, error)
+	// PruneHistory deletes the value and row versions written by the up
+	// to limit oldest transactions after afterTx that are older than
+	// before, except those still the newest of their value or row. It
+	// returns how many versions it deleted and the newest transaction it
+	// covered, to pass as afterTx next (0: no such transaction is left).
+	PruneHistory(ctx context.Context, before time.Time, afterTx int64, limit int) (deleted int, lastTx int64, err error)
 }
 
 // ObjectChanges is a page of one object's history (ObjectHistory).

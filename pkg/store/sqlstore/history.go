@@ -119,29 +119,39 @@ func (s *Store) ValuesAsOf(ctx context.Context, branches, objectIDs []int64, asO
 		s.d.Int64List(branches), s.d.Int64List(objectIDs), asOf, asOf)
 }
 
-// PruneHistory implements store.History.
-func (s *Store) PruneHistory(ctx context.Context, before time.Time, limit int) (int, error) {
+// PruneHistory implements store.History: one query finds the batch's
+// newest transaction, two delete the superseded versions of the batch.
+func (s *Store) PruneHistory(ctx context.Context, before time.Time, afterTx int64, limit int) (int, int64, error) {
 	if limit <= 0 {
-		return 0, nil
+		return 0, 0, nil
+	}
+	var last int64
+	err := s.cfg.Write.QueryRow(ctx, s.d.Rebind(`SELECT COALESCE(MAX(id), 0) FROM (SELECT id FROM transactions
+		WHERE `+s.d.TimeColumn("time")+` < ? AND id > ? ORDER BY id LIMIT ?) b`),
+		s.d.TimeArg(before), afterTx, limit).Scan(&last)
+	if err != nil {
+		return 0, 0, errorf(s.d, err, "prune history")
+	}
+	if last == 0 {
+		return 0, 0, nil
 	}
 	// A version still the newest of its value or row is kept: reads as of
 	// a later transaction need it.
-	oldest := `SELECT id FROM transactions WHERE ` + s.d.TimeColumn("time") + ` < ? ORDER BY id LIMIT ?`
-	values := s.d.Rebind(`DELETE FROM value_versions WHERE tx_id IN (` + oldest + `)
+	values := s.d.Rebind(`DELETE FROM value_versions WHERE tx_id > ? AND tx_id <= ?
 		AND EXISTS (SELECT 1 FROM value_versions n WHERE n.branch = value_versions.branch
 			AND n.object_id = value_versions.object_id AND n.attribute_id = value_versions.attribute_id
 			AND n.variant = value_versions.variant AND n.language = value_versions.language
 			AND n.sort_reverse = value_versions.sort_reverse AND n.tx_id > value_versions.tx_id)`)
-	n, err := s.cfg.Write.Exec(ctx, values, s.d.TimeArg(before), limit)
+	n, err := s.cfg.Write.Exec(ctx, values, afterTx, last)
 	if err != nil {
-		return 0, errorf(s.d, err, "prune history")
+		return 0, 0, errorf(s.d, err, "prune history")
 	}
-	rows := s.d.Rebind(`DELETE FROM object_versions WHERE tx_id IN (` + oldest + `)
+	rows := s.d.Rebind(`DELETE FROM object_versions WHERE tx_id > ? AND tx_id <= ?
 		AND EXISTS (SELECT 1 FROM object_versions n WHERE n.branch = object_versions.branch
 			AND n.id = object_versions.id AND n.tx_id > object_versions.tx_id)`)
-	m, err := s.cfg.Write.Exec(ctx, rows, s.d.TimeArg(before), limit)
+	m, err := s.cfg.Write.Exec(ctx, rows, afterTx, last)
 	if err != nil {
-		return 0, errorf(s.d, err, "prune object history")
+		return 0, 0, errorf(s.d, err, "prune object history")
 	}
-	return int(n + m), nil
+	return int(n + m), last, nil
 }

@@ -107,7 +107,7 @@ func testObjectHistory(t *testing.T, s store.Store) {
 	// Pruning keeps the newest version of every row and value: the state
 	// now reads the same.
 	vals := valuesAt(t, s, []int64{0, 7}, 1, tx4)
-	n, err := s.PruneHistory(ctx, time.Now().Add(time.Hour), 100)
+	n, _, err := s.PruneHistory(ctx, time.Now().Add(time.Hour), 0, 100)
 	must(t, err)
 	if n != 4 { // object 1's rows of tx1 and tx3, its a10 and a11 of tx1
 		t.Fatalf("pruned %d versions, want 4", n)
