@@ -248,6 +248,18 @@ func historyTake(take int) (int, error) {
 	return take, nil
 }
 
+// SentAsOf reads the asOf a transport received: absent is 0 (now), a sent
+// value must be a transaction id (positive), else ErrInvalid.
+func SentAsOf(asOf *int64) (int64, error) {
+	if asOf == nil {
+		return 0, nil
+	}
+	if *asOf <= 0 {
+		return 0, invalidf("asOf must be a transaction id (a positive integer)")
+	}
+	return *asOf, nil
+}
+
 // checkAsOf checks that asOf names a committed transaction whose state the
 // store still keeps: one beyond the newest is ErrInvalid, and so is one
 // older than the history retention (WithHistoryRetention), whose versions

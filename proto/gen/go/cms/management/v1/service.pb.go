@@ -28,7 +28,7 @@ var File_cms_management_v1_service_proto protoreflect.FileDescriptor
 
 const file_cms_management_v1_service_proto_rawDesc = "" +
 	"\n" +
-	"\x1fcms/management/v1/service.proto\x12\x11cms.management.v1\x1a cms/management/v1/branches.proto\x1a\x1fcms/management/v1/codegen.proto\x1a cms/management/v1/comments.proto\x1a\x1ecms/management/v1/common.proto\x1a\x1ccms/management/v1/jobs.proto\x1a\x1fcms/management/v1/objects.proto\x1a\x1ecms/management/v1/tokens.proto\x1a%cms/management/v1/typed_objects.proto\x1a\x1fcms/management/v1/uploads.proto\x1a\x1dcms/management/v1/users.proto\x1a cms/management/v1/webhooks.proto\x1a\x1ccms/options/v1/options.proto\x1a\x1cgoogle/api/annotations.proto\x1a\x1bgoogle/protobuf/empty.proto\x1a.protoc-gen-openapiv2/options/annotations.proto2\x863\n" +
+	"\x1fcms/management/v1/service.proto\x12\x11cms.management.v1\x1a cms/management/v1/branches.proto\x1a\x1fcms/management/v1/codegen.proto\x1a cms/management/v1/comments.proto\x1a\x1ecms/management/v1/common.proto\x1a\x1fcms/management/v1/history.proto\x1a\x1ccms/management/v1/jobs.proto\x1a\x1fcms/management/v1/objects.proto\x1a\x1ecms/management/v1/tokens.proto\x1a%cms/management/v1/typed_objects.proto\x1a\x1fcms/management/v1/uploads.proto\x1a\x1dcms/management/v1/users.proto\x1a cms/management/v1/webhooks.proto\x1a\x1ccms/options/v1/options.proto\x1a\x1cgoogle/api/annotations.proto\x1a\x1bgoogle/protobuf/empty.proto\x1a.protoc-gen-openapiv2/options/annotations.proto2\xda7\n" +
 	"\x11ManagementService\x12\x90\x01\n" +
 	"\vGetBranches\x12%.cms.management.v1.GetBranchesRequest\x1a .cms.management.v1.CmsObjectList\"8\xea\xf9\x18\x0fCms_GetBranches\xfa\xf9\x18\x04\b\x01H\x01\x82\xd3\xe4\x93\x02\x17\x12\x15/apis/cms/v1/branches\x12\x92\x01\n" +
 	"\fCreateBranch\x12&.cms.management.v1.CreateBranchRequest\x1a\x1c.cms.management.v1.CmsObject\"<\xea\xf9\x18\x10Cms_CreateBranch\xfa\xf9\x18\x04\b\x03 \x01\x82\xd3\xe4\x93\x02\x1a:\x01*\"\x15/apis/cms/v1/branches\x12\x8d\x01\n" +
@@ -86,7 +86,13 @@ const file_cms_management_v1_service_proto_rawDesc = "" +
 	"\x0fGetTypedObjects\x12).cms.management.v1.GetTypedObjectsRequest\x1a .cms.management.v1.CmsObjectList\"`\xea\xf9\x18\x13Cms_GetTypedObjects\xfa\xf9\x18\n" +
 	"\b\x02\x12\x06branch\x82\xd3\xe4\x93\x025\x123/apis/cms/v1/branches/{branch}/types/{type}/objects\x12\xd8\x01\n" +
 	"\x14GetWebhookDeliveries\x12..cms.management.v1.GetWebhookDeliveriesRequest\x1a%.cms.management.v1.WebhookAttemptList\"i\xea\xf9\x18\x1cWebhook_GetWebhookDeliveries\xfa\xf9\x18\x10\b\x02(\x032\n" +
-	"webhook_id\x82\xd3\xe4\x93\x02/\x12-/apis/cms/v1/webhooks/{webhook_id}/deliveries\x12\x8d\x01\n" +
+	"webhook_id\x82\xd3\xe4\x93\x02/\x12-/apis/cms/v1/webhooks/{webhook_id}/deliveries\x12\xc7\x01\n" +
+	"\x10GetObjectHistory\x12*.cms.management.v1.GetObjectHistoryRequest\x1a .cms.management.v1.ObjectHistory\"e\xea\xf9\x18\x14Cms_GetObjectHistory\xfa\xf9\x18\n" +
+	"\b\x02\x12\x06branch\x82\xd3\xe4\x93\x029\x127/apis/cms/v1/branches/{branch}/objects/{object}/history\x12\xc5\x01\n" +
+	"\fRevertObject\x12&.cms.management.v1.RevertObjectRequest\x1a(.cms.management.v1.RevertObjectsResponse\"c\xea\xf9\x18\x10Cms_RevertObject\xfa\xf9\x18\n" +
+	"\b\x03\x12\x06branch\x82\xd3\xe4\x93\x02;:\x01*\"6/apis/cms/v1/branches/{branch}/objects/{object}/revert\x12\xbf\x01\n" +
+	"\rRevertObjects\x12'.cms.management.v1.RevertObjectsRequest\x1a(.cms.management.v1.RevertObjectsResponse\"[\xea\xf9\x18\x11Cms_RevertObjects\xfa\xf9\x18\n" +
+	"\b\x03\x12\x06branch\x82\xd3\xe4\x93\x022:\x01*\"-/apis/cms/v1/branches/{branch}/objects/revert\x12\x8d\x01\n" +
 	"\n" +
 	"IssueToken\x12$.cms.management.v1.IssueTokenRequest\x1a\x1c.cms.management.v1.AuthToken\";\xea\xf9\x18\x0fAuth_IssueToken\xfa\xf9\x18\x02\b\x05\x82\xd3\xe4\x93\x02\x1c:\x01*\"\x17/apis/cms/v1/auth/token\x12\x93\x01\n" +
 	"\n" +
@@ -136,31 +142,36 @@ var file_cms_management_v1_service_proto_goTypes = []any{
 	(*DeleteObjectsRequest)(nil),        // 32: cms.management.v1.DeleteObjectsRequest
 	(*GetTypedObjectsRequest)(nil),      // 33: cms.management.v1.GetTypedObjectsRequest
 	(*GetWebhookDeliveriesRequest)(nil), // 34: cms.management.v1.GetWebhookDeliveriesRequest
-	(*IssueTokenRequest)(nil),           // 35: cms.management.v1.IssueTokenRequest
-	(*RenewTokenRequest)(nil),           // 36: cms.management.v1.RenewTokenRequest
-	(*LogoutRequest)(nil),               // 37: cms.management.v1.LogoutRequest
-	(*CmsObjectList)(nil),               // 38: cms.management.v1.CmsObjectList
-	(*CmsObject)(nil),                   // 39: cms.management.v1.CmsObject
-	(*UpdateBranchResponse)(nil),        // 40: cms.management.v1.UpdateBranchResponse
-	(*DeleteBranchResponse)(nil),        // 41: cms.management.v1.DeleteBranchResponse
-	(*GeneratedCode)(nil),               // 42: cms.management.v1.GeneratedCode
-	(*CmsComment)(nil),                  // 43: cms.management.v1.CmsComment
-	(*CmsCommentList)(nil),              // 44: cms.management.v1.CmsCommentList
-	(*emptypb.Empty)(nil),               // 45: google.protobuf.Empty
-	(*FileUploadResult)(nil),            // 46: cms.management.v1.FileUploadResult
-	(*CmsJob)(nil),                      // 47: cms.management.v1.CmsJob
-	(*CmsJobList)(nil),                  // 48: cms.management.v1.CmsJobList
-	(*JobMetricsList)(nil),              // 49: cms.management.v1.JobMetricsList
-	(*JobProgress)(nil),                 // 50: cms.management.v1.JobProgress
-	(*JobObjectIds)(nil),                // 51: cms.management.v1.JobObjectIds
-	(*JobArtifactList)(nil),             // 52: cms.management.v1.JobArtifactList
-	(*JobInputUploadResult)(nil),        // 53: cms.management.v1.JobInputUploadResult
-	(*CreateObjectsResponse)(nil),       // 54: cms.management.v1.CreateObjectsResponse
-	(*UpdateObjectsResponse)(nil),       // 55: cms.management.v1.UpdateObjectsResponse
-	(*DeleteObjectsResponse)(nil),       // 56: cms.management.v1.DeleteObjectsResponse
-	(*WebhookAttemptList)(nil),          // 57: cms.management.v1.WebhookAttemptList
-	(*AuthToken)(nil),                   // 58: cms.management.v1.AuthToken
-	(*LogoutResponse)(nil),              // 59: cms.management.v1.LogoutResponse
+	(*GetObjectHistoryRequest)(nil),     // 35: cms.management.v1.GetObjectHistoryRequest
+	(*RevertObjectRequest)(nil),         // 36: cms.management.v1.RevertObjectRequest
+	(*RevertObjectsRequest)(nil),        // 37: cms.management.v1.RevertObjectsRequest
+	(*IssueTokenRequest)(nil),           // 38: cms.management.v1.IssueTokenRequest
+	(*RenewTokenRequest)(nil),           // 39: cms.management.v1.RenewTokenRequest
+	(*LogoutRequest)(nil),               // 40: cms.management.v1.LogoutRequest
+	(*CmsObjectList)(nil),               // 41: cms.management.v1.CmsObjectList
+	(*CmsObject)(nil),                   // 42: cms.management.v1.CmsObject
+	(*UpdateBranchResponse)(nil),        // 43: cms.management.v1.UpdateBranchResponse
+	(*DeleteBranchResponse)(nil),        // 44: cms.management.v1.DeleteBranchResponse
+	(*GeneratedCode)(nil),               // 45: cms.management.v1.GeneratedCode
+	(*CmsComment)(nil),                  // 46: cms.management.v1.CmsComment
+	(*CmsCommentList)(nil),              // 47: cms.management.v1.CmsCommentList
+	(*emptypb.Empty)(nil),               // 48: google.protobuf.Empty
+	(*FileUploadResult)(nil),            // 49: cms.management.v1.FileUploadResult
+	(*CmsJob)(nil),                      // 50: cms.management.v1.CmsJob
+	(*CmsJobList)(nil),                  // 51: cms.management.v1.CmsJobList
+	(*JobMetricsList)(nil),              // 52: cms.management.v1.JobMetricsList
+	(*JobProgress)(nil),                 // 53: cms.management.v1.JobProgress
+	(*JobObjectIds)(nil),                // 54: cms.management.v1.JobObjectIds
+	(*JobArtifactList)(nil),             // 55: cms.management.v1.JobArtifactList
+	(*JobInputUploadResult)(nil),        // 56: cms.management.v1.JobInputUploadResult
+	(*CreateObjectsResponse)(nil),       // 57: cms.management.v1.CreateObjectsResponse
+	(*UpdateObjectsResponse)(nil),       // 58: cms.management.v1.UpdateObjectsResponse
+	(*DeleteObjectsResponse)(nil),       // 59: cms.management.v1.DeleteObjectsResponse
+	(*WebhookAttemptList)(nil),          // 60: cms.management.v1.WebhookAttemptList
+	(*ObjectHistory)(nil),               // 61: cms.management.v1.ObjectHistory
+	(*RevertObjectsResponse)(nil),       // 62: cms.management.v1.RevertObjectsResponse
+	(*AuthToken)(nil),                   // 63: cms.management.v1.AuthToken
+	(*LogoutResponse)(nil),              // 64: cms.management.v1.LogoutResponse
 }
 var file_cms_management_v1_service_proto_depIdxs = []int32{
 	0,  // 0: cms.management.v1.ManagementService.GetBranches:input_type -> cms.management.v1.GetBranchesRequest
@@ -198,49 +209,55 @@ var file_cms_management_v1_service_proto_depIdxs = []int32{
 	32, // 32: cms.management.v1.ManagementService.DeleteObjects:input_type -> cms.management.v1.DeleteObjectsRequest
 	33, // 33: cms.management.v1.ManagementService.GetTypedObjects:input_type -> cms.management.v1.GetTypedObjectsRequest
 	34, // 34: cms.management.v1.ManagementService.GetWebhookDeliveries:input_type -> cms.management.v1.GetWebhookDeliveriesRequest
-	35, // 35: cms.management.v1.ManagementService.IssueToken:input_type -> cms.management.v1.IssueTokenRequest
-	36, // 36: cms.management.v1.ManagementService.RenewToken:input_type -> cms.management.v1.RenewTokenRequest
-	37, // 37: cms.management.v1.ManagementService.Logout:input_type -> cms.management.v1.LogoutRequest
-	38, // 38: cms.management.v1.ManagementService.GetBranches:output_type -> cms.management.v1.CmsObjectList
-	39, // 39: cms.management.v1.ManagementService.CreateBranch:output_type -> cms.management.v1.CmsObject
-	39, // 40: cms.management.v1.ManagementService.GetBranch:output_type -> cms.management.v1.CmsObject
-	40, // 41: cms.management.v1.ManagementService.UpdateBranch:output_type -> cms.management.v1.UpdateBranchResponse
-	41, // 42: cms.management.v1.ManagementService.DeleteBranch:output_type -> cms.management.v1.DeleteBranchResponse
-	42, // 43: cms.management.v1.ManagementService.GetCSharpClasses:output_type -> cms.management.v1.GeneratedCode
-	42, // 44: cms.management.v1.ManagementService.GetCSharpClass:output_type -> cms.management.v1.GeneratedCode
-	39, // 45: cms.management.v1.ManagementService.GetUserDisplayName:output_type -> cms.management.v1.CmsObject
-	43, // 46: cms.management.v1.ManagementService.CreateComment:output_type -> cms.management.v1.CmsComment
-	44, // 47: cms.management.v1.ManagementService.GetComments:output_type -> cms.management.v1.CmsCommentList
-	43, // 48: cms.management.v1.ManagementService.GetComment:output_type -> cms.management.v1.CmsComment
-	45, // 49: cms.management.v1.ManagementService.DeleteComment:output_type -> google.protobuf.Empty
-	45, // 50: cms.management.v1.ManagementService.UpdateComment:output_type -> google.protobuf.Empty
-	46, // 51: cms.management.v1.ManagementService.StartUpload:output_type -> cms.management.v1.FileUploadResult
-	46, // 52: cms.management.v1.ManagementService.ContinueUpload:output_type -> cms.management.v1.FileUploadResult
-	45, // 53: cms.management.v1.ManagementService.DeleteTempFile:output_type -> google.protobuf.Empty
-	47, // 54: cms.management.v1.ManagementService.CreateJob:output_type -> cms.management.v1.CmsJob
-	48, // 55: cms.management.v1.ManagementService.GetJobs:output_type -> cms.management.v1.CmsJobList
-	47, // 56: cms.management.v1.ManagementService.GetJob:output_type -> cms.management.v1.CmsJob
-	45, // 57: cms.management.v1.ManagementService.UpdateJob:output_type -> google.protobuf.Empty
-	45, // 58: cms.management.v1.ManagementService.DeleteJob:output_type -> google.protobuf.Empty
-	49, // 59: cms.management.v1.ManagementService.GetJobMetrics:output_type -> cms.management.v1.JobMetricsList
-	50, // 60: cms.management.v1.ManagementService.GetJobProgress:output_type -> cms.management.v1.JobProgress
-	51, // 61: cms.management.v1.ManagementService.GetJobObjectIds:output_type -> cms.management.v1.JobObjectIds
-	52, // 62: cms.management.v1.ManagementService.GetJobArtifacts:output_type -> cms.management.v1.JobArtifactList
-	53, // 63: cms.management.v1.ManagementService.JobInputUpload:output_type -> cms.management.v1.JobInputUploadResult
-	53, // 64: cms.management.v1.ManagementService.JobInputContinue:output_type -> cms.management.v1.JobInputUploadResult
-	45, // 65: cms.management.v1.ManagementService.JobInputCancel:output_type -> google.protobuf.Empty
-	39, // 66: cms.management.v1.ManagementService.GetObject:output_type -> cms.management.v1.CmsObject
-	38, // 67: cms.management.v1.ManagementService.GetObjects:output_type -> cms.management.v1.CmsObjectList
-	54, // 68: cms.management.v1.ManagementService.CreateObjects:output_type -> cms.management.v1.CreateObjectsResponse
-	55, // 69: cms.management.v1.ManagementService.UpdateObjects:output_type -> cms.management.v1.UpdateObjectsResponse
-	56, // 70: cms.management.v1.ManagementService.DeleteObjects:output_type -> cms.management.v1.DeleteObjectsResponse
-	38, // 71: cms.management.v1.ManagementService.GetTypedObjects:output_type -> cms.management.v1.CmsObjectList
-	57, // 72: cms.management.v1.ManagementService.GetWebhookDeliveries:output_type -> cms.management.v1.WebhookAttemptList
-	58, // 73: cms.management.v1.ManagementService.IssueToken:output_type -> cms.management.v1.AuthToken
-	58, // 74: cms.management.v1.ManagementService.RenewToken:output_type -> cms.management.v1.AuthToken
-	59, // 75: cms.management.v1.ManagementService.Logout:output_type -> cms.management.v1.LogoutResponse
-	38, // [38:76] is the sub-list for method output_type
-	0,  // [0:38] is the sub-list for method input_type
+	35, // 35: cms.management.v1.ManagementService.GetObjectHistory:input_type -> cms.management.v1.GetObjectHistoryRequest
+	36, // 36: cms.management.v1.ManagementService.RevertObject:input_type -> cms.management.v1.RevertObjectRequest
+	37, // 37: cms.management.v1.ManagementService.RevertObjects:input_type -> cms.management.v1.RevertObjectsRequest
+	38, // 38: cms.management.v1.ManagementService.IssueToken:input_type -> cms.management.v1.IssueTokenRequest
+	39, // 39: cms.management.v1.ManagementService.RenewToken:input_type -> cms.management.v1.RenewTokenRequest
+	40, // 40: cms.management.v1.ManagementService.Logout:input_type -> cms.management.v1.LogoutRequest
+	41, // 41: cms.management.v1.ManagementService.GetBranches:output_type -> cms.management.v1.CmsObjectList
+	42, // 42: cms.management.v1.ManagementService.CreateBranch:output_type -> cms.management.v1.CmsObject
+	42, // 43: cms.management.v1.ManagementService.GetBranch:output_type -> cms.management.v1.CmsObject
+	43, // 44: cms.management.v1.ManagementService.UpdateBranch:output_type -> cms.management.v1.UpdateBranchResponse
+	44, // 45: cms.management.v1.ManagementService.DeleteBranch:output_type -> cms.management.v1.DeleteBranchResponse
+	45, // 46: cms.management.v1.ManagementService.GetCSharpClasses:output_type -> cms.management.v1.GeneratedCode
+	45, // 47: cms.management.v1.ManagementService.GetCSharpClass:output_type -> cms.management.v1.GeneratedCode
+	42, // 48: cms.management.v1.ManagementService.GetUserDisplayName:output_type -> cms.management.v1.CmsObject
+	46, // 49: cms.management.v1.ManagementService.CreateComment:output_type -> cms.management.v1.CmsComment
+	47, // 50: cms.management.v1.ManagementService.GetComments:output_type -> cms.management.v1.CmsCommentList
+	46, // 51: cms.management.v1.ManagementService.GetComment:output_type -> cms.management.v1.CmsComment
+	48, // 52: cms.management.v1.ManagementService.DeleteComment:output_type -> google.protobuf.Empty
+	48, // 53: cms.management.v1.ManagementService.UpdateComment:output_type -> google.protobuf.Empty
+	49, // 54: cms.management.v1.ManagementService.StartUpload:output_type -> cms.management.v1.FileUploadResult
+	49, // 55: cms.management.v1.ManagementService.ContinueUpload:output_type -> cms.management.v1.FileUploadResult
+	48, // 56: cms.management.v1.ManagementService.DeleteTempFile:output_type -> google.protobuf.Empty
+	50, // 57: cms.management.v1.ManagementService.CreateJob:output_type -> cms.management.v1.CmsJob
+	51, // 58: cms.management.v1.ManagementService.GetJobs:output_type -> cms.management.v1.CmsJobList
+	50, // 59: cms.management.v1.ManagementService.GetJob:output_type -> cms.management.v1.CmsJob
+	48, // 60: cms.management.v1.ManagementService.UpdateJob:output_type -> google.protobuf.Empty
+	48, // 61: cms.management.v1.ManagementService.DeleteJob:output_type -> google.protobuf.Empty
+	52, // 62: cms.management.v1.ManagementService.GetJobMetrics:output_type -> cms.management.v1.JobMetricsList
+	53, // 63: cms.management.v1.ManagementService.GetJobProgress:output_type -> cms.management.v1.JobProgress
+	54, // 64: cms.management.v1.ManagementService.GetJobObjectIds:output_type -> cms.management.v1.JobObjectIds
+	55, // 65: cms.management.v1.ManagementService.GetJobArtifacts:output_type -> cms.management.v1.JobArtifactList
+	56, // 66: cms.management.v1.ManagementService.JobInputUpload:output_type -> cms.management.v1.JobInputUploadResult
+	56, // 67: cms.management.v1.ManagementService.JobInputContinue:output_type -> cms.management.v1.JobInputUploadResult
+	48, // 68: cms.management.v1.ManagementService.JobInputCancel:output_type -> google.protobuf.Empty
+	42, // 69: cms.management.v1.ManagementService.GetObject:output_type -> cms.management.v1.CmsObject
+	41, // 70: cms.management.v1.ManagementService.GetObjects:output_type -> cms.management.v1.CmsObjectList
+	57, // 71: cms.management.v1.ManagementService.CreateObjects:output_type -> cms.management.v1.CreateObjectsResponse
+	58, // 72: cms.management.v1.ManagementService.UpdateObjects:output_type -> cms.management.v1.UpdateObjectsResponse
+	59, // 73: cms.management.v1.ManagementService.DeleteObjects:output_type -> cms.management.v1.DeleteObjectsResponse
+	41, // 74: cms.management.v1.ManagementService.GetTypedObjects:output_type -> cms.management.v1.CmsObjectList
+	60, // 75: cms.management.v1.ManagementService.GetWebhookDeliveries:output_type -> cms.management.v1.WebhookAttemptList
+	61, // 76: cms.management.v1.ManagementService.GetObjectHistory:output_type -> cms.management.v1.ObjectHistory
+	62, // 77: cms.management.v1.ManagementService.RevertObject:output_type -> cms.management.v1.RevertObjectsResponse
+	62, // 78: cms.management.v1.ManagementService.RevertObjects:output_type -> cms.management.v1.RevertObjectsResponse
+	63, // 79: cms.management.v1.ManagementService.IssueToken:output_type -> cms.management.v1.AuthToken
+	63, // 80: cms.management.v1.ManagementService.RenewToken:output_type -> cms.management.v1.AuthToken
+	64, // 81: cms.management.v1.ManagementService.Logout:output_type -> cms.management.v1.LogoutResponse
+	41, // [41:82] is the sub-list for method output_type
+	0,  // [0:41] is the sub-list for method input_type
 	0,  // [0:0] is the sub-list for extension type_name
 	0,  // [0:0] is the sub-list for extension extendee
 	0,  // [0:0] is the sub-list for field type_name
@@ -255,6 +272,7 @@ func file_cms_management_v1_service_proto_init() {
 	file_cms_management_v1_codegen_proto_init()
 	file_cms_management_v1_comments_proto_init()
 	file_cms_management_v1_common_proto_init()
+	file_cms_management_v1_history_proto_init()
 	file_cms_management_v1_jobs_proto_init()
 	file_cms_management_v1_objects_proto_init()
 	file_cms_management_v1_tokens_proto_init()
