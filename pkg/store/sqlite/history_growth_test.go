@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"testing"
+	"time"
 
 	"github.com/cmsplatform/cms/pkg/store"
 	"github.com/cmsplatform/cms/pkg/store/sqlite"
@@ -82,5 +83,27 @@ func TestHistoryGrowth(t *testing.T) {
 		historyUpdates, ver1-ver0, perVersion, file1-file0, perUpdate)
 	if perVersion > maxVersionBytes {
 		t.Fatalf("a version costs %.1f bytes, more than %d", perVersion, maxVersionBytes)
+	}
+	// Reading the state of then and a page of the history stays cheap
+	// with 10,000 versions of one value.
+	last, err := s.LastTransactionID(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	vals, err := s.ValuesAsOf(ctx, []int64{4}, []int64{1}, last-historyUpdates/2)
+	if err != nil || len(vals) != 1 || string(vals[0].JSON) != fmt.Sprintf("%q", fmt.Sprintf("revision %030d", historyUpdates/2)) {
+		t.Fatalf("as of the middle: %v %v", err, vals)
+	}
+	asOf := time.Since(start)
+	start = time.Now()
+	page, err := s.ObjectHistory(ctx, store.HistoryQuery{Branch: 4, ObjectID: 1, BeforeTx: last - historyUpdates/2, Limit: 21})
+	if err != nil || len(page.Transactions) != 21 {
+		t.Fatalf("a history page in the middle: %v, %d transactions", err, len(page.Transactions))
+	}
+	history := time.Since(start)
+	t.Logf("with %d versions: a read as of the middle took %v, a history page of 21 transactions %v", historyUpdates, asOf, history)
+	if asOf > 2*time.Second || history > 2*time.Second {
+		t.Fatalf("reads over %d versions are too slow: as of %v, history page %v", historyUpdates, asOf, history)
 	}
 }

@@ -90,15 +90,18 @@ func (s *Store) ObjectsAsOf(ctx context.Context, branches, ids []int64, asOf int
 	if len(branches) == 0 || len(ids) == 0 {
 		return nil, nil
 	}
-	text := s.d.Rebind(`SELECT o.branch, o.id, o.type_id, o.guid, o.api_identifier, o.deleted,
-			(SELECT MIN(c.tx_id) FROM object_versions c WHERE c.branch = o.branch AND c.id = o.id), o.tx_id
-		FROM object_versions o
-		WHERE ` + s.d.InList("o.branch", "?") + ` AND ` + s.d.InList("o.id", "?") + ` AND o.tx_id <= ?
-		AND NOT EXISTS (SELECT 1 FROM object_versions n WHERE n.branch = o.branch AND n.id = o.id
-			AND n.tx_id > o.tx_id AND n.tx_id <= ?)
-		ORDER BY o.id, o.branch`)
+	// The newest version at or before asOf per row: one pass over the
+	// rows' versions (ROW_NUMBER), whatever their number.
+	text := s.d.Rebind(`SELECT branch, id, type_id, guid, api_identifier, deleted, first_tx, tx_id FROM (
+			SELECT o.branch, o.id, o.type_id, o.guid, o.api_identifier, o.deleted, o.tx_id,
+				MIN(o.tx_id) OVER (PARTITION BY o.branch, o.id) AS first_tx,
+				ROW_NUMBER() OVER (PARTITION BY o.branch, o.id ORDER BY o.tx_id DESC) AS newest
+			FROM object_versions o
+			WHERE ` + s.d.InList("o.branch", "?") + ` AND ` + s.d.InList("o.id", "?") + ` AND o.tx_id <= ?) w
+		WHERE newest = 1
+		ORDER BY id, branch`)
 	return collect(ctx, s.d, s.q, "objects as of", scanObject, text,
-		s.d.Int64List(branches), s.d.Int64List(ids), asOf, asOf)
+		s.d.Int64List(branches), s.d.Int64List(ids), asOf)
 }
 
 // ValuesAsOf implements store.History.
@@ -106,17 +109,18 @@ func (s *Store) ValuesAsOf(ctx context.Context, branches, objectIDs []int64, asO
 	if len(branches) == 0 || len(objectIDs) == 0 {
 		return nil, nil
 	}
-	text := s.d.Rebind(`SELECT v.object_id, v.branch, v.attribute_id, v.language, v.variant, v.sort_reverse,
-			` + s.d.JSONText("v.value") + `, v.unit_ref, v.tx_id
-		FROM value_versions v
-		WHERE ` + s.d.InList("v.branch", "?") + ` AND ` + s.d.InList("v.object_id", "?") + ` AND v.tx_id <= ?
-		AND v.value IS NOT NULL
-		AND NOT EXISTS (SELECT 1 FROM value_versions n WHERE n.branch = v.branch AND n.object_id = v.object_id
-			AND n.attribute_id = v.attribute_id AND n.variant = v.variant AND n.language = v.language
-			AND n.sort_reverse = v.sort_reverse AND n.tx_id > v.tx_id AND n.tx_id <= ?)
-		ORDER BY v.object_id, v.attribute_id, v.variant, v.language, v.sort_reverse, v.branch`)
+	// The newest version at or before asOf per value, unless it removed
+	// the value: one pass over the objects' versions (ROW_NUMBER).
+	text := s.d.Rebind(`SELECT object_id, branch, attribute_id, language, variant, sort_reverse,
+			` + s.d.JSONText("value") + `, unit_ref, tx_id FROM (
+			SELECT v.*, ROW_NUMBER() OVER (PARTITION BY v.branch, v.object_id, v.attribute_id, v.variant,
+				v.language, v.sort_reverse ORDER BY v.tx_id DESC) AS newest
+			FROM value_versions v
+			WHERE ` + s.d.InList("v.branch", "?") + ` AND ` + s.d.InList("v.object_id", "?") + ` AND v.tx_id <= ?) w
+		WHERE newest = 1 AND value IS NOT NULL
+		ORDER BY object_id, attribute_id, variant, language, sort_reverse, branch`)
 	return collect(ctx, s.d, s.q, "values as of", scanValue, text,
-		s.d.Int64List(branches), s.d.Int64List(objectIDs), asOf, asOf)
+		s.d.Int64List(branches), s.d.Int64List(objectIDs), asOf)
 }
 
 // PruneHistory implements store.History: one query finds the batch's
