@@ -216,3 +216,46 @@ func TestHistoryRetention(t *testing.T) {
 		wantErr(t, err, ErrInvalid, "as of a transaction older than the retention")
 	})
 }
+
+// TestHistoryOnChildBranch: a child's history holds what the child stores
+// (its overrides), asOf with inherited reads the chain as of then, and a
+// revert on the child to before its override drops the override, so the
+// parent's value shows again.
+func TestHistoryOnChildBranch(t *testing.T) {
+	backends(t, func(t *testing.T, s *Service, _ store.Store) {
+		sc := newSchema(t, s)
+		_, ids := must2(t)(s.CreateObjects(ctxBG, "4", editor, []ObjectInput{{TypeID: sc.article,
+			Values: []ValueInput{vin(sc.rank, 0, 1)}}}))
+		a := ids[0]
+		child := newBranch(t, s, "Release", BranchDefault)
+		before := chk(s.UpdateObjects(ctxBG, "4", editor, []ObjectInput{{ID: a, Values: []ValueInput{vin(sc.rank, 0, 2)}}}))(t).Transaction
+		over := chk(s.UpdateObjects(ctxBG, id(child), editor, []ObjectInput{{ID: a, Values: []ValueInput{vin(sc.rank, 0, 10)}}}))(t).Transaction
+		chk(s.UpdateObjects(ctxBG, "4", editor, []ObjectInput{{ID: a, Values: []ValueInput{vin(sc.rank, 0, 3)}}}))(t)
+
+		h := chk(s.ObjectHistory(ctxBG, id(child), id(a), HistoryQuery{}))(t)
+		if got, want := fmt.Sprint(entryKeys(h.Entries)), fmt.Sprint([]string{fmt.Sprintf("%d updated %d/0:>10", over.ID, sc.rank)}); got != want {
+			t.Fatalf("the child's history: got %s, want %s", got, want)
+		}
+		if h := chk(s.ObjectHistory(ctxBG, "4", id(a), HistoryQuery{}))(t); len(h.Entries) != 3 {
+			t.Fatalf("the parent's history: %q", entryKeys(h.Entries))
+		}
+		rank := func(o Object) string { return fmt.Sprint(valuesOf(o)) }
+		if o := chk(s.GetObject(ctxBG, id(child), id(a), ReadOptions{Inherited: true, AsOf: before.ID}))(t); rank(o) != fmt.Sprintf("[%d/0/0/0=2]", sc.rank) {
+			t.Fatalf("inherited as of %d: %s", before.ID, rank(o))
+		}
+		if o := chk(s.GetObject(ctxBG, id(child), id(a), ReadOptions{Inherited: true, AsOf: over.ID}))(t); rank(o) != fmt.Sprintf("[%d/0/0/0=10]", sc.rank) {
+			t.Fatalf("inherited as of %d: %s", over.ID, rank(o))
+		}
+
+		res := chk(s.RevertObjects(ctxBG, id(child), editor, RevertInput{Objects: []string{id(a)}, Transaction: before.ID}))(t)
+		if res.RevertedObjects != 1 {
+			t.Fatalf("revert on the child: %+v", res)
+		}
+		if o := chk(s.GetObject(ctxBG, id(child), id(a), ReadOptions{Inherited: true}))(t); rank(o) != fmt.Sprintf("[%d/0/0/0=3]", sc.rank) {
+			t.Fatalf("on the child after the revert: %s (want the parent's 3)", rank(o))
+		}
+		if o := chk(s.GetObject(ctxBG, "4", id(a), ReadOptions{}))(t); rank(o) != fmt.Sprintf("[%d/0/0/0=3]", sc.rank) {
+			t.Fatalf("the parent after the child's revert: %s", rank(o))
+		}
+	})
+}

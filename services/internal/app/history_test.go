@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+	"time"
 )
 
 // historyPage is a GetObjectHistory answer.
@@ -72,17 +73,35 @@ func TestObjectHistoryEmbedded(t *testing.T) {
 	cfg.DataDir = t.TempDir()
 	cfg.HTTPAddr, cfg.GRPCAddr = "127.0.0.1:0", "127.0.0.1:0"
 	cfg.AdminPassword = "test-password"
-	runHistoryScenario(t, "http://"+startConfigured(t, cfg).HTTPAddr())
+	runHistoryScenario(t, "http://"+startConfigured(t, cfg).HTTPAddr(), true)
 }
 
 // TestObjectHistoryDistributed: the same on PostgreSQL (the Management
 // process of a distributed system).
 func TestObjectHistoryDistributed(t *testing.T) {
 	config, _ := isolatedDistributed(t, "history")
-	runHistoryScenario(t, "http://"+startConfigured(t, config(TargetManagement)).HTTPAddr())
+	runHistoryScenario(t, "http://"+startConfigured(t, config(TargetManagement)).HTTPAddr(), false)
 }
 
-func runHistoryScenario(t *testing.T, base string) {
+// waitJob waits up to 30 s for job to succeed when a runner runs jobs.
+func waitJob(c httpClient, job int64, runner bool) {
+	c.t.Helper()
+	for deadline := time.Now().Add(30 * time.Second); runner; time.Sleep(100 * time.Millisecond) {
+		var j struct {
+			State int `json:"state"`
+		}
+		c.call(http.StatusOK, http.MethodGet, fmt.Sprintf("/apis/cms/v1/jobs/%d", job), "", &j)
+		if j.State == 2 {
+			return
+		}
+		if j.State == 3 || time.Now().After(deadline) {
+			c.t.Fatalf("job %d: state %d", job, j.State)
+		}
+	}
+}
+
+// runHistoryScenario runs on base; runsJobs: a job runner serves it.
+func runHistoryScenario(t *testing.T, base string, runsJobs bool) {
 	admin := httpClient{t, base, "admin", "test-password"}
 	typ := admin.create(obj(0, "memo", v(1000, 201, "Memo"))).CreatedObjectIDs[0]
 	created := admin.create(obj(typ, "", v(1000, 201, "first")), obj(typ, "", v(1000, 201, "other")))
@@ -95,6 +114,14 @@ func runHistoryScenario(t *testing.T, base string) {
 	tx2 := w.Transaction.ID
 	admin.call(http.StatusOK, http.MethodPost, "/apis/cms/v1/comments",
 		fmt.Sprintf(`{"branchId":4,"objectRef":%d,"body":"<div xmlns=\"http://www.w3.org/1999/xhtml\"><p>ok</p></div>"}`, memo), nil)
+	// A job on the memo (an export: it reads, writes nothing) is no change
+	// of it either, nor is its bookkeeping while it runs.
+	var job struct {
+		ID int64 `json:"id"`
+	}
+	admin.call(http.StatusOK, http.MethodPost, "/apis/cms/v1/jobs",
+		fmt.Sprintf(`{"branchId":4,"jobDefinitionId":1200,"objIds":[%d],"language":0}`, memo), &job)
+	waitJob(admin, job.ID, runsJobs)
 	admin.call(http.StatusOK, http.MethodDelete, "/apis/cms/v1/branches/4/objects",
 		fmt.Sprintf(`{"comment":"gone","objectIds":["%d"]}`, memo), &w)
 	tx3 := w.Transaction.ID
