@@ -198,6 +198,18 @@ func runHistoryScenario(t *testing.T, base string, runsJobs bool) {
 		t.Fatalf("history after the revert: %q", got)
 	}
 
+	// If-Match: a stale tag is 412 and writes nothing; the current ETag
+	// of the object makes the revert go through.
+	revert := fmt.Sprintf("/apis/cms/v1/branches/4/objects/%d/revert", memo)
+	admin.must(http.StatusPreconditionFailed, http.MethodPost, revert, fmt.Sprintf(`{"transaction":%d}`, tx2), "If-Match", `"0"`)
+	var now object
+	r := admin.must(http.StatusOK, http.MethodGet, fmt.Sprintf("/apis/cms/v1/branches/4/objects/%d", memo), "")
+	if err := json.Unmarshal(r.body, &now); err != nil || now.Values[0].Value != "first" {
+		t.Fatalf("after the refused revert: %s (%v)", r.body, err)
+	}
+	etag := r.header.Get("ETag")
+	admin.must(http.StatusOK, http.MethodPost, revert, fmt.Sprintf(`{"transaction":%d}`, tx1), "If-Match", etag)
+
 	// The batch form: both objects to tx1 (memo already is: one changes).
 	admin.call(http.StatusOK, http.MethodPost, "/apis/cms/v1/branches/4/objects/revert",
 		fmt.Sprintf(`{"objectIds":["%d","%d"],"transaction":%d,"attributes":["1000"]}`, memo, other, tx1), &rev)
