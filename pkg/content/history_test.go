@@ -259,3 +259,33 @@ func TestHistoryOnChildBranch(t *testing.T) {
 		}
 	})
 }
+
+// TestUserHistoryIsTheirs: a user object's history is read by
+// administrators and by the user itself, never shows the password hash,
+// and a user is not reverted.
+func TestUserHistoryIsTheirs(t *testing.T) {
+	backends(t, func(t *testing.T, s *Service, _ store.Store) {
+		if !chk(s.EnsureUser(ctxBG, UserSpec{Name: "someone", Password: "a-long-password"}))(t) {
+			t.Fatal("EnsureUser wrote nothing")
+		}
+		user := chk(s.GetTypedObjects(ctxBG, "4", id(TypeUser), ListQuery{Take: 10}))(t).Objects[0].ID
+		_, err := s.ObjectHistory(ctxBG, "4", id(user), HistoryQuery{Caller: &auth.Principal{Name: "reader", UserID: 424242}})
+		wantErr(t, err, ErrNotFound, "another user's history")
+		for _, p := range []*auth.Principal{{Name: "someone", UserID: user}, {Name: "admin", Admin: true}} {
+			h := chk(s.ObjectHistory(ctxBG, "4", id(user), HistoryQuery{Caller: p}))(t)
+			if len(h.Entries) == 0 || h.Entries[len(h.Entries)-1].Kind != HistoryCreated {
+				t.Fatalf("%s reads the user's history: %q", p.Name, entryKeys(h.Entries))
+			}
+			for _, e := range h.Entries {
+				for _, c := range e.Changes {
+					if c.Attribute == AttrUserPassword {
+						t.Fatalf("the history shows the password hash: %q", entryKeys(h.Entries))
+					}
+				}
+			}
+		}
+		last := chk(s.st.LastTransactionID(ctxBG))(t)
+		_, err = s.RevertObjects(ctxBG, "4", adminCh, RevertInput{Objects: []string{id(user)}, Transaction: last})
+		wantErr(t, err, ErrInvalid, "a revert of a user")
+	})
+}
