@@ -289,3 +289,31 @@ func TestUserHistoryIsTheirs(t *testing.T) {
 		wantErr(t, err, ErrInvalid, "a revert of a user")
 	})
 }
+
+// TestRevertKeepsSystemObjectsProtected: a revert that would change a
+// protected value of a system object is refused, as every write is; a
+// configurable one (a language's name) is reverted.
+func TestRevertKeepsSystemObjectsProtected(t *testing.T) {
+	backends(t, func(t *testing.T, s *Service, st store.Store) {
+		before := chk(st.LastTransactionID(ctxBG))(t)
+		// A protected value changed behind the domain's back (only the
+		// store can): reverting it would be a second such write.
+		tx := chk(st.Begin(ctxBG, store.TxMeta{User: "test"}))(t)
+		if err := tx.PutValues(ctxBG, store.Value{ObjectID: TypeLanguage, Branch: BranchDefault, AttributeID: AttrName,
+			Language: LanguageEnUS, JSON: js("Tampered")}); err != nil {
+			t.Fatal(err)
+		}
+		if err := tx.Commit(ctxBG); err != nil {
+			t.Fatal(err)
+		}
+		_, err := s.RevertObjects(ctxBG, "4", adminCh, RevertInput{Objects: []string{id(TypeLanguage)}, Transaction: before})
+		wantErr(t, err, ErrInvalid, "a revert of a protected value")
+
+		named := chk(s.UpdateObjects(ctxBG, "4", adminCh, []ObjectInput{{ID: LanguageEnUS,
+			Values: []ValueInput{vin(AttrName, LanguageEnUS, "American English")}}}))(t).Transaction
+		res := chk(s.RevertObjects(ctxBG, "4", adminCh, RevertInput{Objects: []string{id(LanguageEnUS)}, Transaction: named.ID - 1}))(t)
+		if res.RevertedObjects != 1 {
+			t.Fatalf("a revert of a language's name: %+v", res)
+		}
+	})
+}

@@ -171,6 +171,11 @@ func (s *Service) revert(ctx context.Context, tx store.Tx, v view, ch Change, id
 		if sameRows(pair[0], pair[1]) {
 			continue
 		}
+		// A system object's protected values never change, a revert
+		// included (the rule of every write path, protect.go).
+		if err := checkProtected(g.id, now[g.id].APIIdentifier, ObjectInput{Values: []ValueInput{{Attribute: g.k.attr}}}); err != nil {
+			return 0, err
+		}
 		exact := store.ValueFilter{AttributeIDs: []int64{g.k.attr}, Languages: []int64{g.k.lang}, Variants: []int64{g.k.variant}}
 		if _, err := tx.DeleteValues(ctx, v.branch, []int64{g.id}, exact); err != nil {
 			return 0, err
