@@ -317,3 +317,45 @@ func TestRevertKeepsSystemObjectsProtected(t *testing.T) {
 		}
 	})
 }
+
+// TestTypedListAsOf: a typed list as of a transaction holds the objects
+// that existed then, as they were, deleted as they were then.
+func TestTypedListAsOf(t *testing.T) {
+	backends(t, func(t *testing.T, s *Service, _ store.Store) {
+		sc := newSchema(t, s)
+		t1, ids := must2(t)(s.CreateObjects(ctxBG, "4", editor, []ObjectInput{
+			{TypeID: sc.article, Values: []ValueInput{vin(sc.rank, 0, 1)}},
+			{TypeID: sc.article, Values: []ValueInput{vin(sc.rank, 0, 2)}}}))
+		if _, _, err := s.DeleteObjects(ctxBG, "4", editor, []string{id(ids[0])}); err != nil {
+			t.Fatal(err)
+		}
+		chk(s.UpdateObjects(ctxBG, "4", editor, []ObjectInput{{ID: ids[1], Values: []ValueInput{vin(sc.rank, 0, 20)}}}))(t)
+		must2(t)(s.CreateObjects(ctxBG, "4", editor, []ObjectInput{{TypeID: sc.article, Values: []ValueInput{vin(sc.rank, 0, 3)}}}))
+		list := func(q ListQuery) string {
+			t.Helper()
+			var out []string
+			for {
+				p := chk(s.GetTypedObjects(ctxBG, "4", "article", q))(t)
+				for _, o := range p.Objects {
+					out = append(out, fmt.Sprintf("%v%v", o.Deleted, valuesOf(o)))
+				}
+				if q.Continue = p.Continue; q.Continue == "" {
+					return fmt.Sprint(out)
+				}
+			}
+		}
+		r := func(n int) string { return fmt.Sprintf("[%d/0/0/0=%d]", sc.rank, n) }
+		if got, want := list(ListQuery{ReadOptions: ReadOptions{AsOf: t1.ID}, Take: 1}), fmt.Sprint([]string{"false" + r(1), "false" + r(2)}); got != want {
+			t.Fatalf("as of %d: got %s, want %s", t1.ID, got, want)
+		}
+		live := false
+		if got, want := list(ListQuery{ReadOptions: ReadOptions{AsOf: t1.ID + 2}, Deleted: &live}), fmt.Sprint([]string{"false" + r(20)}); got != want {
+			t.Fatalf("live as of %d: got %s, want %s", t1.ID+2, got, want)
+		}
+		if got := list(ListQuery{}); got != fmt.Sprint([]string{"true" + r(1), "false" + r(20), "false" + r(3)}) {
+			t.Fatalf("now: %s", got)
+		}
+		_, err := s.GetTypedObjects(ctxBG, "4", "article", ListQuery{ReadOptions: ReadOptions{AsOf: t1.ID + 100}})
+		wantErr(t, err, ErrInvalid, "a typed list as of a transaction beyond the newest")
+	})
+}

@@ -112,7 +112,8 @@ type ReadOptions struct {
 	// ignore it.
 	SkipMissing bool
 	// AsOf, when not 0, reads the objects as the transaction AsOf left
-	// them (history.go): an object without a row by then is ErrNotFound,
+	// them (history.go; GetObjects, GetTypedObjects): an object without a
+	// row by then is ErrNotFound (left out of a list),
 	// a transaction beyond the newest or older than the history retention
 	// is ErrInvalid. Identifiers resolve as they do now.
 	AsOf int64

@@ -115,18 +115,25 @@ func (s *service) GetTypedObjects(ctx context.Context, req *managementv1.GetType
 	if err != nil {
 		return nil, s.toStatus(ctx, err)
 	}
-	page, err := s.content.GetTypedObjects(ctx, req.GetBranch(), req.GetType(), content.ListQuery{
+	q := content.ListQuery{
 		ReadOptions: readOptions(ctx, req.GetInherited(), req.GetAttributes(), req.GetLanguages(), req.GetVariants()),
 		Deleted:     req.Deleted,
 		Take:        take,
 		Continue:    req.GetContinue(),
-	})
+	}
+	if q.AsOf, err = content.SentAsOf(req.AsOf); err != nil {
+		return nil, s.toStatus(ctx, err)
+	}
+	page, err := s.content.GetTypedObjects(ctx, req.GetBranch(), req.GetType(), q)
 	if err != nil {
 		return nil, s.toStatus(ctx, err)
 	}
 	out, err := toObjectList(page.Objects, page.Continue)
 	if err != nil {
 		return nil, s.toStatus(ctx, err)
+	}
+	if q.AsOf != 0 {
+		return out, nil
 	}
 	return conditional(ctx, out, objectVersions(page.Objects...)...)
 }

@@ -145,6 +145,7 @@ func TestServedDocumentsDescribeTheWire(t *testing.T) {
 		{http.StatusOK, http.MethodGet, fmt.Sprintf("/apis/cms/v1/branches/4/objects/%d/history?take=5", id), ""},
 		{http.StatusOK, http.MethodGet, fmt.Sprintf("/apis/cms/v1/branches/4/objects/%d?asOf=%d", id, item.Transaction.ID), ""},
 		{http.StatusBadRequest, http.MethodGet, fmt.Sprintf("/apis/cms/v1/branches/4/objects/%d?asOf=0", id), ""},
+		{http.StatusOK, http.MethodGet, fmt.Sprintf("/apis/cms/v1/branches/4/types/sdoc/objects?asOf=%d&take=5", item.Transaction.ID), ""},
 		{http.StatusOK, http.MethodPost, fmt.Sprintf("/apis/cms/v1/branches/4/objects/%d/revert", id),
 			fmt.Sprintf(`{"transaction":%d,"comment":"served doc"}`, item.Transaction.ID)},
 		{http.StatusOK, http.MethodPost, "/apis/cms/v1/branches/4/objects/revert",

@@ -923,6 +923,13 @@ export interface GetTypedObjectsParams {
   variants?: string;
   /** Comma separated language IDs, Guids or ApiIdentifiers; filters the values. */
   languages?: string;
+  /**
+   * List the objects of the type as the transaction asOf left them
+   * (docs/branches.md): those created later are left out, deleted means
+   * deleted then; 400 for a transaction beyond the newest or older than the
+   * history retention.
+   */
+  asOf?: number;
 }
 export type GetTypedObjectsInput = never;
 export type GetTypedObjectsOutput = CmsObjectList;
