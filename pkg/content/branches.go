@@ -20,7 +20,7 @@ import (
 func (s *Service) GetBranches(ctx context.Context, q ListQuery) (Page, error) {
 	q.Inherited = true
 	q.Deleted = nil // branch deletion is permanent: there are no tombstones
-	page, err := defaultView(s.st).list(ctx, "branches", TypeBranch, q)
+	page, err := defaultView(s.st).list(ctx, "branches", TypeBranch, q, s.st)
 	if err != nil || q.Caller == nil || q.Caller.Admin {
 		return page, err
 	}

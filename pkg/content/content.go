@@ -44,6 +44,7 @@ package content
 import (
 	"context"
 	"log/slog"
+	"time"
 
 	"github.com/cmsplatform/cms/pkg/store"
 )
@@ -64,6 +65,9 @@ type Service struct {
 	usersChanged func()
 	limits       ValueLimits
 	fileCheck    FileCheck
+	// historyRetention is how long object history is kept (0 = for
+	// ever): reads and reverts as of an older transaction are refused.
+	historyRetention time.Duration
 }
 
 // New returns the service. A nil logger discards.

@@ -111,6 +111,12 @@ type ReadOptions struct {
 	// same queries. An ambiguous identifier still fails. Other reads
 	// ignore it.
 	SkipMissing bool
+	// AsOf, when not 0, reads the objects as the transaction AsOf left
+	// them (history.go; GetObjects, GetTypedObjects): an object without a
+	// row by then is ErrNotFound (left out of a list),
+	// a transaction beyond the newest or older than the history retention
+	// is ErrInvalid. Identifiers resolve as they do now.
+	AsOf int64
 }
 
 // hidesUser reports whether o keeps user object id from its caller.

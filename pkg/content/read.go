@@ -122,6 +122,11 @@ func (s *Service) GetObjects(ctx context.Context, branch string, ids []string, o
 	if len(ids) == 0 {
 		return nil, invalidf("ids is required")
 	}
+	if o.AsOf != 0 {
+		if err := s.checkAsOf(ctx, o.AsOf); err != nil {
+			return nil, err
+		}
+	}
 	v, err := viewOf(ctx, s.st, branch)
 	if err != nil {
 		return nil, err
@@ -149,6 +154,11 @@ func (s *Service) GetObjects(ctx context.Context, branch string, ids []string, o
 			}
 		}
 	}
+	if o.AsOf != 0 {
+		if v, err = s.existedAsOf(ctx, v, resolved, o); err != nil {
+			return nil, err
+		}
+	}
 	if o.SkipMissing {
 		resolved = slices.DeleteFunc(resolved, func(id int64) bool { return id == missingID })
 		if len(resolved) == 0 {
@@ -160,7 +170,14 @@ func (s *Service) GetObjects(ctx context.Context, branch string, ids []string, o
 
 // GetTypedObjects pages through the objects of a type visible on a branch,
 // in id order. typ must name a type (an object of the meta-type 0).
+// With q.AsOf the page holds the objects of the type that existed then,
+// as they were (deleted as they were then); objects purged since are gone.
 func (s *Service) GetTypedObjects(ctx context.Context, branch, typ string, q ListQuery) (Page, error) {
+	if q.AsOf != 0 {
+		if err := s.checkAsOf(ctx, q.AsOf); err != nil {
+			return Page{}, err
+		}
+	}
 	v, err := viewOf(ctx, s.st, branch)
 	if err != nil {
 		return Page{}, err
@@ -179,7 +196,7 @@ func (s *Service) GetTypedObjects(ctx context.Context, branch, typ string, q Lis
 	if ids[0] == TypeUser && q.Caller != nil && !q.Caller.Admin {
 		return s.ownUser(ctx, v, q)
 	}
-	return v.list(ctx, "typed", ids[0], q)
+	return v.list(ctx, "typed", ids[0], q, s.st)
 }
 
 // ownUser is the user list of a caller who is no administrator: one page
@@ -204,12 +221,20 @@ func (s *Service) ownUser(ctx context.Context, v view, q ListQuery) (Page, error
 	if err != nil {
 		return Page{}, err
 	}
+	if q.AsOf != 0 {
+		then, err := v.asOf(s.st, q.AsOf).objects(ctx, []int64{self})
+		if row, ok := then[self]; err != nil || !ok || (q.Deleted != nil && row.Deleted != *q.Deleted) {
+			return Page{Objects: []Object{}}, err
+		}
+		v = v.asOf(s.st, q.AsOf)
+	}
 	objs, err := v.build(ctx, []int64{self}, p)
 	return Page{Objects: objs}, err
 }
 
-// list pages through the objects of type typ on v.
-func (v view) list(ctx context.Context, kind string, typ int64, q ListQuery) (Page, error) {
+// list pages through the objects of type typ on v; with q.AsOf (h reads
+// the history) through those that existed then, as they were.
+func (v view) list(ctx context.Context, kind string, typ int64, q ListQuery, h store.History) (Page, error) {
 	take, err := takeOf(q.Take)
 	if err != nil {
 		return Page{}, err
@@ -238,8 +263,14 @@ func (v view) list(ctx context.Context, kind string, typ int64, q ListQuery) (Pa
 			batch = append(batch, id)
 		}
 		slices.Sort(batch)
+		if q.AsOf != 0 {
+			// The same ids as they were then; those created since are left out.
+			if eff, err = v.asOf(h, q.AsOf).objects(ctx, batch); err != nil {
+				return Page{}, err
+			}
+		}
 		for _, id := range batch {
-			if q.Deleted == nil || eff[id].Deleted == *q.Deleted {
+			if row, ok := eff[id]; ok && (q.Deleted == nil || row.Deleted == *q.Deleted) {
 				ids = append(ids, id)
 			}
 		}
@@ -252,6 +283,9 @@ func (v view) list(ctx context.Context, kind string, typ int64, q ListQuery) (Pa
 	if len(ids) > take {
 		ids = ids[:take]
 		page.Continue = encodeToken(ids[take-1], scope)
+	}
+	if q.AsOf != 0 {
+		v = v.asOf(h, q.AsOf)
 	}
 	if page.Objects, err = v.build(ctx, ids, p); err != nil {
 		return Page{}, err

@@ -290,3 +290,29 @@ func (d *deadlineStore) ListWebhookAttempts(ctx context.Context, q WebhookAttemp
 func (d *deadlineStore) PruneWebhookAttempts(ctx context.Context, p WebhookPrune) (int, error) {
 	return component.Call(ctx, d.g, func(ctx context.Context) (int, error) { return d.Store.PruneWebhookAttempts(ctx, p) })
 }
+
+func (d *deadlineStore) ValueHistory(ctx context.Context, q HistoryQuery) ([]ValueVersion, error) {
+	return component.Call(ctx, d.g, func(ctx context.Context) ([]ValueVersion, error) { return d.Store.ValueHistory(ctx, q) })
+}
+func (d *deadlineStore) ObjectHistory(ctx context.Context, q HistoryQuery) (ObjectChanges, error) {
+	return component.Call(ctx, d.g, func(ctx context.Context) (ObjectChanges, error) { return d.Store.ObjectHistory(ctx, q) })
+}
+func (d *deadlineStore) ObjectsAsOf(ctx context.Context, branches, ids []int64, asOf int64) ([]Object, error) {
+	return component.Call(ctx, d.g, func(ctx context.Context) ([]Object, error) { return d.Store.ObjectsAsOf(ctx, branches, ids, asOf) })
+}
+func (d *deadlineStore) ValuesAsOf(ctx context.Context, branches, ids []int64, asOf int64) ([]Value, error) {
+	return component.Call(ctx, d.g, func(ctx context.Context) ([]Value, error) { return d.Store.ValuesAsOf(ctx, branches, ids, asOf) })
+}
+
+// PruneHistory has two results besides the error: Do captures them, as
+// component.Call does one.
+func (d *deadlineStore) PruneHistory(ctx context.Context, before time.Time, afterTx int64, limit int) (int, int64, error) {
+	var n int
+	var last int64
+	err := d.g.Do(ctx, func(ctx context.Context) error {
+		var err error
+		n, last, err = d.Store.PruneHistory(ctx, before, afterTx, limit)
+		return err
+	})
+	return n, last, err
+}

@@ -72,6 +72,7 @@ func fromViper(v *viper.Viper, d app.Config) (app.Config, error) {
 	c.JobCleanupMinAge = v.GetDuration("jobCleanupMinAge")
 	c.WebhookKeepAttempts = v.GetInt("webhookKeepAttempts")
 	c.WebhookAttemptsMaxAge = v.GetDuration("webhookAttemptsMaxAge")
+	c.HistoryRetention = v.GetDuration("historyRetention")
 	c.WebhookTimeout = v.GetDuration("webhookTimeout")
 	c.WebhookGiveUp = v.GetDuration("webhookGiveUp")
 	c.WebhookMaxResponseBytes = v.GetInt64("webhookMaxResponseBytes")

@@ -94,24 +94,9 @@ func toObject(o content.Object) (*managementv1.CmsObject, error) {
 	if o.APIIdentifier != "" {
 		meta.ApiIdentifier = &o.APIIdentifier
 	}
-	values := make([]*managementv1.CmsValue, 0, len(o.Values))
-	for _, v := range o.Values {
-		sv := &structpb.Value{}
-		if err := sv.UnmarshalJSON(v.JSON); err != nil {
-			return nil, err
-		}
-		sort := int32(v.SortReverse)
-		pv := &managementv1.CmsValue{
-			Attribute: int32(v.Attribute), Language: int32(v.Language), Variant: int32(v.Variant),
-			Value: sv, SortReverse: &sort,
-		}
-		if v.UnitRef != nil {
-			// Unset stays unset: the wire then carries unitRef as the
-			// gateway writes absent optionals (null, as the OpenAPI allows).
-			u := int32(*v.UnitRef)
-			pv.UnitRef = &u
-		}
-		values = append(values, pv)
+	values, err := toValues(o.Values)
+	if err != nil {
+		return nil, err
 	}
 	return &managementv1.CmsObject{Meta: meta, Values: values}, nil
 }
@@ -141,4 +126,28 @@ func toTransaction(t content.Transaction) *managementv1.CmsTransaction {
 		out.Comment = &t.Comment
 	}
 	return out
+}
+
+// toValues converts value rows to the wire (every row with its sortReverse).
+func toValues(vals []content.Value) ([]*managementv1.CmsValue, error) {
+	values := make([]*managementv1.CmsValue, 0, len(vals))
+	for _, v := range vals {
+		sv := &structpb.Value{}
+		if err := sv.UnmarshalJSON(v.JSON); err != nil {
+			return nil, err
+		}
+		sort := int32(v.SortReverse)
+		pv := &managementv1.CmsValue{
+			Attribute: int32(v.Attribute), Language: int32(v.Language), Variant: int32(v.Variant),
+			Value: sv, SortReverse: &sort,
+		}
+		if v.UnitRef != nil {
+			// Unset stays unset: the wire then carries unitRef as the
+			// gateway writes absent optionals (null, as the OpenAPI allows).
+			u := int32(*v.UnitRef)
+			pv.UnitRef = &u
+		}
+		values = append(values, pv)
+	}
+	return values, nil
 }

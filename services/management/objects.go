@@ -12,29 +12,46 @@ import (
 )
 
 // GetObject implements Cms_GetObject.
+// With asOf the answer has no validator: Version orders the present, not
+// the past.
 func (s *service) GetObject(ctx context.Context, req *managementv1.GetObjectRequest) (*managementv1.CmsObject, error) {
-	o, err := s.content.GetObject(ctx, req.GetBranch(), req.GetId(),
-		readOptions(ctx, req.GetInherited(), req.GetAttributes(), req.GetLanguages(), req.GetVariants()))
+	o := readOptions(ctx, req.GetInherited(), req.GetAttributes(), req.GetLanguages(), req.GetVariants())
+	var err error
+	if o.AsOf, err = content.SentAsOf(req.AsOf); err != nil {
+		return nil, s.toStatus(ctx, err)
+	}
+	obj, err := s.content.GetObject(ctx, req.GetBranch(), req.GetId(), o)
 	if err != nil {
 		return nil, s.toStatus(ctx, err)
 	}
-	out, err := toObject(o)
+	out, err := toObject(obj)
 	if err != nil {
 		return nil, s.toStatus(ctx, err)
 	}
-	return conditional(ctx, out, o.Version)
+	if o.AsOf != 0 {
+		return out, nil
+	}
+	return conditional(ctx, out, obj.Version)
 }
 
-// GetObjects implements Cms_GetObjects (ids required, one page).
+// GetObjects implements Cms_GetObjects (ids required, one page; asOf as
+// GetObject).
 func (s *service) GetObjects(ctx context.Context, req *managementv1.GetObjectsRequest) (*managementv1.CmsObjectList, error) {
-	objs, err := s.content.GetObjects(ctx, req.GetBranch(), content.SplitIdents(req.GetIds()),
-		readOptions(ctx, req.GetInherited(), req.GetAttributes(), req.GetLanguages(), req.GetVariants()))
+	o := readOptions(ctx, req.GetInherited(), req.GetAttributes(), req.GetLanguages(), req.GetVariants())
+	var err error
+	if o.AsOf, err = content.SentAsOf(req.AsOf); err != nil {
+		return nil, s.toStatus(ctx, err)
+	}
+	objs, err := s.content.GetObjects(ctx, req.GetBranch(), content.SplitIdents(req.GetIds()), o)
 	if err != nil {
 		return nil, s.toStatus(ctx, err)
 	}
 	out, err := toObjectList(objs, "")
 	if err != nil {
 		return nil, s.toStatus(ctx, err)
+	}
+	if o.AsOf != 0 {
+		return out, nil
 	}
 	return conditional(ctx, out, objectVersions(objs...)...)
 }
@@ -98,18 +115,25 @@ func (s *service) GetTypedObjects(ctx context.Context, req *managementv1.GetType
 	if err != nil {
 		return nil, s.toStatus(ctx, err)
 	}
-	page, err := s.content.GetTypedObjects(ctx, req.GetBranch(), req.GetType(), content.ListQuery{
+	q := content.ListQuery{
 		ReadOptions: readOptions(ctx, req.GetInherited(), req.GetAttributes(), req.GetLanguages(), req.GetVariants()),
 		Deleted:     req.Deleted,
 		Take:        take,
 		Continue:    req.GetContinue(),
-	})
+	}
+	if q.AsOf, err = content.SentAsOf(req.AsOf); err != nil {
+		return nil, s.toStatus(ctx, err)
+	}
+	page, err := s.content.GetTypedObjects(ctx, req.GetBranch(), req.GetType(), q)
 	if err != nil {
 		return nil, s.toStatus(ctx, err)
 	}
 	out, err := toObjectList(page.Objects, page.Continue)
 	if err != nil {
 		return nil, s.toStatus(ctx, err)
+	}
+	if q.AsOf != 0 {
+		return out, nil
 	}
 	return conditional(ctx, out, objectVersions(page.Objects...)...)
 }

@@ -14,6 +14,9 @@ const (
 const (
 	versionKey     = `branch, object_id, tx_id, attribute_id, variant, language, sort_reverse`
 	versionColumns = versionKey + `, value, unit_ref`
+	// objectVersionColumns are object_versions' columns (one version per
+	// object row and transaction).
+	objectVersionColumns = `branch, id, tx_id, type_id, guid, api_identifier, deleted`
 )
 
 type statements struct {
@@ -36,6 +39,10 @@ type statements struct {
 	deleteObjects         string   // tx, branch, ids
 	putValue              string   // branch, object, attribute, variant, language, sort, JSON, unit, tx
 	putVersion            string   // branch, object, tx, attribute, variant, language, sort, JSON, unit
+	putObjectVersion      string   // branch, id, tx, type, guid, api identifier, deleted
+	deleteObjectVersions  string   // tx, branch, ids
+	purgeObjectVersions   string   // branch, ids
+	purgeBranchObjVersion string   // branch
 	purgeValues           string   // branch, object ids
 	purgeVersions         string   // branch, object ids
 	purgeBranchVersions   string   // branch
@@ -120,15 +127,24 @@ func newStatements(d Dialect) *statements {
 		putVersion: r(`INSERT INTO value_versions (` + versionColumns + `)
 			VALUES (?, ?, ?, ?, ?, ?, ?, ` + d.JSONParam("?") + `, ?)
 			ON CONFLICT (` + versionKey + `) DO UPDATE SET value = excluded.value, unit_ref = excluded.unit_ref`),
-		purgeValues:         r(`DELETE FROM object_values WHERE branch = ? AND ` + in("object_id")),
-		purgeVersions:       r(`DELETE FROM value_versions WHERE branch = ? AND ` + in("object_id")),
-		purgeBranchVersions: r(`DELETE FROM value_versions WHERE branch = ?`),
-		purgeObjects:        r(`DELETE FROM objects WHERE branch = ? AND ` + in("id")),
-		purgeBranchValues:   r(`DELETE FROM object_values WHERE branch = ?`),
-		purgeBranchComment:  r(`DELETE FROM comments WHERE branch = ?`),
-		purgeBranchObjects:  r(`DELETE FROM objects WHERE branch = ?`),
-		appendOutbox:        r(`INSERT INTO outbox (tx_id, subject, msg_id, payload, trace) VALUES (?, ?, ?, ?, ?)`),
-		ackOutbox:           r(`DELETE FROM outbox WHERE ` + in("id")),
+		putObjectVersion: r(`INSERT INTO object_versions (` + objectVersionColumns + `) VALUES (?, ?, ?, ?, ?, ?, ?)
+			ON CONFLICT (branch, id, tx_id) DO UPDATE SET type_id = excluded.type_id, guid = excluded.guid,
+				api_identifier = excluded.api_identifier, deleted = excluded.deleted`),
+		deleteObjectVersions: r(`INSERT INTO object_versions (` + objectVersionColumns + `)
+			SELECT branch, id, ?, type_id, guid, api_identifier, TRUE FROM objects
+			WHERE branch = ? AND deleted = FALSE AND ` + in("id") + `
+			ON CONFLICT (branch, id, tx_id) DO UPDATE SET deleted = TRUE`),
+		purgeObjectVersions:   r(`DELETE FROM object_versions WHERE branch = ? AND ` + in("id")),
+		purgeBranchObjVersion: r(`DELETE FROM object_versions WHERE branch = ?`),
+		purgeValues:           r(`DELETE FROM object_values WHERE branch = ? AND ` + in("object_id")),
+		purgeVersions:         r(`DELETE FROM value_versions WHERE branch = ? AND ` + in("object_id")),
+		purgeBranchVersions:   r(`DELETE FROM value_versions WHERE branch = ?`),
+		purgeObjects:          r(`DELETE FROM objects WHERE branch = ? AND ` + in("id")),
+		purgeBranchValues:     r(`DELETE FROM object_values WHERE branch = ?`),
+		purgeBranchComment:    r(`DELETE FROM comments WHERE branch = ?`),
+		purgeBranchObjects:    r(`DELETE FROM objects WHERE branch = ?`),
+		appendOutbox:          r(`INSERT INTO outbox (tx_id, subject, msg_id, payload, trace) VALUES (?, ?, ?, ?, ?)`),
+		ackOutbox:             r(`DELETE FROM outbox WHERE ` + in("id")),
 		markOutboxSubject: r(`INSERT INTO outbox_subjects (subject, tx_id) VALUES (?, ?)
 			ON CONFLICT (subject) DO UPDATE SET tx_id = excluded.tx_id`),
 		lastOutboxTx: r(`SELECT COALESCE(MAX(tx_id), 0) FROM outbox_subjects WHERE subject LIKE ? ESCAPE '\'`),

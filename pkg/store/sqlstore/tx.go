@@ -71,6 +71,7 @@ func (t *writeTx) PutObjects(ctx context.Context, objs ...store.Object) error {
 				api = o.APIIdentifier
 			}
 			b.Queue(t.st.putObject, o.Branch, o.ID, o.TypeID, o.GUID, api, o.Deleted, t.meta.ID, t.meta.ID)
+			b.Queue(t.st.putObjectVersion, o.Branch, o.ID, t.meta.ID, o.TypeID, o.GUID, api, o.Deleted)
 		}
 		b.Queue(t.st.raiseObjectCounter, store.MaxID(objs))
 	})
@@ -86,6 +87,10 @@ func (t *writeTx) DeleteObjects(ctx context.Context, branch int64, ids []int64) 
 	}
 	if len(ids) == 0 {
 		return 0, nil
+	}
+	// The rows about to become tombstones leave a deleted version first.
+	if _, err := t.g.tx.Exec(ctx, t.st.deleteObjectVersions, t.meta.ID, branch, t.d.Int64List(ids)); err != nil {
+		return 0, errorf(t.d, err, "record deleted objects")
 	}
 	n, err := t.g.tx.Exec(ctx, t.st.deleteObjects, t.meta.ID, branch, t.d.Int64List(ids))
 	if err != nil {
@@ -253,6 +258,9 @@ func (t *writeTx) PurgeObjects(ctx context.Context, branch int64, ids []int64) (
 	if _, err := t.g.tx.Exec(ctx, t.st.purgeVersions, branch, list); err != nil {
 		return 0, errorf(t.d, err, "purge value versions")
 	}
+	if _, err := t.g.tx.Exec(ctx, t.st.purgeObjectVersions, branch, list); err != nil {
+		return 0, errorf(t.d, err, "purge object versions")
+	}
 	n, err := t.g.tx.Exec(ctx, t.st.purgeObjects, branch, list)
 	if err != nil {
 		return 0, errorf(t.d, err, "purge objects")
@@ -269,6 +277,9 @@ func (t *writeTx) PurgeBranch(ctx context.Context, branch int64) (int, error) {
 	}
 	if _, err := t.g.tx.Exec(ctx, t.st.purgeBranchVersions, branch); err != nil {
 		return 0, errorf(t.d, err, "purge branch value versions")
+	}
+	if _, err := t.g.tx.Exec(ctx, t.st.purgeBranchObjVersion, branch); err != nil {
+		return 0, errorf(t.d, err, "purge branch object versions")
 	}
 	if _, err := t.g.tx.Exec(ctx, t.st.purgeBranchComment, branch); err != nil {
 		return 0, errorf(t.d, err, "purge branch comments")

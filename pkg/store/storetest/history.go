@@ -57,10 +57,21 @@ func testValueHistory(t *testing.T, s store.Store) {
 	}
 
 	// Pruning keeps the versions still newest of their value.
-	n, err := s.PruneHistory(ctx, time.Now().Add(time.Hour), 100)
+	// In batches of one transaction: the first covers tx1 alone.
+	n, last, err := s.PruneHistory(ctx, time.Now().Add(time.Hour), 0, 1)
 	must(t, err)
-	if n != 2 { // tx1's a10 and a11, both superseded
-		t.Fatalf("pruned %d versions, want 2", n)
+	if n != 2 || last != tx1 { // tx1's a10 and a11, both superseded
+		t.Fatalf("pruned %d versions up to %d, want 2 up to %d", n, last, tx1)
+	}
+	for last != 0 {
+		n, last, err = s.PruneHistory(ctx, time.Now().Add(time.Hour), last, 1)
+		must(t, err)
+		if n != 0 {
+			t.Fatalf("pruned %d more versions", n)
+		}
+	}
+	if n, _, err := s.PruneHistory(ctx, time.Now().Add(-time.Hour), 0, 100); err != nil || n != 0 {
+		t.Fatalf("pruned %d versions of no transaction old enough (%v)", n, err)
 	}
 	got, err = s.ValueHistory(ctx, store.HistoryQuery{ObjectID: 1})
 	must(t, err)

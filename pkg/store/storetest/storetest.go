@@ -50,6 +50,7 @@ func Run(t *testing.T, newStore Factory) {
 		{Name: "Jobs", Run: testJobs},
 		{Name: "WebhookAttempts", Run: testWebhookAttempts},
 		{Name: "ValueHistory", Run: testValueHistory},
+		{Name: "ObjectHistory", Run: testObjectHistory},
 	})
 }
 

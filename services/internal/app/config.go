@@ -132,6 +132,12 @@ type Config struct {
 	// CMS_WEBHOOK_ATTEMPTS_MAX_AGE.
 	WebhookKeepAttempts   int           `yaml:"webhookKeepAttempts"`
 	WebhookAttemptsMaxAge time.Duration `yaml:"webhookAttemptsMaxAge"`
+	// HistoryRetention is how long object history (the versions behind
+	// GET …/history, asOf and revert, docs/branches.md) is kept; 0, the
+	// default, keeps it for ever. With a retention each Management process
+	// prunes the older versions every hour, keeping the newest of each
+	// value and object row. CMS_HISTORY_RETENTION.
+	HistoryRetention time.Duration `yaml:"historyRetention"`
 	// Webhook deliveries (pkg/webhooks, docs/webhooks.md): the bound of one
 	// attempt, how long an event is retried before it is given up, the
 	// response bytes read, and whether receivers may sit on loopback,
@@ -470,6 +476,9 @@ func (c Config) Validate() error {
 	}
 	if c.JobCleanupMinAge < 0 {
 		errs = append(errs, errors.New("jobCleanupMinAge must not be negative"))
+	}
+	if c.HistoryRetention < 0 {
+		errs = append(errs, errors.New("historyRetention must not be negative (0 keeps the history for ever)"))
 	}
 	if c.Queries.Queue < 0 || c.Queries.QueueWait < 0 || c.Queries.ShedLogInterval <= 0 {
 		errs = append(errs, errors.New("queries: queue and queueWait must not be negative, shedLogInterval must be positive"))

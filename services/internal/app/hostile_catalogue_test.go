@@ -21,8 +21,8 @@ import (
 func hostileCatalogue(t *testing.T, w hostileWorld) []hostileCase {
 	t.Helper()
 	rpcs := declaredRPCs()
-	if len(rpcs) != 81 { // NovaDB's 75 and ours: Webhook_GetWebhookDeliveries, Webhook_SendTestDelivery, Delivery_WatchChanges, Auth_IssueToken, Auth_RenewToken, Auth_Logout
-		t.Fatalf("%d RPCs, want 81", len(rpcs))
+	if len(rpcs) != 84 { // NovaDB's 75 and ours: Webhook_GetWebhookDeliveries, Webhook_SendTestDelivery, Delivery_WatchChanges, Auth_IssueToken, Auth_RenewToken, Auth_Logout, Cms_GetObjectHistory, Cms_RevertObject, Cms_RevertObjects
+		t.Fatalf("%d RPCs, want 84", len(rpcs))
 	}
 	var cases []hostileCase
 	for _, d := range rpcs {
@@ -46,7 +46,7 @@ func asAdmin(c hostileCase) hostileCase {
 // identVars are path variables that hold a branch, object, job, comment or
 // template id: plain digits or (branches and objects) a GUID or an
 // ApiIdentifier; anything else is refused.
-var identVars = []string{"branch", "id", "branch_id", "bpo_id", "template_id", "job_id", "comment_id", "webhook_id"}
+var identVars = []string{"branch", "id", "object", "branch_id", "bpo_id", "template_id", "job_id", "comment_id", "webhook_id"}
 
 // isBranchScoped: the RPC needs a grant on a branch named by the request.
 func isBranchScoped(d declared) bool {
@@ -246,6 +246,11 @@ func queryCases(d declared) []hostileCase {
 			// Over any identifier limit (the code generator's is 1000).
 			q("ids of 5000 identifiers", "ids="+strings.TrimSuffix(strings.Repeat("a,", 5000), ","), clientError())
 			q("ids all and more", "ids=all,"+strings.Repeat("x", 300), clientError())
+		case "asOf": // a transaction id: positive, committed
+			q("asOf=0", "asOf=0", bad)
+			q("asOf=-1", "asOf=-1", bad)
+			q("asOf=2^62", "asOf=4611686018427387904", bad)
+			q("asOf=abc", "asOf=abc", bad)
 		case "sort":
 			q("20 sort keys", "sort="+strings.TrimSuffix(strings.Repeat("id,", 20), ","), bad)
 		case "filter", "pattern", "fields":

@@ -149,8 +149,8 @@ func (c hostileCase) request(w hostileWorld) (*http.Request, error) {
 		switch {
 		case m[1] == "type":
 			vars["type"] = "ledger"
-		case m[1] == "id" && branch != "id":
-			vars["id"] = strconv.FormatInt(w.doc, 10)
+		case m[1] == "id" && branch != "id", m[1] == "object":
+			vars[m[1]] = strconv.FormatInt(w.doc, 10)
 		}
 	}
 	for k, v := range parts.vars {

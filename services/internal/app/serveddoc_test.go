@@ -142,6 +142,15 @@ func TestServedDocumentsDescribeTheWire(t *testing.T) {
 		{http.StatusOK, http.MethodGet, fmt.Sprintf("/apis/cms/v1/jobs/%d/progress", job), ""},
 		{http.StatusNotFound, http.MethodGet, "/apis/cms/v1/branches/987654", ""},
 		{http.StatusNotFound, http.MethodGet, "/apis/cms/v1/comments/987654321", ""},
+		{http.StatusOK, http.MethodGet, fmt.Sprintf("/apis/cms/v1/branches/4/objects/%d/history?take=5", id), ""},
+		{http.StatusOK, http.MethodGet, fmt.Sprintf("/apis/cms/v1/branches/4/objects/%d?asOf=%d", id, item.Transaction.ID), ""},
+		{http.StatusBadRequest, http.MethodGet, fmt.Sprintf("/apis/cms/v1/branches/4/objects/%d?asOf=0", id), ""},
+		{http.StatusOK, http.MethodGet, fmt.Sprintf("/apis/cms/v1/branches/4/types/sdoc/objects?asOf=%d&take=5", item.Transaction.ID), ""},
+		{http.StatusOK, http.MethodPost, fmt.Sprintf("/apis/cms/v1/branches/4/objects/%d/revert", id),
+			fmt.Sprintf(`{"transaction":%d,"comment":"served doc"}`, item.Transaction.ID)},
+		{http.StatusOK, http.MethodPost, "/apis/cms/v1/branches/4/objects/revert",
+			fmt.Sprintf(`{"objectIds":["%d"],"transaction":%d}`, id, item.Transaction.ID)},
+		{http.StatusNotFound, http.MethodPost, "/apis/cms/v1/branches/4/objects/987654/revert", `{"transaction":1}`},
 	} {
 		mgmt.check(t, ex.method, ex.target, ex.body, admin.must(ex.want, ex.method, ex.target, ex.body))
 	}

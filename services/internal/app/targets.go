@@ -123,13 +123,17 @@ func buildTargets(ctx context.Context, cfg Config, comps *Components, log *slog.
 			}
 			st := notifyingStore{Store: comps.Store, notify: relay.Notify}
 			opts := []content.Option{content.WithUsersChanged(usersChanged),
-				content.WithValueLimits(content.ValueLimits{MaxValueBytes: cfg.MaxValueBytes, MaxRequestValueBytes: cfg.MaxRequestValueBytes})}
+				content.WithValueLimits(content.ValueLimits{MaxValueBytes: cfg.MaxValueBytes, MaxRequestValueBytes: cfg.MaxRequestValueBytes}),
+				content.WithHistoryRetention(cfg.HistoryRetention)}
 			fs := NewFiles(cfg, comps, log)
 			if fs != nil {
 				workers = append(workers, expireUploads(fs, log.With("worker", "uploads")))
 				opts = append(opts, content.WithFileCheck(fs.HashExists))
 			}
 			svc := content.New(st, log.With("component", "content"), opts...)
+			if cfg.HistoryRetention > 0 {
+				workers = append(workers, pruneHistory(svc, time.Hour, log.With("worker", "history")))
+			}
 			mg, err := management.New(management.Options{
 				MaxUploadBytes: cfg.MaxUploadBytes, Content: svc, Files: fs, Jobs: jw.service(svc, relay.Notify),
 				Webhooks: webhooks.NewHistory(comps.Store), WebhookTests: webhooks.NewTester(comps.Store, cfg.webhookClient()),

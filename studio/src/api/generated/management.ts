@@ -34,6 +34,34 @@ export type ManagementServiceDeleteObjectsBody = {
 };
 
 /**
+ * RevertObjectRequest restores one object to its state after a transaction
+ * (POST /branches/{branch}/objects/{object}/revert).
+ */
+export type ManagementServiceRevertObjectBody = {
+  /** Attribute IDs, Guids or ApiIdentifiers: restore only their values (the object's deleted state is then left alone); empty = the whole object. */
+  attributes?: string[];
+  /** The transaction comment; the revert appends what it reverted. May be null. */
+  comment?: string;
+  /** Required: the transaction whose state the object gets back. */
+  transaction?: number;
+};
+
+/**
+ * RevertObjectsRequest restores several objects to their state after one
+ * transaction, in one new transaction (POST /branches/{branch}/objects/revert).
+ */
+export type ManagementServiceRevertObjectsBody = {
+  /** Attribute IDs, Guids or ApiIdentifiers: restore only their values; empty = the whole objects. */
+  attributes?: string[];
+  /** The transaction comment; the revert appends what it reverted. May be null. */
+  comment?: string;
+  /** Required: object IDs, Guids or ApiIdentifiers, 1 to 100. */
+  objectIds?: string[];
+  /** Required: the transaction whose state the objects get back. */
+  transaction?: number;
+};
+
+/**
  * SendTestDeliveryRequest sends a test delivery
  * (POST /webhooks/{webhookId}/test, body {}).
  */
@@ -562,11 +590,42 @@ export type LogoutRequest = Record<string, unknown>;
 /** LogoutResponse is empty. */
 export type LogoutResponse = Record<string, unknown>;
 
+/** ObjectHistory is a page of an object's history, newest transaction first. */
+export type ObjectHistory = {
+  /** Token for the next page ("continue" query parameter); null on the last page. */
+  continue?: string;
+  /** The number of entries in this page. */
+  count?: number;
+  /** The entries. */
+  entries?: ObjectHistoryEntry[];
+};
+
+/**
+ * ObjectHistoryEntry is one transaction that changed the object on the
+ * branch: its row (created, deleted, restored) or its values there.
+ */
+export type ObjectHistoryEntry = {
+  /** The value groups the transaction changed, by attribute, variant and language; a multi-valued attribute's rows are one change. */
+  changes?: ValueChange[];
+  /** "created", "deleted", "restored" or "updated" (values only, or the ApiIdentifier). */
+  kind?: string;
+  /** The transaction. */
+  transaction?: CmsTransaction;
+};
+
 /**
  * RenewTokenRequest asks for a fresh token for the caller (POST
  * /auth/token/renew, authenticated by a still valid token).
  */
 export type RenewTokenRequest = Record<string, unknown>;
+
+/** RevertObjectsResponse is what a revert wrote. */
+export type RevertObjectsResponse = {
+  /** The number of objects whose row or values changed. */
+  revertedObjects?: number;
+  /** The new transaction. */
+  transaction?: CmsTransaction;
+};
 
 /** UpdateBranchResponse is the NovaDB record UpdateBranchResponse. */
 export type UpdateBranchResponse = {
@@ -584,6 +643,24 @@ export type UpdateObjectsResponse = {
   transaction?: CmsTransaction;
   /** The number of objects that have been updated. */
   updatedObjects?: number;
+};
+
+/**
+ * ValueChange is one (attribute, language, variant) group before and after
+ * a transaction. An empty side means no value there; a value null is the
+ * override that hides an inherited value on a child branch.
+ */
+export type ValueChange = {
+  /** The attribute ID. */
+  attribute?: number;
+  /** The language ID, or 0 if the values are not language specific. */
+  language?: number;
+  /** The rows after the transaction. */
+  newValues?: CmsValue[];
+  /** The rows before the transaction. */
+  oldValues?: CmsValue[];
+  /** The variant ID, or 0 if the values are not variant specific. */
+  variant?: number;
 };
 
 /**
@@ -735,6 +812,12 @@ export interface GetObjectsParams {
   variants?: string;
   /** Comma separated language IDs, Guids or ApiIdentifiers; filters the values. */
   languages?: string;
+  /**
+   * Read the object as the transaction asOf left it (docs/branches.md):
+   * 404 if it did not exist then, 400 for a transaction beyond the newest
+   * or older than the history retention. Identifiers resolve as they do now.
+   */
+  asOf?: number;
 }
 export type GetObjectsInput = never;
 export type GetObjectsOutput = CmsObjectList;
@@ -758,6 +841,18 @@ export interface CreateObjectsParams {
 export type CreateObjectsInput = ManagementServiceCreateObjectsBody;
 export type CreateObjectsOutput = CreateObjectsResponse;
 
+/**
+ * RevertObjects restores several objects to their state after one
+ * transaction, as one new transaction (not a NovaDB operation,
+ * docs/branches.md); 400, 403, 404.
+ */
+export interface RevertObjectsParams {
+  /** Path: the branch ID, Guid or ApiIdentifier. */
+  branch: string;
+}
+export type RevertObjectsInput = ManagementServiceRevertObjectsBody;
+export type RevertObjectsOutput = RevertObjectsResponse;
+
 /** GetObject reads an object by ID, Guid or ApiIdentifier; 304, 400, 403, 404, 422 (id matches more than one object). */
 export interface GetObjectParams {
   /** Path: the branch ID, Guid or ApiIdentifier. */
@@ -772,9 +867,47 @@ export interface GetObjectParams {
   variants?: string;
   /** Comma separated language IDs, Guids or ApiIdentifiers; filters the values. */
   languages?: string;
+  /**
+   * Read the object as the transaction asOf left it (docs/branches.md):
+   * 404 if it did not exist then, 400 for a transaction beyond the newest
+   * or older than the history retention. Identifiers resolve as they do now.
+   */
+  asOf?: number;
 }
 export type GetObjectInput = never;
 export type GetObjectOutput = CmsObject;
+
+/**
+ * GetObjectHistory lists the transactions that changed an object on a
+ * branch, newest first, with the values they changed (not a NovaDB
+ * operation, docs/branches.md); 400, 403, 404.
+ */
+export interface GetObjectHistoryParams {
+  /** Path: the branch ID, Guid or ApiIdentifier. */
+  branch: string;
+  /** Path: the object ID, Guid or ApiIdentifier. */
+  object: string;
+  /** Maximum number of transactions to return, 1 to 100; absent = 20. */
+  take?: number;
+  /** Opaque token from a previous page. */
+  continue?: string;
+}
+export type GetObjectHistoryInput = never;
+export type GetObjectHistoryOutput = ObjectHistory;
+
+/**
+ * RevertObject restores an object (or some of its attributes) to its state
+ * after a transaction, as one new transaction (not a NovaDB operation,
+ * docs/branches.md); 400, 403, 404, 412.
+ */
+export interface RevertObjectParams {
+  /** Path: the branch ID, Guid or ApiIdentifier. */
+  branch: string;
+  /** Path: the object ID, Guid or ApiIdentifier. */
+  object: string;
+}
+export type RevertObjectInput = ManagementServiceRevertObjectBody;
+export type RevertObjectOutput = RevertObjectsResponse;
 
 /** GetTypedObjects lists the objects of one type; 304, 400, 403, 404, 422. */
 export interface GetTypedObjectsParams {
@@ -796,6 +929,13 @@ export interface GetTypedObjectsParams {
   variants?: string;
   /** Comma separated language IDs, Guids or ApiIdentifiers; filters the values. */
   languages?: string;
+  /**
+   * List the objects of the type as the transaction asOf left them
+   * (docs/branches.md): those created later are left out, deleted means
+   * deleted then; 400 for a transaction beyond the newest or older than the
+   * history retention.
+   */
+  asOf?: number;
 }
 export type GetTypedObjectsInput = never;
 export type GetTypedObjectsOutput = CmsObjectList;
@@ -1073,7 +1213,10 @@ export const operations = {
   GetObjects: { method: "GET", path: "/apis/cms/v1/branches/{branch}/objects" },
   UpdateObjects: { method: "PATCH", path: "/apis/cms/v1/branches/{branch}/objects" },
   CreateObjects: { method: "POST", path: "/apis/cms/v1/branches/{branch}/objects" },
+  RevertObjects: { method: "POST", path: "/apis/cms/v1/branches/{branch}/objects/revert" },
   GetObject: { method: "GET", path: "/apis/cms/v1/branches/{branch}/objects/{id}" },
+  GetObjectHistory: { method: "GET", path: "/apis/cms/v1/branches/{branch}/objects/{object}/history" },
+  RevertObject: { method: "POST", path: "/apis/cms/v1/branches/{branch}/objects/{object}/revert" },
   GetTypedObjects: { method: "GET", path: "/apis/cms/v1/branches/{branch}/types/{type}/objects" },
   DeleteBranch: { method: "DELETE", path: "/apis/cms/v1/branches/{id}" },
   GetBranch: { method: "GET", path: "/apis/cms/v1/branches/{id}" },
@@ -1116,7 +1259,10 @@ export interface Operations {
   GetObjects: { params: GetObjectsParams; body: GetObjectsInput; answer: GetObjectsOutput };
   UpdateObjects: { params: UpdateObjectsParams; body: UpdateObjectsInput; answer: UpdateObjectsOutput };
   CreateObjects: { params: CreateObjectsParams; body: CreateObjectsInput; answer: CreateObjectsOutput };
+  RevertObjects: { params: RevertObjectsParams; body: RevertObjectsInput; answer: RevertObjectsOutput };
   GetObject: { params: GetObjectParams; body: GetObjectInput; answer: GetObjectOutput };
+  GetObjectHistory: { params: GetObjectHistoryParams; body: GetObjectHistoryInput; answer: GetObjectHistoryOutput };
+  RevertObject: { params: RevertObjectParams; body: RevertObjectInput; answer: RevertObjectOutput };
   GetTypedObjects: { params: GetTypedObjectsParams; body: GetTypedObjectsInput; answer: GetTypedObjectsOutput };
   DeleteBranch: { params: DeleteBranchParams; body: DeleteBranchInput; answer: DeleteBranchOutput };
   GetBranch: { params: GetBranchParams; body: GetBranchInput; answer: GetBranchOutput };

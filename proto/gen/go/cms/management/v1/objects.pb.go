@@ -35,7 +35,11 @@ type GetObjectRequest struct {
 	// Comma separated variant IDs, Guids or ApiIdentifiers; filters the values.
 	Variants *string `protobuf:"bytes,5,opt,name=variants,proto3,oneof" json:"variants,omitempty"`
 	// Comma separated language IDs, Guids or ApiIdentifiers; filters the values.
-	Languages     *string `protobuf:"bytes,6,opt,name=languages,proto3,oneof" json:"languages,omitempty"`
+	Languages *string `protobuf:"bytes,6,opt,name=languages,proto3,oneof" json:"languages,omitempty"`
+	// Read the object as the transaction asOf left it (docs/branches.md):
+	// 404 if it did not exist then, 400 for a transaction beyond the newest
+	// or older than the history retention. Identifiers resolve as they do now.
+	AsOf          *int64 `protobuf:"varint,7,opt,name=as_of,json=asOf,proto3,oneof" json:"as_of,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -112,6 +116,13 @@ func (x *GetObjectRequest) GetLanguages() string {
 	return ""
 }
 
+func (x *GetObjectRequest) GetAsOf() int64 {
+	if x != nil && x.AsOf != nil {
+		return *x.AsOf
+	}
+	return 0
+}
+
 // GetObjectsRequest reads several objects (GET /branches/{branch}/objects).
 type GetObjectsRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -126,7 +137,11 @@ type GetObjectsRequest struct {
 	// Comma separated variant IDs, Guids or ApiIdentifiers; filters the values.
 	Variants *string `protobuf:"bytes,5,opt,name=variants,proto3,oneof" json:"variants,omitempty"`
 	// Comma separated language IDs, Guids or ApiIdentifiers; filters the values.
-	Languages     *string `protobuf:"bytes,6,opt,name=languages,proto3,oneof" json:"languages,omitempty"`
+	Languages *string `protobuf:"bytes,6,opt,name=languages,proto3,oneof" json:"languages,omitempty"`
+	// Read the object as the transaction asOf left it (docs/branches.md):
+	// 404 if it did not exist then, 400 for a transaction beyond the newest
+	// or older than the history retention. Identifiers resolve as they do now.
+	AsOf          *int64 `protobuf:"varint,7,opt,name=as_of,json=asOf,proto3,oneof" json:"as_of,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -201,6 +216,13 @@ func (x *GetObjectsRequest) GetLanguages() string {
 		return *x.Languages
 	}
 	return ""
+}
+
+func (x *GetObjectsRequest) GetAsOf() int64 {
+	if x != nil && x.AsOf != nil {
+		return *x.AsOf
+	}
+	return 0
 }
 
 // CreateObjectsRequest is the NovaDB record CreateObjectsRequest (JSON body of
@@ -579,7 +601,7 @@ var File_cms_management_v1_objects_proto protoreflect.FileDescriptor
 
 const file_cms_management_v1_objects_proto_rawDesc = "" +
 	"\n" +
-	"\x1fcms/management/v1/objects.proto\x12\x11cms.management.v1\x1a\x1ecms/management/v1/common.proto\"\xeb\x01\n" +
+	"\x1fcms/management/v1/objects.proto\x12\x11cms.management.v1\x1a\x1ecms/management/v1/common.proto\"\x8f\x02\n" +
 	"\x10GetObjectRequest\x12\x16\n" +
 	"\x06branch\x18\x01 \x01(\tR\x06branch\x12\x0e\n" +
 	"\x02id\x18\x02 \x01(\tR\x02id\x12\x1c\n" +
@@ -588,11 +610,13 @@ const file_cms_management_v1_objects_proto_rawDesc = "" +
 	"attributes\x18\x04 \x01(\tH\x00R\n" +
 	"attributes\x88\x01\x01\x12\x1f\n" +
 	"\bvariants\x18\x05 \x01(\tH\x01R\bvariants\x88\x01\x01\x12!\n" +
-	"\tlanguages\x18\x06 \x01(\tH\x02R\tlanguages\x88\x01\x01B\r\n" +
+	"\tlanguages\x18\x06 \x01(\tH\x02R\tlanguages\x88\x01\x01\x12\x18\n" +
+	"\x05as_of\x18\a \x01(\x03H\x03R\x04asOf\x88\x01\x01B\r\n" +
 	"\v_attributesB\v\n" +
 	"\t_variantsB\f\n" +
 	"\n" +
-	"_languages\"\xee\x01\n" +
+	"_languagesB\b\n" +
+	"\x06_as_of\"\x92\x02\n" +
 	"\x11GetObjectsRequest\x12\x16\n" +
 	"\x06branch\x18\x01 \x01(\tR\x06branch\x12\x10\n" +
 	"\x03ids\x18\x02 \x01(\tR\x03ids\x12\x1c\n" +
@@ -601,11 +625,13 @@ const file_cms_management_v1_objects_proto_rawDesc = "" +
 	"attributes\x18\x04 \x01(\tH\x00R\n" +
 	"attributes\x88\x01\x01\x12\x1f\n" +
 	"\bvariants\x18\x05 \x01(\tH\x01R\bvariants\x88\x01\x01\x12!\n" +
-	"\tlanguages\x18\x06 \x01(\tH\x02R\tlanguages\x88\x01\x01B\r\n" +
+	"\tlanguages\x18\x06 \x01(\tH\x02R\tlanguages\x88\x01\x01\x12\x18\n" +
+	"\x05as_of\x18\a \x01(\x03H\x03R\x04asOf\x88\x01\x01B\r\n" +
 	"\v_attributesB\v\n" +
 	"\t_variantsB\f\n" +
 	"\n" +
-	"_languages\"\x91\x01\n" +
+	"_languagesB\b\n" +
+	"\x06_as_of\"\x91\x01\n" +
 	"\x14CreateObjectsRequest\x12\x16\n" +
 	"\x06branch\x18\x01 \x01(\tR\x06branch\x12\x1d\n" +
 	"\acomment\x18\x02 \x01(\tH\x00R\acomment\x88\x01\x01\x126\n" +

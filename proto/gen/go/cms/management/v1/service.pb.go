@@ -28,7 +28,7 @@ var File_cms_management_v1_service_proto protoreflect.FileDescriptor
 
 const file_cms_management_v1_service_proto_rawDesc = "" +
 	"\n" +
-	"\x1fcms/management/v1/service.proto\x12\x11cms.management.v1\x1a cms/management/v1/branches.proto\x1a\x1fcms/management/v1/codegen.proto\x1a cms/management/v1/comments.proto\x1a\x1ecms/management/v1/common.proto\x1a\x1ccms/management/v1/jobs.proto\x1a\x1fcms/management/v1/objects.proto\x1a\x1ecms/management/v1/tokens.proto\x1a%cms/management/v1/typed_objects.proto\x1a\x1fcms/management/v1/uploads.proto\x1a\x1dcms/management/v1/users.proto\x1a cms/management/v1/webhooks.proto\x1a\x1ccms/options/v1/options.proto\x1a\x1cgoogle/api/annotations.proto\x1a\x1bgoogle/protobuf/empty.proto\x1a.protoc-gen-openapiv2/options/annotations.proto2\xc04\n" +
+	"\x1fcms/management/v1/service.proto\x12\x11cms.management.v1\x1a cms/management/v1/branches.proto\x1a\x1fcms/management/v1/codegen.proto\x1a cms/management/v1/comments.proto\x1a\x1ecms/management/v1/common.proto\x1a\x1fcms/management/v1/history.proto\x1a\x1ccms/management/v1/jobs.proto\x1a\x1fcms/management/v1/objects.proto\x1a\x1ecms/management/v1/tokens.proto\x1a%cms/management/v1/typed_objects.proto\x1a\x1fcms/management/v1/uploads.proto\x1a\x1dcms/management/v1/users.proto\x1a cms/management/v1/webhooks.proto\x1a\x1ccms/options/v1/options.proto\x1a\x1cgoogle/api/annotations.proto\x1a\x1bgoogle/protobuf/empty.proto\x1a.protoc-gen-openapiv2/options/annotations.proto2\x949\n" +
 	"\x11ManagementService\x12\x90\x01\n" +
 	"\vGetBranches\x12%.cms.management.v1.GetBranchesRequest\x1a .cms.management.v1.CmsObjectList\"8\xea\xf9\x18\x0fCms_GetBranches\xfa\xf9\x18\x04\b\x01H\x01\x82\xd3\xe4\x93\x02\x17\x12\x15/apis/cms/v1/branches\x12\x92\x01\n" +
 	"\fCreateBranch\x12&.cms.management.v1.CreateBranchRequest\x1a\x1c.cms.management.v1.CmsObject\"<\xea\xf9\x18\x10Cms_CreateBranch\xfa\xf9\x18\x04\b\x03 \x01\x82\xd3\xe4\x93\x02\x1a:\x01*\"\x15/apis/cms/v1/branches\x12\x8d\x01\n" +
@@ -87,7 +87,13 @@ const file_cms_management_v1_service_proto_rawDesc = "" +
 	"\b\x02\x12\x06branch\x82\xd3\xe4\x93\x025\x123/apis/cms/v1/branches/{branch}/types/{type}/objects\x12\xd8\x01\n" +
 	"\x14GetWebhookDeliveries\x12..cms.management.v1.GetWebhookDeliveriesRequest\x1a%.cms.management.v1.WebhookAttemptList\"i\xea\xf9\x18\x1cWebhook_GetWebhookDeliveries\xfa\xf9\x18\x10\b\x02(\x032\n" +
 	"webhook_id\x82\xd3\xe4\x93\x02/\x12-/apis/cms/v1/webhooks/{webhook_id}/deliveries\x12\xb7\x01\n" +
-	"\x10SendTestDelivery\x12*.cms.management.v1.SendTestDeliveryRequest\x1a!.cms.management.v1.WebhookAttempt\"T\xea\xf9\x18\x18Webhook_SendTestDelivery\xfa\xf9\x18\x02\b\x04\x82\xd3\xe4\x93\x02,:\x01*\"'/apis/cms/v1/webhooks/{webhook_id}/test\x12\x8d\x01\n" +
+	"\x10SendTestDelivery\x12*.cms.management.v1.SendTestDeliveryRequest\x1a!.cms.management.v1.WebhookAttempt\"T\xea\xf9\x18\x18Webhook_SendTestDelivery\xfa\xf9\x18\x02\b\x04\x82\xd3\xe4\x93\x02,:\x01*\"'/apis/cms/v1/webhooks/{webhook_id}/test\x12\xc7\x01\n" +
+	"\x10GetObjectHistory\x12*.cms.management.v1.GetObjectHistoryRequest\x1a .cms.management.v1.ObjectHistory\"e\xea\xf9\x18\x14Cms_GetObjectHistory\xfa\xf9\x18\n" +
+	"\b\x02\x12\x06branch\x82\xd3\xe4\x93\x029\x127/apis/cms/v1/branches/{branch}/objects/{object}/history\x12\xc5\x01\n" +
+	"\fRevertObject\x12&.cms.management.v1.RevertObjectRequest\x1a(.cms.management.v1.RevertObjectsResponse\"c\xea\xf9\x18\x10Cms_RevertObject\xfa\xf9\x18\n" +
+	"\b\x03\x12\x06branch\x82\xd3\xe4\x93\x02;:\x01*\"6/apis/cms/v1/branches/{branch}/objects/{object}/revert\x12\xbf\x01\n" +
+	"\rRevertObjects\x12'.cms.management.v1.RevertObjectsRequest\x1a(.cms.management.v1.RevertObjectsResponse\"[\xea\xf9\x18\x11Cms_RevertObjects\xfa\xf9\x18\n" +
+	"\b\x03\x12\x06branch\x82\xd3\xe4\x93\x022:\x01*\"-/apis/cms/v1/branches/{branch}/objects/revert\x12\x8d\x01\n" +
 	"\n" +
 	"IssueToken\x12$.cms.management.v1.IssueTokenRequest\x1a\x1c.cms.management.v1.AuthToken\";\xea\xf9\x18\x0fAuth_IssueToken\xfa\xf9\x18\x02\b\x05\x82\xd3\xe4\x93\x02\x1c:\x01*\"\x17/apis/cms/v1/auth/token\x12\x93\x01\n" +
 	"\n" +
@@ -138,32 +144,37 @@ var file_cms_management_v1_service_proto_goTypes = []any{
 	(*GetTypedObjectsRequest)(nil),      // 33: cms.management.v1.GetTypedObjectsRequest
 	(*GetWebhookDeliveriesRequest)(nil), // 34: cms.management.v1.GetWebhookDeliveriesRequest
 	(*SendTestDeliveryRequest)(nil),     // 35: cms.management.v1.SendTestDeliveryRequest
-	(*IssueTokenRequest)(nil),           // 36: cms.management.v1.IssueTokenRequest
-	(*RenewTokenRequest)(nil),           // 37: cms.management.v1.RenewTokenRequest
-	(*LogoutRequest)(nil),               // 38: cms.management.v1.LogoutRequest
-	(*CmsObjectList)(nil),               // 39: cms.management.v1.CmsObjectList
-	(*CmsObject)(nil),                   // 40: cms.management.v1.CmsObject
-	(*UpdateBranchResponse)(nil),        // 41: cms.management.v1.UpdateBranchResponse
-	(*DeleteBranchResponse)(nil),        // 42: cms.management.v1.DeleteBranchResponse
-	(*GeneratedCode)(nil),               // 43: cms.management.v1.GeneratedCode
-	(*CmsComment)(nil),                  // 44: cms.management.v1.CmsComment
-	(*CmsCommentList)(nil),              // 45: cms.management.v1.CmsCommentList
-	(*emptypb.Empty)(nil),               // 46: google.protobuf.Empty
-	(*FileUploadResult)(nil),            // 47: cms.management.v1.FileUploadResult
-	(*CmsJob)(nil),                      // 48: cms.management.v1.CmsJob
-	(*CmsJobList)(nil),                  // 49: cms.management.v1.CmsJobList
-	(*JobMetricsList)(nil),              // 50: cms.management.v1.JobMetricsList
-	(*JobProgress)(nil),                 // 51: cms.management.v1.JobProgress
-	(*JobObjectIds)(nil),                // 52: cms.management.v1.JobObjectIds
-	(*JobArtifactList)(nil),             // 53: cms.management.v1.JobArtifactList
-	(*JobInputUploadResult)(nil),        // 54: cms.management.v1.JobInputUploadResult
-	(*CreateObjectsResponse)(nil),       // 55: cms.management.v1.CreateObjectsResponse
-	(*UpdateObjectsResponse)(nil),       // 56: cms.management.v1.UpdateObjectsResponse
-	(*DeleteObjectsResponse)(nil),       // 57: cms.management.v1.DeleteObjectsResponse
-	(*WebhookAttemptList)(nil),          // 58: cms.management.v1.WebhookAttemptList
-	(*WebhookAttempt)(nil),              // 59: cms.management.v1.WebhookAttempt
-	(*AuthToken)(nil),                   // 60: cms.management.v1.AuthToken
-	(*LogoutResponse)(nil),              // 61: cms.management.v1.LogoutResponse
+	(*GetObjectHistoryRequest)(nil),     // 36: cms.management.v1.GetObjectHistoryRequest
+	(*RevertObjectRequest)(nil),         // 37: cms.management.v1.RevertObjectRequest
+	(*RevertObjectsRequest)(nil),        // 38: cms.management.v1.RevertObjectsRequest
+	(*IssueTokenRequest)(nil),           // 39: cms.management.v1.IssueTokenRequest
+	(*RenewTokenRequest)(nil),           // 40: cms.management.v1.RenewTokenRequest
+	(*LogoutRequest)(nil),               // 41: cms.management.v1.LogoutRequest
+	(*CmsObjectList)(nil),               // 42: cms.management.v1.CmsObjectList
+	(*CmsObject)(nil),                   // 43: cms.management.v1.CmsObject
+	(*UpdateBranchResponse)(nil),        // 44: cms.management.v1.UpdateBranchResponse
+	(*DeleteBranchResponse)(nil),        // 45: cms.management.v1.DeleteBranchResponse
+	(*GeneratedCode)(nil),               // 46: cms.management.v1.GeneratedCode
+	(*CmsComment)(nil),                  // 47: cms.management.v1.CmsComment
+	(*CmsCommentList)(nil),              // 48: cms.management.v1.CmsCommentList
+	(*emptypb.Empty)(nil),               // 49: google.protobuf.Empty
+	(*FileUploadResult)(nil),            // 50: cms.management.v1.FileUploadResult
+	(*CmsJob)(nil),                      // 51: cms.management.v1.CmsJob
+	(*CmsJobList)(nil),                  // 52: cms.management.v1.CmsJobList
+	(*JobMetricsList)(nil),              // 53: cms.management.v1.JobMetricsList
+	(*JobProgress)(nil),                 // 54: cms.management.v1.JobProgress
+	(*JobObjectIds)(nil),                // 55: cms.management.v1.JobObjectIds
+	(*JobArtifactList)(nil),             // 56: cms.management.v1.JobArtifactList
+	(*JobInputUploadResult)(nil),        // 57: cms.management.v1.JobInputUploadResult
+	(*CreateObjectsResponse)(nil),       // 58: cms.management.v1.CreateObjectsResponse
+	(*UpdateObjectsResponse)(nil),       // 59: cms.management.v1.UpdateObjectsResponse
+	(*DeleteObjectsResponse)(nil),       // 60: cms.management.v1.DeleteObjectsResponse
+	(*WebhookAttemptList)(nil),          // 61: cms.management.v1.WebhookAttemptList
+	(*WebhookAttempt)(nil),              // 62: cms.management.v1.WebhookAttempt
+	(*ObjectHistory)(nil),               // 63: cms.management.v1.ObjectHistory
+	(*RevertObjectsResponse)(nil),       // 64: cms.management.v1.RevertObjectsResponse
+	(*AuthToken)(nil),                   // 65: cms.management.v1.AuthToken
+	(*LogoutResponse)(nil),              // 66: cms.management.v1.LogoutResponse
 }
 var file_cms_management_v1_service_proto_depIdxs = []int32{
 	0,  // 0: cms.management.v1.ManagementService.GetBranches:input_type -> cms.management.v1.GetBranchesRequest
@@ -202,50 +213,56 @@ var file_cms_management_v1_service_proto_depIdxs = []int32{
 	33, // 33: cms.management.v1.ManagementService.GetTypedObjects:input_type -> cms.management.v1.GetTypedObjectsRequest
 	34, // 34: cms.management.v1.ManagementService.GetWebhookDeliveries:input_type -> cms.management.v1.GetWebhookDeliveriesRequest
 	35, // 35: cms.management.v1.ManagementService.SendTestDelivery:input_type -> cms.management.v1.SendTestDeliveryRequest
-	36, // 36: cms.management.v1.ManagementService.IssueToken:input_type -> cms.management.v1.IssueTokenRequest
-	37, // 37: cms.management.v1.ManagementService.RenewToken:input_type -> cms.management.v1.RenewTokenRequest
-	38, // 38: cms.management.v1.ManagementService.Logout:input_type -> cms.management.v1.LogoutRequest
-	39, // 39: cms.management.v1.ManagementService.GetBranches:output_type -> cms.management.v1.CmsObjectList
-	40, // 40: cms.management.v1.ManagementService.CreateBranch:output_type -> cms.management.v1.CmsObject
-	40, // 41: cms.management.v1.ManagementService.GetBranch:output_type -> cms.management.v1.CmsObject
-	41, // 42: cms.management.v1.ManagementService.UpdateBranch:output_type -> cms.management.v1.UpdateBranchResponse
-	42, // 43: cms.management.v1.ManagementService.DeleteBranch:output_type -> cms.management.v1.DeleteBranchResponse
-	43, // 44: cms.management.v1.ManagementService.GetCSharpClasses:output_type -> cms.management.v1.GeneratedCode
-	43, // 45: cms.management.v1.ManagementService.GetCSharpClass:output_type -> cms.management.v1.GeneratedCode
-	40, // 46: cms.management.v1.ManagementService.GetUserDisplayName:output_type -> cms.management.v1.CmsObject
-	44, // 47: cms.management.v1.ManagementService.CreateComment:output_type -> cms.management.v1.CmsComment
-	45, // 48: cms.management.v1.ManagementService.GetComments:output_type -> cms.management.v1.CmsCommentList
-	44, // 49: cms.management.v1.ManagementService.GetComment:output_type -> cms.management.v1.CmsComment
-	46, // 50: cms.management.v1.ManagementService.DeleteComment:output_type -> google.protobuf.Empty
-	46, // 51: cms.management.v1.ManagementService.UpdateComment:output_type -> google.protobuf.Empty
-	47, // 52: cms.management.v1.ManagementService.StartUpload:output_type -> cms.management.v1.FileUploadResult
-	47, // 53: cms.management.v1.ManagementService.ContinueUpload:output_type -> cms.management.v1.FileUploadResult
-	46, // 54: cms.management.v1.ManagementService.DeleteTempFile:output_type -> google.protobuf.Empty
-	48, // 55: cms.management.v1.ManagementService.CreateJob:output_type -> cms.management.v1.CmsJob
-	49, // 56: cms.management.v1.ManagementService.GetJobs:output_type -> cms.management.v1.CmsJobList
-	48, // 57: cms.management.v1.ManagementService.GetJob:output_type -> cms.management.v1.CmsJob
-	46, // 58: cms.management.v1.ManagementService.UpdateJob:output_type -> google.protobuf.Empty
-	46, // 59: cms.management.v1.ManagementService.DeleteJob:output_type -> google.protobuf.Empty
-	50, // 60: cms.management.v1.ManagementService.GetJobMetrics:output_type -> cms.management.v1.JobMetricsList
-	51, // 61: cms.management.v1.ManagementService.GetJobProgress:output_type -> cms.management.v1.JobProgress
-	52, // 62: cms.management.v1.ManagementService.GetJobObjectIds:output_type -> cms.management.v1.JobObjectIds
-	53, // 63: cms.management.v1.ManagementService.GetJobArtifacts:output_type -> cms.management.v1.JobArtifactList
-	54, // 64: cms.management.v1.ManagementService.JobInputUpload:output_type -> cms.management.v1.JobInputUploadResult
-	54, // 65: cms.management.v1.ManagementService.JobInputContinue:output_type -> cms.management.v1.JobInputUploadResult
-	46, // 66: cms.management.v1.ManagementService.JobInputCancel:output_type -> google.protobuf.Empty
-	40, // 67: cms.management.v1.ManagementService.GetObject:output_type -> cms.management.v1.CmsObject
-	39, // 68: cms.management.v1.ManagementService.GetObjects:output_type -> cms.management.v1.CmsObjectList
-	55, // 69: cms.management.v1.ManagementService.CreateObjects:output_type -> cms.management.v1.CreateObjectsResponse
-	56, // 70: cms.management.v1.ManagementService.UpdateObjects:output_type -> cms.management.v1.UpdateObjectsResponse
-	57, // 71: cms.management.v1.ManagementService.DeleteObjects:output_type -> cms.management.v1.DeleteObjectsResponse
-	39, // 72: cms.management.v1.ManagementService.GetTypedObjects:output_type -> cms.management.v1.CmsObjectList
-	58, // 73: cms.management.v1.ManagementService.GetWebhookDeliveries:output_type -> cms.management.v1.WebhookAttemptList
-	59, // 74: cms.management.v1.ManagementService.SendTestDelivery:output_type -> cms.management.v1.WebhookAttempt
-	60, // 75: cms.management.v1.ManagementService.IssueToken:output_type -> cms.management.v1.AuthToken
-	60, // 76: cms.management.v1.ManagementService.RenewToken:output_type -> cms.management.v1.AuthToken
-	61, // 77: cms.management.v1.ManagementService.Logout:output_type -> cms.management.v1.LogoutResponse
-	39, // [39:78] is the sub-list for method output_type
-	0,  // [0:39] is the sub-list for method input_type
+	36, // 36: cms.management.v1.ManagementService.GetObjectHistory:input_type -> cms.management.v1.GetObjectHistoryRequest
+	37, // 37: cms.management.v1.ManagementService.RevertObject:input_type -> cms.management.v1.RevertObjectRequest
+	38, // 38: cms.management.v1.ManagementService.RevertObjects:input_type -> cms.management.v1.RevertObjectsRequest
+	39, // 39: cms.management.v1.ManagementService.IssueToken:input_type -> cms.management.v1.IssueTokenRequest
+	40, // 40: cms.management.v1.ManagementService.RenewToken:input_type -> cms.management.v1.RenewTokenRequest
+	41, // 41: cms.management.v1.ManagementService.Logout:input_type -> cms.management.v1.LogoutRequest
+	42, // 42: cms.management.v1.ManagementService.GetBranches:output_type -> cms.management.v1.CmsObjectList
+	43, // 43: cms.management.v1.ManagementService.CreateBranch:output_type -> cms.management.v1.CmsObject
+	43, // 44: cms.management.v1.ManagementService.GetBranch:output_type -> cms.management.v1.CmsObject
+	44, // 45: cms.management.v1.ManagementService.UpdateBranch:output_type -> cms.management.v1.UpdateBranchResponse
+	45, // 46: cms.management.v1.ManagementService.DeleteBranch:output_type -> cms.management.v1.DeleteBranchResponse
+	46, // 47: cms.management.v1.ManagementService.GetCSharpClasses:output_type -> cms.management.v1.GeneratedCode
+	46, // 48: cms.management.v1.ManagementService.GetCSharpClass:output_type -> cms.management.v1.GeneratedCode
+	43, // 49: cms.management.v1.ManagementService.GetUserDisplayName:output_type -> cms.management.v1.CmsObject
+	47, // 50: cms.management.v1.ManagementService.CreateComment:output_type -> cms.management.v1.CmsComment
+	48, // 51: cms.management.v1.ManagementService.GetComments:output_type -> cms.management.v1.CmsCommentList
+	47, // 52: cms.management.v1.ManagementService.GetComment:output_type -> cms.management.v1.CmsComment
+	49, // 53: cms.management.v1.ManagementService.DeleteComment:output_type -> google.protobuf.Empty
+	49, // 54: cms.management.v1.ManagementService.UpdateComment:output_type -> google.protobuf.Empty
+	50, // 55: cms.management.v1.ManagementService.StartUpload:output_type -> cms.management.v1.FileUploadResult
+	50, // 56: cms.management.v1.ManagementService.ContinueUpload:output_type -> cms.management.v1.FileUploadResult
+	49, // 57: cms.management.v1.ManagementService.DeleteTempFile:output_type -> google.protobuf.Empty
+	51, // 58: cms.management.v1.ManagementService.CreateJob:output_type -> cms.management.v1.CmsJob
+	52, // 59: cms.management.v1.ManagementService.GetJobs:output_type -> cms.management.v1.CmsJobList
+	51, // 60: cms.management.v1.ManagementService.GetJob:output_type -> cms.management.v1.CmsJob
+	49, // 61: cms.management.v1.ManagementService.UpdateJob:output_type -> google.protobuf.Empty
+	49, // 62: cms.management.v1.ManagementService.DeleteJob:output_type -> google.protobuf.Empty
+	53, // 63: cms.management.v1.ManagementService.GetJobMetrics:output_type -> cms.management.v1.JobMetricsList
+	54, // 64: cms.management.v1.ManagementService.GetJobProgress:output_type -> cms.management.v1.JobProgress
+	55, // 65: cms.management.v1.ManagementService.GetJobObjectIds:output_type -> cms.management.v1.JobObjectIds
+	56, // 66: cms.management.v1.ManagementService.GetJobArtifacts:output_type -> cms.management.v1.JobArtifactList
+	57, // 67: cms.management.v1.ManagementService.JobInputUpload:output_type -> cms.management.v1.JobInputUploadResult
+	57, // 68: cms.management.v1.ManagementService.JobInputContinue:output_type -> cms.management.v1.JobInputUploadResult
+	49, // 69: cms.management.v1.ManagementService.JobInputCancel:output_type -> google.protobuf.Empty
+	43, // 70: cms.management.v1.ManagementService.GetObject:output_type -> cms.management.v1.CmsObject
+	42, // 71: cms.management.v1.ManagementService.GetObjects:output_type -> cms.management.v1.CmsObjectList
+	58, // 72: cms.management.v1.ManagementService.CreateObjects:output_type -> cms.management.v1.CreateObjectsResponse
+	59, // 73: cms.management.v1.ManagementService.UpdateObjects:output_type -> cms.management.v1.UpdateObjectsResponse
+	60, // 74: cms.management.v1.ManagementService.DeleteObjects:output_type -> cms.management.v1.DeleteObjectsResponse
+	42, // 75: cms.management.v1.ManagementService.GetTypedObjects:output_type -> cms.management.v1.CmsObjectList
+	61, // 76: cms.management.v1.ManagementService.GetWebhookDeliveries:output_type -> cms.management.v1.WebhookAttemptList
+	62, // 77: cms.management.v1.ManagementService.SendTestDelivery:output_type -> cms.management.v1.WebhookAttempt
+	63, // 78: cms.management.v1.ManagementService.GetObjectHistory:output_type -> cms.management.v1.ObjectHistory
+	64, // 79: cms.management.v1.ManagementService.RevertObject:output_type -> cms.management.v1.RevertObjectsResponse
+	64, // 80: cms.management.v1.ManagementService.RevertObjects:output_type -> cms.management.v1.RevertObjectsResponse
+	65, // 81: cms.management.v1.ManagementService.IssueToken:output_type -> cms.management.v1.AuthToken
+	65, // 82: cms.management.v1.ManagementService.RenewToken:output_type -> cms.management.v1.AuthToken
+	66, // 83: cms.management.v1.ManagementService.Logout:output_type -> cms.management.v1.LogoutResponse
+	42, // [42:84] is the sub-list for method output_type
+	0,  // [0:42] is the sub-list for method input_type
 	0,  // [0:0] is the sub-list for extension type_name
 	0,  // [0:0] is the sub-list for extension extendee
 	0,  // [0:0] is the sub-list for field type_name
@@ -260,6 +277,7 @@ func file_cms_management_v1_service_proto_init() {
 	file_cms_management_v1_codegen_proto_init()
 	file_cms_management_v1_comments_proto_init()
 	file_cms_management_v1_common_proto_init()
+	file_cms_management_v1_history_proto_init()
 	file_cms_management_v1_jobs_proto_init()
 	file_cms_management_v1_objects_proto_init()
 	file_cms_management_v1_tokens_proto_init()

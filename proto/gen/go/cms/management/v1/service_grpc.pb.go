@@ -56,6 +56,9 @@ const (
 	ManagementService_GetTypedObjects_FullMethodName      = "/cms.management.v1.ManagementService/GetTypedObjects"
 	ManagementService_GetWebhookDeliveries_FullMethodName = "/cms.management.v1.ManagementService/GetWebhookDeliveries"
 	ManagementService_SendTestDelivery_FullMethodName     = "/cms.management.v1.ManagementService/SendTestDelivery"
+	ManagementService_GetObjectHistory_FullMethodName     = "/cms.management.v1.ManagementService/GetObjectHistory"
+	ManagementService_RevertObject_FullMethodName         = "/cms.management.v1.ManagementService/RevertObject"
+	ManagementService_RevertObjects_FullMethodName        = "/cms.management.v1.ManagementService/RevertObjects"
 	ManagementService_IssueToken_FullMethodName           = "/cms.management.v1.ManagementService/IssueToken"
 	ManagementService_RenewToken_FullMethodName           = "/cms.management.v1.ManagementService/RenewToken"
 	ManagementService_Logout_FullMethodName               = "/cms.management.v1.ManagementService/Logout"
@@ -150,6 +153,18 @@ type ManagementServiceClient interface {
 	// webhook definition with this id). A receiver's refusal is no error:
 	// the attempt's status, error and outcome say it.
 	SendTestDelivery(ctx context.Context, in *SendTestDeliveryRequest, opts ...grpc.CallOption) (*WebhookAttempt, error)
+	// GetObjectHistory lists the transactions that changed an object on a
+	// branch, newest first, with the values they changed (not a NovaDB
+	// operation, docs/branches.md); 400, 403, 404.
+	GetObjectHistory(ctx context.Context, in *GetObjectHistoryRequest, opts ...grpc.CallOption) (*ObjectHistory, error)
+	// RevertObject restores an object (or some of its attributes) to its state
+	// after a transaction, as one new transaction (not a NovaDB operation,
+	// docs/branches.md); 400, 403, 404, 412.
+	RevertObject(ctx context.Context, in *RevertObjectRequest, opts ...grpc.CallOption) (*RevertObjectsResponse, error)
+	// RevertObjects restores several objects to their state after one
+	// transaction, as one new transaction (not a NovaDB operation,
+	// docs/branches.md); 400, 403, 404.
+	RevertObjects(ctx context.Context, in *RevertObjectsRequest, opts ...grpc.CallOption) (*RevertObjectsResponse, error)
 	// IssueToken trades a user name and password (JSON body, or HTTP Basic
 	// credentials with an empty body) for a short-lived bearer token (not a
 	// NovaDB operation, README "Bearer tokens"); 400, 401 (wrong
@@ -547,6 +562,36 @@ func (c *managementServiceClient) SendTestDelivery(ctx context.Context, in *Send
 	return out, nil
 }
 
+func (c *managementServiceClient) GetObjectHistory(ctx context.Context, in *GetObjectHistoryRequest, opts ...grpc.CallOption) (*ObjectHistory, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(ObjectHistory)
+	err := c.cc.Invoke(ctx, ManagementService_GetObjectHistory_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *managementServiceClient) RevertObject(ctx context.Context, in *RevertObjectRequest, opts ...grpc.CallOption) (*RevertObjectsResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(RevertObjectsResponse)
+	err := c.cc.Invoke(ctx, ManagementService_RevertObject_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *managementServiceClient) RevertObjects(ctx context.Context, in *RevertObjectsRequest, opts ...grpc.CallOption) (*RevertObjectsResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(RevertObjectsResponse)
+	err := c.cc.Invoke(ctx, ManagementService_RevertObjects_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 func (c *managementServiceClient) IssueToken(ctx context.Context, in *IssueTokenRequest, opts ...grpc.CallOption) (*AuthToken, error) {
 	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
 	out := new(AuthToken)
@@ -666,6 +711,18 @@ type ManagementServiceServer interface {
 	// webhook definition with this id). A receiver's refusal is no error:
 	// the attempt's status, error and outcome say it.
 	SendTestDelivery(context.Context, *SendTestDeliveryRequest) (*WebhookAttempt, error)
+	// GetObjectHistory lists the transactions that changed an object on a
+	// branch, newest first, with the values they changed (not a NovaDB
+	// operation, docs/branches.md); 400, 403, 404.
+	GetObjectHistory(context.Context, *GetObjectHistoryRequest) (*ObjectHistory, error)
+	// RevertObject restores an object (or some of its attributes) to its state
+	// after a transaction, as one new transaction (not a NovaDB operation,
+	// docs/branches.md); 400, 403, 404, 412.
+	RevertObject(context.Context, *RevertObjectRequest) (*RevertObjectsResponse, error)
+	// RevertObjects restores several objects to their state after one
+	// transaction, as one new transaction (not a NovaDB operation,
+	// docs/branches.md); 400, 403, 404.
+	RevertObjects(context.Context, *RevertObjectsRequest) (*RevertObjectsResponse, error)
 	// IssueToken trades a user name and password (JSON body, or HTTP Basic
 	// credentials with an empty body) for a short-lived bearer token (not a
 	// NovaDB operation, README "Bearer tokens"); 400, 401 (wrong
@@ -798,6 +855,15 @@ func (UnimplementedManagementServiceServer) GetWebhookDeliveries(context.Context
 }
 func (UnimplementedManagementServiceServer) SendTestDelivery(context.Context, *SendTestDeliveryRequest) (*WebhookAttempt, error) {
 	return nil, status.Error(codes.Unimplemented, "method SendTestDelivery not implemented")
+}
+func (UnimplementedManagementServiceServer) GetObjectHistory(context.Context, *GetObjectHistoryRequest) (*ObjectHistory, error) {
+	return nil, status.Error(codes.Unimplemented, "method GetObjectHistory not implemented")
+}
+func (UnimplementedManagementServiceServer) RevertObject(context.Context, *RevertObjectRequest) (*RevertObjectsResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method RevertObject not implemented")
+}
+func (UnimplementedManagementServiceServer) RevertObjects(context.Context, *RevertObjectsRequest) (*RevertObjectsResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method RevertObjects not implemented")
 }
 func (UnimplementedManagementServiceServer) IssueToken(context.Context, *IssueTokenRequest) (*AuthToken, error) {
 	return nil, status.Error(codes.Unimplemented, "method IssueToken not implemented")
@@ -1433,6 +1499,60 @@ func _ManagementService_SendTestDelivery_Handler(srv interface{}, ctx context.Co
 	return interceptor(ctx, in, info, handler)
 }
 
+func _ManagementService_GetObjectHistory_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(GetObjectHistoryRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(ManagementServiceServer).GetObjectHistory(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: ManagementService_GetObjectHistory_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(ManagementServiceServer).GetObjectHistory(ctx, req.(*GetObjectHistoryRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _ManagementService_RevertObject_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(RevertObjectRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(ManagementServiceServer).RevertObject(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: ManagementService_RevertObject_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(ManagementServiceServer).RevertObject(ctx, req.(*RevertObjectRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _ManagementService_RevertObjects_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(RevertObjectsRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(ManagementServiceServer).RevertObjects(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: ManagementService_RevertObjects_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(ManagementServiceServer).RevertObjects(ctx, req.(*RevertObjectsRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 func _ManagementService_IssueToken_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
 	in := new(IssueTokenRequest)
 	if err := dec(in); err != nil {
@@ -1621,6 +1741,18 @@ var ManagementService_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "SendTestDelivery",
 			Handler:    _ManagementService_SendTestDelivery_Handler,
+		},
+		{
+			MethodName: "GetObjectHistory",
+			Handler:    _ManagementService_GetObjectHistory_Handler,
+		},
+		{
+			MethodName: "RevertObject",
+			Handler:    _ManagementService_RevertObject_Handler,
+		},
+		{
+			MethodName: "RevertObjects",
+			Handler:    _ManagementService_RevertObjects_Handler,
 		},
 		{
 			MethodName: "IssueToken",

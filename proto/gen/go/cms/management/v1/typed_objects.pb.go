@@ -42,7 +42,12 @@ type GetTypedObjectsRequest struct {
 	// Comma separated variant IDs, Guids or ApiIdentifiers; filters the values.
 	Variants *string `protobuf:"bytes,8,opt,name=variants,proto3,oneof" json:"variants,omitempty"`
 	// Comma separated language IDs, Guids or ApiIdentifiers; filters the values.
-	Languages     *string `protobuf:"bytes,9,opt,name=languages,proto3,oneof" json:"languages,omitempty"`
+	Languages *string `protobuf:"bytes,9,opt,name=languages,proto3,oneof" json:"languages,omitempty"`
+	// List the objects of the type as the transaction asOf left them
+	// (docs/branches.md): those created later are left out, deleted means
+	// deleted then; 400 for a transaction beyond the newest or older than the
+	// history retention.
+	AsOf          *int64 `protobuf:"varint,10,opt,name=as_of,json=asOf,proto3,oneof" json:"as_of,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -140,11 +145,18 @@ func (x *GetTypedObjectsRequest) GetLanguages() string {
 	return ""
 }
 
+func (x *GetTypedObjectsRequest) GetAsOf() int64 {
+	if x != nil && x.AsOf != nil {
+		return *x.AsOf
+	}
+	return 0
+}
+
 var File_cms_management_v1_typed_objects_proto protoreflect.FileDescriptor
 
 const file_cms_management_v1_typed_objects_proto_rawDesc = "" +
 	"\n" +
-	"%cms/management/v1/typed_objects.proto\x12\x11cms.management.v1\"\xf0\x02\n" +
+	"%cms/management/v1/typed_objects.proto\x12\x11cms.management.v1\"\x94\x03\n" +
 	"\x16GetTypedObjectsRequest\x12\x16\n" +
 	"\x06branch\x18\x01 \x01(\tR\x06branch\x12\x12\n" +
 	"\x04type\x18\x02 \x01(\tR\x04type\x12\x1d\n" +
@@ -156,7 +168,9 @@ const file_cms_management_v1_typed_objects_proto_rawDesc = "" +
 	"attributes\x18\a \x01(\tH\x03R\n" +
 	"attributes\x88\x01\x01\x12\x1f\n" +
 	"\bvariants\x18\b \x01(\tH\x04R\bvariants\x88\x01\x01\x12!\n" +
-	"\tlanguages\x18\t \x01(\tH\x05R\tlanguages\x88\x01\x01B\n" +
+	"\tlanguages\x18\t \x01(\tH\x05R\tlanguages\x88\x01\x01\x12\x18\n" +
+	"\x05as_of\x18\n" +
+	" \x01(\x03H\x06R\x04asOf\x88\x01\x01B\n" +
 	"\n" +
 	"\b_deletedB\v\n" +
 	"\t_continueB\a\n" +
@@ -164,7 +178,8 @@ const file_cms_management_v1_typed_objects_proto_rawDesc = "" +
 	"\v_attributesB\v\n" +
 	"\t_variantsB\f\n" +
 	"\n" +
-	"_languagesBHZFgithub.com/cmsplatform/cms/proto/gen/go/cms/management/v1;managementv1b\x06proto3"
+	"_languagesB\b\n" +
+	"\x06_as_ofBHZFgithub.com/cmsplatform/cms/proto/gen/go/cms/management/v1;managementv1b\x06proto3"
 
 var (
 	file_cms_management_v1_typed_objects_proto_rawDescOnce sync.Once

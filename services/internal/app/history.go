@@ -1,0 +1,42 @@
+package app
+
+import (
+	"context"
+	"log/slog"
+	"time"
+
+	"github.com/cmsplatform/cms/pkg/content"
+)
+
+// pruneHistory deletes the object history older than the retention
+// (content.Service.PruneHistory) every interval until ctx ends: each pass
+// walks the transactions older than the retention batch by batch. Several
+// processes pruning at once delete nothing twice.
+func pruneHistory(svc *content.Service, every time.Duration, log *slog.Logger) func(context.Context) error {
+	return func(ctx context.Context) error {
+		t := time.NewTicker(every)
+		defer t.Stop()
+		for {
+			select {
+			case <-ctx.Done():
+				return nil
+			case <-t.C:
+			}
+			total, after := 0, int64(0)
+			for {
+				n, next, err := svc.PruneHistory(ctx, time.Now(), after)
+				total += n
+				if err != nil && ctx.Err() == nil {
+					log.Warn("pruning object history", "err", err)
+				}
+				if err != nil || next == 0 {
+					break
+				}
+				after = next
+			}
+			if total > 0 {
+				log.Info("pruned object history", "versions", total, "retention", svc.HistoryRetention().String())
+			}
+		}
+	}
+}
