@@ -9,6 +9,9 @@ test("a route survives format and parse", () => {
     { branch: "4", section: "content", type: "article", query: { lang: "201,202", q: "x y" } },
     { branch: "draft", section: "content", type: "article", object: "1234", query: {} },
     { branch: "4", section: "model", type: "my type/ä", query: {} },
+    { section: "users", query: {} },
+    { section: "users", user: "11012", query: {} },
+    { section: "account", query: {} },
   ];
   for (const r of cases) {
     const url = new URL(format(r), "http://h");

@@ -5,17 +5,24 @@
 //   /studio/b/{branch}/content/{type}         a type's list
 //   /studio/b/{branch}/content/{type}/{id}    an object
 //   /studio/b/{branch}/model[/{type}]         the model (types and attributes)
+//   /studio/users[/{id}]                      the users (administrators)
+//   /studio/account                           the own account (everybody)
 import { createStore } from "./store";
 
 export const base = "/studio/";
 
-export type Section = "content" | "model";
+export type Section = "content" | "model" | "users" | "account";
+
+/** branchSections are the sections of one branch (under /b/{branch}/). */
+export const branchSections: readonly Section[] = ["content", "model"];
 
 export interface Route {
   branch?: string;
   section: Section;
   type?: string;
   object?: string;
+  /** The user shown (section users). */
+  user?: string;
   /** The view's options (lang, filter, sort, q, …). */
   query: Record<string, string>;
 }
@@ -26,6 +33,11 @@ export function parse(pathname: string, search: string): Route {
   const query: Record<string, string> = {};
   new URLSearchParams(search).forEach((v, k) => (query[k] = v));
   const r: Route = { section: "content", query };
+  if (seg[0] === "users" || seg[0] === "account") {
+    r.section = seg[0];
+    if (seg[0] === "users" && seg[1]) r.user = seg[1];
+    return r;
+  }
   if (seg[0] === "b" && seg[1]) {
     r.branch = seg[1];
     if (seg[2] === "model") r.section = "model";
@@ -39,7 +51,10 @@ export function parse(pathname: string, search: string): Route {
 
 export function format(r: Route): string {
   let p = base;
-  if (r.branch) {
+  if (r.section === "users" || r.section === "account") {
+    p += r.section;
+    if (r.section === "users" && r.user) p += `/${encodeURIComponent(r.user)}`;
+  } else if (r.branch) {
     p += `b/${encodeURIComponent(r.branch)}/${r.section}`;
     if (r.type) p += `/${encodeURIComponent(r.type)}`;
     if (r.type && r.object && r.section === "content") p += `/${encodeURIComponent(r.object)}`;

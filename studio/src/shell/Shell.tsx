@@ -2,10 +2,11 @@
 // language, user), the navigation rail, and the work area.
 import type { ComponentChildren } from "preact";
 import { useEffect, useState } from "preact/hooks";
+import { account } from "../auth/account";
 import { logout, session } from "../auth/session";
 import { loadBranches, type BranchNode } from "../data/branches";
 import { type Locale, locale, locales, messages } from "../i18n/i18n";
-import { navigate, route, type Section } from "../router";
+import { branchSections, navigate, route, type Section } from "../router";
 import { createStore, useStore } from "../store";
 import { ShortcutHelp } from "../ui/ShortcutHelp";
 import { addShortcut } from "../ui/shortcuts";
@@ -29,6 +30,9 @@ const m = messages({
     goContent: "Go to the content",
     goModel: "Go to the model",
     showHelp: "Show the keyboard shortcuts",
+    users: "Users",
+    account: "My account",
+    accountOf: "My account ({user})",
   },
   de: {
     brand: "CMS Studio",
@@ -45,6 +49,9 @@ const m = messages({
     goContent: "Zu den Inhalten",
     goModel: "Zum Modell",
     showHelp: "Tastenkürzel anzeigen",
+    users: "Benutzer",
+    account: "Mein Konto",
+    accountOf: "Mein Konto ({user})",
   },
 });
 
@@ -86,6 +93,10 @@ export function Shell(props: { nav?: ComponentChildren; children: ComponentChild
   }, [branches, r.branch]);
   const setSection = (section: Section) => navigate({ branch: r.branch, section, query: {} });
   const help = useStore(helpOpen);
+  const acc = useStore(account);
+  // Administrators manage users; everybody else never sees the section.
+  const sections: Section[] = acc?.admin ? [...branchSections, "users"] : [...branchSections];
+  const branchSection = branchSections.includes(r.section) ? r.section : "content";
   return (
     <div class="shell">
       <a class="skip-link" href="#work">{m("skip")}</a>
@@ -94,7 +105,7 @@ export function Shell(props: { nav?: ComponentChildren; children: ComponentChild
         <label class="topbar-field">
           <span>{m("branch")}</span>
           <select class="input" aria-label={m("branch")} value={r.branch ?? ""} disabled={!branches}
-            onChange={(e) => navigate({ branch: e.currentTarget.value, section: r.section, query: {} })}>
+            onChange={(e) => navigate({ branch: e.currentTarget.value, section: branchSection, query: {} })}>
             {!branches && <option value="">{m("loading")}</option>}
             {branches?.map((b) => (
               <option key={b.id} value={String(b.id)}>
@@ -104,7 +115,7 @@ export function Shell(props: { nav?: ComponentChildren; children: ComponentChild
           </select>
         </label>
         <nav class="sections" aria-label={m("sections")}>
-          {(["content", "model"] as const).map((sec) => (
+          {sections.map((sec) => (
             <Button key={sec} variant="ghost" class={r.section === sec ? "active" : ""}
               aria-current={r.section === sec ? "page" : undefined} onClick={() => setSection(sec)}>
               {m(sec)}
@@ -124,7 +135,12 @@ export function Shell(props: { nav?: ComponentChildren; children: ComponentChild
         <Button variant="ghost" aria-label={m("help")} title={m("help")} onClick={() => helpOpen.set(true)}>
           ?
         </Button>
-        <span class="user" title={m("signedIn", { user: s?.user ?? "" })}>{s?.user}</span>
+        <a class={`user ${r.section === "account" ? "active" : ""}`} href="/studio/account" title={m("signedIn", { user: s?.user ?? "" })}
+          aria-label={m("accountOf", { user: s?.user ?? "" })} aria-current={r.section === "account" ? "page" : undefined}
+          onClick={(e) => {
+            e.preventDefault();
+            navigate({ branch: r.branch, section: "account", query: {} });
+          }}>{s?.user}</a>
         <Button onClick={() => void logout()}>{m("logout")}</Button>
       </header>
       {error !== null && <Problem error={error} />}
