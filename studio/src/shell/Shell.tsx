@@ -32,7 +32,6 @@ const m = messages({
     showHelp: "Show the keyboard shortcuts",
     users: "Users",
     account: "My account",
-    accountOf: "My account ({user})",
   },
   de: {
     brand: "CMS Studio",
@@ -51,7 +50,6 @@ const m = messages({
     showHelp: "Tastenkürzel anzeigen",
     users: "Benutzer",
     account: "Mein Konto",
-    accountOf: "Mein Konto ({user})",
   },
 });
 
@@ -136,11 +134,11 @@ export function Shell(props: { nav?: ComponentChildren; children: ComponentChild
           ?
         </Button>
         <a class={`user ${r.section === "account" ? "active" : ""}`} href="/studio/account" title={m("signedIn", { user: s?.user ?? "" })}
-          aria-label={m("accountOf", { user: s?.user ?? "" })} aria-current={r.section === "account" ? "page" : undefined}
+          aria-current={r.section === "account" ? "page" : undefined}
           onClick={(e) => {
             e.preventDefault();
             navigate({ branch: r.branch, section: "account", query: {} });
-          }}>{s?.user}</a>
+          }}><span class="visually-hidden">{m("account")}: </span>{s?.user}</a>
         <Button onClick={() => void logout()}>{m("logout")}</Button>
       </header>
       {error !== null && <Problem error={error} />}

@@ -67,7 +67,6 @@ export function UsersView({ route: r }: { route: Route }) {
           {users.map((u) => (
             <li key={u.id}>
               <a href={`/studio/users/${u.id}`} aria-current={current?.id === u.id ? "page" : undefined}
-                aria-label={m("open", { user: u.userName })}
                 class={`user-link ${current?.id === u.id ? "active" : ""} ${u.disabled ? "user-disabled" : ""}`}
                 onClick={(e) => {
                   e.preventDefault();
@@ -75,9 +74,7 @@ export function UsersView({ route: r }: { route: Route }) {
                 }}>
                 <span class="user-link-name">{u.userName}</span>
                 <span class="muted user-link-meta">
-                  {u.displayName !== u.userName ? u.displayName : ""}
-                  {u.admin ? ` · ${m("adminShort")}` : ""}
-                  {u.disabled ? ` · ${m("disabled")}` : ""}
+                  {[u.displayName !== u.userName ? u.displayName : "", u.admin ? m("adminShort") : "", u.disabled ? m("disabled") : ""].filter(Boolean).join(" · ")}
                 </span>
               </a>
             </li>
