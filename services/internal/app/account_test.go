@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"google.golang.org/grpc/codes"
 )
@@ -28,7 +29,9 @@ type accountAnswer struct {
 func TestOwnAccount(t *testing.T) {
 	for _, sys := range tokenSystems {
 		t.Run(sys.name, func(t *testing.T) {
-			s := sys.start(t, nil)
+			// A lock lasts a minute here (1 s by default), so that the check
+			// after it does not race a loaded machine.
+			s := sys.start(t, func(c *Config) { c.Edge.LoginBackoff, c.Edge.LoginMaxBackoff = time.Minute, 5*time.Minute })
 			mgmt := s.http["management"]
 			admin := httpClient{t, mgmt, "admin", "test-password"}
 			br := admin.must(http.StatusOK, "POST", "/apis/cms/v1/branches",
@@ -102,6 +105,20 @@ func TestOwnAccount(t *testing.T) {
 			if r := admin.do("POST", "/apis/cms/v1/auth/password", `{"currentPassword":"test-password","newPassword":"x-pw"}`,
 				"X-CmsApi-Username", "carla"); r.code != http.StatusForbidden {
 				t.Errorf("a password change acting for another user = %d %s, want 403", r.code, r.body)
+			}
+			// Wrong current passwords count like failed logins: the user name
+			// is locked (429 + Retry-After), even for the right password.
+			admin.create(obj(110, "", v(1100, 0, "erik"), v(1000, 201, "Erik"), v(1101, 0, "erik-pw")))
+			erik := tokenOf(t, login(t, mgmt, "erik", "erik-pw"))
+			var locked httpResult
+			for i := 0; i < 8 && locked.code != http.StatusTooManyRequests; i++ {
+				locked = bearer("POST", "/apis/cms/v1/auth/password", `{"currentPassword":"guess-`+strconv.Itoa(i)+`","newPassword":"x-pw"}`, erik.Token)
+			}
+			if locked.code != http.StatusTooManyRequests || locked.header.Get("Retry-After") == "" {
+				t.Errorf("guessing the current password: %d %v %s, want 429 with Retry-After", locked.code, locked.header, locked.body)
+			}
+			if r := bearer("POST", "/apis/cms/v1/auth/password", `{"currentPassword":"erik-pw","newPassword":"x-pw"}`, erik.Token); r.code != http.StatusTooManyRequests {
+				t.Errorf("the right current password while locked = %d %s, want 429", r.code, r.body)
 			}
 			// A deleted (disabled) user is refused: its token no longer works.
 			admin.must(http.StatusOK, "DELETE", "/apis/cms/v1/branches/4/objects", `{"objectIds":["`+strconv.FormatInt(id, 10)+`"]}`)
