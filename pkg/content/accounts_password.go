@@ -51,7 +51,8 @@ func (s *Service) ChangeOwnPassword(ctx context.Context, caller auth.Principal, 
 	case current == "" || len(current) > maxPasswordBytes:
 		return auth.Principal{}, invalidf("the current password is wrong")
 	}
-	if _, err := hashPassword(next); err != nil { // refuse a bad new password before the costly check
+	hash, err := hashPassword(next) // a bad new password is refused before the check counts
+	if err != nil {
 		return auth.Principal{}, err
 	}
 	checked, err := check.Authenticate(ctx, caller.Name, current)
@@ -62,10 +63,6 @@ func (s *Service) ChangeOwnPassword(ctx context.Context, caller auth.Principal, 
 		return auth.Principal{}, err
 	case checked.UserID != caller.UserID:
 		return auth.Principal{}, invalidf("the current password is wrong")
-	}
-	hash, err := hashPassword(next)
-	if err != nil {
-		return auth.Principal{}, err
 	}
 	tx, err := s.st.Begin(ctx, store.TxMeta{User: caller.Name, Comment: "change the password of " + strings.TrimSpace(caller.Name),
 		Branch: BranchDefault})
