@@ -65,10 +65,18 @@ export async function login(user: string, password: string): Promise<void> {
   session.set(toSession(user, data));
 }
 
-/** adopt replaces the session's token with one the API answered (a password change revoked the old one). */
+/**
+ * adopt replaces the session's token with one the API answered (a password
+ * change revoked the old one); tabs holding the old token adopt it too, as
+ * after a renewal.
+ */
 export function adopt(t: AuthToken) {
   const s = session.get();
-  if (s) session.set(toSession(s.user, t));
+  if (!s) return;
+  const next = toSession(s.user, t);
+  session.set(next);
+  const msg: Renewal = { from: s.token, to: next };
+  tabs?.postMessage(msg);
 }
 
 export async function logout(): Promise<void> {
