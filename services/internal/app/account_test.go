@@ -140,3 +140,24 @@ func (s tokenSystem) wantAuthenticated(t *testing.T, what, token string) {
 		}
 	}
 }
+
+// TestAccountOperationsMatchTheServedDocument validates the own account's
+// requests and answers (success and refusals) against the served
+// Management OpenAPI document.
+func TestAccountOperationsMatchTheServedDocument(t *testing.T) {
+	base, _ := edgeServer(t, nil)
+	mgmt := loadServedDoc(t, "Management")
+	admin := httpClient{t, base, "admin", "test-password"}
+	admin.create(obj(110, "", v(1100, 0, "fiona"), v(1000, 201, "Fiona"), v(1101, 0, "fiona-pw"), v(1104, 0, 4, 0)))
+	fiona := httpClient{t, base, "fiona", "fiona-pw"}
+	r := fiona.must(http.StatusOK, "GET", "/apis/cms/v1/auth/account", "")
+	mgmt.check(t, "GET", "/apis/cms/v1/auth/account", "", r)
+	wrong := `{"currentPassword":"nope","newPassword":"fiona-pw2"}`
+	r = fiona.must(http.StatusBadRequest, "POST", "/apis/cms/v1/auth/password", wrong)
+	mgmt.check(t, "POST", "/apis/cms/v1/auth/password", wrong, r)
+	body := `{"currentPassword":"fiona-pw","newPassword":"fiona-pw2"}`
+	r = fiona.must(http.StatusOK, "POST", "/apis/cms/v1/auth/password", body)
+	mgmt.check(t, "POST", "/apis/cms/v1/auth/password", body, r)
+	r = fiona.must(http.StatusUnauthorized, "GET", "/apis/cms/v1/auth/account", "")
+	mgmt.check(t, "GET", "/apis/cms/v1/auth/account", "", r)
+}
