@@ -431,3 +431,9 @@ func (l *Login) Logout(ctx context.Context, p Principal) error {
 	l.tokens.stats.revoked.Add(1)
 	return nil
 }
+
+// Guard returns the password check without the cache, throttled like a
+// login (a *RetryError when the name or address is locked): for checks
+// that must see the stored password, e.g. the current one of a password
+// change.
+func (l *Login) Guard() Authenticator { return l.guard }

@@ -12,6 +12,9 @@ test("a route survives format and parse", () => {
     { branch: "4", section: "webhooks", query: {} },
     { branch: "12", section: "webhooks", webhook: "11007", query: {} },
     { branch: "12", section: "code", query: {} },
+    { section: "users", query: {} },
+    { section: "users", user: "11012", query: {} },
+    { section: "account", query: {} },
   ];
   for (const r of cases) {
     const url = new URL(format(r), "http://h");

@@ -7,13 +7,16 @@
 //   /studio/b/{branch}/model[/{type}]         the model (types and attributes)
 //   /studio/b/{branch}/webhooks[/{id}]        webhooks (administrators)
 //   /studio/b/{branch}/code                   the generated models to download
+//   /studio/users[/{id}]                      the users (administrators)
+//   /studio/account                           the own account (everybody)
 import { createStore } from "./store";
 
 export const base = "/studio/";
 
-export type Section = "content" | "model" | "webhooks" | "code";
+export type Section = "content" | "model" | "webhooks" | "code" | "users" | "account";
 
-const sections: readonly Section[] = ["content", "model", "webhooks", "code"];
+/** branchSections are the sections of one branch (under /b/{branch}/). */
+export const branchSections: readonly Section[] = ["content", "model", "webhooks", "code"];
 
 export interface Route {
   branch?: string;
@@ -22,6 +25,8 @@ export interface Route {
   object?: string;
   /** The webhook shown (/webhooks/{id}). */
   webhook?: string;
+  /** The user shown (section users). */
+  user?: string;
   /** The view's options (lang, filter, sort, q, …). */
   query: Record<string, string>;
 }
@@ -32,9 +37,14 @@ export function parse(pathname: string, search: string): Route {
   const query: Record<string, string> = {};
   new URLSearchParams(search).forEach((v, k) => (query[k] = v));
   const r: Route = { section: "content", query };
+  if (seg[0] === "users" || seg[0] === "account") {
+    r.section = seg[0];
+    if (seg[0] === "users" && seg[1]) r.user = seg[1];
+    return r;
+  }
   if (seg[0] === "b" && seg[1]) {
     r.branch = seg[1];
-    const sec = sections.find((x) => x === seg[2]);
+    const sec = branchSections.find((x) => x === seg[2]);
     if (sec) r.section = sec;
     if (seg[2] === "content" || seg[2] === "model") {
       if (seg[3]) r.type = seg[3];
@@ -47,7 +57,10 @@ export function parse(pathname: string, search: string): Route {
 
 export function format(r: Route): string {
   let p = base;
-  if (r.branch) {
+  if (r.section === "users" || r.section === "account") {
+    p += r.section;
+    if (r.section === "users" && r.user) p += `/${encodeURIComponent(r.user)}`;
+  } else if (r.branch) {
     p += `b/${encodeURIComponent(r.branch)}/${r.section}`;
     if (r.type && (r.section === "content" || r.section === "model")) p += `/${encodeURIComponent(r.type)}`;
     if (r.type && r.object && r.section === "content") p += `/${encodeURIComponent(r.object)}`;

@@ -101,7 +101,7 @@ export type TokenSource = () => string | null;
 
 export class Api {
   /** Called on a 401 of an authenticated call with the token it sent: the session is gone, unless it moved on. */
-  onUnauthorized: ((token: string | null) => void) | null = null;
+  onUnauthorized: ((token: string | null, detail?: string) => void) | null = null;
   /** Called with every write (not GET/HEAD) as it starts; the promise is its answer (the live stream marks its transaction as this tab's). */
   onWrite: ((answer: Promise<unknown>) => void) | null = null;
 
@@ -149,7 +149,7 @@ export class Api {
       } catch {
         /* not ProblemDetails */
       }
-      if (resp.status === 401) this.onUnauthorized?.(t);
+      if (resp.status === 401) this.onUnauthorized?.(t, problem.detail || problem.title);
       throw new ApiError(resp.status, problem, undefined);
     }
     return resp.blob();
@@ -214,7 +214,7 @@ export class Api {
       const problem: Problem =
         data && typeof data === "object" ? (data as Problem) : { status: resp.status, title: resp.statusText };
       const ra = Number(resp.headers.get("Retry-After"));
-      if (resp.status === 401 && !opts.anonymous && !opts.basic) this.onUnauthorized?.(sent);
+      if (resp.status === 401 && !opts.anonymous && !opts.basic) this.onUnauthorized?.(sent, problem.detail || problem.title);
       throw new ApiError(resp.status, problem, Number.isFinite(ra) && ra > 0 ? ra : undefined);
     }
     return { status: resp.status, data: data as T, etag };

@@ -5,7 +5,8 @@ import { useState } from "preact/hooks";
 import { ApiError, OfflineError } from "../api/client";
 import { messages } from "../i18n/i18n";
 import { Button, Field } from "../ui/ui";
-import { login } from "./session";
+import { useStore } from "../store";
+import { ended, login } from "./session";
 import "./login.css";
 
 const m = messages({
@@ -23,6 +24,7 @@ const m = messages({
     overloaded: "The server is busy. Try again in {time}.",
     offline: "The server cannot be reached. Check the connection and try again.",
     off: "This server does not issue tokens: ask its operator to configure authTokenKey.",
+    ended: "You were signed out: the server refused your session ({detail}). It ends when you sign out elsewhere, your password changes or an administrator disables your account. Sign in again if you may.",
   },
   de: {
     title: "Am Studio anmelden",
@@ -38,6 +40,7 @@ const m = messages({
     overloaded: "Der Server ist ausgelastet. Versuchen Sie es in {time} erneut.",
     offline: "Der Server ist nicht erreichbar. Prüfen Sie die Verbindung und versuchen Sie es erneut.",
     off: "Dieser Server stellt keine Tokens aus: Bitten Sie den Betreiber, authTokenKey zu setzen.",
+    ended: "Sie wurden abgemeldet: Der Server hat Ihre Sitzung abgelehnt ({detail}). Das geschieht, wenn Sie sich anderswo abmelden, Ihr Passwort geändert wird oder ein Administrator Ihr Konto deaktiviert. Melden Sie sich erneut an, wenn Sie dürfen.",
   },
 });
 
@@ -60,6 +63,7 @@ export function Login() {
   const [password, setPassword] = useState("");
   const [error, setError] = useState<string | undefined>();
   const [busy, setBusy] = useState(false);
+  const why = useStore(ended);
   const submit = async (ev: Event) => {
     ev.preventDefault();
     setBusy(true);
@@ -77,6 +81,11 @@ export function Login() {
     <main class="login">
       <form class="login-card" onSubmit={submit} aria-describedby={error ? "login-error" : undefined}>
         <h1>{m("title")}</h1>
+        {why !== null && !error && (
+          <div id="login-ended" class="problem" role="alert">
+            {m("ended", { detail: why })}
+          </div>
+        )}
         <Field label={m("user")} for="login-user">
           <input id="login-user" name="username" autocomplete="username" required value={user}
             onInput={(e) => setUser(e.currentTarget.value)} autofocus />

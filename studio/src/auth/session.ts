@@ -18,9 +18,12 @@ const key = "cms.studio.session";
 
 export const session = createStore<Session | null>(load());
 
+/** ended says why the last session ended without a sign-out (the API's 401 detail), for the login to show. */
+export const ended = createStore<string | null>(null);
+
 export const api = new Api(typeof location === "undefined" ? "" : location.origin, () => session.get()?.token ?? null);
-api.onUnauthorized = (used) => {
-  if (!replacedToken(used, session.get())) end();
+api.onUnauthorized = (used, detail) => {
+  if (!replacedToken(used, session.get())) end(detail ?? "");
 };
 
 const tabs =
@@ -58,7 +61,22 @@ function load(): Session | null {
 /** login trades the user's password for a token; errors are ApiErrors (401, 429 + retryAfter). */
 export async function login(user: string, password: string): Promise<void> {
   const { data } = await api.call("management", "IssueToken", {}, { user, password }, { anonymous: true });
+  ended.set(null);
   session.set(toSession(user, data));
+}
+
+/**
+ * adopt replaces the session's token with one the API answered (a password
+ * change revoked the old one); tabs holding the old token adopt it too, as
+ * after a renewal.
+ */
+export function adopt(t: AuthToken) {
+  const s = session.get();
+  if (!s) return;
+  const next = toSession(s.user, t);
+  session.set(next);
+  const msg: Renewal = { from: s.token, to: next };
+  tabs?.postMessage(msg);
 }
 
 export async function logout(): Promise<void> {
@@ -70,7 +88,9 @@ export async function logout(): Promise<void> {
   end();
 }
 
-function end() {
+/** end forgets the session; reason (a refusal's detail) is shown by the login, none for a sign-out. */
+function end(reason?: string) {
+  if (reason !== undefined && session.get()) ended.set(reason);
   session.set(null);
 }
 
@@ -102,7 +122,7 @@ async function renew() {
     tabs?.postMessage(msg);
   } catch (e) {
     if (e instanceof ApiError && e.status === 401) {
-      if (!replacedToken(s.token, session.get())) end();
+      if (!replacedToken(s.token, session.get())) end(e.message);
     }
     else timer = setTimeout(() => void renew(), 10_000); // offline: try again
   }

@@ -3,7 +3,7 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 import { ApiError } from "../api/client";
 import type { CmsObject } from "../api/generated/management";
-import { adminOf, formatDuration, mergePage, newSecret, parseAttempt, parseWebhook, urlProblem, W, webhookRows, type Webhook } from "./webhooks";
+import { formatDuration, mergePage, newSecret, parseAttempt, parseWebhook, urlProblem, W, webhookRows, type Webhook } from "./webhooks";
 
 const v = (attribute: number, value: unknown, language = 0, sortReverse = 0) => ({ attribute, language, variant: 0, value, sortReverse });
 
@@ -63,10 +63,3 @@ test("attempts: the log's rows, tests marked, durations in words, pages merged w
   assert.deepEqual(mergePage([a, b], [b, { ...b, id: 7 }]).map((x) => x.id), [9, 8, 7]);
 });
 
-test("admin probe: 404 or 400 of the empty test is an administrator, 403 (or anything else) is not", () => {
-  assert.equal(adminOf(new ApiError(404, { status: 404 }, undefined)), true);
-  assert.equal(adminOf(new ApiError(400, { status: 400 }, undefined)), true);
-  assert.equal(adminOf(new ApiError(403, { status: 403 }, undefined)), false);
-  assert.equal(adminOf(new ApiError(503, { status: 503 }, undefined)), false);
-  assert.equal(adminOf(new Error("offline")), false);
-});

@@ -5,12 +5,10 @@
 // enabled; only administrators write them. The secret is made here, in the
 // browser, shown once after the definition is created and never again (the
 // API does not return it). The log is Webhook_GetWebhookDeliveries, a test
-// Webhook_SendTestDelivery (administrators only, which is also how the
-// studio learns whether to show the screen at all: isAdmin).
-import { ApiError } from "../api/client";
+// Webhook_SendTestDelivery (administrators only; the studio offers the
+// screen to those its account says are: auth/account).
 import type { CmsObject, CmsValue, WebhookAttempt } from "../api/generated/management";
-import { api, session } from "../auth/session";
-import { createStore } from "../store";
+import { api } from "../auth/session";
 import { values } from "./values";
 
 export const typeWebhook = 210;
@@ -233,36 +231,4 @@ export interface AttemptPage {
 export async function loadAttempts(id: number, cont: string | undefined, signal?: AbortSignal): Promise<AttemptPage> {
   const { data } = await api.call("management", "GetWebhookDeliveries", { webhookId: id, take: takeAttempts, continue: cont }, undefined, { signal });
   return { attempts: (data.attempts ?? []).map(parseAttempt), next: data.continue || undefined };
-}
-
-/**
- * adminOf reads the probe's answer: the test delivery of id 0 is refused
- * with 403 before its handler for anyone but an administrator, and is 404
- * (no such webhook) for one; nothing is sent either way. Anything else
- * (offline, 5xx) is taken as no: the screen is not offered.
- */
-export function adminOf(e: unknown): boolean {
-  return e instanceof ApiError && (e.status === 404 || e.status === 400);
-}
-
-/** isAdmin asks the API whether the signed-in user is an administrator. */
-export async function isAdmin(signal?: AbortSignal): Promise<boolean> {
-  try {
-    await api.call("management", "SendTestDelivery", { webhookId: 0 }, {}, { signal });
-    return true; // never answered so
-  } catch (e) {
-    if (signal?.aborted) throw e;
-    return adminOf(e);
-  }
-}
-
-/** admin is whether the signed-in user is an administrator: null until asked (isAdmin), per user. */
-export const admin = createStore<{ user: string; admin: boolean } | null>(null);
-
-/** checkAdmin asks once per signed-in user; the Shell calls it. */
-export function checkAdmin(user: string) {
-  if (admin.get()?.user === user) return;
-  void isAdmin().then((a) => {
-    if (session.get()?.user === user) admin.set({ user, admin: a });
-  });
 }

@@ -2,16 +2,16 @@
 // language, user), the navigation rail, and the work area.
 import type { ComponentChildren } from "preact";
 import { useEffect, useState } from "preact/hooks";
+import { account } from "../auth/account";
 import { logout, session } from "../auth/session";
 import { loadBranches, type BranchNode } from "../data/branches";
 import { type Locale, locale, locales, messages } from "../i18n/i18n";
-import { navigate, route, type Section } from "../router";
+import { branchSections, navigate, route, type Section } from "../router";
 import { createStore, useStore } from "../store";
 import { ShortcutHelp } from "../ui/ShortcutHelp";
 import { addShortcut } from "../ui/shortcuts";
 import { Button, Problem } from "../ui/ui";
 import { LiveIndicator } from "../live/LiveIndicator";
-import { admin, checkAdmin } from "../data/webhooks";
 import "./shell.css";
 
 const m = messages({
@@ -32,6 +32,8 @@ const m = messages({
     goContent: "Go to the content",
     goModel: "Go to the model",
     showHelp: "Show the keyboard shortcuts",
+    users: "Users",
+    account: "My account",
   },
   de: {
     brand: "CMS Studio",
@@ -50,6 +52,8 @@ const m = messages({
     goContent: "Zu den Inhalten",
     goModel: "Zum Modell",
     showHelp: "Tastenkürzel anzeigen",
+    users: "Benutzer",
+    account: "Mein Konto",
   },
 });
 
@@ -91,12 +95,10 @@ export function Shell(props: { nav?: ComponentChildren; children: ComponentChild
   }, [branches, r.branch]);
   const setSection = (section: Section) => navigate({ branch: r.branch, section, query: {} });
   const help = useStore(helpOpen);
-  const adm = useStore(admin);
-  useEffect(() => {
-    if (s?.user) checkAdmin(s.user);
-  }, [s?.user]);
-  const isAdmin = adm !== null && adm.user === s?.user && adm.admin;
-  const shown: Section[] = isAdmin ? ["content", "model", "webhooks", "code"] : ["content", "model", "code"];
+  const acc = useStore(account);
+  // Administrators manage webhooks and users; everybody else never sees those sections.
+  const sections: Section[] = acc?.admin ? [...branchSections, "users"] : branchSections.filter((x) => x !== "webhooks");
+  const branchSection = branchSections.includes(r.section) ? r.section : "content";
   return (
     <div class="shell">
       <a class="skip-link" href="#work">{m("skip")}</a>
@@ -105,7 +107,7 @@ export function Shell(props: { nav?: ComponentChildren; children: ComponentChild
         <label class="topbar-field">
           <span>{m("branch")}</span>
           <select class="input" aria-label={m("branch")} value={r.branch ?? ""} disabled={!branches}
-            onChange={(e) => navigate({ branch: e.currentTarget.value, section: r.section, query: {} })}>
+            onChange={(e) => navigate({ branch: e.currentTarget.value, section: branchSection, query: {} })}>
             {!branches && <option value="">{m("loading")}</option>}
             {branches?.map((b) => (
               <option key={b.id} value={String(b.id)}>
@@ -115,7 +117,7 @@ export function Shell(props: { nav?: ComponentChildren; children: ComponentChild
           </select>
         </label>
         <nav class="sections" aria-label={m("sections")}>
-          {shown.map((sec) => (
+          {sections.map((sec) => (
             <Button key={sec} variant="ghost" class={r.section === sec ? "active" : ""}
               aria-current={r.section === sec ? "page" : undefined} onClick={() => setSection(sec)}>
               {m(sec)}
@@ -135,7 +137,12 @@ export function Shell(props: { nav?: ComponentChildren; children: ComponentChild
         <Button variant="ghost" aria-label={m("help")} title={m("help")} onClick={() => helpOpen.set(true)}>
           ?
         </Button>
-        <span class="user" title={m("signedIn", { user: s?.user ?? "" })}>{s?.user}</span>
+        <a class={`user ${r.section === "account" ? "active" : ""}`} href="/studio/account" title={m("signedIn", { user: s?.user ?? "" })}
+          aria-current={r.section === "account" ? "page" : undefined}
+          onClick={(e) => {
+            e.preventDefault();
+            navigate({ branch: r.branch, section: "account", query: {} });
+          }}><span class="visually-hidden">{m("account")}: </span>{s?.user}</a>
         <Button onClick={() => void logout()}>{m("logout")}</Button>
       </header>
       {error !== null && <Problem error={error} />}

@@ -236,6 +236,26 @@ export type ProtobufAny = {
 export type ProtobufNullValue = "NULL_VALUE";
 
 /**
+ * Account is the caller's own user: its name, flags and grants, as stored
+ * on its user object (type 110) now. Grants are branch ids; each covers the
+ * branch's descendants too, and a write grant implies reading.
+ */
+export type Account = {
+  /** May do everything (attribute 1102). */
+  admin?: boolean;
+  /** May act for another user with X-CmsApi-Username (attribute 1103). */
+  internal?: boolean;
+  /** Branches granted for reading (attribute 1104). */
+  readBranches?: number[];
+  /** The user object's id (0 for a caller without one, e.g. a bootstrap administrator of a process without a store). */
+  userId?: number;
+  /** The login name (attribute 1100). */
+  userName?: string;
+  /** Branches granted for writing (attribute 1105). */
+  writeBranches?: number[];
+};
+
+/**
  * AuthToken is a bearer token: send it as "Authorization: Bearer <token>"
  * to any of the four API groups until expiresAt; renew it before.
  */
@@ -244,6 +264,26 @@ export type AuthToken = {
   expiresAt?: string;
   /** The token (opaque to clients, about 100 bytes). */
   token?: string;
+};
+
+/**
+ * ChangePasswordRequest changes the caller's own password (POST
+ * /auth/password, not a NovaDB operation).
+ */
+export type ChangePasswordRequest = {
+  /** The current password (at most 72 bytes), checked like a login. */
+  currentPassword?: string;
+  /** The new password (not empty, at most 72 bytes). */
+  newPassword?: string;
+};
+
+/**
+ * ChangePasswordResponse answers a password change. The change revokes
+ * every bearer token of the user, the caller's included.
+ */
+export type ChangePasswordResponse = {
+  /** The first token of a new session for the caller, when the server issues bearer tokens (absent otherwise). */
+  token?: AuthToken;
 };
 
 /** CmsComment is a single comment (NovaDB record CmsComment). */
@@ -706,6 +746,16 @@ export type WebhookAttemptList = {
 };
 
 /**
+ * GetAccount returns the caller's own account: user name, flags and
+ * grants as stored now (not a NovaDB operation; user objects live on
+ * branch 4, which most users may not read); 401.
+ */
+export interface GetAccountParams {
+}
+export type GetAccountInput = never;
+export type GetAccountOutput = Account;
+
+/**
  * Logout revokes every bearer token of the caller, in every process
  * (not a NovaDB operation); 401, 501 (no token key configured).
  */
@@ -713,6 +763,19 @@ export interface LogoutParams {
 }
 export type LogoutInput = LogoutRequest;
 export type LogoutOutput = LogoutResponse;
+
+/**
+ * ChangePassword changes the caller's own password after checking the
+ * current one like a login (not a NovaDB operation); every bearer token
+ * of the user is revoked and the answer carries a fresh one; 400 (the
+ * current password is wrong, the new one empty or longer than 72
+ * bytes, the caller has no user object), 401, 403 (acting for another
+ * user), 429 + Retry-After (too many wrong passwords).
+ */
+export interface ChangePasswordParams {
+}
+export type ChangePasswordInput = ChangePasswordRequest;
+export type ChangePasswordOutput = ChangePasswordResponse;
 
 /**
  * IssueToken trades a user name and password (JSON body, or HTTP Basic
@@ -1202,7 +1265,9 @@ export type SendTestDeliveryOutput = WebhookAttempt;
 
 /** Every operation of the group: its HTTP method and path template. */
 export const operations = {
+  GetAccount: { method: "GET", path: "/apis/cms/v1/auth/account" },
   Logout: { method: "POST", path: "/apis/cms/v1/auth/logout" },
+  ChangePassword: { method: "POST", path: "/apis/cms/v1/auth/password" },
   IssueToken: { method: "POST", path: "/apis/cms/v1/auth/token" },
   RenewToken: { method: "POST", path: "/apis/cms/v1/auth/token/renew" },
   GetBranches: { method: "GET", path: "/apis/cms/v1/branches" },
@@ -1248,7 +1313,9 @@ export const operations = {
 
 /** The parameters, body and answer type of each operation. */
 export interface Operations {
+  GetAccount: { params: GetAccountParams; body: GetAccountInput; answer: GetAccountOutput };
   Logout: { params: LogoutParams; body: LogoutInput; answer: LogoutOutput };
+  ChangePassword: { params: ChangePasswordParams; body: ChangePasswordInput; answer: ChangePasswordOutput };
   IssueToken: { params: IssueTokenParams; body: IssueTokenInput; answer: IssueTokenOutput };
   RenewToken: { params: RenewTokenParams; body: RenewTokenInput; answer: RenewTokenOutput };
   GetBranches: { params: GetBranchesParams; body: GetBranchesInput; answer: GetBranchesOutput };

@@ -2,10 +2,11 @@
 // with its settings, a test delivery and its delivery log in the work area;
 // a new webhook's secret is shown once, right after it was created.
 import { useEffect, useRef, useState } from "preact/hooks";
+import { account } from "../../auth/account";
 import { loadBranches, type BranchNode } from "../../data/branches";
 import { loadTypes, type TypeInfo } from "../../data/types";
 import {
-  admin, deleteWebhook, formatDuration, loadAttempts, loadWebhooks, mergePage, sendTest, type Attempt, type Webhook,
+  deleteWebhook, formatDuration, loadAttempts, loadWebhooks, mergePage, sendTest, type Attempt, type Webhook,
 } from "../../data/webhooks";
 import { formatDateTime, locale, messages } from "../../i18n/i18n";
 import { navigate, type Route } from "../../router";
@@ -63,7 +64,7 @@ export const duration = (ms: number) => formatDuration(ms, num);
 
 export function WebhooksView({ route: r }: { route: Route }) {
   const l = useStore(locale);
-  const adm = useStore(admin);
+  const acc = useStore(account);
   const pref = uiLanguages(l);
   const [hooks, setHooks] = useState<Webhook[] | null>(null);
   const [branches, setBranches] = useState<BranchNode[]>([]);
@@ -73,7 +74,7 @@ export function WebhooksView({ route: r }: { route: Route }) {
   const [editing, setEditing] = useState<Webhook | "new" | null>(null);
   // The secret of the webhook just created: in memory only, shown once.
   const [fresh, setFresh] = useState<{ id: number; secret: string } | null>(null);
-  const allowed = adm?.admin === true;
+  const allowed = acc?.admin === true;
   useEffect(() => {
     if (!allowed) return;
     const ac = new AbortController();
@@ -99,7 +100,7 @@ export function WebhooksView({ route: r }: { route: Route }) {
     return (
       <Shell>
         <Pane title={m("webhooks")}>
-          {adm === null ? <p class="muted">{m("checking")}</p> : <div class="problem" role="alert">{m("adminsOnly")}</div>}
+          {acc === null ? <p class="muted">{m("checking")}</p> : <div class="problem" role="alert">{m("adminsOnly")}</div>}
         </Pane>
       </Shell>
     );

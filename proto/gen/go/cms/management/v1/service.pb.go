@@ -28,7 +28,7 @@ var File_cms_management_v1_service_proto protoreflect.FileDescriptor
 
 const file_cms_management_v1_service_proto_rawDesc = "" +
 	"\n" +
-	"\x1fcms/management/v1/service.proto\x12\x11cms.management.v1\x1a cms/management/v1/branches.proto\x1a\x1fcms/management/v1/codegen.proto\x1a cms/management/v1/comments.proto\x1a\x1ecms/management/v1/common.proto\x1a\x1fcms/management/v1/history.proto\x1a\x1ccms/management/v1/jobs.proto\x1a\x1fcms/management/v1/objects.proto\x1a\x1ecms/management/v1/tokens.proto\x1a%cms/management/v1/typed_objects.proto\x1a\x1fcms/management/v1/uploads.proto\x1a\x1dcms/management/v1/users.proto\x1a cms/management/v1/webhooks.proto\x1a\x1ccms/options/v1/options.proto\x1a\x1cgoogle/api/annotations.proto\x1a\x1bgoogle/protobuf/empty.proto\x1a.protoc-gen-openapiv2/options/annotations.proto2\x949\n" +
+	"\x1fcms/management/v1/service.proto\x12\x11cms.management.v1\x1a\x1fcms/management/v1/account.proto\x1a cms/management/v1/branches.proto\x1a\x1fcms/management/v1/codegen.proto\x1a cms/management/v1/comments.proto\x1a\x1ecms/management/v1/common.proto\x1a\x1fcms/management/v1/history.proto\x1a\x1ccms/management/v1/jobs.proto\x1a\x1fcms/management/v1/objects.proto\x1a\x1ecms/management/v1/tokens.proto\x1a%cms/management/v1/typed_objects.proto\x1a\x1fcms/management/v1/uploads.proto\x1a\x1dcms/management/v1/users.proto\x1a cms/management/v1/webhooks.proto\x1a\x1ccms/options/v1/options.proto\x1a\x1cgoogle/api/annotations.proto\x1a\x1bgoogle/protobuf/empty.proto\x1a.protoc-gen-openapiv2/options/annotations.proto2\xcd;\n" +
 	"\x11ManagementService\x12\x90\x01\n" +
 	"\vGetBranches\x12%.cms.management.v1.GetBranchesRequest\x1a .cms.management.v1.CmsObjectList\"8\xea\xf9\x18\x0fCms_GetBranches\xfa\xf9\x18\x04\b\x01H\x01\x82\xd3\xe4\x93\x02\x17\x12\x15/apis/cms/v1/branches\x12\x92\x01\n" +
 	"\fCreateBranch\x12&.cms.management.v1.CreateBranchRequest\x1a\x1c.cms.management.v1.CmsObject\"<\xea\xf9\x18\x10Cms_CreateBranch\xfa\xf9\x18\x04\b\x03 \x01\x82\xd3\xe4\x93\x02\x1a:\x01*\"\x15/apis/cms/v1/branches\x12\x8d\x01\n" +
@@ -98,7 +98,10 @@ const file_cms_management_v1_service_proto_rawDesc = "" +
 	"IssueToken\x12$.cms.management.v1.IssueTokenRequest\x1a\x1c.cms.management.v1.AuthToken\";\xea\xf9\x18\x0fAuth_IssueToken\xfa\xf9\x18\x02\b\x05\x82\xd3\xe4\x93\x02\x1c:\x01*\"\x17/apis/cms/v1/auth/token\x12\x93\x01\n" +
 	"\n" +
 	"RenewToken\x12$.cms.management.v1.RenewTokenRequest\x1a\x1c.cms.management.v1.AuthToken\"A\xea\xf9\x18\x0fAuth_RenewToken\xfa\xf9\x18\x02\b\x01\x82\xd3\xe4\x93\x02\":\x01*\"\x1d/apis/cms/v1/auth/token/renew\x12\x87\x01\n" +
-	"\x06Logout\x12 .cms.management.v1.LogoutRequest\x1a!.cms.management.v1.LogoutResponse\"8\xea\xf9\x18\vAuth_Logout\xfa\xf9\x18\x02\b\x01\x82\xd3\xe4\x93\x02\x1d:\x01*\"\x18/apis/cms/v1/auth/logoutB\xf0\x05\x92A\xa4\x05\x12\xa6\x01\n" +
+	"\x06Logout\x12 .cms.management.v1.LogoutRequest\x1a!.cms.management.v1.LogoutResponse\"8\xea\xf9\x18\vAuth_Logout\xfa\xf9\x18\x02\b\x01\x82\xd3\xe4\x93\x02\x1d:\x01*\"\x18/apis/cms/v1/auth/logout\x12\x8a\x01\n" +
+	"\n" +
+	"GetAccount\x12$.cms.management.v1.GetAccountRequest\x1a\x1a.cms.management.v1.Account\":\xea\xf9\x18\x0fAuth_GetAccount\xfa\xf9\x18\x02\b\x01\x82\xd3\xe4\x93\x02\x1b\x12\x19/apis/cms/v1/auth/account\x12\xa9\x01\n" +
+	"\x0eChangePassword\x12(.cms.management.v1.ChangePasswordRequest\x1a).cms.management.v1.ChangePasswordResponse\"B\xea\xf9\x18\x13Auth_ChangePassword\xfa\xf9\x18\x02\b\x01\x82\xd3\xe4\x93\x02\x1f:\x01*\"\x1a/apis/cms/v1/auth/passwordB\xf0\x05\x92A\xa4\x05\x12\xa6\x01\n" +
 	"\x12CMS Management API\x12\x8b\x01Branches, objects, typed objects, comments, jobs, file and job-input uploads, users, webhooks and code generation (base path /apis/cms/v1).2\x02v1:\x10application/json:\x18application/problem+jsonR\xd6\x02\n" +
 	"\x03429\x12\xce\x02\n" +
 	"\xa4\x02Too many requests, as RFC 7807 ProblemDetails: the caller's user is locked after failed logins (edge.loginUserFailures), or the caller is at one of its per-user caps (the ProblemDetails' `reason` is TOO_MANY_REQUESTS and its `limit` member names the setting). Retry after Retry-After seconds.\x12%\n" +
@@ -150,31 +153,35 @@ var file_cms_management_v1_service_proto_goTypes = []any{
 	(*IssueTokenRequest)(nil),           // 39: cms.management.v1.IssueTokenRequest
 	(*RenewTokenRequest)(nil),           // 40: cms.management.v1.RenewTokenRequest
 	(*LogoutRequest)(nil),               // 41: cms.management.v1.LogoutRequest
-	(*CmsObjectList)(nil),               // 42: cms.management.v1.CmsObjectList
-	(*CmsObject)(nil),                   // 43: cms.management.v1.CmsObject
-	(*UpdateBranchResponse)(nil),        // 44: cms.management.v1.UpdateBranchResponse
-	(*DeleteBranchResponse)(nil),        // 45: cms.management.v1.DeleteBranchResponse
-	(*GeneratedCode)(nil),               // 46: cms.management.v1.GeneratedCode
-	(*CmsComment)(nil),                  // 47: cms.management.v1.CmsComment
-	(*CmsCommentList)(nil),              // 48: cms.management.v1.CmsCommentList
-	(*emptypb.Empty)(nil),               // 49: google.protobuf.Empty
-	(*FileUploadResult)(nil),            // 50: cms.management.v1.FileUploadResult
-	(*CmsJob)(nil),                      // 51: cms.management.v1.CmsJob
-	(*CmsJobList)(nil),                  // 52: cms.management.v1.CmsJobList
-	(*JobMetricsList)(nil),              // 53: cms.management.v1.JobMetricsList
-	(*JobProgress)(nil),                 // 54: cms.management.v1.JobProgress
-	(*JobObjectIds)(nil),                // 55: cms.management.v1.JobObjectIds
-	(*JobArtifactList)(nil),             // 56: cms.management.v1.JobArtifactList
-	(*JobInputUploadResult)(nil),        // 57: cms.management.v1.JobInputUploadResult
-	(*CreateObjectsResponse)(nil),       // 58: cms.management.v1.CreateObjectsResponse
-	(*UpdateObjectsResponse)(nil),       // 59: cms.management.v1.UpdateObjectsResponse
-	(*DeleteObjectsResponse)(nil),       // 60: cms.management.v1.DeleteObjectsResponse
-	(*WebhookAttemptList)(nil),          // 61: cms.management.v1.WebhookAttemptList
-	(*WebhookAttempt)(nil),              // 62: cms.management.v1.WebhookAttempt
-	(*ObjectHistory)(nil),               // 63: cms.management.v1.ObjectHistory
-	(*RevertObjectsResponse)(nil),       // 64: cms.management.v1.RevertObjectsResponse
-	(*AuthToken)(nil),                   // 65: cms.management.v1.AuthToken
-	(*LogoutResponse)(nil),              // 66: cms.management.v1.LogoutResponse
+	(*GetAccountRequest)(nil),           // 42: cms.management.v1.GetAccountRequest
+	(*ChangePasswordRequest)(nil),       // 43: cms.management.v1.ChangePasswordRequest
+	(*CmsObjectList)(nil),               // 44: cms.management.v1.CmsObjectList
+	(*CmsObject)(nil),                   // 45: cms.management.v1.CmsObject
+	(*UpdateBranchResponse)(nil),        // 46: cms.management.v1.UpdateBranchResponse
+	(*DeleteBranchResponse)(nil),        // 47: cms.management.v1.DeleteBranchResponse
+	(*GeneratedCode)(nil),               // 48: cms.management.v1.GeneratedCode
+	(*CmsComment)(nil),                  // 49: cms.management.v1.CmsComment
+	(*CmsCommentList)(nil),              // 50: cms.management.v1.CmsCommentList
+	(*emptypb.Empty)(nil),               // 51: google.protobuf.Empty
+	(*FileUploadResult)(nil),            // 52: cms.management.v1.FileUploadResult
+	(*CmsJob)(nil),                      // 53: cms.management.v1.CmsJob
+	(*CmsJobList)(nil),                  // 54: cms.management.v1.CmsJobList
+	(*JobMetricsList)(nil),              // 55: cms.management.v1.JobMetricsList
+	(*JobProgress)(nil),                 // 56: cms.management.v1.JobProgress
+	(*JobObjectIds)(nil),                // 57: cms.management.v1.JobObjectIds
+	(*JobArtifactList)(nil),             // 58: cms.management.v1.JobArtifactList
+	(*JobInputUploadResult)(nil),        // 59: cms.management.v1.JobInputUploadResult
+	(*CreateObjectsResponse)(nil),       // 60: cms.management.v1.CreateObjectsResponse
+	(*UpdateObjectsResponse)(nil),       // 61: cms.management.v1.UpdateObjectsResponse
+	(*DeleteObjectsResponse)(nil),       // 62: cms.management.v1.DeleteObjectsResponse
+	(*WebhookAttemptList)(nil),          // 63: cms.management.v1.WebhookAttemptList
+	(*WebhookAttempt)(nil),              // 64: cms.management.v1.WebhookAttempt
+	(*ObjectHistory)(nil),               // 65: cms.management.v1.ObjectHistory
+	(*RevertObjectsResponse)(nil),       // 66: cms.management.v1.RevertObjectsResponse
+	(*AuthToken)(nil),                   // 67: cms.management.v1.AuthToken
+	(*LogoutResponse)(nil),              // 68: cms.management.v1.LogoutResponse
+	(*Account)(nil),                     // 69: cms.management.v1.Account
+	(*ChangePasswordResponse)(nil),      // 70: cms.management.v1.ChangePasswordResponse
 }
 var file_cms_management_v1_service_proto_depIdxs = []int32{
 	0,  // 0: cms.management.v1.ManagementService.GetBranches:input_type -> cms.management.v1.GetBranchesRequest
@@ -219,50 +226,54 @@ var file_cms_management_v1_service_proto_depIdxs = []int32{
 	39, // 39: cms.management.v1.ManagementService.IssueToken:input_type -> cms.management.v1.IssueTokenRequest
 	40, // 40: cms.management.v1.ManagementService.RenewToken:input_type -> cms.management.v1.RenewTokenRequest
 	41, // 41: cms.management.v1.ManagementService.Logout:input_type -> cms.management.v1.LogoutRequest
-	42, // 42: cms.management.v1.ManagementService.GetBranches:output_type -> cms.management.v1.CmsObjectList
-	43, // 43: cms.management.v1.ManagementService.CreateBranch:output_type -> cms.management.v1.CmsObject
-	43, // 44: cms.management.v1.ManagementService.GetBranch:output_type -> cms.management.v1.CmsObject
-	44, // 45: cms.management.v1.ManagementService.UpdateBranch:output_type -> cms.management.v1.UpdateBranchResponse
-	45, // 46: cms.management.v1.ManagementService.DeleteBranch:output_type -> cms.management.v1.DeleteBranchResponse
-	46, // 47: cms.management.v1.ManagementService.GetCSharpClasses:output_type -> cms.management.v1.GeneratedCode
-	46, // 48: cms.management.v1.ManagementService.GetCSharpClass:output_type -> cms.management.v1.GeneratedCode
-	43, // 49: cms.management.v1.ManagementService.GetUserDisplayName:output_type -> cms.management.v1.CmsObject
-	47, // 50: cms.management.v1.ManagementService.CreateComment:output_type -> cms.management.v1.CmsComment
-	48, // 51: cms.management.v1.ManagementService.GetComments:output_type -> cms.management.v1.CmsCommentList
-	47, // 52: cms.management.v1.ManagementService.GetComment:output_type -> cms.management.v1.CmsComment
-	49, // 53: cms.management.v1.ManagementService.DeleteComment:output_type -> google.protobuf.Empty
-	49, // 54: cms.management.v1.ManagementService.UpdateComment:output_type -> google.protobuf.Empty
-	50, // 55: cms.management.v1.ManagementService.StartUpload:output_type -> cms.management.v1.FileUploadResult
-	50, // 56: cms.management.v1.ManagementService.ContinueUpload:output_type -> cms.management.v1.FileUploadResult
-	49, // 57: cms.management.v1.ManagementService.DeleteTempFile:output_type -> google.protobuf.Empty
-	51, // 58: cms.management.v1.ManagementService.CreateJob:output_type -> cms.management.v1.CmsJob
-	52, // 59: cms.management.v1.ManagementService.GetJobs:output_type -> cms.management.v1.CmsJobList
-	51, // 60: cms.management.v1.ManagementService.GetJob:output_type -> cms.management.v1.CmsJob
-	49, // 61: cms.management.v1.ManagementService.UpdateJob:output_type -> google.protobuf.Empty
-	49, // 62: cms.management.v1.ManagementService.DeleteJob:output_type -> google.protobuf.Empty
-	53, // 63: cms.management.v1.ManagementService.GetJobMetrics:output_type -> cms.management.v1.JobMetricsList
-	54, // 64: cms.management.v1.ManagementService.GetJobProgress:output_type -> cms.management.v1.JobProgress
-	55, // 65: cms.management.v1.ManagementService.GetJobObjectIds:output_type -> cms.management.v1.JobObjectIds
-	56, // 66: cms.management.v1.ManagementService.GetJobArtifacts:output_type -> cms.management.v1.JobArtifactList
-	57, // 67: cms.management.v1.ManagementService.JobInputUpload:output_type -> cms.management.v1.JobInputUploadResult
-	57, // 68: cms.management.v1.ManagementService.JobInputContinue:output_type -> cms.management.v1.JobInputUploadResult
-	49, // 69: cms.management.v1.ManagementService.JobInputCancel:output_type -> google.protobuf.Empty
-	43, // 70: cms.management.v1.ManagementService.GetObject:output_type -> cms.management.v1.CmsObject
-	42, // 71: cms.management.v1.ManagementService.GetObjects:output_type -> cms.management.v1.CmsObjectList
-	58, // 72: cms.management.v1.ManagementService.CreateObjects:output_type -> cms.management.v1.CreateObjectsResponse
-	59, // 73: cms.management.v1.ManagementService.UpdateObjects:output_type -> cms.management.v1.UpdateObjectsResponse
-	60, // 74: cms.management.v1.ManagementService.DeleteObjects:output_type -> cms.management.v1.DeleteObjectsResponse
-	42, // 75: cms.management.v1.ManagementService.GetTypedObjects:output_type -> cms.management.v1.CmsObjectList
-	61, // 76: cms.management.v1.ManagementService.GetWebhookDeliveries:output_type -> cms.management.v1.WebhookAttemptList
-	62, // 77: cms.management.v1.ManagementService.SendTestDelivery:output_type -> cms.management.v1.WebhookAttempt
-	63, // 78: cms.management.v1.ManagementService.GetObjectHistory:output_type -> cms.management.v1.ObjectHistory
-	64, // 79: cms.management.v1.ManagementService.RevertObject:output_type -> cms.management.v1.RevertObjectsResponse
-	64, // 80: cms.management.v1.ManagementService.RevertObjects:output_type -> cms.management.v1.RevertObjectsResponse
-	65, // 81: cms.management.v1.ManagementService.IssueToken:output_type -> cms.management.v1.AuthToken
-	65, // 82: cms.management.v1.ManagementService.RenewToken:output_type -> cms.management.v1.AuthToken
-	66, // 83: cms.management.v1.ManagementService.Logout:output_type -> cms.management.v1.LogoutResponse
-	42, // [42:84] is the sub-list for method output_type
-	0,  // [0:42] is the sub-list for method input_type
+	42, // 42: cms.management.v1.ManagementService.GetAccount:input_type -> cms.management.v1.GetAccountRequest
+	43, // 43: cms.management.v1.ManagementService.ChangePassword:input_type -> cms.management.v1.ChangePasswordRequest
+	44, // 44: cms.management.v1.ManagementService.GetBranches:output_type -> cms.management.v1.CmsObjectList
+	45, // 45: cms.management.v1.ManagementService.CreateBranch:output_type -> cms.management.v1.CmsObject
+	45, // 46: cms.management.v1.ManagementService.GetBranch:output_type -> cms.management.v1.CmsObject
+	46, // 47: cms.management.v1.ManagementService.UpdateBranch:output_type -> cms.management.v1.UpdateBranchResponse
+	47, // 48: cms.management.v1.ManagementService.DeleteBranch:output_type -> cms.management.v1.DeleteBranchResponse
+	48, // 49: cms.management.v1.ManagementService.GetCSharpClasses:output_type -> cms.management.v1.GeneratedCode
+	48, // 50: cms.management.v1.ManagementService.GetCSharpClass:output_type -> cms.management.v1.GeneratedCode
+	45, // 51: cms.management.v1.ManagementService.GetUserDisplayName:output_type -> cms.management.v1.CmsObject
+	49, // 52: cms.management.v1.ManagementService.CreateComment:output_type -> cms.management.v1.CmsComment
+	50, // 53: cms.management.v1.ManagementService.GetComments:output_type -> cms.management.v1.CmsCommentList
+	49, // 54: cms.management.v1.ManagementService.GetComment:output_type -> cms.management.v1.CmsComment
+	51, // 55: cms.management.v1.ManagementService.DeleteComment:output_type -> google.protobuf.Empty
+	51, // 56: cms.management.v1.ManagementService.UpdateComment:output_type -> google.protobuf.Empty
+	52, // 57: cms.management.v1.ManagementService.StartUpload:output_type -> cms.management.v1.FileUploadResult
+	52, // 58: cms.management.v1.ManagementService.ContinueUpload:output_type -> cms.management.v1.FileUploadResult
+	51, // 59: cms.management.v1.ManagementService.DeleteTempFile:output_type -> google.protobuf.Empty
+	53, // 60: cms.management.v1.ManagementService.CreateJob:output_type -> cms.management.v1.CmsJob
+	54, // 61: cms.management.v1.ManagementService.GetJobs:output_type -> cms.management.v1.CmsJobList
+	53, // 62: cms.management.v1.ManagementService.GetJob:output_type -> cms.management.v1.CmsJob
+	51, // 63: cms.management.v1.ManagementService.UpdateJob:output_type -> google.protobuf.Empty
+	51, // 64: cms.management.v1.ManagementService.DeleteJob:output_type -> google.protobuf.Empty
+	55, // 65: cms.management.v1.ManagementService.GetJobMetrics:output_type -> cms.management.v1.JobMetricsList
+	56, // 66: cms.management.v1.ManagementService.GetJobProgress:output_type -> cms.management.v1.JobProgress
+	57, // 67: cms.management.v1.ManagementService.GetJobObjectIds:output_type -> cms.management.v1.JobObjectIds
+	58, // 68: cms.management.v1.ManagementService.GetJobArtifacts:output_type -> cms.management.v1.JobArtifactList
+	59, // 69: cms.management.v1.ManagementService.JobInputUpload:output_type -> cms.management.v1.JobInputUploadResult
+	59, // 70: cms.management.v1.ManagementService.JobInputContinue:output_type -> cms.management.v1.JobInputUploadResult
+	51, // 71: cms.management.v1.ManagementService.JobInputCancel:output_type -> google.protobuf.Empty
+	45, // 72: cms.management.v1.ManagementService.GetObject:output_type -> cms.management.v1.CmsObject
+	44, // 73: cms.management.v1.ManagementService.GetObjects:output_type -> cms.management.v1.CmsObjectList
+	60, // 74: cms.management.v1.ManagementService.CreateObjects:output_type -> cms.management.v1.CreateObjectsResponse
+	61, // 75: cms.management.v1.ManagementService.UpdateObjects:output_type -> cms.management.v1.UpdateObjectsResponse
+	62, // 76: cms.management.v1.ManagementService.DeleteObjects:output_type -> cms.management.v1.DeleteObjectsResponse
+	44, // 77: cms.management.v1.ManagementService.GetTypedObjects:output_type -> cms.management.v1.CmsObjectList
+	63, // 78: cms.management.v1.ManagementService.GetWebhookDeliveries:output_type -> cms.management.v1.WebhookAttemptList
+	64, // 79: cms.management.v1.ManagementService.SendTestDelivery:output_type -> cms.management.v1.WebhookAttempt
+	65, // 80: cms.management.v1.ManagementService.GetObjectHistory:output_type -> cms.management.v1.ObjectHistory
+	66, // 81: cms.management.v1.ManagementService.RevertObject:output_type -> cms.management.v1.RevertObjectsResponse
+	66, // 82: cms.management.v1.ManagementService.RevertObjects:output_type -> cms.management.v1.RevertObjectsResponse
+	67, // 83: cms.management.v1.ManagementService.IssueToken:output_type -> cms.management.v1.AuthToken
+	67, // 84: cms.management.v1.ManagementService.RenewToken:output_type -> cms.management.v1.AuthToken
+	68, // 85: cms.management.v1.ManagementService.Logout:output_type -> cms.management.v1.LogoutResponse
+	69, // 86: cms.management.v1.ManagementService.GetAccount:output_type -> cms.management.v1.Account
+	70, // 87: cms.management.v1.ManagementService.ChangePassword:output_type -> cms.management.v1.ChangePasswordResponse
+	44, // [44:88] is the sub-list for method output_type
+	0,  // [0:44] is the sub-list for method input_type
 	0,  // [0:0] is the sub-list for extension type_name
 	0,  // [0:0] is the sub-list for extension extendee
 	0,  // [0:0] is the sub-list for field type_name
@@ -273,6 +284,7 @@ func file_cms_management_v1_service_proto_init() {
 	if File_cms_management_v1_service_proto != nil {
 		return
 	}
+	file_cms_management_v1_account_proto_init()
 	file_cms_management_v1_branches_proto_init()
 	file_cms_management_v1_codegen_proto_init()
 	file_cms_management_v1_comments_proto_init()

@@ -62,6 +62,8 @@ const (
 	ManagementService_IssueToken_FullMethodName           = "/cms.management.v1.ManagementService/IssueToken"
 	ManagementService_RenewToken_FullMethodName           = "/cms.management.v1.ManagementService/RenewToken"
 	ManagementService_Logout_FullMethodName               = "/cms.management.v1.ManagementService/Logout"
+	ManagementService_GetAccount_FullMethodName           = "/cms.management.v1.ManagementService/GetAccount"
+	ManagementService_ChangePassword_FullMethodName       = "/cms.management.v1.ManagementService/ChangePassword"
 )
 
 // ManagementServiceClient is the client API for ManagementService service.
@@ -180,6 +182,17 @@ type ManagementServiceClient interface {
 	// Logout revokes every bearer token of the caller, in every process
 	// (not a NovaDB operation); 401, 501 (no token key configured).
 	Logout(ctx context.Context, in *LogoutRequest, opts ...grpc.CallOption) (*LogoutResponse, error)
+	// GetAccount returns the caller's own account: user name, flags and
+	// grants as stored now (not a NovaDB operation; user objects live on
+	// branch 4, which most users may not read); 401.
+	GetAccount(ctx context.Context, in *GetAccountRequest, opts ...grpc.CallOption) (*Account, error)
+	// ChangePassword changes the caller's own password after checking the
+	// current one like a login (not a NovaDB operation); every bearer token
+	// of the user is revoked and the answer carries a fresh one; 400 (the
+	// current password is wrong, the new one empty or longer than 72
+	// bytes, the caller has no user object), 401, 403 (acting for another
+	// user), 429 + Retry-After (too many wrong passwords).
+	ChangePassword(ctx context.Context, in *ChangePasswordRequest, opts ...grpc.CallOption) (*ChangePasswordResponse, error)
 }
 
 type managementServiceClient struct {
@@ -622,6 +635,26 @@ func (c *managementServiceClient) Logout(ctx context.Context, in *LogoutRequest,
 	return out, nil
 }
 
+func (c *managementServiceClient) GetAccount(ctx context.Context, in *GetAccountRequest, opts ...grpc.CallOption) (*Account, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(Account)
+	err := c.cc.Invoke(ctx, ManagementService_GetAccount_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *managementServiceClient) ChangePassword(ctx context.Context, in *ChangePasswordRequest, opts ...grpc.CallOption) (*ChangePasswordResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(ChangePasswordResponse)
+	err := c.cc.Invoke(ctx, ManagementService_ChangePassword_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 // ManagementServiceServer is the server API for ManagementService service.
 // All implementations must embed UnimplementedManagementServiceServer
 // for forward compatibility.
@@ -738,6 +771,17 @@ type ManagementServiceServer interface {
 	// Logout revokes every bearer token of the caller, in every process
 	// (not a NovaDB operation); 401, 501 (no token key configured).
 	Logout(context.Context, *LogoutRequest) (*LogoutResponse, error)
+	// GetAccount returns the caller's own account: user name, flags and
+	// grants as stored now (not a NovaDB operation; user objects live on
+	// branch 4, which most users may not read); 401.
+	GetAccount(context.Context, *GetAccountRequest) (*Account, error)
+	// ChangePassword changes the caller's own password after checking the
+	// current one like a login (not a NovaDB operation); every bearer token
+	// of the user is revoked and the answer carries a fresh one; 400 (the
+	// current password is wrong, the new one empty or longer than 72
+	// bytes, the caller has no user object), 401, 403 (acting for another
+	// user), 429 + Retry-After (too many wrong passwords).
+	ChangePassword(context.Context, *ChangePasswordRequest) (*ChangePasswordResponse, error)
 	mustEmbedUnimplementedManagementServiceServer()
 }
 
@@ -873,6 +917,12 @@ func (UnimplementedManagementServiceServer) RenewToken(context.Context, *RenewTo
 }
 func (UnimplementedManagementServiceServer) Logout(context.Context, *LogoutRequest) (*LogoutResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method Logout not implemented")
+}
+func (UnimplementedManagementServiceServer) GetAccount(context.Context, *GetAccountRequest) (*Account, error) {
+	return nil, status.Error(codes.Unimplemented, "method GetAccount not implemented")
+}
+func (UnimplementedManagementServiceServer) ChangePassword(context.Context, *ChangePasswordRequest) (*ChangePasswordResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method ChangePassword not implemented")
 }
 func (UnimplementedManagementServiceServer) mustEmbedUnimplementedManagementServiceServer() {}
 func (UnimplementedManagementServiceServer) testEmbeddedByValue()                           {}
@@ -1607,6 +1657,42 @@ func _ManagementService_Logout_Handler(srv interface{}, ctx context.Context, dec
 	return interceptor(ctx, in, info, handler)
 }
 
+func _ManagementService_GetAccount_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(GetAccountRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(ManagementServiceServer).GetAccount(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: ManagementService_GetAccount_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(ManagementServiceServer).GetAccount(ctx, req.(*GetAccountRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _ManagementService_ChangePassword_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(ChangePasswordRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(ManagementServiceServer).ChangePassword(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: ManagementService_ChangePassword_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(ManagementServiceServer).ChangePassword(ctx, req.(*ChangePasswordRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 // ManagementService_ServiceDesc is the grpc.ServiceDesc for ManagementService service.
 // It's only intended for direct use with grpc.RegisterService,
 // and not to be introspected or modified (even as a copy)
@@ -1765,6 +1851,14 @@ var ManagementService_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "Logout",
 			Handler:    _ManagementService_Logout_Handler,
+		},
+		{
+			MethodName: "GetAccount",
+			Handler:    _ManagementService_GetAccount_Handler,
+		},
+		{
+			MethodName: "ChangePassword",
+			Handler:    _ManagementService_ChangePassword_Handler,
 		},
 	},
 	Streams: []grpc.StreamDesc{

@@ -1,0 +1,37 @@
+// The signed-in user's own account (GET /auth/account): its flags decide
+// what the shell offers (the Users screen only to administrators), its
+// grants are shown on the Account screen. Read once per session; the
+// Account screen reads it again. changePassword adopts the token the
+// answer carries (the change revoked the old one).
+import type { Account } from "../api/generated/management";
+import { createStore } from "../store";
+import { adopt, api, session } from "./session";
+
+export const account = createStore<Account | null>(null);
+
+let loadedFor: string | null = null;
+
+/** loadAccount reads the account, and keeps it for the shell. */
+export async function loadAccount(signal?: AbortSignal): Promise<Account> {
+  const { data } = await api.call("management", "GetAccount", {}, undefined, { signal });
+  account.set(data);
+  return data;
+}
+
+session.subscribe((s) => {
+  const user = s?.user ?? null;
+  if (user === loadedFor) return;
+  loadedFor = user;
+  account.set(null);
+  if (user) loadAccount().catch(() => undefined);
+});
+if (session.get()) {
+  loadedFor = session.get()!.user;
+  loadAccount().catch(() => undefined);
+}
+
+/** changePassword changes the own password; errors are ApiErrors (400 wrong current password, 429 locked). */
+export async function changePassword(currentPassword: string, newPassword: string): Promise<void> {
+  const { data } = await api.call("management", "ChangePassword", {}, { currentPassword, newPassword });
+  if (data.token) adopt(data.token);
+}
