@@ -9,6 +9,7 @@ test("a route survives format and parse", () => {
     { branch: "4", section: "content", type: "article", query: { lang: "201,202", q: "x y" } },
     { branch: "draft", section: "content", type: "article", object: "1234", query: {} },
     { branch: "4", section: "model", type: "my type/ä", query: {} },
+    { branch: "4", section: "operations", query: {} },
   ];
   for (const r of cases) {
     const url = new URL(format(r), "http://h");

@@ -5,11 +5,12 @@
 //   /studio/b/{branch}/content/{type}         a type's list
 //   /studio/b/{branch}/content/{type}/{id}    an object
 //   /studio/b/{branch}/model[/{type}]         the model (types and attributes)
+//   /studio/b/{branch}/operations             the process's state (administrators)
 import { createStore } from "./store";
 
 export const base = "/studio/";
 
-export type Section = "content" | "model";
+export type Section = "content" | "model" | "operations";
 
 export interface Route {
   branch?: string;
@@ -28,7 +29,7 @@ export function parse(pathname: string, search: string): Route {
   const r: Route = { section: "content", query };
   if (seg[0] === "b" && seg[1]) {
     r.branch = seg[1];
-    if (seg[2] === "model") r.section = "model";
+    if (seg[2] === "model" || seg[2] === "operations") r.section = seg[2];
     if (seg[2] === "content" || seg[2] === "model") {
       if (seg[3]) r.type = seg[3];
       if (seg[4] && seg[2] === "content") r.object = seg[4];

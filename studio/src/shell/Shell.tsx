@@ -11,6 +11,7 @@ import { ShortcutHelp } from "../ui/ShortcutHelp";
 import { addShortcut } from "../ui/shortcuts";
 import { Button, Problem } from "../ui/ui";
 import { LiveIndicator } from "../live/LiveIndicator";
+import { adminStore } from "../data/admin";
 import "./shell.css";
 
 const m = messages({
@@ -19,6 +20,7 @@ const m = messages({
     branch: "Branch",
     content: "Content",
     model: "Model",
+    operations: "Operations",
     sections: "Sections",
     language: "Language",
     logout: "Sign out",
@@ -35,6 +37,7 @@ const m = messages({
     branch: "Branch",
     content: "Inhalte",
     model: "Modell",
+    operations: "Betrieb",
     sections: "Bereiche",
     language: "Sprache",
     logout: "Abmelden",
@@ -86,6 +89,8 @@ export function Shell(props: { nav?: ComponentChildren; children: ComponentChild
   }, [branches, r.branch]);
   const setSection = (section: Section) => navigate({ branch: r.branch, section, query: {} });
   const help = useStore(helpOpen);
+  const admin = useStore(adminStore());
+  const sections: Section[] = admin === "yes" ? ["content", "model", "operations"] : ["content", "model"];
   return (
     <div class="shell">
       <a class="skip-link" href="#work">{m("skip")}</a>
@@ -104,7 +109,7 @@ export function Shell(props: { nav?: ComponentChildren; children: ComponentChild
           </select>
         </label>
         <nav class="sections" aria-label={m("sections")}>
-          {(["content", "model"] as const).map((sec) => (
+          {sections.map((sec) => (
             <Button key={sec} variant="ghost" class={r.section === sec ? "active" : ""}
               aria-current={r.section === sec ? "page" : undefined} onClick={() => setSection(sec)}>
               {m(sec)}
