@@ -108,7 +108,7 @@ export function Shell(props: { nav?: ComponentChildren; children: ComponentChild
             ))}
           </select>
         </label>
-        <nav class="sections" aria-label={m("sections")}>
+        <nav class="sections" aria-label={m("sections")} data-admin={admin}>
           {sections.map((sec) => (
             <Button key={sec} variant="ghost" class={r.section === sec ? "active" : ""}
               aria-current={r.section === sec ? "page" : undefined} onClick={() => setSection(sec)}>
