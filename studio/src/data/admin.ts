@@ -33,10 +33,14 @@ export function adminOf(user: string, objects: readonly CmsObject[]): Admin {
 
 const stores = new Map<string, Store<Admin>>();
 
-/** adminStore is the store of the signed-in user's flag, checked once per user and token. */
+/**
+ * adminStore is the store of the signed-in user's flag, checked once per
+ * user name while the page lives (not per token: a renewal changes no
+ * flag, and a new check would hide the entry for a moment).
+ */
 export function adminStore(): Store<Admin> {
   const s = session.get();
-  const k = `${s?.user ?? ""}\u0000${s?.token ?? ""}`;
+  const k = s?.user ?? "";
   let st = stores.get(k);
   if (st) return st;
   const store = createStore<Admin>(s ? "checking" : "no");
