@@ -18,7 +18,8 @@ func init() {
 // lag and parked events as numbers; a write (a branch created through
 // Management) makes Management's request total move without a click (the
 // view reads /metrics again every few seconds); Refresh now reads at once
-// (keyboard: Enter on the focused button). Once the view is closed it
+// (keyboard: Enter on the focused button); in German it says "Betrieb",
+// "erreichbar". Once the view is closed it
 // reads no more. Petra, a writer of one branch, gets no Operations entry
 // and, at its address, only the note that administrators see it (and no
 // read of /metrics).
@@ -78,6 +79,20 @@ func studioOperationsJourney(t *testing.T, s *studioSetup) {
 	n := reads()
 	admin.step("Refresh now by keyboard", studioWait, chromedp.Focus(button("Refresh now")), chromedp.KeyEvent("\r"))
 	admin.waitFor("Refresh now read /metrics", fmt.Sprintf(`performance.getEntriesByType("resource").filter(e => new URL(e.name).pathname === "/metrics").length > %d`, n))
+
+	// In German.
+	language := func(label, v string) {
+		admin.step("language "+v, studioWait, chromedp.Evaluate[chromedp.Void](fmt.Sprintf(
+			`(() => { const s = document.querySelector("select[aria-label=%s]"); s.value = %q; s.dispatchEvent(new Event("change", {bubbles: true})); })()`, label, v)))
+	}
+	language("Language", "de")
+	admin.waitText("Dieser Prozess ist bereit.")
+	admin.waitFor("the components up in German", `[...document.querySelectorAll("[data-component] .ops-up-text")].every(e => e.textContent === "erreichbar")`)
+	admin.waitFor("the German entry is current", `document.querySelector("nav.sections [aria-current=page]")?.textContent.trim() === "Betrieb"`)
+	admin.shot("operations-german")
+	admin.checkAccessibility("the operations view in German")
+	language("Sprache", "en")
+	admin.waitText("This process is ready.")
 
 	// Closed, the view reads no more.
 	admin.click("Content")
