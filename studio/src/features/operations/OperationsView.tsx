@@ -130,7 +130,7 @@ export function OperationsView(_: { route: Route }) {
         {!s && error === null && <Skeleton lines={8} />}
         {s && (
           <>
-            <p class={`ops-state${s.readiness?.ready ? "" : " ops-bad"}`} data-ready={String(!!s.readiness?.ready)}>
+            <p class={`ops-state${s.readiness?.ready ? "" : " ops-bad"}`} role="status" data-ready={String(!!s.readiness?.ready)}>
               {!s.readiness ? m("noAnswer") : s.readiness.ready ? m("ready") : m("notReady", { reason: s.readiness.reason ?? "" })}
             </p>
             <h2 class="section-title" id="ops-components">{m("components")}</h2>
