@@ -1,18 +1,26 @@
 // The studio's root: the login until there is a session, then the shell
-// with the view the address names. The Users, Account and Webhooks screens
-// load on demand (their own chunks), so the first load stays within its budget.
+// with the view the address names. The Users, Account, Webhooks and
+// Operations screens load on demand (their own chunks), so the first load
+// stays within its budget; Operations only for administrators.
 import type { ComponentType } from "preact";
 import { useEffect, useState } from "preact/hooks";
-import "./auth/account";
 import { Login } from "./auth/Login";
 import { session } from "./auth/session";
 import { ContentView } from "./features/content/ContentView";
 import { CodeView } from "./features/code/CodeView";
 import { ModelView } from "./features/model/ModelView";
+import { messages } from "./i18n/i18n";
 import { type Route, route } from "./router";
 import { Shell } from "./shell/Shell";
 import { useStore } from "./store";
-import { Problem, Skeleton, Toasts } from "./ui/ui";
+import { Pane, Problem, Skeleton, Toasts } from "./ui/ui";
+import { adminState, account } from "./auth/account";
+import "./features/operations/operations.css";
+
+const m = messages({
+  en: { operations: "Operations", adminsOnly: "Only administrators see the operations of the installation." },
+  de: { operations: "Betrieb", adminsOnly: "Nur Administratoren sehen den Betrieb der Installation." },
+});
 
 type View = ComponentType<{ route: Route }>;
 
@@ -47,11 +55,31 @@ export function App() {
   if (r.section === "users" || r.section === "account" || r.section === "webhooks") view = <Lazy section={r.section} route={r} />;
   else if (r.section === "model") view = <ModelView route={r} />;
   else if (r.section === "code") view = <CodeView route={r} />;
+  else if (r.section === "operations") view = <Operations route={r} />;
   else view = <ContentView route={r} />;
   return (
     <>
       {view}
       <Toasts />
     </>
+  );
+}
+
+/** Operations loads its view on demand, for administrators only. */
+function Operations({ route: r }: { route: Route }) {
+  const admin = adminState(useStore(account));
+  const [view, setView] = useState<{ View: View } | null>(null);
+  const [error, setError] = useState<unknown>(null);
+  useEffect(() => {
+    if (admin !== "yes" || view) return;
+    import("./features/operations/OperationsView").then((mod) => setView({ View: mod.OperationsView }), setError);
+  }, [admin]);
+  if (admin === "yes" && view) return <view.View route={r} />;
+  return (
+    <Shell>
+      <Pane title={m("operations")}>
+        {admin === "no" ? <p class="notice">{m("adminsOnly")}</p> : error !== null ? <Problem error={error} /> : <Skeleton lines={8} />}
+      </Pane>
+    </Shell>
   );
 }

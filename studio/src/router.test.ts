@@ -15,6 +15,7 @@ test("a route survives format and parse", () => {
     { section: "users", query: {} },
     { section: "users", user: "11012", query: {} },
     { section: "account", query: {} },
+    { branch: "4", section: "operations", query: {} },
   ];
   for (const r of cases) {
     const url = new URL(format(r), "http://h");

@@ -9,14 +9,15 @@
 //   /studio/b/{branch}/code                   the generated models to download
 //   /studio/users[/{id}]                      the users (administrators)
 //   /studio/account                           the own account (everybody)
+//   /studio/b/{branch}/operations             the process's state (administrators)
 import { createStore } from "./store";
 
 export const base = "/studio/";
 
-export type Section = "content" | "model" | "webhooks" | "code" | "users" | "account";
+export type Section = "content" | "model" | "webhooks" | "code" | "operations" | "users" | "account";
 
 /** branchSections are the sections of one branch (under /b/{branch}/). */
-export const branchSections: readonly Section[] = ["content", "model", "webhooks", "code"];
+export const branchSections: readonly Section[] = ["content", "model", "webhooks", "code", "operations"];
 
 export interface Route {
   branch?: string;

@@ -9,6 +9,14 @@ import { adopt, api, session } from "./session";
 
 export const account = createStore<Account | null>(null);
 
+/** Admin is what the studio knows of the user's administrator flag: its account not read yet, yes or no. */
+export type Admin = "checking" | "yes" | "no";
+
+/** adminState reads the account's flag (null: not read yet). It decides what the studio offers; the server decides every call. */
+export function adminState(acc: Account | null): Admin {
+  return acc === null ? "checking" : acc.admin ? "yes" : "no";
+}
+
 let loadedFor: string | null = null;
 
 /** loadAccount reads the account, and keeps it for the shell. */

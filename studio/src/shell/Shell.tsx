@@ -2,7 +2,7 @@
 // language, user), the navigation rail, and the work area.
 import type { ComponentChildren } from "preact";
 import { useEffect, useState } from "preact/hooks";
-import { account } from "../auth/account";
+import { account, adminState } from "../auth/account";
 import { logout, session } from "../auth/session";
 import { loadBranches, type BranchNode } from "../data/branches";
 import { type Locale, locale, locales, messages } from "../i18n/i18n";
@@ -22,6 +22,7 @@ const m = messages({
     model: "Model",
     webhooks: "Webhooks",
     code: "Code",
+    operations: "Operations",
     sections: "Sections",
     language: "Language",
     logout: "Sign out",
@@ -42,6 +43,7 @@ const m = messages({
     model: "Modell",
     webhooks: "Webhooks",
     code: "Code",
+    operations: "Betrieb",
     sections: "Bereiche",
     language: "Sprache",
     logout: "Abmelden",
@@ -96,8 +98,9 @@ export function Shell(props: { nav?: ComponentChildren; children: ComponentChild
   const setSection = (section: Section) => navigate({ branch: r.branch, section, query: {} });
   const help = useStore(helpOpen);
   const acc = useStore(account);
-  // Administrators manage webhooks and users; everybody else never sees those sections.
-  const sections: Section[] = acc?.admin ? [...branchSections, "users"] : branchSections.filter((x) => x !== "webhooks");
+  const admin = adminState(acc);
+  // Administrators manage webhooks and users and see the operations; everybody else never sees those sections.
+  const sections: Section[] = admin === "yes" ? [...branchSections, "users"] : branchSections.filter((x) => x !== "webhooks" && x !== "operations");
   const branchSection = branchSections.includes(r.section) ? r.section : "content";
   return (
     <div class="shell">
@@ -116,7 +119,7 @@ export function Shell(props: { nav?: ComponentChildren; children: ComponentChild
             ))}
           </select>
         </label>
-        <nav class="sections" aria-label={m("sections")}>
+        <nav class="sections" aria-label={m("sections")} data-admin={admin}>
           {sections.map((sec) => (
             <Button key={sec} variant="ghost" class={r.section === sec ? "active" : ""}
               aria-current={r.section === sec ? "page" : undefined} onClick={() => setSection(sec)}>
