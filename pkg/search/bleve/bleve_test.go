@@ -29,7 +29,7 @@ func TestConformanceInMemory(t *testing.T) {
 // as for an index over the column budget: every search is Bleve's.
 func TestConformanceWithoutColumns(t *testing.T) {
 	searchtest.Run(t, func(t *testing.T) search.Engine {
-		e, err := bleve.New("", bleve.WithColumnLimit(0))
+		e, err := bleve.New("", bleve.WithColumnBudget(0))
 		if err != nil {
 			t.Fatal(err)
 		}

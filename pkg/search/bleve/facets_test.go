@@ -25,7 +25,7 @@ func TestFacetsColumnsMatchBleveOnly(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer withCols.Close()
-	bleveOnly, err := New("", WithColumnLimit(0))
+	bleveOnly, err := New("", WithColumnBudget(0))
 	if err != nil {
 		t.Fatal(err)
 	}
