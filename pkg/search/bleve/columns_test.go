@@ -376,8 +376,17 @@ func TestColumnsReopen(t *testing.T) {
 // -race). As with a Bleve search, hits are read after the page is chosen,
 // so a document written meanwhile shows its new fields (or is dropped).
 func TestColumnsConcurrent(t *testing.T) {
+	// Within the budget, and outgrowing it (about 280 estimated bytes per
+	// document: the columns are freed once the index passes about 50
+	// documents, while searches run).
+	for _, b := range []int64{DefaultColumnBudget, 14 << 10} {
+		t.Run(fmt.Sprint(b), func(t *testing.T) { testColumnsConcurrent(t, b) })
+	}
+}
+
+func testColumnsConcurrent(t *testing.T, budget int64) {
 	ctx := context.Background()
-	eng, err := New("")
+	eng, err := New("", WithColumnBudget(budget))
 	if err != nil {
 		t.Fatal(err)
 	}
