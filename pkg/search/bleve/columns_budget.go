@@ -73,9 +73,16 @@ func (c *columns) fits(est, docs int64) bool {
 // document they had then; the next search builds them again. It reports
 // whether the columns are on.
 func (c *columns) retry(docs uint64) bool {
+	fit := func() bool { return int64(docs)*c.perDoc*11/10 <= c.budget.bytes }
+	c.mu.RLock()
+	still := c.over && !fit()
+	c.mu.RUnlock()
+	if still { // the common case: no write lock for every search
+		return false
+	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if !c.over || int64(docs)*c.perDoc*11/10 > c.budget.bytes {
+	if !c.over || !fit() {
 		return !c.off
 	}
 	c.over, c.off = false, false

@@ -50,8 +50,8 @@ func (c *columns) drop() {
 	c.idBytes = 0
 }
 
-// on reports whether the column index may answer: it is not off, or it
-// was over its budget and the index's documents fit again (retry).
+// columnsOn reports whether the column index may answer: it is not off,
+// or it was over its budget and the index's documents fit again (retry).
 func (ix *index) columnsOn() bool {
 	c := ix.cols
 	c.mu.RLock()
