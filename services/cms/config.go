@@ -85,6 +85,7 @@ func fromViper(v *viper.Viper, d app.Config) (app.Config, error) {
 	c.RenderAdminReserve = v.GetInt("renderAdminReserve")
 	c.RenderCacheMaxBytes = v.GetInt64("renderCacheMaxBytes")
 	c.MemoryLimit = v.GetInt64("memoryLimit")
+	c.SearchColumnsMaxBytes = v.GetInt64("searchColumnsMaxBytes")
 	c.RenderSeparateOrigin = v.GetBool("renderSeparateOrigin")
 	c.Live = app.LiveConfig{Buffer: v.GetInt("live.buffer"), MaxSubscribers: v.GetInt("live.maxSubscribers"),
 		MaxSubscribersPerUser: v.GetInt("live.maxSubscribersPerUser"), AdminReserve: v.GetInt("live.adminReserve"),

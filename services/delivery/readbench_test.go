@@ -9,6 +9,7 @@ import (
 	"math/rand/v2"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"slices"
 	"strconv"
 	"sync"
@@ -32,8 +33,26 @@ import (
 // connections with p50 and p99; the single-object figure is also a ratio
 // against a bare net/http handler serving the same bytes, measured in the
 // same run.
+//
+// CMS_BENCH_READ_ARTICLES sets another number of articles and
+// CMS_BENCH_COLUMN_BUDGET the embedded engine's column budget in bytes
+// (bleve.WithColumnBudget; 0 = none), to compare sizes and the column
+// index against Bleve alone.
+var (
+	readArticles = benchEnvInt("CMS_BENCH_READ_ARTICLES", 10000)
+	readBudget   = benchEnvInt("CMS_BENCH_COLUMN_BUDGET", bleve.DefaultColumnBudget)
+)
+
+// benchEnvInt reads a benchmark's size from the environment (def when
+// unset or not a number).
+func benchEnvInt(key string, def int) int {
+	if n, err := strconv.Atoi(os.Getenv(key)); err == nil && n >= 0 {
+		return n
+	}
+	return def
+}
+
 const (
-	readArticles = 10000
 	readAuthors  = 100
 	readTags     = 50
 	readTagsPer  = 5
@@ -110,7 +129,7 @@ func newReadFixture(b *testing.B, e deliverytest.Engine) *readFixture {
 
 // diskBleve is the embedded engine as `cms run` uses it: Bleve on disk.
 var diskBleve = deliverytest.Engine{Name: "bleve-disk", New: func(t testing.TB) (search.Engine, indexwriter.Options) {
-	eng, err := bleve.New(t.TempDir())
+	eng, err := bleve.New(t.TempDir(), bleve.WithColumnBudget(int64(readBudget)))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -161,7 +180,7 @@ func (f *readFixture) run(b *testing.B) {
 		return base + "/objects/" + strconv.FormatInt(f.articles[r.IntN(len(f.articles))], 10) + "?resolve=author,tags"
 	}
 	sorted := func(r *rand.Rand) string {
-		return base + "/types/article/objects?sort=price&take=20&skip=" + strconv.Itoa(r.IntN(readArticles-20))
+		return base + "/types/article/objects?sort=price&take=20&skip=" + strconv.Itoa(r.IntN(min(readArticles, search.MaxResultWindow)-20))
 	}
 	filtered := func(r *rand.Rand) string {
 		return base + "/types/article/objects?filter=price%3E" + strconv.Itoa(r.IntN(readMaxPrice)) +

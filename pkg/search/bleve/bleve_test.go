@@ -25,6 +25,19 @@ func TestConformanceInMemory(t *testing.T) {
 	searchtest.Run(t, func(t *testing.T) search.Engine { return newMemoryEngine(t) })
 }
 
+// TestConformanceWithoutColumns runs the suite with the column index off,
+// as for an index over the column budget: every search is Bleve's.
+func TestConformanceWithoutColumns(t *testing.T) {
+	searchtest.Run(t, func(t *testing.T) search.Engine {
+		e, err := bleve.New("", bleve.WithColumnBudget(0))
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { _ = e.Close() })
+		return e
+	})
+}
+
 // newMemoryEngine is an in-memory engine, closed when the test ends.
 func newMemoryEngine(tb testing.TB) *bleve.Engine {
 	tb.Helper()

@@ -33,16 +33,13 @@ import (
 // Columns are built on first use by reading every document (once per new
 // field) and maintained by Bulk, under the index's write lock: changed
 // slots are marked, and the next search merges their new entries into the
-// sorted arrays (one linear pass, however many documents changed). An
-// index with more than ColumnLimit documents does not use (and frees) its
-// columns: searches go to Bleve as before.
-
-// DefaultColumnLimit is the default ColumnLimit: the most documents an
-// index keeps columns for. The memory is about 24 bytes per indexed value
-// of the fields queries use plus the values themselves (for an object
-// with a few dozen values about 2 KiB, so 100,000 documents cost about
-// 200 MiB at most).
-const DefaultColumnLimit = 100000
+// sorted arrays (one linear pass, however many documents changed).
+//
+// Their memory is bounded by a byte budget per index (WithColumnBudget;
+// columns_budget.go): an estimate of what the columns hold is kept as
+// they change, and an index whose columns outgrow the budget frees them
+// and answers from Bleve alone, saying so once in the log (WARN) and in
+// Engine.ColumnStats, until it shrinks back under the budget.
 
 const (
 	colPresent = fieldPresent // the fields a document has (Exists)
@@ -63,24 +60,34 @@ type column struct {
 	sorted []colEntry
 	dirty  bitset // slots whose entries in sorted are stale
 	ndirty int
+	// nkeys and keyBytes count the keys in vals and their bytes (the
+	// memory estimate, columns_budget.go).
+	nkeys, keyBytes int64
 }
 
 // columns is the column index of one index.
 type columns struct {
-	limit int
+	budget budget
 
 	mu     sync.RWMutex
-	off    bool // over the limit or never built: searches use Bleve
+	off    bool // over the budget or turned off: searches use Bleve
 	built  bool // slots and ids are loaded
 	slots  map[string]int32
 	ids    []string // slot → document id ("" = free)
 	free   []int32
 	live   bitset
 	fields map[string]*column
+	// idBytes is the length of the ids of the slots taken.
+	idBytes int64
+	// over: turned off because the columns outgrew the budget (perDoc is
+	// their estimated bytes per document then); warned: the WARN line
+	// was logged.
+	over, warned bool
+	perDoc       int64
 }
 
-func newColumns(limit int) *columns {
-	return &columns{limit: limit, off: limit <= 0}
+func newColumns(b budget) *columns {
+	return &columns{budget: b, off: b.bytes <= 0}
 }
 
 // bitset is a set of slots.
@@ -224,6 +231,7 @@ func (c *columns) slot(id string) int32 {
 		c.ids = append(c.ids, id)
 	}
 	c.slots[id] = s
+	c.idBytes += int64(len(id))
 	c.live.grow(s)
 	c.live.set(s)
 	return s
@@ -238,6 +246,7 @@ func (c *columns) put(id string, d docFields) {
 			return
 		}
 		delete(c.slots, id)
+		c.idBytes -= int64(len(id))
 		c.ids[s] = ""
 		c.free = append(c.free, s)
 		c.live.clear(s)
@@ -263,6 +272,8 @@ func (col *column) setSlot(s int32, keys []string) {
 	if len(col.vals[s]) == 0 && len(keys) == 0 {
 		return
 	}
+	col.count(col.vals[s], -1)
+	col.count(keys, 1)
 	col.vals[s] = keys
 	col.dirty.grow(s)
 	if !col.dirty.has(s) {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
+	"runtime"
 	"testing"
 	"time"
 
@@ -74,4 +75,117 @@ func BenchmarkColumns(b *testing.B) {
 			b.ReportMetric(float64(blv)/float64(cols), "speedup")
 		})
 	}
+}
+
+// BenchmarkColumnsMemory: the heap the column index of 10,000 and
+// 100,000 object-like documents takes once a list query (branch, type,
+// not deleted, sorted by a keyed value) and an occurrences query (a
+// filtered aggregation of the keyed values) have built their columns,
+// per document, next to the estimate the budget is checked against
+// (columns_budget.go); then the time the columns take to answer both.
+func BenchmarkColumnsMemory(b *testing.B) {
+	for _, n := range []int{10000, 100000} {
+		b.Run(fmt.Sprintf("objects-%d", n), func(b *testing.B) {
+			ctx := context.Background()
+			// No decoded-document cache: the heap measured is the columns'.
+			eng, err := New("", WithDocCacheBytes(1), WithColumnBudget(1<<40))
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer eng.Close()
+			m := search.Mapping{Fields: map[string]search.Kind{"branch": search.Long, "typeRef": search.Long,
+				"id": search.Long, "deleted": search.Bool, "modified": search.Date, "keys": search.Keyword,
+				"values": search.Keyword, "ordered": search.Keyword, "name": search.Keyword, "src": search.Stored}}
+			if err := eng.EnsureIndex(ctx, "mem", m); err != nil {
+				b.Fatal(err)
+			}
+			r := rand.New(rand.NewPCG(1, 2))
+			t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+			for from := 0; from < n; from += 1000 {
+				ops := make([]search.Op, 0, 1000)
+				for i := from; i < from+1000; i++ {
+					ops = append(ops, search.Upsert(search.Document{ID: fmt.Sprintf("4-%d", i), Version: 1, Fields: objectLike(r, i, t0)}))
+				}
+				if _, err := eng.Bulk(ctx, "mem", ops); err != nil {
+					b.Fatal(err)
+				}
+			}
+			ix, err := eng.lookup("mem")
+			if err != nil {
+				b.Fatal(err)
+			}
+			list, err := search.NormalizeRequest(search.SearchRequest{Index: "mem", Size: 20,
+				Query: search.And{search.Term{Field: "branch", Value: 4}, search.Term{Field: "typeRef", Value: 7},
+					search.Not{Query: search.Term{Field: "deleted", Value: true}}},
+				Sort: []search.SortField{{Field: "ordered", Desc: true}}}, m)
+			if err != nil {
+				b.Fatal(err)
+			}
+			facets, err := search.NormalizeRequest(search.SearchRequest{Index: "mem", Query: list.Query,
+				Aggs: []search.TermsAgg{{Field: "values", Size: 100, Prefix: "2:en:=",
+					Filter: search.Term{Field: "keys", Value: "2:en:"}}}}, m)
+			if err != nil {
+				b.Fatal(err)
+			}
+			before := heapAfterGC()
+			for _, req := range []search.SearchRequest{list, facets} {
+				if _, ok, err := ix.searchColumns(req); !ok || err != nil { // builds the columns
+					b.Fatal(ok, err)
+				}
+			}
+			after := heapAfterGC()
+			st := eng.ColumnStats()[0]
+			if st.OverBudget || st.Documents != int64(n) {
+				b.Fatalf("columns not built: %+v", st)
+			}
+			// The columns' part of the two queries (loading the hits is
+			// left out: without a document cache, an in-memory index of
+			// a segment per 1,000 documents looks each up in every segment).
+			c := ix.cols
+			for b.Loop() {
+				c.mu.RLock()
+				m := c.eval(ix, list.Query)
+				page := c.page(m, list.Sort, 0, list.Size)
+				aggs := c.aggregate(ix, facets, m)
+				c.mu.RUnlock()
+				if len(page) != list.Size || len(aggs) != 1 {
+					b.Fatalf("page %d, aggregations %d", len(page), len(aggs))
+				}
+			}
+			// After the loop, which resets the metrics.
+			b.ReportMetric(float64(after-before)/float64(n), "heap-B/object")
+			b.ReportMetric(float64(st.Bytes)/float64(n), "estimate-B/object")
+		})
+	}
+}
+
+// objectLike is a document shaped like an object of the objects index:
+// ids, flags, a date, and per attribute (six, two of them translated) a
+// key, a value and, for numbers and dates, an ordered term.
+func objectLike(r *rand.Rand, i int, t0 time.Time) map[string]any {
+	var keys, values, ordered []any
+	for a := 1; a <= 6; a++ {
+		for _, lang := range []string{"en", "de"}[:1+a%2] {
+			k := fmt.Sprintf("%d:%s:", a, lang)
+			keys = append(keys, k)
+			if a <= 3 {
+				values = append(values, fmt.Sprintf("%s=%s value %d", k, lang, r.IntN(50)))
+			} else {
+				v := r.IntN(100000)
+				values = append(values, fmt.Sprintf("%s=%d", k, v))
+				ordered = append(ordered, fmt.Sprintf("%s=%012d", k, v))
+			}
+		}
+	}
+	return map[string]any{"branch": 4, "typeRef": 7 + i%3, "id": i, "deleted": i%50 == 0,
+		"modified": t0.Add(time.Duration(i) * time.Minute), "keys": keys, "values": values, "ordered": ordered,
+		"name": []any{fmt.Sprintf("en=Object %d", i), fmt.Sprintf("de=Objekt %d", i)}, "src": `{"x": 1}`}
+}
+
+func heapAfterGC() uint64 {
+	runtime.GC()
+	runtime.GC()
+	var ms runtime.MemStats
+	runtime.ReadMemStats(&ms)
+	return ms.HeapAlloc
 }

@@ -40,22 +40,38 @@ func (c *columns) update(changes []colChange) {
 	for _, ch := range changes {
 		c.put(ch.id, ch.fields)
 	}
-	if len(c.slots) > c.limit {
-		c.drop()
-	}
+	c.fits(c.estimate(), int64(len(c.slots)))
 }
 
 // drop turns the column index off and frees it.
 func (c *columns) drop() {
 	c.off, c.built = true, false
 	c.slots, c.ids, c.free, c.live, c.fields = nil, nil, nil, nil, nil
+	c.idBytes = 0
+}
+
+// columnsOn reports whether the column index may answer: it is not off,
+// or it was over its budget and the index's documents fit again (retry).
+func (ix *index) columnsOn() bool {
+	c := ix.cols
+	c.mu.RLock()
+	off, over := c.off, c.over
+	c.mu.RUnlock()
+	if !off {
+		return true
+	}
+	if !over {
+		return false
+	}
+	n, err := ix.bi.DocCount()
+	return err == nil && c.retry(n)
 }
 
 // searchColumns answers a normalised req from the column index; ok is
 // false when the index cannot (see planColumns) or is off.
 func (ix *index) searchColumns(req search.SearchRequest) (res search.SearchResult, ok bool, err error) {
 	plan, ok := ix.planColumns(req)
-	if !ok {
+	if !ok || !ix.columnsOn() {
 		return res, false, nil
 	}
 	c := ix.cols
@@ -163,29 +179,36 @@ func (ix *index) loadColumns(names []string) error {
 	}
 	defer r.Close()
 	if !c.built {
-		n, err := r.DocCount()
-		if err != nil {
-			return fmt.Errorf("bleve: columns: %w", err)
-		}
-		if n > uint64(c.limit) {
-			c.drop()
-			return nil
-		}
 		c.slots, c.fields, c.live = map[string]int32{}, map[string]*column{}, nil
-		c.ids, c.free = nil, nil
+		c.ids, c.free, c.idBytes = nil, nil, 0
 		if err := eachDocID(r, func(id string) { c.slot(id) }); err != nil {
 			return err
 		}
 		c.built = true
+		if !c.fits(c.estimate(), int64(len(c.slots))) {
+			return nil
+		}
 	}
 	added := make([]*column, len(names))
 	for i, n := range names {
 		added[i] = &column{}
 		c.fields[n] = added[i]
 	}
+	// The budget is checked as the columns fill: an index that outgrows
+	// it stops reading, having taken at most a chunk more.
+	const chunk = 1024
+	base, docs, done := c.estimate(), int64(len(c.slots)), int64(0)
 	for s, id := range c.ids {
 		if id == "" {
 			continue
+		}
+		if done++; done%chunk == 0 {
+			// Projected over every document, for the bytes per document
+			// fits records.
+			if est := c.estimate(); est > c.budget.bytes {
+				c.fits(base+(est-base)*docs/done, docs)
+				return nil
+			}
 		}
 		d, ok, err := ix.load(r, id)
 		if err != nil {
@@ -209,6 +232,7 @@ func (ix *index) loadColumns(names []string) error {
 			}
 		}
 	}
+	c.fits(c.estimate(), docs)
 	return nil
 }
 

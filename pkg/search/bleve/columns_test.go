@@ -1,8 +1,10 @@
 package bleve
 
 import (
+	"bytes"
 	"context"
 	"fmt"
+	"log/slog"
 	"math/rand/v2"
 	"reflect"
 	"slices"
@@ -79,8 +81,8 @@ func TestColumnsMatchBleve(t *testing.T) {
 				t.Fatal(err)
 			}
 			for _, a := range nreq.Aggs {
-				// Against the values of Bleve's hits: Bleve's own facets
-				// count some values twice once documents are rewritten.
+				// Against the values of Bleve's hits, counted here; Bleve's
+				// own facets are compared in TestFacetsColumnsMatchBleveOnly.
 				if g, w := got.Aggs[a.Key()], refAgg(t, ix, nreq.Query, a); !reflect.DeepEqual(g, w) {
 					t.Fatalf("round %d: %#v agg %+v:\ncolumns %+v\nhits    %+v", round, nreq.Query, a, g, w)
 				}
@@ -100,7 +102,7 @@ func TestColumnsMatchBleve(t *testing.T) {
 // Full text, score sorts and aggregations of other than keyword fields
 // are left to Bleve.
 func TestColumnsDecline(t *testing.T) {
-	ix := &index{mapping: search.Mapping{Fields: map[string]search.Kind{"k": search.Keyword, "txt": search.Text}}, cols: newColumns(10)}
+	ix := &index{mapping: search.Mapping{Fields: map[string]search.Kind{"k": search.Keyword, "txt": search.Text}}, cols: newColumns(budget{bytes: 1 << 20})}
 	for _, req := range []search.SearchRequest{
 		{Query: search.Match{Field: "txt", Text: "a"}},
 		{Query: search.And{search.Term{Field: "k", Value: "a"}, search.Prefix{Field: "txt", Value: "a"}}},
@@ -117,10 +119,14 @@ func TestColumnsDecline(t *testing.T) {
 	}
 }
 
-// An index over the limit turns its columns off and Bleve answers.
-func TestColumnsLimit(t *testing.T) {
+// An index whose columns outgrow the budget frees them, says so once at
+// WARN and in ColumnStats, and Bleve answers; once enough documents are
+// deleted, the columns are built again.
+func TestColumnsBudget(t *testing.T) {
 	ctx := context.Background()
-	eng, err := New("", WithColumnLimit(5))
+	var logs bytes.Buffer
+	// About 240 estimated bytes per document (two columns): 4 fit, 9 do not.
+	eng, err := New("", WithColumnBudget(1500), WithLogger(slog.New(slog.NewTextHandler(&logs, nil))))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -129,32 +135,65 @@ func TestColumnsLimit(t *testing.T) {
 	if err := eng.EnsureIndex(ctx, "lim", m); err != nil {
 		t.Fatal(err)
 	}
-	put := func(from, to int) {
+	put := func(from, to int, version int64) {
 		var ops []search.Op
 		for i := from; i < to; i++ {
-			ops = append(ops, search.Upsert(search.Document{ID: fmt.Sprint(i), Version: 1, Fields: map[string]any{"n": i}}))
+			ops = append(ops, search.Upsert(search.Document{ID: fmt.Sprint(i), Version: version, Fields: map[string]any{"n": i}}))
 		}
 		if _, err := eng.Bulk(ctx, "lim", ops); err != nil {
 			t.Fatal(err)
 		}
 	}
-	put(0, 4)
 	req := search.SearchRequest{Index: "lim", Sort: []search.SortField{{Field: "n", Desc: true}}, Size: 2}
-	res, err := eng.Search(ctx, req)
-	if err != nil || res.Total != 4 || res.Hits[0].ID != "3" {
-		t.Fatalf("search = %+v, %v", res, err)
+	check := func(total int64, first string) {
+		t.Helper()
+		res, err := eng.Search(ctx, req)
+		if err != nil || res.Total != total || res.Hits[0].ID != first {
+			t.Fatalf("search = %+v, %v; want total %d, first %s", res, err, total, first)
+		}
 	}
+	stats := func() ColumnStats {
+		t.Helper()
+		s := eng.ColumnStats()
+		if len(s) != 1 || s[0].Index != "lim" || s[0].Budget != 1500 {
+			t.Fatalf("ColumnStats = %+v", s)
+		}
+		return s[0]
+	}
+	put(0, 4, 1)
+	check(4, "3")
+	if s := stats(); s.OverBudget || s.Documents != 4 || s.Bytes <= 0 || s.Bytes > 1500 {
+		t.Fatalf("under the budget: %+v", s)
+	}
+	put(4, 9, 1)
+	check(9, "8")
 	ix, _ := eng.lookup("lim")
-	if ix.cols.off || !ix.cols.built {
-		t.Fatal("columns not in use under the limit")
+	if s := stats(); !s.OverBudget || s.Bytes != 0 || ix.cols.slots != nil {
+		t.Fatalf("over the budget: %+v", s)
 	}
-	put(4, 9)
-	res, err = eng.Search(ctx, req)
-	if err != nil || res.Total != 9 || res.Hits[0].ID != "8" {
-		t.Fatalf("search = %+v, %v", res, err)
+	if n := strings.Count(logs.String(), "level=WARN msg=\"search columns over budget"); n != 1 {
+		t.Fatalf("%d WARN lines:\n%s", n, logs.String())
 	}
-	if !ix.cols.off || ix.cols.slots != nil {
-		t.Fatal("columns kept over the limit")
+	// Deleted down to 3 documents: the columns are built again.
+	var dels []search.Op
+	for i := 3; i < 9; i++ {
+		dels = append(dels, search.Delete(fmt.Sprint(i), 2))
+	}
+	if _, err := eng.Bulk(ctx, "lim", dels); err != nil {
+		t.Fatal(err)
+	}
+	check(3, "2")
+	if s := stats(); s.OverBudget || s.Documents != 3 || !ix.cols.built {
+		t.Fatalf("back under the budget: %+v", s)
+	}
+	// Over again: answered, not logged again.
+	put(10, 20, 3)
+	check(13, "19")
+	if s := stats(); !s.OverBudget {
+		t.Fatalf("over the budget again: %+v", s)
+	}
+	if n := strings.Count(logs.String(), "level=WARN"); n != 1 {
+		t.Fatalf("%d WARN lines:\n%s", n, logs.String())
 	}
 }
 
@@ -337,8 +376,17 @@ func TestColumnsReopen(t *testing.T) {
 // -race). As with a Bleve search, hits are read after the page is chosen,
 // so a document written meanwhile shows its new fields (or is dropped).
 func TestColumnsConcurrent(t *testing.T) {
+	// Within the budget, and outgrowing it (about 280 estimated bytes per
+	// document: the columns are freed once the index passes about 50
+	// documents, while searches run).
+	for _, b := range []int64{DefaultColumnBudget, 14 << 10} {
+		t.Run(fmt.Sprint(b), func(t *testing.T) { testColumnsConcurrent(t, b) })
+	}
+}
+
+func testColumnsConcurrent(t *testing.T, budget int64) {
 	ctx := context.Background()
-	eng, err := New("")
+	eng, err := New("", WithColumnBudget(budget))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -29,6 +29,8 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 	"sync"
 
 	"github.com/cmsplatform/cms/pkg/search"
@@ -38,9 +40,9 @@ import (
 type Engine struct {
 	dir string // "" = in memory
 	log *slog.Logger
-	// columnLimit is the most documents an index keeps a column index
-	// for (columns.go; 0 = none).
-	columnLimit int
+	// columnBudget is the most memory (estimated) one index's column
+	// index may hold (columns.go; 0 = none).
+	columnBudget int64
 	// docCacheBytes bounds each index's decoded-document cache
 	// (doccache.go).
 	docCacheBytes int64
@@ -59,10 +61,12 @@ type Option func(*Engine)
 // WithLogger sets the logger (default: discard).
 func WithLogger(l *slog.Logger) Option { return func(e *Engine) { e.log = l } }
 
-// WithColumnLimit sets the most documents an index keeps its in-memory
-// column index for (default DefaultColumnLimit; 0 turns it off, so every
-// search goes to Bleve). See columns.go.
-func WithColumnLimit(n int) Option { return func(e *Engine) { e.columnLimit = n } }
+// WithColumnBudget sets the most memory, estimated in bytes, one index's
+// in-memory column index may hold (default DefaultColumnBudget; 0 or less
+// turns it off, so every search goes to Bleve). An index whose columns
+// outgrow it frees them and is answered by Bleve alone, logged once at
+// WARN and shown in ColumnStats. See columns.go.
+func WithColumnBudget(bytes int64) Option { return func(e *Engine) { e.columnBudget = bytes } }
 
 // WithDocCacheBytes bounds the memory of the decoded documents each
 // index keeps (default DefaultDocCacheBytes; see doccache.go).
@@ -77,7 +81,7 @@ func WithDocCacheBytes(n int64) Option {
 // New returns an engine keeping one index per name in dir/<name>. An empty dir
 // keeps everything in memory (lost on Close).
 func New(dir string, opts ...Option) (*Engine, error) {
-	e := &Engine{dir: dir, log: slog.New(slog.DiscardHandler), indexes: map[string]*index{}, columnLimit: DefaultColumnLimit,
+	e := &Engine{dir: dir, log: slog.New(slog.DiscardHandler), indexes: map[string]*index{}, columnBudget: DefaultColumnBudget,
 		docCacheBytes: DefaultDocCacheBytes}
 	for _, o := range opts {
 		o(e)
@@ -123,9 +127,30 @@ func (e *Engine) lookupLocked(name string) (*index, error) {
 	if err != nil {
 		return nil, err
 	}
-	ix.cols, ix.docs = newColumns(e.columnLimit), newDocCacheOf(e.docCacheBytes)
+	ix.cols, ix.docs = newColumns(e.budget(name)), newDocCacheOf(e.docCacheBytes)
 	e.indexes[name] = ix
 	return ix, nil
+}
+
+// budget is the column budget of index name.
+func (e *Engine) budget(name string) budget {
+	return budget{bytes: e.columnBudget, index: name, log: e.log}
+}
+
+// ColumnStats reports the column index of every open index, by name.
+func (e *Engine) ColumnStats() []ColumnStats {
+	e.mu.Lock()
+	ixs := make([]*index, 0, len(e.indexes))
+	for _, ix := range e.indexes {
+		ixs = append(ixs, ix)
+	}
+	e.mu.Unlock()
+	out := make([]ColumnStats, len(ixs))
+	for i, ix := range ixs {
+		out[i] = ix.cols.stats()
+	}
+	slices.SortFunc(out, func(a, b ColumnStats) int { return strings.Compare(a.Index, b.Index) })
+	return out
 }
 
 // EnsureIndex implements search.Engine.
@@ -156,7 +181,7 @@ func (e *Engine) EnsureIndex(_ context.Context, name string, m search.Mapping) e
 	if err != nil {
 		return err
 	}
-	ix.cols, ix.docs = newColumns(e.columnLimit), newDocCacheOf(e.docCacheBytes)
+	ix.cols, ix.docs = newColumns(e.budget(name)), newDocCacheOf(e.docCacheBytes)
 	e.indexes[name] = ix
 	e.log.Info("search index created", "index", name, "dir", path)
 	return nil

@@ -134,8 +134,14 @@ func (ix *index) searchBleve(ctx context.Context, req search.SearchRequest) (sea
 
 func facetName(i int) string { return fmt.Sprintf("a%d", i) }
 
+// sortOrder is Bleve's order for fields. A field sorted on more than once
+// (ascending by its smallest value, then descending by its largest) is
+// read once: Bleve's collector visits a document's values once per field
+// its sort order requires, and every visit also reaches the facets, which
+// counted such a field's values twice (repeatedSortField).
 func (ix *index) sortOrder(fields []search.SortField) bsearch.SortOrder {
 	order := make(bsearch.SortOrder, 0, len(fields)+1)
+	read := map[string]bool{}
 	for _, s := range fields {
 		if s.Field == search.ScoreField {
 			order = append(order, &bsearch.SortScore{Desc: s.Desc})
@@ -153,9 +159,26 @@ func (ix *index) sortOrder(fields []search.SortField) bsearch.SortOrder {
 		default: // keyword; bool is indexed as "F"/"T", which sorts like false < true
 			sf.Type = bsearch.SortFieldAsString
 		}
+		if read[s.Field] {
+			order = append(order, repeatedSortField{sf})
+			continue
+		}
+		read[s.Field] = true
 		order = append(order, sf)
 	}
 	return append(order, &bsearch.SortDocID{})
+}
+
+// repeatedSortField sorts by a field an earlier entry of the sort order
+// already requires: it asks for no field, and still receives the field's
+// values, which the collector passes to every entry.
+type repeatedSortField struct{ *bsearch.SortField }
+
+func (repeatedSortField) RequiresFields() []string { return nil }
+
+func (s repeatedSortField) Copy() bsearch.SearchSort {
+	c := *s.SortField
+	return repeatedSortField{&c}
 }
 
 func (ix *index) aggResult(a search.TermsAgg, fr *bsearch.FacetResult) (search.AggResult, error) {

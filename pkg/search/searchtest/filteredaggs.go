@@ -64,6 +64,26 @@ func testFilteredAggs(t *testing.T, e search.Engine) {
 			t.Errorf("mixed %s: agg = %+v\nwant %+v", key, got, want)
 		}
 	}
+	// The aggregated field sorted on twice (smallest value ascending, then
+	// largest descending) changes no count: Bleve once counted its values
+	// once per sort entry.
+	res = mustSearch(t, e, search.SearchRequest{Index: name, Size: 3, Query: fruit,
+		Sort: []search.SortField{{Field: "tags"}, {Field: "tags", Desc: true}}, Aggs: []search.TermsAgg{
+			{Name: "all", Field: "tags", Size: 10},
+			{Name: "dear", Field: "tags", Size: 10, Filter: search.Range{Field: "price", Gte: 1.0}},
+		}})
+	// Smallest tags: green (p2), red (p1), sweet (p3).
+	if res.Total != 3 || len(res.Hits) != 3 || res.Hits[0].ID != "p2" || res.Hits[1].ID != "p1" || res.Hits[2].ID != "p3" {
+		t.Errorf("sorted twice: total %d, hits %v; want 3, [p2 p1 p3]", res.Total, ids(res))
+	}
+	for key, want := range map[string]search.AggResult{
+		"all":  {Buckets: []search.Bucket{b("sweet", 2), b("green", 1), b("red", 1), b("sour", 1)}, Docs: 3},
+		"dear": {Buckets: []search.Bucket{b("green", 1), b("red", 1), b("sour", 1), b("sweet", 1)}, Docs: 2},
+	} {
+		if got := res.Aggs[key]; !equalAgg(got, want) || got.Docs != want.Docs {
+			t.Errorf("sorted twice %s: agg = %+v\nwant %+v", key, got, want)
+		}
+	}
 	// An invalid filter is an invalid query.
 	if _, err := e.Search(t.Context(), search.SearchRequest{Index: name, Aggs: []search.TermsAgg{
 		{Field: "tags", Size: 1, Filter: search.Term{Field: "title", Value: "x"}}}}); err == nil {

@@ -33,6 +33,9 @@ type Components struct {
 	Cache  cache.Cache
 	Blobs  blobs.Store
 
+	// bleve is the embedded search engine when it is the one in use (its
+	// column index reports to the metrics).
+	bleve   *searchbleve.Engine
 	closers []namedCloser
 	pings   []namedPing
 }
@@ -142,8 +145,9 @@ func (c *Components) openSearch(ctx context.Context, cfg Config, log *slog.Logge
 	case EngineBleve:
 		var e *searchbleve.Engine
 		e, err = searchbleve.New(cfg.path("bleve"), searchbleve.WithLogger(log),
-			searchbleve.WithDocCacheBytes(cfg.memory().Share(docCacheShare)))
-		c.Search = e
+			searchbleve.WithDocCacheBytes(cfg.memory().Share(docCacheShare)),
+			searchbleve.WithColumnBudget(cfg.searchColumnsBytes()))
+		c.Search, c.bleve = e, e
 	case EngineElasticsearch:
 		var e *elastic.Engine
 		e, err = elastic.New(cfg.Search.URL, elastic.WithPrefix(cfg.Search.Prefix), elastic.WithLogger(log))

@@ -87,6 +87,13 @@ type Config struct {
 	// share of (memoryShares; README "Memory"). 0: GOMEMLIMIT, else 90% of
 	// the cgroup's limit, else memlimit.DefaultLimit. CMS_MEMORY_LIMIT.
 	MemoryLimit int64 `yaml:"memoryLimit"`
+	// SearchColumnsMaxBytes is the most memory, estimated, the column
+	// index of one embedded search index may hold (pkg/search/bleve,
+	// columns.go; README "Memory"): an index whose columns outgrow it
+	// answers lists, sorts and occurrences from Bleve alone, logged at
+	// WARN, in cms_search_columns_over_budget and in `cms doctor`. 0: a
+	// quarter of MemoryLimit. CMS_SEARCH_COLUMNS_MAX_BYTES.
+	SearchColumnsMaxBytes int64 `yaml:"searchColumnsMaxBytes"`
 	// AccessLog logs one compact line per HTTP request (and per gRPC call
 	// made directly, not through the REST gateway); off, only faults and
 	// summaries are logged (README "HTTP edge").
@@ -488,6 +495,9 @@ func (c Config) Validate() error {
 	}
 	if c.MemoryLimit < 0 {
 		errs = append(errs, errors.New("memoryLimit must not be negative (0 derives it from GOMEMLIMIT or the cgroup)"))
+	}
+	if c.SearchColumnsMaxBytes < 0 {
+		errs = append(errs, errors.New("searchColumnsMaxBytes must not be negative (0 takes a quarter of memoryLimit)"))
 	}
 	if c.RenderCacheMaxBytes < 0 {
 		errs = append(errs, errors.New("renderCacheMaxBytes must not be negative (0 turns the render cache off)"))

@@ -197,7 +197,7 @@ func natsConnect(ctx context.Context, url string) (*nats.Conn, error) {
 func checkSearch(ctx context.Context, cfg Config) []doctor.Line {
 	switch cfg.Search.Engine {
 	case EngineBleve:
-		return []doctor.Line{embedded("search bleve", cfg.path("bleve"))}
+		return []doctor.Line{embedded("search bleve", cfg.path("bleve")), checkColumns(ctx, cfg)}
 	case EngineElasticsearch:
 	default:
 		return nil

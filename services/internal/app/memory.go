@@ -20,6 +20,9 @@ const (
 	credentialsShare = 256
 	// natsMemoryShare: the embedded NATS server's JetStream memory storage.
 	natsMemoryShare = 16
+	// columnsShare: the column index of one embedded search index
+	// (searchColumnsMaxBytes replaces it when set).
+	columnsShare = 4
 )
 
 // memory is the budget of this process.
@@ -32,4 +35,13 @@ func (c Config) renderCacheBytes() int64 {
 		return 0
 	}
 	return min(c.RenderCacheMaxBytes, c.memory().Share(renderCacheShare))
+}
+
+// searchColumnsBytes is the column budget of one embedded search index:
+// searchColumnsMaxBytes, else its share of the budget.
+func (c Config) searchColumnsBytes() int64 {
+	if c.SearchColumnsMaxBytes > 0 {
+		return c.SearchColumnsMaxBytes
+	}
+	return c.memory().Share(columnsShare)
 }

@@ -107,6 +107,9 @@ func Complete(ctx context.Context, cfg Config, log *slog.Logger) (*Server, error
 	}
 	s.comps = comps
 	registerComponentMetrics(s.registry, comps, cfg.Timeouts.Ready)
+	if comps.bleve != nil {
+		registerColumnMetrics(s.registry, comps.bleve)
+	}
 	authn, err := newAuthenticator(ctx, cfg, comps, log)
 	if err != nil {
 		comps.Close()

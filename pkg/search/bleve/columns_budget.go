@@ -1,0 +1,115 @@
+package bleve
+
+import "log/slog"
+
+// DefaultColumnBudget is the default of WithColumnBudget: the estimated
+// memory one index's column index may hold, a quarter of the 256 MiB a
+// process plans for when nothing names a limit (cms passes its share of
+// memoryLimit instead).
+const DefaultColumnBudget = 64 << 20
+
+// budget is what one index's columns may hold, and where they say that
+// they outgrew it.
+type budget struct {
+	bytes int64 // 0 or less: no columns
+	index string
+	log   *slog.Logger
+}
+
+// The memory estimate of the columns: what their slices, maps and keys
+// hold on the heap, allocation overhead included. BenchmarkColumnsMemory
+// compares it with the heap the columns take.
+const (
+	// estSlotBytes: per document, its id in ids and in the slots map
+	// (with the map's spare room).
+	estSlotBytes = 64
+	// estValsBytes: per document and column, its slice header in vals.
+	estValsBytes = 24
+	// estKeyBytes: per key, its string header in vals, its entry in
+	// sorted and the rounding of its allocations.
+	estKeyBytes = 56
+)
+
+// estimate is the memory the columns hold, in bytes (c.mu held).
+func (c *columns) estimate() int64 {
+	n := int64(len(c.ids))*estSlotBytes + c.idBytes
+	for _, col := range c.fields {
+		n += int64(cap(col.vals))*estValsBytes + col.nkeys*estKeyBytes + col.keyBytes
+	}
+	return n
+}
+
+// count adds keys to the column's counters (sign 1) or takes them off
+// (sign -1).
+func (col *column) count(keys []string, sign int64) {
+	col.nkeys += sign * int64(len(keys))
+	for _, k := range keys {
+		col.keyBytes += sign * int64(len(k))
+	}
+}
+
+// fits reports whether est, the columns' estimated memory for docs
+// documents, is within the budget; if not, the columns are freed and
+// searches go to Bleve until the index shrinks (retry), and the first
+// time this index outgrows its budget a WARN line says so. c.mu is held
+// for writing.
+func (c *columns) fits(est, docs int64) bool {
+	if est <= c.budget.bytes {
+		return true
+	}
+	c.over, c.perDoc = true, est/max(docs, 1)
+	c.drop()
+	if !c.warned {
+		c.warned = true
+		c.budget.log.Warn("search columns over budget: this index's lists, sorts and facets are answered by Bleve alone "+
+			"(a page costs about its number of matches); raise memoryLimit or searchColumnsMaxBytes",
+			"index", c.budget.index, "documents", docs, "estimated_bytes", est, "budget_bytes", c.budget.bytes)
+	}
+	return false
+}
+
+// retry turns the columns of an index over its budget back on once its
+// docs documents fit in it, with a tenth to spare, at the bytes per
+// document they had then; the next search builds them again. It reports
+// whether the columns are on.
+func (c *columns) retry(docs uint64) bool {
+	fit := func() bool { return int64(docs)*c.perDoc*11/10 <= c.budget.bytes }
+	c.mu.RLock()
+	still := c.over && !fit()
+	c.mu.RUnlock()
+	if still { // the common case: no write lock for every search
+		return false
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if !c.over || !fit() {
+		return !c.off
+	}
+	c.over, c.off = false, false
+	c.budget.log.Info("search columns within budget again", "index", c.budget.index, "documents", docs,
+		"budget_bytes", c.budget.bytes)
+	return true
+}
+
+// ColumnStats is the state of one index's column index.
+type ColumnStats struct {
+	Index string
+	// Documents and Bytes: the documents the columns hold and their
+	// estimated memory (0 when they are off or not built yet).
+	Documents, Bytes int64
+	// Budget is the most Bytes may be (0: columns are turned off).
+	Budget int64
+	// OverBudget: the columns outgrew Budget and were freed; every
+	// search of the index is answered by Bleve alone.
+	OverBudget bool
+}
+
+func (c *columns) stats() ColumnStats {
+	c.mu.RLock()
+	defer c.mu.RUnlock()
+	s := ColumnStats{Index: c.budget.index, Budget: max(c.budget.bytes, 0), OverBudget: c.over}
+	if c.built {
+		s.Documents, s.Bytes = int64(len(c.slots)), c.estimate()
+	}
+	return s
+}

@@ -1,0 +1,130 @@
+package app
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"net"
+	"net/http"
+	"strconv"
+	"strings"
+
+	"github.com/cmsplatform/cms/pkg/doctor"
+)
+
+// checkColumns reads the column index of each embedded search index from
+// the metrics of the running `cms run` (its HTTP address): the index is
+// inside that process, and Bleve locks its files. An index whose columns
+// outgrew their budget is a warning: its lists, sorts and occurrences are
+// answered by Bleve alone.
+func checkColumns(ctx context.Context, cfg Config) doctor.Line {
+	const subject = "search columns"
+	url := "http://" + localAddr(cfg.HTTPAddr) + "/metrics"
+	stats, err := scrapeColumns(ctx, url)
+	if err != nil {
+		return doctor.Line{Subject: subject, Verdict: doctor.OK, Detail: "not checked: no cms run answers on " + url}
+	}
+	if len(stats) == 0 {
+		return doctor.Line{Subject: subject, Verdict: doctor.OK, Detail: "no search index open yet"}
+	}
+	var over, fine []string
+	for _, s := range stats {
+		if s.over {
+			over = append(over, fmt.Sprintf("%s (budget %s)", s.index, mib(s.budget)))
+			continue
+		}
+		fine = append(fine, fmt.Sprintf("%s %s of %s", s.index, mib(s.bytes), mib(s.budget)))
+	}
+	if len(over) > 0 {
+		return doctor.Line{Subject: subject, Verdict: doctor.Warn,
+			Detail: "over budget, answered by Bleve alone (a list costs about its number of matches): " + strings.Join(over, ", "),
+			Fix:    "raise memoryLimit (CMS_MEMORY_LIMIT) or searchColumnsMaxBytes (CMS_SEARCH_COLUMNS_MAX_BYTES); the WARN line \"search columns over budget\" gives the estimate"}
+	}
+	return doctor.Line{Subject: subject, Verdict: doctor.OK, Detail: "within budget: " + strings.Join(fine, ", ")}
+}
+
+type columnsState struct {
+	index         string
+	bytes, budget float64
+	over          bool
+}
+
+// scrapeColumns reads the cms_search_columns_* series of the metrics at
+// url, by index in the order they come.
+func scrapeColumns(ctx context.Context, url string) ([]columnsState, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+	if err != nil {
+		return nil, err
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return nil, err
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return nil, fmt.Errorf("%s: %s", url, resp.Status)
+	}
+	var out []columnsState
+	at := map[string]int{}
+	sc := bufio.NewScanner(resp.Body)
+	sc.Buffer(make([]byte, 0, 64<<10), 1<<20)
+	for sc.Scan() {
+		name, index, v, ok := columnSample(sc.Text())
+		if !ok {
+			continue
+		}
+		i, seen := at[index]
+		if !seen {
+			i = len(out)
+			at[index] = i
+			out = append(out, columnsState{index: index})
+		}
+		switch name {
+		case "cms_search_columns_bytes":
+			out[i].bytes = v
+		case "cms_search_columns_budget_bytes":
+			out[i].budget = v
+		case "cms_search_columns_over_budget":
+			out[i].over = v == 1
+		}
+	}
+	return out, sc.Err()
+}
+
+// columnSample parses a line `cms_search_columns_…{index="…"} value`.
+func columnSample(line string) (name, index string, v float64, ok bool) {
+	if !strings.HasPrefix(line, "cms_search_columns_") {
+		return "", "", 0, false
+	}
+	name, rest, ok := strings.Cut(line, `{index="`)
+	if !ok {
+		return "", "", 0, false
+	}
+	index, rest, ok = strings.Cut(rest, `"} `)
+	if !ok {
+		return "", "", 0, false
+	}
+	v, err := strconv.ParseFloat(strings.TrimSpace(rest), 64)
+	return name, index, v, err == nil
+}
+
+// localAddr is addr (":8080", "0.0.0.0:8080") as a client on this
+// machine reaches it.
+func localAddr(addr string) string {
+	host, port, err := net.SplitHostPort(addr)
+	if err != nil {
+		return addr
+	}
+	if host == "" || host == "0.0.0.0" || host == "::" {
+		host = "127.0.0.1"
+	}
+	return net.JoinHostPort(host, port)
+}
+
+// mib formats b in MiB (KiB below one MiB).
+func mib(b float64) string {
+	if b < 1<<20 {
+		return fmt.Sprintf("%.0f KiB", b/(1<<10))
+	}
+	return fmt.Sprintf("%.1f MiB", b/(1<<20))
+}
