@@ -67,22 +67,13 @@ func NewFiles(cfg Config, comps *Components, log *slog.Logger) *files.Service {
 // a minute, at most once an hour) until ctx ends.
 func expireUploads(svc *files.Service, log *slog.Logger) func(context.Context) error {
 	every := min(max(svc.Limits().UploadTTL/4, time.Minute), time.Hour)
-	return func(ctx context.Context) error {
-		t := time.NewTicker(every)
-		defer t.Stop()
-		for {
-			select {
-			case <-ctx.Done():
-				return nil
-			case <-t.C:
-			}
-			n, err := svc.ExpireUploads(ctx)
-			switch {
-			case err != nil && ctx.Err() == nil:
-				log.Warn("expiring abandoned uploads", "err", err)
-			case n > 0:
-				log.Info("expired abandoned uploads", "count", n)
-			}
+	return periodically(every, func(ctx context.Context) {
+		n, err := svc.ExpireUploads(ctx)
+		switch {
+		case err != nil && ctx.Err() == nil:
+			log.Warn("expiring abandoned uploads", "err", err)
+		case n > 0:
+			log.Info("expired abandoned uploads", "count", n)
 		}
-	}
+	})
 }
