@@ -52,6 +52,12 @@ func docCost(srcLen int, fields map[string]any) int64 {
 	return max(n, int64(srcLen))
 }
 
+// entryCost is what the cache's own map spends on the entry of id: the
+// key's header and bytes, the cachedDoc, and its share of the map's slot
+// and control bytes (a map grown by a burst keeps its size: a bounded
+// cache with churn holds more slots than entries).
+func entryCost(id string) int64 { return int64(len(id)) + 16 + 24 + 24 }
+
 // What the runtime allocates for a map and for boxed values: a map's
 // header and groups (amortised per slot: key and value of 16 bytes each,
 // a control byte, load factor 7/8), a string's header and bytes, a
@@ -145,7 +151,7 @@ func (c *docCache) put(id string, ver int64, fields map[string]any, srcLen int) 
 			fields[k] = slices.Clip(vals)
 		}
 	}
-	cost := docCost(srcLen, cp)
+	cost := docCost(srcLen, cp) + entryCost(id)
 	if cost > c.limit/4 {
 		return // one huge document would evict a quarter of the cache
 	}
