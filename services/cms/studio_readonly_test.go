@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/chromedp/chromedp"
 )
@@ -21,8 +22,9 @@ func createGrantedUser(t *testing.T, base, name, display, password string, grant
 	return createObjects(t, base, 4, `{"meta":{"typeRef":110},"values":[`+strings.Join(vals, ",")+`]}`)[0]
 }
 
-// studioReadOnlyJourney: a user with only a read grant on the branch opens
-// an object: it says, in words, that the branch is read only for her and
+// studioReadOnlyJourney: a user with only a read grant on the branch sees
+// the type's list say it is read only, without Delete or Restore at its
+// rows, and opens an object: it says, in words, that the branch is read only for her and
 // why, offers no Save, and its inputs are disabled (English and German). A
 // writer whose grant is removed (through the API) while she edits gets the
 // save's 403 explained as a removed permission, and her edits stay.
@@ -35,6 +37,21 @@ func studioReadOnlyJourney(t *testing.T, s *studioSetup) {
 
 	reader := s.page(t, "reader")
 	reader.signInAs("rita", "rita-password-1")
+	// The list says so too, and offers no Delete or Restore at its rows
+	// (once Delivery lists the object: the list reads it from the index).
+	for deadline := time.Now().Add(time.Minute); ; time.Sleep(50 * time.Millisecond) {
+		code, _, err := call(http.DefaultClient, http.MethodGet, fmt.Sprintf("%s/delivery/api/branches/%d/objects/%d", s.base, branch, objID), "")
+		if err == nil && code == http.StatusOK {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the note is not in Delivery after a minute: %d %v", code, err)
+		}
+	}
+	reader.open(fmt.Sprintf("/studio/b/%d/content/%d", branch, typeID))
+	reader.waitFor("the list's read-only notice", `(document.querySelector(".pane-list .notice.read-only")?.innerText ?? "").includes("Read only: you may read this branch but not change it")`)
+	reader.waitFor("the list shows the object without Delete", `[...document.querySelectorAll(".list-table tr.list-row")].some(r => r.innerText.includes("Read-only note")) && !document.querySelector(".list-table .col-actions button")`)
+	reader.shot("read-only-list")
 	reader.open(path)
 	reader.waitValue(teaser, 201, "Read me")
 	reader.waitFor("the read-only notice", `(document.querySelector(".notice.read-only")?.innerText ?? "").includes("Read only: you may read branch Read-only work but not change it")`)

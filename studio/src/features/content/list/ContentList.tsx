@@ -7,6 +7,7 @@ import {
   columnsOf, type DeletedMode, deleteObjects, fetchCount, fetchPage, type ListOptions, maxQuery, optionsQuery, PageCache,
   parseOptions, restoreObjects, type Row, type Source, sortId, sortModified, sortName,
 } from "../../../data/list";
+import { branchAccess } from "../../../data/access";
 import { IndexFilterError } from "../../../data/indexfilter";
 import { columnLabels } from "../../../data/listattrs";
 import { A } from "../../../data/model";
@@ -17,7 +18,7 @@ import { navigate, type Route, setQuery } from "../../../router";
 import { useLiveType } from "../../../live/hooks";
 import { uiLanguages } from "../../../shell/Shell";
 import { useStore } from "../../../store";
-import { Button, Dialog, Pane, problemText, toast } from "../../../ui/ui";
+import { Button, Dialog, Lock, Pane, problemText, toast } from "../../../ui/ui";
 import { FilterBuilder } from "./FilterBuilder";
 import { columns, ListTable, SkeletonTable } from "./ListTable";
 import "./list.css";
@@ -41,6 +42,8 @@ export function ContentList(props: { route: Route; type: TypeInfo }) {
   const [attrs, setAttrs] = useState<string[]>([]);
   const [labels, setLabels] = useState<Record<string, string>>({});
   const l = useStore(locale);
+  // A reader (no write grant) is told so, and offered no Delete or Restore.
+  const readOnly = useStore(branchAccess(branch)).kind === "read";
 
   const language = uiLanguages(l)[0] ?? 201;
   const dn = value(props.type.object, A.displayName, 0);
@@ -152,12 +155,13 @@ export function ContentList(props: { route: Route; type: TypeInfo }) {
   const actions = (
     <>
       {sel.length > 0 && <span class="muted">{m("selected", { n: formatNumber(sel.length) })}</span>}
-      {gone.length > 0 && <Button onClick={() => setConfirm({ what: "restore", rows: gone })}>{m("restore")}</Button>}
-      {live.length > 0 && <Button variant="danger" onClick={() => setConfirm({ what: "delete", rows: live })}>{m("delete")}</Button>}
+      {!readOnly && gone.length > 0 && <Button onClick={() => setConfirm({ what: "restore", rows: gone })}>{m("restore")}</Button>}
+      {!readOnly && live.length > 0 && <Button variant="danger" onClick={() => setConfirm({ what: "delete", rows: live })}>{m("delete")}</Button>}
     </>
   );
   return (
     <Pane title={title} actions={actions} class="pane-list" label={m("list", { type: props.type.name })}>
+      {readOnly && <div class="notice read-only" role="status" data-access="read"><span><Lock /> {m("readOnly")}</span></div>}
       <div class="list-toolbar">
         <SearchBox value={opts.q} onSearch={(q) => set({ q })} />
         <label class="toolbar-field">
@@ -188,7 +192,7 @@ export function ContentList(props: { route: Route; type: TypeInfo }) {
         : <ListTable label={m("list", { type: props.type.name })} cache={cache} count={shown} cols={cols} sort={opts.sort}
             defaultSortKey={searching ? undefined : sortId} onSort={(sort) => set({ sort })}
             selected={new Set(selected.keys())} onSelect={select} onOpen={open}
-            onDelete={(row) => setConfirm({ what: "delete", rows: [row] })} onRestore={(row) => setConfirm({ what: "restore", rows: [row] })} />}
+            onDelete={(row) => setConfirm({ what: "delete", rows: [row] })} onRestore={(row) => setConfirm({ what: "restore", rows: [row] })} readOnly={readOnly} />}
       {confirm && (
         <Dialog title={confirmTitle(confirm.what, confirm.rows)} onClose={() => setConfirm(null)}
           footer={<>

@@ -67,6 +67,8 @@ export function ListTable(props: {
   /** Delete (a live row) or restore (a deleted one): asks first. */
   onDelete: (r: Row) => void;
   onRestore: (r: Row) => void;
+  /** No write grant on the branch: no Delete or Restore at the rows. */
+  readOnly?: boolean;
 }) {
   const { cache, count, cols } = props;
   const scroller = useRef<HTMLDivElement>(null);
@@ -149,7 +151,7 @@ export function ListTable(props: {
           </td>
         ))}
         <td class="col-actions">
-          {r && (r.deleted ? (
+          {r && !props.readOnly && (r.deleted ? (
             <button type="button" class="btn btn-ghost btn-icon" tabIndex={-1} aria-label={m("restoreNamed", { name: r.name })}
               title={m("restoreNamed", { name: r.name })} onClick={() => props.onRestore(r)}>
               <Icon d="M4 10a8 8 0 1 1 2.3 5.7M4 4v6h6" />
