@@ -38,6 +38,15 @@ func readOptions(ctx context.Context, inherited bool, attributes, languages, var
 	}
 }
 
+// readOptionsAt is readOptions of a Management object read that may name a
+// past transaction (asOf, content.SentAsOf).
+func readOptionsAt(ctx context.Context, inherited bool, attributes, languages, variants string, asOf *int64) (content.ReadOptions, error) {
+	o := readOptions(ctx, inherited, attributes, languages, variants)
+	var err error
+	o.AsOf, err = content.SentAsOf(asOf)
+	return o, err
+}
+
 func valueInputs(in []*managementv1.CmsValue) ([]content.ValueInput, error) {
 	out := make([]content.ValueInput, 0, len(in))
 	for _, v := range in {

@@ -53,3 +53,13 @@ func conditional[T proto.Message](ctx context.Context, resp T, versions ...int64
 	}
 	return resp, nil
 }
+
+// conditionalAt is conditional for a read at a past transaction (asOf >
+// 0), which answers without a validator: Version orders the present, not
+// the past.
+func conditionalAt[T proto.Message](ctx context.Context, resp T, asOf int64, versions ...int64) (T, error) {
+	if asOf != 0 {
+		return resp, nil
+	}
+	return conditional(ctx, resp, versions...)
+}

@@ -11,13 +11,10 @@ import (
 	"google.golang.org/grpc/status"
 )
 
-// GetObject implements Cms_GetObject.
-// With asOf the answer has no validator: Version orders the present, not
-// the past.
+// GetObject implements Cms_GetObject (asOf: conditionalAt).
 func (s *service) GetObject(ctx context.Context, req *managementv1.GetObjectRequest) (*managementv1.CmsObject, error) {
-	o := readOptions(ctx, req.GetInherited(), req.GetAttributes(), req.GetLanguages(), req.GetVariants())
-	var err error
-	if o.AsOf, err = content.SentAsOf(req.AsOf); err != nil {
+	o, err := readOptionsAt(ctx, req.GetInherited(), req.GetAttributes(), req.GetLanguages(), req.GetVariants(), req.AsOf)
+	if err != nil {
 		return nil, s.toStatus(ctx, err)
 	}
 	obj, err := s.content.GetObject(ctx, req.GetBranch(), req.GetId(), o)
@@ -28,18 +25,14 @@ func (s *service) GetObject(ctx context.Context, req *managementv1.GetObjectRequ
 	if err != nil {
 		return nil, s.toStatus(ctx, err)
 	}
-	if o.AsOf != 0 {
-		return out, nil
-	}
-	return conditional(ctx, out, obj.Version)
+	return conditionalAt(ctx, out, o.AsOf, obj.Version)
 }
 
 // GetObjects implements Cms_GetObjects (ids required, one page; asOf as
 // GetObject).
 func (s *service) GetObjects(ctx context.Context, req *managementv1.GetObjectsRequest) (*managementv1.CmsObjectList, error) {
-	o := readOptions(ctx, req.GetInherited(), req.GetAttributes(), req.GetLanguages(), req.GetVariants())
-	var err error
-	if o.AsOf, err = content.SentAsOf(req.AsOf); err != nil {
+	o, err := readOptionsAt(ctx, req.GetInherited(), req.GetAttributes(), req.GetLanguages(), req.GetVariants(), req.AsOf)
+	if err != nil {
 		return nil, s.toStatus(ctx, err)
 	}
 	objs, err := s.content.GetObjects(ctx, req.GetBranch(), content.SplitIdents(req.GetIds()), o)
@@ -50,10 +43,7 @@ func (s *service) GetObjects(ctx context.Context, req *managementv1.GetObjectsRe
 	if err != nil {
 		return nil, s.toStatus(ctx, err)
 	}
-	if o.AsOf != 0 {
-		return out, nil
-	}
-	return conditional(ctx, out, objectVersions(objs...)...)
+	return conditionalAt(ctx, out, o.AsOf, objectVersions(objs...)...)
 }
 
 // CreateObjects implements Cms_CreateObjects; success is 201.
@@ -115,15 +105,11 @@ func (s *service) GetTypedObjects(ctx context.Context, req *managementv1.GetType
 	if err != nil {
 		return nil, s.toStatus(ctx, err)
 	}
-	q := content.ListQuery{
-		ReadOptions: readOptions(ctx, req.GetInherited(), req.GetAttributes(), req.GetLanguages(), req.GetVariants()),
-		Deleted:     req.Deleted,
-		Take:        take,
-		Continue:    req.GetContinue(),
-	}
-	if q.AsOf, err = content.SentAsOf(req.AsOf); err != nil {
+	o, err := readOptionsAt(ctx, req.GetInherited(), req.GetAttributes(), req.GetLanguages(), req.GetVariants(), req.AsOf)
+	if err != nil {
 		return nil, s.toStatus(ctx, err)
 	}
+	q := content.ListQuery{ReadOptions: o, Deleted: req.Deleted, Take: take, Continue: req.GetContinue()}
 	page, err := s.content.GetTypedObjects(ctx, req.GetBranch(), req.GetType(), q)
 	if err != nil {
 		return nil, s.toStatus(ctx, err)
@@ -132,8 +118,5 @@ func (s *service) GetTypedObjects(ctx context.Context, req *managementv1.GetType
 	if err != nil {
 		return nil, s.toStatus(ctx, err)
 	}
-	if q.AsOf != 0 {
-		return out, nil
-	}
-	return conditional(ctx, out, objectVersions(page.Objects...)...)
+	return conditionalAt(ctx, out, q.AsOf, objectVersions(page.Objects...)...)
 }
