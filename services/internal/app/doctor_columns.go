@@ -1,13 +1,15 @@
 package app
 
 import (
-	"bufio"
 	"context"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
-	"strconv"
 	"strings"
+
+	"github.com/prometheus/common/expfmt"
+	"github.com/prometheus/common/model"
 
 	"github.com/cmsplatform/cms/pkg/doctor"
 )
@@ -64,48 +66,43 @@ func scrapeColumns(ctx context.Context, url string) ([]columnsState, error) {
 	if resp.StatusCode != http.StatusOK {
 		return nil, fmt.Errorf("%s: %s", url, resp.Status)
 	}
+	parser := expfmt.NewTextParser(model.UTF8Validation)
+	fams, err := parser.TextToMetricFamilies(io.LimitReader(resp.Body, 16<<20))
+	if err != nil {
+		return nil, err
+	}
 	var out []columnsState
 	at := map[string]int{}
-	sc := bufio.NewScanner(resp.Body)
-	sc.Buffer(make([]byte, 0, 64<<10), 1<<20)
-	for sc.Scan() {
-		name, index, v, ok := columnSample(sc.Text())
-		if !ok {
+	for _, name := range []string{"cms_search_columns_bytes", "cms_search_columns_budget_bytes", "cms_search_columns_over_budget"} {
+		f := fams[name]
+		if f == nil {
 			continue
 		}
-		i, seen := at[index]
-		if !seen {
-			i = len(out)
-			at[index] = i
-			out = append(out, columnsState{index: index})
+		for _, m := range f.GetMetric() {
+			var index string
+			for _, l := range m.GetLabel() {
+				if l.GetName() == "index" {
+					index = l.GetValue()
+				}
+			}
+			i, seen := at[index]
+			if !seen {
+				i = len(out)
+				at[index] = i
+				out = append(out, columnsState{index: index})
+			}
+			v := m.GetGauge().GetValue()
+			switch name {
+			case "cms_search_columns_bytes":
+				out[i].bytes = v
+			case "cms_search_columns_budget_bytes":
+				out[i].budget = v
+			default:
+				out[i].over = v == 1
+			}
 		}
-		switch name {
-		case "cms_search_columns_bytes":
-			out[i].bytes = v
-		case "cms_search_columns_budget_bytes":
-			out[i].budget = v
-		case "cms_search_columns_over_budget":
-			out[i].over = v == 1
-		}
 	}
-	return out, sc.Err()
-}
-
-// columnSample parses a line `cms_search_columns_…{index="…"} value`.
-func columnSample(line string) (name, index string, v float64, ok bool) {
-	if !strings.HasPrefix(line, "cms_search_columns_") {
-		return "", "", 0, false
-	}
-	name, rest, ok := strings.Cut(line, `{index="`)
-	if !ok {
-		return "", "", 0, false
-	}
-	index, rest, ok = strings.Cut(rest, `"} `)
-	if !ok {
-		return "", "", 0, false
-	}
-	v, err := strconv.ParseFloat(strings.TrimSpace(rest), 64)
-	return name, index, v, err == nil
+	return out, nil
 }
 
 // localAddr is addr (":8080", "0.0.0.0:8080") as a client on this
