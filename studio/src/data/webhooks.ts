@@ -34,13 +34,7 @@ export interface Webhook {
 }
 
 /** WebhookDraft is what the dialog edits; secret is set on create only. */
-export interface WebhookDraft {
-  name: string;
-  url: string;
-  branches: number[];
-  types: number[];
-  kinds: string[];
-  enabled: boolean;
+export interface WebhookDraft extends Omit<Webhook, "id"> {
   secret?: string | undefined;
 }
 
