@@ -73,6 +73,7 @@ type StatusError struct {
 	Body         string
 }
 
+// Error names the request, the status and the answer's body.
 func (e *StatusError) Error() string {
 	return fmt.Sprintf("%s %s: %d %s", e.Method, e.Path, e.Status, strings.TrimSpace(e.Body))
 }

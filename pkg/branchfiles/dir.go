@@ -85,13 +85,14 @@ func (s *Set) write(dir string) error {
 		}
 		full := filepath.Join(dir, filepath.FromSlash(p))
 		keep[full] = true
-		if old, err := os.ReadFile(full); err == nil && bytes.Equal(old, b) {
+		old, err := os.ReadFile(full) //nolint:gosec // a file of the export directory the caller named
+		if err == nil && bytes.Equal(old, b) {
 			continue
 		}
-		if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
+		if err := os.MkdirAll(filepath.Dir(full), 0o750); err != nil {
 			return err
 		}
-		if err := os.WriteFile(full, b, 0o644); err != nil {
+		if err := os.WriteFile(full, b, 0o600); err != nil {
 			return err
 		}
 	}
@@ -153,7 +154,7 @@ func ReadDir(dir string) (*Set, error) {
 			if size > MaxObjectFileBytes {
 				return fmt.Errorf("%s: %d bytes, the limit is %d", rel, size, MaxObjectFileBytes)
 			}
-			b, err := os.ReadFile(p)
+			b, err := os.ReadFile(p) //nolint:gosec // a file of the export directory the caller named
 			if err != nil {
 				return err
 			}

@@ -45,7 +45,7 @@ func Export(ctx context.Context, c *Client, branch, dir string) (ExportResult, e
 			res.Objects++
 		}
 	}
-	if err := os.MkdirAll(filepath.Join(dir, FilesDir), 0o755); err != nil {
+	if err := os.MkdirAll(filepath.Join(dir, FilesDir), 0o750); err != nil {
 		return res, err
 	}
 	for _, n := range set.Files {
@@ -117,7 +117,8 @@ func binaryFile(o apiObject) string {
 // content is there already; fresh says it downloaded.
 func fetchFile(ctx context.Context, c *Client, dir, n string) (fresh bool, err error) {
 	p := filepath.Join(dir, n)
-	if f, err := os.Open(p); err == nil {
+	f, err := os.Open(p) //nolint:gosec // a file of the export directory the caller named
+	if err == nil {
 		g, err := md5GUID(f)
 		_ = f.Close()
 		if err == nil && g == fileHash(n) {
@@ -128,7 +129,7 @@ func fetchFile(ctx context.Context, c *Client, dir, n string) (fresh bool, err e
 	if err != nil {
 		return false, err
 	}
-	defer os.Remove(tmp.Name())
+	defer func() { _ = os.Remove(tmp.Name()) }()
 	if err := c.download(ctx, n, tmp); err != nil {
 		_ = tmp.Close()
 		return false, err
