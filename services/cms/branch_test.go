@@ -287,3 +287,129 @@ func TestBranchExportImport(t *testing.T) {
 		})
 	}
 }
+
+// importOut runs an import and checks the counts it prints.
+func importOut(t *testing.T, base, dir, branch, want string) {
+	t.Helper()
+	if out := runBranch(t, base, "import", dir, "--branch", branch); !strings.Contains(out, want) {
+		t.Errorf("import into branch %s: %s\nwant %q", branch, out, want)
+	}
+}
+
+// editFile replaces old by new in the one file below dir holding old.
+func editFile(t *testing.T, dir, old, new string) {
+	t.Helper()
+	for rel, content := range readTree(t, dir) {
+		if strings.Contains(content, old) {
+			if err := os.WriteFile(filepath.Join(dir, rel), []byte(strings.Replace(content, old, new, 1)), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			return
+		}
+	}
+	t.Fatalf("no file holds %q", old)
+}
+
+type branchObject struct {
+	Meta struct {
+		ID      int64  `json:"id"`
+		GUID    string `json:"guid"`
+		Deleted bool   `json:"deleted"`
+	} `json:"meta"`
+	Values []struct {
+		Attribute int64 `json:"attribute"`
+		Language  int64 `json:"language"`
+		Value     any   `json:"value"`
+	} `json:"values"`
+}
+
+// name is the object's English name (attribute 1000), "" without one.
+func (o branchObject) name() string {
+	for _, v := range o.Values {
+		if v.Attribute == 1000 && v.Language == 201 {
+			return fmt.Sprint(v.Value)
+		}
+	}
+	return ""
+}
+
+// TestBranchImportMatchesAndUpdates: an object the target made itself with
+// the same ApiIdentifier is matched (updated, not created again, its GUID
+// kept), a deleted one is restored, an edited file changes one object in
+// one transaction, a value left out of a file is removed, and on a child
+// branch an import changes only the child.
+func TestBranchImportMatchesAndUpdates(t *testing.T) {
+	t.Run("embedded", func(t *testing.T) { branchImportMatchesAndUpdates(t, embeddedBranchServer) })
+	t.Run("distributed", func(t *testing.T) { branchImportMatchesAndUpdates(t, postgresBranchServer) })
+}
+
+// branchImportMatchesAndUpdates imports into a system start starts.
+func branchImportMatchesAndUpdates(t *testing.T, start func(t *testing.T) string) {
+	dst := start(t) // first: it skips without the components
+	src := embeddedBranchServer(t)
+	seedBranchModel(branchAPI{t, src})
+	dir := filepath.Join(t.TempDir(), "site")
+	runBranch(t, src, "export", "--branch", "4", dir)
+
+	a := branchAPI{t, dst}
+	own := a.create(`{"meta":{"typeRef":0,"apiIdentifier":"article"},"values":[` + val(1000, 201, "Their article") + `]}`)
+	var ownType branchObject
+	a.call(http.MethodGet, fmt.Sprintf("/branches/4/objects/%d", own.CreatedObjectIDs[0]), "", &ownType)
+	importOut(t, dst, dir, "4", "8 created, 1 updated, 0 unchanged")
+	var article branchObject
+	a.call(http.MethodGet, "/branches/4/objects/article", "", &article)
+	if article.Meta.ID != own.CreatedObjectIDs[0] || article.Meta.GUID != ownType.Meta.GUID || article.name() != "Article" {
+		t.Errorf("the target's own article type after the import: %+v (want id %d, its GUID, the file's name)", article, own.CreatedObjectIDs[0])
+	}
+	importOut(t, dst, dir, "4", "0 created, 0 updated, 9 unchanged, 0 files uploaded, 0 transactions")
+
+	// Deleted on the target: restored.
+	a.call(http.MethodDelete, "/branches/4/objects", `{"objectIds":["home"]}`, nil)
+	importOut(t, dst, dir, "4", "0 created, 1 updated, 8 unchanged, 0 files uploaded, 1 transactions")
+	var home branchObject
+	a.call(http.MethodGet, "/branches/4/objects/home", "", &home)
+	if home.Meta.Deleted {
+		t.Error("home is still deleted after the import")
+	}
+
+	// An edited file and a value left out of a file.
+	editFile(t, dir, `"value": "Hallo"`, `"value": "Servus"`)
+	editFile(t, dir, `,
+    {
+      "attribute": "price",
+      "value": 12.5
+    }`, "")
+	importOut(t, dst, dir, "4", "0 created, 1 updated, 8 unchanged, 0 files uploaded, 1 transactions")
+	var de branchObject
+	a.call(http.MethodGet, "/branches/4/objects/home?languages=202&attributes=title,price", "", &de)
+	if len(de.Values) != 1 || de.Values[0].Value != "Servus" {
+		t.Errorf("home after the edit: %+v, want only the German title Servus", de.Values)
+	}
+
+	// A child branch inherits everything: nothing to write; an edit there
+	// is an override of the child, the parent keeps its value.
+	var child struct {
+		Meta struct {
+			ID int64 `json:"id"`
+		} `json:"meta"`
+	}
+	a.call(http.MethodPost, "/branches", `{"values":[`+val(1000, 201, "Spring")+`,`+val(4000, 0, 4)+`]}`, &child)
+	cb := fmt.Sprint(child.Meta.ID)
+	importOut(t, dst, dir, cb, "0 created, 0 updated, 9 unchanged, 0 files uploaded, 0 transactions")
+	editFile(t, dir, `"value": "Servus"`, `"value": "Grüß Gott"`)
+	importOut(t, dst, dir, cb, "0 created, 1 updated, 8 unchanged, 0 files uploaded, 1 transactions")
+	var inChild, inParent branchObject
+	a.call(http.MethodGet, "/branches/"+cb+"/objects/home?inherited=true&languages=202&attributes=title", "", &inChild)
+	a.call(http.MethodGet, "/branches/4/objects/home?languages=202&attributes=title", "", &inParent)
+	if len(inChild.Values) != 1 || inChild.Values[0].Value != "Grüß Gott" || len(inParent.Values) != 1 || inParent.Values[0].Value != "Servus" {
+		t.Errorf("child %+v, parent %+v: want the child's override and the parent's own value", inChild.Values, inParent.Values)
+	}
+	// The child's export (the article type with the target's GUID) is what
+	// the child shows: importing it there writes nothing.
+	childDir := filepath.Join(t.TempDir(), "child")
+	runBranch(t, dst, "export", "--branch", cb, childDir)
+	importOut(t, dst, childDir, cb, "0 created, 0 updated, 9 unchanged, 0 files uploaded, 0 transactions")
+	if got := readTree(t, childDir)["types/"+ownType.Meta.GUID+".json"]; !strings.Contains(got, `"value": "Article"`) {
+		t.Errorf("the child's export of the matched type: %q", got)
+	}
+}
