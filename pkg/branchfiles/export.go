@@ -65,7 +65,8 @@ func Export(ctx context.Context, c *Client, branch, dir string) (ExportResult, e
 func (s *snapshot) set() (*Set, error) {
 	set := &Set{Objects: map[string]Object{}}
 	files := map[string]bool{}
-	for _, o := range s.objects {
+	for _, po := range s.objects {
+		o := *po
 		if !s.exported(o) {
 			continue
 		}

@@ -32,7 +32,7 @@ var excludedTypes = map[int64]bool{content.TypeBranch: true, content.TypeUser: t
 // of every type an export may hold (live and deleted, system objects
 // included), and the objects they refer to.
 type snapshot struct {
-	objects []apiObject // listing order
+	objects []*apiObject // listing order
 	byID    map[int64]*apiObject
 	byGUID  map[string]*apiObject
 	byAPI   map[string]*apiObject
@@ -64,7 +64,7 @@ func read(ctx context.Context, c *Client, branch string) (*snapshot, error) {
 	var missing []int64
 	seen := map[int64]bool{}
 	for _, o := range s.objects {
-		s.references(o, func(id int64) {
+		s.references(*o, func(id int64) {
 			if _, ok := s.byID[id]; !ok && !seen[id] {
 				seen[id] = true
 				missing = append(missing, id)
@@ -81,16 +81,12 @@ func read(ctx context.Context, c *Client, branch string) (*snapshot, error) {
 }
 
 func (s *snapshot) add(objs ...apiObject) {
-	for _, o := range objs {
+	for i := range objs {
+		o := &objs[i]
 		if _, dup := s.byID[o.Meta.ID]; dup {
 			continue
 		}
 		s.objects = append(s.objects, o)
-	}
-	// Pointers into s.objects are taken once it stopped growing for this
-	// call.
-	for i := range s.objects {
-		o := &s.objects[i]
 		s.byID[o.Meta.ID], s.byGUID[o.Meta.GUID] = o, o
 		if o.Meta.APIIdentifier != "" {
 			s.byAPI[o.Meta.APIIdentifier] = o
