@@ -52,12 +52,18 @@ func Import(ctx context.Context, c *Client, branch, dir, comment string) (Import
 			res.Uploaded++
 		}
 	}
-	im := &importer{c: c, branch: branch, comment: comment, set: set, res: &res, created: map[string]bool{}}
+	im := &importer{c: c, branch: branch, comment: comment, set: set, res: &res, counted: map[string]bool{}}
 	if im.snap, err = read(ctx, c, branch); err != nil {
 		return res, err
 	}
 	im.index()
-	created := false
+	// A deleted type or attribute is restored before objects are created
+	// with it.
+	restored, err := im.restoreSchema(ctx)
+	if err != nil {
+		return res, err
+	}
+	created := restored > 0
 	for _, sub := range []string{TypesDir, AttributesDir, ObjectsDir} {
 		n, err := im.createMissing(ctx, sub)
 		if err != nil {
@@ -107,8 +113,9 @@ type importer struct {
 	res             *ImportResult
 	// byName are the files' objects by GUID and by ApiIdentifier.
 	byName map[string]Object
-	// created are the GUIDs of the objects this import created.
-	created map[string]bool
+	// counted are the GUIDs of the objects this import created or
+	// restored (counted already when they are written again).
+	counted map[string]bool
 }
 
 func (im *importer) index() {
@@ -222,6 +229,30 @@ func (im *importer) wire(ctx context.Context, v Value) (apiValue, bool, error) {
 	return out, true, nil
 }
 
+// restoreSchema restores the deleted types and attributes of the branch
+// that files describe, in one transaction, and counts them as updated.
+func (im *importer) restoreSchema(ctx context.Context) (int, error) {
+	var objs []apiObject
+	for _, p := range im.set.Paths() {
+		if strings.HasPrefix(p, ObjectsDir+"/") {
+			continue
+		}
+		if cur := im.match(im.set.Objects[p]); cur != nil && cur.deleted() {
+			live := false
+			objs = append(objs, apiObject{Meta: apiMeta{ID: cur.Meta.ID, Deleted: &live}, Values: []apiValue{}})
+			im.counted[cur.Meta.GUID] = true
+		}
+	}
+	for _, b := range batches(objs) {
+		if err := im.c.update(ctx, im.branch, im.comment, b); err != nil {
+			return 0, err
+		}
+		im.res.Transactions++
+	}
+	im.res.Updated += len(objs)
+	return len(objs), nil
+}
+
 // createMissing creates the objects of folder sub the branch does not
 // have, with the values whose names resolve already.
 func (im *importer) createMissing(ctx context.Context, sub string) (int, error) {
@@ -261,7 +292,7 @@ func (im *importer) createMissing(ctx context.Context, sub string) (int, error) 
 			m := b[i].Meta
 			m.ID = id
 			im.snap.add(apiObject{Meta: m})
-			im.created[m.GUID] = true
+			im.counted[m.GUID] = true
 		}
 		done += len(b)
 	}
@@ -287,7 +318,7 @@ func (im *importer) update(ctx context.Context) error {
 			continue
 		}
 		patches = append(patches, patch)
-		if !im.created[cur.Meta.GUID] {
+		if !im.counted[cur.Meta.GUID] {
 			im.res.Updated++
 		}
 	}

@@ -296,6 +296,14 @@ func importOut(t *testing.T, base, dir, branch, want string) {
 	}
 }
 
+// writeObject writes an object file by hand.
+func writeObject(t *testing.T, dir, rel, content string) {
+	t.Helper()
+	if err := os.WriteFile(filepath.Join(dir, filepath.FromSlash(rel)), []byte(content), 0o600); err != nil {
+		t.Fatal(err)
+	}
+}
+
 // editFile replaces old by new in the one file below dir holding old.
 func editFile(t *testing.T, dir, old, new string) {
 	t.Helper()
@@ -372,6 +380,22 @@ func branchImportMatchesAndUpdates(t *testing.T, start func(t *testing.T) string
 		t.Error("home is still deleted after the import")
 	}
 
+	// A deleted type, its deleted object and a new file of an object of
+	// it: the type is restored before the new object is created with it.
+	var logo struct {
+		Objects []branchObject `json:"objects"`
+	}
+	a.call(http.MethodGet, "/branches/4/types/image/objects", "", &logo)
+	if len(logo.Objects) != 1 {
+		t.Fatalf("images on the target: %+v", logo.Objects)
+	}
+	a.call(http.MethodDelete, "/branches/4/objects", fmt.Sprintf(`{"objectIds":["%d"]}`, logo.Objects[0].Meta.ID), nil)
+	a.call(http.MethodDelete, "/branches/4/objects", `{"objectIds":["image"]}`, nil)
+	writeObject(t, dir, "objects/image/5f0c0b4e-1d2a-4b7e-9a51-2c43d8e6a001.json",
+		`{"guid":"5f0c0b4e-1d2a-4b7e-9a51-2c43d8e6a001","type":"image","values":[{"attribute":"attributeName","language":"languageEnglishUS","value":"New"}]}`)
+	importOut(t, dst, dir, "4", "1 created, 2 updated, 7 unchanged, 0 files uploaded, 3 transactions")
+	importOut(t, dst, dir, "4", "0 created, 0 updated, 10 unchanged, 0 files uploaded, 0 transactions")
+
 	// An edited file and a value left out of a file.
 	editFile(t, dir, `"value": "Hallo"`, `"value": "Servus"`)
 	editFile(t, dir, `,
@@ -379,7 +403,7 @@ func branchImportMatchesAndUpdates(t *testing.T, start func(t *testing.T) string
       "attribute": "price",
       "value": 12.5
     }`, "")
-	importOut(t, dst, dir, "4", "0 created, 1 updated, 8 unchanged, 0 files uploaded, 1 transactions")
+	importOut(t, dst, dir, "4", "0 created, 1 updated, 9 unchanged, 0 files uploaded, 1 transactions")
 	var de branchObject
 	a.call(http.MethodGet, "/branches/4/objects/home?languages=202&attributes=title,price", "", &de)
 	if len(de.Values) != 1 || de.Values[0].Value != "Servus" {
@@ -395,9 +419,9 @@ func branchImportMatchesAndUpdates(t *testing.T, start func(t *testing.T) string
 	}
 	a.call(http.MethodPost, "/branches", `{"values":[`+val(1000, 201, "Spring")+`,`+val(4000, 0, 4)+`]}`, &child)
 	cb := fmt.Sprint(child.Meta.ID)
-	importOut(t, dst, dir, cb, "0 created, 0 updated, 9 unchanged, 0 files uploaded, 0 transactions")
+	importOut(t, dst, dir, cb, "0 created, 0 updated, 10 unchanged, 0 files uploaded, 0 transactions")
 	editFile(t, dir, `"value": "Servus"`, `"value": "Grüß Gott"`)
-	importOut(t, dst, dir, cb, "0 created, 1 updated, 8 unchanged, 0 files uploaded, 1 transactions")
+	importOut(t, dst, dir, cb, "0 created, 1 updated, 9 unchanged, 0 files uploaded, 1 transactions")
 	var inChild, inParent branchObject
 	a.call(http.MethodGet, "/branches/"+cb+"/objects/home?inherited=true&languages=202&attributes=title", "", &inChild)
 	a.call(http.MethodGet, "/branches/4/objects/home?languages=202&attributes=title", "", &inParent)
@@ -408,7 +432,7 @@ func branchImportMatchesAndUpdates(t *testing.T, start func(t *testing.T) string
 	// the child shows: importing it there writes nothing.
 	childDir := filepath.Join(t.TempDir(), "child")
 	runBranch(t, dst, "export", "--branch", cb, childDir)
-	importOut(t, dst, childDir, cb, "0 created, 0 updated, 9 unchanged, 0 files uploaded, 0 transactions")
+	importOut(t, dst, childDir, cb, "0 created, 0 updated, 10 unchanged, 0 files uploaded, 0 transactions")
 	if got := readTree(t, childDir)["types/"+ownType.Meta.GUID+".json"]; !strings.Contains(got, `"value": "Article"`) {
 		t.Errorf("the child's export of the matched type: %q", got)
 	}
