@@ -21,7 +21,7 @@ func newRootCommand() *cobra.Command {
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
-	root.AddCommand(newRunCommand(), newServeCommand(), newReindexCommand(), newIndexerCommand(), newLoadCommand(), newVersionCommand(), newFilesCommand(), newDoctorCommand())
+	root.AddCommand(newRunCommand(), newServeCommand(), newReindexCommand(), newIndexerCommand(), newLoadCommand(), newVersionCommand(), newFilesCommand(), newDoctorCommand(), newBranchCommand())
 	return root
 }
 
