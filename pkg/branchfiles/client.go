@@ -8,10 +8,12 @@ import (
 	"fmt"
 	"io"
 	"mime/multipart"
+	"net"
 	"net/http"
 	"net/url"
 	"strconv"
 	"strings"
+	"time"
 )
 
 // Client is a Management API client (HTTP Basic) of one installation.
@@ -19,9 +21,21 @@ type Client struct {
 	// URL is the HTTP root (http://localhost:8080).
 	URL            string
 	User, Password string
-	// HTTP is the client to send with; nil = http.DefaultClient.
+	// HTTP is the client to send with; nil = defaultHTTP (deadlines on
+	// connecting and on each answer's headers, so a stalled server fails the
+	// command instead of hanging it).
 	HTTP *http.Client
 }
+
+// defaultHTTP bounds connecting (10 s) and waiting for an answer's headers
+// (2 min: a batch write of 100 objects on a loaded server); bodies stream.
+var defaultHTTP = &http.Client{Transport: &http.Transport{
+	Proxy:                 http.ProxyFromEnvironment,
+	DialContext:           (&net.Dialer{Timeout: 10 * time.Second}).DialContext,
+	TLSHandshakeTimeout:   10 * time.Second,
+	ResponseHeaderTimeout: 2 * time.Minute,
+	MaxIdleConnsPerHost:   4,
+}}
 
 // Page sizes and batch bounds of the client.
 const (
@@ -82,7 +96,7 @@ func (c *Client) http() *http.Client {
 	if c.HTTP != nil {
 		return c.HTTP
 	}
-	return http.DefaultClient
+	return defaultHTTP
 }
 
 func (c *Client) send(ctx context.Context, method, path string, body io.Reader, contentType string, hdr http.Header) (*http.Response, error) {
