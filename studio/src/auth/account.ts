@@ -4,6 +4,7 @@
 // Account screen reads it again. changePassword adopts the token the
 // answer carries (the change revoked the old one).
 import type { Account } from "../api/generated/management";
+import { retry } from "../data/retry";
 import { createStore } from "../store";
 import { adopt, api, session } from "./session";
 
@@ -26,16 +27,23 @@ export async function loadAccount(signal?: AbortSignal): Promise<Account> {
   return data;
 }
 
+// loadFor reads the account of user until it arrives (a busy server or a
+// dropped connection must not leave the shell "checking" for good), while
+// that user is still the one signed in.
+function loadFor(user: string): void {
+  retry(() => loadAccount(), { wanted: () => loadedFor === user && account.get() === null }).catch(() => undefined);
+}
+
 session.subscribe((s) => {
   const user = s?.user ?? null;
   if (user === loadedFor) return;
   loadedFor = user;
   account.set(null);
-  if (user) loadAccount().catch(() => undefined);
+  if (user) loadFor(user);
 });
 if (session.get()) {
   loadedFor = session.get()!.user;
-  loadAccount().catch(() => undefined);
+  loadFor(loadedFor);
 }
 
 /** changePassword changes the own password; errors are ApiErrors (400 wrong current password, 429 locked). */
