@@ -128,13 +128,14 @@ func (s *Service) multiGet(ctx context.Context, sc *scope, ids []string, deleted
 	}
 	// Only the ids query goes to the engine (negations make engines walk
 	// every document); users and deleted objects are dropped here.
-	res, err := s.eng.Search(ctx, search.SearchRequest{Index: s.objects, Query: search.IDs(ids), Size: len(ids), Fields: sourceOnly()})
+	req, hits := s.sourceSearch(search.SearchRequest{Index: s.objects, Query: search.IDs(ids), Size: len(ids)})
+	res, err := s.eng.Search(ctx, req)
 	if err != nil {
 		return nil, s.searchErr(err)
 	}
 	byID := make(map[string]indexdoc.Source, len(res.Hits))
 	for _, h := range res.Hits {
-		src, err := s.hitSource(h)
+		src, err := hits.source(h)
 		if err != nil {
 			return nil, fmt.Errorf("delivery: %s: %w", h.ID, err)
 		}
