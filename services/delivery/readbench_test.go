@@ -36,7 +36,8 @@ import (
 // price threshold. The figures are requests per second at a fixed number of
 // connections with p50 and p99; the single-object figure is also a ratio
 // against a bare net/http handler serving the same bytes, measured in the
-// same run.
+// same run. allocs/req and B/req (the whole process's heap allocations per
+// request) do not depend on the machine's load: compare changes by them.
 //
 // CMS_BENCH_READ_ARTICLES sets another number of articles and
 // CMS_BENCH_COLUMN_BUDGET the embedded engine's column budget in bytes
