@@ -3,6 +3,7 @@ package delivery
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/cmsplatform/cms/pkg/content"
@@ -87,6 +88,7 @@ func (s *Service) resolveForward(ctx context.Context, sc *scope, roots []indexdo
 		if err != nil {
 			return nil, nil, err
 		}
+		refs = slices.Grow(refs, len(next))
 		for _, src := range next {
 			refs = append(refs, sc.view.render(src))
 		}
@@ -133,7 +135,11 @@ func (s *Service) multiGet(ctx context.Context, sc *scope, ids []string, deleted
 	if err != nil {
 		return nil, s.searchErr(err)
 	}
-	byID := make(map[string]indexdoc.Source, len(res.Hits))
+	found := make([]indexdoc.Source, 0, len(res.Hits))
+	var at map[string]int // index in found by document id, to put them in the order of ids
+	if len(ids) > 1 {
+		at = make(map[string]int, len(res.Hits))
+	}
 	for _, h := range res.Hits {
 		src, err := hits.source(h)
 		if err != nil {
@@ -142,12 +148,18 @@ func (s *Service) multiGet(ctx context.Context, sc *scope, ids []string, deleted
 		if !visible(src, deleted) {
 			continue
 		}
-		byID[h.ID] = src
+		if at != nil {
+			at[h.ID] = len(found)
+		}
+		found = append(found, src)
 	}
-	out := make([]indexdoc.Source, 0, len(byID))
+	if at == nil {
+		return found, nil
+	}
+	out := make([]indexdoc.Source, 0, len(found))
 	for _, id := range ids {
-		if src, ok := byID[id]; ok {
-			out = append(out, src)
+		if i, ok := at[id]; ok {
+			out = append(out, found[i])
 		}
 	}
 	return out, nil

@@ -105,13 +105,22 @@ func (c *sourceCache) decode(id string, version int64, fields map[string]any) (i
 // between does not lose one.
 type sourceHits struct {
 	cache *sourceCache
-	held  map[string]indexdoc.Source
+	size  int // the search's page size
+	// held in the order the engine asked for them, which is usually the
+	// hits' order: next is where the next hit is looked for first.
+	held []heldSource
+	next int
+}
+
+type heldSource struct {
+	id  string
+	src indexdoc.Source
 }
 
 // sourceSearch returns req asking for the sources only, with the hits it
 // answers read through the returned sourceHits.
 func (s *Service) sourceSearch(req search.SearchRequest) (search.SearchRequest, *sourceHits) {
-	hs := &sourceHits{cache: s.sources}
+	hs := &sourceHits{cache: s.sources, size: req.Size}
 	req.Fields = sourceField
 	req.Held = hs.holds
 	return req, hs
@@ -126,17 +135,23 @@ func (hs *sourceHits) holds(id string, version int64) bool {
 	src, ok := hs.cache.get(id, version)
 	if ok {
 		if hs.held == nil {
-			hs.held = make(map[string]indexdoc.Source)
+			hs.held = make([]heldSource, 0, min(max(hs.size, 1), 64))
 		}
-		hs.held[id] = src
+		hs.held = append(hs.held, heldSource{id: id, src: src})
 	}
 	return ok
 }
 
 // source returns the Source of a hit of the search.
 func (hs *sourceHits) source(h search.Hit) (indexdoc.Source, error) {
-	if src, ok := hs.held[h.ID]; ok && h.Fields == nil {
-		return src, nil
+	if h.Fields == nil {
+		for i := range hs.held {
+			j := (hs.next + i) % len(hs.held)
+			if hs.held[j].id == h.ID {
+				hs.next = j + 1
+				return hs.held[j].src, nil
+			}
+		}
 	}
 	return hs.cache.decode(h.ID, h.Version, h.Fields)
 }
