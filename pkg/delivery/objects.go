@@ -171,14 +171,14 @@ func (s *Service) List(ctx context.Context, r Request) (List, error) {
 	if r.sortCap > 0 {
 		plan.maxMatches = r.sortCap
 	}
-	res, err := s.search(ctx, q, plan, skip, take)
+	res, hits, err := s.search(ctx, q, plan, skip, take)
 	if err != nil {
 		return List{}, err
 	}
 	out := List{Skip: skip, More: int64(skip+len(res.Hits)) < res.Total}
 	srcs := make([]indexdoc.Source, 0, len(res.Hits))
 	for _, h := range res.Hits {
-		src, err := s.hitSource(h)
+		src, err := hits.source(h)
 		if err != nil {
 			return List{}, fmt.Errorf("delivery: %s: %w", h.ID, err)
 		}
@@ -198,32 +198,35 @@ func (s *Service) List(ctx context.Context, r Request) (List, error) {
 
 // search returns the page [skip, skip+take) of the matches of q in the
 // plan's order. A plan the engine cannot order (a sort by attribute)
-// fetches every match, at most plan.maxMatches, and sorts in memory.
-func (s *Service) search(ctx context.Context, q search.Query, plan sortPlan, skip, take int) (search.SearchResult, error) {
+// fetches every match, at most plan.maxMatches, and sorts in memory. The
+// hits are read through the returned sourceHits.
+func (s *Service) search(ctx context.Context, q search.Query, plan sortPlan, skip, take int) (search.SearchResult, *sourceHits, error) {
 	if !plan.inMemory {
-		res, err := s.eng.Search(ctx, search.SearchRequest{Index: s.objects, Query: q, Sort: plan.engineSort(), From: skip, Size: take, Fields: sourceOnly()})
+		req, hits := s.sourceSearch(search.SearchRequest{Index: s.objects, Query: q, Sort: plan.engineSort(), From: skip, Size: take})
+		res, err := s.eng.Search(ctx, req)
 		if err != nil {
-			return res, s.searchErr(err)
+			return res, nil, s.searchErr(err)
 		}
-		return res, nil
+		return res, hits, nil
 	}
 	n, err := s.eng.Count(ctx, s.objects, q)
 	if err != nil {
-		return search.SearchResult{}, s.searchErr(err)
+		return search.SearchResult{}, nil, s.searchErr(err)
 	}
 	if n > int64(plan.maxMatches) {
-		return search.SearchResult{}, tooManyToSort(plan.maxMatches, n)
+		return search.SearchResult{}, nil, tooManyToSort(plan.maxMatches, n)
 	}
+	// Sorting needs every field of every match: no Held.
 	res, err := s.eng.Search(ctx, search.SearchRequest{Index: s.objects, Query: q, Size: int(min(n+1, int64(plan.maxMatches)))})
 	if err != nil {
-		return res, s.searchErr(err)
+		return res, nil, s.searchErr(err)
 	}
 	if res.Total > int64(plan.maxMatches) { // grew since the count
-		return search.SearchResult{}, tooManyToSort(plan.maxMatches, res.Total)
+		return search.SearchResult{}, nil, tooManyToSort(plan.maxMatches, res.Total)
 	}
 	plan.sortHits(res.Hits)
 	res.Hits = res.Hits[min(skip, len(res.Hits)):min(skip+take, len(res.Hits))]
-	return res, nil
+	return res, &sourceHits{cache: s.sources}, nil
 }
 
 func tooManyToSort(limit int, n int64) error {
@@ -287,7 +290,8 @@ func (s *Service) find(ctx context.Context, sc *scope, id string, deleted bool) 
 		return srcs[0], nil
 	}
 	q := search.Term{Field: indexdoc.FieldAPIIdentifier, Value: id}
-	res, err := s.eng.Search(ctx, search.SearchRequest{Index: s.objects, Query: append(sc.baseQuery(deleted), q), Size: 2, Fields: sourceOnly()})
+	req, hits := s.sourceSearch(search.SearchRequest{Index: s.objects, Query: append(sc.baseQuery(deleted), q), Size: 2})
+	res, err := s.eng.Search(ctx, req)
 	if err != nil {
 		return indexdoc.Source{}, s.searchErr(err)
 	}
@@ -295,7 +299,7 @@ func (s *Service) find(ctx context.Context, sc *scope, id string, deleted bool) 
 	case 0:
 		return indexdoc.Source{}, notFoundf("object %q on branch %d", id, sc.branch)
 	case 1:
-		return s.hitSource(res.Hits[0])
+		return hits.source(res.Hits[0])
 	}
 	return indexdoc.Source{}, fmt.Errorf("%w: %q", ErrAmbiguous, id)
 }

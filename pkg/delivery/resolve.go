@@ -3,6 +3,7 @@ package delivery
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/cmsplatform/cms/pkg/content"
@@ -87,6 +88,7 @@ func (s *Service) resolveForward(ctx context.Context, sc *scope, roots []indexdo
 		if err != nil {
 			return nil, nil, err
 		}
+		refs = slices.Grow(refs, len(next))
 		for _, src := range next {
 			refs = append(refs, sc.view.render(src))
 		}
@@ -128,25 +130,36 @@ func (s *Service) multiGet(ctx context.Context, sc *scope, ids []string, deleted
 	}
 	// Only the ids query goes to the engine (negations make engines walk
 	// every document); users and deleted objects are dropped here.
-	res, err := s.eng.Search(ctx, search.SearchRequest{Index: s.objects, Query: search.IDs(ids), Size: len(ids), Fields: sourceOnly()})
+	req, hits := s.sourceSearch(search.SearchRequest{Index: s.objects, Query: search.IDs(ids), Size: len(ids)})
+	res, err := s.eng.Search(ctx, req)
 	if err != nil {
 		return nil, s.searchErr(err)
 	}
-	byID := make(map[string]indexdoc.Source, len(res.Hits))
+	found := make([]indexdoc.Source, 0, len(res.Hits))
+	var at map[string]int // index in found by document id, to put them in the order of ids
+	if len(ids) > 1 {
+		at = make(map[string]int, len(res.Hits))
+	}
 	for _, h := range res.Hits {
-		src, err := s.hitSource(h)
+		src, err := hits.source(h)
 		if err != nil {
 			return nil, fmt.Errorf("delivery: %s: %w", h.ID, err)
 		}
 		if !visible(src, deleted) {
 			continue
 		}
-		byID[h.ID] = src
+		if at != nil {
+			at[h.ID] = len(found)
+		}
+		found = append(found, src)
 	}
-	out := make([]indexdoc.Source, 0, len(byID))
+	if at == nil {
+		return found, nil
+	}
+	out := make([]indexdoc.Source, 0, len(found))
 	for _, id := range ids {
-		if src, ok := byID[id]; ok {
-			out = append(out, src)
+		if i, ok := at[id]; ok {
+			out = append(out, found[i])
 		}
 	}
 	return out, nil

@@ -149,10 +149,11 @@ func (s *Service) referrers(ctx context.Context, sc *scope, ids []int64, attrs [
 		if len(terms) == 0 {
 			return nil
 		}
-		res, err := s.eng.Search(ctx, search.SearchRequest{Index: s.objects, Size: search.MaxResultWindow, Fields: sourceOnly(),
+		req, hits := s.sourceSearch(search.SearchRequest{Index: s.objects, Size: search.MaxResultWindow,
 			Sort: []search.SortField{{Field: indexdoc.FieldID}},
 			Query: search.And{search.Term{Field: indexdoc.FieldBranch, Value: sc.branch},
 				search.Terms{Field: indexdoc.FieldValues, Values: terms}}})
+		res, err := s.eng.Search(ctx, req)
 		terms = terms[:0]
 		if err != nil {
 			return s.searchErr(err)
@@ -161,7 +162,7 @@ func (s *Service) referrers(ctx context.Context, sc *scope, ids []int64, attrs [
 			s.log.Warn("delivery: reverse references truncated", "branch", sc.branch, "total", res.Total, "read", len(res.Hits))
 		}
 		for _, h := range res.Hits {
-			src, err := s.hitSource(h)
+			src, err := hits.source(h)
 			if err != nil {
 				return fmt.Errorf("delivery: %s: %w", h.ID, err)
 			}

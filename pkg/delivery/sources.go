@@ -51,14 +51,22 @@ func sourceCost(id string, s indexdoc.Source) int64 {
 	return n
 }
 
-// decode returns the Source of a hit, from the cache when the version
-// matches.
-func (c *sourceCache) decode(id string, version int64, fields map[string]any) (indexdoc.Source, error) {
+// get returns the cached Source of document id at version.
+func (c *sourceCache) get(id string, version int64) (indexdoc.Source, bool) {
+	if version <= 0 {
+		return indexdoc.Source{}, false
+	}
 	c.mu.Lock()
 	e, ok := c.m[id]
 	c.mu.Unlock()
-	if ok && e.version == version && version > 0 {
-		return e.src, nil
+	return e.src, ok && e.version == version
+}
+
+// decode returns the Source of a hit, from the cache when the version
+// matches.
+func (c *sourceCache) decode(id string, version int64, fields map[string]any) (indexdoc.Source, error) {
+	if src, ok := c.get(id, version); ok {
+		return src, nil
 	}
 	src, err := indexdoc.DecodeSource(fields)
 	if err != nil || version <= 0 {
@@ -88,12 +96,62 @@ func (c *sourceCache) decode(id string, version int64, fields map[string]any) (i
 	return src, nil
 }
 
-// hitSource decodes the Source of a search hit.
-func (s *Service) hitSource(h search.Hit) (indexdoc.Source, error) {
-	return s.sources.decode(h.ID, h.Version, h.Fields)
+// sourceHits reads the hits of one search through their sources: the
+// engine returns the stored source alone and, where it learns a hit's
+// version first, not even that for a version the cache holds
+// (search.SearchRequest.Held), which spares reading and decoding the
+// stored document of most resolved references and list pages. The sources
+// held are kept for the search's hits (held), so an entry evicted in
+// between does not lose one.
+type sourceHits struct {
+	cache *sourceCache
+	size  int // the search's page size
+	// held in the order the engine asked for them, which is usually the
+	// hits' order: next is where the next hit is looked for first.
+	held []heldSource
+	next int
 }
 
-// sourceOnly is the field selection (search.SearchRequest.Fields) for
-// searches whose hits are only read through hitSource: the engine then
-// returns the stored source alone instead of copying every field.
-func sourceOnly() []string { return []string{indexdoc.FieldSource} }
+type heldSource struct {
+	id  string
+	src indexdoc.Source
+}
+
+// sourceSearch returns req asking for the sources only, with the hits it
+// answers read through the returned sourceHits.
+func (s *Service) sourceSearch(req search.SearchRequest) (search.SearchRequest, *sourceHits) {
+	hs := &sourceHits{cache: s.sources, size: req.Size}
+	req.Fields = sourceField
+	req.Held = hs.holds
+	return req, hs
+}
+
+// sourceField is the field selection of sourceSearch, shared by every
+// request (engines only read it).
+var sourceField = []string{indexdoc.FieldSource}
+
+// holds is the search's Held: it keeps the cached source of id at version.
+func (hs *sourceHits) holds(id string, version int64) bool {
+	src, ok := hs.cache.get(id, version)
+	if ok {
+		if hs.held == nil {
+			hs.held = make([]heldSource, 0, min(max(hs.size, 1), 64))
+		}
+		hs.held = append(hs.held, heldSource{id: id, src: src})
+	}
+	return ok
+}
+
+// source returns the Source of a hit of the search.
+func (hs *sourceHits) source(h search.Hit) (indexdoc.Source, error) {
+	if h.Fields == nil {
+		for i := range hs.held {
+			j := (hs.next + i) % len(hs.held)
+			if hs.held[j].id == h.ID {
+				hs.next = j + 1
+				return hs.held[j].src, nil
+			}
+		}
+	}
+	return hs.cache.decode(h.ID, h.Version, h.Fields)
+}

@@ -205,7 +205,7 @@ func (s *Service) touched(ctx context.Context, tree model.BranchTree, ev changes
 	// One request, or one per search.MaxResultWindow documents of a huge
 	// event on a deep branch.
 	for part := range slices.Chunk(docIDs, search.MaxResultWindow) {
-		res, err := s.eng.Search(ctx, search.SearchRequest{Index: s.objects, Query: search.IDs(part), Size: len(part), Fields: sourceOnly()})
+		res, err := s.eng.Search(ctx, search.SearchRequest{Index: s.objects, Query: search.IDs(part), Size: len(part), Fields: []string{indexdoc.FieldSource}})
 		if err != nil && !errors.Is(err, search.ErrIndexNotFound) {
 			return content.Touch{}, fmt.Errorf("delivery: read changed objects: %w", err)
 		}

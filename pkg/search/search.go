@@ -180,6 +180,15 @@ type SearchRequest struct {
 	// that need one stored field skip copying the rest. nil returns every
 	// field, an empty non-nil slice none.
 	Fields []string
+	// Held, when set, reports whether the caller already holds the fields
+	// of document id at version (decoded from an earlier answer, see
+	// pkg/delivery's source cache): an engine that learns a hit's version
+	// before reading its stored fields may then return the hit without
+	// Fields, sparing the read and its decoding. It is called from the
+	// goroutine calling Search, before Search returns; an engine that
+	// reads fields anyway (Elasticsearch returns them with the hits) may
+	// ignore it, so a hit of a held version may still carry Fields.
+	Held func(id string, version int64) bool
 }
 
 // Hit is one search result.

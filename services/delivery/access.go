@@ -5,7 +5,6 @@ import (
 
 	deliveryv1 "github.com/cmsplatform/cms/proto/gen/go/cms/delivery/v1"
 	"github.com/cmsplatform/cms/services/internal/interceptors"
-	"google.golang.org/grpc/metadata"
 	"google.golang.org/protobuf/proto"
 )
 
@@ -33,8 +32,7 @@ func (g *Group) BranchResolvers() map[string]interceptors.BranchResolver {
 // honours X-Cms-Min-Version before the branch is resolved (the branch may
 // only appear with it).
 func (s *service) ReadYourWrites(ctx context.Context, _ proto.Message) error {
-	md, _ := metadata.FromIncomingContext(ctx)
-	_, err := s.readYourWrites(ctx, md)
+	_, err := s.readYourWrites(ctx)
 	return err
 }
 

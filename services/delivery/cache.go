@@ -52,8 +52,7 @@ func serve[T proto.Message](ctx context.Context, s *service, op string, req prot
 	}
 	// Wait for the asked version first: the branch the read grant is
 	// checked against may itself only appear with it.
-	md, _ := metadata.FromIncomingContext(ctx)
-	minV, err := s.readYourWrites(ctx, md)
+	minV, err := s.readYourWrites(ctx)
 	if err != nil {
 		return zero, err
 	}
@@ -69,16 +68,17 @@ func serve[T proto.Message](ctx context.Context, s *service, op string, req prot
 
 // readYourWrites waits for HeaderMinVersion, if given, and returns it (0
 // when absent). A malformed HeaderMaxWait is refused even without it.
-func (s *service) readYourWrites(ctx context.Context, md metadata.MD) (int64, error) {
+func (s *service) readYourWrites(ctx context.Context) (int64, error) {
+	// The two headers, not a copy of all of them (FromIncomingContext).
 	wait := DefaultMaxWait
-	if ws := md.Get(HeaderMaxWait); len(ws) > 0 && strings.TrimSpace(ws[0]) != "" {
+	if ws := metadata.ValueFromIncomingContext(ctx, HeaderMaxWait); len(ws) > 0 && strings.TrimSpace(ws[0]) != "" {
 		w, err := params.Wait(HeaderMaxWait, ws[0])
 		if err != nil {
 			return 0, status.Error(codes.InvalidArgument, gateway.ClientDetail(err))
 		}
 		wait = w
 	}
-	vs := md.Get(HeaderMinVersion)
+	vs := metadata.ValueFromIncomingContext(ctx, HeaderMinVersion)
 	if len(vs) == 0 || strings.TrimSpace(vs[0]) == "" {
 		return 0, nil
 	}

@@ -3,6 +3,7 @@ package delivery
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"github.com/cmsplatform/cms/pkg/auth"
 	"io"
@@ -10,6 +11,9 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"path/filepath"
+	"runtime"
+	"runtime/pprof"
 	"slices"
 	"strconv"
 	"sync"
@@ -32,7 +36,8 @@ import (
 // price threshold. The figures are requests per second at a fixed number of
 // connections with p50 and p99; the single-object figure is also a ratio
 // against a bare net/http handler serving the same bytes, measured in the
-// same run.
+// same run. allocs/req and B/req (the whole process's heap allocations per
+// request) do not depend on the machine's load: compare changes by them.
 //
 // CMS_BENCH_READ_ARTICLES sets another number of articles and
 // CMS_BENCH_COLUMN_BUDGET the embedded engine's column budget in bytes
@@ -203,7 +208,9 @@ func (f *readFixture) run(b *testing.B) {
 	}{{"get-8", 8, get, true}, {"get-32", 32, get, false}, {"sorted-32", 32, sorted, false}, {"filtered-8", 8, filtered, false}, {"facets-8", 8, facets, false}} {
 		b.Run(c.name, func(b *testing.B) {
 			b.ResetTimer()
+			stop := profileLoad(b, c.name)
 			lt := runLoad(b, c.conns, b.N, c.url)
+			stop()
 			lt.report(b, "")
 			if !c.bare {
 				return
@@ -222,12 +229,53 @@ func (f *readFixture) run(b *testing.B) {
 	}
 }
 
+// profileLoad writes, when CMS_BENCH_PROFILES names a directory, a CPU
+// profile of the load of sub-benchmark name (<name>-cpu.pb.gz; not with
+// -cpuprofile) and the allocation profiles before and after it
+// (<name>-allocs-before/after.pb.gz; `go tool pprof -diff_base before
+// after` shows what the load allocated, without the fixture). The
+// returned func ends the profiles.
+func profileLoad(b *testing.B, name string) func() {
+	dir := os.Getenv("CMS_BENCH_PROFILES")
+	if dir == "" {
+		return func() {}
+	}
+	write := func(suffix string, fn func(io.Writer) error) {
+		f, err := os.Create(filepath.Join(dir, name+suffix))
+		if err != nil {
+			b.Fatal(err)
+		}
+		if err := errors.Join(fn(f), f.Close()); err != nil {
+			b.Fatal(err)
+		}
+	}
+	allocs := func(w io.Writer) error { runtime.GC(); return pprof.Lookup("allocs").WriteTo(w, 0) }
+	write("-allocs-before.pb.gz", allocs)
+	cpu, err := os.Create(filepath.Join(dir, name+"-cpu.pb.gz"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	if err := pprof.StartCPUProfile(cpu); err != nil {
+		b.Fatal(err)
+	}
+	return func() {
+		pprof.StopCPUProfile()
+		if err := cpu.Close(); err != nil {
+			b.Fatal(err)
+		}
+		write("-allocs-after.pb.gz", allocs)
+	}
+}
+
 // loadResult is what runLoad measured.
 type loadResult struct {
 	n    int
 	wall time.Duration
 	cpu  time.Duration // of the whole process (server and clients)
 	durs []time.Duration
+	// Heap allocations of the whole process (server and clients) during
+	// the run: unlike req/s they do not depend on the machine's load.
+	allocs, bytes uint64
 }
 
 func (l loadResult) rate() float64 { return float64(l.n) / l.wall.Seconds() }
@@ -242,6 +290,8 @@ func (l loadResult) report(b *testing.B, prefix string) {
 	b.ReportMetric(float64(l.cpu.Microseconds())/1000/float64(l.n), prefix+"cpu-ms/req")
 	b.ReportMetric(q(0.50), prefix+"p50-ms")
 	b.ReportMetric(q(0.99), prefix+"p99-ms")
+	b.ReportMetric(float64(l.allocs)/float64(l.n), prefix+"allocs/req")
+	b.ReportMetric(float64(l.bytes)/float64(l.n), prefix+"B/req")
 	if prefix == "" {
 		b.ReportMetric(q(0.99)/max(q(0.50), 0.001), "p99/p50")
 	}
@@ -260,6 +310,8 @@ func runLoad(b *testing.B, conns, n int, url func(*rand.Rand) string) loadResult
 	durs := make([]time.Duration, n)
 	var wg sync.WaitGroup
 	var failed atomic.Value
+	var mem0, mem1 runtime.MemStats
+	runtime.ReadMemStats(&mem0)
 	t0, cpu0 := time.Now(), processCPU(b)
 	for w := range conns {
 		wg.Go(func() {
@@ -287,9 +339,11 @@ func runLoad(b *testing.B, conns, n int, url func(*rand.Rand) string) loadResult
 	}
 	wg.Wait()
 	wall, cpu := time.Since(t0), processCPU(b)-cpu0
+	runtime.ReadMemStats(&mem1)
 	if msg := failed.Load(); msg != nil {
 		b.Fatal(msg)
 	}
 	slices.Sort(durs)
-	return loadResult{n: n, wall: wall, cpu: cpu, durs: durs}
+	return loadResult{n: n, wall: wall, cpu: cpu, durs: durs,
+		allocs: mem1.Mallocs - mem0.Mallocs, bytes: mem1.TotalAlloc - mem0.TotalAlloc}
 }

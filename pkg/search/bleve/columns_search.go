@@ -110,7 +110,7 @@ func (ix *index) searchColumns(req search.SearchRequest) (res search.SearchResul
 	}
 	defer r.Close()
 	res.Hits = make([]search.Hit, 0, len(ids))
-	err = ix.loadEach(r, ids, req.Fields, func(d search.Document, found bool) {
+	err = ix.loadEach(r, ids, req.Fields, req.Held, func(d search.Document, found bool) {
 		if !found { // deleted since
 			res.Total--
 			return

@@ -57,3 +57,52 @@ func BenchmarkSearchIDsFields(b *testing.B) {
 		})
 	}
 }
+
+// TestHeldHitsComeWithoutFields: the embedded engine honours
+// SearchRequest.Held on each way it answers a page (an ids query, the
+// column index, a Bleve search): a held version is neither read nor
+// decoded, any other is. The conformance suite (searchtest, Held) checks
+// what every engine must do.
+func TestHeldHitsComeWithoutFields(t *testing.T) {
+	ctx := context.Background()
+	e := newMemoryEngine(t)
+	if err := e.EnsureIndex(ctx, "h", search.Mapping{Fields: map[string]search.Kind{"k": search.Keyword,
+		"n": search.Long, "t": search.Text, "src": search.Stored}}); err != nil {
+		t.Fatal(err)
+	}
+	var ops []search.Op
+	for i := range 6 {
+		ops = append(ops, search.Upsert(search.Document{ID: fmt.Sprintf("d%d", i), Version: int64(10 + i),
+			Fields: map[string]any{"k": "x", "n": int64(i), "t": "some words", "src": fmt.Sprintf(`{"i":%d}`, i)}}))
+	}
+	if _, err := e.Bulk(ctx, "h", ops); err != nil {
+		t.Fatal(err)
+	}
+	if err := e.Refresh(ctx, "h"); err != nil {
+		t.Fatal(err)
+	}
+	// Even ids are held at their version; d4 at an older one.
+	held := func(id string, v int64) bool {
+		return (id == "d0" && v == 10) || (id == "d2" && v == 12) || (id == "d4" && v == 13)
+	}
+	for _, c := range []struct {
+		name string
+		req  search.SearchRequest
+	}{
+		{"ids", search.SearchRequest{Query: search.IDs{"d0", "d1", "d2", "d3", "d4", "d5"}, Size: 6}},
+		{"columns", search.SearchRequest{Query: search.Term{Field: "k", Value: "x"}, Sort: []search.SortField{{Field: "n"}}, Size: 6}},
+		{"bleve", search.SearchRequest{Query: search.Match{Field: "t", Text: "words"}, Sort: []search.SortField{{Field: "n"}}, Size: 6}},
+	} {
+		c.req.Index, c.req.Fields, c.req.Held = "h", []string{"src"}, held
+		res, err := e.Search(ctx, c.req)
+		if err != nil || len(res.Hits) != 6 {
+			t.Fatalf("%s: %d hits, %v", c.name, len(res.Hits), err)
+		}
+		for _, h := range res.Hits {
+			wantNone := h.ID == "d0" || h.ID == "d2"
+			if (h.Fields == nil) != wantNone {
+				t.Errorf("%s: %s v%d fields %v, want none: %v", c.name, h.ID, h.Version, h.Fields, wantNone)
+			}
+		}
+	}
+}

@@ -30,12 +30,10 @@ func (ix *index) load(r bleveindex.IndexReader, id string) (doc search.Document,
 	return ix.loadFields(r, id, nil)
 }
 
-// wholeDecodeBytes is the largest stored source loadFields decodes whole
-// (and caches) when only some of its fields are asked for.
-const wholeDecodeBytes = 16 << 10
-
 // loadFields is load returning only the fields named in names (all of
-// them when names is nil). The cache always keeps whole documents.
+// them when names is nil). The cache keeps whole documents: a document
+// read whole is decoded and kept, one read for some fields is served from
+// the cache when it is there and otherwise decoded for those fields only.
 func (ix *index) loadFields(r bleveindex.IndexReader, id string, names []string) (doc search.Document, ok bool, err error) {
 	rec, ok, err := ix.version(r, id)
 	if err != nil {
@@ -48,19 +46,31 @@ func (ix *index) loadFields(r bleveindex.IndexReader, id string, names []string)
 // versions read in one transaction of the version store (a page of hits
 // costs one, not one per hit), and calls fn with each in turn; found is
 // false for one that does not exist.
-func (ix *index) loadEach(r bleveindex.IndexReader, ids []string, names []string, fn func(d search.Document, found bool)) error {
+// A document the caller holds (held, see search.SearchRequest.Held) is
+// passed without its fields.
+func (ix *index) loadEach(r bleveindex.IndexReader, ids []string, names []string, held func(string, int64) bool, fn func(d search.Document, found bool)) error {
 	recs, known, err := ix.versionsOf(r, ids)
 	if err != nil {
 		return err
 	}
 	for i, id := range ids {
-		d, found, err := ix.loadAt(r, id, recs[i], known[i], names)
+		d, found, err := ix.loadUnlessHeld(r, id, recs[i], known[i], names, held)
 		if err != nil {
 			return err
 		}
 		fn(d, found)
 	}
 	return nil
+}
+
+// loadUnlessHeld is loadAt, but a document whose version the caller holds
+// (held reports it; nil: none) is returned without its fields, neither
+// read from the index nor decoded.
+func (ix *index) loadUnlessHeld(r bleveindex.IndexReader, id string, rec versionRec, known bool, names []string, held func(string, int64) bool) (doc search.Document, ok bool, err error) {
+	if held != nil && known && !rec.deleted && held(id, rec.ver) {
+		return search.Document{ID: id, Version: rec.ver}, true, nil
+	}
+	return ix.loadAt(r, id, rec, known, names)
 }
 
 // loadAt is loadFields for a version record already read (known false:
@@ -93,27 +103,24 @@ func (ix *index) loadAt(r bleveindex.IndexReader, id string, rec versionRec, kno
 	if stored < 0 {
 		return search.Document{}, false, fmt.Errorf("bleve: document %q has no version", id)
 	}
-	if names != nil && len(src) > wholeDecodeBytes {
-		// A large document: only the named fields are decoded (and not
-		// cached: the cache keeps whole documents).
+	if names != nil {
+		// Only the named fields are decoded, and not cached (the cache
+		// keeps whole documents). The one caller selecting fields,
+		// Delivery, reads the stored source alone and keeps what it
+		// decodes from it by version (search.SearchRequest.Held): decoding
+		// and caching the whole document too cost it about a hundred
+		// allocations per document read and a second copy in memory.
 		fields, err := ix.mapping.DecodeSourceFields(src, names)
 		if err != nil {
 			return search.Document{}, false, err
 		}
 		return search.Document{ID: id, Version: stored, Fields: fields}, true, nil
 	}
-	// A small document is decoded whole and cached even when only some
-	// fields are asked for: decoding all of them costs little more than
-	// some, and the next read of it (a list page, a resolved reference) is
-	// a cache hit.
 	fields, err := ix.mapping.DecodeSource(src)
 	if err != nil {
 		return search.Document{}, false, err
 	}
 	ix.docs.put(id, stored, fields, len(src))
-	if names != nil {
-		fields = selectFields(fields, names)
-	}
 	return search.Document{ID: id, Version: stored, Fields: fields}, true, nil
 }
 
@@ -133,7 +140,7 @@ func parseVersion(b []byte) int64 {
 
 // searchIDs answers a bare ids query (default order, no aggregations) by
 // direct lookups instead of a search: hits by id ascending, score 1.
-func (ix *index) searchIDs(ids search.IDs, from, size int, names []string) (search.SearchResult, error) {
+func (ix *index) searchIDs(ids search.IDs, from, size int, names []string, held func(string, int64) bool) (search.SearchResult, error) {
 	sorted := slices.Clone([]string(ids))
 	slices.Sort(sorted)
 	sorted = slices.Compact(sorted)
@@ -159,7 +166,7 @@ func (ix *index) searchIDs(ids search.IDs, from, size int, names []string) (sear
 			}
 			continue
 		}
-		d, ok, err := ix.loadAt(r, id, recs[i], known[i], names)
+		d, ok, err := ix.loadUnlessHeld(r, id, recs[i], known[i], names, held)
 		if err != nil {
 			return search.SearchResult{}, err
 		}

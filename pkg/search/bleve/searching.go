@@ -17,7 +17,7 @@ func (ix *index) search(ctx context.Context, req search.SearchRequest) (search.S
 		return search.SearchResult{}, err
 	}
 	if ids, ok := req.Query.(search.IDs); ok && len(req.Sort) == 0 && len(req.Aggs) == 0 {
-		return ix.searchIDs(ids, req.From, req.Size, req.Fields)
+		return ix.searchIDs(ids, req.From, req.Size, req.Fields, req.Held)
 	}
 	if res, ok, err := ix.searchColumns(req); ok || err != nil {
 		return res, err
@@ -100,7 +100,7 @@ func (ix *index) searchBleve(ctx context.Context, req search.SearchRequest) (sea
 			ids[i] = h.ID
 		}
 		i := 0
-		err = ix.loadEach(r, ids, req.Fields, func(d search.Document, found bool) {
+		err = ix.loadEach(r, ids, req.Fields, req.Held, func(d search.Document, found bool) {
 			score := res.Hits[i].Score
 			i++
 			if !found {

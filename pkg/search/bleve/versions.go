@@ -1,6 +1,7 @@
 package bleve
 
 import (
+	"bytes"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -161,11 +162,17 @@ func (s *boltVersions) get(id string) (rec versionRec, ok bool, err error) {
 
 func (s *boltVersions) getEach(ids []string, fn func(int, versionRec, bool)) error {
 	err := s.db.View(func(tx *bolt.Tx) error {
-		b := tx.Bucket(bucketVersions)
+		// One cursor for all ids: Bucket.Get makes a cursor (and its
+		// stack) per key, Seek reuses them.
+		c := tx.Bucket(bucketVersions).Cursor()
 		var key []byte
 		for i, id := range ids {
 			key = append(key[:0], id...)
-			rec, ok := decodeVersion(b.Get(key))
+			var rec versionRec
+			var ok bool
+			if k, v := c.Seek(key); bytes.Equal(k, key) {
+				rec, ok = decodeVersion(v)
+			}
 			fn(i, rec, ok)
 		}
 		return nil

@@ -62,4 +62,5 @@ func testStored(t *testing.T, e search.Engine) {
 	_, err = e.Bulk(ctx, name, []search.Op{search.Upsert(search.Document{ID: "bad", Version: 1, Fields: map[string]any{"src": 5}})})
 	wantErr(t, "non-string stored value", err, search.ErrInvalidDocument)
 	t.Run("FieldSelection", func(t *testing.T) { testFieldSelection(t, e) })
+	t.Run("Held", func(t *testing.T) { testHeld(t, e) })
 }

@@ -18,8 +18,8 @@ func Conditional(ctx context.Context, tag string, headerPairs ...string) error {
 		return nil
 	}
 	_ = grpc.SetHeader(ctx, metadata.Pairs(append([]string{"etag", tag}, headerPairs...)...))
-	md, _ := metadata.FromIncomingContext(ctx)
-	for _, h := range md.Get("if-none-match") {
+	// The one header, not a copy of all of them (FromIncomingContext).
+	for _, h := range metadata.ValueFromIncomingContext(ctx, "if-none-match") {
 		if etag.Matches(h, tag) {
 			return NotModified()
 		}

@@ -127,8 +127,10 @@ func (c *InProcess) checkSize(in proto.Message) error {
 // serverContext is the handler's view of the gateway's call context: the
 // outgoing metadata as incoming, the listener's address as the peer.
 func (c *InProcess) serverContext(ctx context.Context) context.Context {
+	// FromOutgoingContext returns a copy already (and FromIncomingContext
+	// hands the handler another): a third one would be garbage.
 	md, _ := metadata.FromOutgoingContext(ctx)
-	sctx := metadata.NewIncomingContext(ctx, md.Copy())
+	sctx := metadata.NewIncomingContext(ctx, md)
 	return peer.NewContext(sctx, &peer.Peer{Addr: c.localAddr, LocalAddr: c.localAddr})
 }
 

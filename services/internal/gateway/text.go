@@ -74,8 +74,7 @@ func (t TextPlain) Marshal(v any) ([]byte, error) {
 // text (PrefersText over the forwarded Accept values; after negotiateText
 // that is one of the two canonical values).
 func WantsText(ctx context.Context) bool {
-	md, _ := metadata.FromIncomingContext(ctx)
-	return PrefersText(md.Get("accept"))
+	return PrefersText(metadata.ValueFromIncomingContext(ctx, "accept"))
 }
 
 // PrefersText reports whether the Accept header values ask a string
