@@ -74,6 +74,8 @@ func declaredRPCs() []declared {
 var notLists = map[string]string{
 	"Cms_GetObjects":       "objects addressed by ids: an unknown id is 404, not a shorter list",
 	"Cms_GetObjectHistory": "the history of one object addressed by id: an unknown object is 404, an unreadable branch 403, as for Cms_GetObject",
+	"Cms_GetBranchDiff":    "the diff of one branch against its parent: an unknown branch is 404, an unreadable one 403, as for Cms_GetObjectHistory",
+	"Cms_PromoteBranch":    "a write answering what it promoted (its conflicts): without the write grant it is 403",
 	"Cms_GetTypedObjects":  "Management's list of one branch keeps NovaDB's 404 for an unknown branch; to a user without the grant an unknown and an unreadable branch are both 403",
 }
 
