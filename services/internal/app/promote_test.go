@@ -37,10 +37,10 @@ type branchDiff struct {
 
 // promoteAnswer is a PromoteBranch answer.
 type promoteAnswer struct {
-	DryRun          bool  `json:"dryRun"`
-	PromotedObjects int   `json:"promotedObjects"`
-	Created         int   `json:"created"`
-	ConflictCount   int   `json:"conflictCount"`
+	DryRun          bool `json:"dryRun"`
+	PromotedObjects int  `json:"promotedObjects"`
+	Created         int  `json:"created"`
+	ConflictCount   int  `json:"conflictCount"`
 	Transaction     *struct {
 		ID        int64 `json:"id"`
 		BranchRef int64 `json:"branchRef"`
