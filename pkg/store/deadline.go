@@ -308,6 +308,9 @@ func (d *deadlineStore) ValueHistory(ctx context.Context, q HistoryQuery) ([]Val
 func (d *deadlineStore) ObjectHistory(ctx context.Context, q HistoryQuery) (ObjectChanges, error) {
 	return component.Call(ctx, d.g, func(ctx context.Context) (ObjectChanges, error) { return d.Store.ObjectHistory(ctx, q) })
 }
+func (d *deadlineStore) TransactionObjectIDs(ctx context.Context, branch, tx int64) ([]int64, error) {
+	return component.Call(ctx, d.g, func(ctx context.Context) ([]int64, error) { return d.Store.TransactionObjectIDs(ctx, branch, tx) })
+}
 func (d *deadlineStore) ObjectsAsOf(ctx context.Context, branches, ids []int64, asOf int64) ([]Object, error) {
 	return component.Call(ctx, d.g, func(ctx context.Context) ([]Object, error) { return d.Store.ObjectsAsOf(ctx, branches, ids, asOf) })
 }

@@ -36,3 +36,27 @@ func testListBranchObjectIDs(t *testing.T, s store.Store) {
 		t.Fatalf("after the last = %s, want []", got)
 	}
 }
+
+// testTransactionObjectIDs: the objects whose row or values on a branch
+// a transaction wrote, not those of another branch or transaction.
+func testTransactionObjectIDs(t *testing.T, s store.Store) {
+	ctx := ctxT(t)
+	first := write(t, s, func(tx store.Tx) {
+		must(t, tx.PutObjects(ctx, obj(20, 1, 0, "g20", ""), obj(21, 1, 0, "g21", ""), obj(22, 2, 0, "g22", "")))
+	})
+	second := write(t, s, func(tx store.Tx) {
+		must(t, tx.PutValues(ctx, val(21, 1, 5, 0, 0, 0, `"a"`), val(21, 1, 6, 0, 0, 0, `"b"`), val(22, 2, 5, 0, 0, 0, `"c"`)))
+		_, err := tx.DeleteObjects(ctx, 1, []int64{20})
+		must(t, err)
+	})
+	for _, c := range []struct {
+		branch, tx int64
+		want       string
+	}{{1, first, "[20 21]"}, {1, second, "[20 21]"}, {2, second, "[22]"}, {2, second + 1, "[]"}} {
+		ids, err := s.TransactionObjectIDs(ctx, c.branch, c.tx)
+		must(t, err)
+		if fmt.Sprint(ids) != c.want && !(c.want == "[]" && len(ids) == 0) {
+			t.Errorf("branch %d transaction %d: %v, want %s", c.branch, c.tx, ids, c.want)
+		}
+	}
+}

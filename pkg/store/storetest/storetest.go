@@ -52,6 +52,7 @@ func Run(t *testing.T, newStore Factory) {
 		{Name: "WebhookAttempts", Run: testWebhookAttempts},
 		{Name: "ValueHistory", Run: testValueHistory},
 		{Name: "ObjectHistory", Run: testObjectHistory},
+		{Name: "TransactionObjectIDs", Run: testTransactionObjectIDs},
 	})
 }
 
