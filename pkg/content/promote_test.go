@@ -155,3 +155,38 @@ func TestPromoteParentWinsAndSelection(t *testing.T) {
 		}
 	})
 }
+
+// TestRevertPromote: a promote is reverted as one transaction: the
+// objects it updated get their values of before, the ones it created are
+// deleted, deletions are undone.
+func TestRevertPromote(t *testing.T) {
+	backends(t, func(t *testing.T, s *Service, _ store.Store) {
+		sc := newSchema(t, s)
+		_, ids := must2(t)(s.CreateObjects(ctxBG, "4", editor, []ObjectInput{
+			{TypeID: sc.article, Values: []ValueInput{vin(sc.rank, 0, 1)}},
+			{TypeID: sc.article, Values: []ValueInput{vin(sc.rank, 0, 2)}},
+		}))
+		a, b := ids[0], ids[1]
+		child := id(newBranch(t, s, "Release", BranchDefault))
+		onChild, made := must2(t)(s.CreateObjects(ctxBG, child, editor, []ObjectInput{{TypeID: sc.article, Values: []ValueInput{vin(sc.rank, 0, 9)}}}))
+		chk(s.UpdateObjects(ctxBG, child, editor, []ObjectInput{{ID: a, Values: []ValueInput{vin(sc.rank, 0, 10)}}}))(t)
+		if _, _, err := s.DeleteObjects(ctxBG, child, editor, []string{id(b)}); err != nil {
+			t.Fatal(err)
+		}
+		p := chk(s.PromoteBranch(ctxBG, child, releaser, PromoteInput{}))(t)
+		res := chk(s.RevertTransaction(ctxBG, "4", releaser, p.Transaction.ID))(t)
+		if res.RevertedObjects != 3 || res.Transaction.Comment != fmt.Sprintf("release [reverted transaction %d]", p.Transaction.ID) {
+			t.Fatalf("revert of the promote: %+v", res)
+		}
+		for obj, want := range map[int64]string{a: fmt.Sprintf("false [%d/0/0/0=1]", sc.rank), b: fmt.Sprintf("false [%d/0/0/0=2]", sc.rank),
+			made[0]: fmt.Sprintf("true [%d/0/0/0=9]", sc.rank)} {
+			o := chk(s.GetObject(ctxBG, "4", id(obj), ReadOptions{}))(t)
+			if got := fmt.Sprint(o.Deleted, valuesOf(o)); got != want {
+				t.Errorf("object %d after the revert: %s, want %s", obj, got, want)
+			}
+		}
+		if _, err := s.RevertTransaction(ctxBG, "4", releaser, onChild.ID); !errors.Is(err, ErrInvalid) {
+			t.Fatalf("revert on a branch the transaction did not write: %v", err)
+		}
+	})
+}
