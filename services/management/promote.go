@@ -76,3 +76,14 @@ func toObjectDiffs(ds []content.ObjectDiff) ([]*managementv1.ObjectDiff, error) 
 	}
 	return out, nil
 }
+
+// RevertTransaction implements Cms_RevertTransaction (ours): what one
+// transaction wrote on the branch undone in one transaction.
+func (s *service) RevertTransaction(ctx context.Context, req *managementv1.RevertTransactionRequest) (*managementv1.RevertObjectsResponse, error) {
+	res, err := s.content.RevertTransaction(ctx, req.GetBranch(), change(ctx, req.GetComment()), req.GetTransaction())
+	if err != nil {
+		return nil, s.toStatus(ctx, err)
+	}
+	return &managementv1.RevertObjectsResponse{RevertedObjects: int32(res.RevertedObjects),
+		Transaction: toTransaction(res.Transaction)}, nil
+}

@@ -126,7 +126,8 @@ func runPromoteScenario(t *testing.T, base string) {
 	if p.PromotedObjects != 3 || p.Transaction == nil || p.Transaction.BranchRef != 4 {
 		t.Fatalf("promote: %+v", p)
 	}
-	wait := []string{"X-Cms-Min-Version", strconv.FormatInt(p.Transaction.ID, 10), "X-Cms-Max-Wait", "30s"}
+	promoteTx := p.Transaction.ID
+	wait := []string{"X-Cms-Min-Version", strconv.FormatInt(promoteTx, 10), "X-Cms-Max-Wait", "30s"}
 	var names []string
 	for _, o := range decodeList(t, admin.must(http.StatusOK, http.MethodGet, "/delivery/api/branches/4/types/memo/objects", "", wait...)).Objs {
 		names = append(names, o.DisplayName)
@@ -144,4 +145,28 @@ func runPromoteScenario(t *testing.T, base string) {
 	if p.PromotedObjects != 0 || p.Transaction != nil {
 		t.Fatalf("the same promote again: %+v", p)
 	}
+
+	// The promote reverted as one transaction: the new memo is deleted,
+	// the edited ones have their values of before.
+	var rev struct {
+		RevertedObjects int `json:"revertedObjects"`
+		Transaction     struct {
+			ID int64 `json:"id"`
+		} `json:"transaction"`
+	}
+	promoted := promoteTx
+	admin.call(http.StatusOK, http.MethodPost, fmt.Sprintf("/apis/cms/v1/branches/4/transactions/%d/revert", promoted), `{"comment":"undo"}`, &rev)
+	if rev.RevertedObjects != 3 {
+		t.Fatalf("revert of the promote: %+v", rev)
+	}
+	names = nil
+	wait = []string{"X-Cms-Min-Version", strconv.FormatInt(rev.Transaction.ID, 10), "X-Cms-Max-Wait", "30s"}
+	for _, o := range decodeList(t, admin.must(http.StatusOK, http.MethodGet, "/delivery/api/branches/4/types/memo/objects", "", wait...)).Objs {
+		names = append(names, o.DisplayName)
+	}
+	slices.Sort(names)
+	if want := "[one two on the parent]"; fmt.Sprint(names) != want {
+		t.Fatalf("Delivery after the revert of the promote: %s, want %s", names, want)
+	}
+	admin.call(http.StatusBadRequest, http.MethodPost, fmt.Sprintf("/apis/cms/v1/branches/4/transactions/%d/revert", rev.Transaction.ID+1000), `{}`, nil)
 }

@@ -77,6 +77,15 @@ export type ManagementServiceRevertObjectsBody = {
 };
 
 /**
+ * RevertTransactionRequest undoes what one transaction wrote on a branch
+ * (POST /branches/{branch}/transactions/{transaction}/revert).
+ */
+export type ManagementServiceRevertTransactionBody = {
+  /** The transaction comment; the revert appends what it reverted. May be null. */
+  comment?: string;
+};
+
+/**
  * SendTestDeliveryRequest sends a test delivery
  * (POST /webhooks/{webhookId}/test, body {}).
  */
@@ -1093,6 +1102,20 @@ export interface PromoteBranchParams {
 export type PromoteBranchInput = ManagementServicePromoteBranchBody;
 export type PromoteBranchOutput = PromoteBranchResponse;
 
+/**
+ * RevertTransaction undoes what one transaction (a promote, say) wrote on a
+ * branch, as one new transaction (not a NovaDB operation,
+ * docs/branches.md); 400, 403, 404.
+ */
+export interface RevertTransactionParams {
+  /** Path: the branch ID, Guid or ApiIdentifier. */
+  branch: string;
+  /** Path: the transaction to undo. */
+  transaction: number;
+}
+export type RevertTransactionInput = ManagementServiceRevertTransactionBody;
+export type RevertTransactionOutput = RevertObjectsResponse;
+
 /** GetTypedObjects lists the objects of one type; 304, 400, 403, 404, 422. */
 export interface GetTypedObjectsParams {
   /** Path: the branch ID, Guid or ApiIdentifier. */
@@ -1405,6 +1428,7 @@ export const operations = {
   GetObjectHistory: { method: "GET", path: "/apis/cms/v1/branches/{branch}/objects/{object}/history" },
   RevertObject: { method: "POST", path: "/apis/cms/v1/branches/{branch}/objects/{object}/revert" },
   PromoteBranch: { method: "POST", path: "/apis/cms/v1/branches/{branch}/promote" },
+  RevertTransaction: { method: "POST", path: "/apis/cms/v1/branches/{branch}/transactions/{transaction}/revert" },
   GetTypedObjects: { method: "GET", path: "/apis/cms/v1/branches/{branch}/types/{type}/objects" },
   DeleteBranch: { method: "DELETE", path: "/apis/cms/v1/branches/{id}" },
   GetBranch: { method: "GET", path: "/apis/cms/v1/branches/{id}" },
@@ -1455,6 +1479,7 @@ export interface Operations {
   GetObjectHistory: { params: GetObjectHistoryParams; body: GetObjectHistoryInput; answer: GetObjectHistoryOutput };
   RevertObject: { params: RevertObjectParams; body: RevertObjectInput; answer: RevertObjectOutput };
   PromoteBranch: { params: PromoteBranchParams; body: PromoteBranchInput; answer: PromoteBranchOutput };
+  RevertTransaction: { params: RevertTransactionParams; body: RevertTransactionInput; answer: RevertTransactionOutput };
   GetTypedObjects: { params: GetTypedObjectsParams; body: GetTypedObjectsInput; answer: GetTypedObjectsOutput };
   DeleteBranch: { params: DeleteBranchParams; body: DeleteBranchInput; answer: DeleteBranchOutput };
   GetBranch: { params: GetBranchParams; body: GetBranchInput; answer: GetBranchOutput };

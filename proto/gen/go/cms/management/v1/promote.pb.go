@@ -594,6 +594,71 @@ func (x *PromoteBranchResponse) GetTransaction() *CmsTransaction {
 	return nil
 }
 
+// RevertTransactionRequest undoes what one transaction wrote on a branch
+// (POST /branches/{branch}/transactions/{transaction}/revert).
+type RevertTransactionRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Path: the branch ID, Guid or ApiIdentifier.
+	Branch string `protobuf:"bytes,1,opt,name=branch,proto3" json:"branch,omitempty"`
+	// Path: the transaction to undo.
+	Transaction int64 `protobuf:"varint,2,opt,name=transaction,proto3" json:"transaction,omitempty"`
+	// The transaction comment; the revert appends what it reverted. May be null.
+	Comment       *string `protobuf:"bytes,3,opt,name=comment,proto3,oneof" json:"comment,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *RevertTransactionRequest) Reset() {
+	*x = RevertTransactionRequest{}
+	mi := &file_cms_management_v1_promote_proto_msgTypes[6]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *RevertTransactionRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*RevertTransactionRequest) ProtoMessage() {}
+
+func (x *RevertTransactionRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_cms_management_v1_promote_proto_msgTypes[6]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use RevertTransactionRequest.ProtoReflect.Descriptor instead.
+func (*RevertTransactionRequest) Descriptor() ([]byte, []int) {
+	return file_cms_management_v1_promote_proto_rawDescGZIP(), []int{6}
+}
+
+func (x *RevertTransactionRequest) GetBranch() string {
+	if x != nil {
+		return x.Branch
+	}
+	return ""
+}
+
+func (x *RevertTransactionRequest) GetTransaction() int64 {
+	if x != nil {
+		return x.Transaction
+	}
+	return 0
+}
+
+func (x *RevertTransactionRequest) GetComment() string {
+	if x != nil && x.Comment != nil {
+		return *x.Comment
+	}
+	return ""
+}
+
 var File_cms_management_v1_promote_proto protoreflect.FileDescriptor
 
 const file_cms_management_v1_promote_proto_rawDesc = "" +
@@ -654,7 +719,13 @@ const file_cms_management_v1_promote_proto_rawDesc = "" +
 	"\aupdated\x18\x06 \x01(\x05R\aupdated\x12%\n" +
 	"\x0econflict_count\x18\a \x01(\x05R\rconflictCount\x12;\n" +
 	"\tconflicts\x18\b \x03(\v2\x1d.cms.management.v1.ObjectDiffR\tconflicts\x12C\n" +
-	"\vtransaction\x18\t \x01(\v2!.cms.management.v1.CmsTransactionR\vtransactionBHZFgithub.com/cmsplatform/cms/proto/gen/go/cms/management/v1;managementv1b\x06proto3"
+	"\vtransaction\x18\t \x01(\v2!.cms.management.v1.CmsTransactionR\vtransaction\"\x7f\n" +
+	"\x18RevertTransactionRequest\x12\x16\n" +
+	"\x06branch\x18\x01 \x01(\tR\x06branch\x12 \n" +
+	"\vtransaction\x18\x02 \x01(\x03R\vtransaction\x12\x1d\n" +
+	"\acomment\x18\x03 \x01(\tH\x00R\acomment\x88\x01\x01B\n" +
+	"\n" +
+	"\b_commentBHZFgithub.com/cmsplatform/cms/proto/gen/go/cms/management/v1;managementv1b\x06proto3"
 
 var (
 	file_cms_management_v1_promote_proto_rawDescOnce sync.Once
@@ -668,25 +739,26 @@ func file_cms_management_v1_promote_proto_rawDescGZIP() []byte {
 	return file_cms_management_v1_promote_proto_rawDescData
 }
 
-var file_cms_management_v1_promote_proto_msgTypes = make([]protoimpl.MessageInfo, 6)
+var file_cms_management_v1_promote_proto_msgTypes = make([]protoimpl.MessageInfo, 7)
 var file_cms_management_v1_promote_proto_goTypes = []any{
-	(*GetBranchDiffRequest)(nil),  // 0: cms.management.v1.GetBranchDiffRequest
-	(*BranchDiff)(nil),            // 1: cms.management.v1.BranchDiff
-	(*ObjectDiff)(nil),            // 2: cms.management.v1.ObjectDiff
-	(*ValueDiff)(nil),             // 3: cms.management.v1.ValueDiff
-	(*PromoteBranchRequest)(nil),  // 4: cms.management.v1.PromoteBranchRequest
-	(*PromoteBranchResponse)(nil), // 5: cms.management.v1.PromoteBranchResponse
-	(*CmsValue)(nil),              // 6: cms.management.v1.CmsValue
-	(*CmsTransaction)(nil),        // 7: cms.management.v1.CmsTransaction
+	(*GetBranchDiffRequest)(nil),     // 0: cms.management.v1.GetBranchDiffRequest
+	(*BranchDiff)(nil),               // 1: cms.management.v1.BranchDiff
+	(*ObjectDiff)(nil),               // 2: cms.management.v1.ObjectDiff
+	(*ValueDiff)(nil),                // 3: cms.management.v1.ValueDiff
+	(*PromoteBranchRequest)(nil),     // 4: cms.management.v1.PromoteBranchRequest
+	(*PromoteBranchResponse)(nil),    // 5: cms.management.v1.PromoteBranchResponse
+	(*RevertTransactionRequest)(nil), // 6: cms.management.v1.RevertTransactionRequest
+	(*CmsValue)(nil),                 // 7: cms.management.v1.CmsValue
+	(*CmsTransaction)(nil),           // 8: cms.management.v1.CmsTransaction
 }
 var file_cms_management_v1_promote_proto_depIdxs = []int32{
 	2, // 0: cms.management.v1.BranchDiff.objects:type_name -> cms.management.v1.ObjectDiff
 	3, // 1: cms.management.v1.ObjectDiff.changes:type_name -> cms.management.v1.ValueDiff
-	6, // 2: cms.management.v1.ValueDiff.values:type_name -> cms.management.v1.CmsValue
-	6, // 3: cms.management.v1.ValueDiff.base_values:type_name -> cms.management.v1.CmsValue
-	6, // 4: cms.management.v1.ValueDiff.parent_values:type_name -> cms.management.v1.CmsValue
+	7, // 2: cms.management.v1.ValueDiff.values:type_name -> cms.management.v1.CmsValue
+	7, // 3: cms.management.v1.ValueDiff.base_values:type_name -> cms.management.v1.CmsValue
+	7, // 4: cms.management.v1.ValueDiff.parent_values:type_name -> cms.management.v1.CmsValue
 	2, // 5: cms.management.v1.PromoteBranchResponse.conflicts:type_name -> cms.management.v1.ObjectDiff
-	7, // 6: cms.management.v1.PromoteBranchResponse.transaction:type_name -> cms.management.v1.CmsTransaction
+	8, // 6: cms.management.v1.PromoteBranchResponse.transaction:type_name -> cms.management.v1.CmsTransaction
 	7, // [7:7] is the sub-list for method output_type
 	7, // [7:7] is the sub-list for method input_type
 	7, // [7:7] is the sub-list for extension type_name
@@ -704,13 +776,14 @@ func file_cms_management_v1_promote_proto_init() {
 	file_cms_management_v1_promote_proto_msgTypes[1].OneofWrappers = []any{}
 	file_cms_management_v1_promote_proto_msgTypes[2].OneofWrappers = []any{}
 	file_cms_management_v1_promote_proto_msgTypes[4].OneofWrappers = []any{}
+	file_cms_management_v1_promote_proto_msgTypes[6].OneofWrappers = []any{}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_cms_management_v1_promote_proto_rawDesc), len(file_cms_management_v1_promote_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   6,
+			NumMessages:   7,
 			NumExtensions: 0,
 			NumServices:   0,
 		},

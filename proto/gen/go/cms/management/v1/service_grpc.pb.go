@@ -61,6 +61,7 @@ const (
 	ManagementService_RevertObjects_FullMethodName        = "/cms.management.v1.ManagementService/RevertObjects"
 	ManagementService_GetBranchDiff_FullMethodName        = "/cms.management.v1.ManagementService/GetBranchDiff"
 	ManagementService_PromoteBranch_FullMethodName        = "/cms.management.v1.ManagementService/PromoteBranch"
+	ManagementService_RevertTransaction_FullMethodName    = "/cms.management.v1.ManagementService/RevertTransaction"
 	ManagementService_IssueToken_FullMethodName           = "/cms.management.v1.ManagementService/IssueToken"
 	ManagementService_RenewToken_FullMethodName           = "/cms.management.v1.ManagementService/RenewToken"
 	ManagementService_Logout_FullMethodName               = "/cms.management.v1.ManagementService/Logout"
@@ -179,6 +180,10 @@ type ManagementServiceClient interface {
 	// docs/branches.md); needs a write grant on the parent too; 400, 403,
 	// 404, 422 (conflicts with the refuse policy).
 	PromoteBranch(ctx context.Context, in *PromoteBranchRequest, opts ...grpc.CallOption) (*PromoteBranchResponse, error)
+	// RevertTransaction undoes what one transaction (a promote, say) wrote on a
+	// branch, as one new transaction (not a NovaDB operation,
+	// docs/branches.md); 400, 403, 404.
+	RevertTransaction(ctx context.Context, in *RevertTransactionRequest, opts ...grpc.CallOption) (*RevertObjectsResponse, error)
 	// IssueToken trades a user name and password (JSON body, or HTTP Basic
 	// credentials with an empty body) for a short-lived bearer token (not a
 	// NovaDB operation, README "Bearer tokens"); 400, 401 (wrong
@@ -637,6 +642,16 @@ func (c *managementServiceClient) PromoteBranch(ctx context.Context, in *Promote
 	return out, nil
 }
 
+func (c *managementServiceClient) RevertTransaction(ctx context.Context, in *RevertTransactionRequest, opts ...grpc.CallOption) (*RevertObjectsResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(RevertObjectsResponse)
+	err := c.cc.Invoke(ctx, ManagementService_RevertTransaction_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 func (c *managementServiceClient) IssueToken(ctx context.Context, in *IssueTokenRequest, opts ...grpc.CallOption) (*AuthToken, error) {
 	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
 	out := new(AuthToken)
@@ -798,6 +813,10 @@ type ManagementServiceServer interface {
 	// docs/branches.md); needs a write grant on the parent too; 400, 403,
 	// 404, 422 (conflicts with the refuse policy).
 	PromoteBranch(context.Context, *PromoteBranchRequest) (*PromoteBranchResponse, error)
+	// RevertTransaction undoes what one transaction (a promote, say) wrote on a
+	// branch, as one new transaction (not a NovaDB operation,
+	// docs/branches.md); 400, 403, 404.
+	RevertTransaction(context.Context, *RevertTransactionRequest) (*RevertObjectsResponse, error)
 	// IssueToken trades a user name and password (JSON body, or HTTP Basic
 	// credentials with an empty body) for a short-lived bearer token (not a
 	// NovaDB operation, README "Bearer tokens"); 400, 401 (wrong
@@ -956,6 +975,9 @@ func (UnimplementedManagementServiceServer) GetBranchDiff(context.Context, *GetB
 }
 func (UnimplementedManagementServiceServer) PromoteBranch(context.Context, *PromoteBranchRequest) (*PromoteBranchResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method PromoteBranch not implemented")
+}
+func (UnimplementedManagementServiceServer) RevertTransaction(context.Context, *RevertTransactionRequest) (*RevertObjectsResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method RevertTransaction not implemented")
 }
 func (UnimplementedManagementServiceServer) IssueToken(context.Context, *IssueTokenRequest) (*AuthToken, error) {
 	return nil, status.Error(codes.Unimplemented, "method IssueToken not implemented")
@@ -1687,6 +1709,24 @@ func _ManagementService_PromoteBranch_Handler(srv interface{}, ctx context.Conte
 	return interceptor(ctx, in, info, handler)
 }
 
+func _ManagementService_RevertTransaction_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(RevertTransactionRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(ManagementServiceServer).RevertTransaction(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: ManagementService_RevertTransaction_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(ManagementServiceServer).RevertTransaction(ctx, req.(*RevertTransactionRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 func _ManagementService_IssueToken_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
 	in := new(IssueTokenRequest)
 	if err := dec(in); err != nil {
@@ -1931,6 +1971,10 @@ var ManagementService_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "PromoteBranch",
 			Handler:    _ManagementService_PromoteBranch_Handler,
+		},
+		{
+			MethodName: "RevertTransaction",
+			Handler:    _ManagementService_RevertTransaction_Handler,
 		},
 		{
 			MethodName: "IssueToken",
