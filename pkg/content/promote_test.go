@@ -185,6 +185,14 @@ func TestRevertPromote(t *testing.T) {
 				t.Errorf("object %d after the revert: %s, want %s", obj, got, want)
 			}
 		}
+		// The bootstrap (transaction 1) created the system objects: they
+		// are never deleted.
+		if _, err := s.RevertTransaction(ctxBG, "4", Change{Caller: &auth.Principal{Name: "root", Admin: true}}, 1); !errors.Is(err, ErrInvalid) {
+			t.Fatalf("revert of the bootstrap: %v", err)
+		}
+		if _, err := s.GetObject(ctxBG, "4", id(TypeBranch), ReadOptions{}); err != nil {
+			t.Fatalf("after the refused revert of the bootstrap: %v", err)
+		}
 		if _, err := s.RevertTransaction(ctxBG, "4", releaser, onChild.ID); !errors.Is(err, ErrInvalid) {
 			t.Fatalf("revert on a branch the transaction did not write: %v", err)
 		}

@@ -64,6 +64,16 @@ func (s *Service) RevertTransaction(ctx context.Context, branch string, ch Chang
 			return RevertResult{}, err
 		}
 		for _, id := range created {
+			// Deleting what the transaction created: the rules of
+			// revert (revert.go) for a then-deleted object.
+			switch typ := rows[id].TypeID; {
+			case isSystemID(id):
+				return RevertResult{}, invalidf("object %d is a protected system object", id)
+			case typ == TypeBranch:
+				return RevertResult{}, invalidf("object %d is a branch: branches are not reverted", id)
+			case typ == TypeUser:
+				return RevertResult{}, invalidf("object %d is a user: users are not reverted", id)
+			}
 			if err := guardObject(ch, v.branch, id, rows[id].TypeID); err != nil {
 				return RevertResult{}, err
 			}
