@@ -239,13 +239,7 @@ func sameValues(a, b []Value) bool {
 
 // historyTake reads a history page size (DefaultHistoryTake, 1..MaxHistoryTake).
 func historyTake(take int) (int, error) {
-	switch {
-	case take == 0:
-		return DefaultHistoryTake, nil
-	case take < 1 || take > MaxHistoryTake:
-		return 0, invalidf("take must be between 1 and %d", MaxHistoryTake)
-	}
-	return take, nil
+	return pageTake(take, DefaultHistoryTake, MaxHistoryTake)
 }
 
 // SentAsOf reads the asOf a transport received: absent is 0 (now), a sent

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"slices"
 
 	"github.com/cmsplatform/cms/pkg/changes"
 	"github.com/cmsplatform/cms/pkg/content"
@@ -120,17 +119,20 @@ func (ix *Indexer) applyEvent(ctx context.Context, t tree, ev changes.Event, res
 			return err
 		}
 	}
+	// Built in batches, written in one Bulk (write).
+	var ops []search.Op
 	for start := 0; start < len(ids); start += ix.opts.Batch {
 		batch := ids[start:min(start+ix.opts.Batch, len(ids))]
 		for _, b := range targets {
-			ops, err := ix.build(ctx, t, b, v, batch)
+			built, err := ix.build(ctx, t, b, v, batch)
 			if err != nil {
 				return err
 			}
-			if err := ix.write(ctx, ops, res); err != nil {
-				return err
-			}
+			ops = append(ops, built...)
 		}
+	}
+	if err := ix.write(ctx, ops, res); err != nil {
+		return err
 	}
 	res.Branches += len(targets)
 	if ev.Kind == changes.KindCreated && ev.Branch == content.BranchDefault {
@@ -273,24 +275,28 @@ func (ix *Indexer) purgeBranchIn(ctx context.Context, index string, branch, vers
 	}
 }
 
-// write sends ops in chunks of Options.Batch to every target index of ctx
-// (the objects index, see targets); res counts the first target only. A
-// secondary target that no longer exists (an aborted reindex) is skipped.
+// write sends ops in one Bulk to every target index of ctx (the objects
+// index, see targets); res counts the first target only. A secondary
+// target that no longer exists (an aborted reindex) is skipped. One Bulk,
+// not chunks: an engine that shows writes before Refresh shows a whole
+// Bulk at once (search.Engine), so the documents of one pass (a whole
+// transaction, a promote of 10,000 objects included) appear together.
 func (ix *Indexer) write(ctx context.Context, ops []search.Op, res *ApplyResult) error {
+	if len(ops) == 0 {
+		return nil
+	}
 	for i, index := range ix.targets(ctx) {
-		for chunk := range slices.Chunk(ops, ix.opts.Batch) {
-			r, err := ix.eng.Bulk(ctx, index, chunk)
-			if i > 0 && errors.Is(err, search.ErrIndexNotFound) {
-				break
-			}
-			if err != nil {
-				return fmt.Errorf("indexwriter: bulk %s: %w", index, err)
-			}
-			if i == 0 {
-				res.Ops += len(chunk)
-				res.Applied += r.Applied
-				res.Stale += r.Stale
-			}
+		r, err := ix.eng.Bulk(ctx, index, ops)
+		if i > 0 && errors.Is(err, search.ErrIndexNotFound) {
+			continue
+		}
+		if err != nil {
+			return fmt.Errorf("indexwriter: bulk %s: %w", index, err)
+		}
+		if i == 0 {
+			res.Ops += len(ops)
+			res.Applied += r.Applied
+			res.Stale += r.Stale
 		}
 	}
 	return nil

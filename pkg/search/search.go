@@ -51,8 +51,11 @@ const MaxResultWindow = 10000
 // Engine is a set of named indexes of versioned documents.
 //
 // All methods are safe for concurrent use. Writes made by Bulk are visible to
-// Get immediately and to Search and Count after Refresh returns (an
-// implementation may make them visible earlier).
+// Get immediately and to Search and Count after Refresh returns. An
+// implementation may make them visible earlier only one whole Bulk call at
+// a time (Bleve applies a call as one batch), never a part of one: a
+// writer that sends one transaction's documents in one Bulk and then
+// refreshes has its readers see all of them or none (pkg/indexwriter).
 type Engine interface {
 	// EnsureIndex creates the index if it does not exist. It is idempotent:
 	// calling it again with an equal mapping is a no-op; with a different

@@ -102,6 +102,9 @@ func (d *deadlineStore) ListObjects(ctx context.Context, branch int64, q ObjectQ
 func (d *deadlineStore) ListValues(ctx context.Context, branch int64, ids []int64, f ValueFilter) ([]Value, error) {
 	return deadlineReader{d.Store, d.g}.ListValues(ctx, branch, ids, f)
 }
+func (d *deadlineStore) ListBranchObjectIDs(ctx context.Context, branch, afterID int64, limit int) ([]int64, error) {
+	return deadlineReader{d.Store, d.g}.ListBranchObjectIDs(ctx, branch, afterID, limit)
+}
 func (d *deadlineStore) GetObjectsIn(ctx context.Context, branches, ids []int64) ([]Object, error) {
 	return deadlineReader{d.Store, d.g}.GetObjectsIn(ctx, branches, ids)
 }
@@ -149,6 +152,11 @@ func (d deadlineReader) ListObjects(ctx context.Context, branch int64, q ObjectQ
 }
 func (d deadlineReader) ListValues(ctx context.Context, branch int64, ids []int64, f ValueFilter) ([]Value, error) {
 	return component.Call(ctx, d.g, func(ctx context.Context) ([]Value, error) { return d.r.ListValues(ctx, branch, ids, f) })
+}
+func (d deadlineReader) ListBranchObjectIDs(ctx context.Context, branch, afterID int64, limit int) ([]int64, error) {
+	return component.Call(ctx, d.g, func(ctx context.Context) ([]int64, error) {
+		return d.r.ListBranchObjectIDs(ctx, branch, afterID, limit)
+	})
 }
 func (d deadlineReader) GetObjectsIn(ctx context.Context, branches, ids []int64) ([]Object, error) {
 	return component.Call(ctx, d.g, func(ctx context.Context) ([]Object, error) { return d.r.GetObjectsIn(ctx, branches, ids) })
@@ -201,6 +209,9 @@ func (d *deadlineTx) ListObjects(ctx context.Context, branch int64, q ObjectQuer
 }
 func (d *deadlineTx) ListValues(ctx context.Context, branch int64, ids []int64, f ValueFilter) ([]Value, error) {
 	return d.rd().ListValues(ctx, branch, ids, f)
+}
+func (d *deadlineTx) ListBranchObjectIDs(ctx context.Context, branch, afterID int64, limit int) ([]int64, error) {
+	return d.rd().ListBranchObjectIDs(ctx, branch, afterID, limit)
 }
 func (d *deadlineTx) GetObjectsIn(ctx context.Context, branches, ids []int64) ([]Object, error) {
 	return d.rd().GetObjectsIn(ctx, branches, ids)
@@ -296,6 +307,9 @@ func (d *deadlineStore) ValueHistory(ctx context.Context, q HistoryQuery) ([]Val
 }
 func (d *deadlineStore) ObjectHistory(ctx context.Context, q HistoryQuery) (ObjectChanges, error) {
 	return component.Call(ctx, d.g, func(ctx context.Context) (ObjectChanges, error) { return d.Store.ObjectHistory(ctx, q) })
+}
+func (d *deadlineStore) TransactionObjectIDs(ctx context.Context, branch, tx int64) ([]int64, error) {
+	return component.Call(ctx, d.g, func(ctx context.Context) ([]int64, error) { return d.Store.TransactionObjectIDs(ctx, branch, tx) })
 }
 func (d *deadlineStore) ObjectsAsOf(ctx context.Context, branches, ids []int64, asOf int64) ([]Object, error) {
 	return component.Call(ctx, d.g, func(ctx context.Context) ([]Object, error) { return d.Store.ObjectsAsOf(ctx, branches, ids, asOf) })

@@ -35,6 +35,10 @@ type History interface {
 	// ListValuesIn. ModifiedTx is the version's transaction.
 	ValuesAsOf(ctx context.Context, branches, objectIDs []int64, asOf int64) ([]Value, error)
 
+	// TransactionObjectIDs returns the ids of the objects whose row or
+	// values on branch transaction tx wrote, ascending, each once.
+	TransactionObjectIDs(ctx context.Context, branch, tx int64) ([]int64, error)
+
 	// PruneHistory deletes the value and row versions written by the up
 	// to limit oldest transactions after afterTx that are older than
 	// before, except those still the newest of their value or row. It

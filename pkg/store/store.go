@@ -101,6 +101,12 @@ type Reader interface {
 	// returns every value.
 	ListValues(ctx context.Context, branch int64, objectIDs []int64, f ValueFilter) ([]Value, error)
 
+	// ListBranchObjectIDs pages through the ids of the objects that have
+	// an object row or a value stored on exactly this branch (what a
+	// child branch holds of its own), ascending, after afterID, at most
+	// limit (<= 0: no limit).
+	ListBranchObjectIDs(ctx context.Context, branch, afterID int64, limit int) ([]int64, error)
+
 	ChainReader
 	CommentReader
 	JobReader

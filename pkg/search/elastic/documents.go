@@ -49,7 +49,10 @@ func (e *Engine) createBody(m search.Mapping) (map[string]any, error) {
 		}
 		props[name] = p
 	}
-	settings := map[string]any{"number_of_shards": 1, "number_of_replicas": e.replicas}
+	// Searches see writes at Refresh only, never a part of what a writer
+	// refreshes at once (the indexer refreshes after a whole transaction:
+	// pkg/indexwriter), and one shard refreshes as a whole.
+	settings := map[string]any{"number_of_shards": 1, "number_of_replicas": e.replicas, "refresh_interval": "-1"}
 	if e.gcDeletes > 0 {
 		settings["gc_deletes"] = strconv.FormatInt(e.gcDeletes.Milliseconds(), 10) + "ms"
 	}
@@ -87,16 +90,26 @@ type bulkAction struct {
 	VersionType string `json:"version_type"`
 }
 
-// Bulk implements search.Engine.
+// maxBulkOps is how many ops one _bulk request carries: a longer Bulk is
+// sent as several requests, which readers do not tell apart, since what
+// they search changes only at Refresh (refresh_interval -1, EnsureIndex).
+const maxBulkOps = 1000
+
+// Bulk implements search.Engine. Every op is validated before the first
+// request is sent.
 func (e *Engine) Bulk(ctx context.Context, name string, ops []search.Op) (search.BulkResult, error) {
 	var res search.BulkResult
 	m, err := e.mapping(ctx, name)
 	if err != nil {
 		return res, err
 	}
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	for _, op := range ops {
+	var bodies []*bytes.Buffer
+	var enc *json.Encoder
+	for i, op := range ops {
+		if i%maxBulkOps == 0 {
+			bodies = append(bodies, &bytes.Buffer{})
+			enc = json.NewEncoder(bodies[len(bodies)-1])
+		}
 		act := bulkAction{Index: e.full(name), ID: op.Doc.ID, Version: op.Doc.Version, VersionType: "external"}
 		switch op.Type {
 		case search.OpUpsert:
@@ -118,9 +131,20 @@ func (e *Engine) Bulk(ctx context.Context, name string, ops []search.Op) (search
 			return res, fmt.Errorf("%w: unknown op type %d", search.ErrInvalidDocument, op.Type)
 		}
 	}
-	if len(ops) == 0 {
-		return res, nil
+	for _, body := range bodies {
+		r, err := e.bulk(ctx, name, body.Bytes())
+		res.Applied += r.Applied
+		res.Stale += r.Stale
+		if err != nil {
+			return res, err
+		}
 	}
+	return res, nil
+}
+
+// bulk sends one _bulk request.
+func (e *Engine) bulk(ctx context.Context, name string, body []byte) (search.BulkResult, error) {
+	var res search.BulkResult
 	var out struct {
 		Items []map[string]struct {
 			ID     string `json:"_id"`
@@ -132,7 +156,7 @@ func (e *Engine) Bulk(ctx context.Context, name string, ops []search.Op) (search
 			} `json:"error"`
 		} `json:"items"`
 	}
-	if err := e.do(ctx, http.MethodPost, "/_bulk", buf.Bytes(), "application/x-ndjson", &out); err != nil {
+	if err := e.do(ctx, http.MethodPost, "/_bulk", body, "application/x-ndjson", &out); err != nil {
 		return res, err
 	}
 	var errs []error

@@ -159,3 +159,12 @@ func (s *Store) PruneHistory(ctx context.Context, before time.Time, afterTx int6
 	}
 	return int(n + m), last, nil
 }
+
+// TransactionObjectIDs implements store.History: the row and the value
+// versions of the transaction, each found by its tx_id index.
+func (s *Store) TransactionObjectIDs(ctx context.Context, branch, tx int64) ([]int64, error) {
+	text := s.d.Rebind(`SELECT id FROM (SELECT id FROM object_versions WHERE tx_id = ? AND branch = ?
+		UNION SELECT object_id AS id FROM value_versions WHERE tx_id = ? AND branch = ?) AS written ORDER BY id`)
+	return collect(ctx, s.d, s.q, "objects of a transaction", func(rows Rows, id *int64) error { return rows.Scan(id) },
+		text, tx, branch, tx, branch)
+}

@@ -3,6 +3,7 @@ package sqlstore
 import (
 	"context"
 	"database/sql"
+	"math"
 
 	"github.com/cmsplatform/cms/pkg/store"
 )
@@ -152,4 +153,18 @@ func scanValue(rows Rows, v *store.Value) error {
 		v.UnitRef = &unit.Int64
 	}
 	return err
+}
+
+// ListBranchObjectIDs is one statement: the ids of the branch's object
+// rows and (UNION) of its values, each read from its primary key
+// (branch first).
+func (r reader) ListBranchObjectIDs(ctx context.Context, branch, afterID int64, limit int) ([]int64, error) {
+	if limit <= 0 {
+		limit = math.MaxInt32
+	}
+	b := r.newQuery()
+	b.add(`SELECT id FROM (SELECT id FROM objects WHERE branch = ? AND id > ?`, branch, afterID)
+	b.add(` UNION SELECT DISTINCT object_id AS id FROM object_values WHERE branch = ? AND object_id > ?) AS own`, branch, afterID)
+	b.add(` ORDER BY id LIMIT ?`, limit)
+	return collect(ctx, r.d, r.q, "list the branch's objects", func(rows Rows, id *int64) error { return rows.Scan(id) }, b.sql(), b.args...)
 }

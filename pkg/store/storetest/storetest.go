@@ -36,6 +36,7 @@ func Run(t *testing.T, newStore Factory) {
 		{Name: "ValueUnits", Run: testValueUnits},
 		{Name: "SoftDelete", Run: testSoftDelete},
 		{Name: "ChainReads", Run: testChainReads},
+		{Name: "ListBranchObjectIDs", Run: testListBranchObjectIDs},
 		{Name: "Purge", Run: testPurge},
 		{Name: "Outbox", Run: testOutbox},
 		{Name: "OutboxConcurrentClaims", Run: testOutboxConcurrentClaims},
@@ -51,6 +52,7 @@ func Run(t *testing.T, newStore Factory) {
 		{Name: "WebhookAttempts", Run: testWebhookAttempts},
 		{Name: "ValueHistory", Run: testValueHistory},
 		{Name: "ObjectHistory", Run: testObjectHistory},
+		{Name: "TransactionObjectIDs", Run: testTransactionObjectIDs},
 	})
 }
 

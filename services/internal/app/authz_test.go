@@ -36,10 +36,11 @@ type declared struct {
 // and ours (Webhook_GetWebhookDeliveries, Webhook_SendTestDelivery,
 // Delivery_WatchChanges, Auth_IssueToken, Auth_RenewToken, Auth_Logout,
 // Auth_GetAccount, Auth_ChangePassword, Cms_GetObjectHistory,
-// Cms_RevertObject, Cms_RevertObjects). The tables that list every RPC
+// Cms_RevertObject, Cms_RevertObjects, Cms_GetBranchDiff,
+// Cms_PromoteBranch, Cms_RevertTransaction). The tables that list every RPC
 // (authorization, routes, the hostile catalogue) check it, so a new
 // operation cannot be left out of one of them.
-const operationCount = 86
+const operationCount = 89
 
 func declaredRPCs() []declared {
 	var out []declared
@@ -73,6 +74,8 @@ func declaredRPCs() []declared {
 var notLists = map[string]string{
 	"Cms_GetObjects":       "objects addressed by ids: an unknown id is 404, not a shorter list",
 	"Cms_GetObjectHistory": "the history of one object addressed by id: an unknown object is 404, an unreadable branch 403, as for Cms_GetObject",
+	"Cms_GetBranchDiff":    "the diff of one branch against its parent: an unknown branch is 404, an unreadable one 403, as for Cms_GetObjectHistory",
+	"Cms_PromoteBranch":    "a write answering what it promoted (its conflicts): without the write grant it is 403",
 	"Cms_GetTypedObjects":  "Management's list of one branch keeps NovaDB's 404 for an unknown branch; to a user without the grant an unknown and an unreadable branch are both 403",
 }
 

@@ -151,6 +151,9 @@ func TestServedDocumentsDescribeTheWire(t *testing.T) {
 		{http.StatusOK, http.MethodPost, "/apis/cms/v1/branches/4/objects/revert",
 			fmt.Sprintf(`{"objectIds":["%d"],"transaction":%d}`, id, item.Transaction.ID)},
 		{http.StatusNotFound, http.MethodPost, "/apis/cms/v1/branches/4/objects/987654/revert", `{"transaction":1}`},
+		{http.StatusBadRequest, http.MethodGet, "/apis/cms/v1/branches/4/diff", ""},
+		{http.StatusNotFound, http.MethodPost, "/apis/cms/v1/branches/987654/promote", `{"dryRun":true}`},
+		{http.StatusBadRequest, http.MethodPost, "/apis/cms/v1/branches/4/transactions/0/revert", `{}`},
 	} {
 		mgmt.check(t, ex.method, ex.target, ex.body, admin.must(ex.want, ex.method, ex.target, ex.body))
 	}

@@ -34,6 +34,21 @@ export type ManagementServiceDeleteObjectsBody = {
 };
 
 /**
+ * PromoteBranchRequest applies what a branch holds of its own to its parent
+ * (POST /branches/{branch}/promote).
+ */
+export type ManagementServicePromoteBranchBody = {
+  /** The transaction comment; absent = "Promoted branch <id>". May be null. */
+  comment?: string;
+  /** "refuse" (absent: any conflict refuses the promote, 422), "child-wins" or "parent-wins". */
+  conflicts?: string;
+  /** Compute the answer without writing. */
+  dryRun?: boolean;
+  /** Object IDs, Guids or ApiIdentifiers to promote, at most 1000; empty = everything the branch holds of its own (at most 50000 objects). */
+  objectIds?: string[];
+};
+
+/**
  * RevertObjectRequest restores one object to its state after a transaction
  * (POST /branches/{branch}/objects/{object}/revert).
  */
@@ -59,6 +74,15 @@ export type ManagementServiceRevertObjectsBody = {
   objectIds?: string[];
   /** Required: the transaction whose state the objects get back. */
   transaction?: number;
+};
+
+/**
+ * RevertTransactionRequest undoes what one transaction wrote on a branch
+ * (POST /branches/{branch}/transactions/{transaction}/revert).
+ */
+export type ManagementServiceRevertTransactionBody = {
+  /** The transaction comment; the revert appends what it reverted. May be null. */
+  comment?: string;
 };
 
 /**
@@ -264,6 +288,20 @@ export type AuthToken = {
   expiresAt?: string;
   /** The token (opaque to clients, about 100 bytes). */
   token?: string;
+};
+
+/** BranchDiff is a page of a branch's diff against its parent, by object id. */
+export type BranchDiff = {
+  /** The branch compared. */
+  branch?: number;
+  /** Token for the next page ("continue" query parameter); null on the last page. */
+  continue?: string;
+  /** The number of objects in this page. */
+  count?: number;
+  /** The objects. */
+  objects?: ObjectDiff[];
+  /** Its parent. */
+  parent?: number;
 };
 
 /**
@@ -630,6 +668,26 @@ export type LogoutRequest = Record<string, unknown>;
 /** LogoutResponse is empty. */
 export type LogoutResponse = Record<string, unknown>;
 
+/** ObjectDiff is what the branch holds of its own of one object. */
+export type ObjectDiff = {
+  /** Its ApiIdentifier; null if none. */
+  apiIdentifier?: string;
+  /** The value groups the branch stores, by attribute, variant and language. */
+  changes?: ValueDiff[];
+  /** The parent changed the object since the branch did: a value conflicts, or the parent deleted or changed what the branch deleted. */
+  conflict?: boolean;
+  /** Its Guid. */
+  guid?: string;
+  /** "created" (the parent does not have it), "deleted" (the branch deleted it, the parent has it live), "restored" (the branch has it live, the parent deleted it) or "updated" (values). */
+  kind?: string;
+  /** The object ID. */
+  object?: number;
+  /** The branch's newest change of the object row; 0 if it has values only. */
+  transaction?: number;
+  /** Its type. */
+  typeRef?: number;
+};
+
 /** ObjectHistory is a page of an object's history, newest transaction first. */
 export type ObjectHistory = {
   /** Token for the next page ("continue" query parameter); null on the last page. */
@@ -651,6 +709,28 @@ export type ObjectHistoryEntry = {
   kind?: string;
   /** The transaction. */
   transaction?: CmsTransaction;
+};
+
+/** PromoteBranchResponse is what a promote wrote (or, dry, would write). */
+export type PromoteBranchResponse = {
+  /** The number of conflicting objects. */
+  conflictCount?: number;
+  /** The first 100 conflicting objects. */
+  conflicts?: ObjectDiff[];
+  /** Of them created on the parent. */
+  created?: number;
+  /** Of them deleted on the parent. */
+  deleted?: number;
+  /** The answer of a dry run: nothing was written. */
+  dryRun?: boolean;
+  /** The parent written to. */
+  parent?: number;
+  /** The objects promoted (created, deleted, updated on the parent). */
+  promotedObjects?: number;
+  /** The promote's transaction; absent if nothing was written (a dry run, or nothing left to promote). */
+  transaction?: CmsTransaction;
+  /** Of them updated (or restored) on the parent. */
+  updated?: number;
 };
 
 /**
@@ -699,6 +779,26 @@ export type ValueChange = {
   newValues?: CmsValue[];
   /** The rows before the transaction. */
   oldValues?: CmsValue[];
+  /** The variant ID, or 0 if the values are not variant specific. */
+  variant?: number;
+};
+
+/** ValueDiff is one (attribute, language, variant) group the branch stores. */
+export type ValueDiff = {
+  /** The attribute ID. */
+  attribute?: number;
+  /** The parent's effective rows as of that transaction. */
+  baseValues?: CmsValue[];
+  /** The parent's value changed since, to something other than the branch's. */
+  conflict?: boolean;
+  /** The language ID, or 0 if the values are not language specific. */
+  language?: number;
+  /** The parent's effective rows now. */
+  parentValues?: CmsValue[];
+  /** The branch's newest change of the group. */
+  transaction?: number;
+  /** The branch's rows (empty: it removed the value it inherits). */
+  values?: CmsValue[];
   /** The variant ID, or 0 if the values are not variant specific. */
   variant?: number;
 };
@@ -822,6 +922,23 @@ export interface CreateBranchParams {
 }
 export type CreateBranchInput = CreateBranchRequest;
 export type CreateBranchOutput = CmsObject;
+
+/**
+ * GetBranchDiff lists what a branch holds of its own against its parent:
+ * objects created, deleted, values overridden, with the parent's value at
+ * the branch's change and now, and the conflicts (not a NovaDB operation,
+ * docs/branches.md); 400, 403, 404.
+ */
+export interface GetBranchDiffParams {
+  /** Path: the (child) branch ID, Guid or ApiIdentifier. */
+  branch: string;
+  /** Maximum number of objects to return, 1 to 200; absent = 50. */
+  take?: number;
+  /** Opaque token from a previous page. */
+  continue?: string;
+}
+export type GetBranchDiffInput = never;
+export type GetBranchDiffOutput = BranchDiff;
 
 /** GetCSharpClasses generates source code (C# or TypeScript) for the object types ids names (any type; all = those with an ApiIdentifier); 304, 400 (also unsupported language), 403, 404, 422. */
 export interface GetCSharpClassesParams {
@@ -971,6 +1088,33 @@ export interface RevertObjectParams {
 }
 export type RevertObjectInput = ManagementServiceRevertObjectBody;
 export type RevertObjectOutput = RevertObjectsResponse;
+
+/**
+ * PromoteBranch applies what a branch holds of its own to its parent in
+ * one transaction and removes it from the branch (not a NovaDB operation,
+ * docs/branches.md); needs a write grant on the parent too; 400, 403,
+ * 404, 422 (conflicts with the refuse policy).
+ */
+export interface PromoteBranchParams {
+  /** Path: the (child) branch ID, Guid or ApiIdentifier. */
+  branch: string;
+}
+export type PromoteBranchInput = ManagementServicePromoteBranchBody;
+export type PromoteBranchOutput = PromoteBranchResponse;
+
+/**
+ * RevertTransaction undoes what one transaction (a promote, say) wrote on a
+ * branch, as one new transaction (not a NovaDB operation,
+ * docs/branches.md); 400, 403, 404.
+ */
+export interface RevertTransactionParams {
+  /** Path: the branch ID, Guid or ApiIdentifier. */
+  branch: string;
+  /** Path: the transaction to undo. */
+  transaction: number;
+}
+export type RevertTransactionInput = ManagementServiceRevertTransactionBody;
+export type RevertTransactionOutput = RevertObjectsResponse;
 
 /** GetTypedObjects lists the objects of one type; 304, 400, 403, 404, 422. */
 export interface GetTypedObjectsParams {
@@ -1272,6 +1416,7 @@ export const operations = {
   RenewToken: { method: "POST", path: "/apis/cms/v1/auth/token/renew" },
   GetBranches: { method: "GET", path: "/apis/cms/v1/branches" },
   CreateBranch: { method: "POST", path: "/apis/cms/v1/branches" },
+  GetBranchDiff: { method: "GET", path: "/apis/cms/v1/branches/{branch}/diff" },
   GetCSharpClasses: { method: "GET", path: "/apis/cms/v1/branches/{branch}/generators/{language}/types" },
   GetCSharpClass: { method: "GET", path: "/apis/cms/v1/branches/{branch}/generators/{language}/types/{type}" },
   DeleteObjects: { method: "DELETE", path: "/apis/cms/v1/branches/{branch}/objects" },
@@ -1282,6 +1427,8 @@ export const operations = {
   GetObject: { method: "GET", path: "/apis/cms/v1/branches/{branch}/objects/{id}" },
   GetObjectHistory: { method: "GET", path: "/apis/cms/v1/branches/{branch}/objects/{object}/history" },
   RevertObject: { method: "POST", path: "/apis/cms/v1/branches/{branch}/objects/{object}/revert" },
+  PromoteBranch: { method: "POST", path: "/apis/cms/v1/branches/{branch}/promote" },
+  RevertTransaction: { method: "POST", path: "/apis/cms/v1/branches/{branch}/transactions/{transaction}/revert" },
   GetTypedObjects: { method: "GET", path: "/apis/cms/v1/branches/{branch}/types/{type}/objects" },
   DeleteBranch: { method: "DELETE", path: "/apis/cms/v1/branches/{id}" },
   GetBranch: { method: "GET", path: "/apis/cms/v1/branches/{id}" },
@@ -1320,6 +1467,7 @@ export interface Operations {
   RenewToken: { params: RenewTokenParams; body: RenewTokenInput; answer: RenewTokenOutput };
   GetBranches: { params: GetBranchesParams; body: GetBranchesInput; answer: GetBranchesOutput };
   CreateBranch: { params: CreateBranchParams; body: CreateBranchInput; answer: CreateBranchOutput };
+  GetBranchDiff: { params: GetBranchDiffParams; body: GetBranchDiffInput; answer: GetBranchDiffOutput };
   GetCSharpClasses: { params: GetCSharpClassesParams; body: GetCSharpClassesInput; answer: GetCSharpClassesOutput };
   GetCSharpClass: { params: GetCSharpClassParams; body: GetCSharpClassInput; answer: GetCSharpClassOutput };
   DeleteObjects: { params: DeleteObjectsParams; body: DeleteObjectsInput; answer: DeleteObjectsOutput };
@@ -1330,6 +1478,8 @@ export interface Operations {
   GetObject: { params: GetObjectParams; body: GetObjectInput; answer: GetObjectOutput };
   GetObjectHistory: { params: GetObjectHistoryParams; body: GetObjectHistoryInput; answer: GetObjectHistoryOutput };
   RevertObject: { params: RevertObjectParams; body: RevertObjectInput; answer: RevertObjectOutput };
+  PromoteBranch: { params: PromoteBranchParams; body: PromoteBranchInput; answer: PromoteBranchOutput };
+  RevertTransaction: { params: RevertTransactionParams; body: RevertTransactionInput; answer: RevertTransactionOutput };
   GetTypedObjects: { params: GetTypedObjectsParams; body: GetTypedObjectsInput; answer: GetTypedObjectsOutput };
   DeleteBranch: { params: DeleteBranchParams; body: DeleteBranchInput; answer: DeleteBranchOutput };
   GetBranch: { params: GetBranchParams; body: GetBranchInput; answer: GetBranchOutput };

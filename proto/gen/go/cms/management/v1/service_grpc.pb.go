@@ -59,6 +59,9 @@ const (
 	ManagementService_GetObjectHistory_FullMethodName     = "/cms.management.v1.ManagementService/GetObjectHistory"
 	ManagementService_RevertObject_FullMethodName         = "/cms.management.v1.ManagementService/RevertObject"
 	ManagementService_RevertObjects_FullMethodName        = "/cms.management.v1.ManagementService/RevertObjects"
+	ManagementService_GetBranchDiff_FullMethodName        = "/cms.management.v1.ManagementService/GetBranchDiff"
+	ManagementService_PromoteBranch_FullMethodName        = "/cms.management.v1.ManagementService/PromoteBranch"
+	ManagementService_RevertTransaction_FullMethodName    = "/cms.management.v1.ManagementService/RevertTransaction"
 	ManagementService_IssueToken_FullMethodName           = "/cms.management.v1.ManagementService/IssueToken"
 	ManagementService_RenewToken_FullMethodName           = "/cms.management.v1.ManagementService/RenewToken"
 	ManagementService_Logout_FullMethodName               = "/cms.management.v1.ManagementService/Logout"
@@ -167,6 +170,20 @@ type ManagementServiceClient interface {
 	// transaction, as one new transaction (not a NovaDB operation,
 	// docs/branches.md); 400, 403, 404.
 	RevertObjects(ctx context.Context, in *RevertObjectsRequest, opts ...grpc.CallOption) (*RevertObjectsResponse, error)
+	// GetBranchDiff lists what a branch holds of its own against its parent:
+	// objects created, deleted, values overridden, with the parent's value at
+	// the branch's change and now, and the conflicts (not a NovaDB operation,
+	// docs/branches.md); 400, 403, 404.
+	GetBranchDiff(ctx context.Context, in *GetBranchDiffRequest, opts ...grpc.CallOption) (*BranchDiff, error)
+	// PromoteBranch applies what a branch holds of its own to its parent in
+	// one transaction and removes it from the branch (not a NovaDB operation,
+	// docs/branches.md); needs a write grant on the parent too; 400, 403,
+	// 404, 422 (conflicts with the refuse policy).
+	PromoteBranch(ctx context.Context, in *PromoteBranchRequest, opts ...grpc.CallOption) (*PromoteBranchResponse, error)
+	// RevertTransaction undoes what one transaction (a promote, say) wrote on a
+	// branch, as one new transaction (not a NovaDB operation,
+	// docs/branches.md); 400, 403, 404.
+	RevertTransaction(ctx context.Context, in *RevertTransactionRequest, opts ...grpc.CallOption) (*RevertObjectsResponse, error)
 	// IssueToken trades a user name and password (JSON body, or HTTP Basic
 	// credentials with an empty body) for a short-lived bearer token (not a
 	// NovaDB operation, README "Bearer tokens"); 400, 401 (wrong
@@ -605,6 +622,36 @@ func (c *managementServiceClient) RevertObjects(ctx context.Context, in *RevertO
 	return out, nil
 }
 
+func (c *managementServiceClient) GetBranchDiff(ctx context.Context, in *GetBranchDiffRequest, opts ...grpc.CallOption) (*BranchDiff, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(BranchDiff)
+	err := c.cc.Invoke(ctx, ManagementService_GetBranchDiff_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *managementServiceClient) PromoteBranch(ctx context.Context, in *PromoteBranchRequest, opts ...grpc.CallOption) (*PromoteBranchResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(PromoteBranchResponse)
+	err := c.cc.Invoke(ctx, ManagementService_PromoteBranch_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *managementServiceClient) RevertTransaction(ctx context.Context, in *RevertTransactionRequest, opts ...grpc.CallOption) (*RevertObjectsResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(RevertObjectsResponse)
+	err := c.cc.Invoke(ctx, ManagementService_RevertTransaction_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 func (c *managementServiceClient) IssueToken(ctx context.Context, in *IssueTokenRequest, opts ...grpc.CallOption) (*AuthToken, error) {
 	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
 	out := new(AuthToken)
@@ -756,6 +803,20 @@ type ManagementServiceServer interface {
 	// transaction, as one new transaction (not a NovaDB operation,
 	// docs/branches.md); 400, 403, 404.
 	RevertObjects(context.Context, *RevertObjectsRequest) (*RevertObjectsResponse, error)
+	// GetBranchDiff lists what a branch holds of its own against its parent:
+	// objects created, deleted, values overridden, with the parent's value at
+	// the branch's change and now, and the conflicts (not a NovaDB operation,
+	// docs/branches.md); 400, 403, 404.
+	GetBranchDiff(context.Context, *GetBranchDiffRequest) (*BranchDiff, error)
+	// PromoteBranch applies what a branch holds of its own to its parent in
+	// one transaction and removes it from the branch (not a NovaDB operation,
+	// docs/branches.md); needs a write grant on the parent too; 400, 403,
+	// 404, 422 (conflicts with the refuse policy).
+	PromoteBranch(context.Context, *PromoteBranchRequest) (*PromoteBranchResponse, error)
+	// RevertTransaction undoes what one transaction (a promote, say) wrote on a
+	// branch, as one new transaction (not a NovaDB operation,
+	// docs/branches.md); 400, 403, 404.
+	RevertTransaction(context.Context, *RevertTransactionRequest) (*RevertObjectsResponse, error)
 	// IssueToken trades a user name and password (JSON body, or HTTP Basic
 	// credentials with an empty body) for a short-lived bearer token (not a
 	// NovaDB operation, README "Bearer tokens"); 400, 401 (wrong
@@ -908,6 +969,15 @@ func (UnimplementedManagementServiceServer) RevertObject(context.Context, *Rever
 }
 func (UnimplementedManagementServiceServer) RevertObjects(context.Context, *RevertObjectsRequest) (*RevertObjectsResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method RevertObjects not implemented")
+}
+func (UnimplementedManagementServiceServer) GetBranchDiff(context.Context, *GetBranchDiffRequest) (*BranchDiff, error) {
+	return nil, status.Error(codes.Unimplemented, "method GetBranchDiff not implemented")
+}
+func (UnimplementedManagementServiceServer) PromoteBranch(context.Context, *PromoteBranchRequest) (*PromoteBranchResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method PromoteBranch not implemented")
+}
+func (UnimplementedManagementServiceServer) RevertTransaction(context.Context, *RevertTransactionRequest) (*RevertObjectsResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method RevertTransaction not implemented")
 }
 func (UnimplementedManagementServiceServer) IssueToken(context.Context, *IssueTokenRequest) (*AuthToken, error) {
 	return nil, status.Error(codes.Unimplemented, "method IssueToken not implemented")
@@ -1603,6 +1673,60 @@ func _ManagementService_RevertObjects_Handler(srv interface{}, ctx context.Conte
 	return interceptor(ctx, in, info, handler)
 }
 
+func _ManagementService_GetBranchDiff_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(GetBranchDiffRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(ManagementServiceServer).GetBranchDiff(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: ManagementService_GetBranchDiff_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(ManagementServiceServer).GetBranchDiff(ctx, req.(*GetBranchDiffRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _ManagementService_PromoteBranch_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(PromoteBranchRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(ManagementServiceServer).PromoteBranch(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: ManagementService_PromoteBranch_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(ManagementServiceServer).PromoteBranch(ctx, req.(*PromoteBranchRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _ManagementService_RevertTransaction_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(RevertTransactionRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(ManagementServiceServer).RevertTransaction(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: ManagementService_RevertTransaction_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(ManagementServiceServer).RevertTransaction(ctx, req.(*RevertTransactionRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 func _ManagementService_IssueToken_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
 	in := new(IssueTokenRequest)
 	if err := dec(in); err != nil {
@@ -1839,6 +1963,18 @@ var ManagementService_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "RevertObjects",
 			Handler:    _ManagementService_RevertObjects_Handler,
+		},
+		{
+			MethodName: "GetBranchDiff",
+			Handler:    _ManagementService_GetBranchDiff_Handler,
+		},
+		{
+			MethodName: "PromoteBranch",
+			Handler:    _ManagementService_PromoteBranch_Handler,
+		},
+		{
+			MethodName: "RevertTransaction",
+			Handler:    _ManagementService_RevertTransaction_Handler,
 		},
 		{
 			MethodName: "IssueToken",
