@@ -2,10 +2,12 @@ package branchfiles
 
 import (
 	"bytes"
-	"crypto/md5"
+	"crypto/md5" //nolint:gosec // MD5 is the content address of NovaDB's file names, not a security measure
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path"
 	"path/filepath"
@@ -60,7 +62,7 @@ func fileName(hash, ext string) string {
 
 // md5GUID is the MD5 of r in GUID form.
 func md5GUID(r io.Reader) (string, error) {
-	h := md5.New()
+	h := md5.New() //nolint:gosec // the content address, see the import
 	if _, err := io.Copy(h, r); err != nil {
 		return "", err
 	}
@@ -100,22 +102,32 @@ func (s *Set) write(dir string) error {
 		keep[filepath.Join(dir, FilesDir, n)] = true
 	}
 	for _, sub := range []string{TypesDir, AttributesDir, ObjectsDir, FilesDir} {
-		root := filepath.Join(dir, sub)
-		err := filepath.WalkDir(root, func(p string, d os.DirEntry, err error) error {
-			if os.IsNotExist(err) {
-				return filepath.SkipDir
-			}
-			if err != nil || d.IsDir() || keep[p] {
-				return err
-			}
-			return os.Remove(p)
-		})
-		if err != nil {
+		if err := removeUnkept(dir, sub, keep); err != nil {
 			return err
 		}
-		removeEmptyDirs(root)
+		removeEmptyDirs(filepath.Join(dir, sub))
 	}
 	return nil
+}
+
+// removeUnkept removes the files below dir/sub not in keep, through an
+// os.Root on dir so that a symbolic link swapped in during the walk cannot
+// lead the removal outside the export directory.
+func removeUnkept(dir, sub string, keep map[string]bool) error {
+	root, err := os.OpenRoot(dir)
+	if err != nil {
+		return err
+	}
+	defer root.Close()
+	return fs.WalkDir(root.FS(), sub, func(rel string, d fs.DirEntry, err error) error {
+		if errors.Is(err, fs.ErrNotExist) {
+			return fs.SkipDir
+		}
+		if err != nil || d.IsDir() || keep[filepath.Join(dir, filepath.FromSlash(rel))] {
+			return err
+		}
+		return root.Remove(rel)
+	})
 }
 
 // removeEmptyDirs removes the empty folders below root (a type whose

@@ -33,7 +33,7 @@ const (
 	ConflictsParentWins = "parent-wins" // the parent's value stays, the child's is dropped
 )
 
-// ErrPromoteConflicts: a promote with the refuse policy met conflicts.
+// ErrPromoteConflicts is the error of a promote with the refuse policy that met conflicts.
 var ErrPromoteConflicts = errkind.New(errkind.Unprocessable, "the promote has conflicts")
 
 // PromoteInput says what PromoteBranch moves.

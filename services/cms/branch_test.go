@@ -304,12 +304,12 @@ func writeObject(t *testing.T, dir, rel, content string) {
 	}
 }
 
-// editFile replaces old by new in the one file below dir holding old.
-func editFile(t *testing.T, dir, old, new string) {
+// editFile replaces old by replacement in the one file below dir holding old.
+func editFile(t *testing.T, dir, old, replacement string) {
 	t.Helper()
 	for rel, content := range readTree(t, dir) {
 		if strings.Contains(content, old) {
-			if err := os.WriteFile(filepath.Join(dir, rel), []byte(strings.Replace(content, old, new, 1)), 0o600); err != nil {
+			if err := os.WriteFile(filepath.Join(dir, rel), []byte(strings.Replace(content, old, replacement, 1)), 0o600); err != nil {
 				t.Fatal(err)
 			}
 			return
