@@ -23,11 +23,16 @@ func createGrantedUser(t *testing.T, base, name, display, password string, grant
 }
 
 // studioReadOnlyJourney: a user with only a read grant on the branch sees
-// the type's list say it is read only, without Delete or Restore at its
-// rows, and opens an object: it says, in words, that the branch is read only for her and
-// why, offers no Save, and its inputs are disabled (English and German). A
-// writer whose grant is removed (through the API) while she edits gets the
-// save's 403 explained as a removed permission, and her edits stay.
+// the type's list say it is read only, without selection checkboxes, Delete
+// or Restore at its rows (a writer sees them), and opens an object: it says,
+// in words, that the branch is read only for her and why, offers no Save,
+// and its inputs are disabled (English and German). A writer whose grant is
+// removed (through the API) while she edits gets the save's 403 explained as
+// a removed permission, and her edits stay. Given back, the open object is
+// writable again by itself; removed again while she has the object open and
+// has not saved, the object turns read-only by itself (the change of her
+// user object on the stream makes the studio ask again), says why and keeps
+// her unsaved edit.
 func studioReadOnlyJourney(t *testing.T, s *studioSetup) {
 	branch := createBranch(t, s.base, "Read-only work")
 	typeID, objID, teaser := setupTeaserModel(t, s.base, branch, "readOnly", "readOnlyNote", "Note", "Read-only note", "Read me")
@@ -51,6 +56,13 @@ func studioReadOnlyJourney(t *testing.T, s *studioSetup) {
 	reader.open(fmt.Sprintf("/studio/b/%d/content/%d", branch, typeID))
 	reader.waitFor("the list's read-only notice", `(document.querySelector(".pane-list .notice.read-only")?.innerText ?? "").includes("Read only: you may read this branch but not change it")`)
 	reader.waitFor("the list shows the object without Delete", `[...document.querySelectorAll(".list-table tr.list-row")].some(r => r.innerText.includes("Read-only note")) && !document.querySelector(".list-table .col-actions button")`)
+	// Nothing to select for: no checkboxes, no selection or actions column, and Space on a row selects nothing.
+	noSelection := `!document.querySelector(".list-table input[type=checkbox], .list-table .col-check, .list-table .col-actions, .list-table tr[aria-selected]")`
+	reader.waitFor("the list offers no selection", noSelection)
+	reader.step("Space on a row", studioWait, evalJS(`document.querySelector(".list-table tr.list-row").focus()`), chromedp.KeyEvent(" "))
+	if studioEval[bool](reader, `document.querySelector(".pane-list").innerText.includes("selected") || !!document.querySelector(".list-table tr.is-selected")`) {
+		t.Error("Space selected a row of a read-only list")
+	}
 	reader.shot("read-only-list")
 	reader.open(path)
 	reader.waitValue(teaser, 201, "Read me")
@@ -73,6 +85,9 @@ func studioReadOnlyJourney(t *testing.T, s *studioSetup) {
 	// A writer edits; her grant is removed meanwhile; the save is refused.
 	writer := s.page(t, "writer")
 	writer.signInAs("wanda", "wanda-password-1")
+	// For her the same list offers the selection (so the reader's missing checkboxes are the grant's doing).
+	writer.open(fmt.Sprintf("/studio/b/%d/content/%d", branch, typeID))
+	writer.waitFor("the writer's list offers the selection", `!!document.querySelector(".list-table tr.list-row input[type=checkbox]") && !!document.querySelector(".list-table th.col-check")`)
 	writer.open(path)
 	writer.waitValue(teaser, 201, "Read me")
 	writer.waitFor("Save is offered", "!!"+string(button("Save")))
@@ -90,4 +105,33 @@ func studioReadOnlyJourney(t *testing.T, s *studioSetup) {
 	}
 	writer.shot("grant-removed")
 	writer.checkAccessibility("a save refused for a removed grant")
+
+	// Given back, the open object is writable again without a reload.
+	writer.click("Discard changes")
+	grant := func(v string) {
+		mustCall(t, http.StatusOK, http.MethodPatch, s.base+"/apis/cms/v1/branches/4/objects",
+			fmt.Sprintf(`{"objects":[{"meta":{"id":%d},"values":[{"attribute":1105,"language":0,"variant":0,"value":%s}]}]}`, wanda, v))
+	}
+	start := time.Now()
+	grant(fmt.Sprint(branch))
+	writer.waitFor("Save is offered again", fmt.Sprintf(`!!%s && !document.querySelector(".notice.read-only") && !document.getElementById(%q).disabled`, button("Save"), cellID(teaser, 201)))
+	t.Logf("%s: the grant given back shows in the open object %v after the write", s.name, time.Since(start).Round(time.Millisecond))
+
+	// Removed while the object is open and nothing is saved: it turns read-only by itself, says why, keeps the edit.
+	writer.fill("Teaser (en-US)", "Wanda's unsaved teaser")
+	writer.waitFor("the edit is unsaved", `document.body.innerText.includes("Unsaved changes")`)
+	start = time.Now()
+	grant("null")
+	writer.waitFor("the open object turns read-only", `(document.querySelector(".notice.read-only[data-access=revoked][data-revoked-by=check]")?.innerText ?? "").includes("Your write permission on branch Read-only work was removed while this object was open") && document.body.innerText.includes("Your unsaved changes are kept in this browser.")`)
+	took := time.Since(start)
+	t.Logf("%s: the removed grant shows in the open object %v after the write", s.name, took.Round(time.Millisecond))
+	writer.waitFor("no Save, the input disabled, the edit kept", fmt.Sprintf(`![...document.querySelectorAll("button")].some(b => b.textContent === "Save") && document.getElementById(%q).disabled && document.getElementById(%q).value === "Wanda's unsaved teaser"`, cellID(teaser, 201), cellID(teaser, 201)))
+	if s.name == "embedded" && took > 3*time.Second {
+		t.Errorf("the removed grant took %v to show in the open object, want at most 3 s", took)
+	}
+	if v := localValues(t, s.base, branch, objID)[fmt.Sprintf("%d/201", teaser)]; v != "Read me" {
+		t.Errorf("the teaser after the grant was removed again = %v", v)
+	}
+	writer.shot("grant-removed-open")
+	writer.checkAccessibility("an open object whose grant was removed")
 }

@@ -12,7 +12,7 @@ import { api } from "../../auth/session";
 import {
   clearDraft, conflictFields, fieldMessage, type ConflictField, type Edit, type Edits, keyOf, loadDraft, patchRows, problemField, rowsByKey, saveDraft, valueOf,
 } from "../../data/object";
-import { branchAccess, markReadOnly } from "../../data/access";
+import { markReadOnly } from "../../data/access";
 import { provenance, type Source } from "../../data/provenance";
 import { displayName } from "../../data/values";
 import { formatDateTime, locale, messages } from "../../i18n/i18n";
@@ -20,6 +20,7 @@ import { setQuery, type Route } from "../../router";
 import { uiLanguages } from "../../shell/Shell";
 import { useStore } from "../../store";
 import type { LiveChange } from "../../live/changes";
+import { useBranchAccess } from "../../live/access";
 import { useLiveObject } from "../../live/hooks";
 import { ObjectNotice } from "../../live/ObjectNotice";
 import { Button, Pane, Problem, Skeleton, problemText, toast } from "../../ui/ui";
@@ -88,7 +89,8 @@ export function ObjectView({ route: r }: { route: Route }) {
   const [fieldErrors, setFieldErrors] = useState<Record<string, CellError>>({});
   const [conflict, setConflict] = useState<{ fields: ConflictField[]; etag: string | null; lastTransaction?: number | undefined } | null>(null);
   const [writer, setWriter] = useState<Writer | null>(null);
-  const access = useStore(branchAccess(branch));
+  // Kept current while the object is open: a grant removed meanwhile makes it read-only at once, with the reason.
+  const access = useBranchAccess(branch);
   const readOnly = access.kind === "read";
   // The latest change of the object by someone else the stream reported: who, should a save collide with it.
   const lastOther = useRef<LiveChange | undefined>(undefined);

@@ -7,7 +7,6 @@ import {
   columnsOf, type DeletedMode, deleteObjects, fetchCount, fetchPage, type ListOptions, maxQuery, optionsQuery, PageCache,
   parseOptions, restoreObjects, type Row, type Source, sortId, sortModified, sortName,
 } from "../../../data/list";
-import { branchAccess } from "../../../data/access";
 import { IndexFilterError } from "../../../data/indexfilter";
 import { columnLabels } from "../../../data/listattrs";
 import { A } from "../../../data/model";
@@ -15,6 +14,7 @@ import type { TypeInfo } from "../../../data/types";
 import { value } from "../../../data/values";
 import { formatNumber, locale } from "../../../i18n/i18n";
 import { navigate, type Route, setQuery } from "../../../router";
+import { useBranchAccess } from "../../../live/access";
 import { useLiveType } from "../../../live/hooks";
 import { uiLanguages } from "../../../shell/Shell";
 import { useStore } from "../../../store";
@@ -42,8 +42,10 @@ export function ContentList(props: { route: Route; type: TypeInfo }) {
   const [attrs, setAttrs] = useState<string[]>([]);
   const [labels, setLabels] = useState<Record<string, string>>({});
   const l = useStore(locale);
-  // A reader (no write grant) is told so, and offered no Delete or Restore.
-  const readOnly = useStore(branchAccess(branch)).kind === "read";
+  // A reader (no write grant) is told so, and offered no selection, Delete or
+  // Restore; kept current while the list is open (a grant removed meanwhile).
+  const access = useBranchAccess(branch);
+  const readOnly = access.kind === "read";
 
   const language = uiLanguages(l)[0] ?? 201;
   const dn = value(props.type.object, A.displayName, 0);
@@ -98,7 +100,7 @@ export function ContentList(props: { route: Route; type: TypeInfo }) {
     fetchCount(at, signal).then((n) => !signal?.aborted && setCount(n), () => undefined);
   });
   // Another view of the list: what was selected may not be in it.
-  useEffect(() => setSelected(new Map()), [branch, typeKey, optKey]);
+  useEffect(() => setSelected(new Map()), [branch, typeKey, optKey, readOnly]);
 
   const set = (o: Partial<ListOptions>) => {
     setMinVersion(undefined);
@@ -161,7 +163,12 @@ export function ContentList(props: { route: Route; type: TypeInfo }) {
   );
   return (
     <Pane title={title} actions={actions} class="pane-list" label={m("list", { type: props.type.name })}>
-      {readOnly && <div class="notice read-only" role="status" data-access="read"><span><Lock /> {m("readOnly")}</span></div>}
+      {access.kind === "read" && (
+        <div class={`notice read-only ${access.revoked ? "notice-warn" : ""}`} role={access.revoked ? "alert" : "status"}
+          data-access={access.revoked ? "revoked" : "read"}>
+          <span><Lock /> {m(access.revoked ? "revoked" : "readOnly")}</span>
+        </div>
+      )}
       <div class="list-toolbar">
         <SearchBox value={opts.q} onSearch={(q) => set({ q })} />
         <label class="toolbar-field">

@@ -2,7 +2,9 @@
 // in view (plus a few) rendered over the full count; the pages under them
 // are read on demand and the next one ahead. Arrow keys move between rows,
 // Enter opens one, Space selects it. A row's controls (its name opens it,
-// Delete or Restore at its end) are buttons named after the row.
+// Delete or Restore at its end) are buttons named after the row. A reader
+// (no write grant) gets neither the selection column nor the actions: there
+// is nothing to select for.
 import { useEffect, useLayoutEffect, useRef, useState } from "preact/hooks";
 import { cellText, type PageCache, type Row, type Sort, sortId, sortModified, sortName } from "../../../data/list";
 import { locale } from "../../../i18n/i18n";
@@ -67,7 +69,7 @@ export function ListTable(props: {
   /** Delete (a live row) or restore (a deleted one): asks first. */
   onDelete: (r: Row) => void;
   onRestore: (r: Row) => void;
-  /** No write grant on the branch: no Delete or Restore at the rows. */
+  /** No write grant on the branch: no selection, no Delete or Restore at the rows. */
   readOnly?: boolean;
 }) {
   const { cache, count, cols } = props;
@@ -120,7 +122,7 @@ export function ListTable(props: {
     } else if (e.key === "Enter" && r) {
       e.preventDefault();
       props.onOpen(r);
-    } else if (e.key === " " && r) {
+    } else if (e.key === " " && r && !props.readOnly) {
       e.preventDefault();
       props.onSelect(r, !props.selected.has(r.id));
     }
@@ -129,16 +131,18 @@ export function ListTable(props: {
   const rows = [];
   for (let i = first; i <= last; i++) {
     const r = cache.row(i);
-    const sel = r ? props.selected.has(r.id) : false;
+    const sel = r && !props.readOnly ? props.selected.has(r.id) : false;
     rows.push(
       <tr key={i} data-index={i} aria-rowindex={i + 2} tabIndex={i === active ? 0 : -1}
         class={`list-row ${r ? "" : "is-loading"} ${sel ? "is-selected" : ""} ${r?.deleted ? "is-deleted" : ""}`}
-        aria-selected={r ? sel : undefined}
+        aria-selected={r && !props.readOnly ? sel : undefined}
         onFocus={() => setActive(i)} onKeyDown={(e) => onKey(e, i, r)}>
-        <td class="col-check">
-          {r && <input type="checkbox" tabIndex={-1} checked={sel} aria-label={m("select", { name: r.name })}
-            onChange={(e) => props.onSelect(r, e.currentTarget.checked)} />}
-        </td>
+        {!props.readOnly && (
+          <td class="col-check">
+            {r && <input type="checkbox" tabIndex={-1} checked={sel} aria-label={m("select", { name: r.name })}
+              onChange={(e) => props.onSelect(r, e.currentTarget.checked)} />}
+          </td>
+        )}
         {cols.map((c, ci) => (
           <td key={c.key} class={`col-${ci === 0 ? "name" : c.key === sortId ? "id" : "attr"}`}>
             {!r ? <span class="cell-skeleton" /> : ci === 0 ? (
@@ -150,8 +154,8 @@ export function ListTable(props: {
             ) : c.cell(r)}
           </td>
         ))}
-        <td class="col-actions">
-          {r && !props.readOnly && (r.deleted ? (
+        {!props.readOnly && <td class="col-actions">
+          {r && (r.deleted ? (
             <button type="button" class="btn btn-ghost btn-icon" tabIndex={-1} aria-label={m("restoreNamed", { name: r.name })}
               title={m("restoreNamed", { name: r.name })} onClick={() => props.onRestore(r)}>
               <Icon d="M4 10a8 8 0 1 1 2.3 5.7M4 4v6h6" />
@@ -162,7 +166,7 @@ export function ListTable(props: {
               <Icon d="M4 7h16M10 11v6M14 11v6M6 7l1 13h10l1-13M9 7V4h6v3" />
             </button>
           ))}
-        </td>
+        </td>}
       </tr>,
     );
   }
@@ -175,7 +179,7 @@ export function ListTable(props: {
       <table class="list-table" aria-label={props.label} aria-rowcount={count + 1}>
         <thead>
           <tr aria-rowindex={1}>
-            <th class="col-check" scope="col"><span class="visually-hidden">{m("selectAll")}</span></th>
+            {!props.readOnly && <th class="col-check" scope="col"><span class="visually-hidden">{m("selectAll")}</span></th>}
             {cols.map((c) => {
               const s = sortOf(c.key);
               return (
@@ -189,7 +193,7 @@ export function ListTable(props: {
                 </th>
               );
             })}
-            <th class="col-actions" scope="col"><span class="visually-hidden">{m("actions")}</span></th>
+            {!props.readOnly && <th class="col-actions" scope="col"><span class="visually-hidden">{m("actions")}</span></th>}
           </tr>
         </thead>
         <tbody>

@@ -1,0 +1,50 @@
+// useBranchAccess: the user's access to a branch for a view that offers
+// changes (the object editor, a type's list), kept current while the view
+// is open, so that a write grant removed meanwhile turns the view read-only
+// with the reason before the editor types on into a save that fails. The
+// access is asked again (src/data/access.ts, one probe at a time):
+//   - when the branch's change stream reports a change of a user object (the
+//     grants are its values, written on the default branch, whose changes
+//     every branch's stream carries), of the user's own object, or a reset;
+//   - when the stream is live again after a gap;
+//   - when the tab is shown or focused again;
+//   - every 30 s while the view is open.
+// A grant given back makes the view writable again the same way.
+import { useEffect } from "preact/hooks";
+import { account } from "../auth/account";
+import { type Access, branchAccess, grantsMayHaveChanged, recheckAccess } from "../data/access";
+import { useStore } from "../store";
+import { liveStore, subscribe } from "./changes";
+
+const every = 30_000;
+
+export function useBranchAccess(branch: string): Access {
+  const access = useStore(branchAccess(branch));
+  useEffect(() => {
+    if (!branch) return undefined;
+    const again = () => recheckAccess(branch);
+    const off = subscribe(branch, (c) => {
+      if (grantsMayHaveChanged(c, account.get()?.userId)) again();
+    });
+    const ls = liveStore(branch);
+    let was = ls.get().state;
+    const offState = ls.subscribe((s) => {
+      if (s.state === "live" && was !== "live" && was !== "connecting") again();
+      was = s.state;
+    });
+    const onShow = () => {
+      if (document.visibilityState === "visible") again();
+    };
+    window.addEventListener("focus", again);
+    document.addEventListener("visibilitychange", onShow);
+    const timer = setInterval(again, every);
+    return () => {
+      off();
+      offState();
+      window.removeEventListener("focus", again);
+      document.removeEventListener("visibilitychange", onShow);
+      clearInterval(timer);
+    };
+  }, [branch]);
+  return access;
+}
