@@ -24,7 +24,8 @@ func createGrantedUser(t *testing.T, base, name, display, password string, grant
 
 // studioReadOnlyJourney: a user with only a read grant on the branch sees
 // the type's list say it is read only, without selection checkboxes, Delete
-// or Restore at its rows (a writer sees them), and opens an object: it says,
+// or Restore at its rows (a writer sees them), the model read only without
+// New type, Edit or Remove (a writer sees them), and opens an object: it says,
 // in words, that the branch is read only for her and why, offers no Save,
 // and its inputs are disabled (English and German). A writer whose grant is
 // removed (through the API) while she edits gets the save's 403 explained as
@@ -76,6 +77,18 @@ func studioReadOnlyJourney(t *testing.T, s *studioSetup) {
 	}
 	reader.shot("read-only")
 	reader.checkAccessibility("a read-only object")
+	// The model of the branch too: it says so and offers no change (a writer gets them, below).
+	modelPath := fmt.Sprintf("/studio/b/%d/model/%d", branch, typeID)
+	modelControls := `["New type", "Edit type", "New attribute", "Edit", "Remove"].filter(n => [...document.querySelectorAll("button")].some(b => b.textContent.trim() === n))`
+	reader.open(modelPath)
+	reader.waitFor("the model's read-only notice", `(document.querySelector(".notice.read-only")?.innerText ?? "").includes("Read only: you may read the model of this branch but not change it") && !!document.querySelector(".attr-table") && document.getElementById("type-dn").disabled`)
+	if got := studioEval[[]string](reader, modelControls); len(got) != 0 {
+		t.Errorf("a reader's model offers %v", got)
+	}
+	reader.shot("read-only-model")
+	reader.checkAccessibility("a read-only model")
+	reader.open(path)
+	reader.waitValue(teaser, 201, "Read me")
 	reader.step("switch to German", studioWait, chromedp.SetValue(chromedp.CSS("select[aria-label=Language]"), "de"),
 		evalJS(`document.querySelector("select[aria-label=Sprache], select[aria-label=Language]").dispatchEvent(new Event("change", {bubbles: true}))`))
 	reader.waitText("Nur lesen: Sie dürfen den Branch Read-only work lesen, aber nicht ändern")
@@ -88,6 +101,11 @@ func studioReadOnlyJourney(t *testing.T, s *studioSetup) {
 	// For her the same list offers the selection (so the reader's missing checkboxes are the grant's doing).
 	writer.open(fmt.Sprintf("/studio/b/%d/content/%d", branch, typeID))
 	writer.waitFor("the writer's list offers the selection", `!!document.querySelector(".list-table tr.list-row input[type=checkbox]") && !!document.querySelector(".list-table th.col-check")`)
+	writer.open(modelPath)
+	writer.waitFor("the writer's model offers changes", `!!document.querySelector(".attr-table") && !document.querySelector(".notice.read-only") && !document.getElementById("type-dn").disabled`)
+	if got := studioEval[[]string](writer, modelControls); len(got) != 5 {
+		t.Errorf("a writer's model offers %v, want New type, Edit type, New attribute, Edit and Remove", got)
+	}
 	writer.open(path)
 	writer.waitValue(teaser, 201, "Read me")
 	writer.waitFor("Save is offered", "!!"+string(button("Save")))

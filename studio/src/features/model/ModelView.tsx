@@ -1,13 +1,17 @@
 // The model: the branch's types in the rail (custom ones, then the system
 // types, read-only), the chosen type with its attributes in the work area,
-// and the dialogs that create and change types and attributes.
+// and the dialogs that create and change types and attributes. Without a
+// write grant on the branch the model is read-only and says why (no New
+// type, no changes offered; kept current like the object editor's).
 import { useEffect, useState } from "preact/hooks";
+import { useBranchAccess } from "../../live/access";
 import { loadSchema, nameIn, type BranchSchema, type TypeDef } from "../../data/model";
 import { locale, messages } from "../../i18n/i18n";
 import { navigate, type Route } from "../../router";
 import { Shell, uiLanguages } from "../../shell/Shell";
 import { useStore } from "../../store";
 import { Button, Pane, Problem, Skeleton, Lock } from "../../ui/ui";
+import { ModelReadOnly } from "./ModelReadOnly";
 import { TypeDialog } from "./TypeDialog";
 import { TypePane } from "./TypePane";
 import "./model.css";
@@ -24,6 +28,7 @@ const m = messages({
     emptyTitle: "Start the model",
     empty: "A type describes a kind of content (an article, a product) by its attributes. Create the first one.",
     notFound: "This branch has no type “{t}”.",
+    chooseRead: "Choose a type to see its attributes.",
   },
   de: {
     model: "Modell",
@@ -36,6 +41,7 @@ const m = messages({
     emptyTitle: "Das Modell beginnen",
     empty: "Ein Typ beschreibt eine Art von Inhalt (einen Artikel, ein Produkt) durch seine Attribute. Legen Sie den ersten an.",
     notFound: "Dieser Branch hat keinen Typ „{t}“.",
+    chooseRead: "Wählen Sie einen Typ, um seine Attribute zu sehen.",
   },
 });
 
@@ -50,6 +56,7 @@ export function ModelView({ route: r }: { route: Route }) {
   const [error, setError] = useState<unknown>(null);
   const [reload, setReload] = useState(0);
   const [creating, setCreating] = useState(false);
+  const readOnly = useBranchAccess(r.branch ?? "").kind === "read";
   useEffect(() => {
     if (!r.branch) return;
     setError(null);
@@ -67,7 +74,7 @@ export function ModelView({ route: r }: { route: Route }) {
     <div class="model-nav">
       <div class="model-nav-head">
         <h2 class="rail-title">{m("types")}</h2>
-        <Button variant="primary" onClick={() => setCreating(true)} disabled={!schema}>{m("newType")}</Button>
+        {!readOnly && <Button variant="primary" onClick={() => setCreating(true)} disabled={!schema}>{m("newType")}</Button>}
       </div>
       {error !== null && <Problem error={error} />}
       {!schema && error === null && <Skeleton lines={6} />}
@@ -87,23 +94,24 @@ export function ModelView({ route: r }: { route: Route }) {
   return (
     <Shell nav={nav}>
       {r.branch && current ? (
-        <TypePane key={`${r.branch}/${current.id}`} branch={r.branch} type={current} schema={schema!} onChanged={() => setReload((n) => n + 1)} />
+        <TypePane key={`${r.branch}/${current.id}`} branch={r.branch} type={current} schema={schema!} readOnly={readOnly} onChanged={() => setReload((n) => n + 1)} />
       ) : (
         <Pane title={m("model")}>
+          {readOnly && <ModelReadOnly />}
           {!schema && error === null && <Skeleton lines={4} />}
           {schema && r.type && !current && <div class="problem" role="alert">{m("notFound", { t: r.type })}</div>}
           {schema && custom.length === 0 ? (
             <div class="empty-state">
               <h2>{m("emptyTitle")}</h2>
-              <p>{m("empty")}</p>
-              <Button variant="primary" onClick={() => setCreating(true)}>{m("newType")}</Button>
+              {!readOnly && <p>{m("empty")}</p>}
+              {!readOnly && <Button variant="primary" onClick={() => setCreating(true)}>{m("newType")}</Button>}
             </div>
           ) : (
-            schema && <p class="muted">{m("choose")}</p>
+            schema && <p class="muted">{m(readOnly ? "chooseRead" : "choose")}</p>
           )}
         </Pane>
       )}
-      {creating && schema && r.branch && (
+      {creating && !readOnly && schema && r.branch && (
         <TypeDialog branch={r.branch} languages={schema.languages} onClose={() => setCreating(false)}
           onSaved={(id, api) => {
             setCreating(false);

@@ -8,6 +8,7 @@ import { useStore } from "../../store";
 import { Button, Dialog, Field, Lock, Pane, Problem, Skeleton, problemText, toast } from "../../ui/ui";
 import { AttributeDialog } from "./AttributeDialog";
 import { dataTypeLabel } from "./datatypes";
+import { ModelReadOnly } from "./ModelReadOnly";
 import { TypeDialog } from "./TypeDialog";
 
 const m = messages({
@@ -16,7 +17,7 @@ const m = messages({
     names: "Names", noName: "—", systemTitle: "System type: read-only",
     system: "This type belongs to the CMS itself. Its id, ApiIdentifier and attributes are bootstrapped and the services rely on them: the API refuses to delete it or to change its ApiIdentifier, so the studio does not offer changes.",
     displayName: "Display-name attribute", displayNameHint: "Whose value names the type's objects in lists and references.", byName: "Name (the object's own name)",
-    attributes: "Attributes", noAttrs: "No attributes yet. Add the first one.", noAttrsSystem: "The CMS defines this type's attributes; no form of the branch lists them.",
+    attributes: "Attributes", noAttrs: "No attributes yet. Add the first one.", noAttrsSystem: "The CMS defines this type's attributes; no form of the branch lists them.", noAttrsRead: "No attributes yet.",
     colName: "Name", colApi: "ApiIdentifier", colType: "Data type", colValues: "Values", colLang: "Language", colReq: "Required", colActions: "Actions",
     one: "One", many: "Several", upTo: "Up to {n}", perLang: "Per language", allLangs: "All languages", yes: "Yes", no: "No",
     to: "to {types}", anyObject: "to any object", edit: "Edit", editNamed: "Edit {name}", remove: "Remove", removeNamed: "Remove {name} from the type",
@@ -28,7 +29,7 @@ const m = messages({
     names: "Namen", noName: "—", systemTitle: "Systemtyp: schreibgeschützt",
     system: "Dieser Typ gehört zum CMS selbst. ID, ApiIdentifier und Attribute werden beim Start angelegt, und die Dienste verlassen sich darauf: Die API lehnt es ab, ihn zu löschen oder seinen ApiIdentifier zu ändern, daher bietet das Studio keine Änderungen an.",
     displayName: "Attribut für den Anzeigenamen", displayNameHint: "Dessen Wert benennt die Objekte des Typs in Listen und Verweisen.", byName: "Name (der eigene Name des Objekts)",
-    attributes: "Attribute", noAttrs: "Noch keine Attribute. Fügen Sie das erste hinzu.", noAttrsSystem: "Das CMS definiert die Attribute dieses Typs; kein Formular des Branches listet sie.",
+    attributes: "Attribute", noAttrs: "Noch keine Attribute. Fügen Sie das erste hinzu.", noAttrsSystem: "Das CMS definiert die Attribute dieses Typs; kein Formular des Branches listet sie.", noAttrsRead: "Noch keine Attribute.",
     colName: "Name", colApi: "ApiIdentifier", colType: "Datentyp", colValues: "Werte", colLang: "Sprache", colReq: "Pflicht", colActions: "Aktionen",
     one: "Einer", many: "Mehrere", upTo: "Bis zu {n}", perLang: "Je Sprache", allLangs: "Alle Sprachen", yes: "Ja", no: "Nein",
     to: "auf {types}", anyObject: "auf beliebige Objekte", edit: "Bearbeiten", editNamed: "{name} bearbeiten", remove: "Entfernen", removeNamed: "{name} vom Typ entfernen",
@@ -39,7 +40,7 @@ const m = messages({
 
 type Editing = { kind: "type" } | { kind: "attribute"; attribute?: AttributeDef } | { kind: "remove"; attribute: AttributeDef } | null;
 
-export function TypePane(props: { branch: string; type: TypeDef; schema: BranchSchema; onChanged: () => void }) {
+export function TypePane(props: { branch: string; type: TypeDef; schema: BranchSchema; readOnly?: boolean; onChanged: () => void }) {
   const l = useStore(locale);
   const pref = uiLanguages(l);
   const [model, setModel] = useState<TypeModel | null>(null);
@@ -55,7 +56,8 @@ export function TypePane(props: { branch: string; type: TypeDef; schema: BranchS
   }, [props.branch, props.type.id, reload]);
 
   const t = model?.type ?? props.type;
-  const ro = t.system;
+  // A system type, or no write grant on the branch (the model view says why): no change offered.
+  const ro = t.system || props.readOnly === true;
   const title = nameIn(t.names, pref, t.apiIdentifier ?? `#${t.id}`);
   const changed = () => {
     setReload((n) => n + 1);
@@ -68,12 +70,13 @@ export function TypePane(props: { branch: string; type: TypeDef; schema: BranchS
   };
 
   return (
-    <Pane title={<>{ro && <Lock />}{title}</>} label={title}
+    <Pane title={<>{t.system && <Lock />}{title}</>} label={title}
       actions={!ro && model && <>
         <Button onClick={() => setEditing({ kind: "type" })}>{m("editType")}</Button>
         <Button variant="primary" onClick={() => setEditing({ kind: "attribute" })}>{m("newAttr")}</Button>
       </>}>
-      {ro && (
+      {props.readOnly && !t.system && <ModelReadOnly />}
+      {t.system && (
         <div class="notice" role="note">
           <strong><Lock />{m("systemTitle")}</strong>
           <p>{m("system")}</p>
@@ -123,7 +126,7 @@ export function TypePane(props: { branch: string; type: TypeDef; schema: BranchS
           </div>
           <h2 class="section-title">{m("attributes")}</h2>
           {model.attributes.length === 0 ? (
-            <p class="muted">{ro ? m("noAttrsSystem") : m("noAttrs")}</p>
+            <p class="muted">{t.system ? m("noAttrsSystem") : ro ? m("noAttrsRead") : m("noAttrs")}</p>
           ) : (
             <table class="attr-table">
               <caption class="visually-hidden">{m("attributes")}</caption>

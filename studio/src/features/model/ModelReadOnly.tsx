@@ -1,0 +1,13 @@
+// Why the model cannot be changed here: no write grant on the branch (the
+// model view and a type's pane say it above their content).
+import { messages } from "../../i18n/i18n";
+import { Lock } from "../../ui/ui";
+
+const m = messages({
+  en: { readOnly: "Read only: you may read the model of this branch but not change it (you have no write permission there)." },
+  de: { readOnly: "Nur lesen: Sie dürfen das Modell dieses Branches lesen, aber nicht ändern (Sie haben dort keine Schreibberechtigung)." },
+});
+
+export function ModelReadOnly() {
+  return <div class="notice read-only" role="status" data-access="read"><span><Lock /> {m("readOnly")}</span></div>;
+}
