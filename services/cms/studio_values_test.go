@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -8,6 +9,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/emulation"
 	"github.com/chromedp/chromedp"
 	"github.com/chromedp/chromedp/kb"
 )
@@ -19,11 +22,13 @@ func init() {
 // valuesModel is what the values journey creates on its own branch: a
 // type whose form lists multi-valued attributes of four data types, a
 // language-dependent headline and a subtitle with the variant axis
-// "Season" (a type whose objects Summer and Winter are the variants).
+// "Season" (a type whose objects Summer and Winter are the variants), and a
+// single date-time.
 type valuesModel struct {
 	typeID                      int64
 	tags, scores, days, related int64 // String, Integer, DateTime.Date, ObjRef: multi-valued
 	headline, subtitle          int64 // String with the variant axis (headline language dependent)
+	starts                      int64 // DateTime
 	season, summer, winter      int64
 	obj, refA, refB, refC       int64
 }
@@ -44,8 +49,9 @@ func setupValuesModel(t *testing.T, base string, branch int64) valuesModel {
 	}
 	ids = createObjects(t, base, branch, attr("valuesTags", "Tags", "String", true, false, 0), attr("valuesScores", "Scores", "Integer", true, false, 0),
 		attr("valuesDays", "Days", "DateTime.Date", true, false, 0), attr("valuesRelated", "Related", "ObjRef", true, false, 0),
-		attr("valuesHeadline", "Headline", "String", false, true, vm.season), attr("valuesSubtitle", "Subtitle", "String", false, false, vm.season))
-	vm.tags, vm.scores, vm.days, vm.related, vm.headline, vm.subtitle = ids[0], ids[1], ids[2], ids[3], ids[4], ids[5]
+		attr("valuesHeadline", "Headline", "String", false, true, vm.season), attr("valuesSubtitle", "Subtitle", "String", false, false, vm.season),
+		attr("valuesStarts", "Starts", "DateTime", false, false, 0))
+	vm.tags, vm.scores, vm.days, vm.related, vm.headline, vm.subtitle, vm.starts = ids[0], ids[1], ids[2], ids[3], ids[4], ids[5], ids[6]
 	var rows []string
 	for i, id := range ids {
 		rows = append(rows, fmt.Sprintf(`{"attribute":5053,"language":0,"variant":0,"value":%d,"sortReverse":%d}`, id, i))
@@ -64,11 +70,11 @@ func setupValuesModel(t *testing.T, base string, branch int64) valuesModel {
 		}
 		return strings.Join(out, ",")
 	}
-	vm.obj = createObjects(t, base, branch, fmt.Sprintf(`{"meta":{"typeRef":%d},"values":[%s,%s,%s,%s,%s,%s,%s]}`, vm.typeID,
+	vm.obj = createObjects(t, base, branch, fmt.Sprintf(`{"meta":{"typeRef":%d},"values":[%s,%s,%s,%s,%s,%s,%s,%s]}`, vm.typeID,
 		value(1000, 201, "Multi thing"), multi(vm.tags, "red", "green"), multi(vm.scores, 5), multi(vm.related, vm.refA, vm.refB),
 		value(vm.headline, 201, "Plain headline"),
 		fmt.Sprintf(`{"attribute":%d,"language":201,"variant":%d,"value":"Sunny headline"}`, vm.headline, vm.summer),
-		value(vm.subtitle, 0, "Plain subtitle")))[0]
+		value(vm.subtitle, 0, "Plain subtitle"), value(vm.starts, 0, "2026-03-01T09:30:00Z")))[0]
 	return vm
 }
 
@@ -110,16 +116,24 @@ func rowInput(attr int64, i int) string { return fmt.Sprintf("f-%d-0-0-%d", attr
 // variants of the type's variant axis are offered by name; the chosen
 // one's values show under the values without variant, with where they come
 // from (set here, a fallback from the value without variant), and a value
-// typed for the variant is stored for it.
+// typed for the variant is stored for it. A date-time shows and is typed in
+// the browser's time zone (Europe/Berlin here) and stored in UTC, summer
+// time included.
 func studioValuesJourney(t *testing.T, s *studioSetup) {
 	branch := createBranch(t, s.base, "Values work")
 	vm := setupValuesModel(t, s.base, branch)
 	p := s.page(t, "editor")
+	p.step("a browser in Berlin", studioWait, chromedp.Func(func(ctx context.Context, tg *chromedp.Target) error {
+		_, err := cdp.Call(ctx, tg, emulation.SetTimezoneOverride, emulation.SetTimezoneOverrideParams{TimezoneID: "Europe/Berlin"})
+		return err
+	}))
 	p.login()
 	p.open(fmt.Sprintf("/studio/b/%d/content/%d/%d", branch, vm.typeID, vm.obj))
 	p.waitFor("the tag rows", fmt.Sprintf(`document.getElementById(%q)?.value === "red" && document.getElementById(%q)?.value === "green"`,
 		rowInput(vm.tags, 0), rowInput(vm.tags, 1)))
 	p.waitFor("the reference rows", `[...document.querySelectorAll(".ref-rows a.ref-name")].map(a => a.textContent).join() === "Ref A,Ref B"`)
+	// 09:30 UTC on 1 March is 10:30 in Berlin (CET).
+	p.waitFor("the date-time in local time", fmt.Sprintf(`document.getElementById(%q)?.value === "2026-03-01T10:30"`, cellID(vm.starts, 0)))
 	p.shot("rows")
 	p.checkAccessibility("multi-valued attributes")
 
@@ -146,6 +160,9 @@ func studioValuesJourney(t *testing.T, s *studioSetup) {
 	p.click("Add to Days")
 	p.step("a date", studioWait, chromedp.SetValue(chromedp.CSS("#"+rowInput(vm.days, 0)), "2026-03-01"),
 		evalJS(fmt.Sprintf(`document.getElementById(%q).dispatchEvent(new Event("input", {bubbles: true}))`, rowInput(vm.days, 0))))
+	// 10:30 in Berlin on 1 July (CEST) is 08:30 UTC.
+	p.step("a date-time", studioWait, chromedp.SetValue(chromedp.CSS("#"+cellID(vm.starts, 0)), "2026-07-01T10:30"),
+		evalJS(fmt.Sprintf(`document.getElementById(%q).dispatchEvent(new Event("input", {bubbles: true}))`, cellID(vm.starts, 0))))
 	// References: Ref B first.
 	p.click("Move Ref B up")
 	p.waitFor("Ref B first", `[...document.querySelectorAll(".ref-rows a.ref-name")].map(a => a.textContent).join() === "Ref B,Ref A"`)
@@ -179,6 +196,7 @@ func studioValuesJourney(t *testing.T, s *studioSetup) {
 		fmt.Sprintf("%d/0/0", vm.scores):  {5.0, 1234.0},
 		fmt.Sprintf("%d/0/0", vm.days):    {"2026-03-01"},
 		fmt.Sprintf("%d/0/0", vm.related): {float64(vm.refA)},
+		fmt.Sprintf("%d/0/0", vm.starts):  {"2026-07-01T08:30:00Z"},
 	}
 	for k, w := range want {
 		if fmt.Sprint(got[k]) != fmt.Sprint(w) {
