@@ -80,7 +80,8 @@ func studioCommentsJourney(t *testing.T, s *studioSetup) {
 	other.shot("other-wrote")
 
 	// Delete: gone from the editor's list and, live, from Jonas's.
-	editor.click("Delete")
+	// (The comment's own Delete: the object has one too, named after the object.)
+	editor.step("delete the own comment", studioWait, clickCSS(".comment-actions button[aria-label^='Delete the comment']"))
 	editor.waitFor("the own comment is gone", `[...document.querySelectorAll(".comment-body")].map(b => b.textContent).join("|") === "Price confirmed: 49 €"`)
 	editor.waitText("1 comment")
 	other.waitFor("gone from Jonas's page too", `![...document.querySelectorAll(".comment-body")].some(b => b.textContent.includes("Thursday"))`)

@@ -5,7 +5,9 @@
 // saved; every save sends If-Match, a stale one opens the conflict view
 // naming the other writer. A chosen variant's values show beside the
 // values without variant; without a write grant on the branch everything
-// is read-only and says why. Below the values, the object's comments.
+// is read-only and says why. Delete (asking first) and, for a deleted
+// object (read-only until restored), Restore. Below the values, the
+// object's comments.
 import { useCallback, useEffect, useMemo, useRef, useState } from "preact/hooks";
 import { ApiError, OfflineError } from "../../api/client";
 import { api } from "../../auth/session";
@@ -27,6 +29,7 @@ import { Button, Pane, Problem, Skeleton, problemText, toast } from "../../ui/ui
 import { type BadgeState, badgeText, showValue } from "./Badge";
 import { Cell, type CellError, errorTarget, preloadFields } from "./Cell";
 import { Comments } from "./Comments";
+import { DeletedNotice, LifecycleAction } from "./Lifecycle";
 import { ConflictView } from "./ConflictView";
 import { listOf, rowOfProblem } from "./fields/list-model";
 import type { AttributeInfo } from "./fields/registry";
@@ -92,6 +95,9 @@ export function ObjectView({ route: r }: { route: Route }) {
   // Kept current while the object is open: a grant removed meanwhile makes it read-only at once, with the reason.
   const access = useBranchAccess(branch);
   const readOnly = access.kind === "read";
+  // A deleted object (as this branch shows it) is shown read-only until restored.
+  const deleted = loaded?.effective.meta?.deleted === true;
+  const locked = readOnly || deleted;
   // The latest change of the object by someone else the stream reported: who, should a save collide with it.
   const lastOther = useRef<LiveChange | undefined>(undefined);
   const openTx = useRef<number | undefined>(undefined);
@@ -163,7 +169,7 @@ export function ObjectView({ route: r }: { route: Route }) {
   };
 
   const save = async (toSave: Edits = edits, tag: string | null = etag) => {
-    if (!loaded || saving || readOnly || Object.keys(toSave).length === 0) return;
+    if (!loaded || saving || locked || Object.keys(toSave).length === 0) return;
     setSaving(true);
     setSaveError(null);
     setFieldErrors({});
@@ -285,7 +291,7 @@ export function ObjectView({ route: r }: { route: Route }) {
     const hint = e ? undefined : src.kind === "fallback" ? m("fallbackValue", { language: langName(src.language), value: showValue(valueAt(src, a, lang, variant), a) })
       : src.kind === "base" ? m("baseValue", { value: showValue(valueAt(src, a, lang, variant), a) }) : undefined;
     return (
-      <Cell key={k} attr={a} lang={lang} variant={variant} label={label} shown={shown} state={state} branch={branch} readOnly={readOnly}
+      <Cell key={k} attr={a} lang={lang} variant={variant} label={label} shown={shown} state={state} branch={branch} readOnly={locked}
         badge={badgeText(state, branchName, langName)}
         fallbackHint={hint}
         canOverride={!e && src.kind === "inherited"}
@@ -303,7 +309,11 @@ export function ObjectView({ route: r }: { route: Route }) {
         <>
           <span class={`save-state ${dirty ? "dirty" : ""}`} role="status">{saving ? m("saving") : dirty ? m("unsaved") : ""}</span>
           <Button onClick={discard} disabled={!dirty || saving}>{m("discard")}</Button>
-          {!readOnly && <Button variant="primary" onClick={() => void save()} disabled={!dirty || saving} title={m("shortcut")}>{m("save")}</Button>}
+          {!readOnly && (
+            <LifecycleAction branch={branch} id={Number(loaded.local.meta?.id ?? id)} name={name} deleted={deleted} dirty={dirty}
+              onDone={(tx) => void reload(tx || undefined)} />
+          )}
+          {!locked && <Button variant="primary" onClick={() => void save()} disabled={!dirty || saving} title={m("shortcut")}>{m("save")}</Button>}
         </>
       }>
       {restoredAt && (
@@ -313,6 +323,7 @@ export function ObjectView({ route: r }: { route: Route }) {
         </div>
       )}
       {offline && <div class="notice notice-warn" role="alert">{m("offline")}</div>}
+      {deleted && <DeletedNotice canRestore={!readOnly} />}
       {access.kind === "read" && <ReadOnlyNotice access={access} branch={loaded.branchNames.get(Number(branch)) ?? branch} dirty={dirty} />}
       {/* Others' saves: reloads by itself without edits, else asks (never overwrites unsaved edits). */}
       <ObjectNotice branch={branch} id={loaded.local.meta?.id ?? id} dirty={dirty} onShowChanges={() => void openConflict(edits)}
