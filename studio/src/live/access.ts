@@ -13,13 +13,14 @@
 import { useEffect } from "preact/hooks";
 import { account } from "../auth/account";
 import { type Access, branchAccess, grantsMayHaveChanged, recheckAccess } from "../data/access";
-import { useStore } from "../store";
+import { createStore, useStore } from "../store";
 import { liveStore, subscribe } from "./changes";
 
 const every = 30_000;
+const noBranch = createStore<Access>({ kind: "checking" });
 
 export function useBranchAccess(branch: string): Access {
-  const access = useStore(branchAccess(branch));
+  const access = useStore(branch ? branchAccess(branch) : noBranch);
   useEffect(() => {
     if (!branch) return undefined;
     const again = () => recheckAccess(branch);
