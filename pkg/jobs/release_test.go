@@ -1,6 +1,7 @@
 package jobs_test
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -12,6 +13,7 @@ import (
 	"github.com/cmsplatform/cms/pkg/auth"
 	"github.com/cmsplatform/cms/pkg/content"
 	"github.com/cmsplatform/cms/pkg/jobs"
+	"github.com/cmsplatform/cms/pkg/store"
 )
 
 var releaseAdmin = &auth.Principal{Name: "admin", Admin: true}
@@ -202,6 +204,60 @@ func TestReleaseRefusals(t *testing.T) {
 		}
 		if done := e.waitDone(t, j.ID); done.State != jobs.StateSucceeded || e.onParent(t, ids) != len(ids) {
 			t.Fatalf("child-wins release: state %d %q", done.State, done.StateMessage)
+		}
+	})
+}
+
+// TestReleaseTakenOverIsNotPromotedTwice: a runner that committed the
+// release's promote and was lost before it stored the job's end leaves the
+// promote's transaction in the job's checkpoint (written in that
+// transaction); the runner taking the job over finds it there and does
+// not promote again.
+func TestReleaseTakenOverIsNotPromotedTwice(t *testing.T) {
+	setups(t, func(t *testing.T, e *env) {
+		branch, ids := e.release(t, "winter", 10)
+		committed := make(chan int64, 1)
+		hang := map[string]jobs.KindFunc{jobs.KindPromoteRelease: func(ctx context.Context, task *jobs.Task) error {
+			res, err := e.content.PromoteBranch(ctx, strconv.FormatInt(branch, 10), content.Change{Caller: releaseAdmin,
+				InTx: func(ctx context.Context, tx store.Tx) error {
+					return task.Checkpointed(jobs.Checkpoint{Transaction: tx.ID()})(ctx, tx)
+				}}, content.PromoteInput{})
+			if err != nil {
+				return err
+			}
+			committed <- res.Transaction.ID
+			<-ctx.Done() // lost before it could say so
+			return ctx.Err()
+		}}
+		stop := e.runner(t, "doomed", hang)
+		j, err := e.svc.ScheduleRelease(bg, jobs.ScheduleRequest{Branch: strconv.FormatInt(branch, 10), At: time.Now(), Caller: releaseAdmin})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var tx int64
+		select {
+		case tx = <-committed:
+		case <-time.After(30 * time.Second):
+			t.Fatal("the first runner never promoted")
+		}
+		stop()
+		// Something changes on the release after its promote: a second
+		// promote would move it.
+		if _, err := e.content.UpdateObjects(bg, strconv.FormatInt(branch, 10), content.Change{Caller: releaseAdmin},
+			[]content.ObjectInput{{ID: ids[0], Values: []content.ValueInput{{Attribute: content.AttrName, Language: content.LanguageEnUS, JSON: json.RawMessage(`"later"`)}}}}); err != nil {
+			t.Fatal(err)
+		}
+		e.runner(t, "heir", nil)
+		done := e.waitDone(t, j.ID)
+		if done.State != jobs.StateSucceeded || done.Restarts != 1 || done.Checkpoint == nil || done.Checkpoint.Transaction != tx {
+			t.Fatalf("taken over: state %d %q restarts %d checkpoint %+v (promote %d)", done.State, done.StateMessage, done.Restarts, done.Checkpoint, tx)
+		}
+		if log := e.log(t, done); !strings.Contains(log, fmt.Sprintf("went live in transaction %d before the job was taken over: not promoted again", tx)) {
+			t.Errorf("log of the taken-over release:\n%s", log)
+		}
+		diff, err := e.content.BranchDiff(bg, strconv.FormatInt(branch, 10), content.DiffQuery{Caller: releaseAdmin})
+		if err != nil || len(diff.Objects) != 1 || diff.Objects[0].Object != ids[0] {
+			t.Fatalf("the release after the takeover holds %+v (%v), want the later change only", diff.Objects, err)
 		}
 	})
 }
