@@ -222,13 +222,13 @@ func promoteRelease(ctx context.Context, t *Task) error {
 		t.SetProgress(1, "nothing to promote")
 		return nil
 	}
-	tx := *res.Transaction
+	tx, committed := *res.Transaction, time.Now().UTC()
 	late := ""
 	if j.StartAfter != nil {
-		late = fmt.Sprintf(", %s after its time", tx.Time.Sub(*j.StartAfter).Round(time.Millisecond))
+		late = fmt.Sprintf(", %s after its time", committed.Sub(*j.StartAfter).Round(time.Millisecond))
 	}
-	t.Logf("went live in transaction %d on branch %d at %s%s: %d objects (%d created, %d deleted, %d updated)",
-		tx.ID, res.Parent, tx.Time.Format(time.RFC3339Nano), late, res.Objects, res.Created, res.Deleted, res.Updated)
+	t.Logf("went live in transaction %d on branch %d, committed at %s%s: %d objects (%d created, %d deleted, %d updated)",
+		tx.ID, res.Parent, committed.Format(time.RFC3339Nano), late, res.Objects, res.Created, res.Deleted, res.Updated)
 	if res.ConflictCount > 0 {
 		t.Logf("%d conflicting objects resolved by %s", res.ConflictCount, policy)
 	}
