@@ -91,21 +91,26 @@ func (s *Service) ScheduleRelease(ctx context.Context, r ScheduleRequest) (Job, 
 	at := r.At.UTC()
 	branch := chain[0]
 	return s.create(ctx, CreateRequest{Branch: branch, Definition: DefinitionPromoteRelease, Parameters: params,
-		Caller: r.Caller, StartAfter: &at}, func(tx store.Tx) error {
-		def, state, deleted := DefinitionPromoteRelease, StateNew, false
-		rows, err := tx.ListJobs(ctx, store.JobQuery{Branch: &branch, Definition: &def, State: &state, Deleted: &deleted})
-		if err != nil {
-			return err
+		Caller: r.Caller, StartAfter: &at}, func(tx store.Tx) error { return noOtherRelease(ctx, tx, branch, 0) })
+}
+
+// noOtherRelease is ErrReleaseScheduled when a job other than except
+// waits to release branch (read in the write transaction tx: writes are
+// serialised, so two schedules cannot both pass).
+func noOtherRelease(ctx context.Context, tx store.Tx, branch, except int64) error {
+	def, state, deleted := DefinitionPromoteRelease, StateNew, false
+	rows, err := tx.ListJobs(ctx, store.JobQuery{Branch: &branch, Definition: &def, State: &state, Deleted: &deleted})
+	if err != nil {
+		return err
+	}
+	for _, row := range rows {
+		j, err := fromRow(row)
+		if err == nil && j.StartAfter != nil && j.ID != except {
+			return fmt.Errorf("%w: branch %d goes live at %s (job %d): kill that job to reschedule", ErrReleaseScheduled,
+				branch, j.StartAfter.Format(time.RFC3339), j.ID)
 		}
-		for _, row := range rows {
-			j, err := fromRow(row)
-			if err == nil && j.StartAfter != nil {
-				return fmt.Errorf("%w: branch %d goes live at %s (job %d): kill that job to reschedule", ErrReleaseScheduled,
-					branch, j.StartAfter.Format(time.RFC3339), j.ID)
-			}
-		}
-		return nil
-	})
+	}
+	return nil
 }
 
 // checkRelease checks a jobPromoteRelease job before it is stored: the

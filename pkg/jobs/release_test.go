@@ -141,6 +141,15 @@ func TestScheduledReleaseRunsOnceAtItsTime(t *testing.T) {
 		if cur, _ := e.svc.Get(bg, k.ID); cur.State != jobs.StateError || cur.Started != nil || e.onParent(t, more) != 0 {
 			t.Fatalf("killed release: state %d started %v, %d objects live", cur.State, cur.Started, e.onParent(t, more))
 		}
+		// Rescheduled: a new schedule; the killed one cannot come back
+		// beside it.
+		again, err := e.svc.ScheduleRelease(bg, jobs.ScheduleRequest{Branch: strconv.FormatInt(later, 10), At: time.Now().Add(time.Hour), Caller: releaseAdmin})
+		if err != nil {
+			t.Fatalf("reschedule after the kill: %v", err)
+		}
+		if err := e.svc.Update(bg, k.ID, "admin", ptr(jobs.RequestRestart), nil); !errors.Is(err, jobs.ErrReleaseScheduled) {
+			t.Fatalf("restart of the killed release beside job %d: %v", again.ID, err)
+		}
 	})
 }
 

@@ -381,10 +381,16 @@ func (s *Service) Update(ctx context.Context, id int64, user string, state *int,
 			return invalidf("state %d is no JobState (0 KillRequest, 1 RestartRequest)", *state)
 		}
 	}, func(ctx context.Context, tx store.Tx, j Job) error {
-		if restarted {
-			return enqueue(ctx, tx, j)
+		if !restarted {
+			return nil
 		}
-		return nil
+		if j.Definition == DefinitionPromoteRelease && j.StartAfter != nil {
+			// A restarted release waits for its time again: one per branch.
+			if err := noOtherRelease(ctx, tx, j.Branch, j.ID); err != nil {
+				return err
+			}
+		}
+		return enqueue(ctx, tx, j)
 	})
 	if err == nil && restarted {
 		s.notify()
