@@ -1,6 +1,7 @@
 package jobs
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -32,6 +33,10 @@ const (
 	ScheduleGrace = time.Minute
 	// MaxReleaseCommentBytes caps a release's transaction comment.
 	MaxReleaseCommentBytes = 1024
+	// MaxScheduledReleases caps the releases waiting for their time in an
+	// installation: each holds a queue message unacknowledged, and the
+	// runners' consumer delivers at most 10,000 such at once.
+	MaxScheduledReleases = 1000
 )
 
 // Parameters of a jobPromoteRelease job.
@@ -97,18 +102,27 @@ func (s *Service) ScheduleRelease(ctx context.Context, r ScheduleRequest) (Job, 
 // noOtherRelease is ErrReleaseScheduled when a job other than except
 // waits to release branch (read in the write transaction tx: writes are
 // serialised, so two schedules cannot both pass).
+// At most MaxScheduledReleases wait in the installation.
 func noOtherRelease(ctx context.Context, tx store.Tx, branch, except int64) error {
-	def, state, deleted := DefinitionPromoteRelease, StateNew, false
-	rows, err := tx.ListJobs(ctx, store.JobQuery{Branch: &branch, Definition: &def, State: &state, Deleted: &deleted})
+	def, state := DefinitionPromoteRelease, StateNew
+	rows, err := tx.ListJobs(ctx, store.JobQuery{Definition: &def, State: &state})
 	if err != nil {
 		return err
 	}
+	waiting := 0
 	for _, row := range rows {
 		j, err := fromRow(row)
-		if err == nil && j.StartAfter != nil && j.ID != except {
+		if err != nil || j.StartAfter == nil || j.ID == except {
+			continue
+		}
+		waiting++
+		if j.Branch == branch {
 			return fmt.Errorf("%w: branch %d goes live at %s (job %d): kill that job to reschedule", ErrReleaseScheduled,
 				branch, j.StartAfter.Format(time.RFC3339), j.ID)
 		}
+	}
+	if waiting >= MaxScheduledReleases {
+		return fmt.Errorf("%w: %d releases wait for their time already, at most %d", ErrReleaseScheduled, waiting, MaxScheduledReleases)
 	}
 	return nil
 }
@@ -253,9 +267,9 @@ func (s *Service) typeCounts(ctx context.Context, branch int64, byType map[int64
 	}
 	slices.SortFunc(ids, func(a, b int64) int {
 		if byType[a] != byType[b] {
-			return byType[b] - byType[a]
+			return cmp.Compare(byType[b], byType[a])
 		}
-		return int(a - b)
+		return cmp.Compare(a, b)
 	})
 	names := map[int64]string{}
 	if objs, err := s.content.GetObjects(ctx, strconv.FormatInt(branch, 10), idents, content.ReadOptions{}); err == nil {
