@@ -53,7 +53,9 @@ type PromoteResult struct {
 	Parent                    int64
 	Objects                   int // objects moved to the parent
 	Created, Deleted, Updated int
-	ConflictCount             int
+	// ByType counts the objects moved per type id.
+	ByType        map[int64]int
+	ConflictCount int
 	// Conflicts are the first MaxPromoteConflictsListed conflicting
 	// objects with their values.
 	Conflicts []ObjectDiff
@@ -109,7 +111,7 @@ func (s *Service) PromoteBranch(ctx context.Context, branch string, ch Change, i
 	if err != nil {
 		return PromoteResult{}, err
 	}
-	res := PromoteResult{DryRun: in.DryRun, Parent: pv.branch, Conflicts: []ObjectDiff{}}
+	res := PromoteResult{DryRun: in.DryRun, Parent: pv.branch, Conflicts: []ObjectDiff{}, ByType: map[int64]int{}}
 	var all []ObjectDiff
 	for chunk := range slices.Chunk(ids, promoteBatch) {
 		diffs, err := s.diffObjects(ctx, cv, pv, chunk)
@@ -119,6 +121,7 @@ func (s *Service) PromoteBranch(ctx context.Context, branch string, ch Change, i
 		all = append(all, diffs...)
 	}
 	for _, d := range all {
+		res.ByType[d.Type]++
 		switch d.Kind {
 		case DiffCreated:
 			res.Created++

@@ -323,6 +323,7 @@ var sysJobDefinitions = []sysJobDefinition{
 	{1202, "jobImportJson", "Import objects from JSON"},
 	{1203, "jobReindex", "Rebuild the search index"},
 	{1204, "jobCleanupFiles", "Remove unreferenced files"},
+	{1205, "jobPromoteRelease", "Promote a release branch"},
 }
 
 var sysLanguages = []sysLanguage{

@@ -16,10 +16,17 @@ const (
 	KindImportJSON   = "jobImportJson"
 	KindReindex      = "jobReindex"
 	KindCleanupFiles = "jobCleanupFiles"
+	// KindPromoteRelease promotes the job's branch (a release) into its
+	// parent: release.go.
+	KindPromoteRelease = "jobPromoteRelease"
 )
 
+// DefinitionPromoteRelease is the id of the bootstrapped definition of
+// KindPromoteRelease, which ScheduleRelease starts.
+const DefinitionPromoteRelease int64 = 1205
+
 // Kinds lists the built-in kinds.
-var Kinds = []string{KindExportJSON, KindExportCSV, KindImportJSON, KindReindex, KindCleanupFiles}
+var Kinds = []string{KindExportJSON, KindExportCSV, KindImportJSON, KindReindex, KindCleanupFiles, KindPromoteRelease}
 
 // installationKinds act on the whole installation, not on the branch a job
 // of theirs names: only administrators start, change or delete such jobs.

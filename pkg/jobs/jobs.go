@@ -118,6 +118,20 @@ type Job struct {
 	// Removed is when the job's log and artifacts were deleted because its
 	// retainUntil had passed (RemoveExpired); nil = kept.
 	Removed *time.Time
+	// StartAfter is when a scheduled job may start (CmsJob.startAfter, a
+	// scheduled release: ScheduleRelease); nil = at once. A runner that
+	// receives the job earlier hands it back to the queue until then.
+	StartAfter *time.Time
+	// CallerID and CallerAdmin are who started the job (the user object
+	// id, 0 for the configured administrator, and whether it was an
+	// administrator): a release promote runs with that user's grants as
+	// they are when it runs.
+	CallerID    int64
+	CallerAdmin bool
+	// FirstDelivery is the queue delivery of this round that first
+	// claimed the job; takeovers are counted from it (a scheduled job is
+	// delivered, and handed back, before it is due).
+	FirstDelivery uint64
 }
 
 // Checkpoint counts the input a job has durably processed.
@@ -126,6 +140,9 @@ type Checkpoint struct {
 	Consumed int `json:"consumed"`
 	Created  int `json:"created,omitempty"`
 	Updated  int `json:"updated,omitempty"`
+	// Transaction is the write a one-transaction kind (a release promote)
+	// committed: a runner taking the job over does not write it again.
+	Transaction int64 `json:"transaction,omitempty"`
 }
 
 // doc is the part of Job kept in the store's JSON document.
@@ -150,6 +167,10 @@ type doc struct {
 	Queued       int         `json:"queued"`
 	Checkpoint   *Checkpoint `json:"checkpoint,omitempty"`
 	Removed      *time.Time  `json:"removed,omitempty"`
+	StartAfter   *time.Time  `json:"startAfter,omitempty"`
+	CallerID     int64       `json:"callerId,omitempty"`
+	CallerAdmin  bool        `json:"callerAdmin,omitempty"`
+	FirstDeliv   uint64      `json:"firstDelivery,omitempty"`
 }
 
 // Terminal reports whether the job is finished (Succeeded or Error).

@@ -37,9 +37,10 @@ import (
 //     job fails saying so.
 func builtinKinds() map[string]KindFunc {
 	return map[string]KindFunc{
-		KindExportJSON: exportJSON,
-		KindExportCSV:  exportCSV,
-		KindImportJSON: importJSON,
+		KindExportJSON:     exportJSON,
+		KindExportCSV:      exportCSV,
+		KindImportJSON:     importJSON,
+		KindPromoteRelease: promoteRelease,
 		KindCleanupFiles: func(context.Context, *Task) error {
 			return fmt.Errorf("%w: removing unreferenced files needs the blob component, which this runner does not have", ErrUnsupported)
 		},

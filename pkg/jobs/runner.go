@@ -209,6 +209,12 @@ func (r *Runner) handle(ctx context.Context, m jetstream.Msg) {
 	if md, err := m.Metadata(); err == nil {
 		delivered = md.NumDelivered
 	}
+	if wait := r.notDue(ctx, q); wait > 0 {
+		// A scheduled job before its time goes back to the queue, which
+		// delivers it again when it is due: no runner polls for it.
+		_ = m.NakWithDelay(wait)
+		return
+	}
 	instance := fmt.Sprintf("%s/%d", r.o.Instance, r.seq.Add(1))
 	j, run, err := r.claim(ctx, q, delivered, instance)
 	if err != nil {
@@ -259,13 +265,15 @@ func (r *Runner) claim(ctx context.Context, q queued, delivered uint64, instance
 		case j.State == StateKillRequest:
 			j.State, j.Finished = StateError, &now
 			j.StateMessage += " (its runner had stopped)"
-		case j.State == StateRunning && delivered > uint64(r.o.MaxAttempts):
+		case j.State == StateRunning && lost(j.FirstDelivery, delivered) >= uint64(r.o.MaxAttempts):
 			j.State, j.Finished = StateError, &now
-			j.StateMessage = fmt.Sprintf("the job's runner stopped responding %d times; given up", delivered-1)
+			j.StateMessage = fmt.Sprintf("the job's runner stopped responding %d times; given up", lost(j.FirstDelivery, delivered))
 		default:
 			if j.State == StateRunning {
 				j.Restarts++
 				j.StateMessage = fmt.Sprintf("taken over from runner %s, which stopped responding", j.InstanceID)
+			} else {
+				j.FirstDelivery = delivered
 			}
 			j.State, j.Started, j.InstanceID, j.Progress, j.ProgressInfo = StateRunning, &now, instance, nil, ""
 			run = true
@@ -283,6 +291,27 @@ func (r *Runner) claim(ctx context.Context, q queued, delivered uint64, instance
 }
 
 var errSkip = errors.New("skip")
+
+// lost is how many deliveries of a job's round came after the one that
+// first claimed it (first; 0 in jobs stored before it was recorded, which
+// were claimed on the first delivery): each means its runner was lost.
+func lost(first, delivered uint64) uint64 {
+	first = max(first, 1)
+	if delivered <= first {
+		return 0
+	}
+	return delivered - first
+}
+
+// notDue is how long the job of q is still to wait for its StartAfter (0:
+// due, or not a waiting job: claim decides).
+func (r *Runner) notDue(ctx context.Context, q queued) time.Duration {
+	j, err := r.svc.Get(ctx, q.Job)
+	if err != nil || j.State != StateNew || j.Queued != q.Queued || j.StartAfter == nil {
+		return 0
+	}
+	return time.Until(*j.StartAfter)
+}
 
 // execute runs j's kind with heartbeats and stores the final state.
 func (r *Runner) execute(ctx context.Context, m jetstream.Msg, j Job, instance string) error {

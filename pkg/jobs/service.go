@@ -103,6 +103,8 @@ type CreateRequest struct {
 	// names the transaction; the job's writes run as that user. Nil is a
 	// job without a user.
 	Caller *auth.Principal
+	// StartAfter delays the start (a scheduled release); nil = at once.
+	StartAfter *time.Time
 }
 
 // user is the name the job is started under ("" without a caller).
@@ -116,6 +118,12 @@ func (r CreateRequest) user() string {
 // Create stores a job in state New and queues it, both in one
 // transaction. An unknown branch or definition is ErrNotFound.
 func (s *Service) Create(ctx context.Context, r CreateRequest) (Job, error) {
+	return s.create(ctx, r, nil)
+}
+
+// create is Create with inTx run in the job's transaction before the
+// insert (a check that must see every committed job).
+func (s *Service) create(ctx context.Context, r CreateRequest, inTx func(store.Tx) error) (Job, error) {
 	if err := s.checkCreate(r); err != nil {
 		return Job{}, err
 	}
@@ -135,10 +143,24 @@ func (s *Service) Create(ctx context.Context, r CreateRequest) (Job, error) {
 	if err != nil {
 		return Job{}, err
 	}
+	params := mergeParameters(def.Defaults, r.Parameters)
+	if def.Kind == KindPromoteRelease {
+		if err := s.checkRelease(ctx, r.Branch, r.Caller, params); err != nil {
+			return Job{}, err
+		}
+	}
 	j := Job{GUID: newGUID(), Branch: r.Branch, Definition: r.Definition, User: r.user(), State: StateNew,
-		Scope: r.Scope, Objects: r.Objects, Parameters: mergeParameters(def.Defaults, r.Parameters),
-		Input: r.Input, Language: r.Language, UICulture: culture, Queued: 1}
+		Scope: r.Scope, Objects: r.Objects, Parameters: params,
+		Input: r.Input, Language: r.Language, UICulture: culture, Queued: 1, StartAfter: r.StartAfter}
+	if r.Caller != nil {
+		j.CallerID, j.CallerAdmin = r.Caller.UserID, r.Caller.Admin
+	}
 	err = s.write(ctx, store.TxMeta{User: r.user(), Comment: "create job", Branch: r.Branch}, func(tx store.Tx) error {
+		if inTx != nil {
+			if err := inTx(tx); err != nil {
+				return err
+			}
+		}
 		row, err := tx.InsertJob(ctx, toRow(j))
 		if err != nil {
 			return err
@@ -359,10 +381,16 @@ func (s *Service) Update(ctx context.Context, id int64, user string, state *int,
 			return invalidf("state %d is no JobState (0 KillRequest, 1 RestartRequest)", *state)
 		}
 	}, func(ctx context.Context, tx store.Tx, j Job) error {
-		if restarted {
-			return enqueue(ctx, tx, j)
+		if !restarted {
+			return nil
 		}
-		return nil
+		if j.Definition == DefinitionPromoteRelease && j.StartAfter != nil {
+			// A restarted release waits for its time again: one per branch.
+			if err := noOtherRelease(ctx, tx, j.Branch, j.ID); err != nil {
+				return err
+			}
+		}
+		return enqueue(ctx, tx, j)
 	})
 	if err == nil && restarted {
 		s.notify()
@@ -472,7 +500,8 @@ func toRow(j Job) store.Job {
 	d := doc{GUID: j.GUID, Scope: j.Scope, Objects: j.Objects, Parameters: j.Parameters, Input: j.Input,
 		Language: j.Language, UICulture: j.UICulture, Started: j.Started, Finished: j.Finished, RetainUntil: j.RetainUntil,
 		StateMessage: j.StateMessage, Restarts: j.Restarts, InstanceID: j.InstanceID, Artifacts: j.Artifacts,
-		Progress: j.Progress, ProgressInfo: j.ProgressInfo, Metrics: j.Metrics, Queued: j.Queued, Checkpoint: j.Checkpoint, Removed: j.Removed}
+		Progress: j.Progress, ProgressInfo: j.ProgressInfo, Metrics: j.Metrics, Queued: j.Queued, Checkpoint: j.Checkpoint, Removed: j.Removed,
+		StartAfter: j.StartAfter, CallerID: j.CallerID, CallerAdmin: j.CallerAdmin, FirstDeliv: j.FirstDelivery}
 	b, err := json.Marshal(d)
 	if err != nil {
 		panic(err) // plain data only
@@ -491,7 +520,8 @@ func fromRow(r store.Job) (Job, error) {
 		Scope: d.Scope, Objects: d.Objects, Parameters: d.Parameters, Input: d.Input, Language: d.Language, UICulture: d.UICulture,
 		Started: d.Started, Finished: d.Finished, RetainUntil: d.RetainUntil, StateMessage: d.StateMessage,
 		Restarts: d.Restarts, InstanceID: d.InstanceID, Artifacts: d.Artifacts, Progress: d.Progress,
-		ProgressInfo: d.ProgressInfo, Metrics: d.Metrics, Queued: d.Queued, Checkpoint: d.Checkpoint, Removed: d.Removed}, nil
+		ProgressInfo: d.ProgressInfo, Metrics: d.Metrics, Queued: d.Queued, Checkpoint: d.Checkpoint, Removed: d.Removed,
+		StartAfter: d.StartAfter, CallerID: d.CallerID, CallerAdmin: d.CallerAdmin, FirstDelivery: d.FirstDeliv}, nil
 }
 
 func newGUID() string {

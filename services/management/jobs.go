@@ -237,7 +237,7 @@ func jobToProto(j jobs.Job) *managementv1.CmsJob {
 	for _, t := range []struct {
 		src *time.Time
 		dst **timestamppb.Timestamp
-	}{{j.Started, &out.Started}, {j.Finished, &out.Finished}, {j.RetainUntil, &out.RetainUntil}} {
+	}{{j.Started, &out.Started}, {j.Finished, &out.Finished}, {j.RetainUntil, &out.RetainUntil}, {j.StartAfter, &out.StartAfter}} {
 		if t.src != nil {
 			*t.dst = timestamppb.New(*t.src)
 		}

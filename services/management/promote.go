@@ -2,8 +2,10 @@ package management
 
 import (
 	"context"
+	"fmt"
 
 	"github.com/cmsplatform/cms/pkg/content"
+	"github.com/cmsplatform/cms/pkg/jobs"
 	"github.com/cmsplatform/cms/pkg/params"
 	managementv1 "github.com/cmsplatform/cms/proto/gen/go/cms/management/v1"
 )
@@ -86,4 +88,25 @@ func (s *service) RevertTransaction(ctx context.Context, req *managementv1.Rever
 	}
 	return &managementv1.RevertObjectsResponse{RevertedObjects: int32(res.RevertedObjects),
 		Transaction: toTransaction(res.Transaction)}, nil
+}
+
+// ScheduleRelease implements Cms_ScheduleRelease (ours): a
+// jobPromoteRelease job that promotes the branch at the time given.
+func (s *service) ScheduleRelease(ctx context.Context, req *managementv1.ScheduleReleaseRequest) (*managementv1.CmsJob, error) {
+	if s.jobs == nil {
+		return s.UnimplementedManagementServiceServer.ScheduleRelease(ctx, req)
+	}
+	r := jobs.ScheduleRequest{Branch: req.GetBranch(), Objects: req.GetObjectIds(), Conflicts: req.GetConflicts(),
+		Comment: req.GetComment(), Caller: callerRef(ctx)}
+	if req.At != nil {
+		if err := req.At.CheckValid(); err != nil {
+			return nil, s.toStatus(ctx, fmt.Errorf("%w: at: %v", jobs.ErrInvalid, err))
+		}
+		r.At = req.At.AsTime()
+	}
+	j, err := s.jobs.ScheduleRelease(ctx, r)
+	if err != nil {
+		return nil, s.toStatus(ctx, err)
+	}
+	return jobToProto(j), nil
 }

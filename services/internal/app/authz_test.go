@@ -37,10 +37,11 @@ type declared struct {
 // Delivery_WatchChanges, Auth_IssueToken, Auth_RenewToken, Auth_Logout,
 // Auth_GetAccount, Auth_ChangePassword, Cms_GetObjectHistory,
 // Cms_RevertObject, Cms_RevertObjects, Cms_GetBranchDiff,
-// Cms_PromoteBranch, Cms_RevertTransaction). The tables that list every RPC
-// (authorization, routes, the hostile catalogue) check it, so a new
-// operation cannot be left out of one of them.
-const operationCount = 89
+// Cms_PromoteBranch, Cms_RevertTransaction, Cms_ScheduleRelease). The
+// tables that list every RPC (authorization, routes, the hostile
+// catalogue) check it, so a new operation cannot be left out of one of
+// them.
+const operationCount = 90
 
 func declaredRPCs() []declared {
 	var out []declared

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/cmsplatform/cms/pkg/openapitest"
 	"github.com/cmsplatform/cms/proto/gen/openapi"
@@ -126,6 +127,7 @@ func TestServedDocumentsDescribeTheWire(t *testing.T) {
 	indexed := []string{"X-Cms-Min-Version", fmt.Sprint(item.Transaction.ID), "X-Cms-Max-Wait", "20s"}
 	comment := newComment(t, admin)
 	job := newJob(t, admin)
+	soon := time.Now().Add(time.Hour).UTC().Format(time.RFC3339) // a release time
 
 	for _, ex := range []struct {
 		want                 int
@@ -153,6 +155,8 @@ func TestServedDocumentsDescribeTheWire(t *testing.T) {
 		{http.StatusNotFound, http.MethodPost, "/apis/cms/v1/branches/4/objects/987654/revert", `{"transaction":1}`},
 		{http.StatusBadRequest, http.MethodGet, "/apis/cms/v1/branches/4/diff", ""},
 		{http.StatusNotFound, http.MethodPost, "/apis/cms/v1/branches/987654/promote", `{"dryRun":true}`},
+		{http.StatusNotFound, http.MethodPost, "/apis/cms/v1/branches/987654/schedule", `{"at":"` + soon + `"}`},
+		{http.StatusBadRequest, http.MethodPost, "/apis/cms/v1/branches/4/schedule", `{"at":"` + soon + `","comment":"spring"}`},
 		{http.StatusBadRequest, http.MethodPost, "/apis/cms/v1/branches/4/transactions/0/revert", `{}`},
 	} {
 		mgmt.check(t, ex.method, ex.target, ex.body, admin.must(ex.want, ex.method, ex.target, ex.body))

@@ -86,6 +86,21 @@ export type ManagementServiceRevertTransactionBody = {
 };
 
 /**
+ * ScheduleReleaseRequest schedules the promote of a release branch into
+ * its parent (POST /branches/{branch}/schedule).
+ */
+export type ManagementServiceScheduleReleaseBody = {
+  /** When the release goes live (RFC 3339); at most a minute in the past (then at once) and at most 366 days ahead. */
+  at?: string;
+  /** The promote's transaction comment, at most 1024 bytes; absent = "Release of branch <id>". May be null. */
+  comment?: string;
+  /** "refuse" (absent: any conflict fails the release, nothing goes live), "child-wins" or "parent-wins". */
+  conflicts?: string;
+  /** Object IDs, Guids or ApiIdentifiers to promote, at most 1000; empty = everything the branch holds of its own when the release goes live. */
+  objectIds?: string[];
+};
+
+/**
  * SendTestDeliveryRequest sends a test delivery
  * (POST /webhooks/{webhookId}/test, body {}).
  */
@@ -1103,6 +1118,21 @@ export type PromoteBranchInput = ManagementServicePromoteBranchBody;
 export type PromoteBranchOutput = PromoteBranchResponse;
 
 /**
+ * ScheduleRelease starts a job of the built-in definition
+ * jobPromoteRelease (1205) that promotes the branch into its parent at the
+ * time given, once, and answers it (state 0 New, startAfter set); kill the
+ * job to cancel (not a NovaDB operation, docs/branches.md); needs a write
+ * grant on the parent too; 400, 403, 404, 413, 422 (the branch has a
+ * scheduled release already), 501 (no job component).
+ */
+export interface ScheduleReleaseParams {
+  /** Path: the release (a child branch) ID, Guid or ApiIdentifier. */
+  branch: string;
+}
+export type ScheduleReleaseInput = ManagementServiceScheduleReleaseBody;
+export type ScheduleReleaseOutput = CmsJob;
+
+/**
  * RevertTransaction undoes what one transaction (a promote, say) wrote on a
  * branch, as one new transaction (not a NovaDB operation,
  * docs/branches.md); 400, 403, 404.
@@ -1428,6 +1458,7 @@ export const operations = {
   GetObjectHistory: { method: "GET", path: "/apis/cms/v1/branches/{branch}/objects/{object}/history" },
   RevertObject: { method: "POST", path: "/apis/cms/v1/branches/{branch}/objects/{object}/revert" },
   PromoteBranch: { method: "POST", path: "/apis/cms/v1/branches/{branch}/promote" },
+  ScheduleRelease: { method: "POST", path: "/apis/cms/v1/branches/{branch}/schedule" },
   RevertTransaction: { method: "POST", path: "/apis/cms/v1/branches/{branch}/transactions/{transaction}/revert" },
   GetTypedObjects: { method: "GET", path: "/apis/cms/v1/branches/{branch}/types/{type}/objects" },
   DeleteBranch: { method: "DELETE", path: "/apis/cms/v1/branches/{id}" },
@@ -1479,6 +1510,7 @@ export interface Operations {
   GetObjectHistory: { params: GetObjectHistoryParams; body: GetObjectHistoryInput; answer: GetObjectHistoryOutput };
   RevertObject: { params: RevertObjectParams; body: RevertObjectInput; answer: RevertObjectOutput };
   PromoteBranch: { params: PromoteBranchParams; body: PromoteBranchInput; answer: PromoteBranchOutput };
+  ScheduleRelease: { params: ScheduleReleaseParams; body: ScheduleReleaseInput; answer: ScheduleReleaseOutput };
   RevertTransaction: { params: RevertTransactionParams; body: RevertTransactionInput; answer: RevertTransactionOutput };
   GetTypedObjects: { params: GetTypedObjectsParams; body: GetTypedObjectsInput; answer: GetTypedObjectsOutput };
   DeleteBranch: { params: DeleteBranchParams; body: DeleteBranchInput; answer: DeleteBranchOutput };

@@ -10,6 +10,7 @@ import (
 	_ "github.com/cmsplatform/cms/proto/gen/go/cms/options/v1"
 	protoreflect "google.golang.org/protobuf/reflect/protoreflect"
 	protoimpl "google.golang.org/protobuf/runtime/protoimpl"
+	timestamppb "google.golang.org/protobuf/types/known/timestamppb"
 	reflect "reflect"
 	sync "sync"
 	unsafe "unsafe"
@@ -659,11 +660,98 @@ func (x *RevertTransactionRequest) GetComment() string {
 	return ""
 }
 
+// ScheduleReleaseRequest schedules the promote of a release branch into
+// its parent (POST /branches/{branch}/schedule).
+type ScheduleReleaseRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Path: the release (a child branch) ID, Guid or ApiIdentifier.
+	Branch string `protobuf:"bytes,1,opt,name=branch,proto3" json:"branch,omitempty"`
+	// When the release goes live (RFC 3339); at most a minute in the past
+	// (then at once) and at most 366 days ahead.
+	At *timestamppb.Timestamp `protobuf:"bytes,2,opt,name=at,proto3" json:"at,omitempty"`
+	// Object IDs, Guids or ApiIdentifiers to promote, at most 1000; empty =
+	// everything the branch holds of its own when the release goes live.
+	ObjectIds []string `protobuf:"bytes,3,rep,name=object_ids,json=objectIds,proto3" json:"object_ids,omitempty"`
+	// "refuse" (absent: any conflict fails the release, nothing goes live),
+	// "child-wins" or "parent-wins".
+	Conflicts *string `protobuf:"bytes,4,opt,name=conflicts,proto3,oneof" json:"conflicts,omitempty"`
+	// The promote's transaction comment, at most 1024 bytes; absent =
+	// "Release of branch <id>". May be null.
+	Comment       *string `protobuf:"bytes,5,opt,name=comment,proto3,oneof" json:"comment,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ScheduleReleaseRequest) Reset() {
+	*x = ScheduleReleaseRequest{}
+	mi := &file_cms_management_v1_promote_proto_msgTypes[7]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ScheduleReleaseRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ScheduleReleaseRequest) ProtoMessage() {}
+
+func (x *ScheduleReleaseRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_cms_management_v1_promote_proto_msgTypes[7]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ScheduleReleaseRequest.ProtoReflect.Descriptor instead.
+func (*ScheduleReleaseRequest) Descriptor() ([]byte, []int) {
+	return file_cms_management_v1_promote_proto_rawDescGZIP(), []int{7}
+}
+
+func (x *ScheduleReleaseRequest) GetBranch() string {
+	if x != nil {
+		return x.Branch
+	}
+	return ""
+}
+
+func (x *ScheduleReleaseRequest) GetAt() *timestamppb.Timestamp {
+	if x != nil {
+		return x.At
+	}
+	return nil
+}
+
+func (x *ScheduleReleaseRequest) GetObjectIds() []string {
+	if x != nil {
+		return x.ObjectIds
+	}
+	return nil
+}
+
+func (x *ScheduleReleaseRequest) GetConflicts() string {
+	if x != nil && x.Conflicts != nil {
+		return *x.Conflicts
+	}
+	return ""
+}
+
+func (x *ScheduleReleaseRequest) GetComment() string {
+	if x != nil && x.Comment != nil {
+		return *x.Comment
+	}
+	return ""
+}
+
 var File_cms_management_v1_promote_proto protoreflect.FileDescriptor
 
 const file_cms_management_v1_promote_proto_rawDesc = "" +
 	"\n" +
-	"\x1fcms/management/v1/promote.proto\x12\x11cms.management.v1\x1a\x1ecms/management/v1/common.proto\x1a\x1ccms/options/v1/options.proto\"~\n" +
+	"\x1fcms/management/v1/promote.proto\x12\x11cms.management.v1\x1a\x1ecms/management/v1/common.proto\x1a\x1ccms/options/v1/options.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"~\n" +
 	"\x14GetBranchDiffRequest\x12\x16\n" +
 	"\x06branch\x18\x01 \x01(\tR\x06branch\x12\x17\n" +
 	"\x04take\x18\x02 \x01(\x05H\x00R\x04take\x88\x01\x01\x12\x1f\n" +
@@ -725,6 +813,17 @@ const file_cms_management_v1_promote_proto_rawDesc = "" +
 	"\vtransaction\x18\x02 \x01(\x03R\vtransaction\x12\x1d\n" +
 	"\acomment\x18\x03 \x01(\tH\x00R\acomment\x88\x01\x01B\n" +
 	"\n" +
+	"\b_comment\"\xd7\x01\n" +
+	"\x16ScheduleReleaseRequest\x12\x16\n" +
+	"\x06branch\x18\x01 \x01(\tR\x06branch\x12*\n" +
+	"\x02at\x18\x02 \x01(\v2\x1a.google.protobuf.TimestampR\x02at\x12\x1d\n" +
+	"\n" +
+	"object_ids\x18\x03 \x03(\tR\tobjectIds\x12!\n" +
+	"\tconflicts\x18\x04 \x01(\tH\x00R\tconflicts\x88\x01\x01\x12\x1d\n" +
+	"\acomment\x18\x05 \x01(\tH\x01R\acomment\x88\x01\x01B\f\n" +
+	"\n" +
+	"_conflictsB\n" +
+	"\n" +
 	"\b_commentBHZFgithub.com/cmsplatform/cms/proto/gen/go/cms/management/v1;managementv1b\x06proto3"
 
 var (
@@ -739,7 +838,7 @@ func file_cms_management_v1_promote_proto_rawDescGZIP() []byte {
 	return file_cms_management_v1_promote_proto_rawDescData
 }
 
-var file_cms_management_v1_promote_proto_msgTypes = make([]protoimpl.MessageInfo, 7)
+var file_cms_management_v1_promote_proto_msgTypes = make([]protoimpl.MessageInfo, 8)
 var file_cms_management_v1_promote_proto_goTypes = []any{
 	(*GetBranchDiffRequest)(nil),     // 0: cms.management.v1.GetBranchDiffRequest
 	(*BranchDiff)(nil),               // 1: cms.management.v1.BranchDiff
@@ -748,22 +847,25 @@ var file_cms_management_v1_promote_proto_goTypes = []any{
 	(*PromoteBranchRequest)(nil),     // 4: cms.management.v1.PromoteBranchRequest
 	(*PromoteBranchResponse)(nil),    // 5: cms.management.v1.PromoteBranchResponse
 	(*RevertTransactionRequest)(nil), // 6: cms.management.v1.RevertTransactionRequest
-	(*CmsValue)(nil),                 // 7: cms.management.v1.CmsValue
-	(*CmsTransaction)(nil),           // 8: cms.management.v1.CmsTransaction
+	(*ScheduleReleaseRequest)(nil),   // 7: cms.management.v1.ScheduleReleaseRequest
+	(*CmsValue)(nil),                 // 8: cms.management.v1.CmsValue
+	(*CmsTransaction)(nil),           // 9: cms.management.v1.CmsTransaction
+	(*timestamppb.Timestamp)(nil),    // 10: google.protobuf.Timestamp
 }
 var file_cms_management_v1_promote_proto_depIdxs = []int32{
-	2, // 0: cms.management.v1.BranchDiff.objects:type_name -> cms.management.v1.ObjectDiff
-	3, // 1: cms.management.v1.ObjectDiff.changes:type_name -> cms.management.v1.ValueDiff
-	7, // 2: cms.management.v1.ValueDiff.values:type_name -> cms.management.v1.CmsValue
-	7, // 3: cms.management.v1.ValueDiff.base_values:type_name -> cms.management.v1.CmsValue
-	7, // 4: cms.management.v1.ValueDiff.parent_values:type_name -> cms.management.v1.CmsValue
-	2, // 5: cms.management.v1.PromoteBranchResponse.conflicts:type_name -> cms.management.v1.ObjectDiff
-	8, // 6: cms.management.v1.PromoteBranchResponse.transaction:type_name -> cms.management.v1.CmsTransaction
-	7, // [7:7] is the sub-list for method output_type
-	7, // [7:7] is the sub-list for method input_type
-	7, // [7:7] is the sub-list for extension type_name
-	7, // [7:7] is the sub-list for extension extendee
-	0, // [0:7] is the sub-list for field type_name
+	2,  // 0: cms.management.v1.BranchDiff.objects:type_name -> cms.management.v1.ObjectDiff
+	3,  // 1: cms.management.v1.ObjectDiff.changes:type_name -> cms.management.v1.ValueDiff
+	8,  // 2: cms.management.v1.ValueDiff.values:type_name -> cms.management.v1.CmsValue
+	8,  // 3: cms.management.v1.ValueDiff.base_values:type_name -> cms.management.v1.CmsValue
+	8,  // 4: cms.management.v1.ValueDiff.parent_values:type_name -> cms.management.v1.CmsValue
+	2,  // 5: cms.management.v1.PromoteBranchResponse.conflicts:type_name -> cms.management.v1.ObjectDiff
+	9,  // 6: cms.management.v1.PromoteBranchResponse.transaction:type_name -> cms.management.v1.CmsTransaction
+	10, // 7: cms.management.v1.ScheduleReleaseRequest.at:type_name -> google.protobuf.Timestamp
+	8,  // [8:8] is the sub-list for method output_type
+	8,  // [8:8] is the sub-list for method input_type
+	8,  // [8:8] is the sub-list for extension type_name
+	8,  // [8:8] is the sub-list for extension extendee
+	0,  // [0:8] is the sub-list for field type_name
 }
 
 func init() { file_cms_management_v1_promote_proto_init() }
@@ -777,13 +879,14 @@ func file_cms_management_v1_promote_proto_init() {
 	file_cms_management_v1_promote_proto_msgTypes[2].OneofWrappers = []any{}
 	file_cms_management_v1_promote_proto_msgTypes[4].OneofWrappers = []any{}
 	file_cms_management_v1_promote_proto_msgTypes[6].OneofWrappers = []any{}
+	file_cms_management_v1_promote_proto_msgTypes[7].OneofWrappers = []any{}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_cms_management_v1_promote_proto_rawDesc), len(file_cms_management_v1_promote_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   7,
+			NumMessages:   8,
 			NumExtensions: 0,
 			NumServices:   0,
 		},

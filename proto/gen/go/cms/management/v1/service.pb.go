@@ -28,7 +28,7 @@ var File_cms_management_v1_service_proto protoreflect.FileDescriptor
 
 const file_cms_management_v1_service_proto_rawDesc = "" +
 	"\n" +
-	"\x1fcms/management/v1/service.proto\x12\x11cms.management.v1\x1a\x1fcms/management/v1/account.proto\x1a cms/management/v1/branches.proto\x1a\x1fcms/management/v1/codegen.proto\x1a cms/management/v1/comments.proto\x1a\x1ecms/management/v1/common.proto\x1a\x1fcms/management/v1/history.proto\x1a\x1ccms/management/v1/jobs.proto\x1a\x1fcms/management/v1/objects.proto\x1a\x1fcms/management/v1/promote.proto\x1a\x1ecms/management/v1/tokens.proto\x1a%cms/management/v1/typed_objects.proto\x1a\x1fcms/management/v1/uploads.proto\x1a\x1dcms/management/v1/users.proto\x1a cms/management/v1/webhooks.proto\x1a\x1ccms/options/v1/options.proto\x1a\x1cgoogle/api/annotations.proto\x1a\x1bgoogle/protobuf/empty.proto\x1a.protoc-gen-openapiv2/options/annotations.proto2\x93@\n" +
+	"\x1fcms/management/v1/service.proto\x12\x11cms.management.v1\x1a\x1fcms/management/v1/account.proto\x1a cms/management/v1/branches.proto\x1a\x1fcms/management/v1/codegen.proto\x1a cms/management/v1/comments.proto\x1a\x1ecms/management/v1/common.proto\x1a\x1fcms/management/v1/history.proto\x1a\x1ccms/management/v1/jobs.proto\x1a\x1fcms/management/v1/objects.proto\x1a\x1fcms/management/v1/promote.proto\x1a\x1ecms/management/v1/tokens.proto\x1a%cms/management/v1/typed_objects.proto\x1a\x1fcms/management/v1/uploads.proto\x1a\x1dcms/management/v1/users.proto\x1a cms/management/v1/webhooks.proto\x1a\x1ccms/options/v1/options.proto\x1a\x1cgoogle/api/annotations.proto\x1a\x1bgoogle/protobuf/empty.proto\x1a.protoc-gen-openapiv2/options/annotations.proto2\xc6A\n" +
 	"\x11ManagementService\x12\x90\x01\n" +
 	"\vGetBranches\x12%.cms.management.v1.GetBranchesRequest\x1a .cms.management.v1.CmsObjectList\"8\xea\xf9\x18\x0fCms_GetBranches\xfa\xf9\x18\x04\b\x01H\x01\x82\xd3\xe4\x93\x02\x17\x12\x15/apis/cms/v1/branches\x12\x92\x01\n" +
 	"\fCreateBranch\x12&.cms.management.v1.CreateBranchRequest\x1a\x1c.cms.management.v1.CmsObject\"<\xea\xf9\x18\x10Cms_CreateBranch\xfa\xf9\x18\x04\b\x03 \x01\x82\xd3\xe4\x93\x02\x1a:\x01*\"\x15/apis/cms/v1/branches\x12\x8d\x01\n" +
@@ -99,7 +99,9 @@ const file_cms_management_v1_service_proto_rawDesc = "" +
 	"\rPromoteBranch\x12'.cms.management.v1.PromoteBranchRequest\x1a(.cms.management.v1.PromoteBranchResponse\"T\xea\xf9\x18\x11Cms_PromoteBranch\xfa\xf9\x18\n" +
 	"\b\x03\x12\x06branch\x82\xd3\xe4\x93\x02+:\x01*\"&/apis/cms/v1/branches/{branch}/promote\x12\xde\x01\n" +
 	"\x11RevertTransaction\x12+.cms.management.v1.RevertTransactionRequest\x1a(.cms.management.v1.RevertObjectsResponse\"r\xea\xf9\x18\x15Cms_RevertTransaction\xfa\xf9\x18\n" +
-	"\b\x03\x12\x06branch\x82\xd3\xe4\x93\x02E:\x01*\"@/apis/cms/v1/branches/{branch}/transactions/{transaction}/revert\x12\x8d\x01\n" +
+	"\b\x03\x12\x06branch\x82\xd3\xe4\x93\x02E:\x01*\"@/apis/cms/v1/branches/{branch}/transactions/{transaction}/revert\x12\xb0\x01\n" +
+	"\x0fScheduleRelease\x12).cms.management.v1.ScheduleReleaseRequest\x1a\x19.cms.management.v1.CmsJob\"W\xea\xf9\x18\x13Cms_ScheduleRelease\xfa\xf9\x18\n" +
+	"\b\x03\x12\x06branch\x82\xd3\xe4\x93\x02,:\x01*\"'/apis/cms/v1/branches/{branch}/schedule\x12\x8d\x01\n" +
 	"\n" +
 	"IssueToken\x12$.cms.management.v1.IssueTokenRequest\x1a\x1c.cms.management.v1.AuthToken\";\xea\xf9\x18\x0fAuth_IssueToken\xfa\xf9\x18\x02\b\x05\x82\xd3\xe4\x93\x02\x1c:\x01*\"\x17/apis/cms/v1/auth/token\x12\x93\x01\n" +
 	"\n" +
@@ -159,40 +161,41 @@ var file_cms_management_v1_service_proto_goTypes = []any{
 	(*GetBranchDiffRequest)(nil),        // 39: cms.management.v1.GetBranchDiffRequest
 	(*PromoteBranchRequest)(nil),        // 40: cms.management.v1.PromoteBranchRequest
 	(*RevertTransactionRequest)(nil),    // 41: cms.management.v1.RevertTransactionRequest
-	(*IssueTokenRequest)(nil),           // 42: cms.management.v1.IssueTokenRequest
-	(*RenewTokenRequest)(nil),           // 43: cms.management.v1.RenewTokenRequest
-	(*LogoutRequest)(nil),               // 44: cms.management.v1.LogoutRequest
-	(*GetAccountRequest)(nil),           // 45: cms.management.v1.GetAccountRequest
-	(*ChangePasswordRequest)(nil),       // 46: cms.management.v1.ChangePasswordRequest
-	(*CmsObjectList)(nil),               // 47: cms.management.v1.CmsObjectList
-	(*CmsObject)(nil),                   // 48: cms.management.v1.CmsObject
-	(*UpdateBranchResponse)(nil),        // 49: cms.management.v1.UpdateBranchResponse
-	(*DeleteBranchResponse)(nil),        // 50: cms.management.v1.DeleteBranchResponse
-	(*GeneratedCode)(nil),               // 51: cms.management.v1.GeneratedCode
-	(*CmsComment)(nil),                  // 52: cms.management.v1.CmsComment
-	(*CmsCommentList)(nil),              // 53: cms.management.v1.CmsCommentList
-	(*emptypb.Empty)(nil),               // 54: google.protobuf.Empty
-	(*FileUploadResult)(nil),            // 55: cms.management.v1.FileUploadResult
-	(*CmsJob)(nil),                      // 56: cms.management.v1.CmsJob
-	(*CmsJobList)(nil),                  // 57: cms.management.v1.CmsJobList
-	(*JobMetricsList)(nil),              // 58: cms.management.v1.JobMetricsList
-	(*JobProgress)(nil),                 // 59: cms.management.v1.JobProgress
-	(*JobObjectIds)(nil),                // 60: cms.management.v1.JobObjectIds
-	(*JobArtifactList)(nil),             // 61: cms.management.v1.JobArtifactList
-	(*JobInputUploadResult)(nil),        // 62: cms.management.v1.JobInputUploadResult
-	(*CreateObjectsResponse)(nil),       // 63: cms.management.v1.CreateObjectsResponse
-	(*UpdateObjectsResponse)(nil),       // 64: cms.management.v1.UpdateObjectsResponse
-	(*DeleteObjectsResponse)(nil),       // 65: cms.management.v1.DeleteObjectsResponse
-	(*WebhookAttemptList)(nil),          // 66: cms.management.v1.WebhookAttemptList
-	(*WebhookAttempt)(nil),              // 67: cms.management.v1.WebhookAttempt
-	(*ObjectHistory)(nil),               // 68: cms.management.v1.ObjectHistory
-	(*RevertObjectsResponse)(nil),       // 69: cms.management.v1.RevertObjectsResponse
-	(*BranchDiff)(nil),                  // 70: cms.management.v1.BranchDiff
-	(*PromoteBranchResponse)(nil),       // 71: cms.management.v1.PromoteBranchResponse
-	(*AuthToken)(nil),                   // 72: cms.management.v1.AuthToken
-	(*LogoutResponse)(nil),              // 73: cms.management.v1.LogoutResponse
-	(*Account)(nil),                     // 74: cms.management.v1.Account
-	(*ChangePasswordResponse)(nil),      // 75: cms.management.v1.ChangePasswordResponse
+	(*ScheduleReleaseRequest)(nil),      // 42: cms.management.v1.ScheduleReleaseRequest
+	(*IssueTokenRequest)(nil),           // 43: cms.management.v1.IssueTokenRequest
+	(*RenewTokenRequest)(nil),           // 44: cms.management.v1.RenewTokenRequest
+	(*LogoutRequest)(nil),               // 45: cms.management.v1.LogoutRequest
+	(*GetAccountRequest)(nil),           // 46: cms.management.v1.GetAccountRequest
+	(*ChangePasswordRequest)(nil),       // 47: cms.management.v1.ChangePasswordRequest
+	(*CmsObjectList)(nil),               // 48: cms.management.v1.CmsObjectList
+	(*CmsObject)(nil),                   // 49: cms.management.v1.CmsObject
+	(*UpdateBranchResponse)(nil),        // 50: cms.management.v1.UpdateBranchResponse
+	(*DeleteBranchResponse)(nil),        // 51: cms.management.v1.DeleteBranchResponse
+	(*GeneratedCode)(nil),               // 52: cms.management.v1.GeneratedCode
+	(*CmsComment)(nil),                  // 53: cms.management.v1.CmsComment
+	(*CmsCommentList)(nil),              // 54: cms.management.v1.CmsCommentList
+	(*emptypb.Empty)(nil),               // 55: google.protobuf.Empty
+	(*FileUploadResult)(nil),            // 56: cms.management.v1.FileUploadResult
+	(*CmsJob)(nil),                      // 57: cms.management.v1.CmsJob
+	(*CmsJobList)(nil),                  // 58: cms.management.v1.CmsJobList
+	(*JobMetricsList)(nil),              // 59: cms.management.v1.JobMetricsList
+	(*JobProgress)(nil),                 // 60: cms.management.v1.JobProgress
+	(*JobObjectIds)(nil),                // 61: cms.management.v1.JobObjectIds
+	(*JobArtifactList)(nil),             // 62: cms.management.v1.JobArtifactList
+	(*JobInputUploadResult)(nil),        // 63: cms.management.v1.JobInputUploadResult
+	(*CreateObjectsResponse)(nil),       // 64: cms.management.v1.CreateObjectsResponse
+	(*UpdateObjectsResponse)(nil),       // 65: cms.management.v1.UpdateObjectsResponse
+	(*DeleteObjectsResponse)(nil),       // 66: cms.management.v1.DeleteObjectsResponse
+	(*WebhookAttemptList)(nil),          // 67: cms.management.v1.WebhookAttemptList
+	(*WebhookAttempt)(nil),              // 68: cms.management.v1.WebhookAttempt
+	(*ObjectHistory)(nil),               // 69: cms.management.v1.ObjectHistory
+	(*RevertObjectsResponse)(nil),       // 70: cms.management.v1.RevertObjectsResponse
+	(*BranchDiff)(nil),                  // 71: cms.management.v1.BranchDiff
+	(*PromoteBranchResponse)(nil),       // 72: cms.management.v1.PromoteBranchResponse
+	(*AuthToken)(nil),                   // 73: cms.management.v1.AuthToken
+	(*LogoutResponse)(nil),              // 74: cms.management.v1.LogoutResponse
+	(*Account)(nil),                     // 75: cms.management.v1.Account
+	(*ChangePasswordResponse)(nil),      // 76: cms.management.v1.ChangePasswordResponse
 }
 var file_cms_management_v1_service_proto_depIdxs = []int32{
 	0,  // 0: cms.management.v1.ManagementService.GetBranches:input_type -> cms.management.v1.GetBranchesRequest
@@ -237,60 +240,62 @@ var file_cms_management_v1_service_proto_depIdxs = []int32{
 	39, // 39: cms.management.v1.ManagementService.GetBranchDiff:input_type -> cms.management.v1.GetBranchDiffRequest
 	40, // 40: cms.management.v1.ManagementService.PromoteBranch:input_type -> cms.management.v1.PromoteBranchRequest
 	41, // 41: cms.management.v1.ManagementService.RevertTransaction:input_type -> cms.management.v1.RevertTransactionRequest
-	42, // 42: cms.management.v1.ManagementService.IssueToken:input_type -> cms.management.v1.IssueTokenRequest
-	43, // 43: cms.management.v1.ManagementService.RenewToken:input_type -> cms.management.v1.RenewTokenRequest
-	44, // 44: cms.management.v1.ManagementService.Logout:input_type -> cms.management.v1.LogoutRequest
-	45, // 45: cms.management.v1.ManagementService.GetAccount:input_type -> cms.management.v1.GetAccountRequest
-	46, // 46: cms.management.v1.ManagementService.ChangePassword:input_type -> cms.management.v1.ChangePasswordRequest
-	47, // 47: cms.management.v1.ManagementService.GetBranches:output_type -> cms.management.v1.CmsObjectList
-	48, // 48: cms.management.v1.ManagementService.CreateBranch:output_type -> cms.management.v1.CmsObject
-	48, // 49: cms.management.v1.ManagementService.GetBranch:output_type -> cms.management.v1.CmsObject
-	49, // 50: cms.management.v1.ManagementService.UpdateBranch:output_type -> cms.management.v1.UpdateBranchResponse
-	50, // 51: cms.management.v1.ManagementService.DeleteBranch:output_type -> cms.management.v1.DeleteBranchResponse
-	51, // 52: cms.management.v1.ManagementService.GetCSharpClasses:output_type -> cms.management.v1.GeneratedCode
-	51, // 53: cms.management.v1.ManagementService.GetCSharpClass:output_type -> cms.management.v1.GeneratedCode
-	48, // 54: cms.management.v1.ManagementService.GetUserDisplayName:output_type -> cms.management.v1.CmsObject
-	52, // 55: cms.management.v1.ManagementService.CreateComment:output_type -> cms.management.v1.CmsComment
-	53, // 56: cms.management.v1.ManagementService.GetComments:output_type -> cms.management.v1.CmsCommentList
-	52, // 57: cms.management.v1.ManagementService.GetComment:output_type -> cms.management.v1.CmsComment
-	54, // 58: cms.management.v1.ManagementService.DeleteComment:output_type -> google.protobuf.Empty
-	54, // 59: cms.management.v1.ManagementService.UpdateComment:output_type -> google.protobuf.Empty
-	55, // 60: cms.management.v1.ManagementService.StartUpload:output_type -> cms.management.v1.FileUploadResult
-	55, // 61: cms.management.v1.ManagementService.ContinueUpload:output_type -> cms.management.v1.FileUploadResult
-	54, // 62: cms.management.v1.ManagementService.DeleteTempFile:output_type -> google.protobuf.Empty
-	56, // 63: cms.management.v1.ManagementService.CreateJob:output_type -> cms.management.v1.CmsJob
-	57, // 64: cms.management.v1.ManagementService.GetJobs:output_type -> cms.management.v1.CmsJobList
-	56, // 65: cms.management.v1.ManagementService.GetJob:output_type -> cms.management.v1.CmsJob
-	54, // 66: cms.management.v1.ManagementService.UpdateJob:output_type -> google.protobuf.Empty
-	54, // 67: cms.management.v1.ManagementService.DeleteJob:output_type -> google.protobuf.Empty
-	58, // 68: cms.management.v1.ManagementService.GetJobMetrics:output_type -> cms.management.v1.JobMetricsList
-	59, // 69: cms.management.v1.ManagementService.GetJobProgress:output_type -> cms.management.v1.JobProgress
-	60, // 70: cms.management.v1.ManagementService.GetJobObjectIds:output_type -> cms.management.v1.JobObjectIds
-	61, // 71: cms.management.v1.ManagementService.GetJobArtifacts:output_type -> cms.management.v1.JobArtifactList
-	62, // 72: cms.management.v1.ManagementService.JobInputUpload:output_type -> cms.management.v1.JobInputUploadResult
-	62, // 73: cms.management.v1.ManagementService.JobInputContinue:output_type -> cms.management.v1.JobInputUploadResult
-	54, // 74: cms.management.v1.ManagementService.JobInputCancel:output_type -> google.protobuf.Empty
-	48, // 75: cms.management.v1.ManagementService.GetObject:output_type -> cms.management.v1.CmsObject
-	47, // 76: cms.management.v1.ManagementService.GetObjects:output_type -> cms.management.v1.CmsObjectList
-	63, // 77: cms.management.v1.ManagementService.CreateObjects:output_type -> cms.management.v1.CreateObjectsResponse
-	64, // 78: cms.management.v1.ManagementService.UpdateObjects:output_type -> cms.management.v1.UpdateObjectsResponse
-	65, // 79: cms.management.v1.ManagementService.DeleteObjects:output_type -> cms.management.v1.DeleteObjectsResponse
-	47, // 80: cms.management.v1.ManagementService.GetTypedObjects:output_type -> cms.management.v1.CmsObjectList
-	66, // 81: cms.management.v1.ManagementService.GetWebhookDeliveries:output_type -> cms.management.v1.WebhookAttemptList
-	67, // 82: cms.management.v1.ManagementService.SendTestDelivery:output_type -> cms.management.v1.WebhookAttempt
-	68, // 83: cms.management.v1.ManagementService.GetObjectHistory:output_type -> cms.management.v1.ObjectHistory
-	69, // 84: cms.management.v1.ManagementService.RevertObject:output_type -> cms.management.v1.RevertObjectsResponse
-	69, // 85: cms.management.v1.ManagementService.RevertObjects:output_type -> cms.management.v1.RevertObjectsResponse
-	70, // 86: cms.management.v1.ManagementService.GetBranchDiff:output_type -> cms.management.v1.BranchDiff
-	71, // 87: cms.management.v1.ManagementService.PromoteBranch:output_type -> cms.management.v1.PromoteBranchResponse
-	69, // 88: cms.management.v1.ManagementService.RevertTransaction:output_type -> cms.management.v1.RevertObjectsResponse
-	72, // 89: cms.management.v1.ManagementService.IssueToken:output_type -> cms.management.v1.AuthToken
-	72, // 90: cms.management.v1.ManagementService.RenewToken:output_type -> cms.management.v1.AuthToken
-	73, // 91: cms.management.v1.ManagementService.Logout:output_type -> cms.management.v1.LogoutResponse
-	74, // 92: cms.management.v1.ManagementService.GetAccount:output_type -> cms.management.v1.Account
-	75, // 93: cms.management.v1.ManagementService.ChangePassword:output_type -> cms.management.v1.ChangePasswordResponse
-	47, // [47:94] is the sub-list for method output_type
-	0,  // [0:47] is the sub-list for method input_type
+	42, // 42: cms.management.v1.ManagementService.ScheduleRelease:input_type -> cms.management.v1.ScheduleReleaseRequest
+	43, // 43: cms.management.v1.ManagementService.IssueToken:input_type -> cms.management.v1.IssueTokenRequest
+	44, // 44: cms.management.v1.ManagementService.RenewToken:input_type -> cms.management.v1.RenewTokenRequest
+	45, // 45: cms.management.v1.ManagementService.Logout:input_type -> cms.management.v1.LogoutRequest
+	46, // 46: cms.management.v1.ManagementService.GetAccount:input_type -> cms.management.v1.GetAccountRequest
+	47, // 47: cms.management.v1.ManagementService.ChangePassword:input_type -> cms.management.v1.ChangePasswordRequest
+	48, // 48: cms.management.v1.ManagementService.GetBranches:output_type -> cms.management.v1.CmsObjectList
+	49, // 49: cms.management.v1.ManagementService.CreateBranch:output_type -> cms.management.v1.CmsObject
+	49, // 50: cms.management.v1.ManagementService.GetBranch:output_type -> cms.management.v1.CmsObject
+	50, // 51: cms.management.v1.ManagementService.UpdateBranch:output_type -> cms.management.v1.UpdateBranchResponse
+	51, // 52: cms.management.v1.ManagementService.DeleteBranch:output_type -> cms.management.v1.DeleteBranchResponse
+	52, // 53: cms.management.v1.ManagementService.GetCSharpClasses:output_type -> cms.management.v1.GeneratedCode
+	52, // 54: cms.management.v1.ManagementService.GetCSharpClass:output_type -> cms.management.v1.GeneratedCode
+	49, // 55: cms.management.v1.ManagementService.GetUserDisplayName:output_type -> cms.management.v1.CmsObject
+	53, // 56: cms.management.v1.ManagementService.CreateComment:output_type -> cms.management.v1.CmsComment
+	54, // 57: cms.management.v1.ManagementService.GetComments:output_type -> cms.management.v1.CmsCommentList
+	53, // 58: cms.management.v1.ManagementService.GetComment:output_type -> cms.management.v1.CmsComment
+	55, // 59: cms.management.v1.ManagementService.DeleteComment:output_type -> google.protobuf.Empty
+	55, // 60: cms.management.v1.ManagementService.UpdateComment:output_type -> google.protobuf.Empty
+	56, // 61: cms.management.v1.ManagementService.StartUpload:output_type -> cms.management.v1.FileUploadResult
+	56, // 62: cms.management.v1.ManagementService.ContinueUpload:output_type -> cms.management.v1.FileUploadResult
+	55, // 63: cms.management.v1.ManagementService.DeleteTempFile:output_type -> google.protobuf.Empty
+	57, // 64: cms.management.v1.ManagementService.CreateJob:output_type -> cms.management.v1.CmsJob
+	58, // 65: cms.management.v1.ManagementService.GetJobs:output_type -> cms.management.v1.CmsJobList
+	57, // 66: cms.management.v1.ManagementService.GetJob:output_type -> cms.management.v1.CmsJob
+	55, // 67: cms.management.v1.ManagementService.UpdateJob:output_type -> google.protobuf.Empty
+	55, // 68: cms.management.v1.ManagementService.DeleteJob:output_type -> google.protobuf.Empty
+	59, // 69: cms.management.v1.ManagementService.GetJobMetrics:output_type -> cms.management.v1.JobMetricsList
+	60, // 70: cms.management.v1.ManagementService.GetJobProgress:output_type -> cms.management.v1.JobProgress
+	61, // 71: cms.management.v1.ManagementService.GetJobObjectIds:output_type -> cms.management.v1.JobObjectIds
+	62, // 72: cms.management.v1.ManagementService.GetJobArtifacts:output_type -> cms.management.v1.JobArtifactList
+	63, // 73: cms.management.v1.ManagementService.JobInputUpload:output_type -> cms.management.v1.JobInputUploadResult
+	63, // 74: cms.management.v1.ManagementService.JobInputContinue:output_type -> cms.management.v1.JobInputUploadResult
+	55, // 75: cms.management.v1.ManagementService.JobInputCancel:output_type -> google.protobuf.Empty
+	49, // 76: cms.management.v1.ManagementService.GetObject:output_type -> cms.management.v1.CmsObject
+	48, // 77: cms.management.v1.ManagementService.GetObjects:output_type -> cms.management.v1.CmsObjectList
+	64, // 78: cms.management.v1.ManagementService.CreateObjects:output_type -> cms.management.v1.CreateObjectsResponse
+	65, // 79: cms.management.v1.ManagementService.UpdateObjects:output_type -> cms.management.v1.UpdateObjectsResponse
+	66, // 80: cms.management.v1.ManagementService.DeleteObjects:output_type -> cms.management.v1.DeleteObjectsResponse
+	48, // 81: cms.management.v1.ManagementService.GetTypedObjects:output_type -> cms.management.v1.CmsObjectList
+	67, // 82: cms.management.v1.ManagementService.GetWebhookDeliveries:output_type -> cms.management.v1.WebhookAttemptList
+	68, // 83: cms.management.v1.ManagementService.SendTestDelivery:output_type -> cms.management.v1.WebhookAttempt
+	69, // 84: cms.management.v1.ManagementService.GetObjectHistory:output_type -> cms.management.v1.ObjectHistory
+	70, // 85: cms.management.v1.ManagementService.RevertObject:output_type -> cms.management.v1.RevertObjectsResponse
+	70, // 86: cms.management.v1.ManagementService.RevertObjects:output_type -> cms.management.v1.RevertObjectsResponse
+	71, // 87: cms.management.v1.ManagementService.GetBranchDiff:output_type -> cms.management.v1.BranchDiff
+	72, // 88: cms.management.v1.ManagementService.PromoteBranch:output_type -> cms.management.v1.PromoteBranchResponse
+	70, // 89: cms.management.v1.ManagementService.RevertTransaction:output_type -> cms.management.v1.RevertObjectsResponse
+	57, // 90: cms.management.v1.ManagementService.ScheduleRelease:output_type -> cms.management.v1.CmsJob
+	73, // 91: cms.management.v1.ManagementService.IssueToken:output_type -> cms.management.v1.AuthToken
+	73, // 92: cms.management.v1.ManagementService.RenewToken:output_type -> cms.management.v1.AuthToken
+	74, // 93: cms.management.v1.ManagementService.Logout:output_type -> cms.management.v1.LogoutResponse
+	75, // 94: cms.management.v1.ManagementService.GetAccount:output_type -> cms.management.v1.Account
+	76, // 95: cms.management.v1.ManagementService.ChangePassword:output_type -> cms.management.v1.ChangePasswordResponse
+	48, // [48:96] is the sub-list for method output_type
+	0,  // [0:48] is the sub-list for method input_type
 	0,  // [0:0] is the sub-list for extension type_name
 	0,  // [0:0] is the sub-list for extension extendee
 	0,  // [0:0] is the sub-list for field type_name

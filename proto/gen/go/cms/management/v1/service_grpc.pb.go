@@ -62,6 +62,7 @@ const (
 	ManagementService_GetBranchDiff_FullMethodName        = "/cms.management.v1.ManagementService/GetBranchDiff"
 	ManagementService_PromoteBranch_FullMethodName        = "/cms.management.v1.ManagementService/PromoteBranch"
 	ManagementService_RevertTransaction_FullMethodName    = "/cms.management.v1.ManagementService/RevertTransaction"
+	ManagementService_ScheduleRelease_FullMethodName      = "/cms.management.v1.ManagementService/ScheduleRelease"
 	ManagementService_IssueToken_FullMethodName           = "/cms.management.v1.ManagementService/IssueToken"
 	ManagementService_RenewToken_FullMethodName           = "/cms.management.v1.ManagementService/RenewToken"
 	ManagementService_Logout_FullMethodName               = "/cms.management.v1.ManagementService/Logout"
@@ -184,6 +185,13 @@ type ManagementServiceClient interface {
 	// branch, as one new transaction (not a NovaDB operation,
 	// docs/branches.md); 400, 403, 404.
 	RevertTransaction(ctx context.Context, in *RevertTransactionRequest, opts ...grpc.CallOption) (*RevertObjectsResponse, error)
+	// ScheduleRelease starts a job of the built-in definition
+	// jobPromoteRelease (1205) that promotes the branch into its parent at the
+	// time given, once, and answers it (state 0 New, startAfter set); kill the
+	// job to cancel (not a NovaDB operation, docs/branches.md); needs a write
+	// grant on the parent too; 400, 403, 404, 413, 422 (the branch has a
+	// scheduled release already), 501 (no job component).
+	ScheduleRelease(ctx context.Context, in *ScheduleReleaseRequest, opts ...grpc.CallOption) (*CmsJob, error)
 	// IssueToken trades a user name and password (JSON body, or HTTP Basic
 	// credentials with an empty body) for a short-lived bearer token (not a
 	// NovaDB operation, README "Bearer tokens"); 400, 401 (wrong
@@ -652,6 +660,16 @@ func (c *managementServiceClient) RevertTransaction(ctx context.Context, in *Rev
 	return out, nil
 }
 
+func (c *managementServiceClient) ScheduleRelease(ctx context.Context, in *ScheduleReleaseRequest, opts ...grpc.CallOption) (*CmsJob, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(CmsJob)
+	err := c.cc.Invoke(ctx, ManagementService_ScheduleRelease_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 func (c *managementServiceClient) IssueToken(ctx context.Context, in *IssueTokenRequest, opts ...grpc.CallOption) (*AuthToken, error) {
 	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
 	out := new(AuthToken)
@@ -817,6 +835,13 @@ type ManagementServiceServer interface {
 	// branch, as one new transaction (not a NovaDB operation,
 	// docs/branches.md); 400, 403, 404.
 	RevertTransaction(context.Context, *RevertTransactionRequest) (*RevertObjectsResponse, error)
+	// ScheduleRelease starts a job of the built-in definition
+	// jobPromoteRelease (1205) that promotes the branch into its parent at the
+	// time given, once, and answers it (state 0 New, startAfter set); kill the
+	// job to cancel (not a NovaDB operation, docs/branches.md); needs a write
+	// grant on the parent too; 400, 403, 404, 413, 422 (the branch has a
+	// scheduled release already), 501 (no job component).
+	ScheduleRelease(context.Context, *ScheduleReleaseRequest) (*CmsJob, error)
 	// IssueToken trades a user name and password (JSON body, or HTTP Basic
 	// credentials with an empty body) for a short-lived bearer token (not a
 	// NovaDB operation, README "Bearer tokens"); 400, 401 (wrong
@@ -978,6 +1003,9 @@ func (UnimplementedManagementServiceServer) PromoteBranch(context.Context, *Prom
 }
 func (UnimplementedManagementServiceServer) RevertTransaction(context.Context, *RevertTransactionRequest) (*RevertObjectsResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method RevertTransaction not implemented")
+}
+func (UnimplementedManagementServiceServer) ScheduleRelease(context.Context, *ScheduleReleaseRequest) (*CmsJob, error) {
+	return nil, status.Error(codes.Unimplemented, "method ScheduleRelease not implemented")
 }
 func (UnimplementedManagementServiceServer) IssueToken(context.Context, *IssueTokenRequest) (*AuthToken, error) {
 	return nil, status.Error(codes.Unimplemented, "method IssueToken not implemented")
@@ -1727,6 +1755,24 @@ func _ManagementService_RevertTransaction_Handler(srv interface{}, ctx context.C
 	return interceptor(ctx, in, info, handler)
 }
 
+func _ManagementService_ScheduleRelease_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(ScheduleReleaseRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(ManagementServiceServer).ScheduleRelease(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: ManagementService_ScheduleRelease_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(ManagementServiceServer).ScheduleRelease(ctx, req.(*ScheduleReleaseRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 func _ManagementService_IssueToken_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
 	in := new(IssueTokenRequest)
 	if err := dec(in); err != nil {
@@ -1975,6 +2021,10 @@ var ManagementService_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "RevertTransaction",
 			Handler:    _ManagementService_RevertTransaction_Handler,
+		},
+		{
+			MethodName: "ScheduleRelease",
+			Handler:    _ManagementService_ScheduleRelease_Handler,
 		},
 		{
 			MethodName: "IssueToken",
