@@ -130,6 +130,7 @@ start_jaeger() {
 
 main() {
 	require_root
+	ensure_ci_user # run alone, not only from ci-services.sh
 	local t
 	t=$(now)
 	install_jaeger
