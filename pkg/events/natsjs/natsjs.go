@@ -209,7 +209,11 @@ func (b *Bus) Publish(ctx context.Context, e events.Event) error {
 	}
 	// A producer span of the caller's trace, whose context the message
 	// headers carry (replacing a traceparent the caller put there), so the
-	// consumers' spans join the trace under it.
+	// consumers' spans join the trace under it. Without a span in ctx, the
+	// trace context the caller put in the headers is the parent.
+	if !trace.SpanContextFromContext(ctx).IsValid() {
+		ctx = tracing.Extract(ctx, e.Headers)
+	}
 	ctx, span := tracing.Start(ctx, "nats publish "+e.Subject, trace.SpanKindProducer)
 	if span.IsRecording() {
 		span.SetAttributes(attribute.String("messaging.system", "nats"),

@@ -87,3 +87,29 @@ func TestPublishAndReceiveSpans(t *testing.T) {
 		t.Errorf("receive span %v..%v, want it to start when the stream stored the message (%v)", recv.StartTime, recv.EndTime, m.Published)
 	}
 }
+
+// TestPublishFollowsTheHeadersWithoutASpan: a Publish whose context has no
+// span (a relay publishing on behalf of a stored trace) makes its span a
+// child of the trace context the caller put in the headers.
+func TestPublishFollowsTheHeadersWithoutASpan(t *testing.T) {
+	exp := tracingtest.Record(t)
+	b, err := natsjs.NewEmbedded(t.Context(), natsjs.EmbeddedConfig{Dir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+	tid, sid := "4bf92f3577b34da6a3ce929d0e0e4736", "00f067aa0ba902b7"
+	if err := b.Publish(t.Context(), events.Event{Subject: "cms.changes.stored", MsgID: "s1",
+		Headers: map[string]string{"traceparent": "00-" + tid + "-" + sid + "-01"}}); err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range exp.GetSpans() {
+		if s.Name == "nats publish cms.changes.stored" {
+			if s.SpanContext.TraceID().String() != tid || s.Parent.SpanID().String() != sid {
+				t.Errorf("publish span in %s under %s, want in %s under %s", s.SpanContext.TraceID(), s.Parent.SpanID(), tid, sid)
+			}
+			return
+		}
+	}
+	t.Fatalf("no publish span among %d", len(exp.GetSpans()))
+}
