@@ -86,7 +86,7 @@ bench:
 fuzz:
 	./scripts/fuzz.sh
 
-## ci-services: install and start PostgreSQL, Redis, NATS and Elasticsearch (as root, idempotent)
+## ci-services: install and start PostgreSQL, Redis, NATS, Elasticsearch and Jaeger (as root, idempotent)
 ci-services:
 	./scripts/ci-services.sh
 

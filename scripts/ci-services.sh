@@ -2,7 +2,8 @@
 # Installs and starts the real components the integration tests use:
 # PostgreSQL, Redis, NATS (JetStream) and Elasticsearch, and installs the
 # compilers the code generator tests run (mcs, tsc), promtool for the shipped
-# alert rules, and the browser the
+# alert rules, Jaeger (an OTLP receiver the end-to-end trace test exports
+# to), and the browser the
 # browser test drives (Debian's chromium), on a fresh Debian 12
 # machine as root, without Docker. Idempotent: services that already answer
 # are left running, so a second run is a quick no-op. Downloads and binaries
@@ -10,13 +11,14 @@
 #
 # On success it writes an env file (CMS_CI_ENV_FILE, default
 # $CMS_CI_CACHE/env) with the CMS_*_URL variables, the compiler paths
-# (CMS_MCS, CMS_TSC) and the browser's (CMS_CHROMIUM) pkg/testenv reads:
+# (CMS_MCS, CMS_TSC), the browser's (CMS_CHROMIUM) and Jaeger's OTLP and
+# query addresses (CMS_OTLP_URL, CMS_JAEGER_QUERY_URL) pkg/testenv reads:
 #   sudo ./scripts/ci-services.sh && source /var/cache/cms-ci/env
 # If any component fails it exits non-zero and says which, so CI fails too.
 set -euo pipefail
 
 SCRIPT_DIR="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
-SERVICES=(browser compilers elasticsearch nats postgres promtool redis)
+SERVICES=(browser compilers elasticsearch jaeger nats postgres promtool redis)
 
 # Re-exec as root, keeping PATH: sudo's secure_path would otherwise hide the
 # Go and Java that CI set up.
@@ -57,6 +59,8 @@ write_env_file() {
 		export CMS_REDIS_URL='redis://127.0.0.1:6379/0'
 		export CMS_NATS_URL='nats://127.0.0.1:4222'
 		export CMS_ELASTICSEARCH_URL='http://127.0.0.1:9200'
+		export CMS_OTLP_URL='http://127.0.0.1:4318'
+		export CMS_JAEGER_QUERY_URL='http://127.0.0.1:16686'
 	EOF
 	printf "export CMS_MCS='%s'\nexport CMS_TSC='%s'\n" "$(command -v mcs)" \
 		"${CMS_CI_CACHE}/typescript/node_modules/.bin/tsc" >>"${tmp}"
@@ -75,8 +79,9 @@ main() {
 	rm -rf "${CMS_CI_STATE}/timings"
 	ensure_ci_user
 
-	# All at once: Elasticsearch's download and boot is the long pole, the
-	# NATS build is CPU-bound, the apt installs (mono-mcs, chromium,
+	# All at once: Elasticsearch's download and boot and Jaeger's build (the
+	# largest module graph here) are the long poles, the NATS build is
+	# CPU-bound, the apt installs (mono-mcs, chromium,
 	# PostgreSQL, Redis) serialise on a lock.
 	declare -A pids=()
 	for name in "${SERVICES[@]}"; do

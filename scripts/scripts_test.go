@@ -141,3 +141,43 @@ func TestTimedTestsExist(t *testing.T) {
 		}
 	}
 }
+
+// TestCIServicesStartsEveryComponent: ci-services.sh starts every service
+// script (all at once), and its env file names the addresses the tests
+// read for the components that serve one, Jaeger's OTLP receiver and query
+// service among them.
+func TestCIServicesStartsEveryComponent(t *testing.T) {
+	script := readFile(t, "ci-services.sh")
+	var list []string
+	for _, line := range strings.Split(script, "\n") {
+		if v, ok := strings.CutPrefix(line, "SERVICES=("); ok {
+			list = strings.Fields(strings.TrimSuffix(v, ")"))
+		}
+	}
+	files, err := filepath.Glob("services/*.sh")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range files {
+		name := strings.TrimSuffix(filepath.Base(f), ".sh")
+		if name == "lib" || name == "stop" {
+			continue
+		}
+		found := false
+		for _, s := range list {
+			found = found || s == name
+		}
+		if !found {
+			t.Errorf("ci-services.sh does not start %s (SERVICES=%v)", f, list)
+		}
+	}
+	for _, env := range []string{"CMS_POSTGRES_URL", "CMS_NATS_URL", "CMS_ELASTICSEARCH_URL", "CMS_REDIS_URL",
+		"CMS_OTLP_URL", "CMS_JAEGER_QUERY_URL"} {
+		if !strings.Contains(script, "export "+env+"=") {
+			t.Errorf("the env file ci-services.sh writes lacks %s", env)
+		}
+	}
+	if !strings.Contains(script, `run_service "${name}" &`) {
+		t.Error("ci-services.sh no longer starts the components in parallel")
+	}
+}

@@ -1,5 +1,6 @@
 // Package testenv gives integration tests the addresses of the real components
-// (PostgreSQL, NATS, Elasticsearch, Redis) that scripts/ci-services.sh starts.
+// (PostgreSQL, NATS, Elasticsearch, Redis, and Jaeger as the OTLP receiver
+// of traces) that scripts/ci-services.sh starts.
 //
 // Locally, a test whose component is not configured is skipped with a message
 // that says how to start it. Under CI (the CI environment variable is set) the
@@ -18,7 +19,20 @@ const (
 	NATSURL          = "CMS_NATS_URL"
 	ElasticsearchURL = "CMS_ELASTICSEARCH_URL"
 	RedisURL         = "CMS_REDIS_URL"
+	// OTLPURL is the base URL of an OTLP/HTTP receiver of traces (Jaeger's,
+	// scripts/services/jaeger.sh): the value of OTEL_EXPORTER_OTLP_ENDPOINT.
+	OTLPURL = "CMS_OTLP_URL"
+	// JaegerQueryURL is the base URL of the Jaeger query service that reads
+	// back what was exported to OTLPURL.
+	JaegerQueryURL = "CMS_JAEGER_QUERY_URL"
 )
+
+// urlHints say more about a component than the default message does.
+var urlHints = map[string]string{
+	OTLPURL: "the traces go to Jaeger, which `sudo bash scripts/services/jaeger.sh` builds and starts alone: " +
+		"then CMS_OTLP_URL=http://127.0.0.1:4318 CMS_JAEGER_QUERY_URL=http://127.0.0.1:16686",
+	JaegerQueryURL: "Jaeger's query service, started by `sudo bash scripts/services/jaeger.sh`",
+}
 
 // URL returns the value of the environment variable name. When it is unset the
 // test is skipped, or fails when the CI environment variable is set.
@@ -29,6 +43,9 @@ func URL(t testing.TB, name string) string {
 	}
 	msg := name + " is not set: this integration test needs the real component. " +
 		"Start it with `sudo ./scripts/ci-services.sh` and source the env file it prints"
+	if hint := urlHints[name]; hint != "" {
+		msg += " (" + hint + ")"
+	}
 	if InCI() {
 		t.Fatalf("%s (CI=%q: integration tests must run in CI, not skip)", msg, os.Getenv("CI"))
 	}

@@ -100,6 +100,26 @@ func Start(ctx context.Context, name string, kind trace.SpanKind) (context.Conte
 	return otel.Tracer(instrumentation).Start(ctx, name, trace.WithSpanKind(kind))
 }
 
+// StartWith is Start with further options: links (a batch linking the
+// spans of its messages), a start time (a message's time in the stream).
+func StartWith(ctx context.Context, name string, kind trace.SpanKind, opts ...trace.SpanStartOption) (context.Context, trace.Span) {
+	return otel.Tracer(instrumentation).Start(ctx, name, append(opts, trace.WithSpanKind(kind))...)
+}
+
+// Recording reports whether ctx's span records (tracing on and the trace
+// sampled): a caller that would start a span only to describe work inside
+// a recorded trace can skip it otherwise.
+func Recording(ctx context.Context) bool { return trace.SpanFromContext(ctx).IsRecording() }
+
+// SpanContextOf returns the span context of the trace context in h
+// (message headers), invalid when h carries none.
+func SpanContextOf(h map[string]string) trace.SpanContext {
+	if len(h) == 0 {
+		return trace.SpanContext{}
+	}
+	return trace.SpanContextFromContext(Extract(context.Background(), h))
+}
+
 // End ends span, marked failed with err's text when err is not nil.
 func End(span trace.Span, err error) {
 	if err != nil {

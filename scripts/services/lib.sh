@@ -155,3 +155,45 @@ go_install() {
 		rm -rf "${gotmp}"
 	fi
 }
+
+# go_build_module MODULE@VERSION PKG OUT builds package PKG (relative to the
+# module's root, e.g. ./cmd/jaeger) of a module that `go install pkg@version`
+# refuses because its go.mod has replace directives (Jaeger): it downloads the
+# module, builds in a writable copy of it (the module cache is read-only and
+# -mod=mod may add go.sum lines) and writes the binary to OUT. Caches as in
+# go_install: private ones under sudo, dropped afterwards.
+go_build_module() {
+	local modver=$1 pkg=$2 out=$3 go gotmp="" goenv=() dir src
+	go=$(find_go)
+	if [[ -n ${SUDO_USER:-} && ${SUDO_USER} != root ]]; then
+		gotmp="${CMS_CI_CACHE}/go-$$"
+		goenv=(GOCACHE="${gotmp}/build" GOMODCACHE="${gotmp}/mod")
+	fi
+	log "go build ${modver} ${pkg} with $(${go} version | awk '{print $3}')"
+	# -json prints the extracted module's directory; outside any module and
+	# workspace, as for go_install.
+	dir=$(cd / && env -u GOFLAGS GOWORK=off "${goenv[@]}" "${go}" mod download -json "${modver}" |
+		sed -n 's/^[[:space:]]*"Dir": "\(.*\)",\{0,1\}$/\1/p') || true
+	[[ -n ${dir} && -d ${dir} ]] || die "go mod download ${modver} failed"
+	# One directory per module, emptied first: a build killed halfway left
+	# its copy there.
+	src="${CMS_CI_CACHE}/gobuild/$(basename "${modver%@*}")"
+	rm -rf "${src}"
+	mkdir -p "${src}"
+	cp -R "${dir}/." "${src}"
+	chmod -R u+w "${src}"
+	mkdir -p "$(dirname "${out}")"
+	# The module's own go.mod decides (GOWORK=off); GOTOOLCHAIN=local keeps
+	# the Go we have instead of fetching the newer toolchain go.mod may name.
+	(cd "${src}" && env GOWORK=off GOFLAGS=-mod=mod GOTOOLCHAIN=local CGO_ENABLED=0 \
+		"${goenv[@]}" "${go}" build -trimpath -o "${out}.tmp" "${pkg}") || {
+		rm -rf "${src}"
+		die "go build ${modver} ${pkg} failed"
+	}
+	mv "${out}.tmp" "${out}"
+	rm -rf "${src}"
+	if [[ -n ${gotmp} ]]; then
+		env "${goenv[@]}" "${go}" clean -cache -modcache
+		rm -rf "${gotmp}"
+	fi
+}

@@ -26,6 +26,7 @@ stop_pidfile() {
 main() {
 	require_root
 	stop_pidfile elasticsearch "${CMS_CI_STATE}/elasticsearch/es.pid"
+	stop_pidfile jaeger "${CMS_CI_STATE}/jaeger/jaeger.pid"
 	stop_pidfile nats "${CMS_CI_STATE}/nats/nats.pid"
 	stop_pidfile redis "${CMS_CI_STATE}/redis/redis.pid"
 	local ver name port status _

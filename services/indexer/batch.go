@@ -7,6 +7,9 @@ import (
 
 	"github.com/cmsplatform/cms/pkg/changes"
 	"github.com/cmsplatform/cms/pkg/events"
+	"github.com/cmsplatform/cms/pkg/tracing"
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/trace"
 )
 
 // handleBatch is the events.BatchHandler: it applies a batch of change
@@ -20,7 +23,14 @@ import (
 // parked). Its first redelivery (a killed process's batch, acks lost in a
 // NATS restart) is applied as a batch again: one by one, a backlog of a
 // dozen events took several seconds more to become visible.
-func (s *Service) handleBatch(ctx context.Context, ms []events.Msg) (int, error) {
+func (s *Service) handleBatch(ctx context.Context, ms []events.Msg) (n int, err error) {
+	ctx, span, others := batchSpan(ctx, ms)
+	defer func() {
+		tracing.End(span, err)
+		for _, o := range others {
+			tracing.End(o, err)
+		}
+	}()
 	s.observe(ms)
 	s.mu.Lock()
 	// Only the first message can be the one a crashed process was
@@ -54,6 +64,36 @@ func (s *Service) handleBatch(ctx context.Context, ms []events.Msg) (int, error)
 	}
 	s.caughtUpTo(ms[:1], ms)
 	return 1, nil
+}
+
+// batchSpan starts the "indexer.batch" consumer span of a delivered batch:
+// a child of the first event's span (the publisher's, whose context the
+// message headers carry), linked to the span of every event of the batch.
+// Each other event of a recorded trace gets an "indexer.batched" span in
+// its own trace, linked to the batch span and ended with it, so every
+// write's trace shows when it became searchable.
+func batchSpan(ctx context.Context, ms []events.Msg) (context.Context, trace.Span, []trace.Span) {
+	ctx, span := tracing.Start(tracing.Extract(ctx, ms[0].Headers), "indexer.batch", trace.SpanKindConsumer)
+	if !span.IsRecording() {
+		return ctx, span, nil // tracing off or not sampled: nothing to gather
+	}
+	span.SetAttributes(attribute.Int("messaging.batch.message_count", len(ms)))
+	var others []trace.Span
+	first := span.SpanContext().TraceID()
+	for _, m := range ms {
+		sc := tracing.SpanContextOf(m.Headers)
+		if !sc.IsValid() {
+			continue
+		}
+		seq := attribute.Int64("messaging.nats.sequence", int64(m.Sequence)) //nolint:gosec // a stream sequence fits
+		span.AddLink(trace.Link{SpanContext: sc, Attributes: []attribute.KeyValue{seq}})
+		if sc.TraceID() != first && sc.IsSampled() {
+			_, o := tracing.StartWith(trace.ContextWithRemoteSpanContext(context.Background(), sc), "indexer.batched",
+				trace.SpanKindConsumer, trace.WithLinks(trace.Link{SpanContext: span.SpanContext()}), trace.WithAttributes(seq))
+			others = append(others, o)
+		}
+	}
+	return ctx, span, others
 }
 
 // errMalformedInBatch: a payload of the batch is not a change event; the

@@ -270,7 +270,7 @@ func (s *Service) handle(ctx context.Context, m events.Msg) error {
 		return nil
 	}
 	start := time.Now()
-	actx, span := tracing.Start(tracing.Extract(ctx, m.Headers), "indexer.apply "+m.Subject, trace.SpanKindConsumer)
+	actx, span := tracing.Start(eventContext(ctx, m), "indexer.apply "+m.Subject, trace.SpanKindConsumer)
 	res, err := s.ix.Apply(actx, ev)
 	tracing.End(span, err)
 	s.applyNanos.Add(int64(time.Since(start)))
@@ -292,6 +292,16 @@ func (s *Service) handle(ctx context.Context, m events.Msg) error {
 	s.log.Debug("indexer: applied", "subject", m.Subject, "msgId", m.MsgID, "ops", res.Ops,
 		"stale", res.Stale, "branches", res.Branches, "took", time.Since(start))
 	return nil
+}
+
+// eventContext is ctx under m's trace: ctx itself when its span is of that
+// trace already (the batch span), else ctx with m's span as remote parent.
+func eventContext(ctx context.Context, m events.Msg) context.Context {
+	sc := tracing.SpanContextOf(m.Headers)
+	if cur := trace.SpanContextFromContext(ctx); !sc.IsValid() || (cur.IsValid() && cur.TraceID() == sc.TraceID()) {
+		return ctx
+	}
+	return tracing.Extract(ctx, m.Headers)
 }
 
 // probeEndTimeout bounds ending a crash probe, which is done even when

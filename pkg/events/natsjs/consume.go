@@ -10,6 +10,9 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 
 	"github.com/cmsplatform/cms/pkg/events"
+	"github.com/cmsplatform/cms/pkg/tracing"
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/trace"
 )
 
 const (
@@ -204,7 +207,33 @@ func (b *Bus) toMsg(jm jetstream.Msg) events.Msg {
 		m.Published = md.Timestamp
 		m.NumPending = md.NumPending
 	}
+	received(m)
 	return m
+}
+
+// received records a consumer span of m's trace (when its headers carry a
+// sampled one) from the time the stream stored m until it was delivered
+// here: the time m waited in the stream, shown between the publisher's
+// span and the handler's. The handler's own spans stay children of the
+// publisher's span, whose context m's headers keep.
+func received(m events.Msg) {
+	if len(m.Headers) == 0 {
+		return
+	}
+	parent := tracing.Extract(context.Background(), m.Headers)
+	if !trace.SpanContextFromContext(parent).IsSampled() {
+		return
+	}
+	var opts []trace.SpanStartOption
+	if !m.Published.IsZero() {
+		opts = append(opts, trace.WithTimestamp(m.Published))
+	}
+	_, span := tracing.StartWith(parent, "nats receive "+m.Subject, trace.SpanKindConsumer, opts...)
+	span.SetAttributes(attribute.String("messaging.system", "nats"),
+		attribute.String("messaging.destination.name", m.Subject), attribute.String("messaging.message.id", m.MsgID),
+		attribute.Int64("messaging.nats.sequence", int64(m.Sequence)),      //nolint:gosec // a stream sequence fits
+		attribute.Int64("messaging.nats.delivered", int64(m.NumDelivered))) //nolint:gosec // a delivery count fits
+	span.End()
 }
 
 // messages opens cons's message iterator with up to inFlight messages

@@ -28,6 +28,10 @@ import (
 	"sync"
 	"time"
 
+	"github.com/cmsplatform/cms/pkg/tracing"
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/trace"
+
 	"github.com/nats-io/nats-server/v2/server"
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
@@ -203,6 +207,34 @@ func (b *Bus) Publish(ctx context.Context, e events.Event) error {
 		}
 		msg.Header.Set(k, v)
 	}
+	// A producer span of the caller's trace, whose context the message
+	// headers carry (replacing a traceparent the caller put there), so the
+	// consumers' spans join the trace under it. Without a span in ctx, the
+	// trace context the caller put in the headers is the parent.
+	if !trace.SpanContextFromContext(ctx).IsValid() {
+		ctx = tracing.Extract(ctx, e.Headers)
+	}
+	ctx, span := tracing.Start(ctx, "nats publish "+e.Subject, trace.SpanKindProducer)
+	if span.IsRecording() {
+		span.SetAttributes(attribute.String("messaging.system", "nats"),
+			attribute.String("messaging.destination.name", e.Subject), attribute.String("messaging.message.id", e.MsgID))
+	}
+	tc := map[string]string{}
+	tracing.Inject(ctx, tc)
+	for k, v := range tc {
+		for old := range msg.Header { // NATS header names are case-sensitive
+			if strings.EqualFold(old, k) {
+				delete(msg.Header, old)
+			}
+		}
+		msg.Header.Set(k, v)
+	}
+	err := b.publishMsg(ctx, e, msg)
+	tracing.End(span, err)
+	return err
+}
+
+func (b *Bus) publishMsg(ctx context.Context, e events.Event, msg *nats.Msg) error {
 	popts := []jetstream.PublishOpt{jetstream.WithExpectStream(b.jsName)}
 	if e.MsgID != "" {
 		popts = append(popts, jetstream.WithMsgID(e.MsgID))

@@ -57,7 +57,8 @@ func TestDashboardAndAlertsNameExportedMetrics(t *testing.T) {
 		Panels []struct {
 			Title   string `json:"title"`
 			Targets []struct {
-				Expr string `json:"expr"`
+				Expr     string `json:"expr"`
+				Exemplar bool   `json:"exemplar"`
 			} `json:"targets"`
 		} `json:"panels"`
 	}
@@ -72,6 +73,10 @@ func TestDashboardAndAlertsNameExportedMetrics(t *testing.T) {
 	for _, p := range dash.Panels {
 		for _, tg := range p.Targets {
 			exprs = append(exprs, tg.Expr)
+			// A latency panel shows the exemplars (trace ids) the histogram carries.
+			if strings.Contains(tg.Expr, "cms_grpc_call_duration_seconds_bucket") && !tg.Exemplar {
+				t.Errorf("panel %q shows latency without exemplars (\"exemplar\": true)", p.Title)
+			}
 		}
 	}
 	rules, err := os.ReadFile(alertsFile)

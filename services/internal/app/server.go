@@ -293,7 +293,11 @@ func (s *Server) httpHandler(ctx context.Context, conn grpc.ClientConnInterface)
 		_, _ = w.Write([]byte("ok"))
 	})
 	root.HandleFunc("GET /readyz", s.readyz)
-	root.Handle("GET /metrics", promhttp.HandlerFor(s.registry, promhttp.HandlerOpts{Registry: s.registry}))
+	// OpenMetrics when the scraper asks for it (Prometheus does when
+	// exemplar storage is on): it carries the latency histograms' exemplars,
+	// the trace ids of sampled calls; the plain text format otherwise.
+	root.Handle("GET /metrics", promhttp.HandlerFor(s.registry,
+		promhttp.HandlerOpts{Registry: s.registry, EnableOpenMetrics: true}))
 	// A group may serve cached answers in front of the gateway (Delivery
 	// does, authenticating and authorizing with the same authenticator).
 	var api http.Handler = mux

@@ -63,7 +63,7 @@ func (o Observer) done(ctx context.Context, method string, start time.Time, err 
 	elapsed := time.Since(start)
 	if o.Metrics != nil {
 		o.Metrics.calls.WithLabelValues(method, code.String()).Inc()
-		o.Metrics.duration.WithLabelValues(method).Observe(elapsed.Seconds())
+		observe(ctx, o.Metrics.duration.WithLabelValues(method), elapsed.Seconds())
 	}
 	if gateway.IsOverloaded(st) {
 		o.Sheds.Add(Group(method))
@@ -91,6 +91,20 @@ func (o Observer) done(ctx context.Context, method string, start time.Time, err 
 		attrs = append(attrs, slog.String("error", st.Message()))
 	}
 	o.Log.LogAttrs(ctx, level, "grpc call", attrs...)
+}
+
+// observe records v in h, with the call's trace id as exemplar when the
+// call's span is sampled (its trace is in the tracing backend): a scraper
+// asking for OpenMetrics gets it beside the bucket, so a latency spike on
+// the dashboard leads to a trace of a call that made it.
+func observe(ctx context.Context, h prometheus.Observer, v float64) {
+	if sc := trace.SpanContextFromContext(ctx); sc.IsSampled() {
+		if eo, ok := h.(prometheus.ExemplarObserver); ok {
+			eo.ObserveWithExemplar(v, prometheus.Labels{"trace_id": sc.TraceID().String()})
+			return
+		}
+	}
+	h.Observe(v)
 }
 
 // Group is the API group of a full method name, the label of shed
