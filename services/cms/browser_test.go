@@ -216,12 +216,18 @@ func (l *procLog) engines() []string {
 // returns the transaction.
 func write(t *testing.T, method, base, obj string) int64 {
 	t.Helper()
+	return writeOn(t, method, base, 4, obj)
+}
+
+// writeOn is write on branch.
+func writeOn(t *testing.T, method, base string, branch int64, obj string) int64 {
+	t.Helper()
 	want := http.StatusOK
 	if method == http.MethodPost {
 		want = http.StatusCreated
 	}
 	var w writeAnswer
-	b := mustCall(t, want, method, base+"/apis/cms/v1/branches/4/objects", `{"objects":[`+obj+`]}`)
+	b := mustCall(t, want, method, fmt.Sprintf("%s/apis/cms/v1/branches/%d/objects", base, branch), `{"objects":[`+obj+`]}`)
 	if err := json.Unmarshal(b, &w); err != nil || w.Transaction.ID == 0 {
 		t.Fatalf("%s objects: %v: %s", method, err, b)
 	}

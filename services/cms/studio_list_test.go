@@ -32,12 +32,16 @@ const (
 // ways, searches the full text, filters with the builder (a bad filter's
 // 400 message shown at the builder), deletes an object (gone from live,
 // there with the deleted filter) and restores it; a reload keeps the view;
-// the first page after the click shows within the budget.
+// the first page after the click shows within the budget. The objects live
+// on a branch of their own: on the default branch every branch a later
+// journey creates would inherit them and be indexed with 10,003 documents.
 func studioListJourney(t *testing.T, s *studioSetup) {
-	typeName, priceID, typeID := seedListType(t, s.base)
+	branch := createBranch(t, s.base, "Catalogue")
+	content := fmt.Sprintf("/studio/b/%d/content", branch)
+	typeName, priceID, typeID := seedListType(t, s.base, branch)
 	p := s.page(t, "editor")
 	p.login()
-	p.open("/studio/b/4/content")
+	p.open(content)
 	link := fmt.Sprintf(`[...document.querySelectorAll(".type-nav a")].find(a => a.textContent.trim() === %q)`, typeName)
 	p.waitFor("the navigation lists the type", "!!"+link)
 	if studioEval[bool](p, `[...document.querySelectorAll(".type-nav a")].some(a => a.textContent.trim() === "typeAttribute")`) {
@@ -65,7 +69,7 @@ func studioListJourney(t *testing.T, s *studioSetup) {
 	var clicks []time.Duration
 	for attempt := 0; attempt < 3; attempt++ {
 		if attempt > 0 {
-			p.open("/studio/b/4/content")
+			p.open(content)
 			p.waitFor("the navigation lists the type", "!!"+link)
 		}
 		d := clickToRows()
@@ -287,8 +291,8 @@ func studioListJourney(t *testing.T, s *studioSetup) {
 // seedListType creates the attributes listPrice (Integer, named Price and
 // Preis) and listStock (Integer, named Stock in English only), the type
 // listProduct with listSeed items (Item 00000 … priced by their number)
-// and three lamps, and waits until Delivery shows them all.
-func seedListType(t *testing.T, base string) (name string, priceID, typeID int64) {
+// and three lamps on branch, and waits until Delivery shows them all.
+func seedListType(t *testing.T, base string, branch int64) (name string, priceID, typeID int64) {
 	t.Helper()
 	integer := value(1001, 0, "Integer") + "," + value(1004, 0, false) + "," + value(1017, 0, false)
 	model := `{"objects":[{"meta":{"typeRef":10,"apiIdentifier":"listPrice"},"values":[` + value(1000, 201, "Price") + "," +
@@ -296,7 +300,7 @@ func seedListType(t *testing.T, base string) (name string, priceID, typeID int64
 		`{"meta":{"typeRef":10,"apiIdentifier":"listStock"},"values":[` + value(1000, 201, "Stock") + "," + integer + `]},` +
 		`{"meta":{"typeRef":0,"apiIdentifier":"listProduct"},"values":[` + value(1000, 201, "List product") + `]}]}`
 	var w writeAnswer
-	if err := json.Unmarshal(mustCall(t, http.StatusCreated, http.MethodPost, base+"/apis/cms/v1/branches/4/objects", model), &w); err != nil || len(w.CreatedObjectIDs) != 3 {
+	if err := json.Unmarshal(mustCall(t, http.StatusCreated, http.MethodPost, fmt.Sprintf("%s/apis/cms/v1/branches/%d/objects", base, branch), model), &w); err != nil || len(w.CreatedObjectIDs) != 3 {
 		t.Fatalf("create the model: %v", err)
 	}
 	attr, stock, typ := w.CreatedObjectIDs[0], w.CreatedObjectIDs[1], w.CreatedObjectIDs[2]
@@ -313,12 +317,12 @@ func seedListType(t *testing.T, base string) (name string, priceID, typeID int64
 			}
 			b.WriteString(obj(fmt.Sprintf("Item %05d", j), j))
 		}
-		write(t, http.MethodPost, base, b.String())
+		writeOn(t, http.MethodPost, base, branch, b.String())
 	}
-	tx := write(t, http.MethodPost, base, obj("Aurora lamp", 5)+","+obj("Desk lamp", 5)+","+obj("Floor lamp", 5))
+	tx := writeOn(t, http.MethodPost, base, branch, obj("Aurora lamp", 5)+","+obj("Desk lamp", 5)+","+obj("Floor lamp", 5))
 	// Indexing 10,000 objects may take longer than one wait of Delivery
 	// (503 "not visible in time"): ask again until the deadline.
-	u := base + "/delivery/api/branches/4/types/listProduct/count"
+	u := fmt.Sprintf("%s/delivery/api/branches/%d/types/listProduct/count", base, branch)
 	for deadline := time.Now().Add(2 * time.Minute); ; {
 		code, b, err := call(http.DefaultClient, http.MethodGet, u, "", "X-Cms-Min-Version", fmt.Sprint(tx), "X-Cms-Max-Wait", "10s")
 		if err == nil && code == http.StatusOK && strings.Contains(string(b), fmt.Sprintf(`"count":%d`, listSeed+3)) {
