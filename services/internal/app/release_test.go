@@ -1,11 +1,9 @@
 package app
 
 import (
-	"encoding/json"
 	"fmt"
 	"net/http"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 )
@@ -51,31 +49,8 @@ type scheduledJob struct {
 
 func runScheduledRelease(t *testing.T, base string) {
 	admin := httpClient{t, base, "admin", "test-password"}
-	itemType := admin.create(obj(0, "story", v(1000, 201, "Story"))).CreatedObjectIDs[0]
-	r := admin.must(http.StatusOK, http.MethodPost, "/apis/cms/v1/branches",
-		`{"comment":"branch","values":[`+v(1000, 201, "Launch")+`,`+v(4000, 0, 4)+`]}`)
-	var br struct {
-		Meta struct {
-			ID int64 `json:"id"`
-		} `json:"meta"`
-	}
-	if err := json.Unmarshal(r.body, &br); err != nil || br.Meta.ID == 0 {
-		t.Fatalf("create branch: %s", r.body)
-	}
-	child := fmt.Sprintf("/apis/cms/v1/branches/%d", br.Meta.ID)
-	var last write
-	for start := 0; start < releasedObjects; start += 1000 {
-		objs := make([]string, 0, 1000)
-		for i := start; i < start+1000; i++ {
-			objs = append(objs, obj(itemType, "", v(1000, 201, fmt.Sprintf("story %d", i))))
-		}
-		res := admin.must(http.StatusCreated, http.MethodPost, child+"/objects", `{"objects":[`+strings.Join(objs, ",")+`]}`)
-		if err := json.Unmarshal(res.body, &last); err != nil {
-			t.Fatal(err)
-		}
-	}
-	wait := fmt.Sprintf(`"minChangeTrackingVersion":%d,"maxWaitTime":"00:01:00"`, last.Transaction.ID)
-	admin.must(http.StatusOK, http.MethodPost, "/apis/index/v1/branches/4/objectCount", `{"filter":{}, `+wait+`}`)
+	itemType, branch := seedChild(t, admin, "story", "Story", "Launch", releasedObjects)
+	child := fmt.Sprintf("/apis/cms/v1/branches/%d", branch)
 
 	// Refusals: no time, a time past, the default branch, a bad policy.
 	admin.call(http.StatusBadRequest, http.MethodPost, child+"/schedule", `{}`, nil)
@@ -85,30 +60,11 @@ func runScheduledRelease(t *testing.T, base string) {
 	admin.call(http.StatusRequestEntityTooLarge, http.MethodPost, child+"/schedule",
 		`{"at":"`+time.Now().Add(time.Hour).UTC().Format(time.RFC3339)+`","comment":"`+strings.Repeat("x", 1025)+`"}`, nil)
 
-	deliveryCount := func() (int, error) {
-		res := admin.must(http.StatusOK, http.MethodGet, "/delivery/api/branches/4/types/story/count", "")
-		var c struct {
-			Count int `json:"count"`
-		}
-		return c.Count, json.Unmarshal(res.body, &c)
-	}
-	indexCount := func() (int, error) {
-		res := admin.must(http.StatusOK, http.MethodPost, "/apis/index/v1/branches/4/objectCount",
-			fmt.Sprintf(`{"filter":{"objectTypeIds":[%d]}}`, itemType))
-		var c struct {
-			Count int `json:"count"`
-		}
-		return c.Count, json.Unmarshal(res.body, &c)
-	}
-	if n, err := deliveryCount(); err != nil || n != 0 {
-		t.Fatalf("Delivery counts %d stories on the parent before the release (%v)", n, err)
-	}
-
 	at := time.Now().Add(releaseLead).UTC().Truncate(time.Millisecond)
 	var job scheduledJob
 	admin.call(http.StatusOK, http.MethodPost, child+"/schedule",
 		`{"at":"`+at.Format(time.RFC3339Nano)+`","comment":"launch"}`, &job)
-	if job.State != 0 || job.DefinitionRef != 1205 || job.BranchRef != br.Meta.ID || job.StartAfter == nil {
+	if job.State != 0 || job.DefinitionRef != 1205 || job.BranchRef != branch || job.StartAfter == nil {
 		t.Fatalf("scheduled job: %+v", job)
 	}
 	if got, err := time.Parse(time.RFC3339Nano, *job.StartAfter); err != nil || !got.Equal(at) {
@@ -118,84 +74,20 @@ func runScheduledRelease(t *testing.T, base string) {
 	var listed struct {
 		CmsJobs []scheduledJob `json:"cmsJobs"`
 	}
-	admin.call(http.StatusOK, http.MethodGet, fmt.Sprintf("/apis/cms/v1/jobs?definitionRef=1205&state=0&branchId=%d", br.Meta.ID), "", &listed)
+	admin.call(http.StatusOK, http.MethodGet, fmt.Sprintf("/apis/cms/v1/jobs?definitionRef=1205&state=0&branchId=%d", branch), "", &listed)
 	if len(listed.CmsJobs) != 1 || listed.CmsJobs[0].ID != job.ID || listed.CmsJobs[0].StartAfter == nil {
 		t.Fatalf("the scheduled releases of the branch: %+v", listed.CmsJobs)
 	}
 
-	stop := make(chan struct{})
-	var wg sync.WaitGroup
-	var mu sync.Mutex
-	seen := map[string]map[int]int{"delivery": {}, "index": {}}
-	var early []string
-	var visibleAt, indexedAt time.Time
-	for name, read := range map[string]func() (int, error){"delivery": deliveryCount, "index": indexCount} {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for {
-				select {
-				case <-stop:
-					return
-				default:
-				}
-				sent := time.Now()
-				n, err := read()
-				if err != nil {
-					t.Errorf("%s: %v", name, err)
-					return
-				}
-				mu.Lock()
-				seen[name][n]++
-				if n != 0 && sent.Before(at) {
-					early = append(early, fmt.Sprintf("%s answered %d to a read sent %s before the release's time", name, n, at.Sub(sent)))
-				}
-				if name == "delivery" && n == releasedObjects && visibleAt.IsZero() {
-					visibleAt = time.Now()
-				}
-				if name == "index" && n == releasedObjects && indexedAt.IsZero() {
-					indexedAt = time.Now()
-				}
-				mu.Unlock()
-				time.Sleep(5 * time.Millisecond)
-			}
-		}()
-	}
-	deadline := at.Add(60 * time.Second)
-	for {
-		mu.Lock()
-		done := !visibleAt.IsZero() && seen["index"][releasedObjects] > 0
-		mu.Unlock()
-		if done || time.Now().After(deadline) {
-			break
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-	time.Sleep(200 * time.Millisecond)
-	close(stop)
-	wg.Wait()
-
+	reads := readParent(t, admin, "story", itemType, releasedObjects, at)
+	visible := reads.wait(at.Add(60 * time.Second))
 	var ran scheduledJob
 	admin.call(http.StatusOK, http.MethodGet, fmt.Sprintf("/apis/cms/v1/jobs/%d", job.ID), "", &ran)
 	logs := admin.must(http.StatusOK, http.MethodGet, fmt.Sprintf("/apis/cms/v1/jobs/%d/logs", job.ID), "")
-	mu.Lock()
-	defer mu.Unlock()
-	if visibleAt.IsZero() {
-		t.Fatalf("Delivery did not serve the %d released objects within 60 s of the release's time: %v; job %+v; log:\n%s", releasedObjects, seen, ran, logs.body)
+	if !visible {
+		t.Fatalf("Delivery did not serve the %d released objects within 60 s of the release's time: %v; job %+v; log:\n%s", releasedObjects, reads.seen, ran, logs.body)
 	}
-	for _, e := range early {
-		t.Error(e)
-	}
-	for name, counts := range seen {
-		for n, times := range counts {
-			if n != 0 && n != releasedObjects {
-				t.Errorf("%s answered %d of the %d released objects (%d times): a part of the release", name, n, releasedObjects, times)
-			}
-		}
-		if counts[0] == 0 || counts[releasedObjects] == 0 {
-			t.Errorf("%s was not read both before and after the release: %v", name, counts)
-		}
-	}
+	reads.check(t, "release")
 	if ran.State != 2 || ran.Started == nil {
 		t.Fatalf("the release job after its time: %+v", ran)
 	}
@@ -210,6 +102,6 @@ func runScheduledRelease(t *testing.T, base string) {
 		}
 	}
 	t.Logf("release of %d objects: the job started %s after its time, visible in Index %s and in Delivery %s after it; reads %v; log:\n%s",
-		releasedObjects, started.Sub(at).Round(time.Millisecond), indexedAt.Sub(at).Round(time.Millisecond),
-		visibleAt.Sub(at).Round(time.Millisecond), seen, logs.body)
+		releasedObjects, started.Sub(at).Round(time.Millisecond), reads.indexedAt.Sub(at).Round(time.Millisecond),
+		reads.visibleAt.Sub(at).Round(time.Millisecond), reads.seen, logs.body)
 }
