@@ -56,6 +56,9 @@ func serve[T proto.Message](ctx context.Context, s *service, op string, req prot
 	if err != nil {
 		return zero, err
 	}
+	// One version for the whole read: the cache's fence, the branch and
+	// its model (one engine call, not three).
+	ctx = delivery.OneVersion(ctx)
 	out, tag, err := responsecache.Serve(ctx, s.cache, op, req, minV, s.dom, build)
 	if err != nil {
 		return zero, s.toStatus(ctx, err)
