@@ -3,6 +3,8 @@ package delivery
 import (
 	"context"
 	"sync"
+
+	"github.com/cmsplatform/cms/pkg/search"
 )
 
 // One version per request. An uncached read used to read the index's
@@ -11,7 +13,7 @@ import (
 // index each time: four engine calls of which one was the query. Within
 // OneVersion the version is read once and the branch's id is looked up
 // once per index version, so the read costs two: the version and the
-// query.
+// query. OneRead adds one deadline for the calls of the read.
 
 // versionMemo is the version one request read (set once read).
 type versionMemo struct {
@@ -31,6 +33,15 @@ func OneVersion(ctx context.Context) context.Context {
 		return ctx
 	}
 	return context.WithValue(ctx, versionMemoKey{}, &versionMemo{})
+}
+
+// OneRead returns the context of one read (a request): the index version
+// read once (OneVersion), and one deadline of the engine for all the
+// read's calls (search.Budget: one timer per read, not one per call).
+// Cancel it when the read is done.
+func (s *Service) OneRead(ctx context.Context) (context.Context, context.CancelFunc) {
+	ctx, cancel := search.Budget(ctx, s.eng)
+	return OneVersion(ctx), cancel
 }
 
 // Version returns the index's change-tracking version (0 before the first

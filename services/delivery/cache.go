@@ -57,8 +57,10 @@ func serve[T proto.Message](ctx context.Context, s *service, op string, req prot
 		return zero, err
 	}
 	// One version for the whole read: the cache's fence, the branch and
-	// its model (one engine call, not three).
-	ctx = delivery.OneVersion(ctx)
+	// its model (one engine call, not three); one deadline for its engine
+	// calls (timeouts.search).
+	ctx, done := s.dom.OneRead(ctx)
+	defer done()
 	out, tag, err := responsecache.Serve(ctx, s.cache, op, req, minV, s.dom, build)
 	if err != nil {
 		return zero, s.toStatus(ctx, err)
