@@ -53,7 +53,7 @@ func TestMissStoresTheAnswerOnce(t *testing.T) {
 	}
 	// HTTP: the handler writes the answer Serve built (its own
 	// allocations are the handler's); the layer keeps one copy, framed.
-	h := f.c.HTTP(func(r *http.Request) (context.Context, bool) { return r.Context(), true })(
+	h := f.c.HTTP(func(r *http.Request) (context.Context, bool) { return r.Context(), true }, nil)(
 		http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			_, tag, err := Serve(r.Context(), f.c, "Op", wrapperspb.String(r.URL.Path), 0, f,
 				func(context.Context) (*wrapperspb.StringValue, []string, error) { return msg, []string{"t"}, nil })

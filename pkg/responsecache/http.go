@@ -29,7 +29,11 @@ const MaxHTTPBody = 8 << 20
 // authorizes the caller there): anything it refuses goes to next
 // unchanged. Only 200 answers with an ETag of at most MaxHTTPBody bytes
 // are kept. Without storage the middleware is next itself.
-func (c *Cache) HTTP(admit func(*http.Request) (context.Context, bool)) func(http.Handler) http.Handler {
+//
+// run, when not nil, runs a miss's call of next (the transport's pool of
+// uncached reads, pkg/delivery.ReadPool.Run); it returns when the call
+// did.
+func (c *Cache) HTTP(admit func(*http.Request) (context.Context, bool), run func(context.Context, func())) func(http.Handler) http.Handler {
 	return func(next http.Handler) http.Handler {
 		if !c.Enabled() {
 			return next
@@ -46,7 +50,11 @@ func (c *Cache) HTTP(admit func(*http.Request) (context.Context, bool)) func(htt
 			}
 			c.stats.httpMisses.Add(1)
 			rec := &recorder{ResponseWriter: w, status: http.StatusOK}
-			next.ServeHTTP(rec, r)
+			if run != nil {
+				run(ctx, func() { next.ServeHTTP(rec, r) })
+			} else {
+				next.ServeHTTP(rec, r)
+			}
 			if rec.status == http.StatusOK && !rec.big && rec.frame != nil {
 				c.storeHTTP(ctx, key, w.Header().Get("ETag"), rec.frame)
 			}

@@ -135,7 +135,7 @@ func (g *Group) HTTPCache(authn auth.Authenticator) func(http.Handler) http.Hand
 			return nil, false
 		}
 		return ctx, true
-	})
+	}, g.reads.Run)
 }
 
 // cacheablePath reports whether r may be answered from the HTTP cache and
