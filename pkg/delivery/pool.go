@@ -25,7 +25,9 @@ import (
 type ReadPool struct {
 	jobs    chan *poolJob
 	workers atomic.Int64
+	waiting atomic.Int64
 	max     int64
+	queue   int64
 	wait    time.Duration
 	idle    time.Duration
 }
@@ -42,15 +44,18 @@ type poolJob struct {
 const ReadPoolIdle = time.Second
 
 // NewReadPool returns a pool of at most workers goroutines (<= 0: nil, and
-// a nil pool runs every read on its caller's goroutine). A read waits at
-// most wait for a worker (0: as long as its context lasts); one that
-// found none in time runs on its caller's goroutine, where the engine's
-// own queue (search.QueryLimit) admits or sheds it as without the pool.
-func NewReadPool(workers int, wait time.Duration) *ReadPool {
+// a nil pool runs every read on its caller's goroutine). At most queue
+// reads wait for a worker, each at most wait (0: as long as its context
+// lasts); one beyond the queue or that found no worker in time runs on
+// its caller's goroutine, where the engine's own queue
+// (search.QueryLimit, sized by the same settings) admits or sheds it as
+// without the pool.
+func NewReadPool(workers, queue int, wait time.Duration) *ReadPool {
 	if workers <= 0 {
 		return nil
 	}
-	return &ReadPool{jobs: make(chan *poolJob), max: int64(workers), wait: wait, idle: ReadPoolIdle}
+	return &ReadPool{jobs: make(chan *poolJob), max: int64(workers), queue: int64(max(queue, 0)), wait: wait,
+		idle: ReadPoolIdle}
 }
 
 // Run runs fn on a worker and returns when it returned, panicking with
@@ -88,6 +93,11 @@ func (p *ReadPool) hand(ctx context.Context, j *poolJob) bool {
 			return true
 		}
 	}
+	if p.waiting.Add(1) > p.queue {
+		p.waiting.Add(-1)
+		return false
+	}
+	defer p.waiting.Add(-1)
 	var timeout <-chan time.Time
 	if p.wait > 0 {
 		t := time.NewTimer(p.wait)

@@ -12,11 +12,12 @@ import (
 
 // TestReadPool: at most the pool's workers run reads at once; the others
 // wait and start in the order they came; one that finds no worker within the wait runs on its
-// caller's goroutine; a panic reaches the caller; without workers every
+// caller's goroutine, and so does one beyond the queue, at once; a panic
+// reaches the caller; without workers every
 // read runs on its caller.
 func TestReadPool(t *testing.T) {
 	const workers = 2
-	p := delivery.NewReadPool(workers, 5*time.Second)
+	p := delivery.NewReadPool(workers, 8, 5*time.Second)
 	var running, most atomic.Int64
 	release := make(chan struct{})
 	var wg sync.WaitGroup
@@ -62,7 +63,7 @@ func TestReadPool(t *testing.T) {
 	}
 
 	// No worker within the wait: the read runs on its caller.
-	short := delivery.NewReadPool(1, 30*time.Millisecond)
+	short := delivery.NewReadPool(1, 8, 30*time.Millisecond)
 	hold, held := make(chan struct{}), make(chan struct{})
 	go short.Run(context.Background(), func() { close(held); <-hold })
 	<-held
@@ -71,6 +72,18 @@ func TestReadPool(t *testing.T) {
 	short.Run(context.Background(), func() { ran = true })
 	if !ran || time.Since(start) < 30*time.Millisecond {
 		t.Errorf("with the worker busy the read ran %v after %v, want on the caller after the wait", ran, time.Since(start))
+	}
+	// No queue: a read that finds the worker busy runs on its caller at
+	// once.
+	none := delivery.NewReadPool(1, 0, time.Minute)
+	busy := make(chan struct{})
+	go none.Run(context.Background(), func() { close(busy); <-hold })
+	<-busy
+	start = time.Now()
+	ran = false
+	none.Run(context.Background(), func() { ran = true })
+	if !ran || time.Since(start) > time.Second {
+		t.Errorf("a pool without a queue: the read ran %v after %v, want on the caller at once", ran, time.Since(start))
 	}
 	close(hold)
 
@@ -81,7 +94,7 @@ func TestReadPool(t *testing.T) {
 		var none *delivery.ReadPool
 		called := false
 		none.Run(context.Background(), func() { called = true })
-		if !called || delivery.NewReadPool(0, time.Second) != nil {
+		if !called || delivery.NewReadPool(0, 8, time.Second) != nil {
 			t.Error("a pool without workers does not run reads on their callers")
 		}
 	}()

@@ -55,11 +55,12 @@ type Options struct {
 	// SourceCacheBytes bounds the decoded sources Delivery keeps
 	// (pkg/delivery.Options.SourceCacheBytes).
 	SourceCacheBytes int64
-	// ReadWorkers and ReadWait size the pool the uncached reads of the
-	// HTTP API run on (pkg/delivery.ReadPool: at most ReadWorkers at once,
-	// the others waiting in order at most ReadWait); 0 workers: none.
-	ReadWorkers int
-	ReadWait    time.Duration
+	// ReadWorkers, ReadQueue and ReadWait size the pool the uncached
+	// reads of the HTTP API run on (pkg/delivery.ReadPool: at most
+	// ReadWorkers at once, at most ReadQueue others waiting in order, each
+	// at most ReadWait); 0 workers: none.
+	ReadWorkers, ReadQueue int
+	ReadWait               time.Duration
 	// Logger; nil discards.
 	Logger *slog.Logger
 }
@@ -84,7 +85,7 @@ func New(opts Options) *Group {
 			SourceCacheBytes: opts.SourceCacheBytes, Logger: opts.Logger})
 		s.chains, _ = indexbranches.New(opts.Search, opts.Layout, opts.Logger)
 	}
-	return &Group{api: s, bin: &binaries{api: s, files: opts.Files}, reads: delivery.NewReadPool(opts.ReadWorkers, opts.ReadWait)}
+	return &Group{api: s, bin: &binaries{api: s, files: opts.Files}, reads: delivery.NewReadPool(opts.ReadWorkers, opts.ReadQueue, opts.ReadWait)}
 }
 
 // Name implements app.Group.
