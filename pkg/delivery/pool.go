@@ -26,7 +26,7 @@ type ReadPool struct {
 	jobs    chan *poolJob
 	workers atomic.Int64
 	waiting atomic.Int64
-	max     int64
+	size    int64 // workers at most
 	queue   int64
 	wait    time.Duration
 	idle    time.Duration
@@ -54,7 +54,7 @@ func NewReadPool(workers, queue int, wait time.Duration) *ReadPool {
 	if workers <= 0 {
 		return nil
 	}
-	return &ReadPool{jobs: make(chan *poolJob), max: int64(workers), queue: int64(max(queue, 0)), wait: wait,
+	return &ReadPool{jobs: make(chan *poolJob), size: int64(workers), queue: int64(max(queue, 0)), wait: wait,
 		idle: ReadPoolIdle}
 }
 
@@ -85,7 +85,7 @@ func (p *ReadPool) hand(ctx context.Context, j *poolJob) bool {
 	}
 	for {
 		n := p.workers.Load()
-		if n >= p.max {
+		if n >= p.size {
 			break
 		}
 		if p.workers.CompareAndSwap(n, n+1) {

@@ -208,7 +208,7 @@ func windowProfile(conns int) func() {
 	}
 	for n := 0; ; n++ {
 		name := filepath.Join(dir, fmt.Sprintf("shed-%d-%d.pb.gz", conns, n))
-		f, err := os.OpenFile(name, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o600) // #nosec G304 -- the tester's directory
+		f, err := os.OpenFile(name, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o600) //nolint:gosec // a file in the directory the tester named
 		if errors.Is(err, os.ErrExist) {
 			continue
 		}
