@@ -32,7 +32,8 @@ const MaxHTTPBody = 8 << 20
 //
 // run, when not nil, runs a miss's call of next (the transport's pool of
 // uncached reads, pkg/delivery.ReadPool.Run); it returns when the call
-// did.
+// did. The answer is then held in memory (up to MaxHeldBody) and written
+// after run returned, on the request's goroutine.
 func (c *Cache) HTTP(admit func(*http.Request) (context.Context, bool), run func(context.Context, func())) func(http.Handler) http.Handler {
 	return func(next http.Handler) http.Handler {
 		if !c.Enabled() {
@@ -49,16 +50,27 @@ func (c *Cache) HTTP(admit func(*http.Request) (context.Context, bool), run func
 				return
 			}
 			c.stats.httpMisses.Add(1)
-			rec := &recorder{ResponseWriter: w, status: http.StatusOK}
 			if run != nil {
+				// The answer is held until the run is done and written
+				// here, so that a slow client does not hold the worker.
+				hw := &heldWriter{ResponseWriter: w}
+				rec := &recorder{ResponseWriter: hw, status: http.StatusOK}
 				run(ctx, func() { next.ServeHTTP(rec, r) })
-			} else {
-				next.ServeHTTP(rec, r)
+				hw.done()
+				c.storeMiss(ctx, key, w, rec)
+				return
 			}
-			if rec.status == http.StatusOK && !rec.big && rec.frame != nil {
-				c.storeHTTP(ctx, key, w.Header().Get("ETag"), rec.frame)
-			}
+			rec := &recorder{ResponseWriter: w, status: http.StatusOK}
+			next.ServeHTTP(rec, r)
+			c.storeMiss(ctx, key, w, rec)
 		})
+	}
+}
+
+// storeMiss keeps the answer rec recorded for key when it may be kept.
+func (c *Cache) storeMiss(ctx context.Context, key string, w http.ResponseWriter, rec *recorder) {
+	if rec.status == http.StatusOK && !rec.big && rec.frame != nil {
+		c.storeHTTP(ctx, key, w.Header().Get("ETag"), rec.frame)
 	}
 }
 

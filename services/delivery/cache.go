@@ -135,7 +135,16 @@ func (g *Group) HTTPCache(authn auth.Authenticator) func(http.Handler) http.Hand
 			return nil, false
 		}
 		return ctx, true
-	}, g.reads.Run)
+	}, g.runRead())
+}
+
+// runRead is how the HTTP cache runs a miss: on the read pool, or on the
+// request's goroutine (nil) without one.
+func (g *Group) runRead() func(context.Context, func()) {
+	if g.reads == nil {
+		return nil
+	}
+	return g.reads.Run
 }
 
 // cacheablePath reports whether r may be answered from the HTTP cache and
