@@ -67,6 +67,39 @@ func (g Guard) Context(ctx context.Context) (context.Context, context.CancelFunc
 	return context.WithTimeout(ctx, g.Timeout)
 }
 
+// budgetKey marks a context whose deadline is a guard's (Budget), by the
+// guard's Name.
+type budgetKey struct{ name string }
+
+// Budget derives the context of several calls of the component made for
+// one request: ctx with the guard's deadline for all of them together
+// (one timer, not one per call; the calls within it take no deadline of
+// their own) unless ctx already ends sooner. A call within it that the
+// deadline ends is unavailable, as one past its own deadline is: the
+// deadline is the component's, not the caller's.
+func (g Guard) Budget(ctx context.Context) (context.Context, context.CancelFunc) {
+	if g.Timeout <= 0 {
+		return ctx, func() {}
+	}
+	if d, ok := ctx.Deadline(); ok && time.Until(d) <= g.Timeout {
+		return ctx, func() {}
+	}
+	bctx, cancel := context.WithTimeout(ctx, g.Timeout)
+	d, _ := bctx.Deadline()
+	return context.WithValue(bctx, budgetKey{g.Name}, d), cancel
+}
+
+// ownDeadline reports whether ctx ended at the deadline of this guard's
+// Budget, not at one of the caller's.
+func (g Guard) ownDeadline(ctx context.Context) bool {
+	if !errors.Is(ctx.Err(), context.DeadlineExceeded) {
+		return false
+	}
+	b, ok := ctx.Value(budgetKey{g.Name}).(time.Time)
+	d, _ := ctx.Deadline()
+	return ok && b.Equal(d)
+}
+
 // Do runs fn under the guard's deadline and classifies its error.
 func (g Guard) Do(ctx context.Context, fn func(context.Context) error) error {
 	cctx, cancel := g.Context(ctx)
@@ -96,7 +129,7 @@ func (g Guard) Classify(ctx context.Context, err error) error {
 	if err == nil || errors.Is(err, ErrUnavailable) {
 		return err
 	}
-	if ctx.Err() != nil {
+	if ctx.Err() != nil && !g.ownDeadline(ctx) {
 		return err // the caller gave up: not the component's fault
 	}
 	if Unreachable(err) || (g.Unavailable != nil && g.Unavailable(err)) {

@@ -15,7 +15,6 @@
 package delivery
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -73,6 +72,8 @@ type Service struct {
 	branches indexdoc.Branches
 	langs    map[int64]bool // languages with display-name fields
 	sources  *sourceCache   // decoded FieldSource by (id, version)
+	// ids are the branch ids of the current version (version.go).
+	ids branchIDs
 
 	mu     sync.Mutex
 	models map[int64]*branchModel // per branch, for one index version
@@ -105,12 +106,6 @@ func New(opts Options) (*Service, error) {
 		s.langs[l] = true
 	}
 	return s, nil
-}
-
-// Version returns the index's change-tracking version (0 before the first
-// indexed change): every response is a function of it and the request.
-func (s *Service) Version(ctx context.Context) (int64, error) {
-	return s.tracking.Version(ctx)
 }
 
 func invalidf(format string, args ...any) error {

@@ -70,7 +70,7 @@ func (s *Service) model(ctx context.Context, branch int64) (*branchModel, error)
 	s.mu.Lock()
 	m := s.models[branch]
 	s.mu.Unlock()
-	if m != nil && m.version == v {
+	if m != nil && m.version >= v { // a newer model: the index moved on since v was read
 		return m, nil
 	}
 	// The load is shared: one caller going away must not fail the others

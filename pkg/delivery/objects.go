@@ -106,9 +106,21 @@ func (s *Service) scope(ctx context.Context, r Request) (*scope, error) {
 // branchID resolves a branch id or ApiIdentifier to an indexed branch:
 // branch objects live on branch 4. An ApiIdentifier no branch carries may
 // be an alias (params.BranchAlias: "draft" is the default branch).
+// The id is looked up once per index version (branchIDs).
 func (s *Service) branchID(ctx context.Context, param string) (int64, error) {
+	v, err := s.Version(ctx)
+	if err != nil {
+		return 0, err
+	}
+	if id, ok := s.ids.get(v, param); ok {
+		return id, nil
+	}
 	id, err := s.branches.ID(ctx, param)
-	return id, branchErr(err, param)
+	if err != nil {
+		return 0, branchErr(err, param)
+	}
+	s.ids.put(v, param, id)
+	return id, nil
 }
 
 // branchErr is err of a branch lookup (indexdoc.Branches) as this

@@ -44,7 +44,7 @@ func TestMissStoresTheAnswerOnce(t *testing.T) {
 	msg := wrapperspb.String(body)
 	perServe := allocatedPerRun(n, func(i int) {
 		if _, _, err := Serve(ctx, f.c, "Op", wrapperspb.String(fmt.Sprint("serve", i)), 0, f,
-			func() (*wrapperspb.StringValue, []string, error) { return msg, []string{"t"}, nil }); err != nil {
+			func(context.Context) (*wrapperspb.StringValue, []string, error) { return msg, []string{"t"}, nil }); err != nil {
 			t.Fatal(err)
 		}
 	})
@@ -53,10 +53,10 @@ func TestMissStoresTheAnswerOnce(t *testing.T) {
 	}
 	// HTTP: the handler writes the answer Serve built (its own
 	// allocations are the handler's); the layer keeps one copy, framed.
-	h := f.c.HTTP(func(r *http.Request) (context.Context, bool) { return r.Context(), true })(
+	h := f.c.HTTP(func(r *http.Request) (context.Context, bool) { return r.Context(), true }, nil)(
 		http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			_, tag, err := Serve(r.Context(), f.c, "Op", wrapperspb.String(r.URL.Path), 0, f,
-				func() (*wrapperspb.StringValue, []string, error) { return msg, []string{"t"}, nil })
+				func(context.Context) (*wrapperspb.StringValue, []string, error) { return msg, []string{"t"}, nil })
 			if err != nil {
 				t.Error(err)
 			}

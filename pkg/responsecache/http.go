@@ -29,7 +29,12 @@ const MaxHTTPBody = 8 << 20
 // authorizes the caller there): anything it refuses goes to next
 // unchanged. Only 200 answers with an ETag of at most MaxHTTPBody bytes
 // are kept. Without storage the middleware is next itself.
-func (c *Cache) HTTP(admit func(*http.Request) (context.Context, bool)) func(http.Handler) http.Handler {
+//
+// run, when not nil, runs a miss's call of next (the transport's pool of
+// uncached reads, pkg/delivery.ReadPool.Run); it returns when the call
+// did. The answer is then held in memory (up to MaxHeldBody) and written
+// after run returned, on the request's goroutine.
+func (c *Cache) HTTP(admit func(*http.Request) (context.Context, bool), run func(context.Context, func())) func(http.Handler) http.Handler {
 	return func(next http.Handler) http.Handler {
 		if !c.Enabled() {
 			return next
@@ -45,12 +50,27 @@ func (c *Cache) HTTP(admit func(*http.Request) (context.Context, bool)) func(htt
 				return
 			}
 			c.stats.httpMisses.Add(1)
+			if run != nil {
+				// The answer is held until the run is done and written
+				// here, so that a slow client does not hold the worker.
+				hw := &heldWriter{ResponseWriter: w}
+				rec := &recorder{ResponseWriter: hw, status: http.StatusOK}
+				run(ctx, func() { next.ServeHTTP(rec, r) })
+				hw.done()
+				c.storeMiss(ctx, key, w, rec)
+				return
+			}
 			rec := &recorder{ResponseWriter: w, status: http.StatusOK}
 			next.ServeHTTP(rec, r)
-			if rec.status == http.StatusOK && !rec.big && rec.frame != nil {
-				c.storeHTTP(ctx, key, w.Header().Get("ETag"), rec.frame)
-			}
+			c.storeMiss(ctx, key, w, rec)
 		})
+	}
+}
+
+// storeMiss keeps the answer rec recorded for key when it may be kept.
+func (c *Cache) storeMiss(ctx context.Context, key string, w http.ResponseWriter, rec *recorder) {
+	if rec.status == http.StatusOK && !rec.big && rec.frame != nil {
+		c.storeHTTP(ctx, key, w.Header().Get("ETag"), rec.frame)
 	}
 }
 

@@ -75,9 +75,9 @@ func (c *Cache) Storage() cache.Cache {
 	return c.store.Storage()
 }
 
-// Build renders one answer: the response and the cache tags of what it
-// was built from.
-type Build[T proto.Message] func() (T, []string, error)
+// Build renders one answer in ctx (Serve's): the response and the cache
+// tags of what it was built from.
+type Build[T proto.Message] func(ctx context.Context) (T, []string, error)
 
 // Index is what answers are built from: Version is its change-tracking
 // version (pkg/delivery.Service).
@@ -115,7 +115,7 @@ func Serve[T proto.Message](ctx context.Context, c *Cache, op string, req proto.
 		if err != nil {
 			return rendering{}, err
 		}
-		out, tags, err := build()
+		out, tags, err := build(ctx)
 		if err != nil {
 			return rendering{}, err
 		}

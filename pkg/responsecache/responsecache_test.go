@@ -33,7 +33,7 @@ func (f *fixture) Version(context.Context) (int64, error) { return f.version.Loa
 
 // serve serves req through the cache with a build answering body.
 func (f *fixture) serve(ctx context.Context, req string, minVersion int64, body string, tags ...string) (*wrapperspb.StringValue, string, error) {
-	return Serve(ctx, f.c, "Op", wrapperspb.String(req), minVersion, f, func() (*wrapperspb.StringValue, []string, error) {
+	return Serve(ctx, f.c, "Op", wrapperspb.String(req), minVersion, f, func(context.Context) (*wrapperspb.StringValue, []string, error) {
 		f.builds.Add(1)
 		return wrapperspb.String(body), tags, nil
 	})
@@ -111,7 +111,7 @@ func TestConcurrentMissesBuildOnce(t *testing.T) {
 	const n = 16
 	f := newFixture(t)
 	release := make(chan struct{})
-	build := func() (*wrapperspb.StringValue, []string, error) {
+	build := func(context.Context) (*wrapperspb.StringValue, []string, error) {
 		f.builds.Add(1)
 		<-release // until every caller is attached to this build
 		return wrapperspb.String("answer"), []string{"t"}, nil
@@ -151,7 +151,7 @@ func TestFailedBuildIsNotKept(t *testing.T) {
 	f := newFixture(t)
 	boom := errors.New("boom")
 	release := make(chan struct{})
-	failing := func() (*wrapperspb.StringValue, []string, error) {
+	failing := func(context.Context) (*wrapperspb.StringValue, []string, error) {
 		f.builds.Add(1)
 		<-release
 		return nil, nil, boom
@@ -192,7 +192,7 @@ func TestLeaderCancelDoesNotFailFollowers(t *testing.T) {
 	leaderDone := make(chan error, 1)
 	started := make(chan struct{})
 	go func() {
-		_, _, err := Serve(leaderCtx, f.c, "Op", req, 0, f, func() (*wrapperspb.StringValue, []string, error) {
+		_, _, err := Serve(leaderCtx, f.c, "Op", req, 0, f, func(context.Context) (*wrapperspb.StringValue, []string, error) {
 			f.builds.Add(1)
 			close(started)
 			<-leaderCtx.Done()
@@ -238,7 +238,7 @@ func TestPanickingBuild(t *testing.T) {
 	leaderPanic := make(chan any, 1)
 	go func() {
 		defer func() { leaderPanic <- recover() }()
-		_, _, _ = Serve(context.Background(), f.c, "Op", wrapperspb.String("same"), 0, f, func() (*wrapperspb.StringValue, []string, error) {
+		_, _, _ = Serve(context.Background(), f.c, "Op", wrapperspb.String("same"), 0, f, func(context.Context) (*wrapperspb.StringValue, []string, error) {
 			<-release
 			panic("boom")
 		})
@@ -273,7 +273,7 @@ func BenchmarkServeHit(b *testing.B) {
 	f := &fixture{c: New(m, nil)}
 	ctx := context.Background()
 	req := wrapperspb.String("same")
-	build := func() (*wrapperspb.StringValue, []string, error) {
+	build := func(context.Context) (*wrapperspb.StringValue, []string, error) {
 		return wrapperspb.String("answer"), []string{"t"}, nil
 	}
 	if _, _, err := Serve(ctx, f.c, "Op", req, 0, f, build); err != nil {

@@ -62,6 +62,27 @@ func (d *deadlineEngine) Refresh(ctx context.Context, index string) error {
 
 func (d *deadlineEngine) Close() error { return d.e.Close() }
 
+// Budget implements Budgeter with the guard's Budget.
+func (d *deadlineEngine) Budget(ctx context.Context) (context.Context, context.CancelFunc) {
+	return d.g.Budget(ctx)
+}
+
+// Budgeter is an engine whose calls have a deadline (WithDeadline): Budget
+// derives the context of all the calls of one request, bounded together by
+// that deadline (component.Guard.Budget).
+type Budgeter interface {
+	Budget(ctx context.Context) (context.Context, context.CancelFunc)
+}
+
+// Budget is e's Budget for the calls of one request, or ctx as it is when
+// e has no deadline.
+func Budget(ctx context.Context, e Engine) (context.Context, context.CancelFunc) {
+	if b, ok := e.(Budgeter); ok {
+		return b.Budget(ctx)
+	}
+	return ctx, func() {}
+}
+
 // Ping is the engine's Ping under the deadline (nil when it has none).
 func (d *deadlineEngine) Ping(ctx context.Context) error { return d.g.Ping(ctx, d.e) }
 

@@ -56,6 +56,11 @@ func serve[T proto.Message](ctx context.Context, s *service, op string, req prot
 	if err != nil {
 		return zero, err
 	}
+	// One version for the whole read: the cache's fence, the branch and
+	// its model (one engine call, not three); one deadline for its engine
+	// calls (timeouts.search).
+	ctx, done := s.dom.OneRead(ctx)
+	defer done()
 	out, tag, err := responsecache.Serve(ctx, s.cache, op, req, minV, s.dom, build)
 	if err != nil {
 		return zero, s.toStatus(ctx, err)
@@ -130,7 +135,16 @@ func (g *Group) HTTPCache(authn auth.Authenticator) func(http.Handler) http.Hand
 			return nil, false
 		}
 		return ctx, true
-	})
+	}, g.runRead())
+}
+
+// runRead is how the HTTP cache runs a miss: on the read pool, or on the
+// request's goroutine (nil) without one.
+func (g *Group) runRead() func(context.Context, func()) {
+	if g.reads == nil {
+		return nil
+	}
+	return g.reads.Run
 }
 
 // cacheablePath reports whether r may be answered from the HTTP cache and

@@ -20,7 +20,7 @@ func (s *service) GetBranches(ctx context.Context, in *deliveryv1.GetBranchesReq
 	if !p.Admin {
 		op = fmt.Sprintf("GetBranches:r%v:w%v", p.Read, p.Write)
 	}
-	return serve(ctx, s, op, in, func() (*deliveryv1.BranchList, []string, error) {
+	return serve(ctx, s, op, in, func(ctx context.Context) (*deliveryv1.BranchList, []string, error) {
 		objs, err := s.dom.Branches(ctx, p)
 		if err != nil {
 			return nil, nil, err
@@ -32,7 +32,7 @@ func (s *service) GetBranches(ctx context.Context, in *deliveryv1.GetBranchesReq
 
 // GetLanguages implements Delivery_GetLanguages.
 func (s *service) GetLanguages(ctx context.Context, in *deliveryv1.GetLanguagesRequest) (*deliveryv1.LanguageList, error) {
-	return serve(ctx, s, "GetLanguages", in, func() (*deliveryv1.LanguageList, []string, error) {
+	return serve(ctx, s, "GetLanguages", in, func(ctx context.Context) (*deliveryv1.LanguageList, []string, error) {
 		out, tags, err := s.configObjects(ctx, in.Branch, s.dom.Languages)
 		return &deliveryv1.LanguageList{Languages: out}, tags, err
 	})
@@ -40,7 +40,7 @@ func (s *service) GetLanguages(ctx context.Context, in *deliveryv1.GetLanguagesR
 
 // GetTypes implements Delivery_GetTypes.
 func (s *service) GetTypes(ctx context.Context, in *deliveryv1.GetTypesRequest) (*deliveryv1.TypeList, error) {
-	return serve(ctx, s, "GetTypes", in, func() (*deliveryv1.TypeList, []string, error) {
+	return serve(ctx, s, "GetTypes", in, func(ctx context.Context) (*deliveryv1.TypeList, []string, error) {
 		out, tags, err := s.configObjects(ctx, in.Branch, s.dom.Types)
 		return &deliveryv1.TypeList{Types: out}, tags, err
 	})
@@ -63,7 +63,7 @@ func (s *service) configObjects(ctx context.Context, branch string, load func(co
 
 // GetUpdateInfo implements Delivery_GetUpdateInfo.
 func (s *service) GetUpdateInfo(ctx context.Context, in *deliveryv1.GetUpdateInfoRequest) (*deliveryv1.UpdateInfo, error) {
-	return serve(ctx, s, "GetUpdateInfo", in, func() (*deliveryv1.UpdateInfo, []string, error) {
+	return serve(ctx, s, "GetUpdateInfo", in, func(ctx context.Context) (*deliveryv1.UpdateInfo, []string, error) {
 		ui, err := s.dom.UpdateInfo(ctx, in.Branch)
 		if err != nil {
 			return nil, nil, err

@@ -20,6 +20,7 @@ package delivery
 import (
 	"context"
 	"log/slog"
+	"time"
 
 	"github.com/cmsplatform/cms/pkg/cache"
 	"github.com/cmsplatform/cms/pkg/delivery"
@@ -54,6 +55,12 @@ type Options struct {
 	// SourceCacheBytes bounds the decoded sources Delivery keeps
 	// (pkg/delivery.Options.SourceCacheBytes).
 	SourceCacheBytes int64
+	// ReadWorkers, ReadQueue and ReadWait size the pool the uncached
+	// reads of the HTTP API run on (pkg/delivery.ReadPool: at most
+	// ReadWorkers at once, at most ReadQueue others waiting in order, each
+	// at most ReadWait); 0 workers: none.
+	ReadWorkers, ReadQueue int
+	ReadWait               time.Duration
 	// Logger; nil discards.
 	Logger *slog.Logger
 }
@@ -62,6 +69,8 @@ type Options struct {
 type Group struct {
 	api *service
 	bin *binaries
+	// reads runs the uncached reads of the HTTP API (HTTPCache).
+	reads *delivery.ReadPool
 }
 
 // New returns the Delivery group.
@@ -76,7 +85,7 @@ func New(opts Options) *Group {
 			SourceCacheBytes: opts.SourceCacheBytes, Logger: opts.Logger})
 		s.chains, _ = indexbranches.New(opts.Search, opts.Layout, opts.Logger)
 	}
-	return &Group{api: s, bin: &binaries{api: s, files: opts.Files}}
+	return &Group{api: s, bin: &binaries{api: s, files: opts.Files}, reads: delivery.NewReadPool(opts.ReadWorkers, opts.ReadQueue, opts.ReadWait)}
 }
 
 // Name implements app.Group.

@@ -17,7 +17,7 @@ func (s *service) Occurrences(ctx context.Context, in *deliveryv1.OccurrencesReq
 	if err != nil {
 		return nil, s.toStatus(ctx, err)
 	}
-	return serve(ctx, s, "Occurrences", in, func() (*deliveryv1.OccurrencesResult, []string, error) {
+	return serve(ctx, s, "Occurrences", in, func(ctx context.Context) (*deliveryv1.OccurrencesResult, []string, error) {
 		return s.occurrences(ctx, r, in.Fields, take)
 	})
 }
@@ -32,7 +32,7 @@ func (s *service) OccurrencesTyped(ctx context.Context, in *deliveryv1.Occurrenc
 	if err != nil {
 		return nil, s.toStatus(ctx, err)
 	}
-	return serve(ctx, s, "OccurrencesTyped", in, func() (*deliveryv1.OccurrencesResult, []string, error) {
+	return serve(ctx, s, "OccurrencesTyped", in, func(ctx context.Context) (*deliveryv1.OccurrencesResult, []string, error) {
 		return s.occurrences(ctx, r, in.Fields, take)
 	})
 }
@@ -67,7 +67,9 @@ func (s *service) Suggestions(ctx context.Context, in *deliveryv1.SuggestionsReq
 		return nil, s.toStatus(ctx, err)
 	}
 	o := suggestOptions(in.Pattern, in.Fields, &take, in.SortByValue, in.Analyze, in.Fuzzy, in.FuzzyMinSimilarity, in.FuzzyPrefixLength)
-	return serve(ctx, s, "Suggestions", in, func() (*deliveryv1.SuggestionsResult, []string, error) { return s.suggestions(ctx, r, o) })
+	return serve(ctx, s, "Suggestions", in, func(ctx context.Context) (*deliveryv1.SuggestionsResult, []string, error) {
+		return s.suggestions(ctx, r, o)
+	})
 }
 
 // SuggestionsTyped implements Delivery_SuggestionsTyped.
@@ -81,7 +83,9 @@ func (s *service) SuggestionsTyped(ctx context.Context, in *deliveryv1.Suggestio
 		return nil, s.toStatus(ctx, err)
 	}
 	o := suggestOptions(in.Pattern, in.Fields, &take, in.SortByValue, in.Analyze, in.Fuzzy, in.FuzzyMinSimilarity, in.FuzzyPrefixLength)
-	return serve(ctx, s, "SuggestionsTyped", in, func() (*deliveryv1.SuggestionsResult, []string, error) { return s.suggestions(ctx, r, o) })
+	return serve(ctx, s, "SuggestionsTyped", in, func(ctx context.Context) (*deliveryv1.SuggestionsResult, []string, error) {
+		return s.suggestions(ctx, r, o)
+	})
 }
 
 // sentFacetTake reads the take of occurrences and suggestions as sent:

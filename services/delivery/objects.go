@@ -51,7 +51,10 @@ func sentTake(r *delivery.Request, take *int32) error {
 
 // list answers List and ListTyped (op) for the request in.
 func (s *service) list(ctx context.Context, op string, in proto.Message, r delivery.Request) (*deliveryv1.ObjectList, error) {
-	read := func() (delivery.List, []string, error) { l, err := s.dom.List(ctx, r); return l, l.Tags, err }
+	read := func(ctx context.Context) (delivery.List, []string, error) {
+		l, err := s.dom.List(ctx, r)
+		return l, l.Tags, err
+	}
 	return answer(ctx, s, op, in, read, delivery.AppendListJSON, listMessage, &deliveryv1.ObjectList{})
 }
 
@@ -70,14 +73,14 @@ func listMessage(l delivery.List) (*deliveryv1.ObjectList, error) {
 // gateway in process as the wire JSON appendJSON writes from the view
 // (carried by empty, gateway.WithWireJSON), for everyone else as the
 // message build makes of the same view.
-func answer[M proto.Message, V any](ctx context.Context, s *service, op string, in proto.Message, read func() (V, []string, error),
+func answer[M proto.Message, V any](ctx context.Context, s *service, op string, in proto.Message, read func(context.Context) (V, []string, error),
 	appendJSON func([]byte, V) ([]byte, error), build func(V) (M, error), empty M) (M, error) {
 	wire := gateway.TakesWireJSON(ctx)
 	if wire {
 		op += wireJSONOp
 	}
-	return serve(ctx, s, op, in, func() (M, []string, error) {
-		v, tags, err := read()
+	return serve(ctx, s, op, in, func(ctx context.Context) (M, []string, error) {
+		v, tags, err := read(ctx)
 		if err != nil {
 			var zero M
 			return zero, nil, err
@@ -115,7 +118,7 @@ func (s *service) GetTyped(ctx context.Context, in *deliveryv1.GetTypedRequest) 
 
 // get answers Get and GetTyped (op) for the request in.
 func (s *service) get(ctx context.Context, op string, in proto.Message, r delivery.Request, id string) (*deliveryv1.ObjectResult, error) {
-	read := func() (delivery.Single, []string, error) {
+	read := func(ctx context.Context) (delivery.Single, []string, error) {
 		one, err := s.dom.Get(ctx, r, id)
 		return one, one.Tags, err
 	}
@@ -135,7 +138,7 @@ func singleMessage(one delivery.Single) (*deliveryv1.ObjectResult, error) {
 // Count implements Delivery_Count.
 func (s *service) Count(ctx context.Context, in *deliveryv1.CountRequest) (*deliveryv1.CountResult, error) {
 	r := delivery.Request{Branch: in.Branch, Lang: in.Lang, Variants: in.Variants, Filter: in.Filter, Deleted: in.GetDeleted()}
-	return serve(ctx, s, "Count", in, func() (*deliveryv1.CountResult, []string, error) { return s.count(ctx, r) })
+	return serve(ctx, s, "Count", in, func(ctx context.Context) (*deliveryv1.CountResult, []string, error) { return s.count(ctx, r) })
 }
 
 // CountTyped implements Delivery_CountTyped.
@@ -144,7 +147,7 @@ func (s *service) CountTyped(ctx context.Context, in *deliveryv1.CountTypedReque
 	if r.Type == "" {
 		return nil, s.toStatus(ctx, delivery.ErrNotFound)
 	}
-	return serve(ctx, s, "CountTyped", in, func() (*deliveryv1.CountResult, []string, error) { return s.count(ctx, r) })
+	return serve(ctx, s, "CountTyped", in, func(ctx context.Context) (*deliveryv1.CountResult, []string, error) { return s.count(ctx, r) })
 }
 
 func (s *service) count(ctx context.Context, r delivery.Request) (*deliveryv1.CountResult, []string, error) {

@@ -182,7 +182,14 @@ func (c *Components) openCache(ctx context.Context, cfg Config, log *slog.Logger
 		c.Cache = nil
 		return err
 	}
-	c.Cache = cache.WithDeadline(c.Cache, component.Guard{Name: "cache", Timeout: cfg.Timeouts.Cache})
+	// The in-memory cache answers without I/O and ignores its context: a
+	// deadline would only cost a timer per call (four per uncached
+	// Delivery read), so only Redis gets timeouts.cache.
+	timeout := cfg.Timeouts.Cache
+	if cfg.Cache.Engine == EngineMemory {
+		timeout = 0
+	}
+	c.Cache = cache.WithDeadline(c.Cache, component.Guard{Name: "cache", Timeout: timeout})
 	c.add("cache", c.Cache.Close, c.Cache.(interface{ Ping(context.Context) error }).Ping)
 	return nil
 }

@@ -6,11 +6,16 @@ import (
 	"context"
 	"encoding/base64"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net"
 	"net/http"
+	"os"
+	"path/filepath"
 	"regexp"
+	"runtime/metrics"
+	"runtime/pprof"
 	"slices"
 	"strconv"
 	"strings"
@@ -172,10 +177,49 @@ type window struct {
 	p99        time.Duration
 	firstErr   error
 	// cpu is what the process (server and load generator) and the
-	// machine spent during the phase (ramp and window).
-	cpu  cpuUse
-	wall time.Duration // of the phase
-	all  int64         // requests that ended during the phase
+	// machine spent during the window (not the ramp), allocs and gcs the
+	// heap allocations and garbage collections of the process then.
+	cpu    cpuUse
+	allocs uint64
+	gcs    uint64
+}
+
+// heapUse reads the process's heap allocations and completed garbage
+// collections so far.
+func heapUse() (allocs, gcs uint64) {
+	s := []metrics.Sample{{Name: "/gc/heap/allocs:objects"}, {Name: "/gc/cycles/total:gc-cycles"}}
+	metrics.Read(s)
+	if s[0].Value.Kind() == metrics.KindUint64 {
+		allocs = s[0].Value.Uint64()
+	}
+	if s[1].Value.Kind() == metrics.KindUint64 {
+		gcs = s[1].Value.Uint64()
+	}
+	return allocs, gcs
+}
+
+// windowProfile starts, when CMS_SHEDDING_PROFILES names a directory, a
+// CPU profile of one window (shed-<conns>-<n>.pb.gz; `go tool pprof
+// dir/shed-200-*` merges the rounds) and returns its stop.
+func windowProfile(conns int) func() {
+	dir := os.Getenv("CMS_SHEDDING_PROFILES")
+	if dir == "" {
+		return func() {}
+	}
+	for n := 0; ; n++ {
+		name := filepath.Join(dir, fmt.Sprintf("shed-%d-%d.pb.gz", conns, n))
+		f, err := os.OpenFile(name, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o600) //nolint:gosec // a file in the directory the tester named
+		if errors.Is(err, os.ErrExist) {
+			continue
+		}
+		if err != nil || pprof.StartCPUProfile(f) != nil {
+			if f != nil {
+				_ = f.Close()
+			}
+			return func() {}
+		}
+		return func() { pprof.StopCPUProfile(); _ = f.Close() }
+	}
 }
 
 // steady runs conns workers reading without pause and measures the
@@ -195,8 +239,6 @@ func (u *uncachedReads) steady(conns int, ramp, length time.Duration) window {
 	stop := make(chan struct{})
 	results := make([][]result, conns)
 	var wg sync.WaitGroup
-	before := readCPUUse()
-	start := time.Now()
 	for w := range conns {
 		wg.Add(1)
 		go func() {
@@ -216,19 +258,22 @@ func (u *uncachedReads) steady(conns int, ramp, length time.Duration) window {
 			}
 		}()
 	}
-	time.Sleep(ramp + length) // the measured window, not a synchronisation
-	after := readCPUUse()
+	time.Sleep(ramp) // the ramp and the window, not a synchronisation
+	stopProfile := windowProfile(conns)
+	before, from := readCPUUse(), time.Now()
+	allocs, gcs := heapUse()
+	time.Sleep(length)
+	after, to := readCPUUse(), time.Now()
+	allocsAfter, gcsAfter := heapUse()
+	stopProfile()
 	close(stop)
 	wg.Wait()
-	from, to := start.Add(ramp), start.Add(ramp+length)
-	out := window{elapsed: length, wall: after.at.Sub(start), cpu: cpuUse{process: after.process - before.process,
-		total: after.total - before.total, idle: after.idle - before.idle}}
+	out := window{elapsed: to.Sub(from), cpu: cpuUse{at: after.at, process: after.process - before.process,
+		total: after.total - before.total, idle: after.idle - before.idle},
+		allocs: allocsAfter - allocs, gcs: gcsAfter - gcs}
 	var durs []time.Duration
 	for _, rs := range results {
 		for _, r := range rs {
-			if !r.end.After(to) {
-				out.all++
-			}
 			if r.end.Before(from) || r.end.After(to) {
 				continue
 			}
@@ -266,8 +311,8 @@ func TestLoadSheddingKeepsThroughput(t *testing.T) {
 		elapsed    time.Duration
 		p99        time.Duration
 		cpu        cpuUse
-		wall       time.Duration
-		all        int64
+		allocs     uint64
+		gcs        uint64
 	}
 	var at20, at200 sum
 	add := func(s *sum, conns int, w window) {
@@ -275,11 +320,11 @@ func TestLoadSheddingKeepsThroughput(t *testing.T) {
 		s.failed += w.failed
 		s.elapsed += w.elapsed
 		s.p99 = max(s.p99, w.p99)
-		s.all += w.all
-		s.wall += w.wall
 		s.cpu.process += w.cpu.process
 		s.cpu.total += w.cpu.total
 		s.cpu.idle += w.cpu.idle
+		s.allocs += w.allocs
+		s.gcs += w.gcs
 		if w.firstErr != nil {
 			t.Logf("%d connections: %d failed, e.g. %v", conns, w.failed, w.firstErr)
 		}
@@ -297,17 +342,22 @@ func TestLoadSheddingKeepsThroughput(t *testing.T) {
 	ratio := tput(at200) / tput(at20)
 	t.Logf("uncached Delivery reads: 20 connections %.0f req/s (p99 %v), 200 connections %.0f req/s (p99 %v), ratio %.2f, %d answered 503",
 		tput(at20), at20.p99, tput(at200), at200.p99, ratio, shed)
-	// What the throughput is measured on: the CPU the process got (the
-	// machine's other work takes the rest) and what a request cost it.
+	// What the throughput is measured on: the CPU the process got in the
+	// windows (the machine's other work takes the rest) and what a request
+	// cost it there, in CPU time, heap allocations and garbage
+	// collections.
 	use := func(s sum) string {
 		idle := 0.0
 		if s.cpu.total > 0 {
 			idle = 100 * float64(s.cpu.idle) / float64(s.cpu.total)
 		}
-		return fmt.Sprintf("process CPU %.2f cores, %.0f µs per request (server and load generator), machine idle %.0f %%",
-			s.cpu.process.Seconds()/s.wall.Seconds(), float64(s.cpu.process.Microseconds())/float64(max(s.all, 1)), idle)
+		n := float64(max(s.ok+s.failed, 1))
+		return fmt.Sprintf("process CPU %.2f cores, %.0f µs, %.0f allocations per request, %.2f GCs per 1000 requests (server and load generator), machine idle %.0f %%",
+			s.cpu.process.Seconds()/s.elapsed.Seconds(), float64(s.cpu.process.Microseconds())/n, float64(s.allocs)/n,
+			1000*float64(s.gcs)/n, idle)
 	}
-	t.Logf("20 connections: %s; 200 connections: %s", use(at20), use(at200))
+	t.Logf("20 connections: %s", use(at20))
+	t.Logf("200 connections: %s", use(at200))
 	if shed != 0 || at20.failed+at200.failed != 0 {
 		t.Errorf("%d reads were shed with 503 below the queue wait %v, %d failed in all", shed, cfg.Queries.QueueWait,
 			at20.failed+at200.failed)
@@ -338,6 +388,18 @@ func TestLoadSheddingKeepsThroughput(t *testing.T) {
 // 235-348 µs at 200. So the bound stays below the target; the shed count
 // (0 in those 14 runs; a loaded machine broke it in half the runs before
 // the queue measured its wait by the releases) is the sharp part.
+//
+// Since an uncached read reads the index version once, resolves its
+// branch once per version, shares one engine deadline and runs on the
+// read pool (delivery.ReadPool), on the same quiet machine (load 1.3 to
+// 1.8, the process getting 1.9 of 2 cores) a request cost 140-148 µs at
+// 20 connections and 146-152 µs at 200 (before: 154-161 and 171-176) and
+// the ratio was 0.95-1.05 (before 0.87-0.93); with other work on the
+// machine (load 2 to 10, the process getting 0.3 to 1.3 cores) a request
+// cost 125-174 µs at 20 and 141-192 at 200 (before 146-194 and 168-223)
+// and the ratio was 0.77-1.07 in 20 runs (before 0.76-1.05): it follows
+// the CPU share the process gets in each phase more than what a request
+// costs. The bound stays where a saturated machine cannot break it.
 const minThroughputRatio = 0.75
 
 // shedSummary matches the summary line of shed requests.

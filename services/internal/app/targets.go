@@ -146,7 +146,8 @@ func buildTargets(ctx context.Context, cfg Config, comps *Components, log *slog.
 		case TargetDelivery:
 			g := delivery.New(delivery.Options{Search: comps.Search, Cache: comps.Cache,
 				Layout: cfg.indexing(log).Layout, Files: NewFiles(cfg, comps, log), Logger: log.With("group", "delivery"),
-				SourceCacheBytes: cfg.memory().Share(sourceCacheShare)})
+				SourceCacheBytes: cfg.memory().Share(sourceCacheShare),
+				ReadWorkers:      cfg.Queries.limit().Concurrent, ReadQueue: cfg.Queries.Queue, ReadWait: cfg.Queries.QueueWait})
 			groups = append(groups, g)
 			registerDeliveryMetrics(reg, g)
 			// Change events evict exactly the cached answers they touch. A
