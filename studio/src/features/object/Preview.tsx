@@ -86,19 +86,19 @@ export function Preview(p: PreviewProps) {
       <div class="preview-bar">
         <h2 class="preview-title">{m("preview")}</h2>
         {templates && templates.length > 0 && (
-          <label class="topbar-field">
-            <span>{m("template")}</span>
+          <div class="topbar-field">
+            <label for="preview-template">{m("template")}</label>
             <select id="preview-template" class="input" value={String(template?.id ?? "")} onChange={(ev) => setQuery({ preview: ev.currentTarget.value })}>
               {templates.map((t) => <option key={t.id} value={String(t.id)}>{t.name}</option>)}
             </select>
-          </label>
+          </div>
         )}
-        <label class="topbar-field">
-          <span>{m("language")}</span>
+        <div class="topbar-field">
+          <label for="preview-language">{m("language")}</label>
           <select id="preview-language" class="input" value={String(language ?? "")} onChange={(ev) => setQuery({ previewLang: ev.currentTarget.value })}>
             {p.languages.map((l) => <option key={l.id} value={String(l.id)}>{l.name} ({l.code})</option>)}
           </select>
-        </label>
+        </div>
         <a class="preview-json" href={deliveryPath(p.branch, p.objectId)} title={m("jsonTitle")} target="_blank" rel="noopener" onClick={(ev) => void openJSON(ev)}>{m("json")}</a>
       </div>
       {error !== null && <Problem error={error} />}
@@ -110,6 +110,7 @@ export function Preview(p: PreviewProps) {
           <span class="visually-hidden" role="status">{html.key === key ? "" : m("rendering")}</span>
           {html.cut && <p class="muted">{m("cut")}</p>}
           <iframe class="preview-frame" sandbox={frameSandbox} srcdoc={html.doc} data-key={html.key}
+            onLoad={(ev) => (ev.currentTarget.dataset.loaded = html.key)}
             title={m("frame", { object: p.objectName, template: template.name, language: langName })} />
         </>
       )}
