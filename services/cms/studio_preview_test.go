@@ -27,15 +27,19 @@ const previewShown = `(() => { const f = document.querySelector("iframe.preview-
 // template's script and whose document the studio cannot reach; a saved
 // teaser shows in the preview after the save; the preview in German shows
 // the German teaser; the Delivery JSON link names the object's Delivery
-// address, which answers its JSON.
+// address, which answers its JSON; a template that does not compile shows
+// the API's problem with its line; a reload keeps template and language.
 func studioPreviewJourney(t *testing.T, s *studioSetup) {
 	branch := createBranch(t, s.base, "Preview work")
 	typeID, objID, teaser := setupTeaserModel(t, s.base, branch, "pv", "pvnote", "Preview note", "Launch note", "Plan teaser")
-	writeOn(t, http.MethodPatch, s.base, branch, fmt.Sprintf(`{"meta":{"id":%d},"values":[%s]}`, objID, value(teaser, 202, "Plan-Anreißer")))
 	src := `<h1>{{value .Object "pvTeaser"}}</h1><p>Language: {{.Language}}</p>` +
 		`<script>parent.document.title = "ran"; document.body.append("script ran")</script>`
 	tpl := createObjects(t, s.base, branch, `{"meta":{"typeRef":150,"apiIdentifier":"pvPage"},"values":[`+
 		value(1000, 201, "Note page")+","+value(1280, 0, src)+"]}")[0]
+	broken := createObjects(t, s.base, branch, `{"meta":{"typeRef":150},"values":[`+
+		value(1000, 201, "Teaser broken")+","+value(1280, 0, `<p>{{if}}</p>`)+"]}")[0]
+	tx := writeOn(t, http.MethodPatch, s.base, branch, fmt.Sprintf(`{"meta":{"id":%d},"values":[%s]}`, objID, value(teaser, 202, "Plan-Anreißer")))
+	waitDelivered(t, s, branch, tx) // Delivery lists the templates from its index, which may lag the setup
 	object := fmt.Sprintf("/studio/b/%d/content/%d/%d", branch, typeID, objID)
 
 	p := s.page(t, "editor")
@@ -82,6 +86,17 @@ func studioPreviewJourney(t *testing.T, s *studioSetup) {
 	if int64(got) != objID {
 		t.Errorf("the Delivery JSON link answers object %v, want %d", got, objID)
 	}
+
+	// A template that does not compile: the API's problem with its line, in place of the frame.
+	p.choose("Template", fmt.Sprint(broken))
+	p.waitFor("the template's error is shown, no stale page", `[...document.querySelectorAll("aside.preview [role=alert]")].some(e => e.textContent.includes("line 1")) && !document.querySelector("iframe.preview-frame")`)
+	p.shot("preview-template-error")
+	p.choose("Template", fmt.Sprint(tpl))
+	p.waitFor("the good template again, no error", previewFrame+`.includes("<h1>Plan-Anreißer</h1>") && !document.querySelector("aside.preview [role=alert]")`)
+
+	// A reload keeps the preview, its template and language (the address).
+	p.open(fmt.Sprintf("%s?preview=%d&previewLang=202", object, tpl))
+	p.waitFor("the preview after a reload", previewFrame+`.includes("<h1>Plan-Anreißer</h1><p>Language: de-DE</p>")`)
 
 	// In German the controls speak German.
 	p.step("language de", studioWait, chromedp.Evaluate[chromedp.Void](

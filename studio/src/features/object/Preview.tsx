@@ -66,7 +66,11 @@ export function Preview(p: PreviewProps) {
     api.blob("rendering", "GetRenderedTemplate", renderParams(p.branch, template.id, p.objectId, language), { signal: ctl.signal })
       .then((b) => b.text())
       .then((text) => !ctl.signal.aborted && setHtml({ ...frameDocument(text), key }),
-        (e: unknown) => !ctl.signal.aborted && setRenderError(e));
+        (e: unknown) => {
+          if (ctl.signal.aborted) return;
+          setRenderError(e);
+          setHtml(null); // not another template's or language's page under this one's name
+        });
     return () => ctl.abort();
   }, [key, p.branch, p.objectId]);
 
