@@ -7,7 +7,8 @@
 // values without variant; without a write grant on the branch everything
 // is read-only and says why. Delete (asking first) and, for a deleted
 // object (read-only until restored), Restore. Below the values, the
-// object's comments.
+// object's comments; beside them, on demand, its preview (Preview.tsx, a
+// lazy chunk).
 import { useCallback, useEffect, useMemo, useRef, useState } from "preact/hooks";
 import { ApiError, OfflineError } from "../../api/client";
 import { api } from "../../auth/session";
@@ -31,6 +32,7 @@ import { Cell, type CellError, errorTarget, preloadFields } from "./Cell";
 import { Comments } from "./Comments";
 import { DeletedNotice, LifecycleAction } from "./Lifecycle";
 import { ConflictView } from "./ConflictView";
+import type { PreviewProps } from "./Preview";
 import { listOf, rowOfProblem } from "./fields/list-model";
 import type { AttributeInfo } from "./fields/registry";
 import { loadObject, type Loaded, readLocal } from "./load";
@@ -48,6 +50,7 @@ const m = messages({
     baseValue: "Shown from the value without variant: {value}", variantLabel: "{field} — {variant}",
     notFound: "This object does not exist on this branch.",
     fieldError: "The server refused this value: {text}", empty: "This type has no attributes yet.", shortcut: "Ctrl+S saves",
+    preview: "Preview", previewTitle: "Show this object rendered by a template beside the editor",
   },
   de: {
     object: "Objekt", save: "Speichern", saving: "Wird gespeichert…", discard: "Änderungen verwerfen", saved: "Gespeichert.", unsaved: "Ungespeicherte Änderungen",
@@ -57,8 +60,14 @@ const m = messages({
     baseValue: "Angezeigt aus dem Wert ohne Variante: {value}", variantLabel: "{field} — {variant}",
     notFound: "Dieses Objekt gibt es auf diesem Branch nicht.",
     fieldError: "Der Server hat diesen Wert abgelehnt: {text}", empty: "Dieser Typ hat noch keine Attribute.", shortcut: "Strg+S speichert",
+    preview: "Vorschau", previewTitle: "Dieses Objekt neben dem Editor mit einer Vorlage gerendert zeigen",
   },
 });
+
+type PreviewView = (p: PreviewProps) => preact.JSX.Element;
+let previewChunk: Promise<PreviewView> | undefined;
+/** loadPreview loads the preview's chunk once. */
+const loadPreview = () => (previewChunk ??= import("./Preview").then((mod) => mod.Preview));
 
 const storage = () => (typeof localStorage === "undefined" ? null : localStorage);
 
@@ -92,6 +101,12 @@ export function ObjectView({ route: r }: { route: Route }) {
   const [fieldErrors, setFieldErrors] = useState<Record<string, CellError>>({});
   const [conflict, setConflict] = useState<{ fields: ConflictField[]; etag: string | null; lastTransaction?: number | undefined } | null>(null);
   const [writer, setWriter] = useState<Writer | null>(null);
+  const previewOpen = r.query.preview !== undefined;
+  const [PreviewPane, setPreviewPane] = useState<{ View: PreviewView } | null>(null);
+  const [previewError, setPreviewError] = useState<unknown>(null);
+  useEffect(() => {
+    if (previewOpen && !PreviewPane) loadPreview().then((View) => setPreviewPane({ View }), setPreviewError);
+  }, [previewOpen]);
   // Kept current while the object is open: a grant removed meanwhile makes it read-only at once, with the reason.
   const access = useBranchAccess(branch);
   const readOnly = access.kind === "read";
@@ -359,7 +374,11 @@ export function ObjectView({ route: r }: { route: Route }) {
             </select>
           </label>
         )}
+        <Button aria-pressed={previewOpen} title={m("previewTitle")}
+          onClick={() => setQuery(previewOpen ? { preview: undefined, previewLang: undefined } : { preview: "on" })}>{m("preview")}</Button>
       </div>
+      <div class={`object-main ${previewOpen ? "with-preview" : ""}`}>
+      <div class="object-values">
       {loaded.attributes.length === 0 ? <p class="muted">{m("empty")}</p> : (
         <div class="object-form" style={{ "--cols": String(shownLangs.length) }} data-ready="true">
           <div class="form-head" aria-hidden="true">
@@ -378,6 +397,13 @@ export function ObjectView({ route: r }: { route: Route }) {
         </div>
       )}
       <Comments branch={branch} branchId={loaded.chain[0]?.branch ?? Number(branch)} objectId={Number(loaded.local.meta?.id ?? id)} readOnly={readOnly} />
+      </div>
+      {previewOpen && previewError !== null && <Problem error={previewError} />}
+      {previewOpen && PreviewPane && (
+        <PreviewPane.View branch={branch} objectId={Number(loaded.local.meta?.id ?? id)} objectName={name}
+          version={Number(loaded.effective.meta?.lastTransaction ?? 0)} languages={loaded.languages} shownLanguages={shownLangs} query={r.query} />
+      )}
+      </div>
       {conflict && (
         <ConflictView fields={conflict.fields} attributes={loaded.attributes} languageName={langName} variantName={variantName}
           lastTransaction={conflict.lastTransaction} writer={writer}
