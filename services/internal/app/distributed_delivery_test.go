@@ -130,7 +130,7 @@ func startConfigured(t *testing.T, cfg Config) *Server {
 // database and a unique prefix (name + time) for the Elasticsearch
 // indexes, the Redis keys (deleted afterwards) and the NATS stream; and a
 // bus on that stream.
-func isolatedDistributed(t *testing.T, name string) (func(target string) Config, *natsjs.Bus) {
+func isolatedDistributed(t testing.TB, name string) (func(target string) Config, *natsjs.Bus) {
 	t.Helper()
 	pgURL := testenv.PostgresDatabase(t)
 	esURL := testenv.URL(t, testenv.ElasticsearchURL)
@@ -157,14 +157,14 @@ func isolatedDistributed(t *testing.T, name string) (func(target string) Config,
 
 // cleanupElasticsearch deletes the indexes named with prefix when the
 // test ends (the servers are stopped by then: cleanups run last first).
-func cleanupElasticsearch(t *testing.T, esURL, prefix string) {
+func cleanupElasticsearch(t testing.TB, esURL, prefix string) {
 	t.Cleanup(func() { testenv.DeleteIndexes(t, esURL, prefix) })
 }
 
 // sharedNATS returns the URL of the NATS of CMS_NATS_URL and a bus on it
 // in the events namespace prefix (the servers under test use the same);
 // the namespace's streams (the blob bucket's too) are deleted afterwards.
-func sharedNATS(t *testing.T, prefix string) (string, *natsjs.Bus) {
+func sharedNATS(t testing.TB, prefix string) (string, *natsjs.Bus) {
 	t.Helper()
 	url := testenv.URL(t, testenv.NATSURL)
 	b, err := natsjs.Connect(context.Background(), url, natsjs.Options{Stream: events.StreamConfig{Namespace: prefix}})
@@ -205,7 +205,7 @@ func invalidatorConsumers(t *testing.T, bus *natsjs.Bus) []jetstream.ConsumerCon
 }
 
 // cleanupRedis deletes this run's keys when the test ends.
-func cleanupRedis(t *testing.T, redisURL, prefix string) {
+func cleanupRedis(t testing.TB, redisURL, prefix string) {
 	t.Cleanup(func() { testenv.DeleteRedisKeys(t, redisURL, prefix) })
 }
 
