@@ -222,10 +222,11 @@ func distRun(b *testing.B, cfg loadtest.Config, name string, do func(context.Con
 	if err != nil {
 		b.Fatal(err)
 	}
-	if rep.Total.Errors > 0 {
-		b.Fatalf("%s: %d of %d requests failed: %v", name, rep.Total.Errors, rep.Total.Requests, rep.Total.FirstError)
+	st := rep.Ops[0]
+	if st.Errors > 0 {
+		b.Fatalf("%s: %d of %d requests failed: %v", name, st.Errors, st.Requests, st.FirstError)
 	}
-	return rep.Total
+	return st
 }
 
 const indexSearchPath = "/apis/index/v1/branches/4/objects"
@@ -499,7 +500,7 @@ func (p *pgWriteBaseline) write(ctx context.Context) error {
 			VALUES ($1, $2, $3, $4, $5, $6, $7, $8::text::json, $9)`, 4, objID, txID, v.attr, 0, v.lang, v.rev, v.json, 0)
 	}
 	batch.Queue(`INSERT INTO outbox (tx_id, subject, msg_id, payload, trace) VALUES ($1, $2, $3, $4, $5)`,
-		txID, "cms.changes.4", fmt.Sprintf("tx-%d", txID), p.payload, nil)
+		txID, "cms.changes.4", fmt.Sprintf("tx-%d", txID), p.payload, "")
 	batch.Queue(`INSERT INTO outbox_subjects (subject, tx_id) VALUES ($1, $2) ON CONFLICT (subject) DO UPDATE SET tx_id = excluded.tx_id`,
 		"cms.changes.4", txID)
 	if err := tx.SendBatch(ctx, batch).Close(); err != nil {
