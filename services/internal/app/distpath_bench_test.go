@@ -11,6 +11,8 @@ import (
 	"net/http/httputil"
 	"net/url"
 	"os"
+	"path/filepath"
+	"runtime/pprof"
 	"strconv"
 	"strings"
 	"sync"
@@ -70,6 +72,26 @@ func BenchmarkDistributedPath(b *testing.B) {
 	if d, err := time.ParseDuration(os.Getenv("CMS_BENCH_DIST_DURATION")); err == nil && d > 0 {
 		dur = d
 	}
+	for b.Loop() {
+		runDistributedPath(b, articles, dur, []int{1, 8}, b.ReportMetric, os.Stdout)
+	}
+}
+
+// TestDistributedPath runs BenchmarkDistributedPath's workloads briefly
+// (200 articles, 8 connections, 150 ms each) against the same setup: every
+// request of ours and of the engines' must succeed, and every read's
+// Elasticsearch requests must be captured, so the benchmark keeps
+// measuring what it says.
+func TestDistributedPath(t *testing.T) {
+	var sb strings.Builder
+	runDistributedPath(t, 200, 150*time.Millisecond, []int{8}, func(float64, string) {}, &sb)
+	t.Log("\n" + sb.String())
+}
+
+// runDistributedPath seeds articles, runs each workload for dur at each
+// of conns, ours then the engine's, and reports each figure to metric and
+// the table to out.
+func runDistributedPath(b testing.TB, articles int, dur time.Duration, conns []int, metric func(float64, string), out io.Writer) {
 	config, _ := isolatedDistributed(b, "distpath")
 	cfg := config(TargetAll)
 	ours := "http://" + benchStart(b, cfg).HTTPAddr()
@@ -163,12 +185,13 @@ func BenchmarkDistributedPath(b *testing.B) {
 		requests int64 // cap per run (0: none)
 		before   func()
 	}
-	uncachedGets := int64(len(cat.Articles))
+	// Each connection count reads articles of its own, once each.
+	uncachedGets := int64(len(cat.Articles) / len(conns))
 	workloads := []workload{
 		{name: "get", ours: ok(get, func() int64 { return next.Add(1) }), engine: replay(replays["get"]),
-			requests: uncachedGets / 2, before: func() { testenv.DeleteRedisKeys(b, cfg.Cache.URL, cfg.Cache.Prefix+"k:"); next.Store(0) }},
+			requests: uncachedGets, before: func() { testenv.DeleteRedisKeys(b, cfg.Cache.URL, cfg.Cache.Prefix+"k:") }},
 		{name: "list", ours: ok(list, func() int64 { return next.Add(1) }), engine: replay(replays["list"]),
-			before: func() { next.Store(1000) }},
+			before: func() { next.Store(int64(len(cat.Articles))) }},
 		{name: "search", ours: ok(search, func() int64 { return next.Add(1) }), engine: replay(replays["search"])},
 		{name: "cached", ours: func(context.Context) error {
 			code, body, err := w.get(ours, cachedPath)
@@ -191,32 +214,58 @@ func BenchmarkDistributedPath(b *testing.B) {
 			return err
 		}, engine: pgWrite.write},
 	}
-	fmt.Printf("distributed path: %d articles, cms serve --target=all on PostgreSQL, NATS, Elasticsearch, Redis; %v per run\n", articles, dur)
-	fmt.Printf("%-8s %5s %10s %9s %12s %12s %7s\n", "workload", "conns", "req/s", "p50-ms", "engine-req/s", "engine-p50", "ratio")
+	fmt.Fprintf(out, "distributed path: %d articles, cms serve --target=all on PostgreSQL, NATS, Elasticsearch, Redis; %v per run\n", articles, dur)
+	fmt.Fprintf(out, "%-8s %5s %10s %9s %12s %12s %7s\n", "workload", "conns", "req/s", "p50-ms", "engine-req/s", "engine-p50", "ratio")
 	for _, wl := range workloads {
-		for _, conns := range []int{1, 8} {
+		for _, conns := range conns {
 			if wl.before != nil {
 				wl.before()
 			}
 			cfgRun := loadtest.Config{Concurrency: conns, Duration: dur, Requests: wl.requests}
+			stop := distProfile(b, fmt.Sprintf("%s-%d", wl.name, conns))
 			mine := distRun(b, cfgRun, wl.name, wl.ours)
+			stop()
 			eng := distRun(b, loadtest.Config{Concurrency: conns, Duration: dur}, wl.name+"-engine", wl.engine)
 			ratio := float64(mine.P50) / float64(max(eng.P50, time.Microsecond))
 			name := fmt.Sprintf("%s-%d", wl.name, conns)
-			b.ReportMetric(mine.Throughput, name+"-req/s")
-			b.ReportMetric(loadtest.Millis(mine.P50), name+"-p50-ms")
-			b.ReportMetric(eng.Throughput, name+"-engine-req/s")
-			b.ReportMetric(loadtest.Millis(eng.P50), name+"-engine-p50-ms")
-			b.ReportMetric(ratio, name+"-ratio")
-			fmt.Printf("%-8s %5d %10.0f %9.2f %12.0f %12.2f %7.2f\n", wl.name, conns, mine.Throughput, loadtest.Millis(mine.P50),
+			metric(mine.Throughput, name+"-req/s")
+			metric(loadtest.Millis(mine.P50), name+"-p50-ms")
+			metric(eng.Throughput, name+"-engine-req/s")
+			metric(loadtest.Millis(eng.P50), name+"-engine-p50-ms")
+			metric(ratio, name+"-ratio")
+			fmt.Fprintf(out, "%-8s %5d %10.0f %9.2f %12.0f %12.2f %7.2f\n", wl.name, conns, mine.Throughput, loadtest.Millis(mine.P50),
 				eng.Throughput, loadtest.Millis(eng.P50), ratio)
+		}
+	}
+}
+
+// distProfile writes, when CMS_BENCH_PROFILES names a directory, a CPU
+// profile of the process (the server and the load's clients) while our
+// side of workload name runs (<name>-cpu.pb.gz); the returned func ends
+// it.
+func distProfile(b testing.TB, name string) func() {
+	dir := os.Getenv("CMS_BENCH_PROFILES")
+	if dir == "" {
+		return func() {}
+	}
+	f, err := os.Create(filepath.Join(dir, name+"-cpu.pb.gz"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	if err := pprof.StartCPUProfile(f); err != nil {
+		b.Fatal(err)
+	}
+	return func() {
+		pprof.StopCPUProfile()
+		if err := f.Close(); err != nil {
+			b.Fatal(err)
 		}
 	}
 }
 
 // distRun runs one operation with cfg and returns its summary; any
 // failed request fails the benchmark.
-func distRun(b *testing.B, cfg loadtest.Config, name string, do func(context.Context) error) loadtest.Stats {
+func distRun(b testing.TB, cfg loadtest.Config, name string, do func(context.Context) error) loadtest.Stats {
 	b.Helper()
 	rep, err := loadtest.Run(context.Background(), cfg, []loadtest.Op{{Name: name, Weight: 1, Do: do}})
 	if err != nil {
@@ -306,7 +355,7 @@ func (w *distWorkload) do(method, u string, body []byte) (int, []byte, error) {
 }
 
 // benchStart runs cfg until the benchmark ends.
-func benchStart(b *testing.B, cfg Config) *Server {
+func benchStart(b testing.TB, cfg Config) *Server {
 	b.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	srv, err := Complete(ctx, cfg, slog.New(slog.NewTextHandler(io.Discard, nil)))
@@ -368,7 +417,7 @@ type esRecorder struct {
 	reqs []esRequest
 }
 
-func newESRecorder(b *testing.B, esURL string) *esRecorder {
+func newESRecorder(b testing.TB, esURL string) *esRecorder {
 	target, err := url.Parse(esURL)
 	if err != nil {
 		b.Fatal(err)
@@ -418,7 +467,7 @@ func (r *esRecorder) summary(reqs []esRequest) string {
 	return strings.Join(parts, "; ")
 }
 
-func redisClient(b *testing.B, redisURL string) *goredis.Client {
+func redisClient(b testing.TB, redisURL string) *goredis.Client {
 	opts, err := goredis.ParseURL(redisURL)
 	if err != nil {
 		b.Fatal(err)
@@ -442,7 +491,7 @@ type pgWriteBaseline struct {
 	n       atomic.Int64
 }
 
-func newPGWriteBaseline(b *testing.B, cat *cmsload.Catalogue) *pgWriteBaseline {
+func newPGWriteBaseline(b testing.TB, cat *cmsload.Catalogue) *pgWriteBaseline {
 	ctx := context.Background()
 	dbURL := testenv.PostgresDatabase(b)
 	st, err := postgres.Open(ctx, dbURL)
