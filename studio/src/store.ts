@@ -1,6 +1,6 @@
 // A small observable value and the hook that renders from it: the studio's
 // shared state (session, route, language, toasts) without a framework.
-import { useEffect, useState } from "preact/hooks";
+import { useEffect, useRef, useState } from "preact/hooks";
 
 export interface Store<T> {
   get(): T;
@@ -29,9 +29,21 @@ export function createStore<T>(initial: T): Store<T> {
   };
 }
 
-/** useStore renders the component again whenever the store changes. */
+/**
+ * useStore renders the component again whenever the store changes. The
+ * subscription starts after the first render (an effect), so a change made
+ * in between (an answer arriving while a lazily loaded screen mounts) is
+ * caught by comparing with the value rendered, not missed for good.
+ */
 export function useStore<T>(store: Store<T>): T {
   const [, force] = useState(0);
-  useEffect(() => store.subscribe(() => force((n) => n + 1)), [store]);
-  return store.get();
+  const value = store.get();
+  const rendered = useRef(value);
+  rendered.current = value;
+  useEffect(() => {
+    const unsubscribe = store.subscribe(() => force((n) => n + 1));
+    if (!Object.is(store.get(), rendered.current)) force((n) => n + 1);
+    return unsubscribe;
+  }, [store]);
+  return value;
 }
