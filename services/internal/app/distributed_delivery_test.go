@@ -244,13 +244,23 @@ type httpResult struct {
 
 func (c httpClient) do(method, path, body string, hdr ...string) httpResult {
 	c.t.Helper()
+	r, err := c.send(method, path, body, hdr...)
+	if err != nil {
+		c.t.Fatal(err)
+	}
+	return r
+}
+
+// send is do returning a failure to send instead of failing the test, for
+// goroutines other than the test's own (which must not call t.Fatal).
+func (c httpClient) send(method, path, body string, hdr ...string) (httpResult, error) {
 	var rd io.Reader
 	if body != "" {
 		rd = strings.NewReader(body)
 	}
 	req, err := http.NewRequest(method, c.base+path, rd)
 	if err != nil {
-		c.t.Fatal(err)
+		return httpResult{}, err
 	}
 	req.SetBasicAuth(c.user, c.pass)
 	if body != "" {
@@ -261,11 +271,11 @@ func (c httpClient) do(method, path, body string, hdr ...string) httpResult {
 	}
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
-		c.t.Fatal(err)
+		return httpResult{}, err
 	}
 	defer resp.Body.Close()
-	b, _ := io.ReadAll(resp.Body)
-	return httpResult{resp.StatusCode, resp.Header, b}
+	b, err := io.ReadAll(resp.Body)
+	return httpResult{resp.StatusCode, resp.Header, b}, err
 }
 
 // doUntilAvailable is do, sent again as a client would while the answer

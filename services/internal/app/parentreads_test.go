@@ -51,6 +51,7 @@ type parentReads struct {
 	want      int
 	notBefore time.Time // answers other than 0 to reads sent before it are early
 	stop      chan struct{}
+	stopOnce  sync.Once
 	wg        sync.WaitGroup
 
 	mu                   sync.Mutex
@@ -63,8 +64,15 @@ type parentReads struct {
 // (id itemType) on the default branch yet and starts the readers.
 func readParent(t *testing.T, admin httpClient, typeAPI string, itemType int64, want int, notBefore time.Time) *parentReads {
 	t.Helper()
+	// count runs on the readers' goroutines too: it reports, never fails t.
 	count := func(method, path, body string) (int, error) {
-		res := admin.must(http.StatusOK, method, path, body)
+		res, err := admin.send(method, path, body)
+		if err != nil {
+			return 0, err
+		}
+		if res.code != http.StatusOK {
+			return 0, fmt.Errorf("%s %s = %d: %s", method, path, res.code, res.body)
+		}
 		var c struct {
 			Count int `json:"count"`
 		}
@@ -82,6 +90,8 @@ func readParent(t *testing.T, admin httpClient, typeAPI string, itemType int64, 
 		t.Fatalf("Delivery counts %d objects of %s on the parent before the change (%v)", n, typeAPI, err)
 	}
 	r := &parentReads{want: want, notBefore: notBefore, stop: make(chan struct{}), seen: map[string]map[int]int{"delivery": {}, "index": {}}}
+	// A test that fails before wait still stops its readers before it ends.
+	t.Cleanup(r.halt)
 	for name, read := range readers {
 		r.wg.Add(1)
 		go func() {
@@ -137,9 +147,15 @@ func (r *parentReads) wait(deadline time.Time) bool {
 		time.Sleep(20 * time.Millisecond)
 	}
 	time.Sleep(200 * time.Millisecond)
-	close(r.stop)
-	r.wg.Wait()
+	r.halt()
 	return !r.visibleAt.IsZero()
+}
+
+// halt stops the readers and waits for them (once; wait and the test's
+// cleanup both call it).
+func (r *parentReads) halt() {
+	r.stopOnce.Do(func() { close(r.stop) })
+	r.wg.Wait()
 }
 
 // check fails t for every early answer, every answer that was a part of
