@@ -209,17 +209,17 @@ func (r *Runner) handle(ctx context.Context, m jetstream.Msg) {
 	if md, err := m.Metadata(); err == nil {
 		delivered = md.NumDelivered
 	}
-	if wait := r.notDue(ctx, q); wait > 0 {
-		// A scheduled job before its time goes back to the queue, which
-		// delivers it again when it is due: no runner polls for it.
-		_ = m.NakWithDelay(wait)
-		return
-	}
 	instance := fmt.Sprintf("%s/%d", r.o.Instance, r.seq.Add(1))
-	j, run, err := r.claim(ctx, q, delivered, instance)
+	j, run, wait, err := r.claim(ctx, q, delivered, instance)
 	if err != nil {
 		r.log.Warn("job claim failed; the queue retries", "job", q.Job, "err", err)
 		_ = m.NakWithDelay(time.Second)
+		return
+	}
+	if wait > 0 {
+		// A scheduled job before its time goes back to the queue, which
+		// delivers it again when it is due: no runner polls for it.
+		_ = m.NakWithDelay(wait)
 		return
 	}
 	if !run {
@@ -251,14 +251,23 @@ func (r *Runner) handle(ctx context.Context, m jetstream.Msg) {
 // crash between the final write and the ack), a deleted or killed job. A
 // job found Running was lost by its runner (the queue only redelivers
 // without heartbeats): it is taken over, counting a restart, until
-// MaxAttempts deliveries, then failed.
-func (r *Runner) claim(ctx context.Context, q queued, delivered uint64, instance string) (Job, bool, error) {
+// MaxAttempts deliveries, then failed. A waiting job before its StartAfter
+// is not claimed: wait is how long it still has to wait.
+func (r *Runner) claim(ctx context.Context, q queued, delivered uint64, instance string) (Job, bool, time.Duration, error) {
 	var out Job
 	run := false
+	var wait time.Duration
 	err := r.svc.change(ctx, q.Job, "system", "run job", func(j *Job) error {
 		out = *j
 		if j.Queued != q.Queued || j.Terminal() {
 			return errSkip
+		}
+		if j.State == StateNew && j.StartAfter != nil {
+			// Checked on the job the claim holds, so a failed read
+			// can never start it before its time.
+			if wait = time.Until(*j.StartAfter); wait > 0 {
+				return errSkip
+			}
 		}
 		now := time.Now().UTC()
 		switch {
@@ -281,13 +290,10 @@ func (r *Runner) claim(ctx context.Context, q queued, delivered uint64, instance
 		out = *j
 		return nil
 	}, nil)
-	if errors.Is(err, errSkip) {
-		return out, false, nil
+	if errors.Is(err, errSkip) || errors.Is(err, ErrNotFound) {
+		return out, false, max(wait, 0), nil
 	}
-	if errors.Is(err, ErrNotFound) {
-		return out, false, nil
-	}
-	return out, run, err
+	return out, run, 0, err
 }
 
 var errSkip = errors.New("skip")
@@ -301,16 +307,6 @@ func lost(first, delivered uint64) uint64 {
 		return 0
 	}
 	return delivered - first
-}
-
-// notDue is how long the job of q is still to wait for its StartAfter (0:
-// due, or not a waiting job: claim decides).
-func (r *Runner) notDue(ctx context.Context, q queued) time.Duration {
-	j, err := r.svc.Get(ctx, q.Job)
-	if err != nil || j.State != StateNew || j.Queued != q.Queued || j.StartAfter == nil {
-		return 0
-	}
-	return time.Until(*j.StartAfter)
 }
 
 // execute runs j's kind with heartbeats and stores the final state.
