@@ -297,11 +297,12 @@ func (s *Service) handle(ctx context.Context, m events.Msg) error {
 // eventContext is ctx under m's trace: ctx itself when its span is of that
 // trace already (the batch span), else ctx with m's span as remote parent.
 func eventContext(ctx context.Context, m events.Msg) context.Context {
-	sc := tracing.SpanContextOf(m.Headers)
+	ectx := tracing.Extract(ctx, m.Headers) // the headers decoded once
+	sc := trace.SpanContextFromContext(ectx)
 	if cur := trace.SpanContextFromContext(ctx); !sc.IsValid() || (cur.IsValid() && cur.TraceID() == sc.TraceID()) {
 		return ctx
 	}
-	return tracing.Extract(ctx, m.Headers)
+	return ectx
 }
 
 // probeEndTimeout bounds ending a crash probe, which is done even when
