@@ -156,6 +156,16 @@ export class Api {
   }
 
   /**
+   * form sends a multipart form (a chunk of an upload: the fileUpload
+   * operations take multipart/form-data, which the served OpenAPI documents
+   * do not describe) with the bearer token, and reads the JSON answer;
+   * errors as for every call (ApiError, OfflineError, 401 ends the session).
+   */
+  async form<T>(method: "POST" | "PUT", path: string, body: FormData, opts: CallOptions = {}): Promise<Answer<T>> {
+    return this.requestOnce<T>(method, path, body, opts);
+  }
+
+  /**
    * request sends an HTTP request to a path of the API's origin. A read (GET)
    * refused with 503 and a short Retry-After (a shed query, a component
    * coming back) is sent again after that wait, at most twice; writes never.
@@ -181,7 +191,8 @@ export class Api {
       sent = this.token();
       if (sent) headers.Authorization = "Bearer " + sent;
     }
-    if (body !== undefined) headers["Content-Type"] = "application/json";
+    const form = typeof FormData !== "undefined" && body instanceof FormData;
+    if (body !== undefined && !form) headers["Content-Type"] = "application/json";
     if (opts.ifMatch) headers["If-Match"] = opts.ifMatch;
     if (opts.ifNoneMatch) headers["If-None-Match"] = opts.ifNoneMatch;
     if (opts.minVersion) headers["X-Cms-Min-Version"] = String(opts.minVersion);
@@ -190,7 +201,7 @@ export class Api {
       resp = await fetch(this.origin + path, {
         method,
         headers,
-        body: body === undefined ? undefined : JSON.stringify(body),
+        body: body === undefined ? undefined : form ? (body as FormData) : JSON.stringify(body),
         signal: opts.signal,
         credentials: "omit",
         cache: "no-store",
