@@ -16,6 +16,7 @@ test("a route survives format and parse", () => {
     { section: "users", user: "11012", query: {} },
     { section: "account", query: {} },
     { branch: "4", section: "operations", query: {} },
+    { branch: "5", section: "media", query: { type: "11020", q: "red sunset", ext: ".png", file: "11031" } },
   ];
   for (const r of cases) {
     const url = new URL(format(r), "http://h");

@@ -10,14 +10,15 @@
 //   /studio/users[/{id}]                      the users (administrators)
 //   /studio/account                           the own account (everybody)
 //   /studio/b/{branch}/operations             the process's state (administrators)
+//   /studio/b/{branch}/media                  the media library (files)
 import { createStore } from "./store";
 
 export const base = "/studio/";
 
-export type Section = "content" | "model" | "webhooks" | "code" | "operations" | "users" | "account";
+export type Section = "content" | "model" | "webhooks" | "code" | "operations" | "users" | "account" | "media";
 
 /** branchSections are the sections of one branch (under /b/{branch}/). */
-export const branchSections: readonly Section[] = ["content", "model", "webhooks", "code", "operations"];
+export const branchSections: readonly Section[] = ["content", "model", "webhooks", "code", "operations", "media"];
 
 export interface Route {
   branch?: string;

@@ -35,6 +35,7 @@ const m = messages({
     showHelp: "Show the keyboard shortcuts",
     users: "Users",
     account: "My account",
+    media: "Media",
   },
   de: {
     brand: "CMS Studio",
@@ -56,6 +57,7 @@ const m = messages({
     showHelp: "Tastenkürzel anzeigen",
     users: "Benutzer",
     account: "Mein Konto",
+    media: "Medien",
   },
 });
 
