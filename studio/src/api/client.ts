@@ -69,6 +69,8 @@ export interface CallOptions {
   anonymous?: boolean;
   /** Basic credentials instead of the token (the login). */
   basic?: { user: string; password: string };
+  /** The HTTP cache mode of a blob read ("no-cache": revalidate bytes whose address names no content, a thumbnail after a replaced file). */
+  cache?: RequestCache;
 }
 
 export interface Answer<T> {
@@ -137,7 +139,7 @@ export class Api {
     if (t) headers.Authorization = "Bearer " + t;
     let resp: Response;
     try {
-      resp = await fetch(this.origin + buildPath(spec.path, params as Record<string, unknown>), { headers, signal: opts.signal, credentials: "omit" });
+      resp = await fetch(this.origin + buildPath(spec.path, params as Record<string, unknown>), { headers, signal: opts.signal, credentials: "omit", ...(opts.cache ? { cache: opts.cache } : {}) });
     } catch (e) {
       if (e instanceof DOMException && e.name === "AbortError") throw e;
       throw new OfflineError(e);

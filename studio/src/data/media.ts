@@ -166,10 +166,14 @@ export async function download(it: MediaItem): Promise<void> {
   setTimeout(() => URL.revokeObjectURL(url), 60_000);
 }
 
-/** thumbnail is a blob: URL of a BPO's thumbnail (the caller revokes it); null: it has none. */
+/**
+ * thumbnail is a blob: URL of a BPO's thumbnail (the caller revokes it);
+ * null: it has none. Revalidated (ETag, 304): its address names the
+ * object, not the content, which Replace file changes.
+ */
 export async function thumbnail(branch: string, id: number, size: number, signal: AbortSignal): Promise<string | null> {
   try {
-    return URL.createObjectURL(await api.blob("delivery", "GetBpoThumbnail", { branch, id: String(id), size }, { signal }));
+    return URL.createObjectURL(await api.blob("delivery", "GetBpoThumbnail", { branch, id: String(id), size }, { signal, cache: "no-cache" }));
   } catch (e) {
     if (signal.aborted) throw e;
     return null;
