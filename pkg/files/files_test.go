@@ -329,3 +329,35 @@ func TestParseName(t *testing.T) {
 		wantKind(t, "ParseName "+in, err, errkind.Invalid)
 	}
 }
+
+// An empty chunk appends nothing and answers the size held: how a client
+// that lost a chunk's answer learns where to continue (the studio's uploads
+// after a dropped connection or a pause).
+func TestEmptyChunkAnswersTheSize(t *testing.T) {
+	backends(t, func(t *testing.T, store blobs.Store) {
+		ctx := t.Context()
+		svc := files.New(store, files.Options{MaxChunkBytes: 1 << 20})
+		data := randBytes(3000)
+		res, err := svc.StartUpload(ctx, files.Chunk{Extension: ptr("bin"), Data: bytes.NewReader(data[:1000])})
+		if err != nil {
+			t.Fatal(err)
+		}
+		tok := res.Token
+		if res, err = svc.ContinueUpload(ctx, tok, chunk(data[1000:2000], false)); err != nil || res.Size != 2000 {
+			t.Fatalf("second chunk: %+v, %v", res, err)
+		}
+		for range 2 {
+			res, err = svc.ContinueUpload(ctx, tok, chunk(nil, false))
+			if err != nil || res.Size != 2000 || res.Token != tok || res.GUID != "" {
+				t.Fatalf("an empty chunk: %+v, %v; want size 2000, the same token, no commit", res, err)
+			}
+		}
+		res, err = svc.ContinueUpload(ctx, tok, chunk(data[2000:], true))
+		if err != nil || res.Size != 3000 || res.GUID != files.GUID(md5.Sum(data)) {
+			t.Fatalf("commit: %+v, %v", res, err)
+		}
+		// Committed, the token is unknown: the empty chunk's question is refused.
+		_, err = svc.ContinueUpload(ctx, tok, chunk(nil, false))
+		wantKind(t, "an empty chunk after the commit", err, errkind.Invalid)
+	})
+}
