@@ -338,3 +338,13 @@ func (p *studioPage) waitWithin(what, cond string, d time.Duration) {
 		return err
 	}))
 }
+
+// selectValue chooses value in the select with this aria-label, as a person's choice does (a change event).
+func (p *studioPage) selectValue(label, value string) {
+	p.t.Helper()
+	l, _ := json.Marshal(label)
+	v, _ := json.Marshal(value)
+	p.step("choose "+value+" in "+label, studioWait, chromedp.Evaluate[chromedp.Void](fmt.Sprintf(`(() => {
+		const el = document.querySelector("select[aria-label=" + JSON.stringify(%s) + "]");
+		el.value = %s; el.dispatchEvent(new Event("change", {bubbles: true})); })()`, l, v)))
+}

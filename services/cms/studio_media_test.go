@@ -253,7 +253,7 @@ func studioMediaJourney(t *testing.T, s *studioSetup) {
 	mediaHeap(t, p, dir)
 
 	// German.
-	p.step("German", studioWait, chromedp.SetValue(labelled("Language"), "de"))
+	p.selectValue("Language", "de")
 	p.waitText("Dateien auswählen")
 	p.waitText("Medien")
 	p.shot("german")
@@ -341,7 +341,7 @@ func mediaFileActions(t *testing.T, s *studioSetup, p *studioPage, branch int64,
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
-	p.click("Open sunset")
+	p.click("sunset.png")
 	p.waitFor("where used", `[...document.querySelectorAll(".where-used a")].map(a => a.textContent).join() === "Landing page"`)
 	p.waitText("through mediaHero")
 	p.shot("where-used")
@@ -353,7 +353,7 @@ func mediaFileActions(t *testing.T, s *studioSetup, p *studioPage, branch int64,
 	p.recordUploads()
 
 	// Replace file: new content, the same object.
-	p.chooseFile("Replace the file of sunset", v2)
+	p.chooseFile("Replace file of sunset", v2)
 	p.waitFor("the replacement uploaded", uploadRow(v2.name)+`?.dataset.state === "done"`)
 	p.waitText("The file of sunset was replaced.")
 	p.waitFor("the new content in the pane", fmt.Sprintf(`document.querySelector(".media-details")?.innerText.includes(%q)`, v2.guid))
@@ -401,11 +401,11 @@ func mediaSearch(p *studioPage) {
 	p.fill("Search by name", "")
 	p.waitFor("the library again", `document.querySelectorAll(".media-card").length === 51`)
 	p.waitFor("the file types", `[...document.querySelector("select[aria-label='File type']").options].some(o => o.value === ".pdf")`)
-	p.step("choose .pdf", studioWait, chromedp.SetValue(labelled("File type"), ".pdf"))
+	p.selectValue("File type", ".pdf")
 	p.waitFor("the PDF only", names+` === "report"`)
 	p.shot("file-type")
 	p.checkAccessibility("the search by file type")
-	p.step("all file types", studioWait, chromedp.SetValue(labelled("File type"), ""))
+	p.selectValue("File type", "")
 	p.waitFor("the library again", `document.querySelectorAll(".media-card").length === 51`)
 }
 

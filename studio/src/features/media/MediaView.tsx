@@ -129,7 +129,7 @@ function Library(p: { branch: string; type: TypeInfo; route: Route; onOpen: (id:
           {items.map((it) => (
             <li key={it.id}>
               <button type="button" class={`media-card ${String(it.id) === p.route.query.file ? "active" : ""}`}
-                aria-label={m("openNamed", { name: it.name || `#${it.id}` })} aria-current={String(it.id) === p.route.query.file ? "true" : undefined}
+                aria-current={String(it.id) === p.route.query.file ? "true" : undefined}
                 data-id={it.id} onClick={() => p.onOpen(it.id)}>
                 <Thumb branch={p.branch} item={it} size={256} />
                 <span class="media-name">{it.name || `#${it.id}`}</span>
