@@ -62,6 +62,21 @@ func setupMediaModel(t *testing.T, base string, branch int64) mediaModel {
 			value(1000, 201, fmt.Sprintf("Pattern %02d", i+1)), value(11000, 0, guid), value(11005, 0, ".png")))
 	}
 	create(objs...)
+	// Delivery (the index) has them before the editor looks.
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		code, b, _ := call(http.DefaultClient, http.MethodGet, fmt.Sprintf("%s/delivery/api/branches/%d/types/mediaPhoto/count", base, branch), "")
+		var c struct {
+			Count int `json:"count"`
+		}
+		if code == http.StatusOK && json.Unmarshal(b, &c) == nil && c.Count == mm.patterns {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("Delivery does not count the journey's files: %d %s", code, b)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
 	return mm
 }
 
