@@ -219,8 +219,11 @@ func (b *Bus) Publish(ctx context.Context, e events.Event) error {
 		span.SetAttributes(attribute.String("messaging.system", "nats"),
 			attribute.String("messaging.destination.name", e.Subject), attribute.String("messaging.message.id", e.MsgID))
 	}
-	tc := map[string]string{}
-	tracing.Inject(ctx, tc)
+	var tc map[string]string
+	if span.SpanContext().IsValid() { // no trace to carry: leave the caller's headers as they are
+		tc = map[string]string{}
+		tracing.Inject(ctx, tc)
+	}
 	for k, v := range tc {
 		for old := range msg.Header { // NATS header names are case-sensitive
 			if strings.EqualFold(old, k) {

@@ -177,16 +177,17 @@ test("a change this tab wrote is own, even when its event arrives before the wri
   h.closeAll();
 });
 
-test("a comment this tab wrote is own once per noted write; another object's, or a second one, is not", async () => {
+test("a comment this tab wrote is own once per noted write; another object's, another user's, or a second one, is not", async () => {
   const srv = fakeServer();
   const h = hub(srv.fetch);
   const got: LiveChange[] = [];
   const off = h.subscribe("4", (c) => got.push(c));
   const s = await srv.next();
-  h.noteComment(10);
-  s.push(ev(31, "comment", "admin", [11]) + ev(32, "comment", "admin", [10]) + ev(33, "comment", "admin", [10]) + ev(34, "updated", "admin", [10]));
-  await until(() => got.length === 4, "all delivered");
-  assert.deepEqual(got.map((c) => [c.version, c.own]), [[31, false], [32, true], [33, false], [34, false]]);
+  h.noteComment(10, "Admin");
+  s.push(ev(30, "comment", "jonas", [10]) + ev(31, "comment", "admin", [11]) + ev(32, "comment", "admin", [10]) +
+    ev(33, "comment", "admin", [10]) + ev(34, "updated", "admin", [10]));
+  await until(() => got.length === 5, "all delivered");
+  assert.deepEqual(got.map((c) => [c.version, c.own]), [[30, false], [31, false], [32, true], [33, false], [34, false]]);
   off();
   h.closeAll();
 });

@@ -87,8 +87,8 @@ export class Hub {
   private conns = new Map<string, Conn>();
   private stores = new Map<string, Store<BranchLive>>();
   private own = new Set<number>();
-  /** Comment writes of this tab by object: a comment has no transaction, so its event is matched by object (see noteComment). */
-  private ownComments = new Map<number, { n: number; until: number }>();
+  /** Comment writes of this tab by object: a comment has no transaction, so its event is matched by object and author (see noteComment). */
+  private ownComments = new Map<number, { n: number; until: number; user: string }>();
   private pending = new Set<Promise<unknown>>();
   private queue: Promise<void> = Promise.resolve();
 
@@ -148,21 +148,23 @@ export class Hub {
   }
 
   /**
-   * noteComment marks the next comment event of object id (within 10 s) as
-   * this tab's: call it before writing, changing or deleting a comment (the
-   * event names the object only; another user's comment on the same object
-   * in that moment would be taken for this tab's).
+   * noteComment marks the next comment event of object id by user (within
+   * 10 s) as this tab's: call it before writing, changing or deleting a
+   * comment. The event names the object and its author, not the comment,
+   * so another user's comment on the object is never taken for this tab's;
+   * only the same user's comment from another tab in that moment could be.
    */
-  noteComment(id: number, now = Date.now()) {
+  noteComment(id: number, user: string, now = Date.now()) {
     const cur = this.ownComments.get(id);
-    this.ownComments.set(id, { n: (cur && cur.until > now ? cur.n : 0) + 1, until: now + 10_000 });
+    const n = cur && cur.until > now && sameUser(cur.user, user) ? cur.n : 0;
+    this.ownComments.set(id, { n: n + 1, until: now + 10_000, user });
   }
 
   private ownComment(ch: LiveChange, now = Date.now()): boolean {
     if (ch.kind !== "comment") return false;
     for (const id of ch.objectIds) {
       const c = this.ownComments.get(id);
-      if (!c || c.until <= now) continue;
+      if (!c || c.until <= now || !sameUser(c.user, ch.user)) continue;
       if (--c.n <= 0) this.ownComments.delete(id);
       return true;
     }
@@ -322,6 +324,11 @@ export class Hub {
 }
 
 /** toChange reads one event of the stream; malformed data is dropped (null). */
+/** sameUser compares user names as the server does (without case). */
+function sameUser(a: string, b: string): boolean {
+  return a.toLowerCase() === b.toLowerCase();
+}
+
 export function toChange(event: string, data: string, now = Date.now()): LiveChange | null {
   let d: ChangeEvent;
   try {

@@ -6,7 +6,7 @@
 // stream says a comment on the object was written, changed or deleted
 // (event kind "comment", this tab's own too), and on a reset. A comment has
 // no transaction, so each write first tells the hub to take the object's
-// next comment event as this tab's (Hub.noteComment).
+// next comment event by the same user as this tab's (Hub.noteComment).
 import { useCallback, useEffect, useState } from "preact/hooks";
 import { ApiError } from "../../api/client";
 import type { CmsComment } from "../../api/generated/management";
@@ -82,7 +82,7 @@ export function Comments(props: { branch: string; branchId: number; objectId: nu
 
   const act = async (f: () => Promise<unknown>, done: string) => {
     setBusy(true);
-    live.noteComment(props.objectId); // its event is this tab's: no notice, no count on the indicator
+    live.noteComment(props.objectId, me); // its event is this tab's: no notice, no count on the indicator
     try {
       await f();
       toast(done);
