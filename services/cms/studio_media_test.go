@@ -360,7 +360,7 @@ func mediaFileActions(t *testing.T, s *studioSetup, p *studioPage, branch int64,
 	}
 	p.click("sunset.png")
 	p.waitFor("where used", `[...document.querySelectorAll(".where-used a")].map(a => a.textContent).join() === "Landing page"`)
-	p.waitText("through mediaHero")
+	p.waitText("through Hero image")
 	p.shot("where-used")
 	p.checkAccessibility("a file's pane with where used")
 	p.step("open the page", studioWait, chromedp.Click(chromedp.JSPath(`document.querySelector(".where-used a")`), chromedp.NodeVisible))

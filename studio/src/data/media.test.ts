@@ -52,18 +52,20 @@ test("images have thumbnails", () => {
   assert.equal(isImage(".pdf"), false);
 });
 
-test("BinRef attributes by ApiIdentifier, deleted and unnamed ones left out", () => {
-  const a = (id: number, dt: string, api?: string, deleted = false): CmsObject => ({ meta: { id, apiIdentifier: api, deleted }, values: [v(B.dataType, dt)] });
-  assert.deepEqual(binRefAttributes([a(1, "BinRef", "photo"), a(2, "ObjRef", "author"), a(3, "BinRef"), a(4, "BinRef", "old", true), a(5, "BinRef", "cover")]),
-    ["cover", "photo"]);
+test("BinRef attributes by ApiIdentifier with their names, deleted ones and those without ApiIdentifier left out", () => {
+  const a = (id: number, dt: string, api?: string, deleted = false, name?: string): CmsObject =>
+    ({ meta: { id, apiIdentifier: api, deleted }, values: [v(B.dataType, dt), ...(name ? [v(B.name, name, 202)] : [])] });
+  assert.deepEqual(binRefAttributes([a(1, "BinRef", "photo", false, "Foto"), a(2, "ObjRef", "author"), a(3, "BinRef"), a(4, "BinRef", "old", true), a(5, "BinRef", "cover")], [202]),
+    [{ api: "cover", name: "cover" }, { api: "photo", name: "Foto" }]);
 });
 
 test("where used: each referring object once, with the attributes it refers through, named from refs", () => {
   const us = usagesOf({ meta: { id: 9 }, reverse: { photo: [12, 11], cover: [12], other: "x" } },
-    [{ meta: { id: 12, typeRef: 50 }, displayName: "About us" }, { meta: { id: 11, typeRef: 50 }, displayName: "Team" }]);
+    [{ meta: { id: 12, typeRef: 50 }, displayName: "About us" }, { meta: { id: 11, typeRef: 50 }, displayName: "Team" }],
+    [{ api: "photo", name: "Photo" }]);
   assert.deepEqual(us, [
-    { id: 12, name: "About us", typeRef: 50, attributes: ["photo", "cover"] },
-    { id: 11, name: "Team", typeRef: 50, attributes: ["photo"] },
+    { id: 12, name: "About us", typeRef: 50, attributes: ["Photo", "cover"] },
+    { id: 11, name: "Team", typeRef: 50, attributes: ["Photo"] },
   ]);
   assert.deepEqual(usagesOf({ meta: { id: 9 }, reverse: { photo: [] } }, []), []);
   assert.deepEqual(usagesOf({ meta: { id: 9 }, reverse: { photo: [3] } }, [])[0]?.name, "#3");

@@ -14,7 +14,7 @@ import type { CmsObject, CmsValue } from "../api/generated/management";
 import { api } from "../auth/session";
 import { loadTypes, type TypeInfo } from "./types";
 import type { ChunkRequest, FileUploadResult, Stored } from "./upload";
-import { values } from "./values";
+import { displayName, values } from "./values";
 
 /** The attributes of a binary proxy object and of its type. */
 export const B = { name: 1000, dataType: 1001, proxyType: 5009, md5: 11000, fileName: 11001, extension: 11005 } as const;
@@ -180,27 +180,37 @@ export async function thumbnail(branch: string, id: number, size: number, signal
   }
 }
 
-/** binRefAttributes are the ApiIdentifiers of the branch's BinRef attributes (what may point at a BPO). */
-export function binRefAttributes(attrs: readonly CmsObject[]): string[] {
-  return attrs
-    .filter((o) => !o.meta?.deleted && values(o, B.dataType).some((v) => v.value === "BinRef") && o.meta?.apiIdentifier)
-    .map((o) => o.meta?.apiIdentifier ?? "")
-    .sort();
+/** BinRefAttribute is a file reference attribute: its ApiIdentifier (what Delivery names it by) and its name. */
+export interface BinRefAttribute {
+  api: string;
+  name: string;
 }
 
-const binRefs = new Map<string, Promise<string[]>>();
+/** binRefAttributes are the branch's BinRef attributes with an ApiIdentifier (what may point at a BPO). */
+export function binRefAttributes(attrs: readonly CmsObject[], preferred: readonly number[] = [201]): BinRefAttribute[] {
+  return attrs
+    .filter((o) => !o.meta?.deleted && values(o, B.dataType).some((v) => v.value === "BinRef") && o.meta?.apiIdentifier)
+    .map((o) => {
+      const api = o.meta?.apiIdentifier ?? "";
+      const named = values(o, B.name).some((v) => typeof v.value === "string" && v.value !== "");
+      return { api, name: named ? displayName(o, preferred) : api };
+    })
+    .sort((a, b) => a.api.localeCompare(b.api));
+}
 
-async function loadBinRefs(branch: string): Promise<string[]> {
+const binRefs = new Map<string, Promise<BinRefAttribute[]>>();
+
+async function loadBinRefs(branch: string, preferred: readonly number[]): Promise<BinRefAttribute[]> {
   const all: CmsObject[] = [];
   let next: string | undefined;
   for (let page = 0; page < 20; page++) {
     const { data } = await api.call("management", "GetTypedObjects",
-      { branch, type: "10", inherited: true, deleted: false, take: 1000, continue: next, attributes: "1001" });
+      { branch, type: "10", inherited: true, deleted: false, take: 1000, continue: next, attributes: "1000,1001" });
     all.push(...(data.objects ?? []));
     next = data.continue || undefined;
     if (!next) break;
   }
-  return binRefAttributes(all);
+  return binRefAttributes(all, preferred);
 }
 
 /** Usage is one object that refers to a BPO, and through which attributes. */
@@ -211,12 +221,14 @@ export interface Usage {
   attributes: string[];
 }
 
-/** usagesOf reads a Delivery answer with reverse references: the referring objects, by id. */
-export function usagesOf(obj: ApiObject | undefined, refs: readonly ApiObject[]): Usage[] {
+/** usagesOf reads a Delivery answer with reverse references: the referring objects, by id, with the attributes' names. */
+export function usagesOf(obj: ApiObject | undefined, refs: readonly ApiObject[], attrs: readonly BinRefAttribute[] = []): Usage[] {
   const by = new Map<number, Usage>();
   const named = new Map(refs.map((r) => [r.meta?.id ?? 0, r]));
-  for (const [attr, ids] of Object.entries(obj?.reverse ?? {})) {
+  const attrName = new Map(attrs.map((a) => [a.api, a.name]));
+  for (const [api, ids] of Object.entries(obj?.reverse ?? {})) {
     if (!Array.isArray(ids)) continue;
+    const attr = attrName.get(api) ?? api;
     for (const raw of ids) {
       const id = Number(raw);
       if (!Number.isFinite(id) || id <= 0) continue;
@@ -229,17 +241,18 @@ export function usagesOf(obj: ApiObject | undefined, refs: readonly ApiObject[])
   return [...by.values()].sort((a, b) => a.name.localeCompare(b.name) || a.id - b.id);
 }
 
-/** whereUsed lists the objects whose BinRef values name the BPO (the branch's attributes read once per page). */
-export async function whereUsed(branch: string, id: number, minVersion?: number, signal?: AbortSignal): Promise<Usage[]> {
-  let attrs = binRefs.get(branch);
+/** whereUsed lists the objects whose BinRef values name the BPO (the branch's attributes read once per page and language). */
+export async function whereUsed(branch: string, id: number, preferred: readonly number[], minVersion?: number, signal?: AbortSignal): Promise<Usage[]> {
+  const key = `${branch}\u0000${preferred.join(",")}`;
+  let attrs = binRefs.get(key);
   if (!attrs) {
-    attrs = loadBinRefs(branch);
-    binRefs.set(branch, attrs);
-    attrs.catch(() => binRefs.delete(branch));
+    attrs = loadBinRefs(branch, preferred);
+    binRefs.set(key, attrs);
+    attrs.catch(() => binRefs.delete(key));
   }
-  const names = await attrs;
-  if (names.length === 0) return [];
+  const list = await attrs;
+  if (list.length === 0) return [];
   const { data } = await api.call("delivery", "Get",
-    { branch, id: String(id), resolveReverse: names.join(","), resolveReverseDepth: 1, deleted: false }, undefined, { signal, minVersion });
-  return usagesOf(data.obj, data.refs ?? []);
+    { branch, id: String(id), resolveReverse: list.map((a) => a.api).join(","), resolveReverseDepth: 1, deleted: false }, undefined, { signal, minVersion });
+  return usagesOf(data.obj, data.refs ?? [], list);
 }

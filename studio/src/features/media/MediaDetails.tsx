@@ -4,6 +4,8 @@
 import { useEffect, useRef, useState } from "preact/hooks";
 import { api } from "../../auth/session";
 import { download, itemOfDelivery, type MediaItem, type Usage, whereUsed } from "../../data/media";
+import { locale } from "../../i18n/i18n";
+import { uiLanguages } from "../../shell/Shell";
 import { useStore } from "../../store";
 import { Button, Pane, Problem, Skeleton } from "../../ui/ui";
 import { m } from "./messages";
@@ -12,6 +14,7 @@ import { addFiles, written } from "./uploads";
 
 export function MediaDetails(p: { branch: string; id: number; onClose: () => void; onOpenObject: (typeRef: number, id: number) => void }) {
   const minVersion = useStore(written);
+  const l = useStore(locale);
   const [item, setItem] = useState<MediaItem | null>(null);
   const [error, setError] = useState<unknown>(null);
   const [usages, setUsages] = useState<Usage[] | null>(null);
@@ -29,9 +32,9 @@ export function MediaDetails(p: { branch: string; id: number; onClose: () => voi
   useEffect(() => {
     const ac = new AbortController();
     setUsageError(null);
-    whereUsed(p.branch, p.id, minVersion || undefined, ac.signal).then(setUsages, (e) => !ac.signal.aborted && setUsageError(e));
+    whereUsed(p.branch, p.id, uiLanguages(l), minVersion || undefined, ac.signal).then(setUsages, (e) => !ac.signal.aborted && setUsageError(e));
     return () => ac.abort();
-  }, [p.branch, p.id, minVersion]);
+  }, [p.branch, p.id, minVersion, l]);
   const name = item?.name || `#${p.id}`;
   return (
     <Pane title={item ? name : m("details")} class="media-details" label={m("details")}
