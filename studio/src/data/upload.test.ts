@@ -125,7 +125,7 @@ test("pause aborts the chunk in flight; resume asks the size and continues from 
     return srv.send(r);
   }, { chunkBytes: 4, ...noWait });
   const run = u.start();
-  while (calls < 2) await new Promise((r) => setTimeout(r, 1));
+  await until(() => calls >= 2);
   u.pause();
   await run;
   assert.equal(u.state, "paused");
@@ -174,20 +174,28 @@ test("the queue runs two at once, in order; a paused one makes room", async () =
   us.forEach((u) => q.add(u));
   assert.deepEqual(us.map((u) => u.state), ["uploading", "uploading", "queued"]);
   us[0]!.pause();
-  await new Promise((r) => setTimeout(r, 5));
+  await until(() => us[2]!.state === "uploading");
   assert.deepEqual(us.map((u) => u.state), ["paused", "uploading", "uploading"]);
-  gates.forEach((g) => g());
-  await new Promise((r) => setTimeout(r, 5));
-  gates.forEach((g) => g());
-  await new Promise((r) => setTimeout(r, 5));
-  assert.deepEqual(us.map((u) => u.state), ["paused", "done", "done"]);
+  await until(() => {
+    gates.splice(0).forEach((g) => g());
+    return us[1]!.state === "done" && us[2]!.state === "done";
+  });
+  assert.equal(us[0]!.state, "paused");
   q.resume(us[0]!);
-  for (let i = 0; i < 20 && us[0]!.state !== "done"; i++) {
-    gates.forEach((g) => g());
-    await new Promise((r) => setTimeout(r, 2));
-  }
-  assert.equal(us[0]!.state, "done");
+  await until(() => {
+    gates.splice(0).forEach((g) => g());
+    return us[0]!.state === "done";
+  });
 });
+
+/** until polls cond every millisecond, failing after 5 s. */
+async function until(cond: () => boolean) {
+  for (let i = 0; i < 5000; i++) {
+    if (cond()) return;
+    await new Promise((r) => setTimeout(r, 1));
+  }
+  assert.fail("timed out");
+}
 
 test("extensions: lower case with the dot, none for names the API would refuse", () => {
   assert.equal(extensionOf("Photo.JPG"), ".jpg");
