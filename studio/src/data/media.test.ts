@@ -2,7 +2,8 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import type { CmsObject } from "../api/generated/management";
-import { B, binRefAttributes, bpoRows, fileNameOf, isImage, isProxyType, itemOfDelivery, mediaFilter, nameOfFile, usagesOf } from "./media";
+import { B, binRefAttributes, bpoRows, fileNameOf, isImage, isProxyType, itemOfDelivery, mediaFilter, nameOfFile, send, usagesOf } from "./media";
+import { OfflineError } from "../api/client";
 
 const v = (attribute: number, value: unknown, language = 0) => ({ attribute, language, variant: 0, value });
 
@@ -70,4 +71,28 @@ test("where used: each referring object once, with the attributes it refers thro
   assert.deepEqual(usagesOf({ meta: { id: 9 }, reverse: { photo: [] } }, []), []);
   assert.deepEqual(usagesOf({ meta: { id: 9 }, reverse: { photo: [3] } }, [])[0]?.name, "#3");
   assert.deepEqual(usagesOf(undefined, []), []);
+});
+
+test("a chunk is one multipart request: Extension and Commit before File (the server streams the file), the token in the path", async () => {
+  const saved = globalThis.fetch;
+  const seen: { method: string; url: string; keys: string[]; size: number }[] = [];
+  globalThis.fetch = (async (url: string | URL | Request, init?: RequestInit) => {
+    const f = init?.body as FormData;
+    seen.push({ method: init?.method ?? "", url: String(url), keys: [...f.keys()], size: (f.get("File") as Blob).size });
+    return new Response(JSON.stringify({ size: "5", token: "abc.png", extension: ".png" }), { status: 200, headers: { "Content-Type": "application/json" } });
+  }) as typeof fetch;
+  try {
+    const ac = new AbortController();
+    const a = await send({ token: null, extension: ".png", commit: false, data: new Blob(["hello"]), signal: ac.signal });
+    assert.equal(a.token, "abc.png");
+    await send({ token: "abc.png", extension: ".png", commit: true, data: new Blob([]), signal: ac.signal });
+    assert.deepEqual(seen.map((x) => [x.method, x.url.replace(/^.*\/apis/, "/apis"), x.keys.join(), x.size]), [
+      ["POST", "/apis/cms/v1/fileUpload", "Extension,Commit,File", 5],
+      ["PUT", "/apis/cms/v1/fileUpload/abc.png", "Commit,File", 0],
+    ]);
+    globalThis.fetch = (async () => { throw new TypeError("Failed to fetch"); }) as typeof fetch;
+    await assert.rejects(send({ token: "abc.png", extension: ".png", commit: false, data: new Blob([]), signal: ac.signal }), OfflineError);
+  } finally {
+    globalThis.fetch = saved;
+  }
 });
