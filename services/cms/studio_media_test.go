@@ -21,6 +21,7 @@ import (
 	"github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/heapprofiler"
 	"github.com/chromedp/chromedp"
+	"github.com/chromedp/chromedp/kb"
 )
 
 func init() {
@@ -422,6 +423,15 @@ func mediaSearch(p *studioPage) {
 	p.waitFor("the PDF only", names+` === "report"`)
 	p.shot("file-type")
 	p.checkAccessibility("the search by file type")
+	// By keyboard: from the search, Tab past the file type to the card, Enter opens it.
+	p.click("Close")
+	p.waitFor("the pane closed", `!document.querySelector(".media-details")`)
+	p.step("Tab to the card", studioWait, chromedp.Focus(labelled("Search by name")), chromedp.KeyEvent(kb.Tab), chromedp.KeyEvent(kb.Tab))
+	if got := studioEval[string](p, `document.activeElement.textContent`); got != "PDFreport.pdf" {
+		p.t.Fatalf("the focus after two Tabs from the search: %q, want the report's card", got)
+	}
+	p.step("Enter opens it", studioWait, chromedp.KeyEvent(kb.Enter))
+	p.waitFor("the report's pane", `document.querySelector(".media-details")?.innerText.includes("report.pdf")`)
 	p.selectValue("File type", "")
 	p.waitFor("the library again", `document.querySelectorAll(".media-card").length === 51`)
 }
