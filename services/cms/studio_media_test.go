@@ -189,8 +189,9 @@ func uploadRow(name string) string {
 // sending no byte of that chunk again; the server's file has the file's
 // MD5. Where used lists a page that refers to a file; Replace file points
 // the object at new content; Download saves it; the search by name and by
-// file type; a 200 MB upload keeps the tab's JavaScript heap flat
-// (measured and logged); German; axe on each state.
+// file type, and a file opened from the keyboard; a 200 MB upload keeps
+// the tab's JavaScript heap flat (measured and logged); German; axe on
+// each state.
 func studioMediaJourney(t *testing.T, s *studioSetup) {
 	branch := createBranch(t, s.base, "Media work")
 	mm := setupMediaModel(t, s.base, branch)
