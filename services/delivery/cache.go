@@ -140,7 +140,7 @@ func (g *Group) HTTPCache(authn auth.Authenticator) func(http.Handler) http.Hand
 
 // runRead is how the HTTP cache runs a miss: on the read pool, or on the
 // request's goroutine (nil) without one.
-func (g *Group) runRead() func(context.Context, func()) {
+func (g *Group) runRead() func(context.Context, func(context.Context)) {
 	if g.reads == nil {
 		return nil
 	}
