@@ -91,7 +91,10 @@ func (p *ReadPool) Run(ctx context.Context, fn func(context.Context)) {
 		fn(ctx)
 		return
 	}
-	ctx = context.WithValue(p.Start(ctx), admittedKey{}, p)
+	if p.wait > 0 {
+		ctx = search.WithQueueDeadline(ctx, time.Now().Add(p.wait))
+	}
+	ctx = context.WithValue(ctx, admittedKey{}, p)
 	j := &poolJob{ctx: ctx, fn: fn, done: make(chan any, 1)}
 	if !p.hand(ctx, j) {
 		fn(ctx)
@@ -100,17 +103,6 @@ func (p *ReadPool) Run(ctx context.Context, fn func(context.Context)) {
 	if v := <-j.done; v != nil {
 		panic(v)
 	}
-}
-
-// Start returns ctx in which the read's wait starts now (at most the
-// pool's wait from now, or an earlier queue deadline ctx has): the engine
-// queries it makes before Run (a response cache's fence) wait within the
-// same wait as Run and the queries within it.
-func (p *ReadPool) Start(ctx context.Context) context.Context {
-	if p == nil || p.wait <= 0 || ctx.Value(admittedKey{}) == p {
-		return ctx
-	}
-	return search.WithQueueDeadline(ctx, time.Now().Add(p.wait))
 }
 
 // Waiting is the number of reads waiting for a worker now.
