@@ -132,21 +132,22 @@ func (p *ReadPool) hand(ctx context.Context, j *poolJob) bool {
 			return true
 		}
 	}
-	var timeout <-chan time.Time
-	if d, ok := search.QueueDeadline(ctx); ok {
-		left := time.Until(d)
-		if left <= 0 {
-			return false
-		}
-		t := time.NewTimer(left)
-		defer t.Stop()
-		timeout = t.C
+	d, bounded := search.QueueDeadline(ctx)
+	left := time.Until(d)
+	if bounded && left <= 0 {
+		return false
 	}
 	if p.waiting.Add(1) > p.queue {
 		p.waiting.Add(-1)
 		return false
 	}
 	defer p.waiting.Add(-1)
+	var timeout <-chan time.Time
+	if bounded {
+		t := time.NewTimer(left)
+		defer t.Stop()
+		timeout = t.C
+	}
 	select {
 	case p.jobs <- j: // blocked senders are served in order
 		return true
