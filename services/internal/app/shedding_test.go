@@ -14,6 +14,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"runtime"
 	"runtime/metrics"
 	"runtime/pprof"
 	"slices"
@@ -305,17 +306,37 @@ func (u *uncachedReads) steady(conns int, ramp, length time.Duration) window {
 // request costs, and on a machine shared with other work that share moves
 // within a second (the summed windows of earlier versions of this test
 // measured 0.77 to 1.07 for a server that measured 0.95 to 0.97 on a
-// quiet machine). So one attempt is three pairs of adjacent windows, a
-// window of 20 connections and one of 200, in the order 20 200, 200 20,
-// 20 200 (a load that drifts over the attempt favours neither), and its
-// ratio is the median of the three pairs' ratios: a burst of other work
-// in one window moves one pair, not the median. The ratio is the best of
-// at most measureAttempts such attempts (the first that reaches the bound
-// ends the test): a server slower at 200 connections is slower in every
-// pair of every attempt, a burst is not. Every window of every attempt
-// must answer no 503 and the p99 at 200 connections of each must stay
-// within the deadline: those are never retried. Quiet, one attempt is 6
-// windows of 0.7 s (the earlier version measured at least 6 of 0.8 s).
+// quiet machine; single windows' throughput ratios here ranged from 0.07
+// to 3.85). So:
+//
+//   - A window's throughput is counted per core the process could use
+//     (perCore: the CPU it got plus the machine's idle CPU). Alone on the
+//     machine that is every core in both windows and the ratio is the
+//     throughput's; a server that leaves cores idle at 200 connections
+//     loses as much; only what other work took is not counted against
+//     it. (What it cannot see: a server that idles while other work soaks
+//     up the idle cores; the quiet-machine runs of CI see that.)
+//   - One attempt is three pairs of adjacent windows, 20 then 200, 200
+//     then 20, 20 then 200 (a load that drifts over the attempt favours
+//     neither), and its ratio is the median of the three pairs' ratios: a
+//     burst of other work in one window moves one pair, not the median.
+//   - The ratio is the best of at most measureAttempts attempts (the
+//     first that reaches the bound ends the test): a server slower at 200
+//     connections is slower in every pair of every attempt, a burst is
+//     not. Every window of every attempt must answer no 503 and the p99
+//     at 200 connections of each must stay within the deadline: those are
+//     never retried.
+//
+// Quiet, one attempt is 6 windows of 0.7 s (the earlier version measured
+// at least 6 of 0.8 s). Measured on the 2-core machine shared with other
+// work (load 6 to 7, the process getting 0.25 to 1.9 cores, machine idle
+// 0-2 %), 8 runs: pairs' ratios per usable core within 0.65-1.19 (of the
+// throughput 0.07-2.28), attempt ratios 0.79-1.00, 7 passed (5 at the
+// first attempt), 1 failed with 0.88, 0.86, 0.79: when the process gets
+// under half a core a request costs it 157-172 µs at 20 connections and
+// 186-188 at 200 (scheduling 200 goroutines on a starved process), a
+// real cost the bound then sees; no run answered a 503, p99 at 200
+// connections 60-764 ms.
 func TestLoadSheddingKeepsThroughput(t *testing.T) {
 	srv, _ := edgeServerGRPC(t, nil)
 	cfg := DefaultConfig()
@@ -331,6 +352,22 @@ func TestLoadSheddingKeepsThroughput(t *testing.T) {
 		gcs        uint64
 	}
 	tput := func(w window) float64 { return float64(w.ok) / w.elapsed.Seconds() }
+	// perCore is a window's throughput per core the process could use:
+	// the CPU it got and the machine's idle CPU (the rest the machine's
+	// other work took). Alone on the machine that is all cores in both
+	// windows, and the ratio is the throughput's; a server that leaves
+	// cores idle at 200 connections loses as much; only the share other
+	// work takes is not counted against it.
+	perCore := func(w window) float64 {
+		usable := w.cpu.process.Seconds()
+		if w.cpu.total > 0 {
+			usable += float64(w.cpu.idle) / float64(w.cpu.total) * float64(runtime.NumCPU()) * w.elapsed.Seconds()
+		}
+		if usable <= 0 { // no CPU figures (not Linux): the throughput
+			return tput(w)
+		}
+		return float64(w.ok) / usable
+	}
 	add := func(s *sum, conns int, w window) {
 		s.ok += w.ok
 		s.failed += w.failed
@@ -366,7 +403,7 @@ func TestLoadSheddingKeepsThroughput(t *testing.T) {
 	best := 0.0
 	for attempt := 1; attempt <= measureAttempts && best < minThroughputRatio; attempt++ {
 		var at20, at200 sum
-		ratios := make([]float64, 0, 3)
+		ratios, raw := make([]float64, 0, 3), make([]float64, 0, 3)
 		for pair := range 3 {
 			var w20, w200 window
 			if pair%2 == 0 {
@@ -378,18 +415,17 @@ func TestLoadSheddingKeepsThroughput(t *testing.T) {
 			}
 			add(&at20, 20, w20)
 			add(&at200, 200, w200)
-			if tput(w20) > 0 {
-				ratios = append(ratios, tput(w200)/tput(w20))
-			} else {
-				ratios = append(ratios, 0)
-			}
+			ratios = append(ratios, perCore(w200)/max(perCore(w20), 1e-9))
+			raw = append(raw, tput(w200)/max(tput(w20), 1e-9))
 		}
 		failed += at20.failed + at200.failed
 		p99 = max(p99, at200.p99)
 		slices.Sort(ratios)
+		slices.Sort(raw)
 		ratio := ratios[len(ratios)/2]
 		best = max(best, ratio)
-		t.Logf("attempt %d: ratio %.2f (the pairs' %.2f), 503s so far %d", attempt, ratio, ratios, u.shed.Load()-shedBefore)
+		t.Logf("attempt %d: ratio per usable core %.2f (the pairs' %.2f), of the throughput %.2f (%.2f), 503s so far %d",
+			attempt, ratio, ratios, raw[len(raw)/2], raw, u.shed.Load()-shedBefore)
 		t.Logf("attempt %d, 20 connections: %s", attempt, use(at20))
 		t.Logf("attempt %d, 200 connections: %s", attempt, use(at200))
 	}
@@ -414,7 +450,8 @@ func TestLoadSheddingKeepsThroughput(t *testing.T) {
 const measureAttempts = 3
 
 // minThroughputRatio is the least throughput at 200 connections, as a
-// share of the one at 20, the test accepts: the 90 %.
+// share of the one at 20 (per usable core, see the test), the test
+// accepts: the 90 %.
 //
 // History: on a quiet 2-core machine the ratio was 0.90 to 0.91 before the
 // generator read on its own goroutines and list pages allocated their
