@@ -29,7 +29,7 @@ func (s *Service) Types(ctx context.Context, branch string) ([]Object, error) {
 
 // modelObjects renders the objects of the branch's model that ids lists.
 func (s *Service) modelObjects(ctx context.Context, branch string, ids func(*branchModel) []int64) ([]Object, error) {
-	b, err := s.branchID(ctx, branch)
+	ctx, b, err := s.branchID(ctx, branch)
 	if UnknownBranch(err) {
 		return []Object{}, nil // a branch that does not exist has none
 	}
@@ -87,7 +87,7 @@ type UpdateInfo struct {
 
 // UpdateInfo returns the newest change indexed for branch.
 func (s *Service) UpdateInfo(ctx context.Context, branch string) (UpdateInfo, error) {
-	b, err := s.branchID(ctx, branch)
+	_, b, err := s.branchID(ctx, branch)
 	if err != nil {
 		return UpdateInfo{}, err
 	}

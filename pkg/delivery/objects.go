@@ -76,7 +76,7 @@ func (s *Service) scope(ctx context.Context, r Request) (*scope, error) {
 	if _, err := resolveDepth(r.ResolveReverseDepth, "resolveReverseDepth"); err != nil {
 		return nil, err
 	}
-	b, err := s.branchID(ctx, r.Branch)
+	ctx, b, err := s.branchID(ctx, r.Branch)
 	if err != nil {
 		return nil, err
 	}
@@ -107,20 +107,28 @@ func (s *Service) scope(ctx context.Context, r Request) (*scope, error) {
 // branch objects live on branch 4. An ApiIdentifier no branch carries may
 // be an alias (params.BranchAlias: "draft" is the default branch).
 // The id is looked up once per index version (branchIDs).
-func (s *Service) branchID(ctx context.Context, param string) (int64, error) {
+//
+// Every operation on a branch starts here, so it also returns the
+// operation's context within OneVersion: the model and whatever else of
+// the operation asks for the index version see the one the branch was
+// resolved at, read once, also outside a request's OneRead (the binary
+// proxy lookups of the file streams, the cache tags the change hub's
+// eviction asks for).
+func (s *Service) branchID(ctx context.Context, param string) (context.Context, int64, error) {
+	ctx = OneVersion(ctx)
 	v, err := s.Version(ctx)
 	if err != nil {
-		return 0, err
+		return ctx, 0, err
 	}
 	if id, ok := s.ids.get(v, param); ok {
-		return id, nil
+		return ctx, id, nil
 	}
 	id, err := s.branches.ID(ctx, param)
 	if err != nil {
-		return 0, branchErr(err, param)
+		return ctx, 0, branchErr(err, param)
 	}
 	s.ids.put(v, param, id)
-	return id, nil
+	return ctx, id, nil
 }
 
 // branchErr is err of a branch lookup (indexdoc.Branches) as this

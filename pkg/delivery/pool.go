@@ -4,6 +4,8 @@ import (
 	"context"
 	"sync/atomic"
 	"time"
+
+	"github.com/cmsplatform/cms/pkg/search"
 )
 
 // ReadPool runs uncached reads on a few long-lived goroutines, in the
@@ -22,6 +24,11 @@ import (
 // deep part of a read runs on stacks that stay grown, the connection's
 // goroutine stays shallow, and the reads beyond the workers wait once, at
 // the pool, before they start.
+//
+// A read waits at most the pool's wait (queries.queueWait) in all: one
+// that found no worker in time used to go on to the engine's queue with a
+// wait of its own, so that under overload it waited up to twice as long
+// (Run).
 type ReadPool struct {
 	jobs    chan *poolJob
 	workers atomic.Int64
@@ -35,7 +42,8 @@ type ReadPool struct {
 // poolJob is one read handed to a worker; done receives what fn panicked
 // with (nil when it returned).
 type poolJob struct {
-	fn   func()
+	ctx  context.Context
+	fn   func(context.Context)
 	done chan any
 }
 
@@ -49,7 +57,7 @@ const ReadPoolIdle = time.Second
 // lasts); one beyond the queue or that found no worker in time runs on
 // its caller's goroutine, where the engine's own queue
 // (search.QueryLimit, sized by the same settings) admits or sheds it as
-// without the pool.
+// without the pool, within what is left of the same wait.
 func NewReadPool(workers, queue int, wait time.Duration) *ReadPool {
 	if workers <= 0 {
 		return nil
@@ -58,16 +66,38 @@ func NewReadPool(workers, queue int, wait time.Duration) *ReadPool {
 		idle: ReadPoolIdle}
 }
 
+// admittedKey marks the context of a read that passed a pool's gate (its
+// value is the pool).
+type admittedKey struct{}
+
 // Run runs fn on a worker and returns when it returned, panicking with
 // what fn panicked with. Reads wait for a worker in the order they came.
-func (p *ReadPool) Run(ctx context.Context, fn func()) {
+//
+// One wait for the whole read: the wait starts when the read arrives
+// (search.WithQueueDeadline, the pool's wait from now unless ctx has an
+// earlier deadline) and fn's context carries it, so that a read that
+// found no worker in time and goes on on its caller's goroutine, and
+// every engine query of the read, wait only for what is left of it: a
+// free slot of the engine or a refusal (ErrOverloaded: 503 with
+// Retry-After), never a second queueWait. A read already through the
+// gate (Run within Run's fn, over the in-process gateway too) runs at
+// once: every entry point of Delivery may call Run.
+func (p *ReadPool) Run(ctx context.Context, fn func(context.Context)) {
 	if p == nil {
-		fn()
+		fn(ctx)
 		return
 	}
-	j := &poolJob{fn: fn, done: make(chan any, 1)}
+	if ctx.Value(admittedKey{}) == p {
+		fn(ctx)
+		return
+	}
+	if p.wait > 0 {
+		ctx = search.WithQueueDeadline(ctx, time.Now().Add(p.wait))
+	}
+	ctx = context.WithValue(ctx, admittedKey{}, p)
+	j := &poolJob{ctx: ctx, fn: fn, done: make(chan any, 1)}
 	if !p.hand(ctx, j) {
-		fn()
+		fn(ctx)
 		return
 	}
 	if v := <-j.done; v != nil {
@@ -75,8 +105,17 @@ func (p *ReadPool) Run(ctx context.Context, fn func()) {
 	}
 }
 
+// Waiting is the number of reads waiting for a worker now.
+func (p *ReadPool) Waiting() int64 {
+	if p == nil {
+		return 0
+	}
+	return p.waiting.Load()
+}
+
 // hand gives j to a worker: an idle one, a new one while fewer than max
-// run, else the first to free up within the wait. False: none took it.
+// run, else the first to free up before the read's queue deadline. False:
+// none took it.
 func (p *ReadPool) hand(ctx context.Context, j *poolJob) bool {
 	select {
 	case p.jobs <- j:
@@ -93,14 +132,19 @@ func (p *ReadPool) hand(ctx context.Context, j *poolJob) bool {
 			return true
 		}
 	}
+	d, bounded := search.QueueDeadline(ctx)
+	left := time.Until(d)
+	if bounded && left <= 0 {
+		return false
+	}
 	if p.waiting.Add(1) > p.queue {
 		p.waiting.Add(-1)
 		return false
 	}
 	defer p.waiting.Add(-1)
 	var timeout <-chan time.Time
-	if p.wait > 0 {
-		t := time.NewTimer(p.wait)
+	if bounded {
+		t := time.NewTimer(left)
 		defer t.Stop()
 		timeout = t.C
 	}
@@ -118,7 +162,7 @@ func (p *ReadPool) work(j *poolJob) {
 	idle := time.NewTimer(p.idle)
 	defer idle.Stop()
 	for {
-		j.done <- p.run(j.fn)
+		j.done <- p.run(j)
 		idle.Reset(p.idle)
 		select {
 		case j = <-p.jobs:
@@ -132,9 +176,9 @@ func (p *ReadPool) work(j *poolJob) {
 	}
 }
 
-// run calls fn and returns what it panicked with.
-func (p *ReadPool) run(fn func()) (v any) {
+// run calls j's fn and returns what it panicked with.
+func (p *ReadPool) run(j *poolJob) (v any) {
 	defer func() { v = recover() }()
-	fn()
+	j.fn(j.ctx)
 	return nil
 }

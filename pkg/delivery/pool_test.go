@@ -2,12 +2,14 @@ package delivery_test
 
 import (
 	"context"
+	"errors"
 	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/cmsplatform/cms/pkg/delivery"
+	"github.com/cmsplatform/cms/pkg/search"
 )
 
 // TestReadPool: at most the pool's workers run reads at once; the others
@@ -28,7 +30,7 @@ func TestReadPool(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			p.Run(context.Background(), func() {
+			p.Run(context.Background(), func(context.Context) {
 				n := running.Add(1)
 				for m := most.Load(); n > m && !most.CompareAndSwap(m, n); m = most.Load() {
 				}
@@ -65,11 +67,11 @@ func TestReadPool(t *testing.T) {
 	// No worker within the wait: the read runs on its caller.
 	short := delivery.NewReadPool(1, 8, 30*time.Millisecond)
 	hold, held := make(chan struct{}), make(chan struct{})
-	go short.Run(context.Background(), func() { close(held); <-hold })
+	go short.Run(context.Background(), func(context.Context) { close(held); <-hold })
 	<-held
 	start := time.Now()
 	ran := false
-	short.Run(context.Background(), func() { ran = true })
+	short.Run(context.Background(), func(context.Context) { ran = true })
 	if !ran || time.Since(start) < 30*time.Millisecond {
 		t.Errorf("with the worker busy the read ran %v after %v, want on the caller after the wait", ran, time.Since(start))
 	}
@@ -77,11 +79,11 @@ func TestReadPool(t *testing.T) {
 	// once.
 	none := delivery.NewReadPool(1, 0, time.Minute)
 	busy := make(chan struct{})
-	go none.Run(context.Background(), func() { close(busy); <-hold })
+	go none.Run(context.Background(), func(context.Context) { close(busy); <-hold })
 	<-busy
 	start = time.Now()
 	ran = false
-	none.Run(context.Background(), func() { ran = true })
+	none.Run(context.Background(), func(context.Context) { ran = true })
 	if !ran || time.Since(start) > time.Second {
 		t.Errorf("a pool without a queue: the read ran %v after %v, want on the caller at once", ran, time.Since(start))
 	}
@@ -93,11 +95,78 @@ func TestReadPool(t *testing.T) {
 		}
 		var none *delivery.ReadPool
 		called := false
-		none.Run(context.Background(), func() { called = true })
+		none.Run(context.Background(), func(context.Context) { called = true })
 		if !called || delivery.NewReadPool(0, 8, time.Second) != nil {
 			t.Error("a pool without workers does not run reads on their callers")
 		}
 	}()
-	p.Run(context.Background(), func() { panic("boom") })
+	p.Run(context.Background(), func(context.Context) { panic("boom") })
 	t.Error("the read's panic did not reach its caller")
+}
+
+// holdEngine runs each Search until release is closed.
+type holdEngine struct {
+	search.Engine
+	started chan struct{}
+	release chan struct{}
+}
+
+func (h *holdEngine) Search(context.Context, search.SearchRequest) (search.SearchResult, error) {
+	h.started <- struct{}{}
+	<-h.release
+	return search.SearchResult{}, nil
+}
+
+// TestReadPoolOneWait: a read waits at most the pool's wait in all, at
+// the pool and in the engine's queue (search.QueryLimit, with the same
+// wait) together. One that found no worker in time goes on on its
+// caller's goroutine with what is left of it (nothing: it takes a free
+// slot of the engine or is refused at once with ErrOverloaded), not with
+// a second wait; one that waited part of it for a worker waits only the
+// rest for the engine.
+func TestReadPoolOneWait(t *testing.T) {
+	const wait = 400 * time.Millisecond
+	setup := func(t *testing.T) (*delivery.ReadPool, search.Engine, *holdEngine) {
+		h := &holdEngine{started: make(chan struct{}, 4), release: make(chan struct{})}
+		t.Cleanup(func() { close(h.release) })
+		return delivery.NewReadPool(1, 8, wait), search.WithQueryLimit(h, search.QueryLimit{Concurrent: 1, Queue: 8, MaxWait: wait}), h
+	}
+	query := func(ctx context.Context, eng search.Engine) error {
+		_, err := eng.Search(ctx, search.SearchRequest{})
+		return err
+	}
+	t.Run("no worker in time", func(t *testing.T) {
+		p, eng, h := setup(t)
+		go p.Run(context.Background(), func(ctx context.Context) { _ = query(ctx, eng) }) // the worker and the slot
+		<-h.started
+		start := time.Now()
+		var err error
+		p.Run(context.Background(), func(ctx context.Context) { err = query(ctx, eng) })
+		d := time.Since(start)
+		if !errors.Is(err, search.ErrOverloaded) {
+			t.Fatalf("the read with no worker and no slot: %v, want ErrOverloaded", err)
+		}
+		if d < wait || d > wait*3/2 { // without the shared wait: 2 × wait
+			t.Errorf("it was refused after %v, want the wait (%v) once, not at the pool and then in the engine's queue", d, wait)
+		}
+	})
+	t.Run("worker late", func(t *testing.T) {
+		p, eng, h := setup(t)
+		go func() { _ = query(context.Background(), eng) }() // the slot, outside the pool
+		<-h.started
+		free := make(chan struct{})
+		go p.Run(context.Background(), func(context.Context) { <-free }) // the worker
+		time.Sleep(10 * time.Millisecond)
+		start := time.Now()
+		time.AfterFunc(wait/2, func() { close(free) })
+		var err error
+		p.Run(context.Background(), func(ctx context.Context) { err = query(ctx, eng) })
+		d := time.Since(start)
+		if !errors.Is(err, search.ErrOverloaded) {
+			t.Fatalf("the read with a late worker and no slot: %v, want ErrOverloaded", err)
+		}
+		if d < wait || d > wait*5/4 { // without the shared wait: 1.5 × wait
+			t.Errorf("it was refused after %v, want the wait (%v) in all", d, wait)
+		}
+	})
 }

@@ -72,7 +72,7 @@ const BranchesTag = "branches"
 // (List, Count, Occurrences, Suggestions, UpdateInfo). It resolves the
 // branch and type like the query does; errors are the query's errors.
 func (s *Service) QueryTags(ctx context.Context, r Request) ([]string, error) {
-	b, err := s.branchID(ctx, r.Branch)
+	ctx, b, err := s.branchID(ctx, r.Branch)
 	if UnknownBranch(err) {
 		return unknownBranchTags(r.Branch), nil
 	}
@@ -96,7 +96,7 @@ func (s *Service) QueryTags(ctx context.Context, r Request) ([]string, error) {
 // ConfigTags returns the cache tags of a configuration response (types,
 // languages) of branch.
 func (s *Service) ConfigTags(ctx context.Context, branch string) ([]string, error) {
-	b, err := s.branchID(ctx, branch)
+	_, b, err := s.branchID(ctx, branch)
 	if UnknownBranch(err) {
 		return unknownBranchTags(branch), nil
 	}

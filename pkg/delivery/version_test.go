@@ -3,6 +3,7 @@ package delivery_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"slices"
 	"sync"
 	"testing"
@@ -65,7 +66,9 @@ func (c *callCounter) take() (versions, gets, searches int) {
 // is one version read and one search (it was three version reads, a
 // branch get and the search). A change moves the version: the branch is
 // looked up again (a branch that takes the ApiIdentifier "draft" is
-// found by it at once), then kept again.
+// found by it at once), then kept again. Outside OneVersion every
+// operation on a branch reads it once as well (it read it for the branch
+// and again for the model).
 func TestUncachedListReadsTheVersionOnce(t *testing.T) {
 	site := deliverytest.NewSite(t)
 	cnt := &callCounter{Engine: site.Engine, state: site.Options.IndexPrefix + indexdoc.StateIndex}
@@ -93,12 +96,34 @@ func TestUncachedListReadsTheVersionOnce(t *testing.T) {
 			t.Errorf("list filtered %q: %d version reads, %d gets, %d searches; want 1, 0, 1", f, v, g, s)
 		}
 	}
-	// Without OneVersion every ask reads it.
-	if _, err := svc.List(context.Background(), delivery.Request{Branch: "4", Type: "webPage", Filter: "price > 1"}); err != nil {
-		t.Fatal(err)
-	}
-	if v, _, _ := cnt.take(); v < 2 {
-		t.Errorf("a list outside OneVersion read the version %d times", v)
+	// Without OneVersion (a file stream's binary proxy lookup, the cache
+	// tags of an eviction) an operation reads it once too: the branch
+	// and its model see one version.
+	bg := context.Background()
+	for name, op := range map[string]func() error{
+		"List": func() error {
+			_, err := svc.List(bg, delivery.Request{Branch: "4", Type: "webPage", Filter: "price > 1"})
+			return err
+		},
+		"Count": func() error { _, err := svc.Count(bg, delivery.Request{Branch: "4", Type: "webPage"}); return err },
+		"BinaryProxy": func() error {
+			if _, err := svc.BinaryProxy(bg, "4", "home"); err != nil && !errors.Is(err, delivery.ErrNotFound) {
+				return err
+			}
+			return nil
+		},
+		"QueryTags":  func() error { _, err := svc.QueryTags(bg, delivery.Request{Branch: "4", Type: "webPage"}); return err },
+		"ConfigTags": func() error { _, err := svc.ConfigTags(bg, "4"); return err },
+		"Types":      func() error { _, err := svc.Types(bg, "4"); return err },
+		"UpdateInfo": func() error { _, err := svc.UpdateInfo(bg, "4"); return err },
+	} {
+		cnt.take()
+		if err := op(); err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		if v, _, _ := cnt.take(); v != 1 {
+			t.Errorf("%s outside OneVersion read the version %d times, want once", name, v)
+		}
 	}
 
 	// A change: the branch is looked up again at the new version, and a

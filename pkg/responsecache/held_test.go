@@ -25,7 +25,8 @@ func (s *spyWriter) Write(b []byte) (int, error) {
 // TestMissRunElsewhereIsHeld: a miss that run runs (on a worker of the
 // read pool) writes nothing on the connection while it runs; its status,
 // headers and body are written once run returned. An answer beyond MaxHeldBody, and one that
-// flushes, is written through while it runs.
+// flushes, is written through while it runs. The handler gets the context
+// run gives it (the pool's queue deadline).
 func TestMissRunElsewhereIsHeld(t *testing.T) {
 	m := memory.New(memory.Options{})
 	t.Cleanup(func() { _ = m.Close() })
@@ -44,9 +45,16 @@ func TestMissRunElsewhereIsHeld(t *testing.T) {
 			spy := &spyWriter{ResponseRecorder: httptest.NewRecorder()}
 			body := strings.Repeat("y", c.size)
 			during := -1
-			run := func(_ context.Context, fn func()) { fn(); during = spy.writes }
+			type runKey struct{}
+			run := func(ctx context.Context, fn func(context.Context)) {
+				fn(context.WithValue(ctx, runKey{}, "run"))
+				during = spy.writes
+			}
 			h := f.c.HTTP(func(r *http.Request) (context.Context, bool) { return r.Context(), true }, run)(
-				http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+				http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+					if r.Context().Value(runKey{}) != "run" {
+						t.Error("the handler did not get the context run gave it")
+					}
 					w.Header().Set("Content-Type", "text/plain")
 					w.WriteHeader(http.StatusTeapot)
 					for i := 0; i < len(body); i += 4096 {

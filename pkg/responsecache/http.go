@@ -31,10 +31,12 @@ const MaxHTTPBody = 8 << 20
 // are kept. Without storage the middleware is next itself.
 //
 // run, when not nil, runs a miss's call of next (the transport's pool of
-// uncached reads, pkg/delivery.ReadPool.Run); it returns when the call
-// did. The answer is then held in memory (up to MaxHeldBody) and written
-// after run returned, on the request's goroutine.
-func (c *Cache) HTTP(admit func(*http.Request) (context.Context, bool), run func(context.Context, func())) func(http.Handler) http.Handler {
+// uncached reads, pkg/delivery.ReadPool.Run) with the context it is given
+// (the request's, with what the pool adds: its queue deadline); it
+// returns when the call did. The answer is then held in memory (up to
+// MaxHeldBody) and written after run returned, on the request's
+// goroutine.
+func (c *Cache) HTTP(admit func(*http.Request) (context.Context, bool), run func(context.Context, func(context.Context))) func(http.Handler) http.Handler {
 	return func(next http.Handler) http.Handler {
 		if !c.Enabled() {
 			return next
@@ -55,7 +57,7 @@ func (c *Cache) HTTP(admit func(*http.Request) (context.Context, bool), run func
 				// here, so that a slow client does not hold the worker.
 				hw := &heldWriter{ResponseWriter: w}
 				rec := &recorder{ResponseWriter: hw, status: http.StatusOK}
-				run(ctx, func() { next.ServeHTTP(rec, r) })
+				run(r.Context(), func(rctx context.Context) { next.ServeHTTP(rec, r.WithContext(rctx)) })
 				hw.done()
 				c.storeMiss(ctx, key, w, rec)
 				return

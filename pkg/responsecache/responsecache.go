@@ -56,6 +56,18 @@ type Cache struct {
 	store   *tagcache.Store
 	flights flights
 	stats   counters
+	// run runs the build of a miss (WithRun); nil: on the caller.
+	run func(context.Context, func(context.Context))
+}
+
+// WithRun makes the cache run the build of every miss (the version read
+// and build) with run (the transport's gate of uncached reads,
+// pkg/delivery.ReadPool.Run), which returns when the build did: the
+// misses of every caller, and every build of a cache without storage,
+// pass the same gate. It returns c.
+func (c *Cache) WithRun(run func(context.Context, func(context.Context))) *Cache {
+	c.run = run
+	return c
 }
 
 // New returns a response cache storing in c (nil: nothing is cached, but
@@ -91,8 +103,9 @@ type Index interface {
 // returned as it is; otherwise the index's version is read (the version
 // the build will see at least) and build runs once for all identical
 // concurrent misses, and its answer is stored with its tags, fenced at
-// that version. It returns the answer and its ETag. Errors are those of
-// the version read and of build (and of encoding the answer).
+// that version (with WithRun, the version read and build run with its
+// run). It returns the answer and its ETag. Errors are those of the
+// version read and of build (and of encoding the answer).
 func Serve[T proto.Message](ctx context.Context, c *Cache, op string, req proto.Message, minVersion int64,
 	index Index, build Build[T]) (T, string, error) {
 	var zero T
@@ -110,7 +123,7 @@ func Serve[T proto.Message](ctx context.Context, c *Cache, op string, req proto.
 	c.store.Miss()
 	// mine is the answer when this caller built it: no decoding needed.
 	var mine T
-	r, shared, err := c.flights.do(ctx, key, minVersion, func() (rendering, error) {
+	miss := func(ctx context.Context) (rendering, error) {
 		builtAt, err := index.Version(ctx)
 		if err != nil {
 			return rendering{}, err
@@ -132,6 +145,15 @@ func Serve[T proto.Message](ctx context.Context, c *Cache, op string, req proto.
 		r := rendering{frame: frame, body: b, tags: tags, builtAt: builtAt, etag: etag.Of(op, b, tags)}
 		c.put(ctx, key, r)
 		return r, nil
+	}
+	r, shared, err := c.flights.do(ctx, key, minVersion, func() (rendering, error) {
+		if c.run == nil {
+			return miss(ctx)
+		}
+		var r rendering
+		var err error
+		c.run(ctx, func(ctx context.Context) { r, err = miss(ctx) })
+		return r, err
 	})
 	if err != nil {
 		return zero, "", err

@@ -285,3 +285,35 @@ func BenchmarkServeHit(b *testing.B) {
 		}
 	}
 }
+
+// TestServeWithRun: a miss (its version read and its build) runs with the
+// cache's run, in the context run gives it; a hit does not run; a cache
+// without storage runs every build.
+func TestServeWithRun(t *testing.T) {
+	type runKey struct{}
+	for _, stored := range []bool{true, false} {
+		f := newFixture(t)
+		if !stored {
+			f.c = New(nil, nil)
+		}
+		var runs atomic.Int64
+		f.c.WithRun(func(ctx context.Context, fn func(context.Context)) {
+			runs.Add(1)
+			fn(context.WithValue(ctx, runKey{}, "run"))
+		})
+		build := func(ctx context.Context) (*wrapperspb.StringValue, []string, error) {
+			if ctx.Value(runKey{}) != "run" {
+				return nil, nil, errors.New("built outside run")
+			}
+			return wrapperspb.String("one"), nil, nil
+		}
+		for i := range 2 {
+			if _, _, err := Serve(context.Background(), f.c, "Op", wrapperspb.String("a"), 0, f, build); err != nil {
+				t.Fatalf("stored %v, read %d: %v", stored, i, err)
+			}
+		}
+		if want := map[bool]int64{true: 1, false: 2}[stored]; runs.Load() != want {
+			t.Errorf("stored %v: %d runs for a miss and a second read, want %d", stored, runs.Load(), want)
+		}
+	}
+}

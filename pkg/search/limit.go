@@ -26,7 +26,8 @@ var ErrOverloaded = errors.New("search: too many queries running and waiting")
 // ErrOverloaded beyond it; one admitted waits at most MaxWait (then
 // ErrOverloaded) and
 // never past its context (the caller's deadline, within WithDeadline the
-// component's). Queue caps the waiting queries whatever their expected
+// component's) nor past the read's queue deadline (WithQueueDeadline: the
+// queries of one read share one wait). Queue caps the waiting queries whatever their expected
 // wait, a bound on memory. Writes (Bulk, EnsureIndex …) are not limited.
 type QueryLimit struct {
 	// Concurrent is the number of queries running at once (<= 0: no
@@ -148,14 +149,21 @@ func (l *limitEngine) acquire(ctx context.Context) (time.Time, error) {
 		return time.Now(), nil
 	default:
 	}
+	wait, bounded := l.maxWait, l.maxWait > 0
+	if d, ok := QueueDeadline(ctx); ok {
+		// What is left of the read's wait (WithQueueDeadline).
+		if left := time.Until(d); !bounded || left < wait {
+			wait, bounded = left, true
+		}
+	}
 	ahead := l.waiting.Add(1) - 1
 	defer l.waiting.Add(-1)
-	if ahead >= l.queue || (l.maxWait > 0 && l.expectedWait(ahead) > l.maxWait) {
+	if ahead >= l.queue || (bounded && (wait <= 0 || l.expectedWait(ahead) > wait)) {
 		return time.Time{}, l.overloaded()
 	}
 	var timeout <-chan time.Time
-	if l.maxWait > 0 {
-		t := time.NewTimer(l.maxWait)
+	if bounded {
+		t := time.NewTimer(wait)
 		defer t.Stop()
 		timeout = t.C
 	}

@@ -263,3 +263,48 @@ func TestQueryLimitSlowReleasesShed(t *testing.T) {
 		t.Errorf("refused with %d ahead, interval %v: want %d", ahead, iv, want)
 	}
 }
+
+// The queries of one read share its queue deadline (WithQueueDeadline):
+// with the slot taken, the first waits only until the deadline (not
+// MaxWait), the next one, the deadline spent, is refused at once; with a
+// free slot a spent deadline still runs; an earlier deadline on the
+// context is kept.
+func TestQueryLimitQueueDeadline(t *testing.T) {
+	b := &blockingEngine{started: make(chan struct{}, 2), release: make(chan struct{})}
+	e := WithQueryLimit(b, QueryLimit{Concurrent: 1, Queue: 10, MaxWait: 5 * time.Second}).(*limitEngine)
+	const left = 80 * time.Millisecond
+	start := time.Now()
+	ctx := WithQueueDeadline(context.Background(), start.Add(left))
+	if d, _ := QueueDeadline(WithQueueDeadline(ctx, start.Add(time.Hour))); !d.Equal(start.Add(left)) {
+		t.Errorf("a later deadline replaced the earlier one: %v", d)
+	}
+	if d, _ := QueueDeadline(WithQueueDeadline(ctx, start.Add(time.Millisecond))); !d.Equal(start.Add(time.Millisecond)) {
+		t.Errorf("an earlier deadline was not kept: %v", d)
+	}
+	running := make(chan error, 1)
+	go func() { _, err := e.Search(context.Background(), SearchRequest{}); running <- err }()
+	<-b.started
+	if _, err := e.Get(ctx, "x", "1"); !errors.Is(err, ErrOverloaded) {
+		t.Fatalf("first query of the read: %v, want ErrOverloaded", err)
+	}
+	if d := time.Since(start); d < left || d > 2*time.Second {
+		t.Errorf("the first query gave up after %v, want the read's deadline (%v), not MaxWait", d, left)
+	}
+	again := time.Now()
+	if _, err := e.Count(ctx, "x", nil); !errors.Is(err, ErrOverloaded) {
+		t.Fatalf("second query of the read: %v, want ErrOverloaded", err)
+	}
+	if d := time.Since(again); d > 40*time.Millisecond {
+		t.Errorf("the second query waited %v with the read's wait spent", d)
+	}
+	close(b.release)
+	if err := <-running; err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.Search(ctx, SearchRequest{}); err != nil {
+		t.Errorf("a free slot refused a read whose wait is spent: %v", err)
+	}
+	if s := e.QueryLimitStats(); s.Shed != 2 {
+		t.Errorf("%d shed, want 2", s.Shed)
+	}
+}

@@ -6,6 +6,7 @@ import (
 	"strconv"
 
 	"github.com/cmsplatform/cms/pkg/content"
+	"github.com/cmsplatform/cms/pkg/delivery"
 	"github.com/cmsplatform/cms/pkg/files"
 	deliveryv1 "github.com/cmsplatform/cms/proto/gen/go/cms/delivery/v1"
 	"github.com/cmsplatform/cms/services/internal/filestream"
@@ -55,7 +56,11 @@ func (b *binaries) serveProxy(ctx context.Context, branch, id string, out filest
 
 // proxyName is the file name a binary proxy object holds.
 func (b *binaries) proxyName(ctx context.Context, branch, id string) (files.Name, error) {
-	bp, err := b.api.dom.BinaryProxy(ctx, branch, id)
+	// The lookup is a read of the index like any other: through the
+	// read pool (the file is streamed after, off the pool).
+	var bp delivery.BinaryProxy
+	var err error
+	b.api.reads.Run(ctx, func(ctx context.Context) { bp, err = b.api.dom.BinaryProxy(ctx, branch, id) })
 	if err != nil {
 		return files.Name{}, err
 	}

@@ -139,12 +139,14 @@ func (g *Group) HTTPCache(authn auth.Authenticator) func(http.Handler) http.Hand
 }
 
 // runRead is how the HTTP cache runs a miss: on the read pool, or on the
-// request's goroutine (nil) without one.
-func (g *Group) runRead() func(context.Context, func()) {
-	if g.reads == nil {
+// request's goroutine (nil) without one. The deep part of the read (the
+// gateway, the in-process call, serve) then runs on the pool's
+// goroutine; serve finds the read through the gate already.
+func (g *Group) runRead() func(context.Context, func(context.Context)) {
+	if g.api.reads == nil {
 		return nil
 	}
-	return g.reads.Run
+	return g.api.reads.Run
 }
 
 // cacheablePath reports whether r may be answered from the HTTP cache and

@@ -55,10 +55,11 @@ type Options struct {
 	// SourceCacheBytes bounds the decoded sources Delivery keeps
 	// (pkg/delivery.Options.SourceCacheBytes).
 	SourceCacheBytes int64
-	// ReadWorkers, ReadQueue and ReadWait size the pool the uncached
-	// reads of the HTTP API run on (pkg/delivery.ReadPool: at most
-	// ReadWorkers at once, at most ReadQueue others waiting in order, each
-	// at most ReadWait); 0 workers: none.
+	// ReadWorkers, ReadQueue and ReadWait size the pool every uncached
+	// read runs on, over HTTP and gRPC, with and without the response
+	// cache (pkg/delivery.ReadPool: at most ReadWorkers at once, at most
+	// ReadQueue others waiting in order, each at most ReadWait in all);
+	// 0 workers: none.
 	ReadWorkers, ReadQueue int
 	ReadWait               time.Duration
 	// Logger; nil discards.
@@ -69,8 +70,6 @@ type Options struct {
 type Group struct {
 	api *service
 	bin *binaries
-	// reads runs the uncached reads of the HTTP API (HTTPCache).
-	reads *delivery.ReadPool
 }
 
 // New returns the Delivery group.
@@ -78,14 +77,21 @@ func New(opts Options) *Group {
 	if opts.Logger == nil {
 		opts.Logger = slog.New(slog.DiscardHandler)
 	}
-	s := &service{log: opts.Logger, cache: responsecache.New(opts.Cache, opts.Logger)}
+	s := &service{log: opts.Logger, cache: responsecache.New(opts.Cache, opts.Logger),
+		reads: delivery.NewReadPool(opts.ReadWorkers, opts.ReadQueue, opts.ReadWait)}
+	if s.reads != nil {
+		// Every miss of the response cache, over gRPC and HTTP, with
+		// and without storage, runs through the pool (the HTTP API's
+		// misses are on it already: HTTPCache).
+		s.cache.WithRun(s.reads.Run)
+	}
 	if opts.Search != nil {
 		// New fails only without an engine.
 		s.dom, _ = delivery.New(delivery.Options{Search: opts.Search, Layout: opts.Layout,
 			SourceCacheBytes: opts.SourceCacheBytes, Logger: opts.Logger})
 		s.chains, _ = indexbranches.New(opts.Search, opts.Layout, opts.Logger)
 	}
-	return &Group{api: s, bin: &binaries{api: s, files: opts.Files}, reads: delivery.NewReadPool(opts.ReadWorkers, opts.ReadQueue, opts.ReadWait)}
+	return &Group{api: s, bin: &binaries{api: s, files: opts.Files}}
 }
 
 // Name implements app.Group.
@@ -121,4 +127,13 @@ type service struct {
 	log    *slog.Logger
 	chains *indexbranches.Resolver
 	live   *live // the change stream; nil until LiveChanges
+	// reads is the gate of every uncached read: the response cache runs
+	// its misses on it (responsecache.Cache.WithRun), the binary proxy
+	// lookups run on it, and HTTPCache runs the HTTP API's misses on it
+	// before the gateway (the cache then finds them through the gate).
+	reads *delivery.ReadPool
 }
+
+// ReadsWaiting is the number of uncached reads waiting for a worker of
+// the read pool now.
+func (g *Group) ReadsWaiting() int64 { return g.api.reads.Waiting() }

@@ -69,11 +69,15 @@ func newHarnessOpts(t testing.TB, authn auth.Authenticator, httpCache bool) *har
 
 // newHarnessOn is newHarnessOpts over a given site (another engine, a
 // bigger data set).
-func newHarnessOn(t testing.TB, site *deliverytest.Site, authn auth.Authenticator, httpCache bool) *harness {
+func newHarnessOn(t testing.TB, site *deliverytest.Site, authn auth.Authenticator, httpCache bool, with ...func(*Options)) *harness {
 	t.Helper()
 	c := memory.New(memory.Options{})
 	t.Cleanup(func() { _ = c.Close() })
-	g := New(Options{Search: site.Engine, Cache: c, Layout: site.Options.Layout})
+	opts := Options{Search: site.Engine, Cache: c, Layout: site.Options.Layout}
+	for _, f := range with {
+		f(&opts)
+	}
+	g := New(opts)
 	// Without authn every call is an administrator's, as in the app with
 	// credentials; the authorization interceptor runs either way.
 	authenticate := func(ctx context.Context, req any, _ *grpc.UnaryServerInfo, h grpc.UnaryHandler) (any, error) {

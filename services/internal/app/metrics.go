@@ -62,7 +62,10 @@ func registerDeliveryMetrics(reg prometheus.Registerer, g *delivery.Group) {
 		answers("grpc", "miss", func(s responsecache.Stats) int64 { return s.Misses }),
 		counterFunc("cms_delivery_cache_shared_builds_total", "Delivery cache misses answered by an identical concurrent build instead of their own.", func() int64 { return g.Stats().Shared }),
 		counterFunc("cms_delivery_invalidations_total", "Change events applied to the Delivery cache.", func() int64 { return g.Stats().Invalidations }),
-		counterFunc("cms_delivery_evicted_tags_total", "Cache tags evicted by change events.", func() int64 { return g.Stats().EvictedTags }))
+		counterFunc("cms_delivery_evicted_tags_total", "Cache tags evicted by change events.", func() int64 { return g.Stats().EvictedTags }),
+		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "cms_delivery_reads_waiting",
+			Help: "Uncached Delivery reads (HTTP and gRPC) waiting for a worker of the read pool now (at most queries.queueWait each)."},
+			func() float64 { return float64(g.ReadsWaiting()) }))
 }
 
 // registerRenderCacheMetrics exports the render cache's counters.

@@ -54,7 +54,7 @@ func TestPipelineMetrics(t *testing.T) {
 	if got[`cms_indexer_events_total{result="failed"}`] != 0 || got[`cms_indexer_events_total{result="dropped"}`] != 0 {
 		t.Errorf("indexer failures: %v", got)
 	}
-	for _, gauge := range []string{"cms_indexer_lag_events", "cms_indexer_lag_seconds", "cms_live_subscribers"} {
+	for _, gauge := range []string{"cms_indexer_lag_events", "cms_indexer_lag_seconds", "cms_live_subscribers", "cms_delivery_reads_waiting"} {
 		if v, ok := got[gauge]; !ok || v < 0 {
 			t.Errorf("%s = %v (exported: %v), want a value >= 0", gauge, v, ok)
 		}

@@ -14,6 +14,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"runtime"
 	"runtime/metrics"
 	"runtime/pprof"
 	"slices"
@@ -298,8 +299,45 @@ func (u *uncachedReads) steady(conns int, ramp, length time.Duration) window {
 // engine admits queries while their expected wait stays within
 // queries.queueWait; the fixed queue of 64 shed most of them), at no less
 // throughput than minThroughputRatio of the one at 20 connections, with
-// p99 within the search deadline. The two loads alternate in short rounds
-// in the same run, so a busy machine slows both alike.
+// p99 within the search deadline.
+//
+// How the ratio is measured, and why so: the throughput of either load
+// follows the CPU share the process gets while it runs more than what a
+// request costs, and on a machine shared with other work that share moves
+// within a second (the summed windows of earlier versions of this test
+// measured 0.77 to 1.07 for a server that measured 0.95 to 0.97 on a
+// quiet machine; single windows' throughput ratios here ranged from 0.07
+// to 3.85). So:
+//
+//   - A window's throughput is counted per core the process could use
+//     (perCore: the CPU it got plus the machine's idle CPU). Alone on the
+//     machine that is every core in both windows and the ratio is the
+//     throughput's; a server that leaves cores idle at 200 connections
+//     loses as much; only what other work took is not counted against
+//     it. (What it cannot see: a server that idles while other work soaks
+//     up the idle cores; the quiet-machine runs of CI see that.)
+//   - One attempt is three pairs of adjacent windows, 20 then 200, 200
+//     then 20, 20 then 200 (a load that drifts over the attempt favours
+//     neither), and its ratio is the median of the three pairs' ratios: a
+//     burst of other work in one window moves one pair, not the median.
+//   - The ratio is the best of at most measureAttempts attempts (the
+//     first that reaches the bound ends the test): a server slower at 200
+//     connections is slower in every pair of every attempt, a burst is
+//     not. Every window of every attempt must answer no 503 and the p99
+//     at 200 connections of each must stay within the deadline: those are
+//     never retried.
+//
+// Quiet, one attempt is 6 windows of 0.7 s (the earlier version measured
+// at least 6 of 0.8 s). Measured on the 2-core machine shared with other
+// work (load 6 to 11, the process getting 0.25 to 1.9 cores, machine idle
+// 0-2 %), 11 runs: pairs' ratios per usable core within 0.65-1.20 (of the
+// throughput 0.07-2.28), attempt ratios 0.79-1.00, no 503, p99 at 200
+// connections 60-764 ms; 9 passed (6 at the first attempt), 2 failed
+// (attempts 0.88, 0.86, 0.79 and 0.89, 0.86, 0.89): when the process gets
+// under about 0.8 of a core a request costs it 141-172 µs at 20
+// connections and 162-188 at 200 (scheduling 200 goroutines on a starved
+// process), a real cost the bound then sees, against 139 and 144 µs when
+// it got 1.6 cores (ratio 0.96).
 func TestLoadSheddingKeepsThroughput(t *testing.T) {
 	srv, _ := edgeServerGRPC(t, nil)
 	cfg := DefaultConfig()
@@ -314,7 +352,23 @@ func TestLoadSheddingKeepsThroughput(t *testing.T) {
 		allocs     uint64
 		gcs        uint64
 	}
-	var at20, at200 sum
+	tput := func(w window) float64 { return float64(w.ok) / w.elapsed.Seconds() }
+	// perCore is a window's throughput per core the process could use:
+	// the CPU it got and the machine's idle CPU (the rest the machine's
+	// other work took). Alone on the machine that is all cores in both
+	// windows, and the ratio is the throughput's; a server that leaves
+	// cores idle at 200 connections loses as much; only the share other
+	// work takes is not counted against it.
+	perCore := func(w window) float64 {
+		usable := w.cpu.process.Seconds()
+		if w.cpu.total > 0 {
+			usable += float64(w.cpu.idle) / float64(w.cpu.total) * float64(runtime.NumCPU()) * w.elapsed.Seconds()
+		}
+		if usable <= 0 { // no CPU figures (not Linux): the throughput
+			return tput(w)
+		}
+		return float64(w.ok) / usable
+	}
 	add := func(s *sum, conns int, w window) {
 		s.ok += w.ok
 		s.failed += w.failed
@@ -329,19 +383,6 @@ func TestLoadSheddingKeepsThroughput(t *testing.T) {
 			t.Logf("%d connections: %d failed, e.g. %v", conns, w.failed, w.firstErr)
 		}
 	}
-	shedBefore := u.shed.Load()
-	tput := func(s sum) float64 { return float64(s.ok) / s.elapsed.Seconds() }
-	// Three rounds; on a busy machine up to six more, the sums going on,
-	// so that a burst of other work weighs less.
-	const ramp, length = 200 * time.Millisecond, 600 * time.Millisecond
-	for round := 0; round < 9 && (round < 3 || round%3 != 0 || tput(at200) < 0.9*tput(at20)); round++ {
-		add(&at20, 20, u.steady(20, ramp, length))
-		add(&at200, 200, u.steady(200, ramp, length))
-	}
-	shed := u.shed.Load() - shedBefore
-	ratio := tput(at200) / tput(at20)
-	t.Logf("uncached Delivery reads: 20 connections %.0f req/s (p99 %v), 200 connections %.0f req/s (p99 %v), ratio %.2f, %d answered 503",
-		tput(at20), at20.p99, tput(at200), at200.p99, ratio, shed)
 	// What the throughput is measured on: the CPU the process got in the
 	// windows (the machine's other work takes the rest) and what a request
 	// cost it there, in CPU time, heap allocations and garbage
@@ -352,55 +393,81 @@ func TestLoadSheddingKeepsThroughput(t *testing.T) {
 			idle = 100 * float64(s.cpu.idle) / float64(s.cpu.total)
 		}
 		n := float64(max(s.ok+s.failed, 1))
-		return fmt.Sprintf("process CPU %.2f cores, %.0f µs, %.0f allocations per request, %.2f GCs per 1000 requests (server and load generator), machine idle %.0f %%",
-			s.cpu.process.Seconds()/s.elapsed.Seconds(), float64(s.cpu.process.Microseconds())/n, float64(s.allocs)/n,
-			1000*float64(s.gcs)/n, idle)
+		return fmt.Sprintf("%.0f req/s (p99 %v), process CPU %.2f cores, %.0f µs, %.0f allocations per request, %.2f GCs per 1000 requests (server and load generator), machine idle %.0f %%",
+			float64(s.ok)/s.elapsed.Seconds(), s.p99, s.cpu.process.Seconds()/s.elapsed.Seconds(),
+			float64(s.cpu.process.Microseconds())/n, float64(s.allocs)/n, 1000*float64(s.gcs)/n, idle)
 	}
-	t.Logf("20 connections: %s", use(at20))
-	t.Logf("200 connections: %s", use(at200))
-	if shed != 0 || at20.failed+at200.failed != 0 {
-		t.Errorf("%d reads were shed with 503 below the queue wait %v, %d failed in all", shed, cfg.Queries.QueueWait,
-			at20.failed+at200.failed)
+	shedBefore := u.shed.Load()
+	const ramp, length = 200 * time.Millisecond, 500 * time.Millisecond
+	var failed int64
+	var p99 time.Duration
+	best := 0.0
+	for attempt := 1; attempt <= measureAttempts && best < minThroughputRatio; attempt++ {
+		var at20, at200 sum
+		ratios, raw := make([]float64, 0, 3), make([]float64, 0, 3)
+		for pair := range 3 {
+			var w20, w200 window
+			if pair%2 == 0 {
+				w20 = u.steady(20, ramp, length)
+				w200 = u.steady(200, ramp, length)
+			} else {
+				w200 = u.steady(200, ramp, length)
+				w20 = u.steady(20, ramp, length)
+			}
+			add(&at20, 20, w20)
+			add(&at200, 200, w200)
+			ratios = append(ratios, perCore(w200)/max(perCore(w20), 1e-9))
+			raw = append(raw, tput(w200)/max(tput(w20), 1e-9))
+		}
+		failed += at20.failed + at200.failed
+		p99 = max(p99, at200.p99)
+		slices.Sort(ratios)
+		slices.Sort(raw)
+		ratio := ratios[len(ratios)/2]
+		best = max(best, ratio)
+		t.Logf("attempt %d: ratio per usable core %.2f (the pairs' %.2f), of the throughput %.2f (%.2f), 503s so far %d",
+			attempt, ratio, ratios, raw[len(raw)/2], raw, u.shed.Load()-shedBefore)
+		t.Logf("attempt %d, 20 connections: %s", attempt, use(at20))
+		t.Logf("attempt %d, 200 connections: %s", attempt, use(at200))
+	}
+	shed := u.shed.Load() - shedBefore
+	if shed != 0 || failed != 0 {
+		t.Errorf("%d reads were shed with 503 below the queue wait %v, %d failed in all", shed, cfg.Queries.QueueWait, failed)
 	}
 	if metric := scrape(t, base)[`cms_shed_total{group="delivery"}`]; metric != float64(u.shed.Load()) {
 		t.Errorf("cms_shed_total{group=\"delivery\"} = %v, %d answers were 503", metric, u.shed.Load())
 	}
-	if ratio < minThroughputRatio {
-		t.Errorf("throughput at 200 connections is %.0f %% of the one at 20", 100*ratio)
+	if best < minThroughputRatio {
+		t.Errorf("throughput at 200 connections is %.0f %% of the one at 20 in the best of %d attempts, want at least %.0f %%",
+			100*best, measureAttempts, 100*minThroughputRatio)
 	}
-	if at200.p99 > cfg.Timeouts.Search {
-		t.Errorf("p99 at 200 connections %v, beyond the search deadline %v", at200.p99, cfg.Timeouts.Search)
+	if p99 > cfg.Timeouts.Search {
+		t.Errorf("p99 at 200 connections %v, beyond the search deadline %v", p99, cfg.Timeouts.Search)
 	}
 }
 
+// measureAttempts is the most attempts TestLoadSheddingKeepsThroughput
+// measures the ratio in.
+const measureAttempts = 3
+
 // minThroughputRatio is the least throughput at 200 connections, as a
-// share of the one at 20, the test accepts. The target is 90 %; on a
-// quiet 2-core machine the ratio was 0.90 to 0.91 before the generator
-// read on its own goroutines and list pages allocated their values by
-// size (a request cost 190 µs of CPU at 20 connections, 210 at 200: 0.75
-// more garbage collections per 1000 requests, and the stacks of 200 idle
-// keep-alive connections shrunk at each one and grown again by the next
-// request, whose deepest frames need just over 16 KB). On a machine
-// saturated by other work (idle 0 %, load 12 to 18, the process getting
-// 0.2 to 0.85 of its 2 cores) the ratio follows the share the process
-// gets in each phase: 0.62 to 1.32 in 14 runs after those changes (2
-// below 0.75), a request costing 193-260 µs at 20 connections and
-// 235-348 µs at 200. So the bound stays below the target; the shed count
-// (0 in those 14 runs; a loaded machine broke it in half the runs before
-// the queue measured its wait by the releases) is the sharp part.
+// share of the one at 20 (per usable core, see the test), the test
+// accepts: the issue's 90 %.
 //
-// Since an uncached read reads the index version once, resolves its
-// branch once per version, shares one engine deadline and runs on the
-// read pool (delivery.ReadPool), on the same quiet machine (load 1.3 to
-// 1.8, the process getting 1.9 of 2 cores) a request cost 140-148 µs at
-// 20 connections and 146-152 µs at 200 (before: 154-161 and 171-176) and
-// the ratio was 0.95-1.05 (before 0.87-0.93); with other work on the
-// machine (load 2 to 10, the process getting 0.3 to 1.3 cores) a request
-// cost 125-174 µs at 20 and 141-192 at 200 (before 146-194 and 168-223)
-// and the ratio was 0.77-1.07 in 20 runs (before 0.76-1.05): it follows
-// the CPU share the process gets in each phase more than what a request
-// costs. The bound stays where a saturated machine cannot break it.
-const minThroughputRatio = 0.75
+// History: on a quiet 2-core machine the ratio was 0.90 to 0.91 before the
+// generator read on its own goroutines and list pages allocated their
+// values by size (a request cost 190 µs of CPU at 20 connections, 210 at
+// 200: more garbage collections, and the stacks of 200 idle keep-alive
+// connections shrunk at each one and grown again by the next request).
+// Since an uncached read reads the index version once, resolves its branch
+// once per version, shares one engine deadline and runs on the read pool
+// (delivery.ReadPool), on the same quiet machine a request cost 140-148 µs
+// at 20 connections and 146-152 µs at 200 and the summed ratio was
+// 0.95-1.05; with other work on the machine (load 2 to 10, the process
+// getting 0.3 to 1.3 cores) it was 0.77-1.07 in 20 runs: it followed the
+// CPU share the process got in each phase, so the bound stayed at 0.75
+// until the measurement (the test's comment) stopped weighing one burst.
+const minThroughputRatio = 0.9
 
 // shedSummary matches the summary line of shed requests.
 var shedSummary = regexp.MustCompile(`msg="overloaded: requests shed with 503" shed=(\d+) groups="?delivery=(\d+)`)
