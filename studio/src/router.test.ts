@@ -16,6 +16,8 @@ test("a route survives format and parse", () => {
     { section: "users", user: "11012", query: {} },
     { section: "account", query: {} },
     { branch: "4", section: "operations", query: {} },
+    { branch: "12", section: "jobs", query: { state: "running" } },
+    { branch: "12", section: "jobs", job: "31", query: {} },
   ];
   for (const r of cases) {
     const url = new URL(format(r), "http://h");
