@@ -56,6 +56,8 @@ export interface Job {
   created: string;
   started: string;
   finished: string;
+  /** A scheduled job (a release) waits in the queue until then. */
+  startAfter: string;
   user: string;
   restarts: number;
   artifacts: boolean;
@@ -75,6 +77,7 @@ export function parseJob(j: CmsJob): Job {
     created: j.created ?? "",
     started: j.started ?? "",
     finished: j.finished ?? "",
+    startAfter: j.startAfter ?? "",
     user: j.user ?? "",
     restarts: j.restarts ?? 0,
     artifacts: j.artifacts === true,

@@ -105,7 +105,7 @@ export function JobPane(p: { id: number; branch: number; onChange: () => void })
         <span class="job-percent" aria-hidden="true">{fraction === undefined ? "" : m("percent", { n: formatNumber(Math.floor(fraction * 100)) })}</span>
       </div>
       <p class="job-progress-info" role="status" aria-live="polite">
-        {progress?.info || (job.state === "new" ? m("waiting") : running && fraction === undefined ? m("noFraction") : "")}
+        {progress?.info || (job.state !== "new" ? "" : job.startAfter ? m("scheduled", { time: formatDateTime(job.startAfter) }) : m("waiting"))}
         {eta && <span class="job-eta"> · {m("eta", { n: formatNumber(eta.n), unit: m(`eta_${eta.unit}`) })}</span>}
       </p>
       {error !== null && <Problem error={error} />}
