@@ -15,8 +15,8 @@ import { ApiError } from "../api/client";
 import { api, session } from "../auth/session";
 import { createStore, type Store } from "../store";
 
-/** How the studio learned that a write grant it had seen was removed: a save refused, or a check while the view was open. */
-export type RevokedBy = "save" | "check";
+/** How the studio learned that a write grant it had seen was removed: a save refused, a Delete or Restore refused, or a check while the view was open. */
+export type RevokedBy = "save" | "write" | "check";
 
 /** Access is what the studio knows of the user's permission on a branch. */
 export type Access =
@@ -110,14 +110,14 @@ export function recheckAccess(branch: string, now = Date.now(), maxAge = 0) {
  * open); any other error leaves the access as it is.
  */
 export function noteRefusal(branch: string, e: unknown) {
-  if (e instanceof ApiError && e.status === 403) markReadOnly(branch, e.problem.detail);
+  if (e instanceof ApiError && e.status === 403) markReadOnly(branch, e.problem.detail, "write");
 }
 
 /** markReadOnly records a 403 of a write on branch (a grant removed while the view was open). */
-export function markReadOnly(branch: string, detail: string | undefined) {
+export function markReadOnly(branch: string, detail: string | undefined, by: RevokedBy = "save") {
   const e = entry(branch);
   e.refused++;
-  e.store.set({ kind: "read", detail, revoked: true, by: "save" });
+  e.store.set({ kind: "read", detail, revoked: true, by });
 }
 
 /** userObjectType is the type of the user objects (type 110), whose values carry the grants. */

@@ -130,7 +130,7 @@ test("a Delete or Restore refused with 403 turns the branch read-only as a refus
     // now = 0: the store is read without a probe of its own.
     assert.deepEqual(branchAccess("77", 0).get(), { kind: "checking" });
     await assert.rejects(deleteObjects("77", [5]), /no write permission/);
-    assert.deepEqual(branchAccess("77", 0).get(), { kind: "read", detail: `user "rita" has no write permission on branch 77`, revoked: true, by: "save" });
+    assert.deepEqual(branchAccess("77", 0).get(), { kind: "read", detail: `user "rita" has no write permission on branch 77`, revoked: true, by: "write" });
     await assert.rejects(restoreObjects("78", [5]), /no write permission/);
     assert.equal(branchAccess("78", 0).get().kind, "read");
     status = 500;
