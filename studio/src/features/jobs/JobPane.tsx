@@ -33,30 +33,39 @@ export function JobPane(p: { id: number; branch: number; onChange: () => void })
   const logRef = useRef<HTMLPreElement>(null);
   const stick = useRef(true);
   const wasFinished = useRef<boolean | null>(null);
+  // Read the job, its progress and log; again jobEvery after each answer
+  // while it has not finished (a slow answer never piles up requests).
   useEffect(() => {
     const ac = new AbortController();
     const s = ac.signal;
-    (async () => {
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const load = async () => {
       const j = await loadJob(p.id, s);
       const [pr, text] = await Promise.all([loadProgress(p.id, s), loadLog(p.id, s).catch(() => "")]);
+      const arts = finished(j) ? (j.artifacts ? await loadArtifacts(p.id, s) : []) : null;
       if (s.aborted) return;
       setJob(j);
       setProgress(pr);
       setLog((shown) => followLog(shown, text).text);
+      setArtifacts(arts);
       setError(null);
-      if (finished(j)) setArtifacts(j.artifacts ? await loadArtifacts(p.id, s) : []);
-      else setArtifacts(null);
       if (wasFinished.current !== null && wasFinished.current !== finished(j)) p.onChange();
       wasFinished.current = finished(j);
-    })().catch((e) => !s.aborted && setError(e));
-    return () => ac.abort();
+      if (!finished(j)) timer = setTimeout(step, jobEvery);
+    };
+    const step = () => {
+      load().catch((e) => {
+        if (s.aborted) return;
+        setError(e);
+        timer = setTimeout(step, jobEvery * 3);
+      });
+    };
+    step();
+    return () => {
+      ac.abort();
+      clearTimeout(timer);
+    };
   }, [p.id, tick]);
-  const running = job !== null && !finished(job);
-  useEffect(() => {
-    if (!running) return undefined;
-    const t = setTimeout(() => setTick((n) => n + 1), jobEvery);
-    return () => clearTimeout(t);
-  }, [running, tick]);
   // Follow the log: keep it scrolled to its end unless the reader scrolled up.
   useEffect(() => {
     const el = logRef.current;
@@ -85,6 +94,7 @@ export function JobPane(p: { id: number; branch: number; onChange: () => void })
     }
   };
   const fraction = job.state === "succeeded" ? 1 : progress?.fraction;
+  const running = !finished(job);
   const left = running ? estimate(fraction, job.started, Date.now()) : undefined;
   const eta = left === undefined ? null : remaining(left);
   return (
