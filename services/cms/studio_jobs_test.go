@@ -115,7 +115,7 @@ func studioJobsJourney(t *testing.T, s *studioSetup) {
 	if err := json.Unmarshal([]byte(studioEval[string](p, `clearInterval(window.__jobTimer), JSON.stringify(window.__jobSeen)`)), &seen); err != nil {
 		t.Fatal(err)
 	}
-	checkFollowed(t, seen, exportPath)
+	checkFollowed(t, seen, exportPath, false)
 	if log := studioEval[string](p, `document.querySelector(".job-log").textContent`); !strings.Contains(log, "exported 10000 objects to objects.json") ||
 		!strings.Contains(log, "5000 of 10000 objects exported") {
 		t.Errorf("the log does not say how far the export got and that it ended: %s", log)
@@ -142,6 +142,28 @@ func studioJobsJourney(t *testing.T, s *studioSetup) {
 	}
 	t.Logf("the export of %d objects (%s setup): %v from the click on Start to its artifact; %d states seen", len(exported), s.name,
 		toArtifact.Round(time.Millisecond), len(seen))
+
+	// A re-index of the branch (10,003 documents, in place) runs long enough
+	// to be watched part way: the bar advances with an estimate, the log grows.
+	p.click("Start a job")
+	p.waitFor("the start dialog", `!!document.querySelector("dialog[open] .job-form")`)
+	clickLabel(p, "Re-index")
+	p.step("watch the re-index", studioWait, chromedp.Evaluate[chromedp.Void](jobsWatch))
+	p.step("start the re-index", studioWait, chromedp.Click(chromedp.JSPath(`[...document.querySelectorAll("dialog[open] .dialog-foot button")].find(b => b.textContent.trim() === "Start")`), chromedp.NodeVisible))
+	p.waitFor("the re-index opens", `/\/jobs\/\d+$/.test(location.pathname) && location.pathname !== `+jsString(exportPath))
+	reindexPath := studioEval[string](p, `location.pathname`)
+	reindexStarted := time.Now()
+	waitWithin(p, "the re-index part way", jobsExportWait, `(() => { const pr = document.querySelector(".job-progress"); `+
+		`return (pr && pr.position > 0 && pr.position < 1 && !!document.querySelector(".job-eta")) || document.querySelector(".job-status .job-state")?.dataset.state === "succeeded"; })()`)
+	p.shot("reindex-running")
+	waitWithin(p, "the re-index succeeds", jobsExportWait, `document.querySelector(".job-status .job-state")?.dataset.state === "succeeded"`)
+	p.shot("reindex-succeeded")
+	seen = nil
+	if err := json.Unmarshal([]byte(studioEval[string](p, `clearInterval(window.__jobTimer), JSON.stringify(window.__jobSeen)`)), &seen); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("the re-index of branch %d (%s setup): %v in the studio", branch, s.name, time.Since(reindexStarted).Round(time.Millisecond))
+	checkFollowed(t, seen, reindexPath, true)
 
 	// Kill the waiting release, then restart it: it waits for its time again.
 	p.step("open the release", studioWait, chromedp.Click(chromedp.JSPath(releaseLink), chromedp.NodeVisible))
@@ -173,7 +195,7 @@ func studioJobsJourney(t *testing.T, s *studioSetup) {
 	}
 	queueStates := `[...document.querySelectorAll(".job-nav a")].map(a => a.dataset.state).join(",")`
 	chooseState("succeeded")
-	p.waitFor("only succeeded jobs", `location.search === "?state=succeeded" && `+queueStates+` === "succeeded"`)
+	p.waitFor("only succeeded jobs (the export and the re-index)", `location.search === "?state=succeeded" && `+queueStates+` === "succeeded,succeeded"`)
 	p.shot("queue-succeeded")
 	chooseState("new")
 	p.waitFor("only the waiting release", queueStates+` === "new" && !!`+releaseLink)
@@ -240,18 +262,22 @@ func studioJobsJourney(t *testing.T, s *studioSetup) {
 	t.Logf("jobs journey (%s setup): %v in all", s.name, time.Since(began).Round(time.Millisecond))
 }
 
-// checkFollowed: what the page showed of the export while it ran: the
-// states in order, the bar never going back and showing a part of the
-// whole at least once, with an estimate, the log growing and never
-// shrinking, and the end at 100 %.
-func checkFollowed(t *testing.T, seen []jobSample, path string) {
+// checkFollowed: what the page showed of a job while it ran: the states
+// in order, the bar never going back, the log never shrinking, the end at
+// 100 %; with partway, also the bar part way with an estimate and the log
+// growing while it ran (a 10,000-object export is done in about half a
+// second, faster than the page reads it: only the re-index is watched so).
+func checkFollowed(t *testing.T, seen []jobSample, path string, partwayToo bool) {
 	t.Helper()
 	rank := map[string]int{"new": 0, "running": 1, "succeeded": 2, "error": 2}
-	var last, lines, partway, grew, etas int
+	var last, lines, partway, grew, etas, unfinished int
 	var bar float64
 	for _, x := range seen {
 		if x.Path != path || x.State == "" {
 			continue
+		}
+		if rank[x.State] < 2 {
+			unfinished++
 		}
 		if r := rank[x.State]; r < last {
 			t.Errorf("the state went back to %s: %+v", x.State, seen)
@@ -259,7 +285,7 @@ func checkFollowed(t *testing.T, seen []jobSample, path string) {
 			last = r
 		}
 		if x.State == "error" {
-			t.Fatalf("the export failed: %+v", x)
+			t.Fatalf("the job failed: %+v", x)
 		}
 		if x.Value != nil {
 			if *x.Value < bar {
@@ -281,13 +307,16 @@ func checkFollowed(t *testing.T, seen []jobSample, path string) {
 		}
 		lines = x.Lines
 	}
-	t.Logf("followed the export: %d samples, the bar part way in %d (with an estimate in %d), the log grew %d times to %d lines, the bar at %v",
+	t.Logf("followed the job: %d samples, the bar part way in %d (with an estimate in %d), the log grew %d times to %d lines, the bar at %v",
 		len(seen), partway, etas, grew, lines, bar)
-	if partway == 0 || etas == 0 {
-		t.Errorf("the bar never showed the export part way with an estimate: %+v", seen)
+	if partwayToo && (partway == 0 || etas == 0) {
+		t.Errorf("the bar never showed the job part way with an estimate: %+v", seen)
 	}
-	if grew == 0 {
-		t.Errorf("the log never grew while the export ran: %+v", seen)
+	if partwayToo && grew == 0 {
+		t.Errorf("the log never grew while the job ran: %+v", seen)
+	}
+	if last != rank["succeeded"] || unfinished == 0 {
+		t.Errorf("the page did not follow the job to its end: %+v", seen)
 	}
 	if bar != 100 {
 		t.Errorf("the bar ended at %v, want 100", bar)
@@ -310,4 +339,10 @@ func waitWithin(p *studioPage, what string, d time.Duration, cond string) {
 		_, err := chromedp.Poll[bool](cond, chromedp.WithPollingInterval(50*time.Millisecond), chromedp.WithPollingTimeout(0))(ctx, tg)
 		return err
 	}))
+}
+
+// jsString is s as a JavaScript string literal.
+func jsString(s string) string {
+	b, _ := json.Marshal(s)
+	return string(b)
 }

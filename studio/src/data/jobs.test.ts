@@ -2,7 +2,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import {
-  canKill, canRestart, createRequest, estimate, followLog, Kind, kindOf, maxSelection, parseIds, parseJob, remaining, startable,
+  canKill, canRestart, createRequest, pollEvery, estimate, followLog, Kind, kindOf, maxSelection, parseIds, parseJob, remaining, startable,
   stateName, uploadInput,
 } from "./jobs";
 
@@ -97,4 +97,15 @@ test("job input goes slice by slice: the first request opens it, the others cont
   await assert.rejects(uploadInput(file, "in.json", undefined, async () => {
     throw new Error("offline");
   }, 4), /offline/);
+});
+
+test("a job is followed closely in its first 5 s, then every second", () => {
+  const j = parseJob({ state: 1, created: "2026-12-04T01:00:00Z", started: "2026-12-04T01:00:02Z" });
+  const at = (s: number) => Date.parse("2026-12-04T01:00:00Z") + s * 1000;
+  assert.equal(pollEvery(j, at(3)), 250);
+  assert.equal(pollEvery(j, at(6.9)), 250);
+  assert.equal(pollEvery(j, at(7.1)), 1000);
+  const queued = parseJob({ state: 0, created: "2026-12-04T01:00:00Z" });
+  assert.equal(pollEvery(queued, at(1)), 250);
+  assert.equal(pollEvery(queued, at(60)), 1000);
 });

@@ -94,6 +94,17 @@ export const canKill = (j: Job) => j.state === "new" || j.state === "running";
 export const canRestart = (j: Job) => finished(j);
 
 /**
+ * pollEvery is how long until a job that has not finished is read again:
+ * closely (250 ms: the runner stores progress and log that often) in the
+ * first 5 s since it started (or was created), where a short job does all
+ * its work, then every second.
+ */
+export function pollEvery(j: Job, now: number): number {
+  const t0 = Date.parse(j.started || j.created);
+  return Number.isNaN(t0) || now - t0 < 5000 ? 250 : 1000;
+}
+
+/**
  * estimate is the time left (ms) from the rate so far: progress p reached
  * in the time since the job started, the rest at the same rate. Undefined
  * before there is a rate (no start, no progress yet) and once done.

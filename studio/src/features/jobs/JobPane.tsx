@@ -1,19 +1,17 @@
 // One job: its state, a progress bar with the time left at the rate so far,
 // the log as it grows, its artifacts to download, Kill and Restart. While
-// the job has not finished it is read every second (the runner stores log
-// and progress every second); once it has, once more with its artifacts.
+// the job has not finished it is read again after each answer (pollEvery:
+// closely in its first seconds, then every second); once it has, once more
+// with its artifacts.
 import { useEffect, useRef, useState } from "preact/hooks";
 import { ApiError } from "../../api/client";
 import {
   canKill, canRestart, downloadArtifact, estimate, finished, followLog, type Job, killJob, loadArtifacts, loadJob, loadLog,
-  loadProgress, type Progress, remaining, restartJob, type StateName, type Artifact,
+  loadProgress, pollEvery, type Progress, remaining, restartJob, type StateName, type Artifact,
 } from "../../data/jobs";
 import { formatDateTime, formatNumber } from "../../i18n/i18n";
 import { Button, Pane, Problem, Skeleton, toast } from "../../ui/ui";
 import { m } from "./messages";
-
-/** jobEvery is how often a job that has not finished is read again. */
-const jobEvery = 1000;
 
 export const stateLabel = (s: StateName) => m(`st_${s}`);
 
@@ -51,13 +49,13 @@ export function JobPane(p: { id: number; branch: number; onChange: () => void })
       setError(null);
       if (wasFinished.current !== null && wasFinished.current !== finished(j)) p.onChange();
       wasFinished.current = finished(j);
-      if (!finished(j)) timer = setTimeout(step, jobEvery);
+      if (!finished(j)) timer = setTimeout(step, pollEvery(j, Date.now()));
     };
     const step = () => {
       load().catch((e) => {
         if (s.aborted) return;
         setError(e);
-        timer = setTimeout(step, jobEvery * 3);
+        timer = setTimeout(step, 3000);
       });
     };
     step();
