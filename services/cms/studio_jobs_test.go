@@ -30,7 +30,6 @@ type jobSample struct {
 	Value *float64 `json:"v"`
 	Lines int      `json:"lines"`
 	ETA   bool     `json:"eta"`
-	T     float64  `json:"t"`
 }
 
 // jobsWatch records, every 25 ms, what the page shows of the open job (the
