@@ -41,11 +41,14 @@ test("the estimate: the rest at the rate so far; none before a rate or once done
   assert.deepEqual(remaining(5 * 3600_000), { unit: "h", n: 5 });
 });
 
-test("the log grows at its end; a log that no longer starts with what is shown replaces it", () => {
+test("the log grows at its end; a stale read keeps it; a log that no longer starts with what is shown replaces it", () => {
   assert.deepEqual(followLog("", "a\n"), { text: "a\n", added: "a\n", replaced: false });
   assert.deepEqual(followLog("a\n", "a\nb\n"), { text: "a\nb\n", added: "b\n", replaced: false });
   assert.deepEqual(followLog("a\nb\n", "a\nb\n"), { text: "a\nb\n", added: "", replaced: false });
   assert.deepEqual(followLog("a\nb\n", "c\n"), { text: "c\n", added: "c\n", replaced: true });
+  // A stale read (a start of what is shown, or nothing) never takes lines away.
+  assert.deepEqual(followLog("a\nb\n", "a\n"), { text: "a\nb\n", added: "", replaced: false });
+  assert.deepEqual(followLog("a\nb\n", ""), { text: "a\nb\n", added: "", replaced: false });
 });
 
 test("a pasted selection: numbers in order without repeats; the rest named; at most 10,000", () => {

@@ -128,11 +128,13 @@ export function remaining(ms: number): { unit: "s" | "min" | "h"; n: number } {
 
 /**
  * followLog takes the log as read now and what is shown: the new text when
- * the log grew (the shown text is its start), else the whole log (it was
- * replaced: a restart starts a new one).
+ * the log grew (the shown text is its start); what is shown when the read
+ * is only a start of it (a stale read: a log never shrinks while its job
+ * runs); else the whole log (it was replaced: a restart starts a new one).
  */
 export function followLog(shown: string, now: string): { text: string; added: string; replaced: boolean } {
   if (now.startsWith(shown)) return { text: now, added: now.slice(shown.length), replaced: false };
+  if (shown.startsWith(now)) return { text: shown, added: "", replaced: false };
   return { text: now, added: now, replaced: true };
 }
 

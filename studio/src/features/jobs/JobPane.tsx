@@ -39,12 +39,13 @@ export function JobPane(p: { id: number; branch: number; onChange: () => void })
     let timer: ReturnType<typeof setTimeout> | undefined;
     const load = async () => {
       const j = await loadJob(p.id, s);
-      const [pr, text] = await Promise.all([loadProgress(p.id, s), loadLog(p.id, s).catch(() => "")]);
+      // A log that cannot be read this time (none written yet, a read racing its rewrite) keeps what is shown.
+      const [pr, text] = await Promise.all([loadProgress(p.id, s), loadLog(p.id, s).catch(() => null)]);
       const arts = finished(j) ? (j.artifacts ? await loadArtifacts(p.id, s) : []) : null;
       if (s.aborted) return;
       setJob(j);
       setProgress(pr);
-      setLog((shown) => followLog(shown, text).text);
+      if (text !== null) setLog((shown) => followLog(shown, text).text);
       setArtifacts(arts);
       setError(null);
       if (wasFinished.current !== null && wasFinished.current !== finished(j)) p.onChange();
