@@ -54,8 +54,14 @@ func TestImportExport10k(t *testing.T) {
 		token := e.uploadInput(t, testenv.ImportInputBytes(n, typ[0]), 256<<10)
 		imp := e.create(t, jobs.CreateRequest{Definition: e.def(t, jobs.KindImportJSON), Input: &jobs.InputFile{Token: token},
 			Parameters: []jobs.Parameter{{Name: "batchSize", Values: []string{"1000"}}}})
-		if j := e.waitDone(t, imp.ID); j.State != jobs.StateSucceeded {
+		j := e.waitDone(t, imp.ID)
+		if j.State != jobs.StateSucceeded {
 			t.Fatalf("import: %d %q", j.State, j.StateMessage)
+		}
+		// The log says how far the import got after each batch.
+		lg, err := e.svc.OpenLog(bg, j)
+		if log := string(readAll(t, lg, err)); !strings.Contains(log, " 1000 objects created, 0 updated\n") || !strings.Contains(log, " 5000 objects created, 0 updated\n") {
+			t.Fatalf("import log: %q", log)
 		}
 		typeParam := []jobs.Parameter{{Name: "type", Values: []string{"item"}}}
 		ej := e.create(t, jobs.CreateRequest{Definition: e.def(t, jobs.KindExportJSON), Parameters: typeParam})

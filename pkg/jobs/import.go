@@ -40,12 +40,15 @@ func importJSON(ctx context.Context, t *Task) error {
 	if err != nil {
 		return err
 	}
-	in, err := t.OpenInput(ctx)
+	in, size, err := t.openInput(ctx)
 	if err != nil {
 		return err
 	}
 	defer in.Close()
-	dec := json.NewDecoder(bufio.NewReaderSize(in, 64<<10))
+	// The progress is the share of the input read (the decoder reads at most
+	// 64 KiB ahead of what is committed).
+	read := &countingReader{r: in}
+	dec := json.NewDecoder(bufio.NewReaderSize(read, 64<<10))
 	if err := openObjectArray(dec); err != nil {
 		return err
 	}
@@ -80,7 +83,13 @@ func importJSON(ctx context.Context, t *Task) error {
 			return fmt.Errorf("objects %d to %d: %w", cp.Consumed+1, next.Consumed, err)
 		}
 		cp, pending = next, pending[:0]
-		t.setInfo(fmt.Sprintf("%d objects created, %d updated", cp.Created, cp.Updated))
+		info := fmt.Sprintf("%d objects created, %d updated", cp.Created, cp.Updated)
+		if size > 0 {
+			t.SetProgress(float64(read.n)/float64(size), info)
+		} else {
+			t.setInfo(info)
+		}
+		t.Logf("%s", info)
 		return nil
 	}
 	for seen := 0; dec.More(); seen++ {

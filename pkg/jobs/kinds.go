@@ -80,6 +80,7 @@ func eachExported(ctx context.Context, t *Task, fn func(content.Object) error) (
 				n++
 			}
 			t.SetProgress(float64(n)/float64(len(ids)), fmt.Sprintf("%d of %d objects exported", n, len(ids)))
+			t.Logf("%d of %d objects exported", n, len(ids))
 		}
 		return n, nil
 	}
@@ -106,6 +107,7 @@ func eachExported(ctx context.Context, t *Task, fn func(content.Object) error) (
 			n++
 		}
 		t.setInfo(fmt.Sprintf("%d objects exported", n))
+		t.Logf("%d objects exported", n)
 		if page.Continue == "" {
 			return n, nil
 		}

@@ -14,9 +14,15 @@ import (
 // descendants are rebuilt in place.
 func ReindexKind(ix *indexwriter.Indexer, head indexwriter.Head) KindFunc {
 	return func(ctx context.Context, t *Task) error {
+		// The log says how far it got at each tenth of the documents.
+		tenth := int64(0)
 		progress := func(p indexwriter.Progress) {
 			if p.Total > 0 {
 				t.SetProgress(float64(p.Done)/float64(p.Total), fmt.Sprintf("%d of %d documents", p.Done, p.Total))
+				if now := p.Done * 10 / p.Total; now > tenth && p.Done < p.Total {
+					tenth = now
+					t.Logf("%d of %d documents indexed", p.Done, p.Total)
+				}
 			}
 		}
 		if b := t.Job.Param("branch"); len(b) > 0 {

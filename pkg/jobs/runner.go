@@ -36,6 +36,11 @@ type RunnerOptions struct {
 	// requests), its progress and log written and its heartbeat sent
 	// (default 1s; at most AckWait/3).
 	CheckEvery time.Duration
+	// ProgressEvery is how often, between the state checks, a running
+	// job's progress and its log (while at most progressLogBytes) are
+	// stored when they changed, so a short job's bar and log move while it
+	// runs (default 250ms; at most CheckEvery).
+	ProgressEvery time.Duration
 	// MetricsEvery is how often a metric sample is taken (default 5s).
 	MetricsEvery time.Duration
 	// MaxAttempts bounds how often a job whose runner was lost (killed,
@@ -96,6 +101,10 @@ func (s *Service) NewRunner(q *Queue, o RunnerOptions) *Runner {
 		o.CheckEvery = time.Second
 	}
 	o.CheckEvery = min(o.CheckEvery, o.AckWait/3)
+	if o.ProgressEvery <= 0 {
+		o.ProgressEvery = 250 * time.Millisecond
+	}
+	o.ProgressEvery = min(o.ProgressEvery, o.CheckEvery)
 	if o.MetricsEvery <= 0 {
 		o.MetricsEvery = 5 * time.Second
 	}
@@ -340,6 +349,13 @@ func (r *Runner) execute(ctx context.Context, m jetstream.Msg, j Job, instance s
 	t.addMetric(r.svc.lim.MaxMetrics, metrics.sample())
 	check := time.NewTicker(r.o.CheckEvery)
 	defer check.Stop()
+	// Between the checks, progress (and a small log) as it changes.
+	var progressC <-chan time.Time
+	if r.o.ProgressEvery < r.o.CheckEvery {
+		progress := time.NewTicker(r.o.ProgressEvery)
+		defer progress.Stop()
+		progressC = progress.C
+	}
 	lastSample := time.Now()
 	for {
 		select {
@@ -357,6 +373,10 @@ func (r *Runner) execute(ctx context.Context, m jetstream.Msg, j Job, instance s
 			case <-time.After(10 * time.Second):
 			}
 			return ctx.Err()
+		case <-progressC:
+			if err := r.store(ctx, t, instance, progressLogBytes); err != nil {
+				r.log.Warn("job progress not stored", "job", j.ID, "err", err)
+			}
 		case <-check.C:
 			_ = m.InProgress()
 			if time.Since(lastSample) >= r.o.MetricsEvery {
@@ -387,9 +407,21 @@ type errKilled struct{ why string }
 
 func (e errKilled) Error() string { return e.why }
 
+// progressLogBytes: a log up to this size is stored with the progress
+// (every ProgressEvery); a longer one only at the state checks, so a long
+// log is not rewritten several times a second.
+const progressLogBytes = 256 << 10
+
 // flush stores the log and, when changed, the progress of a running job.
 func (r *Runner) flush(ctx context.Context, t *Task, instance string) error {
-	if b, ok := t.takeLog(); ok {
+	return r.store(ctx, t, instance, 0)
+}
+
+// store stores what changed of a running job: its log (when logLimit is 0
+// or the log is at most logLimit bytes) and its progress, artifacts and
+// metrics.
+func (r *Runner) store(ctx context.Context, t *Task, instance string, logLimit int) error {
+	if b, ok := t.takeLog(logLimit); ok {
 		if _, err := r.svc.blobs.Put(ctx, logKey(t.Job.ID), bytes.NewReader(b), blobs.Meta{ContentType: "text/plain; charset=utf-8"}); err != nil {
 			return err
 		}

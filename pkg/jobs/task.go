@@ -106,25 +106,44 @@ func (t *Task) Checkpointed(cp Checkpoint) func(context.Context, store.Tx) error
 
 // OpenInput opens the job's input file (CreateJobRequest.inputFile).
 func (t *Task) OpenInput(ctx context.Context) (io.ReadCloser, error) {
+	rc, _, err := t.openInput(ctx)
+	return rc, err
+}
+
+// openInput opens the job's input file and says its size.
+func (t *Task) openInput(ctx context.Context) (io.ReadCloser, int64, error) {
 	if t.Job.Input == nil {
-		return nil, fmt.Errorf("%w: the job has no input file", ErrInvalid)
+		return nil, 0, fmt.Errorf("%w: the job has no input file", ErrInvalid)
 	}
 	key, err := inputKey(t.Job.Input.Token)
 	if err != nil {
-		return nil, err
+		return nil, 0, err
 	}
-	rc, _, err := t.svc.blobs.Get(ctx, key)
+	rc, info, err := t.svc.blobs.Get(ctx, key)
 	if err != nil {
-		return nil, fmt.Errorf("job input %s: %w", t.Job.Input.Token, err)
+		return nil, 0, fmt.Errorf("job input %s: %w", t.Job.Input.Token, err)
 	}
-	return rc, nil
+	return rc, info.Size, nil
 }
 
-// takeLog returns the log when it changed since the last call.
-func (t *Task) takeLog() ([]byte, bool) {
+// countingReader counts the bytes read through it.
+type countingReader struct {
+	r io.Reader
+	n int64
+}
+
+func (c *countingReader) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	c.n += int64(n)
+	return n, err
+}
+
+// takeLog returns the log when it changed since the last call and, with
+// limit > 0, is at most limit bytes (a longer one stays for a later call).
+func (t *Task) takeLog(limit int) ([]byte, bool) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	if !t.logDirty {
+	if !t.logDirty || (limit > 0 && t.log.Len() > limit) {
 		return nil, false
 	}
 	t.logDirty = false

@@ -294,11 +294,29 @@ func studioListJourney(t *testing.T, s *studioSetup) {
 // and three lamps on branch, and waits until Delivery shows them all.
 func seedListType(t *testing.T, base string, branch int64) (name string, priceID, typeID int64) {
 	t.Helper()
+	s := seedProducts(t, base, branch, "list", "List product")
+	return s.name, s.priceID, s.typeID
+}
+
+// seededProducts is what seedProducts created.
+type seededProducts struct {
+	name            string
+	priceID, typeID int64
+	// items are the listSeed items' ids (not the lamps'), in order.
+	items []int64
+}
+
+// seedProducts creates the attributes <prefix>Price and <prefix>Stock, the
+// type <prefix>Product (named name) with listSeed items and three lamps on
+// branch (ApiIdentifiers are unique across branches, hence the prefix),
+// and waits until Delivery shows them all.
+func seedProducts(t *testing.T, base string, branch int64, prefix, name string) seededProducts {
+	t.Helper()
 	integer := value(1001, 0, "Integer") + "," + value(1004, 0, false) + "," + value(1017, 0, false)
-	model := `{"objects":[{"meta":{"typeRef":10,"apiIdentifier":"listPrice"},"values":[` + value(1000, 201, "Price") + "," +
+	model := `{"objects":[{"meta":{"typeRef":10,"apiIdentifier":"` + prefix + `Price"},"values":[` + value(1000, 201, "Price") + "," +
 		value(1000, 202, "Preis") + "," + integer + `]},` +
-		`{"meta":{"typeRef":10,"apiIdentifier":"listStock"},"values":[` + value(1000, 201, "Stock") + "," + integer + `]},` +
-		`{"meta":{"typeRef":0,"apiIdentifier":"listProduct"},"values":[` + value(1000, 201, "List product") + `]}]}`
+		`{"meta":{"typeRef":10,"apiIdentifier":"` + prefix + `Stock"},"values":[` + value(1000, 201, "Stock") + "," + integer + `]},` +
+		`{"meta":{"typeRef":0,"apiIdentifier":"` + prefix + `Product"},"values":[` + value(1000, 201, name) + `]}]}`
 	var w writeAnswer
 	if err := json.Unmarshal(mustCall(t, http.StatusCreated, http.MethodPost, fmt.Sprintf("%s/apis/cms/v1/branches/%d/objects", base, branch), model), &w); err != nil || len(w.CreatedObjectIDs) != 3 {
 		t.Fatalf("create the model: %v", err)
@@ -308,6 +326,7 @@ func seedListType(t *testing.T, base string, branch int64) (name string, priceID
 		return fmt.Sprintf(`{"meta":{"typeRef":%d},"values":[%s,%s,%s]}`, typ, value(1000, 201, name), value(attr, 0, price), value(stock, 0, price%7))
 	}
 	started := time.Now()
+	items := make([]int64, 0, listSeed)
 	const batch = 1000
 	for i := 0; i < listSeed; i += batch {
 		var b strings.Builder
@@ -317,12 +336,17 @@ func seedListType(t *testing.T, base string, branch int64) (name string, priceID
 			}
 			b.WriteString(obj(fmt.Sprintf("Item %05d", j), j))
 		}
-		writeOn(t, http.MethodPost, base, branch, b.String())
+		var created writeAnswer
+		raw := mustCall(t, http.StatusCreated, http.MethodPost, fmt.Sprintf("%s/apis/cms/v1/branches/%d/objects", base, branch), `{"objects":[`+b.String()+`]}`)
+		if err := json.Unmarshal(raw, &created); err != nil || len(created.CreatedObjectIDs) != min(batch, listSeed-i) {
+			t.Fatalf("create items %d…: %v", i, err)
+		}
+		items = append(items, created.CreatedObjectIDs...)
 	}
 	tx := writeOn(t, http.MethodPost, base, branch, obj("Aurora lamp", 5)+","+obj("Desk lamp", 5)+","+obj("Floor lamp", 5))
 	// Indexing 10,000 objects may take longer than one wait of Delivery
 	// (503 "not visible in time"): ask again until the deadline.
-	u := fmt.Sprintf("%s/delivery/api/branches/%d/types/listProduct/count", base, branch)
+	u := fmt.Sprintf("%s/delivery/api/branches/%d/types/%sProduct/count", base, branch, prefix)
 	for deadline := time.Now().Add(2 * time.Minute); ; {
 		code, b, err := call(http.DefaultClient, http.MethodGet, u, "", "X-Cms-Min-Version", fmt.Sprint(tx), "X-Cms-Max-Wait", "10s")
 		if err == nil && code == http.StatusOK && strings.Contains(string(b), fmt.Sprintf(`"count":%d`, listSeed+3)) {
@@ -333,5 +357,5 @@ func seedListType(t *testing.T, base string, branch int64) (name string, priceID
 		}
 	}
 	t.Logf("seeded %d objects and saw them in Delivery in %v", listSeed+3, time.Since(started).Round(time.Millisecond))
-	return "List product", attr, typ
+	return seededProducts{name: name, priceID: attr, typeID: typ, items: items}
 }

@@ -1,5 +1,5 @@
 // The studio's root: the login until there is a session, then the shell
-// with the view the address names. The Users, Account, Webhooks, Media and
+// with the view the address names. The Users, Account, Webhooks, Media, Jobs and
 // Operations screens load on demand (their own chunks), so the first load
 // stays within its budget; Operations only for administrators.
 import type { ComponentType } from "preact";
@@ -16,6 +16,7 @@ import { useStore } from "./store";
 import { Pane, Problem, Skeleton, Toasts } from "./ui/ui";
 import { adminState, account } from "./auth/account";
 import "./features/operations/operations.css";
+import "./features/jobs/jobs.css";
 
 const m = messages({
   en: { operations: "Operations", adminsOnly: "Only administrators see the operations of the installation." },
@@ -24,13 +25,14 @@ const m = messages({
 
 type View = ComponentType<{ route: Route }>;
 
-type LazySection = "users" | "account" | "webhooks" | "media";
+type LazySection = "users" | "account" | "webhooks" | "media" | "jobs";
 
 const lazyViews: Record<LazySection, () => Promise<View>> = {
   users: () => import("./features/users/UsersView").then((mod) => mod.UsersView),
   account: () => import("./features/users/AccountView").then((mod) => mod.AccountView),
   webhooks: () => import("./features/webhooks/WebhooksView").then((mod) => mod.WebhooksView),
   media: () => import("./features/media/MediaView").then((mod) => mod.MediaView),
+  jobs: () => import("./features/jobs/JobsView").then((mod) => mod.JobsView),
 };
 
 /** Lazy shows the view of a section loaded on demand, the shell with a skeleton meanwhile. */
@@ -53,7 +55,7 @@ export function App() {
   const r = useStore(route);
   if (!s) return <><Login /><Toasts /></>;
   let view;
-  if (r.section === "users" || r.section === "account" || r.section === "webhooks" || r.section === "media") view = <Lazy section={r.section} route={r} />;
+  if (r.section === "users" || r.section === "account" || r.section === "webhooks" || r.section === "media" || r.section === "jobs") view = <Lazy section={r.section} route={r} />;
   else if (r.section === "model") view = <ModelView route={r} />;
   else if (r.section === "code") view = <CodeView route={r} />;
   else if (r.section === "operations") view = <Operations route={r} />;

@@ -17,6 +17,8 @@ test("a route survives format and parse", () => {
     { section: "account", query: {} },
     { branch: "4", section: "operations", query: {} },
     { branch: "5", section: "media", query: { type: "11020", q: "red sunset", ext: ".png", file: "11031" } },
+    { branch: "12", section: "jobs", query: { state: "running" } },
+    { branch: "12", section: "jobs", job: "31", query: {} },
   ];
   for (const r of cases) {
     const url = new URL(format(r), "http://h");

@@ -7,6 +7,7 @@
 //   /studio/b/{branch}/model[/{type}]         the model (types and attributes)
 //   /studio/b/{branch}/webhooks[/{id}]        webhooks (administrators)
 //   /studio/b/{branch}/code                   the generated models to download
+//   /studio/b/{branch}/jobs[/{id}]            the branch's jobs (queue, one job)
 //   /studio/users[/{id}]                      the users (administrators)
 //   /studio/account                           the own account (everybody)
 //   /studio/b/{branch}/operations             the process's state (administrators)
@@ -15,10 +16,10 @@ import { createStore } from "./store";
 
 export const base = "/studio/";
 
-export type Section = "content" | "model" | "webhooks" | "code" | "operations" | "users" | "account" | "media";
+export type Section = "content" | "model" | "webhooks" | "code" | "operations" | "users" | "account" | "media" | "jobs";
 
 /** branchSections are the sections of one branch (under /b/{branch}/). */
-export const branchSections: readonly Section[] = ["content", "model", "webhooks", "code", "operations", "media"];
+export const branchSections: readonly Section[] = ["content", "model", "webhooks", "code", "operations", "media", "jobs"];
 
 export interface Route {
   branch?: string;
@@ -27,6 +28,8 @@ export interface Route {
   object?: string;
   /** The webhook shown (/webhooks/{id}). */
   webhook?: string;
+  /** The job shown (/jobs/{id}). */
+  job?: string;
   /** The user shown (section users). */
   user?: string;
   /** The view's options (lang, filter, sort, q, …). */
@@ -53,6 +56,7 @@ export function parse(pathname: string, search: string): Route {
       if (seg[4] && seg[2] === "content") r.object = seg[4];
     }
     if (seg[2] === "webhooks" && seg[3]) r.webhook = seg[3];
+    if (seg[2] === "jobs" && seg[3]) r.job = seg[3];
   }
   return r;
 }
@@ -67,6 +71,7 @@ export function format(r: Route): string {
     if (r.type && (r.section === "content" || r.section === "model")) p += `/${encodeURIComponent(r.type)}`;
     if (r.type && r.object && r.section === "content") p += `/${encodeURIComponent(r.object)}`;
     if (r.webhook && r.section === "webhooks") p += `/${encodeURIComponent(r.webhook)}`;
+    if (r.job && r.section === "jobs") p += `/${encodeURIComponent(r.job)}`;
   }
   const q = new URLSearchParams();
   for (const k of Object.keys(r.query).sort()) if (r.query[k] !== "") q.set(k, r.query[k] ?? "");

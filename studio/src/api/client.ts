@@ -71,6 +71,8 @@ export interface CallOptions {
   basic?: { user: string; password: string };
   /** The HTTP cache mode of a blob read ("no-cache": revalidate bytes whose address names no content, a thumbnail after a replaced file). */
   cache?: RequestCache;
+  /** A write that writes nothing (the access probe): not reported to onWrite, so the live stream does not wait for it. */
+  untracked?: boolean;
 }
 
 export interface Answer<T> {
@@ -122,7 +124,7 @@ export class Api {
     const spec = (groups[group] as Record<string, { method: string; path: string }>)[op];
     if (!spec) throw new Error(`unknown operation ${group}.${op}`);
     const answer = this.request<Op<G, K>["answer"]>(spec.method, buildPath(spec.path, params as Record<string, unknown>), body, opts);
-    if (spec.method !== "GET" && spec.method !== "HEAD") this.onWrite?.(answer);
+    if (spec.method !== "GET" && spec.method !== "HEAD" && !opts.untracked) this.onWrite?.(answer);
     return answer;
   }
 

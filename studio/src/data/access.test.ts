@@ -42,3 +42,50 @@ test("the access is asked again after a change of a user object, the own one, or
   assert.equal(grantsMayHaveChanged(c("created", [12], [9001])), false);
   assert.equal(grantsMayHaveChanged(c("updated", [0], [9001]), 0), false);
 });
+
+test("the probe is not a tracked write, and returning to the tab (focus and visibilitychange) asks once", async () => {
+  const { api } = await import("../auth/session");
+  const { branchAccess, recheckAccess } = await import("./access");
+  const real = globalThis.fetch;
+  let probes = 0;
+  let answer: () => void = () => undefined;
+  globalThis.fetch = (() => {
+    probes++;
+    return new Promise<Response>((resolve) => {
+      answer = () => resolve(new Response(JSON.stringify({ status: 400, detail: "invalid request: no objects given" }), { status: 400 }));
+    });
+  }) as typeof fetch;
+  let tracked = 0;
+  const wasOnWrite = api.onWrite;
+  api.onWrite = () => tracked++;
+  try {
+    const t0 = 1_000_000;
+    const store = branchAccess("91", t0); // the first probe
+    assert.equal(probes, 1);
+    recheckAccess("91", t0 + 10, 2000); // focus: one on its way stands
+    recheckAccess("91", t0 + 11, 2000); // visibilitychange
+    answer();
+    await new Promise((r) => setTimeout(r, 10));
+    assert.equal(probes, 1);
+    assert.deepEqual(store.get(), { kind: "write" });
+    recheckAccess("91", t0 + 1500, 2000); // a probe of the last 2 s stands
+    assert.equal(probes, 1);
+    recheckAccess("91", t0 + 2500, 2000); // older: asked again
+    assert.equal(probes, 2);
+    answer();
+    await new Promise((r) => setTimeout(r, 10));
+    // A change of the grants asks at once, and once more after the probe on its way.
+    recheckAccess("91", t0 + 2600);
+    recheckAccess("91", t0 + 2601);
+    assert.equal(probes, 3);
+    answer();
+    await new Promise((r) => setTimeout(r, 10));
+    assert.equal(probes, 4);
+    answer();
+    await new Promise((r) => setTimeout(r, 10));
+    assert.equal(tracked, 0, "the probe was reported as a write in flight");
+  } finally {
+    globalThis.fetch = real;
+    api.onWrite = wasOnWrite;
+  }
+});

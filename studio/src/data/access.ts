@@ -15,8 +15,8 @@ import { ApiError } from "../api/client";
 import { api, session } from "../auth/session";
 import { createStore, type Store } from "../store";
 
-/** How the studio learned that a write grant it had seen was removed: a save refused, or a check while the view was open. */
-export type RevokedBy = "save" | "check";
+/** How the studio learned that a write grant it had seen was removed: a save refused, a Delete or Restore refused, or a check while the view was open. */
+export type RevokedBy = "save" | "write" | "check";
 
 /** Access is what the studio knows of the user's permission on a branch. */
 export type Access =
@@ -75,7 +75,8 @@ function ask(branch: string, e: Entry, now: number) {
   const refused = e.refused;
   // A save refused while the probe was on its way is newer than its answer.
   const settle = (a: Access) => e.refused === refused && s.set(nextAccess(s.get(), a));
-  api.call("management", "UpdateObjects", { branch }, { objects: [] }).then(
+  // Untracked: it writes nothing, so the change stream does not hold events back for its answer.
+  api.call("management", "UpdateObjects", { branch }, { objects: [] }, { untracked: true }).then(
     () => settle({ kind: "write" }), // never answered so; taken as writable
     (err) => settle(accessOf(err)),
   ).finally(() => {
@@ -91,16 +92,32 @@ export function branchAccess(branch: string, now = Date.now()): Store<Access> {
   return e.store;
 }
 
-/** recheckAccess asks again now (the user's grants may have changed); with a probe on its way, once more after it. */
-export function recheckAccess(branch: string, now = Date.now()) {
-  ask(branch, entry(branch), now);
+/**
+ * recheckAccess asks again now (the user's grants may have changed); with a
+ * probe on its way, once more after it. With maxAge (ms) it asks only when
+ * no probe is on its way and the last one started longer ago: returning to
+ * the tab fires focus and visibilitychange together, which need one probe.
+ */
+export function recheckAccess(branch: string, now = Date.now(), maxAge = 0) {
+  const e = entry(branch);
+  if (maxAge > 0 && (e.asking || now - e.at < maxAge)) return;
+  ask(branch, e, now);
+}
+
+/**
+ * noteRefusal records a write's 403 on branch as markReadOnly does (a save,
+ * a Delete, a Restore refused: the grant was removed while the view was
+ * open); any other error leaves the access as it is.
+ */
+export function noteRefusal(branch: string, e: unknown) {
+  if (e instanceof ApiError && e.status === 403) markReadOnly(branch, e.problem.detail, "write");
 }
 
 /** markReadOnly records a 403 of a write on branch (a grant removed while the view was open). */
-export function markReadOnly(branch: string, detail: string | undefined) {
+export function markReadOnly(branch: string, detail: string | undefined, by: RevokedBy = "save") {
   const e = entry(branch);
   e.refused++;
-  e.store.set({ kind: "read", detail, revoked: true, by: "save" });
+  e.store.set({ kind: "read", detail, revoked: true, by });
 }
 
 /** userObjectType is the type of the user objects (type 110), whose values carry the grants. */

@@ -118,3 +118,25 @@ test("refresh reads the held pages again and swaps them in place; a failed read 
   assert.equal(c.has(1), false, "a page never read is not read by a refresh");
   assert.ok(changes >= 3);
 });
+
+test("a Delete or Restore refused with 403 turns the branch read-only as a refused save does; another error does not", async () => {
+  const { branchAccess } = await import("./access");
+  const { deleteObjects, restoreObjects } = await import("./list");
+  const real = globalThis.fetch;
+  let status = 403;
+  globalThis.fetch = (async () => new Response(JSON.stringify({ status, detail: `user "rita" has no write permission on branch 77` }),
+    { status, headers: { "Content-Type": "application/problem+json" } })) as typeof fetch;
+  try {
+    // now = 0: the store is read without a probe of its own.
+    assert.deepEqual(branchAccess("77", 0).get(), { kind: "checking" });
+    await assert.rejects(deleteObjects("77", [5]), /no write permission/);
+    assert.deepEqual(branchAccess("77", 0).get(), { kind: "read", detail: `user "rita" has no write permission on branch 77`, revoked: true, by: "write" });
+    await assert.rejects(restoreObjects("78", [5]), /no write permission/);
+    assert.equal(branchAccess("78", 0).get().kind, "read");
+    status = 500;
+    await assert.rejects(deleteObjects("79", [5]));
+    assert.deepEqual(branchAccess("79", 0).get(), { kind: "checking" });
+  } finally {
+    globalThis.fetch = real;
+  }
+});

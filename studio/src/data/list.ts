@@ -5,6 +5,7 @@
 import type { ApiObject } from "../api/generated/delivery";
 import type { ObjectFilterCondition, ObjectItem, ObjectSortBy } from "../api/generated/index";
 import { api } from "../auth/session";
+import { noteRefusal } from "./access";
 import { searchCondition } from "./indexfilter";
 
 export type DeletedMode = "live" | "deleted" | "all";
@@ -255,15 +256,25 @@ function waitFor(v: number | undefined) {
 
 /** deleteObjects soft-deletes objects and returns the transaction id. */
 export async function deleteObjects(branch: string, ids: readonly number[]): Promise<number> {
-  const { data } = await api.call("management", "DeleteObjects", { branch }, { objectIds: ids.map(String) });
-  return data.transaction?.id ?? 0;
+  try {
+    const { data } = await api.call("management", "DeleteObjects", { branch }, { objectIds: ids.map(String) });
+    return data.transaction?.id ?? 0;
+  } catch (e) {
+    noteRefusal(branch, e); // a 403: the grant was removed, the views of the branch turn read-only
+    throw e;
+  }
 }
 
 /** restoreObjects brings soft-deleted objects back (PATCH meta.deleted false) and returns the transaction id. */
 export async function restoreObjects(branch: string, ids: readonly number[]): Promise<number> {
-  const { data } = await api.call("management", "UpdateObjects", { branch },
-    { objects: ids.map((id) => ({ meta: { id, deleted: false } })) });
-  return data.transaction?.id ?? 0;
+  try {
+    const { data } = await api.call("management", "UpdateObjects", { branch },
+      { objects: ids.map((id) => ({ meta: { id, deleted: false } })) });
+    return data.transaction?.id ?? 0;
+  } catch (e) {
+    noteRefusal(branch, e);
+    throw e;
+  }
 }
 
 /**

@@ -7,7 +7,7 @@
 //     grants are its values, written on the default branch, whose changes
 //     every branch's stream carries), of the user's own object, or a reset;
 //   - when the stream is live again after a gap;
-//   - when the tab is shown or focused again;
+//   - when the tab is shown or focused again (once: a probe of the last 2 s stands);
 //   - every 30 s while the view is open.
 // A grant given back makes the view writable again the same way.
 import { useEffect } from "preact/hooks";
@@ -17,6 +17,8 @@ import { createStore, useStore } from "../store";
 import { liveStore, subscribe } from "./changes";
 
 const every = 30_000;
+/** showMaxAge: a probe younger than this stands when the tab is shown or focused again. */
+const showMaxAge = 2_000;
 const noBranch = createStore<Access>({ kind: "checking" });
 
 export function useBranchAccess(branch: string): Access {
@@ -33,16 +35,18 @@ export function useBranchAccess(branch: string): Access {
       if (s.state === "live" && was !== "live" && was !== "connecting") again();
       was = s.state;
     });
+    // Returning to the tab fires both focus and visibilitychange: one probe (a fresh one stands).
+    const shown = () => recheckAccess(branch, Date.now(), showMaxAge);
     const onShow = () => {
-      if (document.visibilityState === "visible") again();
+      if (document.visibilityState === "visible") shown();
     };
-    window.addEventListener("focus", again);
+    window.addEventListener("focus", shown);
     document.addEventListener("visibilitychange", onShow);
     const timer = setInterval(again, every);
     return () => {
       off();
       offState();
-      window.removeEventListener("focus", again);
+      window.removeEventListener("focus", shown);
       document.removeEventListener("visibilitychange", onShow);
       clearInterval(timer);
     };

@@ -29,7 +29,7 @@ export function ReadOnlyNotice(props: { access: Extract<Access, { kind: "read" }
     <div class={`notice read-only ${a.revoked ? "notice-warn" : ""}`} role={a.revoked ? "alert" : "status"} data-access={a.revoked ? "revoked" : "read"} data-revoked-by={a.revoked ? a.by : undefined}>
       <span>
         <Lock />{" "}
-        {m(!a.revoked ? "readOnly" : a.by === "check" ? "removed" : "revoked", { branch: props.branch })}
+        {m(!a.revoked ? "readOnly" : a.by === "save" ? "revoked" : "removed", { branch: props.branch })}
         {props.dirty && ` ${m("kept")}`}
         {a.detail && <span class="muted small read-only-detail"> {m("server", { detail: a.detail })}</span>}
       </span>

@@ -14,7 +14,7 @@ import { Shell, uiLanguages } from "../../shell/Shell";
 import { useStore } from "../../store";
 import { Button, Dialog, Pane, Problem, Skeleton, toast } from "../../ui/ui";
 import { kindLabel, WebhookDialog } from "./WebhookDialog";
-import "./webhooks.css";
+// webhooks.css is in the first load (CodeView imports it); importing it here too made esbuild emit an empty JS chunk for it.
 
 const m = messages({
   en: {

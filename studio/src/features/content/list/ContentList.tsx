@@ -19,6 +19,7 @@ import { useLiveType } from "../../../live/hooks";
 import { uiLanguages } from "../../../shell/Shell";
 import { useStore } from "../../../store";
 import { Button, Dialog, Lock, Pane, problemText, toast } from "../../../ui/ui";
+import { ExportDialog } from "./ExportDialog";
 import { FilterBuilder } from "./FilterBuilder";
 import { columns, ListTable, SkeletonTable } from "./ListTable";
 import "./list.css";
@@ -38,6 +39,8 @@ export function ContentList(props: { route: Route; type: TypeInfo }) {
   /** The rows a Delete or Restore asks about: the selected ones (toolbar) or one (its row's button). */
   const [confirm, setConfirm] = useState<{ what: "delete" | "restore"; rows: Row[] } | null>(null);
   const [busy, setBusy] = useState(false);
+  /** The rows an export asks about (the selection), while its dialog is open. */
+  const [exporting, setExporting] = useState<Row[] | null>(null);
   const [showFilter, setShowFilter] = useState(opts.filter !== "");
   const [attrs, setAttrs] = useState<string[]>([]);
   const [labels, setLabels] = useState<Record<string, string>>({});
@@ -158,6 +161,7 @@ export function ContentList(props: { route: Route; type: TypeInfo }) {
     <>
       {sel.length > 0 && <span class="muted">{m("selected", { n: formatNumber(sel.length) })}</span>}
       {!readOnly && gone.length > 0 && <Button onClick={() => setConfirm({ what: "restore", rows: gone })}>{m("restore")}</Button>}
+      {!readOnly && sel.length > 0 && <Button onClick={() => setExporting(sel)}>{m("export")}</Button>}
       {!readOnly && live.length > 0 && <Button variant="danger" onClick={() => setConfirm({ what: "delete", rows: live })}>{m("delete")}</Button>}
     </>
   );
@@ -200,6 +204,9 @@ export function ContentList(props: { route: Route; type: TypeInfo }) {
             defaultSortKey={searching ? undefined : sortId} onSort={(sort) => set({ sort })}
             selected={new Set(selected.keys())} onSelect={select} onOpen={open}
             onDelete={(row) => setConfirm({ what: "delete", rows: [row] })} onRestore={(row) => setConfirm({ what: "restore", rows: [row] })} readOnly={readOnly} />}
+      {exporting && (
+        <ExportDialog branch={branch} ids={exporting.map((x) => x.id)} name={exporting[0]?.name} onClose={() => setExporting(null)} />
+      )}
       {confirm && (
         <Dialog title={confirmTitle(confirm.what, confirm.rows)} onClose={() => setConfirm(null)}
           footer={<>

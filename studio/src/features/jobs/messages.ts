@@ -1,0 +1,61 @@
+// The Jobs screen's texts, English and German.
+import { messages } from "../../i18n/i18n";
+
+export const m = messages({
+  en: {
+    jobs: "Jobs", queue: "Queue of this branch", start: "Start a job", refresh: "Refresh", stateFilter: "State", allStates: "All states",
+    st_new: "Queued", st_running: "Running", st_succeeded: "Succeeded", st_error: "Error",
+    k_exportJson: "Export (JSON)", k_exportCsv: "Export (CSV)", k_importJson: "Import (JSON)", k_reindex: "Re-index",
+    k_cleanupFiles: "Clean up files", k_promoteRelease: "Release", k_other: "Job definition {id}",
+    jobLabel: "{kind} #{id}", none: "No jobs on this branch yet.", noneInState: "No jobs in this state.",
+    choose: "Choose a job to follow it, or start one.", emptyTitle: "Exports, imports and maintenance",
+    empty: "A job runs on the server while you work on: export a selection or a type as JSON or CSV, import a JSON file, or (administrators) re-index and clean up files.",
+    notFound: "There is no job {id} on this branch.", more: "Show older jobs",
+    progress: "Progress of {job}", percent: "{n} %", eta: "About {n} {unit} left", eta_s: "s", eta_min: "min", eta_h: "h",
+    waiting: "Waiting for a runner…", scheduled: "Waits until {time}.",
+    kill: "Kill", restart: "Restart", killed: "Job #{id} asked to stop.", restarted: "Job #{id} queued again.",
+    kind: "Kind", startedBy: "Started by", created: "Created", started: "Started", finished: "Finished",
+    restarts: "Restarts", objects: "Objects", parameters: "Parameters",
+    artifacts: "Artifacts", noArtifacts: "No artifacts.", download: "Download {path}",
+    log: "Log", logOf: "Log of {job}", emptyLog: "Nothing logged yet.",
+    startTitle: "Start a job", what: "What", cancel: "Cancel", startNow: "Start", starting: "Starting…",
+    ofType: "Every object of a type", ofSelection: "The objects with these ids", type: "Type", ids: "Object ids",
+    idsHint: "Separated by commas, spaces or lines; at most 10,000.", idsBad: "Not an object id: {list}", idsTooMany: "At most 10,000 ids ({n} given).",
+    idsNone: "Type or paste the ids of the objects.", noType: "Choose a type.",
+    file: "JSON file", fileHint: "{\"objects\": […]} or a bare array; objects with meta.id are updated, the others created.",
+    noFile: "Choose a file.", batchSize: "Objects per transaction", sending: "Sending the file… {n} %",
+    reindexScope: "Only this branch and its descendants (in place)", reindexHint: "Without it, a new index of everything replaces the current one.",
+    dryRun: "Report only (remove nothing)", minAge: "Keep unreferenced files stored more recently than", adminsNote: "Re-index and clean-up act on the whole installation: administrators only.",
+    forbidden: "You have no permission for this.",
+   
+   
+  },
+  de: {
+    jobs: "Jobs", queue: "Warteschlange dieses Branches", start: "Job starten", refresh: "Aktualisieren", stateFilter: "Zustand", allStates: "Alle Zustände",
+    st_new: "Wartend", st_running: "Läuft", st_succeeded: "Erfolgreich", st_error: "Fehler",
+    k_exportJson: "Export (JSON)", k_exportCsv: "Export (CSV)", k_importJson: "Import (JSON)", k_reindex: "Neu indizieren",
+    k_cleanupFiles: "Dateien aufräumen", k_promoteRelease: "Veröffentlichung", k_other: "Jobdefinition {id}",
+    jobLabel: "{kind} #{id}", none: "Noch keine Jobs auf diesem Branch.", noneInState: "Keine Jobs in diesem Zustand.",
+    choose: "Wählen Sie einen Job, um ihm zu folgen, oder starten Sie einen.", emptyTitle: "Exporte, Importe und Wartung",
+    empty: "Ein Job läuft auf dem Server, während Sie weiterarbeiten: eine Auswahl oder einen Typ als JSON oder CSV exportieren, eine JSON-Datei importieren oder (Administratoren) neu indizieren und Dateien aufräumen.",
+    notFound: "Es gibt keinen Job {id} auf diesem Branch.", more: "Ältere Jobs zeigen",
+    progress: "Fortschritt von {job}", percent: "{n} %", eta: "Noch etwa {n} {unit}", eta_s: "s", eta_min: "min", eta_h: "h",
+    waiting: "Wartet auf einen Runner…", scheduled: "Wartet bis {time}.",
+    kill: "Abbrechen", restart: "Neu starten", killed: "Job #{id} soll anhalten.", restarted: "Job #{id} wartet erneut.",
+    kind: "Art", startedBy: "Gestartet von", created: "Angelegt", started: "Gestartet", finished: "Beendet",
+    restarts: "Neustarts", objects: "Objekte", parameters: "Parameter",
+    artifacts: "Artefakte", noArtifacts: "Keine Artefakte.", download: "{path} herunterladen",
+    log: "Protokoll", logOf: "Protokoll von {job}", emptyLog: "Noch nichts protokolliert.",
+    startTitle: "Job starten", what: "Was", cancel: "Abbrechen", startNow: "Starten", starting: "Wird gestartet…",
+    ofType: "Alle Objekte eines Typs", ofSelection: "Die Objekte mit diesen IDs", type: "Typ", ids: "Objekt-IDs",
+    idsHint: "Getrennt durch Kommas, Leerzeichen oder Zeilen; höchstens 10.000.", idsBad: "Keine Objekt-ID: {list}", idsTooMany: "Höchstens 10.000 IDs ({n} angegeben).",
+    idsNone: "Geben Sie die IDs der Objekte ein oder fügen Sie sie ein.", noType: "Wählen Sie einen Typ.",
+    file: "JSON-Datei", fileHint: "{\"objects\": […]} oder ein Array; Objekte mit meta.id werden geändert, die anderen angelegt.",
+    noFile: "Wählen Sie eine Datei.", batchSize: "Objekte pro Transaktion", sending: "Datei wird gesendet… {n} %",
+    reindexScope: "Nur dieser Branch und seine Nachkommen (an Ort und Stelle)", reindexHint: "Ohne das ersetzt ein neuer Index von allem den bisherigen.",
+    dryRun: "Nur berichten (nichts entfernen)", minAge: "Unreferenzierte Dateien behalten, die jünger sind als", adminsNote: "Neu indizieren und Aufräumen betreffen die ganze Installation: nur Administratoren.",
+    forbidden: "Dafür haben Sie keine Berechtigung.",
+   
+   
+  },
+});
