@@ -110,19 +110,42 @@ export function Shell(props: { nav?: ComponentChildren; children: ComponentChild
     <div class="shell">
       <a class="skip-link" href="#work">{m("skip")}</a>
       <header class="topbar">
-        <span class="brand">{m("brand")}</span>
-        <label class="topbar-field">
-          <span>{m("branch")}</span>
-          <select class="input" aria-label={m("branch")} value={r.branch ?? ""} disabled={!branches}
-            onChange={(e) => navigate({ branch: e.currentTarget.value, section: branchSection, query: {} })}>
-            {!branches && <option value="">{m("loading")}</option>}
-            {branches?.map((b) => (
-              <option key={b.id} value={String(b.id)}>
-                {"\u00a0\u00a0".repeat(b.depth) + b.name}
-              </option>
-            ))}
-          </select>
-        </label>
+        <div class="topbar-main">
+          <span class="brand">{m("brand")}</span>
+          <label class="topbar-field">
+            <span>{m("branch")}</span>
+            <select class="input" aria-label={m("branch")} value={r.branch ?? ""} disabled={!branches}
+              onChange={(e) => navigate({ branch: e.currentTarget.value, section: branchSection, query: {} })}>
+              {!branches && <option value="">{m("loading")}</option>}
+              {branches?.map((b) => (
+                <option key={b.id} value={String(b.id)}>
+                  {"\u00a0\u00a0".repeat(b.depth) + b.name}
+                </option>
+              ))}
+            </select>
+          </label>
+          <span class="spacer" />
+          <LiveIndicator />
+          <label class="topbar-field">
+            <span class="visually-hidden">{m("language")}</span>
+            <select class="input" aria-label={m("language")} value={l} onChange={(e) => locale.set(e.currentTarget.value as Locale)}>
+              {locales.map((x) => (
+                <option key={x} value={x}>{localeNames[x]}</option>
+              ))}
+            </select>
+          </label>
+          <Button variant="ghost" aria-label={m("help")} title={m("help")} onClick={() => helpOpen.set(true)}>
+            ?
+          </Button>
+          <a class={`user ${r.section === "account" ? "active" : ""}`} href="/studio/account" title={m("signedIn", { user: s?.user ?? "" })}
+            aria-current={r.section === "account" ? "page" : undefined}
+            onClick={(e) => {
+              e.preventDefault();
+              navigate({ branch: r.branch, section: "account", query: {} });
+            }}><span class="visually-hidden">{m("account")}: </span>{s?.user}</a>
+          <Button onClick={() => void logout()}>{m("logout")}</Button>
+        </div>
+        {/* The sections on a row of their own: an administrator's eight do not fit beside the branch and the account at 1280 px. */}
         <nav class="sections" aria-label={m("sections")} data-admin={admin}>
           {sections.map((sec) => (
             <Button key={sec} variant="ghost" class={r.section === sec ? "active" : ""}
@@ -131,26 +154,6 @@ export function Shell(props: { nav?: ComponentChildren; children: ComponentChild
             </Button>
           ))}
         </nav>
-        <span class="spacer" />
-        <LiveIndicator />
-        <label class="topbar-field">
-          <span class="visually-hidden">{m("language")}</span>
-          <select class="input" aria-label={m("language")} value={l} onChange={(e) => locale.set(e.currentTarget.value as Locale)}>
-            {locales.map((x) => (
-              <option key={x} value={x}>{localeNames[x]}</option>
-            ))}
-          </select>
-        </label>
-        <Button variant="ghost" aria-label={m("help")} title={m("help")} onClick={() => helpOpen.set(true)}>
-          ?
-        </Button>
-        <a class={`user ${r.section === "account" ? "active" : ""}`} href="/studio/account" title={m("signedIn", { user: s?.user ?? "" })}
-          aria-current={r.section === "account" ? "page" : undefined}
-          onClick={(e) => {
-            e.preventDefault();
-            navigate({ branch: r.branch, section: "account", query: {} });
-          }}><span class="visually-hidden">{m("account")}: </span>{s?.user}</a>
-        <Button onClick={() => void logout()}>{m("logout")}</Button>
       </header>
       {error !== null && <Problem error={error} />}
       {help && <ShortcutHelp onClose={() => helpOpen.set(false)} />}
