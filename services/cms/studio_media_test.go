@@ -438,7 +438,7 @@ func mediaSearch(p *studioPage) {
 }
 
 // mediaHeap uploads 200 MB (CMS_STUDIO_MEDIA_BYTES: another size, e.g.
-// 1073741824 for the 1 GiB measurement in docs/studio.md) and samples the
+// 1073741824 for the 1 GiB measurement in docs/studio-screens.md) and samples the
 // tab's JavaScript heap meanwhile.
 func mediaHeap(t *testing.T, p *studioPage, dir string) {
 	size := int64(200_000_000)
