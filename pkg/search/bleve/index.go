@@ -247,6 +247,16 @@ func (ix *index) bulk(ctx context.Context, ops []search.Op) (search.BulkResult, 
 	}
 	ix.wmu.Lock()
 	defer ix.wmu.Unlock()
+	// The stored versions of all ids, read in one transaction of the
+	// version store, not one per op.
+	ids := make([]string, len(ops))
+	for i, op := range ops {
+		ids[i] = op.Doc.ID
+	}
+	stored, _, err := ix.versionsOf(ix.bi, ids)
+	if err != nil {
+		return search.BulkResult{}, err
+	}
 	latest := map[string]versionRec{} // versions written by this batch
 	b := ix.bi.NewBatch()
 	changes := make([]colChange, 0, len(ops))
@@ -254,10 +264,7 @@ func (ix *index) bulk(ctx context.Context, ops []search.Op) (search.BulkResult, 
 		id := op.Doc.ID
 		cur, ok := latest[id]
 		if !ok {
-			var err error
-			if cur, _, err = ix.version(ix.bi, id); err != nil {
-				return search.BulkResult{}, err
-			}
+			cur = stored[i]
 		}
 		if op.Doc.Version <= cur.ver {
 			res.Stale++
