@@ -272,8 +272,9 @@ func (ix *Indexer) purgeBranchIn(ctx context.Context, index string, branch, vers
 // index, see targets); res counts the first target only. A secondary
 // target that no longer exists (an aborted reindex) is skipped. One Bulk,
 // not chunks: an engine that shows writes before Refresh shows a whole
-// Bulk at once (search.Engine), so the documents of one pass (a whole
-// transaction, a promote of 10,000 objects included) appear together.
+// Bulk at once (search.Engine), so the documents of one pass on a branch
+// (a whole transaction, a promote of 10,000 objects included) appear
+// together (writePhased writes the branches of a pass in at most two).
 func (ix *Indexer) write(ctx context.Context, ops []search.Op, res *ApplyResult) error {
 	if len(ops) == 0 {
 		return nil
