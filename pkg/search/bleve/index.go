@@ -225,22 +225,9 @@ func (ix *index) close() error {
 
 func (ix *index) bulk(ctx context.Context, ops []search.Op) (search.BulkResult, error) {
 	var res search.BulkResult
-	docs := make([]map[string]any, len(ops))
-	for i, op := range ops {
-		switch op.Type {
-		case search.OpUpsert:
-			d, err := ix.toBleve(op.Doc)
-			if err != nil {
-				return res, err
-			}
-			docs[i] = d
-		case search.OpDelete:
-			if op.Doc.ID == "" || op.Doc.Version < 1 {
-				return res, fmt.Errorf("%w: delete needs an id and a version >= 1", search.ErrInvalidDocument)
-			}
-		default:
-			return res, fmt.Errorf("%w: unknown op type %d", search.ErrInvalidDocument, op.Type)
-		}
+	docs, mapped, err := ix.prepare(ops)
+	if err != nil {
+		return res, err
 	}
 	if err := ctx.Err(); err != nil {
 		return res, err
@@ -281,7 +268,7 @@ func (ix *index) bulk(ctx context.Context, ops []search.Op) (search.BulkResult, 
 			b.Delete(id)
 			continue
 		}
-		if err := b.Index(id, docs[i]); err != nil {
+		if err := b.IndexAdvanced(mapped[i]); err != nil {
 			return search.BulkResult{}, fmt.Errorf("bleve: index %q: %w", id, err)
 		}
 		changes = append(changes, colChange{id: id, fields: bleveFields(docs[i])})
