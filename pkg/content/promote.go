@@ -1,6 +1,7 @@
 package content
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"slices"
@@ -212,6 +213,10 @@ func (s *Service) applyPromote(ctx context.Context, tx store.Tx, ch Change, cv, 
 		k := objGroupKey{v.ObjectID, groupKey{v.AttributeID, v.Language, v.Variant}}
 		byGroup[k] = append(byGroup[k], v)
 	}
+	// The parent's groups the promote replaces, per (attribute, language,
+	// variant): one delete per group key and chunk of objects, not one per
+	// object (a release of 5,000 edited titles is one statement per 500).
+	replaced := map[groupKey][]int64{}
 	for _, d := range diffs {
 		ids = append(ids, d.Object)
 		if err := guardObject(ch, pv.branch, d.Object, d.Type); err != nil {
@@ -241,10 +246,7 @@ func (s *Service) applyPromote(ctx context.Context, tx store.Tx, ch Change, cv, 
 				}
 			}
 			if ownGroups[k] {
-				exact := store.ValueFilter{AttributeIDs: []int64{vd.Attribute}, Languages: []int64{vd.Language}, Variants: []int64{vd.Variant}}
-				if _, err := tx.DeleteValues(ctx, pv.branch, []int64{d.Object}, exact); err != nil {
-					return err
-				}
+				replaced[k.k] = append(replaced[k.k], d.Object)
 			}
 			for _, v := range byGroup[k] {
 				// A null row hides an inherited value; the default branch
@@ -256,6 +258,9 @@ func (s *Service) applyPromote(ctx context.Context, tx store.Tx, ch Change, cv, 
 				put = append(put, v)
 			}
 		}
+	}
+	if err := deleteGroups(ctx, tx, pv.branch, replaced); err != nil {
+		return err
 	}
 	if err := tx.PutObjects(ctx, rows...); err != nil {
 		return err
@@ -273,6 +278,27 @@ func (s *Service) applyPromote(ctx context.Context, tx store.Tx, ch Change, cv, 
 	}
 	_, err = tx.DeleteValues(ctx, cv.branch, ids, store.ValueFilter{})
 	return err
+}
+
+// deleteGroups removes on branch the value group k of every object of
+// groups[k], in a stable order.
+func deleteGroups(ctx context.Context, tx store.Tx, branch int64, groups map[groupKey][]int64) error {
+	keys := make([]groupKey, 0, len(groups))
+	for k := range groups {
+		keys = append(keys, k)
+	}
+	slices.SortFunc(keys, func(a, b groupKey) int {
+		return cmp.Or(cmp.Compare(a.attr, b.attr), cmp.Compare(a.lang, b.lang), cmp.Compare(a.variant, b.variant))
+	})
+	for _, k := range keys {
+		exact := store.ValueFilter{AttributeIDs: []int64{k.attr}, Languages: []int64{k.lang}, Variants: []int64{k.variant}}
+		for chunk := range slices.Chunk(groups[k], promoteBatch) {
+			if _, err := tx.DeleteValues(ctx, branch, chunk, exact); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
 }
 
 // objGroupKey is a value group of one object.

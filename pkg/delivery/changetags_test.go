@@ -78,3 +78,39 @@ func TestChangeTagsAlongTheChain(t *testing.T) {
 		t.Errorf("%d index requests for an event naming two branch objects, want 2", n)
 	}
 }
+
+// TestEarlyChangeTags: a change of EarlyEvictObjects objects or more names
+// the query-shaped tags of its branch and the branches below for eviction
+// on receipt; a smaller one, a comment and a deleted branch name none.
+func TestEarlyChangeTags(t *testing.T) {
+	s := deliverytest.NewSite(t)
+	ctx := context.Background()
+	svc, _ := rvCounted(t, s)
+	editor := content.Change{Caller: &auth.Principal{Name: "editor"}}
+	p, _ := json.Marshal(content.BranchDefault)
+	child, _, err := s.Content.CreateBranch(ctx, editor, []content.ValueInput{{Attribute: content.AttrBranchParent, JSON: p}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.Publish(t)
+	ids := make([]int64, delivery.EarlyEvictObjects)
+	for i := range ids {
+		ids[i] = int64(100000 + i)
+	}
+	for _, c := range []struct {
+		ev   changes.Event
+		want []string
+	}{
+		{changes.Event{Branch: content.BranchDefault, Transaction: 99, Kind: changes.KindUpdated, ObjectIDs: ids},
+			[]string{delivery.ListTag(4), delivery.AnyTypeListTag(4), delivery.ListTag(child.ID), delivery.AnyTypeListTag(child.ID)}},
+		{changes.Event{Branch: child.ID, Transaction: 99, Kind: changes.KindCreated, ObjectIDs: ids},
+			[]string{delivery.ListTag(child.ID), delivery.AnyTypeListTag(child.ID)}},
+		{changes.Event{Branch: content.BranchDefault, Transaction: 99, Kind: changes.KindUpdated, ObjectIDs: ids[1:]}, nil},
+		{changes.Event{Branch: content.BranchDefault, Transaction: 99, Kind: changes.KindComment, ObjectIDs: ids}, nil},
+	} {
+		got, err := svc.EarlyChangeTags(ctx, c.ev)
+		if err != nil || !slices.Equal(got, c.want) {
+			t.Errorf("%s of %d objects on %d: %v, %v; want %v", c.ev.Kind, len(c.ev.ObjectIDs), c.ev.Branch, got, err, c.want)
+		}
+	}
+}

@@ -185,6 +185,36 @@ func (s *Service) ChangeTags(ctx context.Context, ev changes.Event) ([]string, e
 	return tags, nil
 }
 
+// EarlyEvictObjects is how many objects a change event has at least for
+// EarlyChangeTags to name tags.
+const EarlyEvictObjects = 500
+
+// EarlyChangeTags returns the tags the response cache evicts as soon as it
+// receives ev, before the index shows it (tagcache.Invalidator.Early): for
+// a change of EarlyEvictObjects objects or more, the query-shaped answers
+// (ListTag, AnyTypeListTag) of its branch and the branches below. Such a
+// change (a promote, a release, an import) is searchable on its branch
+// before the index records its version (the indexer writes the branch's
+// documents first, then its descendants'); until then these answers are
+// built from the index on every read instead of being served from the
+// cache, so lists and counts show the change as soon as the index does,
+// and all of it (the index shows a pass's documents of a branch at once).
+// Single-object answers wait for ChangeTags, as for every change.
+func (s *Service) EarlyChangeTags(ctx context.Context, ev changes.Event) ([]string, error) {
+	if len(ev.ObjectIDs) < EarlyEvictObjects || ev.Kind == changes.KindComment || ev.Kind == changes.KindBranchDeleted {
+		return nil, nil
+	}
+	tree, err := s.branches.Tree(ctx)
+	if err != nil {
+		return nil, err
+	}
+	var tags []string
+	for _, b := range subtreeOf(tree, ev.Branch) {
+		tags = append(tags, ListTag(b), AnyTypeListTag(b))
+	}
+	return tags, nil
+}
+
 // touched is the content.Touch of ev as the index shows it: the indexed
 // documents of its objects on every branch of its chain.
 func (s *Service) touched(ctx context.Context, tree model.BranchTree, ev changes.Event) (content.Touch, error) {

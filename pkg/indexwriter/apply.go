@@ -119,22 +119,15 @@ func (ix *Indexer) applyEvent(ctx context.Context, t tree, ev changes.Event, res
 			return err
 		}
 	}
-	// Built in batches, written in one Bulk (write).
-	var ops []search.Op
-	for start := 0; start < len(ids); start += ix.opts.Batch {
-		batch := ids[start:min(start+ix.opts.Batch, len(ids))]
-		for _, b := range targets {
-			built, err := ix.build(ctx, t, b, v, batch)
-			if err != nil {
-				return err
-			}
-			ops = append(ops, built...)
-		}
+	// Built in batches, written branch by branch in phases (phases.go).
+	origin := map[int64]bool{ev.Branch: ev.Kind != changes.KindBranchDeleted}
+	on := make(map[int64][]int64, len(targets))
+	for _, b := range targets {
+		on[b] = ids
 	}
-	if err := ix.write(ctx, ops, res); err != nil {
+	if err := ix.writePhased(ctx, t, v, targets, origin, on, res); err != nil {
 		return err
 	}
-	res.Branches += len(targets)
 	if ev.Kind == changes.KindCreated && ev.Branch == content.BranchDefault {
 		// A new branch sees every object of its chain: index them all.
 		for _, id := range ids {
@@ -279,8 +272,9 @@ func (ix *Indexer) purgeBranchIn(ctx context.Context, index string, branch, vers
 // index, see targets); res counts the first target only. A secondary
 // target that no longer exists (an aborted reindex) is skipped. One Bulk,
 // not chunks: an engine that shows writes before Refresh shows a whole
-// Bulk at once (search.Engine), so the documents of one pass (a whole
-// transaction, a promote of 10,000 objects included) appear together.
+// Bulk at once (search.Engine), so the documents of one pass on a branch
+// (a whole transaction, a promote of 10,000 objects included) appear
+// together (writePhased writes the branches of a pass in at most two).
 func (ix *Indexer) write(ctx context.Context, ops []search.Op, res *ApplyResult) error {
 	if len(ops) == 0 {
 		return nil

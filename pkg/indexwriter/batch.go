@@ -7,7 +7,6 @@ import (
 
 	"github.com/cmsplatform/cms/pkg/changes"
 	"github.com/cmsplatform/cms/pkg/content"
-	"github.com/cmsplatform/cms/pkg/search"
 )
 
 // ApplyBatch brings the index up to date with evs, consecutive change
@@ -113,13 +112,20 @@ func (ix *Indexer) rebuildsObjectsOnly(ctx context.Context, t tree, ev changes.E
 type coalesced struct {
 	branches []int64                  // in order of first appearance
 	ids      map[int64]map[int64]bool // branch → object ids
+	origin   map[int64]bool           // branches some event was on (phases.go)
 	size     int                      // (branch, object) pairs
 }
 
-func newCoalesced() *coalesced { return &coalesced{ids: map[int64]map[int64]bool{}} }
+func newCoalesced() *coalesced {
+	return &coalesced{ids: map[int64]map[int64]bool{}, origin: map[int64]bool{}}
+}
 
-// add records objects ids on every branch of targets.
+// add records objects ids on every branch of targets, the subtree of the
+// event's branch (targets[0]).
 func (c *coalesced) add(targets, ids []int64) {
+	if len(targets) > 0 {
+		c.origin[targets[0]] = true
+	}
 	for _, b := range targets {
 		set := c.ids[b]
 		if set == nil {
@@ -137,24 +143,17 @@ func (c *coalesced) add(targets, ids []int64) {
 }
 
 // writeCoalesced builds the objects of c on their branches, versioned v,
-// Options.Batch objects per store read, and writes them in one bulk per
-// target index (in chunks of Options.Batch).
+// Options.Batch objects per store read, and writes them branch by branch in
+// phases (phases.go).
 func (ix *Indexer) writeCoalesced(ctx context.Context, t tree, c *coalesced, v int64, res *ApplyResult) error {
-	ops := make([]search.Op, 0, c.size)
+	ids := make(map[int64][]int64, len(c.branches))
 	for _, b := range c.branches {
-		ids := make([]int64, 0, len(c.ids[b]))
+		on := make([]int64, 0, len(c.ids[b]))
 		for id := range c.ids[b] {
-			ids = append(ids, id)
+			on = append(on, id)
 		}
-		slices.Sort(ids)
-		for chunk := range slices.Chunk(ids, ix.opts.Batch) {
-			built, err := ix.build(ctx, t, b, v, chunk)
-			if err != nil {
-				return err
-			}
-			ops = append(ops, built...)
-		}
-		res.Branches++
+		slices.Sort(on)
+		ids[b] = on
 	}
-	return ix.write(ctx, ops, res)
+	return ix.writePhased(ctx, t, v, c.branches, c.origin, ids, res)
 }

@@ -39,7 +39,7 @@ type bulkLoad struct {
 
 // benchStore opens a bootstrapped SQLite store in a temporary directory
 // with one new type, for the benchmarks' loads.
-func benchStore(b *testing.B) (store.Store, *content.Service, []int64) {
+func benchStore(b testing.TB) (store.Store, *content.Service, []int64) {
 	b.Helper()
 	ctx := context.Background()
 	st, err := sqlite.Open(ctx, filepath.Join(b.TempDir(), "cms.db"))

@@ -70,7 +70,7 @@ func newTxLoad(b *testing.B) *txLoad {
 }
 
 // drainOutbox claims and acknowledges every outbox row, returning its events.
-func drainOutbox(b *testing.B, st store.Store) []changes.Event {
+func drainOutbox(b testing.TB, st store.Store) []changes.Event {
 	b.Helper()
 	ctx := context.Background()
 	var out []changes.Event

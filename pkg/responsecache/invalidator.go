@@ -19,6 +19,12 @@ type Source interface {
 	ChangeTags(ctx context.Context, ev changes.Event) ([]string, error)
 }
 
+// EarlySource is a Source that names tags to evict on receipt of an
+// event, before the index shows it (tagcache.Invalidator.Early).
+type EarlySource interface {
+	EarlyChangeTags(ctx context.Context, ev changes.Event) ([]string, error)
+}
+
 // Invalidator returns the invalidator of c (tagcache.Invalidator under an
 // IndexFence on src): for each change event it waits until the index
 // shows the event's transaction, asks src which tags the change touches
@@ -45,5 +51,9 @@ func (c *Cache) Invalidator(bus events.Consumer, durable string, src Source) *ta
 	if c != nil {
 		store = c.store
 	}
-	return tagcache.NewInvalidator(store, fence, tags, bus, durable, "delivery-invalidator")
+	iv := tagcache.NewInvalidator(store, fence, tags, bus, durable, "delivery-invalidator")
+	if e, ok := src.(EarlySource); ok {
+		iv.Early(e.EarlyChangeTags)
+	}
+	return iv
 }

@@ -3,9 +3,11 @@ package tagcache
 import (
 	"context"
 	"errors"
+	"fmt"
 	"log/slog"
 	"time"
 
+	"github.com/cmsplatform/cms/pkg/cache"
 	"github.com/cmsplatform/cms/pkg/changes"
 	"github.com/cmsplatform/cms/pkg/events"
 )
@@ -40,6 +42,9 @@ type Invalidator struct {
 	log    *slog.Logger
 	// since is set for a per-process invalidator (PerProcess).
 	since time.Time
+	// early names the tags evicted on receipt, before the fence reaches
+	// the event (Early); nil: none.
+	early Tags
 }
 
 // NewInvalidator returns the invalidator of s under fence f, asking tags;
@@ -60,6 +65,19 @@ func NewInvalidator(s *Store, f Fence, tags Tags, bus events.Consumer, name, wor
 // ones only evict what is not stored yet. It returns iv.
 func (iv *Invalidator) PerProcess(start time.Time) *Invalidator {
 	iv.since = start.Add(-changes.ClockSkewMargin)
+	return iv
+}
+
+// Early makes iv evict the tags early names as soon as it receives an
+// event, fenced at its transaction, before it waits for the fence: an
+// answer of those tags built meanwhile (at an older position) is then not
+// stored, so readers are answered from the source while it applies the
+// change and see it there as soon as it shows it (a large change that the
+// source shows some time before its fence reaches it: the index shows a
+// promote's parent before the version is recorded). The event's tags are
+// evicted again once the fence reached it, as always. It returns iv.
+func (iv *Invalidator) Early(early Tags) *Invalidator {
+	iv.early = early
 	return iv
 }
 
@@ -133,6 +151,17 @@ func (iv *Invalidator) Handle(ctx context.Context, m events.Msg) error {
 func (iv *Invalidator) Evict(ctx context.Context, ev changes.Event) error {
 	if !iv.active() {
 		return nil
+	}
+	if iv.early != nil {
+		tags, err := iv.early(ctx, ev)
+		if err != nil {
+			return err
+		}
+		if len(tags) > 0 {
+			if err := iv.store.c.InvalidateTagsAt(ctx, ev.Transaction, tags...); err != nil && !errors.Is(err, cache.ErrClosed) {
+				return fmt.Errorf("%s: invalidate early: %w", iv.store.name, err)
+			}
+		}
 	}
 	if err := iv.fence.Reach(ctx, ev.Transaction); err != nil {
 		return err

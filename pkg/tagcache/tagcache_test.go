@@ -116,3 +116,42 @@ func TestOutboxFence(t *testing.T) {
 		t.Errorf("handled %d", f.Handled())
 	}
 }
+
+// TestInvalidatorEarly: the early tags are evicted on receipt, before the
+// index shows the event, and answers of them built meanwhile (at older
+// positions) are refused; the other tags wait for the index as before.
+func TestInvalidatorEarly(t *testing.T) {
+	ctx := context.Background()
+	s := NewStore(memory.New(memory.Options{}), "test", nil)
+	s.Put(ctx, "list", Entry{Body: []byte("0"), At: 3}, []string{"list:4"})
+	s.Put(ctx, "obj", Entry{Body: []byte("x"), At: 3}, []string{"o:1"})
+	idx := &fakeIndex{version: 8, err: errors.New("not yet")}
+	iv := NewInvalidator(s, IndexFence{Index: idx}, func(context.Context, changes.Event) ([]string, error) {
+		return []string{"o:1", "list:4"}, nil
+	}, nil, "test", "test").Early(func(context.Context, changes.Event) ([]string, error) {
+		return []string{"list:4"}, nil
+	})
+	payload, _ := changes.Encode(changes.Event{Branch: 4, Transaction: 9, Kind: changes.KindUpdated, ObjectIDs: []int64{1}})
+	if err := iv.Handle(ctx, events.Msg{Data: payload}); err == nil {
+		t.Fatal("the wait failed, but the event was handled")
+	}
+	if _, ok := s.Get(ctx, "list", 0); ok {
+		t.Error("an early tag was not evicted on receipt")
+	}
+	if _, ok := s.Get(ctx, "obj", 0); !ok {
+		t.Error("a tag evicted before the index showed the transaction")
+	}
+	if s.Put(ctx, "list", Entry{Body: []byte("0"), At: 8}, []string{"list:4"}) {
+		t.Error("an answer built before the index showed the event was stored")
+	}
+	idx.err = nil
+	if err := iv.Handle(ctx, events.Msg{Data: payload}); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := s.Get(ctx, "obj", 0); ok {
+		t.Error("not evicted once the index showed the event")
+	}
+	if !s.Put(ctx, "list", Entry{Body: []byte("all"), At: 9}, []string{"list:4"}) {
+		t.Error("an answer built at the event was refused")
+	}
+}

@@ -225,28 +225,25 @@ func (ix *index) close() error {
 
 func (ix *index) bulk(ctx context.Context, ops []search.Op) (search.BulkResult, error) {
 	var res search.BulkResult
-	docs := make([]map[string]any, len(ops))
-	for i, op := range ops {
-		switch op.Type {
-		case search.OpUpsert:
-			d, err := ix.toBleve(op.Doc)
-			if err != nil {
-				return res, err
-			}
-			docs[i] = d
-		case search.OpDelete:
-			if op.Doc.ID == "" || op.Doc.Version < 1 {
-				return res, fmt.Errorf("%w: delete needs an id and a version >= 1", search.ErrInvalidDocument)
-			}
-		default:
-			return res, fmt.Errorf("%w: unknown op type %d", search.ErrInvalidDocument, op.Type)
-		}
+	docs, mapped, err := ix.prepare(ops)
+	if err != nil {
+		return res, err
 	}
 	if err := ctx.Err(); err != nil {
 		return res, err
 	}
 	ix.wmu.Lock()
 	defer ix.wmu.Unlock()
+	// The stored versions of all ids, read in one transaction of the
+	// version store, not one per op.
+	ids := make([]string, len(ops))
+	for i, op := range ops {
+		ids[i] = op.Doc.ID
+	}
+	stored, _, err := ix.versionsOf(ix.bi, ids)
+	if err != nil {
+		return search.BulkResult{}, err
+	}
 	latest := map[string]versionRec{} // versions written by this batch
 	b := ix.bi.NewBatch()
 	changes := make([]colChange, 0, len(ops))
@@ -254,10 +251,7 @@ func (ix *index) bulk(ctx context.Context, ops []search.Op) (search.BulkResult, 
 		id := op.Doc.ID
 		cur, ok := latest[id]
 		if !ok {
-			var err error
-			if cur, _, err = ix.version(ix.bi, id); err != nil {
-				return search.BulkResult{}, err
-			}
+			cur = stored[i]
 		}
 		if op.Doc.Version <= cur.ver {
 			res.Stale++
@@ -274,7 +268,7 @@ func (ix *index) bulk(ctx context.Context, ops []search.Op) (search.BulkResult, 
 			b.Delete(id)
 			continue
 		}
-		if err := b.Index(id, docs[i]); err != nil {
+		if err := b.IndexAdvanced(mapped[i]); err != nil {
 			return search.BulkResult{}, fmt.Errorf("bleve: index %q: %w", id, err)
 		}
 		changes = append(changes, colChange{id: id, fields: bleveFields(docs[i])})

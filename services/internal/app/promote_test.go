@@ -136,6 +136,23 @@ func runPromoteScenario(t *testing.T, base string) {
 	if want := "[new one, edited two on the child]"; fmt.Sprint(names) != want {
 		t.Fatalf("Delivery on the parent after the promote: %s, want %s", names, want)
 	}
+	// The child inherits what it held: the same values, none of its own.
+	names = nil
+	for _, o := range decodeList(t, admin.must(http.StatusOK, http.MethodGet, fmt.Sprintf("/delivery/api/branches/%d/types/memo/objects", br.Meta.ID), "", wait...)).Objs {
+		names = append(names, o.DisplayName)
+	}
+	slices.Sort(names)
+	if want := "[new one, edited two on the child]"; fmt.Sprint(names) != want {
+		t.Fatalf("Delivery on the child after the promote: %s, want %s", names, want)
+	}
+	var local struct {
+		Count int `json:"count"`
+	}
+	res := admin.must(http.StatusOK, http.MethodPost, fmt.Sprintf("/apis/index/v1/branches/%d/objectCount", br.Meta.ID),
+		fmt.Sprintf(`{"filter":{"objectTypeIds":[%d],"hasLocalValues":true},"minChangeTrackingVersion":%d,"maxWaitTime":"00:00:30"}`, typ, promoteTx))
+	if err := json.Unmarshal(res.body, &local); err != nil || local.Count != 0 {
+		t.Fatalf("the child's index after the promote: %d objects with values of its own, want 0", local.Count)
+	}
 	admin.call(http.StatusOK, http.MethodGet, child+"/diff", "", &d)
 	if d.Count != 0 {
 		t.Fatalf("the child after the promote: %+v", d)
