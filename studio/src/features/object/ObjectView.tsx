@@ -66,8 +66,15 @@ const m = messages({
 
 type PreviewView = (p: PreviewProps) => preact.JSX.Element;
 let previewChunk: Promise<PreviewView> | undefined;
-/** loadPreview loads the preview's chunk once. */
-const loadPreview = () => (previewChunk ??= import("./Preview").then((mod) => mod.Preview));
+/** loadPreview loads the preview's chunk once; a failed load (the connection dropped) is tried again next time. */
+const loadPreview = () =>
+  (previewChunk ??= import("./Preview").then(
+    (mod) => mod.Preview,
+    (e: unknown) => {
+      previewChunk = undefined;
+      throw e;
+    },
+  ));
 
 const storage = () => (typeof localStorage === "undefined" ? null : localStorage);
 
@@ -105,7 +112,9 @@ export function ObjectView({ route: r }: { route: Route }) {
   const [PreviewPane, setPreviewPane] = useState<{ View: PreviewView } | null>(null);
   const [previewError, setPreviewError] = useState<unknown>(null);
   useEffect(() => {
-    if (previewOpen && !PreviewPane) loadPreview().then((View) => setPreviewPane({ View }), setPreviewError);
+    if (!previewOpen || PreviewPane) return;
+    setPreviewError(null); // opening again tries a failed load again
+    loadPreview().then((View) => setPreviewPane({ View }), setPreviewError);
   }, [previewOpen]);
   // Kept current while the object is open: a grant removed meanwhile makes it read-only at once, with the reason.
   const access = useBranchAccess(branch);

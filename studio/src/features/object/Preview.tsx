@@ -13,7 +13,7 @@ import {
 } from "../../data/preview";
 import { messages } from "../../i18n/i18n";
 import { setQuery } from "../../router";
-import { Problem, Skeleton } from "../../ui/ui";
+import { Problem, problemText, Skeleton, toast } from "../../ui/ui";
 import "./preview.css";
 
 const m = messages({
@@ -21,11 +21,13 @@ const m = messages({
     preview: "Preview", template: "Template", language: "Preview language", noTemplates: "This branch has no templates (objects of type 150) to preview with.",
     frame: "Preview of {object} with {template} in {language}", json: "Delivery JSON", jsonTitle: "Open the object's Delivery JSON in a new tab",
     rendering: "Rendering…", cut: "The rendered page is longer than the preview shows (2 MiB).",
+    jsonFailed: "The Delivery JSON could not be read: {reason}",
   },
   de: {
     preview: "Vorschau", template: "Vorlage", language: "Sprache der Vorschau", noTemplates: "Dieser Branch hat keine Vorlagen (Objekte des Typs 150) für eine Vorschau.",
     frame: "Vorschau von {object} mit {template} auf {language}", json: "Delivery-JSON", jsonTitle: "Das Delivery-JSON des Objekts in einem neuen Tab öffnen",
     rendering: "Wird gerendert…", cut: "Die gerenderte Seite ist länger, als die Vorschau zeigt (2 MiB).",
+    jsonFailed: "Das Delivery-JSON konnte nicht gelesen werden: {reason}",
   },
 });
 
@@ -78,10 +80,15 @@ export function Preview(p: PreviewProps) {
     if (ev.ctrlKey || ev.metaKey || ev.shiftKey || ev.button !== 0) return;
     ev.preventDefault();
     // A new tab cannot send the token: the JSON is read here and opened as a blob: URL (never run: application/json).
-    const b = await api.blob("delivery", "Get", { branch: p.branch, id: String(p.objectId) });
-    const url = URL.createObjectURL(new Blob([await b.text()], { type: "application/json" }));
-    window.open(url, "_blank", "noopener");
-    setTimeout(() => URL.revokeObjectURL(url), 60_000);
+    try {
+      const b = await api.blob("delivery", "Get", { branch: p.branch, id: String(p.objectId) });
+      const url = URL.createObjectURL(new Blob([await b.text()], { type: "application/json" }));
+      window.open(url, "_blank", "noopener");
+      setTimeout(() => URL.revokeObjectURL(url), 60_000);
+    } catch (e) {
+      // Not yet in Delivery (never published, deleted), not readable, or the server away: say so, as a link would.
+      toast(m("jsonFailed", { reason: problemText(e) }), "error");
+    }
   };
 
   const langName = p.languages.find((l) => l.id === language)?.name ?? String(language ?? "");
