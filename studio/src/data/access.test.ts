@@ -2,7 +2,8 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { ApiError, OfflineError } from "../api/client";
-import { accessOf, grantsMayHaveChanged, nextAccess, userObjectType } from "./access";
+import { accessOf, grantsMayHaveChanged, nextAccess } from "./access";
+import { userType } from "./types";
 
 test("the empty write's answer tells read-only from writable", () => {
   assert.deepEqual(accessOf(new ApiError(403, { detail: 'user "rita" has no write permission on branch 9' }, undefined)),
@@ -33,14 +34,25 @@ test("a grant seen and then missing on a re-check is revoked (found by the check
   assert.deepEqual(nextAccess(missing, missing), missing);
 });
 
-test("the access is asked again after a change of a user object, the own one, or a reset; not after content", () => {
+test("the access is asked again after a change of the own user object or a reset; not after another user's or content", () => {
   const c = (kind: string, objectIds: number[], types: number[]) => ({ kind, objectIds, types });
-  assert.equal(grantsMayHaveChanged(c("updated", [77], [userObjectType])), true);
-  assert.equal(grantsMayHaveChanged(c("updated", [77], [9001]), 77), true);
-  assert.equal(grantsMayHaveChanged(c("reset", [], [])), true);
+  // The own user object (77) changed: its grants may have.
+  assert.equal(grantsMayHaveChanged(c("updated", [77], [userType]), 77), true);
+  assert.equal(grantsMayHaveChanged(c("updated", [12, 77], [9001, userType]), 77), true);
+  assert.equal(grantsMayHaveChanged(c("deleted", [77], [userType]), 77), true);
+  // Another user's object: not the signed-in user's grants.
+  assert.equal(grantsMayHaveChanged(c("updated", [78], [userType]), 77), false);
+  assert.equal(grantsMayHaveChanged(c("created", [79], [userType]), 77), false);
+  // Content, or a caller without a user object (id 0).
   assert.equal(grantsMayHaveChanged(c("updated", [12], [9001]), 77), false);
-  assert.equal(grantsMayHaveChanged(c("created", [12], [9001])), false);
   assert.equal(grantsMayHaveChanged(c("updated", [0], [9001]), 0), false);
+  assert.equal(grantsMayHaveChanged(c("updated", [78], [userType]), 0), false);
+  // The account not read yet: any user object may be the own one.
+  assert.equal(grantsMayHaveChanged(c("updated", [78], [userType]), null), true);
+  assert.equal(grantsMayHaveChanged(c("updated", [12], [9001]), null), false);
+  // A reset (changes missed): always.
+  assert.equal(grantsMayHaveChanged(c("reset", [], []), 77), true);
+  assert.equal(grantsMayHaveChanged(c("reset", [], []), null), true);
 });
 
 test("the probe is not a tracked write, and returning to the tab (focus and visibilitychange) asks once", async () => {

@@ -7,13 +7,15 @@
 // a write grant and 400 ("no objects given") with one; nothing is written
 // either way. Answers are kept 30 s per branch and user; recheckAccess asks
 // again at once (a view does when its user's grants may have changed: a
-// change of a user object on the stream, the tab shown again, every 30 s),
+// change of the user's own object on the stream, the stream live again
+// after a gap, the tab shown again, every 30 s),
 // and a 403 from a real write replaces the answer at once (markReadOnly).
 // A grant lost while the studio knew the branch writable is explained as
 // removed (revoked), by a refused save or by such a check.
 import { ApiError } from "../api/client";
 import { api, session } from "../auth/session";
 import { createStore, type Store } from "../store";
+import { userType } from "./types";
 
 /** How the studio learned that a write grant it had seen was removed: a save refused, a Delete or Restore refused, or a check while the view was open. */
 export type RevokedBy = "save" | "write" | "check";
@@ -120,17 +122,17 @@ export function markReadOnly(branch: string, detail: string | undefined, by: Rev
   e.store.set({ kind: "read", detail, revoked: true, by });
 }
 
-/** userObjectType is the type of the user objects (type 110), whose values carry the grants. */
-export const userObjectType = 110;
-
 /**
  * grantsMayHaveChanged reports a change after which the user's access is
- * asked again: a change of a user object (the grants are its values; the
- * stream of a branch carries those of the default branch, an ancestor), of
- * the user's own object, or a reset (changes missed).
+ * asked again: a change of the signed-in user's own user object (the grants
+ * are its values; the stream of a branch carries the changes of the default
+ * branch, an ancestor, where the users live), or a reset (changes missed).
+ * ownUserId is the account's user object: null while the account is not
+ * read yet (then a change of any user object may be the own one), 0 for a
+ * caller without one (no user object's change is its own).
  */
-export function grantsMayHaveChanged(c: { kind: string; objectIds: readonly number[]; types: readonly number[] }, ownUserId?: number): boolean {
+export function grantsMayHaveChanged(c: { kind: string; objectIds: readonly number[]; types: readonly number[] }, ownUserId: number | null): boolean {
   if (c.kind === "reset") return true;
-  if (c.types.includes(userObjectType)) return true;
-  return ownUserId !== undefined && ownUserId > 0 && c.objectIds.includes(ownUserId);
+  if (ownUserId === null) return c.types.includes(userType);
+  return ownUserId > 0 && c.objectIds.includes(ownUserId);
 }

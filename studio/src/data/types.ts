@@ -1,8 +1,14 @@
 // The branch's content types: objects of the meta-type root (0) that are
-// not system types, with their names.
+// not system types, with their names; and the one system type the studio
+// names in code, the users' (here, not in data/users.ts: the access probe
+// of the first load needs it, and data/users.ts belongs to the lazily
+// loaded Users screen).
 import type { CmsObject } from "../api/generated/management";
 import { api } from "../auth/session";
 import { displayName } from "./values";
+
+/** userType is the system type of the user objects (110), whose values carry the grants. */
+export const userType = 110;
 
 export interface TypeInfo {
   id: number;

@@ -8,9 +8,10 @@
 // (GET /auth/account) and changes its own password (POST /auth/password).
 import type { Account, CmsObject, CmsValue } from "../api/generated/management";
 import type { BranchNode } from "./branches";
+import { userType } from "./types";
 import { displayName } from "./values";
 
-export const userType = 110;
+export { userType };
 export const usersBranch = "4";
 export const userAttr = { name: 1000, userName: 1100, password: 1101, admin: 1102, internal: 1103, read: 1104, write: 1105 } as const;
 

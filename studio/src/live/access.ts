@@ -3,9 +3,10 @@
 // is open, so that a write grant removed meanwhile turns the view read-only
 // with the reason before the editor types on into a save that fails. The
 // access is asked again (src/data/access.ts, one probe at a time):
-//   - when the branch's change stream reports a change of a user object (the
-//     grants are its values, written on the default branch, whose changes
-//     every branch's stream carries), of the user's own object, or a reset;
+//   - when the branch's change stream reports a change of the user's own
+//     user object (the grants are its values, written on the default branch,
+//     whose changes every branch's stream carries; of any user object while
+//     the account is not read yet), or a reset;
 //   - when the stream is live again after a gap;
 //   - when the tab is shown or focused again (once: a probe of the last 2 s stands);
 //   - every 30 s while the view is open.
@@ -27,7 +28,8 @@ export function useBranchAccess(branch: string): Access {
     if (!branch) return undefined;
     const again = () => recheckAccess(branch);
     const off = subscribe(branch, (c) => {
-      if (grantsMayHaveChanged(c, account.get()?.userId)) again();
+      const acc = account.get();
+      if (grantsMayHaveChanged(c, acc ? acc.userId ?? 0 : null)) again();
     });
     const ls = liveStore(branch);
     let was = ls.get().state;
