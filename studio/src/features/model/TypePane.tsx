@@ -58,6 +58,11 @@ export function TypePane(props: { branch: string; type: TypeDef; schema: BranchS
   const t = model?.type ?? props.type;
   // A system type, or no write grant on the branch (the model view says why): no change offered.
   const ro = t.system || props.readOnly === true;
+  // The grant removed while Remove asks: the question goes with the
+  // buttons (its answer would be refused), and the notice says why.
+  useEffect(() => {
+    if (ro) setEditing((e) => (e?.kind === "remove" ? null : e));
+  }, [ro]);
   const title = nameIn(t.names, pref, t.apiIdentifier ?? `#${t.id}`);
   const changed = () => {
     setReload((n) => n + 1);
@@ -168,7 +173,7 @@ export function TypePane(props: { branch: string; type: TypeDef; schema: BranchS
         <TypeDialog branch={props.branch} languages={props.schema.languages} type={t} etag={model?.etag} onClose={() => setEditing(null)}
           onSaved={() => { setEditing(null); changed(); }} />
       )}
-      {editing?.kind === "remove" && model && (
+      {editing?.kind === "remove" && model && !ro && (
         <RemoveDialog name={attrName(editing.attribute)} onClose={() => setEditing(null)} onConfirm={async () => {
           await removeFromForms(props.branch, model, editing.attribute.id);
           toast(m("removed"));

@@ -104,6 +104,11 @@ export function ContentList(props: { route: Route; type: TypeInfo }) {
   });
   // Another view of the list: what was selected may not be in it.
   useEffect(() => setSelected(new Map()), [branch, typeKey, optKey, readOnly]);
+  // The grant removed while a Delete or Restore asks: the question goes
+  // with the buttons (its answer would be refused), and the notice says why.
+  useEffect(() => {
+    if (readOnly) setConfirm(null);
+  }, [readOnly]);
 
   const set = (o: Partial<ListOptions>) => {
     setMinVersion(undefined);
@@ -207,7 +212,7 @@ export function ContentList(props: { route: Route; type: TypeInfo }) {
       {exporting && (
         <ExportDialog branch={branch} ids={exporting.map((x) => x.id)} name={exporting[0]?.name} onClose={() => setExporting(null)} />
       )}
-      {confirm && (
+      {confirm && !readOnly && (
         <Dialog title={confirmTitle(confirm.what, confirm.rows)} onClose={() => setConfirm(null)}
           footer={<>
             <Button onClick={() => setConfirm(null)}>{m("cancel")}</Button>
