@@ -1,7 +1,8 @@
 // Why the model cannot be changed here: no write grant on the branch (the
-// model view and a type's pane say it above their content).
+// model view and a type's pane say it above their content), in the
+// studio's read-only notice with the model's wording.
 import { messages } from "../../i18n/i18n";
-import { Lock } from "../../ui/ui";
+import { ReadOnlyNotice } from "../object/ReadOnlyNotice";
 
 const m = messages({
   en: { readOnly: "Read only: you may read the model of this branch but not change it (you have no write permission there)." },
@@ -9,5 +10,5 @@ const m = messages({
 });
 
 export function ModelReadOnly() {
-  return <div class="notice read-only" role="status" data-access="read"><span><Lock /> {m("readOnly")}</span></div>;
+  return <ReadOnlyNotice>{m("readOnly")}</ReadOnlyNotice>;
 }

@@ -36,7 +36,7 @@ import type { PreviewProps } from "./Preview";
 import { listOf, rowOfProblem } from "./fields/list-model";
 import type { AttributeInfo } from "./fields/registry";
 import { loadObject, type Loaded, readLocal } from "./load";
-import { ReadOnlyNotice } from "./ReadOnlyNotice";
+import { objectReadOnlyText, ReadOnlyNotice } from "./ReadOnlyNotice";
 import { chosenVariant, hasVariant, undeclared } from "./variants";
 import { lastWriter, pickWriter, type Writer } from "./writer";
 import "./object.css";
@@ -348,7 +348,11 @@ export function ObjectView({ route: r }: { route: Route }) {
       )}
       {offline && <div class="notice notice-warn" role="alert">{m("offline")}</div>}
       {deleted && <DeletedNotice canRestore={!readOnly} />}
-      {access.kind === "read" && <ReadOnlyNotice access={access} branch={loaded.branchNames.get(Number(branch)) ?? branch} dirty={dirty} />}
+      {access.kind === "read" && (
+        <ReadOnlyNotice revoked={access.revoked} by={access.by} detail={access.detail}>
+          {objectReadOnlyText(access, loaded.branchNames.get(Number(branch)) ?? branch, dirty)}
+        </ReadOnlyNotice>
+      )}
       {/* Others' saves: reloads by itself without edits, else asks (never overwrites unsaved edits). */}
       <ObjectNotice branch={branch} id={loaded.local.meta?.id ?? id} dirty={dirty} onShowChanges={() => void openConflict(edits)}
         onReload={() => {

@@ -1,8 +1,12 @@
-// Why the object cannot be changed here: no write grant on the branch
-// (known when the view opened), or one removed while the object was open
-// (a save answered 403, or the studio's re-check found it gone: see
-// src/live/access.ts); the editor's unsaved changes stay in this browser.
-import type { Access } from "../../data/access";
+// The studio's read-only notice: why what is shown cannot be changed here.
+// No write grant on the branch (known when the view opened), or one
+// removed while the view was open (a save, a Delete or Restore answered
+// 403, or the studio's re-check found it gone: see src/live/access.ts).
+// One component for the object editor, a type's list and the model; each
+// passes its wording (objectReadOnlyText is the object editor's, whose
+// unsaved changes stay in this browser).
+import type { ComponentChildren } from "preact";
+import type { Access, RevokedBy } from "../../data/access";
 import { messages } from "../../i18n/i18n";
 import { Lock } from "../../ui/ui";
 
@@ -23,15 +27,26 @@ const m = messages({
   },
 });
 
-export function ReadOnlyNotice(props: { access: Extract<Access, { kind: "read" }>; branch: string; dirty: boolean }) {
-  const a = props.access;
+/** objectReadOnlyText is the object editor's wording for its read-only notice on branch (named for people). */
+export function objectReadOnlyText(a: Extract<Access, { kind: "read" }>, branch: string, dirty: boolean): string {
+  const text = m(!a.revoked ? "readOnly" : a.by === "save" ? "revoked" : "removed", { branch });
+  return dirty ? `${text} ${m("kept")}` : text;
+}
+
+/**
+ * ReadOnlyNotice says why nothing can be changed here, in the wording
+ * given as children: a status for a reader, an alert for a grant removed
+ * while the view was open (revoked, found by: data-revoked-by), with the
+ * server's detail when given.
+ */
+export function ReadOnlyNotice(props: { revoked?: boolean | undefined; by?: RevokedBy | undefined; detail?: string | undefined; children: ComponentChildren }) {
+  const revoked = props.revoked === true;
   return (
-    <div class={`notice read-only ${a.revoked ? "notice-warn" : ""}`} role={a.revoked ? "alert" : "status"} data-access={a.revoked ? "revoked" : "read"} data-revoked-by={a.revoked ? a.by : undefined}>
+    <div class={`notice read-only ${revoked ? "notice-warn" : ""}`} role={revoked ? "alert" : "status"} data-access={revoked ? "revoked" : "read"} data-revoked-by={revoked ? props.by : undefined}>
       <span>
         <Lock />{" "}
-        {m(!a.revoked ? "readOnly" : a.by === "save" ? "revoked" : "removed", { branch: props.branch })}
-        {props.dirty && ` ${m("kept")}`}
-        {a.detail && <span class="muted small read-only-detail"> {m("server", { detail: a.detail })}</span>}
+        {props.children}
+        {props.detail && <span class="muted small read-only-detail"> {m("server", { detail: props.detail })}</span>}
       </span>
     </div>
   );

@@ -18,7 +18,8 @@ import { useBranchAccess } from "../../../live/access";
 import { useLiveType } from "../../../live/hooks";
 import { uiLanguages } from "../../../shell/Shell";
 import { useStore } from "../../../store";
-import { Button, Dialog, Lock, Pane, problemText, toast } from "../../../ui/ui";
+import { Button, Dialog, Pane, problemText, toast } from "../../../ui/ui";
+import { ReadOnlyNotice } from "../../object/ReadOnlyNotice";
 import { ExportDialog } from "./ExportDialog";
 import { FilterBuilder } from "./FilterBuilder";
 import { columns, ListTable, SkeletonTable } from "./ListTable";
@@ -172,12 +173,7 @@ export function ContentList(props: { route: Route; type: TypeInfo }) {
   );
   return (
     <Pane title={title} actions={actions} class="pane-list" label={m("list", { type: props.type.name })}>
-      {access.kind === "read" && (
-        <div class={`notice read-only ${access.revoked ? "notice-warn" : ""}`} role={access.revoked ? "alert" : "status"}
-          data-access={access.revoked ? "revoked" : "read"}>
-          <span><Lock /> {m(access.revoked ? "revoked" : "readOnly")}</span>
-        </div>
-      )}
+      {access.kind === "read" && <ReadOnlyNotice revoked={access.revoked}>{m(access.revoked ? "revoked" : "readOnly")}</ReadOnlyNotice>}
       <div class="list-toolbar">
         <SearchBox value={opts.q} onSearch={(q) => set({ q })} />
         <label class="toolbar-field">
