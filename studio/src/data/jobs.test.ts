@@ -14,6 +14,8 @@ test("a job reads its kind, state and times; kill only while new or running, res
   const done = parseJob({ id: 18, definitionRef: 1202, state: 2, artifacts: true });
   assert.deepEqual([done.kind, done.state, canKill(done), canRestart(done), done.artifacts], ["importJson", "succeeded", false, true, true]);
   assert.equal(canRestart(parseJob({ state: 3 })), true);
+  assert.equal(parseJob({ state: 2, stateMessage: "succeeded" }).message, "", "the badge says it");
+  assert.equal(parseJob({ state: 3, stateMessage: "killed by admin" }).message, "killed by admin");
   assert.equal(parseJob({ definitionRef: 99001 }).kind, undefined);
   assert.equal(kindOf(1205), "promoteRelease");
   // The request states: a kill on its way is still running, a restart on its way is queued.

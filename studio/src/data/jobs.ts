@@ -67,13 +67,17 @@ export interface Job {
 
 export function parseJob(j: CmsJob): Job {
   const definition = j.definitionRef ?? 0;
+  const state = stateName(j.state ?? 0);
+  // The runner's message for a plain success is the state's own name ("succeeded"): the badge says it already, in
+  // the user's language; any other message (an error, "killed by …") is shown.
+  const message = j.stateMessage ?? "";
   return {
     id: j.id ?? 0,
     branch: j.branchRef ?? 0,
     definition,
     kind: kindOf(definition),
-    state: stateName(j.state ?? 0),
-    message: j.stateMessage ?? "",
+    state,
+    message: message === state ? "" : message,
     created: j.created ?? "",
     started: j.started ?? "",
     finished: j.finished ?? "",
