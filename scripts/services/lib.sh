@@ -130,6 +130,24 @@ find_go() {
 	die "go not found: install Go (see go.mod) or run with sudo -E env PATH=\"\$PATH\""
 }
 
+# go_private_caches sets the caller's gotmp and goenv (declared local there,
+# bash's dynamic scope): under sudo for another user, the build gets caches of
+# its own, removed by go_drop_private_caches, so no root-owned files land in
+# that user's Go caches.
+go_private_caches() {
+	gotmp="" goenv=()
+	if [[ -n ${SUDO_USER:-} && ${SUDO_USER} != root ]]; then
+		gotmp="${CMS_CI_CACHE}/go-$$"
+		goenv=(GOCACHE="${gotmp}/build" GOMODCACHE="${gotmp}/mod")
+	fi
+}
+go_drop_private_caches() {
+	if [[ -n ${gotmp} ]]; then
+		env "${goenv[@]}" "${go}" clean -cache -modcache
+		rm -rf "${gotmp}"
+	fi
+}
+
 # go_install PKG@VERSION builds a Go program from its module into
 # $CMS_CI_CACHE/bin (nats-server, promtool). Under sudo, HOME (and so the
 # Go caches) may still be the invoking user's, and root-owned files there
@@ -140,20 +158,14 @@ find_go() {
 go_install() {
 	local pkg=$1 go gotmp="" goenv=()
 	go=$(find_go)
-	if [[ -n ${SUDO_USER:-} && ${SUDO_USER} != root ]]; then
-		gotmp="${CMS_CI_CACHE}/go-$$"
-		goenv=(GOCACHE="${gotmp}/build" GOMODCACHE="${gotmp}/mod")
-	fi
+	go_private_caches
 	log "go install ${pkg} with $(${go} version | awk '{print $3}')"
 	# Outside the repo and without GOFLAGS/GOWORK: pkg@version installs ignore
 	# the current module, and a -mod flag would make them fail.
 	(cd / && env -u GOFLAGS -u GOWORK CGO_ENABLED=0 GOBIN="${CMS_CI_CACHE}/bin" \
 		"${goenv[@]}" "${go}" install "${pkg}") ||
 		die "go install ${pkg} failed"
-	if [[ -n ${gotmp} ]]; then
-		env "${goenv[@]}" "${go}" clean -cache -modcache
-		rm -rf "${gotmp}"
-	fi
+	go_drop_private_caches
 }
 
 # go_build_module MODULE@VERSION PKG OUT builds package PKG (relative to the
@@ -165,10 +177,7 @@ go_install() {
 go_build_module() {
 	local modver=$1 pkg=$2 out=$3 go gotmp="" goenv=() dir src
 	go=$(find_go)
-	if [[ -n ${SUDO_USER:-} && ${SUDO_USER} != root ]]; then
-		gotmp="${CMS_CI_CACHE}/go-$$"
-		goenv=(GOCACHE="${gotmp}/build" GOMODCACHE="${gotmp}/mod")
-	fi
+	go_private_caches
 	log "go build ${modver} ${pkg} with $(${go} version | awk '{print $3}')"
 	# -json prints the extracted module's directory; outside any module and
 	# workspace, as for go_install.
@@ -192,8 +201,5 @@ go_build_module() {
 	}
 	mv "${out}.tmp" "${out}"
 	rm -rf "${src}"
-	if [[ -n ${gotmp} ]]; then
-		env "${goenv[@]}" "${go}" clean -cache -modcache
-		rm -rf "${gotmp}"
-	fi
+	go_drop_private_caches
 }
