@@ -83,7 +83,10 @@ func BenchmarkColumns(b *testing.B) {
 // filtered aggregation of the keyed values) have built their columns,
 // per document, next to the estimate the budget is checked against
 // (columns_budget.go); then the time the columns take to answer both.
+// It fails when the estimate is more than 15 % off the heap, or the heap
+// per object exceeds maxObjectBytes.
 func BenchmarkColumnsMemory(b *testing.B) {
+	const maxObjectBytes = 600
 	for _, n := range []int{10000, 100000} {
 		b.Run(fmt.Sprintf("objects-%d", n), func(b *testing.B) {
 			ctx := context.Background()
@@ -153,8 +156,14 @@ func BenchmarkColumnsMemory(b *testing.B) {
 				}
 			}
 			// After the loop, which resets the metrics.
-			b.ReportMetric(float64(after-before)/float64(n), "heap-B/object")
-			b.ReportMetric(float64(st.Bytes)/float64(n), "estimate-B/object")
+			heap, est := float64(after-before)/float64(n), float64(st.Bytes)/float64(n)
+			b.ReportMetric(heap, "heap-B/object")
+			b.ReportMetric(est, "estimate-B/object")
+			// The budget holds what it says only while the estimate is
+			// close to the heap; and the layout stays compact.
+			if est < heap*0.85 || est > heap*1.15 || heap > maxObjectBytes {
+				b.Fatalf("%.0f bytes per object on the heap, %.0f estimated (at most %d, within 15 %%)", heap, est, maxObjectBytes)
+			}
 		})
 	}
 }
