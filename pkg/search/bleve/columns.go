@@ -52,9 +52,9 @@ type columns struct {
 	budget budget
 
 	mu     sync.RWMutex
-	off    bool // over the budget or turned off: searches use Bleve
-	built  bool // slots and ids are loaded
-	slots  map[string]int32
+	off    bool     // over the budget or turned off: searches use Bleve
+	built  bool     // slots and ids are loaded
+	slots  idTable  // document id → slot
 	ids    []string // slot → document id ("" = free)
 	free   []int32
 	live   bitset
@@ -200,7 +200,7 @@ func (d docFields) value(name string) []string {
 
 // slot returns the slot of id, taking a free one for a new id.
 func (c *columns) slot(id string) int32 {
-	if s, ok := c.slots[id]; ok {
+	if s, ok := c.slots.get(c.ids, id); ok {
 		return s
 	}
 	var s int32
@@ -212,7 +212,7 @@ func (c *columns) slot(id string) int32 {
 		s = int32(len(c.ids))
 		c.ids = append(c.ids, id)
 	}
-	c.slots[id] = s
+	c.slots.add(c.ids, s)
 	c.idBytes += int64(len(id))
 	c.live.grow(s)
 	c.live.set(s)
@@ -223,11 +223,11 @@ func (c *columns) slot(id string) int32 {
 // c.mu for writing.
 func (c *columns) put(id string, d docFields) {
 	if d == nil {
-		s, ok := c.slots[id]
+		s, ok := c.slots.get(c.ids, id)
 		if !ok {
 			return
 		}
-		delete(c.slots, id)
+		c.slots.remove(c.ids, id)
 		c.idBytes -= int64(len(id))
 		c.ids[s] = ""
 		c.free = append(c.free, s)

@@ -20,10 +20,9 @@ type budget struct {
 // hold on the heap, allocation overhead included. BenchmarkColumnsMemory
 // compares it with the heap the columns take.
 const (
-	// estSlotBytes: per document, its id's string header in ids, its
-	// entry in the slots map (with the map's spare room) and the rounding
-	// of the id's allocation.
-	estSlotBytes = 64
+	// estIDRound: per document, the rounding of its id's allocation (on
+	// average).
+	estIDRound = 4
 	// estPendingBytes: per key new to its column since the last flush,
 	// its end and its start once flushed (its posting is in entries).
 	estPendingBytes = 8
@@ -34,7 +33,8 @@ const (
 
 // estimate is the memory the columns hold, in bytes (c.mu held).
 func (c *columns) estimate() int64 {
-	n := int64(len(c.ids))*estSlotBytes + c.idBytes
+	n := 16*int64(cap(c.ids)) + 4*int64(len(c.slots.tab)+cap(c.free)) + 8*int64(cap(c.live)) +
+		c.idBytes + estIDRound*int64(c.slots.n)
 	for _, col := range c.fields {
 		n += col.bytes()
 	}
@@ -111,7 +111,7 @@ func (c *columns) stats() ColumnStats {
 	defer c.mu.RUnlock()
 	s := ColumnStats{Index: c.budget.index, Budget: max(c.budget.bytes, 0), OverBudget: c.over}
 	if c.built {
-		s.Documents, s.Bytes = int64(len(c.slots)), c.estimate()
+		s.Documents, s.Bytes = int64(c.slots.n), c.estimate()
 	}
 	return s
 }

@@ -40,13 +40,13 @@ func (c *columns) update(changes []colChange) {
 	for _, ch := range changes {
 		c.put(ch.id, ch.fields)
 	}
-	c.fits(c.estimate(), int64(len(c.slots)))
+	c.fits(c.estimate(), int64(c.slots.n))
 }
 
 // drop turns the column index off and frees it.
 func (c *columns) drop() {
 	c.off, c.built = true, false
-	c.slots, c.ids, c.free, c.live, c.fields = nil, nil, nil, nil, nil
+	c.slots, c.ids, c.free, c.live, c.fields = idTable{}, nil, nil, nil, nil
 	c.idBytes = 0
 }
 
@@ -179,13 +179,13 @@ func (ix *index) loadColumns(names []string) error {
 	}
 	defer r.Close()
 	if !c.built {
-		c.slots, c.fields, c.live = map[string]int32{}, map[string]*column{}, nil
+		c.slots, c.fields, c.live = idTable{}, map[string]*column{}, nil
 		c.ids, c.free, c.idBytes = nil, nil, 0
 		if err := eachDocID(r, func(id string) { c.slot(id) }); err != nil {
 			return err
 		}
 		c.built = true
-		if !c.fits(c.estimate(), int64(len(c.slots))) {
+		if !c.fits(c.estimate(), int64(c.slots.n)) {
 			return nil
 		}
 	}
@@ -197,7 +197,7 @@ func (ix *index) loadColumns(names []string) error {
 	// The budget is checked as the columns fill: an index that outgrows
 	// it stops reading, having taken at most a chunk more.
 	const chunk = 1024
-	base, docs, done := c.estimate(), int64(len(c.slots)), int64(0)
+	base, docs, done := c.estimate(), int64(c.slots.n), int64(0)
 	for s, id := range c.ids {
 		if id == "" {
 			continue
@@ -268,7 +268,7 @@ func (c *columns) eval(ix *index, q search.Query) bitset {
 	case search.IDs:
 		out := newBitset(n)
 		for _, id := range q {
-			if s, ok := c.slots[id]; ok {
+			if s, ok := c.slots.get(c.ids, id); ok {
 				out.set(s)
 			}
 		}
