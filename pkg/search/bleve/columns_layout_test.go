@@ -117,3 +117,71 @@ func checkColumn(t *testing.T, round int, col *column, model map[int32][]string,
 		}
 	}
 }
+
+// Spans of a column are the slots that have a key in them, whether marked
+// one by one or taken as every document but those of the other keys (a
+// column of one value per document, a span of most of them), through
+// writes, deletes, and documents without the field now and then.
+func TestColumnsMarkSpan(t *testing.T) {
+	r := rand.New(rand.NewPCG(4, 1))
+	c := newColumns(budget{bytes: 1 << 30})
+	c.fields, c.built = map[string]*column{"n": {}}, true
+	model := map[string]int64{} // id → value (absent: no document or no value)
+	docs := map[string]bool{}
+	dense := 0
+	for round := range 400 {
+		for range 1 + r.IntN(10) {
+			id := fmt.Sprint(r.IntN(60))
+			switch x := r.IntN(20); {
+			case x == 0:
+				c.put(id, nil)
+				delete(model, id)
+				delete(docs, id)
+			case x == 1 && round%3 == 0:
+				c.put(id, docFields{})
+				delete(model, id)
+				docs[id] = true
+			default:
+				v := int64(r.IntN(4))
+				if r.IntN(4) > 0 {
+					v = 0 // most documents in one span
+				}
+				c.put(id, docFields{"n": v})
+				model[id], docs[id] = v, true
+			}
+		}
+		col := c.fields["n"]
+		col.flush()
+		if len(model) == len(docs) {
+			dense++
+		}
+		for lo := range int64(5) {
+			for hi := lo; hi < 5; hi++ {
+				got := c.spanOpen(col, floatKey(float64(lo)), true, false, floatKey(float64(hi)), true, false)
+				for id := range docs {
+					s, _ := c.slots.get(c.ids, id)
+					v, ok := model[id]
+					if want := ok && v >= lo && v <= hi; got.has(s) != want {
+						t.Fatalf("round %d: [%d, %d] has %s (value %d %v): %v", round, lo, hi, id, v, ok, got.has(s))
+					}
+				}
+				if n, want := got.count(), countIn(model, lo, hi); n != want {
+					t.Fatalf("round %d: [%d, %d] holds %d slots, want %d", round, lo, hi, n, want)
+				}
+			}
+		}
+	}
+	if dense < 100 || dense == 400 {
+		t.Fatalf("%d of 400 rounds with a value in every document", dense)
+	}
+}
+
+func countIn(model map[string]int64, lo, hi int64) int {
+	n := 0
+	for _, v := range model {
+		if v >= lo && v <= hi {
+			n++
+		}
+	}
+	return n
+}

@@ -275,12 +275,12 @@ func (c *columns) eval(ix *index, q search.Query) bitset {
 		return out
 	case search.Term:
 		k, _ := colKey(q.Value)
-		return c.fields[q.Field].span(n, k, true, k, true)
+		return c.span(c.fields[q.Field], k, true, k, true)
 	case search.Terms:
 		out := newBitset(n)
 		for _, v := range q.Values {
 			k, _ := colKey(v)
-			out.or(c.fields[q.Field].span(n, k, true, k, true))
+			out.or(c.span(c.fields[q.Field], k, true, k, true))
 		}
 		return out
 	case search.Range:
@@ -288,9 +288,9 @@ func (c *columns) eval(ix *index, q search.Query) bitset {
 	case search.Prefix:
 		col := c.fields[q.Field]
 		lo := col.lower(q.Value, false)
-		return col.mark(n, lo, col.prefixEnd(lo, q.Value))
+		return c.mark(col, lo, col.prefixEnd(lo, q.Value))
 	case search.Exists:
-		return c.fields[colPresent].span(n, q.Field, true, q.Field, true)
+		return c.span(c.fields[colPresent], q.Field, true, q.Field, true)
 	case search.And:
 		return c.evalAnd(ix, q)
 	case search.Or:
@@ -371,13 +371,13 @@ func termClause(q search.Query) (t search.Term, negated, ok bool) {
 	return t, negated, ok
 }
 
-// span marks the slots with a key between lo and hi; open says a bound
-// is absent ("" with loOpen/hiOpen false is a real bound).
-func (col *column) span(n int, lo string, loIncl bool, hi string, hiIncl bool) bitset {
-	return col.spanOpen(n, lo, loIncl, false, hi, hiIncl, false)
+// span marks the slots of col with a key between lo and hi; open says a
+// bound is absent ("" with loOpen/hiOpen false is a real bound).
+func (c *columns) span(col *column, lo string, loIncl bool, hi string, hiIncl bool) bitset {
+	return c.spanOpen(col, lo, loIncl, false, hi, hiIncl, false)
 }
 
-func (col *column) spanOpen(n int, lo string, loIncl, loOpen bool, hi string, hiIncl, hiOpen bool) bitset {
+func (c *columns) spanOpen(col *column, lo string, loIncl, loOpen bool, hi string, hiIncl, hiOpen bool) bitset {
 	a, b := 0, col.ncodes()
 	if !loOpen {
 		a = col.lower(lo, !loIncl)
@@ -385,13 +385,27 @@ func (col *column) spanOpen(n int, lo string, loIncl, loOpen bool, hi string, hi
 	if !hiOpen {
 		b = col.lower(hi, hiIncl)
 	}
-	return col.mark(n, a, b)
+	return c.mark(col, a, b)
 }
 
-// mark returns the slots with a code in [a, b), in a set of n slots.
-func (col *column) mark(n, a, b int) bitset {
-	out := newBitset(n)
-	for _, s := range col.postings(a, b) {
+// mark returns the slots of col with a code in [a, b). When every
+// document has exactly one value of col and most are in the span (a
+// branch, a type every object has), it takes every document but those of
+// the other codes, which is fewer to visit.
+func (c *columns) mark(col *column, a, b int) bitset {
+	in := col.postings(a, b)
+	if 2*len(in) > len(col.post) && len(col.many) == 0 && col.entries == int64(c.slots.n) {
+		out := slices.Clone(c.live)
+		for _, s := range col.post[:col.start[a]] {
+			out.clear(int32(s))
+		}
+		for _, s := range col.post[col.start[b]:] {
+			out.clear(int32(s))
+		}
+		return out
+	}
+	out := newBitset(len(c.ids))
+	for _, s := range in {
 		out.set(int32(s))
 	}
 	return out
@@ -425,5 +439,5 @@ func (c *columns) rangeSlots(ix *index, r search.Range) bitset {
 		// empty term is in it only for Gte "".
 		loOpen = false
 	}
-	return c.fields[r.Field].spanOpen(n, lk, loIncl, loOpen, hk, hiIncl, open(hi))
+	return c.spanOpen(c.fields[r.Field], lk, loIncl, loOpen, hk, hiIncl, open(hi))
 }
