@@ -5,7 +5,6 @@ import (
 	"math"
 	"math/bits"
 	"slices"
-	"strings"
 	"sync"
 	"time"
 )
@@ -16,24 +15,26 @@ import (
 // to sort and page, so a page of a list matching 10,000 documents cost
 // tens of milliseconds; here a page costs about the page.
 //
-// It keeps, per document slot, the values of the fields queries have used
-// so far as order-preserving byte keys (colKey), and per field one array
-// of (key, slot) entries in key order. A Term, Terms, Range or keyword
-// Prefix is a binary search in that array, marking the matching slots in
-// a bitset; And, Or and Not combine bitsets; Exists reads the field
-// "@f" that lists the fields a document has (as Bleve does); the total is
-// the bitset's population count. Sorting walks the first sort field's
-// array from the start (ascending) or the end (descending): the first
-// time a matching slot is met its key is its minimum (or maximum), which
-// is how Bleve orders multi-valued fields, and the walk stops once the
-// page is complete. Slots with equal first keys are ordered by the
+// It keeps, for the fields queries have used so far, the values of every
+// document slot as order-preserving byte keys (colKey), dictionary-encoded
+// (columns_layout.go): per field the distinct keys in order, per slot the
+// codes (ranks) of its keys, and per code the slots that have it (the
+// postings, in code order). A Term, Terms, Range or keyword Prefix is a
+// binary search in the keys, marking the slots of a span of postings in a
+// bitset; And, Or and Not combine bitsets; Exists reads the field "@f"
+// that lists the fields a document has (as Bleve does); the total is the
+// bitset's population count. Sorting walks the first sort field's
+// postings from the first code (ascending) or the last (descending): the
+// first time a matching slot is met its key is its minimum (or maximum),
+// which is how Bleve orders multi-valued fields, and the walk stops once
+// the page is complete. Slots with equal first keys are ordered by the
 // other sort fields, then by document id; slots without the field come
-// last. Paging past the end walks at most every entry once.
+// last. Paging past the end walks at most every posting once.
 //
 // Columns are built on first use by reading every document (once per new
 // field) and maintained by Bulk, under the index's write lock: changed
-// slots are marked, and the next search merges their new entries into the
-// sorted arrays (one linear pass, however many documents changed).
+// slots get their new codes, and the next search renumbers the codes and
+// rebuilds the postings (one linear pass, however many documents changed).
 //
 // Their memory is bounded by a byte budget per index (WithColumnBudget;
 // columns_budget.go): an estimate of what the columns hold is kept as
@@ -46,33 +47,14 @@ const (
 	colID      = "@id"        // the document id (default order, ties)
 )
 
-// colEntry is one value of one slot.
-type colEntry struct {
-	key  string
-	slot int32
-}
-
-// column is one field: the keys of each slot (sorted ascending, so the
-// first is the minimum and the last the maximum) and all entries in key
-// order (then slot).
-type column struct {
-	vals   [][]string
-	sorted []colEntry
-	dirty  bitset // slots whose entries in sorted are stale
-	ndirty int
-	// nkeys and keyBytes count the keys in vals and their bytes (the
-	// memory estimate, columns_budget.go).
-	nkeys, keyBytes int64
-}
-
 // columns is the column index of one index.
 type columns struct {
 	budget budget
 
 	mu     sync.RWMutex
-	off    bool // over the budget or turned off: searches use Bleve
-	built  bool // slots and ids are loaded
-	slots  map[string]int32
+	off    bool     // over the budget or turned off: searches use Bleve
+	built  bool     // slots and ids are loaded
+	slots  idTable  // document id → slot
 	ids    []string // slot → document id ("" = free)
 	free   []int32
 	live   bitset
@@ -218,7 +200,7 @@ func (d docFields) value(name string) []string {
 
 // slot returns the slot of id, taking a free one for a new id.
 func (c *columns) slot(id string) int32 {
-	if s, ok := c.slots[id]; ok {
+	if s, ok := c.slots.get(c.ids, id); ok {
 		return s
 	}
 	var s int32
@@ -230,7 +212,7 @@ func (c *columns) slot(id string) int32 {
 		s = int32(len(c.ids))
 		c.ids = append(c.ids, id)
 	}
-	c.slots[id] = s
+	c.slots.add(c.ids, s)
 	c.idBytes += int64(len(id))
 	c.live.grow(s)
 	c.live.set(s)
@@ -241,11 +223,11 @@ func (c *columns) slot(id string) int32 {
 // c.mu for writing.
 func (c *columns) put(id string, d docFields) {
 	if d == nil {
-		s, ok := c.slots[id]
+		s, ok := c.slots.get(c.ids, id)
 		if !ok {
 			return
 		}
-		delete(c.slots, id)
+		c.slots.remove(c.ids, id)
 		c.idBytes -= int64(len(id))
 		c.ids[s] = ""
 		c.free = append(c.free, s)
@@ -263,76 +245,4 @@ func (c *columns) put(id string, d docFields) {
 		}
 		col.setSlot(s, d.value(name))
 	}
-}
-
-func (col *column) setSlot(s int32, keys []string) {
-	for int(s) >= len(col.vals) {
-		col.vals = append(col.vals, nil)
-	}
-	if len(col.vals[s]) == 0 && len(keys) == 0 {
-		return
-	}
-	col.count(col.vals[s], -1)
-	col.count(keys, 1)
-	col.vals[s] = keys
-	col.dirty.grow(s)
-	if !col.dirty.has(s) {
-		col.dirty.set(s)
-		col.ndirty++
-	}
-}
-
-// flush merges the entries of dirty slots into sorted.
-func (col *column) flush() {
-	if col.ndirty == 0 {
-		return
-	}
-	var add []colEntry
-	for i, w := range col.dirty {
-		for w != 0 {
-			s := int32(i*64 + bits.TrailingZeros64(w))
-			w &= w - 1
-			if int(s) < len(col.vals) {
-				for _, k := range col.vals[s] {
-					add = append(add, colEntry{k, s})
-				}
-			}
-		}
-	}
-	slices.SortFunc(add, cmpEntry)
-	out := make([]colEntry, 0, len(col.sorted)+len(add))
-	j := 0
-	for _, e := range col.sorted {
-		if col.dirty.has(e.slot) {
-			continue
-		}
-		for j < len(add) && cmpEntry(add[j], e) < 0 {
-			out = append(out, add[j])
-			j++
-		}
-		out = append(out, e)
-	}
-	col.sorted = append(out, add[j:]...)
-	clear(col.dirty)
-	col.ndirty = 0
-}
-
-func cmpEntry(a, b colEntry) int {
-	if c := strings.Compare(a.key, b.key); c != 0 {
-		return c
-	}
-	return int(a.slot) - int(b.slot)
-}
-
-// lower is the index of the first entry whose key is >= k (> k when
-// strict).
-func (col *column) lower(k string, strict bool) int {
-	i, _ := slices.BinarySearchFunc(col.sorted, k, func(e colEntry, k string) int {
-		c := strings.Compare(e.key, k)
-		if c == 0 && strict {
-			return -1
-		}
-		return c
-	})
-	return i
 }

@@ -82,10 +82,10 @@ func (ix *index) queryFields(q search.Query, fields *[]string) bool {
 
 // aggregate answers the terms aggregations of req over the slots m
 // matches (c.mu held, columns ready): each aggregation's filter narrows
-// m, then the field's sorted entries in the prefix's range are walked
-// once, counting the slots in the set; equal keys are adjacent, so a
-// bucket is a run of entries. Every slot has distinct keys (colKeys), so
-// a document counts once per value, as in Bleve's facets.
+// m, then the field's postings in the prefix's range of codes are walked
+// once, counting the slots in the set; a bucket is a code's postings.
+// Every slot has distinct keys (colKeys), so a document counts once per
+// value, as in Bleve's facets.
 func (c *columns) aggregate(ix *index, req search.SearchRequest, m bitset) map[string]search.AggResult {
 	if len(req.Aggs) == 0 {
 		return nil
@@ -100,19 +100,16 @@ func (c *columns) aggregate(ix *index, req search.SearchRequest, m bitset) map[s
 		col := c.fields[a.Field]
 		ar := search.AggResult{Docs: int64(set.count()), Missing: int64(missing(col, set))}
 		var buckets []search.Bucket
-		for i := col.lower(a.Prefix, false); i < len(col.sorted); {
-			k := col.sorted[i].key
-			if !strings.HasPrefix(k, a.Prefix) {
-				break
-			}
+		lo := col.lower(a.Prefix, false)
+		for k, end := lo, col.prefixEnd(lo, a.Prefix); k < end; k++ {
 			var n int64
-			for ; i < len(col.sorted) && col.sorted[i].key == k; i++ {
-				if set.has(col.sorted[i].slot) {
+			for _, s := range col.postings(k, k+1) {
+				if set.has(int32(s)) {
 					n++
 				}
 			}
-			if n > 0 {
-				buckets = append(buckets, search.Bucket{Key: k, Count: n})
+			if n > 0 { // a copy: the key is part of the column's
+				buckets = append(buckets, search.Bucket{Key: strings.Clone(col.key(k)), Count: n})
 			}
 		}
 		ar.Buckets, ar.Other = search.TopBuckets(buckets, a.Size)
@@ -126,9 +123,9 @@ func missing(col *column, set bitset) int {
 	n := 0
 	for i, w := range set {
 		for w != 0 {
-			s := i*64 + bits.TrailingZeros64(w)
+			s := int32(i*64 + bits.TrailingZeros64(w))
 			w &= w - 1
-			if s >= len(col.vals) || len(col.vals[s]) == 0 {
+			if col.empty(s) {
 				n++
 			}
 		}

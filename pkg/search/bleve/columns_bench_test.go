@@ -83,7 +83,10 @@ func BenchmarkColumns(b *testing.B) {
 // filtered aggregation of the keyed values) have built their columns,
 // per document, next to the estimate the budget is checked against
 // (columns_budget.go); then the time the columns take to answer both.
+// It fails when the estimate is more than 15 % off the heap, or the heap
+// per object exceeds maxObjectBytes.
 func BenchmarkColumnsMemory(b *testing.B) {
+	const maxObjectBytes = 600
 	for _, n := range []int{10000, 100000} {
 		b.Run(fmt.Sprintf("objects-%d", n), func(b *testing.B) {
 			ctx := context.Background()
@@ -153,9 +156,62 @@ func BenchmarkColumnsMemory(b *testing.B) {
 				}
 			}
 			// After the loop, which resets the metrics.
-			b.ReportMetric(float64(after-before)/float64(n), "heap-B/object")
-			b.ReportMetric(float64(st.Bytes)/float64(n), "estimate-B/object")
+			heap, est := float64(after-before)/float64(n), float64(st.Bytes)/float64(n)
+			b.ReportMetric(heap, "heap-B/object")
+			b.ReportMetric(est, "estimate-B/object")
+			// The budget holds what it says only while the estimate is
+			// close to the heap; and the layout stays compact.
+			if est < heap*0.85 || est > heap*1.15 || heap > maxObjectBytes {
+				b.Fatalf("%.0f bytes per object on the heap, %.0f estimated (at most %d, within 15 %%)", heap, est, maxObjectBytes)
+			}
 		})
+	}
+}
+
+// BenchmarkColumnsMillion: the heap the same columns take for 1,000,000
+// object-like documents, written into them directly (a Bleve index of
+// that size would take minutes and gigabytes to build here), against
+// their estimate, with the checks of BenchmarkColumnsMemory; then the
+// time of the list query's columns part.
+func BenchmarkColumnsMillion(b *testing.B) {
+	const n, maxObjectBytes = 1000000, 600
+	r := rand.New(rand.NewPCG(1, 2))
+	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	before := heapAfterGC()
+	c := newColumns(budget{bytes: 1 << 40})
+	c.fields, c.built = map[string]*column{}, true
+	for _, f := range []string{colID, "branch", "typeRef", "deleted", "ordered", "keys", "values"} {
+		c.fields[f] = &column{}
+	}
+	for i := range n {
+		f := docFields{}
+		for k, v := range objectLike(r, i, t0) {
+			if x, ok := v.(int); ok { // as normalised
+				v = int64(x)
+			}
+			f[k] = v
+		}
+		c.put(fmt.Sprintf("4-%d", i), f)
+	}
+	for _, col := range c.fields {
+		col.flush()
+	}
+	after := heapAfterGC()
+	ix := &index{mapping: search.Mapping{Fields: map[string]search.Kind{"branch": search.Long, "typeRef": search.Long,
+		"deleted": search.Bool, "ordered": search.Keyword}}}
+	q := search.And{search.Term{Field: "branch", Value: int64(4)}, search.Term{Field: "typeRef", Value: int64(7)},
+		search.Not{Query: search.Term{Field: "deleted", Value: true}}}
+	sort := []search.SortField{{Field: "ordered", Desc: true}}
+	for b.Loop() {
+		if page := c.page(c.eval(ix, q), sort, 0, 20); len(page) != 20 {
+			b.Fatalf("page %d", len(page))
+		}
+	}
+	heap, est := float64(after-before)/n, float64(c.estimate())/n
+	b.ReportMetric(heap, "heap-B/object")
+	b.ReportMetric(est, "estimate-B/object")
+	if est < heap*0.85 || est > heap*1.15 || heap > maxObjectBytes {
+		b.Fatalf("%.0f bytes per object on the heap, %.0f estimated (at most %d, within 15 %%)", heap, est, maxObjectBytes)
 	}
 }
 

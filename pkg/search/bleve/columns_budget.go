@@ -20,32 +20,34 @@ type budget struct {
 // hold on the heap, allocation overhead included. BenchmarkColumnsMemory
 // compares it with the heap the columns take.
 const (
-	// estSlotBytes: per document, its id in ids and in the slots map
-	// (with the map's spare room).
-	estSlotBytes = 64
-	// estValsBytes: per document and column, its slice header in vals.
-	estValsBytes = 24
-	// estKeyBytes: per key, its string header in vals, its entry in
-	// sorted and the rounding of its allocations.
-	estKeyBytes = 56
+	// estIDRound: per document, the rounding of its id's allocation (on
+	// average).
+	estIDRound = 4
+	// estPendingBytes: per key new to its column since the last flush,
+	// its end and its start once flushed (its posting is in entries).
+	estPendingBytes = 8
+	// maxColumnBytes caps every budget: a column's codes and offsets are
+	// 31-bit, which columns of this size cannot outgrow.
+	maxColumnBytes = 4 << 30
 )
 
 // estimate is the memory the columns hold, in bytes (c.mu held).
 func (c *columns) estimate() int64 {
-	n := int64(len(c.ids))*estSlotBytes + c.idBytes
+	n := 16*int64(cap(c.ids)) + 4*int64(len(c.slots.tab)+cap(c.free)) + 8*int64(cap(c.live)) +
+		c.idBytes + estIDRound*int64(c.slots.n)
 	for _, col := range c.fields {
-		n += int64(cap(col.vals))*estValsBytes + col.nkeys*estKeyBytes + col.keyBytes
+		n += col.bytes()
 	}
 	return n
 }
 
-// count adds keys to the column's counters (sign 1) or takes them off
-// (sign -1).
-func (col *column) count(keys []string, sign int64) {
-	col.nkeys += sign * int64(len(keys))
-	for _, k := range keys {
-		col.keyBytes += sign * int64(len(k))
-	}
+// bytes is the memory a column holds, and will once flushed: its slices
+// at their capacity (4 bytes a word), its keys, and the keys and postings
+// of the writes since the last flush (a pending write's old codes are in
+// many's capacity until then).
+func (col *column) bytes() int64 {
+	words := int64(cap(col.vals)+cap(col.many)+cap(col.ends)+cap(col.start)) + max(int64(cap(col.post)), col.entries)
+	return 4*words + int64(len(col.dict)) + col.pendingBytes + estPendingBytes*int64(len(col.pending))
 }
 
 // fits reports whether est, the columns' estimated memory for docs
@@ -109,7 +111,7 @@ func (c *columns) stats() ColumnStats {
 	defer c.mu.RUnlock()
 	s := ColumnStats{Index: c.budget.index, Budget: max(c.budget.bytes, 0), OverBudget: c.over}
 	if c.built {
-		s.Documents, s.Bytes = int64(len(c.slots)), c.estimate()
+		s.Documents, s.Bytes = int64(c.slots.n), c.estimate()
 	}
 	return s
 }

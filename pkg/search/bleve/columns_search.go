@@ -40,13 +40,13 @@ func (c *columns) update(changes []colChange) {
 	for _, ch := range changes {
 		c.put(ch.id, ch.fields)
 	}
-	c.fits(c.estimate(), int64(len(c.slots)))
+	c.fits(c.estimate(), int64(c.slots.n))
 }
 
 // drop turns the column index off and frees it.
 func (c *columns) drop() {
 	c.off, c.built = true, false
-	c.slots, c.ids, c.free, c.live, c.fields = nil, nil, nil, nil, nil
+	c.slots, c.ids, c.free, c.live, c.fields = idTable{}, nil, nil, nil, nil
 	c.idBytes = 0
 }
 
@@ -130,7 +130,7 @@ func (c *columns) ready(fields []string) bool {
 	}
 	for _, f := range fields {
 		col, ok := c.fields[f]
-		if !ok || col.ndirty > 0 {
+		if !ok || col.dirty {
 			return false
 		}
 	}
@@ -179,25 +179,25 @@ func (ix *index) loadColumns(names []string) error {
 	}
 	defer r.Close()
 	if !c.built {
-		c.slots, c.fields, c.live = map[string]int32{}, map[string]*column{}, nil
+		c.slots, c.fields, c.live = idTable{}, map[string]*column{}, nil
 		c.ids, c.free, c.idBytes = nil, nil, 0
 		if err := eachDocID(r, func(id string) { c.slot(id) }); err != nil {
 			return err
 		}
 		c.built = true
-		if !c.fits(c.estimate(), int64(len(c.slots))) {
+		if !c.fits(c.estimate(), int64(c.slots.n)) {
 			return nil
 		}
 	}
 	added := make([]*column, len(names))
 	for i, n := range names {
-		added[i] = &column{}
+		added[i] = &column{vals: make([]uint32, len(c.ids))}
 		c.fields[n] = added[i]
 	}
 	// The budget is checked as the columns fill: an index that outgrows
 	// it stops reading, having taken at most a chunk more.
 	const chunk = 1024
-	base, docs, done := c.estimate(), int64(len(c.slots)), int64(0)
+	base, docs, done := c.estimate(), int64(c.slots.n), int64(0)
 	for s, id := range c.ids {
 		if id == "" {
 			continue
@@ -268,32 +268,29 @@ func (c *columns) eval(ix *index, q search.Query) bitset {
 	case search.IDs:
 		out := newBitset(n)
 		for _, id := range q {
-			if s, ok := c.slots[id]; ok {
+			if s, ok := c.slots.get(c.ids, id); ok {
 				out.set(s)
 			}
 		}
 		return out
 	case search.Term:
 		k, _ := colKey(q.Value)
-		return c.fields[q.Field].span(n, k, true, k, true)
+		return c.span(c.fields[q.Field], k, true, k, true)
 	case search.Terms:
 		out := newBitset(n)
 		for _, v := range q.Values {
 			k, _ := colKey(v)
-			out.or(c.fields[q.Field].span(n, k, true, k, true))
+			out.or(c.span(c.fields[q.Field], k, true, k, true))
 		}
 		return out
 	case search.Range:
 		return c.rangeSlots(ix, q)
 	case search.Prefix:
 		col := c.fields[q.Field]
-		out := newBitset(n)
-		for i := col.lower(q.Value, false); i < len(col.sorted) && strings.HasPrefix(col.sorted[i].key, q.Value); i++ {
-			out.set(col.sorted[i].slot)
-		}
-		return out
+		lo := col.lower(q.Value, false)
+		return c.mark(col, lo, col.prefixEnd(lo, q.Value))
 	case search.Exists:
-		return c.fields[colPresent].span(n, q.Field, true, q.Field, true)
+		return c.span(c.fields[colPresent], q.Field, true, q.Field, true)
 	case search.And:
 		return c.evalAnd(ix, q)
 	case search.Or:
@@ -326,7 +323,7 @@ func (c *columns) evalAnd(ix *index, q search.And) bitset {
 		if t, ok := s.(search.Term); ok {
 			col := c.fields[t.Field]
 			k, _ := colKey(t.Value)
-			if n := col.lower(k, true) - col.lower(k, false); n < bestN {
+			if n := len(col.postings(col.lower(k, false), col.lower(k, true))); n < bestN {
 				best, bestN = i, n
 			}
 		}
@@ -351,11 +348,12 @@ func (c *columns) evalAnd(ix *index, q search.And) bitset {
 		}
 		col := c.fields[t.Field]
 		k, _ := colKey(t.Value)
+		code, found := col.find(k)
 		for w, word := range out {
 			for word != 0 {
 				slot := int32(w*64 + bits.TrailingZeros64(word))
 				word &= word - 1
-				if col.has(slot, k) == negated {
+				if (found && col.hasCode(slot, uint32(code))) == negated {
 					out.clear(slot)
 				}
 			}
@@ -373,33 +371,42 @@ func termClause(q search.Query) (t search.Term, negated, ok bool) {
 	return t, negated, ok
 }
 
-// has reports whether slot has the key k (its keys are sorted).
-func (col *column) has(slot int32, k string) bool {
-	if int(slot) >= len(col.vals) {
-		return false
-	}
-	_, found := slices.BinarySearch(col.vals[slot], k)
-	return found
+// span marks the slots of col with a key between lo and hi; open says a
+// bound is absent ("" with loOpen/hiOpen false is a real bound).
+func (c *columns) span(col *column, lo string, loIncl bool, hi string, hiIncl bool) bitset {
+	return c.spanOpen(col, lo, loIncl, false, hi, hiIncl, false)
 }
 
-// span marks the slots with a key between lo and hi; open says a bound
-// is absent ("" with loOpen/hiOpen false is a real bound).
-func (col *column) span(n int, lo string, loIncl bool, hi string, hiIncl bool) bitset {
-	return col.spanOpen(n, lo, loIncl, false, hi, hiIncl, false)
-}
-
-func (col *column) spanOpen(n int, lo string, loIncl, loOpen bool, hi string, hiIncl, hiOpen bool) bitset {
-	out := newBitset(n)
-	i := 0
+func (c *columns) spanOpen(col *column, lo string, loIncl, loOpen bool, hi string, hiIncl, hiOpen bool) bitset {
+	a, b := 0, col.ncodes()
 	if !loOpen {
-		i = col.lower(lo, !loIncl)
+		a = col.lower(lo, !loIncl)
 	}
-	end := len(col.sorted)
 	if !hiOpen {
-		end = col.lower(hi, hiIncl)
+		b = col.lower(hi, hiIncl)
 	}
-	for ; i < end; i++ {
-		out.set(col.sorted[i].slot)
+	return c.mark(col, a, b)
+}
+
+// mark returns the slots of col with a code in [a, b). When every
+// document has exactly one value of col and most are in the span (a
+// branch, a type every object has), it takes every document but those of
+// the other codes, which is fewer to visit.
+func (c *columns) mark(col *column, a, b int) bitset {
+	in := col.postings(a, b)
+	if 2*len(in) > len(col.post) && len(col.many) == 0 && col.entries == int64(c.slots.n) {
+		out := slices.Clone(c.live)
+		for _, s := range col.post[:col.start[a]] {
+			out.clear(int32(s))
+		}
+		for _, s := range col.post[col.start[b]:] {
+			out.clear(int32(s))
+		}
+		return out
+	}
+	out := newBitset(len(c.ids))
+	for _, s := range in {
+		out.set(int32(s))
 	}
 	return out
 }
@@ -432,137 +439,5 @@ func (c *columns) rangeSlots(ix *index, r search.Range) bitset {
 		// empty term is in it only for Gte "".
 		loOpen = false
 	}
-	return c.fields[r.Field].spanOpen(n, lk, loIncl, loOpen, hk, hiIncl, open(hi))
-}
-
-// page returns the slots of m at [from, from+size) in the order of sort
-// (then document id).
-//
-// A document without the sort field sorts as Bleve's does: last when
-// ascending; when descending as the key "\x00", so after every key but
-// the empty keyword.
-func (c *columns) page(m bitset, sort []search.SortField, from, size int) []int32 {
-	need := from + size
-	if size == 0 {
-		return nil
-	}
-	if n := m.count(); n <= smallMatches {
-		// Few matches: sort them, rather than walk the sort column for them.
-		slots := make([]int32, 0, n)
-		for w, word := range m {
-			for word != 0 {
-				slots = append(slots, int32(w*64+bits.TrailingZeros64(word)))
-				word &= word - 1
-			}
-		}
-		slices.SortFunc(slots, c.tieOrder(sort))
-		if from >= len(slots) {
-			return nil
-		}
-		return slots[from:min(need, len(slots))]
-	}
-	primary, desc := c.fields[colID], false
-	rest := sort
-	if len(sort) > 0 {
-		primary, desc, rest = c.fields[sort[0].Field], sort[0].Desc, sort[1:]
-	}
-	cmp := c.tieOrder(rest)
-	seen := newBitset(len(c.ids))
-	var out, group []int32
-	gkey := ""
-	done := func() {
-		slices.SortFunc(group, cmp)
-		out = append(out, group...)
-		group = group[:0]
-	}
-	missingDone := false
-	missing := func() {
-		missingDone = true
-		for i, w := range m {
-			for w != 0 {
-				s := int32(i*64 + bits.TrailingZeros64(w))
-				w &= w - 1
-				if int(s) >= len(primary.vals) || len(primary.vals[s]) == 0 {
-					group = append(group, s)
-				}
-			}
-		}
-		done()
-	}
-	walk := func(e colEntry) bool {
-		if !m.has(e.slot) || seen.has(e.slot) {
-			return true
-		}
-		seen.set(e.slot)
-		if len(group) > 0 && e.key != gkey {
-			if done(); len(out) >= need {
-				return false
-			}
-		}
-		if desc && e.key == "" && !missingDone {
-			if missing(); len(out) >= need {
-				return false
-			}
-		}
-		gkey = e.key
-		group = append(group, e.slot)
-		return true
-	}
-	if desc {
-		for i := len(primary.sorted) - 1; i >= 0 && walk(primary.sorted[i]); i-- {
-		}
-	} else {
-		for i := 0; i < len(primary.sorted) && walk(primary.sorted[i]); i++ {
-		}
-	}
-	if len(out) < need {
-		done()
-	}
-	if len(out) < need && !missingDone {
-		missing()
-	}
-	if from >= len(out) {
-		return nil
-	}
-	return out[from:min(need, len(out))]
-}
-
-// tieOrder compares slots by the sort fields rest, then by document id:
-// a slot's key is its minimum (ascending) or maximum (descending); one
-// without the field sorts as in page.
-func (c *columns) tieOrder(rest []search.SortField) func(a, b int32) int {
-	cols := make([]*column, len(rest))
-	for i, s := range rest {
-		cols[i] = c.fields[s.Field]
-	}
-	key := func(col *column, s int32, desc bool) (string, bool) {
-		if int(s) >= len(col.vals) || len(col.vals[s]) == 0 {
-			return "\x00", !desc // missing: last ascending, "\x00" descending
-		}
-		if v := col.vals[s]; desc {
-			return v[len(v)-1], false
-		}
-		return col.vals[s][0], false
-	}
-	return func(a, b int32) int {
-		for i, col := range cols {
-			ka, lastA := key(col, a, rest[i].Desc)
-			kb, lastB := key(col, b, rest[i].Desc)
-			switch {
-			case lastA && lastB:
-				continue
-			case lastA:
-				return 1
-			case lastB:
-				return -1
-			}
-			if r := strings.Compare(ka, kb); r != 0 {
-				if rest[i].Desc {
-					return -r
-				}
-				return r
-			}
-		}
-		return strings.Compare(c.ids[a], c.ids[b])
-	}
+	return c.spanOpen(c.fields[r.Field], lk, loIncl, loOpen, hk, hiIncl, open(hi))
 }

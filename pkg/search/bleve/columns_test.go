@@ -125,8 +125,8 @@ func TestColumnsDecline(t *testing.T) {
 func TestColumnsBudget(t *testing.T) {
 	ctx := context.Background()
 	var logs bytes.Buffer
-	// About 240 estimated bytes per document (two columns): 4 fit, 9 do not.
-	eng, err := New("", WithColumnBudget(1500), WithLogger(slog.New(slog.NewTextHandler(&logs, nil))))
+	// About 90 estimated bytes per document (two columns): 4 fit, 9 do not.
+	eng, err := New("", WithColumnBudget(700), WithLogger(slog.New(slog.NewTextHandler(&logs, nil))))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -155,20 +155,20 @@ func TestColumnsBudget(t *testing.T) {
 	stats := func() ColumnStats {
 		t.Helper()
 		s := eng.ColumnStats()
-		if len(s) != 1 || s[0].Index != "lim" || s[0].Budget != 1500 {
+		if len(s) != 1 || s[0].Index != "lim" || s[0].Budget != 700 {
 			t.Fatalf("ColumnStats = %+v", s)
 		}
 		return s[0]
 	}
 	put(0, 4, 1)
 	check(4, "3")
-	if s := stats(); s.OverBudget || s.Documents != 4 || s.Bytes <= 0 || s.Bytes > 1500 {
+	if s := stats(); s.OverBudget || s.Documents != 4 || s.Bytes <= 0 || s.Bytes > 700 {
 		t.Fatalf("under the budget: %+v", s)
 	}
 	put(4, 9, 1)
 	check(9, "8")
 	ix, _ := eng.lookup("lim")
-	if s := stats(); !s.OverBudget || s.Bytes != 0 || ix.cols.slots != nil {
+	if s := stats(); !s.OverBudget || s.Bytes != 0 || ix.cols.ids != nil || ix.cols.slots.tab != nil {
 		t.Fatalf("over the budget: %+v", s)
 	}
 	if n := strings.Count(logs.String(), "level=WARN msg=\"search columns over budget"); n != 1 {
@@ -376,10 +376,10 @@ func TestColumnsReopen(t *testing.T) {
 // -race). As with a Bleve search, hits are read after the page is chosen,
 // so a document written meanwhile shows its new fields (or is dropped).
 func TestColumnsConcurrent(t *testing.T) {
-	// Within the budget, and outgrowing it (about 280 estimated bytes per
-	// document: the columns are freed once the index passes about 50
+	// Within the budget, and outgrowing it (about 80 estimated bytes per
+	// document: the columns are freed once the index passes about 55
 	// documents, while searches run).
-	for _, b := range []int64{DefaultColumnBudget, 14 << 10} {
+	for _, b := range []int64{DefaultColumnBudget, 4 << 10} {
 		t.Run(fmt.Sprint(b), func(t *testing.T) { testColumnsConcurrent(t, b) })
 	}
 }

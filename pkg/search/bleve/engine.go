@@ -63,7 +63,7 @@ func WithLogger(l *slog.Logger) Option { return func(e *Engine) { e.log = l } }
 
 // WithColumnBudget sets the most memory, estimated in bytes, one index's
 // in-memory column index may hold (default DefaultColumnBudget; 0 or less
-// turns it off, so every search goes to Bleve). An index whose columns
+// turns it off, so every search goes to Bleve; at most 4 GiB). An index whose columns
 // outgrow it frees them and is answered by Bleve alone, logged once at
 // WARN and shown in ColumnStats. See columns.go.
 func WithColumnBudget(bytes int64) Option { return func(e *Engine) { e.columnBudget = bytes } }
@@ -132,9 +132,9 @@ func (e *Engine) lookupLocked(name string) (*index, error) {
 	return ix, nil
 }
 
-// budget is the column budget of index name.
+// budget is the column budget of index name (at most maxColumnBytes).
 func (e *Engine) budget(name string) budget {
-	return budget{bytes: e.columnBudget, index: name, log: e.log}
+	return budget{bytes: min(e.columnBudget, maxColumnBytes), index: name, log: e.log}
 }
 
 // ColumnStats reports the column index of every open index, by name.
