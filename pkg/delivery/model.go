@@ -272,6 +272,10 @@ func refOf(raw json.RawMessage) (int64, bool) {
 	if id, ok := plainInt(raw); ok {
 		return id, true
 	}
+	if isNumber(raw) { // json.Number.Int64 of the literal
+		id, err := strconv.ParseInt(string(raw), 10, 64)
+		return id, err == nil
+	}
 	var n json.Number
 	if json.Unmarshal(raw, &n) != nil {
 		return 0, false
