@@ -100,6 +100,8 @@ func (s *Service) scope(ctx context.Context, r Request) (*scope, error) {
 	if sc.view.variants, err = s.variantChain(ctx, m, r.Variants); err != nil {
 		return nil, err
 	}
+	sc.view.renders = s.renders
+	sc.view.key = viewKey(&sc.view)
 	return sc, nil
 }
 
