@@ -2,14 +2,11 @@ package gateway
 
 import (
 	"context"
-	"encoding/binary"
 	"sync"
-	"sync/atomic"
 
 	"google.golang.org/grpc"
 	"google.golang.org/protobuf/encoding/protowire"
 	"google.golang.org/protobuf/proto"
-	"google.golang.org/protobuf/reflect/protoreflect"
 )
 
 // Answers with their own wire JSON. A service called by the gateway in
@@ -40,43 +37,26 @@ func TakesWireJSON(ctx context.Context) bool {
 }
 
 // WithWireJSON makes the empty message m carry the wire JSON that fill
-// appends and returns it; fill's error is returned as it is.
-//
-// fill appends to a buffer sized after the last answer of m's type, behind
-// room for the field's tag and length: the field is written in front of
-// the JSON in place, so the answer takes one allocation and no copy.
+// appends (to a pooled buffer) and returns it; fill's error is returned
+// as it is.
 func WithWireJSON[M proto.Message](m M, fill func([]byte) ([]byte, error)) (M, error) {
-	r := m.ProtoReflect()
-	hint := wireHintOf(r.Descriptor().FullName())
-	b, err := fill(make([]byte, wirePrefix, wirePrefix+int(min(hint.Load(), maxWireHint))))
-	if err != nil {
-		return m, err
+	bp := jsonBuffers.Get().(*[]byte)
+	b, err := fill((*bp)[:0])
+	if err == nil {
+		// One exact allocation for the answer: tag, length and bytes.
+		raw := make([]byte, 0, protowire.SizeTag(wireJSONField)+protowire.SizeBytes(len(b)))
+		raw = protowire.AppendTag(raw, wireJSONField, protowire.BytesType)
+		m.ProtoReflect().SetUnknown(protowire.AppendBytes(raw, b))
 	}
-	n := len(b) - wirePrefix
-	hint.Store(int64(n + n/4))
-	start := wirePrefix - protowire.SizeTag(wireJSONField) - protowire.SizeVarint(uint64(n))
-	protowire.AppendVarint(protowire.AppendTag(b[start:start], wireJSONField, protowire.BytesType), uint64(n))
-	r.SetUnknown(b[start:len(b):len(b)])
-	return m, nil
+	if cap(b) <= maxPooledBuffer {
+		*bp = b
+		jsonBuffers.Put(bp)
+	}
+	return m, err
 }
 
-// wirePrefix is the room for the field's tag and length.
-var wirePrefix = protowire.SizeTag(wireJSONField) + binary.MaxVarintLen64
-
-// maxWireHint bounds the buffer a hint asks for (a huge answer once does
-// not make every later one allocate as much).
-const maxWireHint = 1 << 20
-
-// wireHints are the last answer sizes (and a quarter) per message type.
-var wireHints sync.Map
-
-func wireHintOf(name protoreflect.FullName) *atomic.Int64 {
-	if h, ok := wireHints.Load(name); ok {
-		return h.(*atomic.Int64)
-	}
-	h, _ := wireHints.LoadOrStore(name, new(atomic.Int64))
-	return h.(*atomic.Int64)
-}
+// jsonBuffers keeps the buffers WithWireJSON's answers are written into.
+var jsonBuffers = sync.Pool{New: func() any { b := make([]byte, 0, 4<<10); return &b }}
 
 // wireJSONOf returns the wire JSON m carries, if it does (WithWireJSON).
 func wireJSONOf(m proto.Message) ([]byte, bool) {
