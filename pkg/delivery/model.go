@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"sync/atomic"
 
 	"github.com/cmsplatform/cms/pkg/content"
 	"github.com/cmsplatform/cms/pkg/indexdoc"
@@ -35,6 +36,9 @@ type branchModel struct {
 	typeList []int64 // type ids in id order
 	langList []int64 // language ids in id order
 	variants *variantCache
+	// defaultView is set by the first request naming no language and no
+	// variant (scope).
+	defaultView atomic.Pointer[defaultView]
 }
 
 type attribute struct {
@@ -273,6 +277,9 @@ func refOf(raw json.RawMessage) (int64, bool) {
 		return id, true
 	}
 	if isNumber(raw) { // json.Number.Int64 of the literal
+		if !isInteger(raw) {
+			return 0, false
+		}
 		id, err := strconv.ParseInt(string(raw), 10, 64)
 		return id, err == nil
 	}

@@ -75,8 +75,21 @@ func numberValue(raw []byte) (any, bool) {
 	if err != nil {
 		return nil, false
 	}
-	if id, err := strconv.ParseInt(string(raw), 10, 64); err == nil {
-		return id, true
+	if isInteger(raw) { // ParseInt of a fraction would only make an error
+		if id, err := strconv.ParseInt(string(raw), 10, 64); err == nil {
+			return id, true
+		}
 	}
 	return f, true
+}
+
+// isInteger reports whether the number literal raw has no fraction or
+// exponent.
+func isInteger(raw []byte) bool {
+	for _, c := range raw {
+		if c == '.' || c == 'e' || c == 'E' {
+			return false
+		}
+	}
+	return true
 }
