@@ -57,7 +57,7 @@ type Options struct {
 	Layout indexdoc.Layout
 	// SourceCacheBytes bounds the memory of the decoded stored sources
 	// the Service keeps and of the objects it rendered from them, a
-	// quarter of it (renderCache; default DefaultSourceCacheBytes).
+	// quarter of it (objectCache; default DefaultSourceCacheBytes).
 	SourceCacheBytes int64
 	// Logger; nil discards.
 	Logger *slog.Logger
@@ -73,7 +73,7 @@ type Service struct {
 	branches indexdoc.Branches
 	langs    map[int64]bool // languages with display-name fields
 	sources  *sourceCache   // decoded FieldSource by (id, version)
-	renders  *renderCache   // rendered objects by source, model and view
+	rendered *objectCache   // rendered objects by source, model and view
 	// ids are the branch ids of the current version (version.go).
 	ids branchIDs
 
@@ -104,7 +104,7 @@ func New(opts Options) (*Service, error) {
 		tracking: indexdoc.NewChangeTracking(opts.Search, opts.Layout.IndexPrefix, waitPoll, nil),
 		branches: indexdoc.NewBranches(opts.Search, opts.Layout.IndexPrefix),
 		langs:    map[int64]bool{}, models: map[int64]*branchModel{},
-		sources: newSourceCache(opts.SourceCacheBytes - opts.SourceCacheBytes/4), renders: newRenderCache(opts.SourceCacheBytes / 4)}
+		sources: newSourceCache(opts.SourceCacheBytes - opts.SourceCacheBytes/4), rendered: newObjectCache(opts.SourceCacheBytes / 4)}
 	for _, l := range langs {
 		s.langs[l] = true
 	}

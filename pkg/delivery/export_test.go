@@ -7,9 +7,9 @@ func WithSortCap(r Request, n int) Request {
 	return r
 }
 
-// WithoutRenderCache makes s render every object afresh (no renderCache),
+// WithoutObjectCache makes s render every object afresh (no objectCache),
 // the reference its cached renderings are compared with.
-func WithoutRenderCache(s *Service) *Service {
-	s.renders = nil
+func WithoutObjectCache(s *Service) *Service {
+	s.rendered = nil
 	return s
 }

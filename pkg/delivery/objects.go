@@ -93,7 +93,7 @@ func (s *Service) scope(ctx context.Context, r Request) (*scope, error) {
 	if r.Props < PropsType || r.Props > PropsNone {
 		return nil, invalidf("props must be 0, 1 or 2, got %d", r.Props)
 	}
-	sc.view = view{m: m, props: r.Props, units: r.ResolveUnits, renders: s.renders}
+	sc.view = view{m: m, props: r.Props, units: r.ResolveUnits, rendered: s.rendered}
 	if strings.TrimSpace(r.Lang) == "" && strings.TrimSpace(r.Variants) == "" {
 		// Neither named (most requests): the model's chains, worked out once.
 		d := m.defaultView.Load()

@@ -53,9 +53,9 @@ type view struct {
 	// units renders values that carry a unit as {"value", "unitRef"}
 	// (resolveUnits; see units.go).
 	units bool
-	// renders keeps what render renders under key (viewKey); nil: none.
-	renders *renderCache
-	key     string
+	// rendered keeps what render renders under key (viewKey); nil: none.
+	rendered *objectCache
+	key      string
 }
 
 // selected returns the values of attr chosen for the view: the first
@@ -102,17 +102,17 @@ func matching(values []indexdoc.SourceValue, attr, lang, variant int64) []indexd
 }
 
 // render renders src, or returns what it rendered of it before
-// (renderCache).
+// (objectCache).
 func (v view) render(src indexdoc.Source) Object {
-	k, cached := v.renders.key(&v, &src)
+	k, cached := v.rendered.key(&v, &src)
 	if cached {
-		if o, ok := v.renders.get(k, &src); ok {
+		if o, ok := v.rendered.get(k, &src); ok {
 			return o
 		}
 	}
 	o := v.renderWith(src, nil)
 	if cached {
-		v.renders.put(k, &src, o)
+		v.rendered.put(k, &src, o)
 	}
 	return o
 }

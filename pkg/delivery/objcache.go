@@ -8,7 +8,7 @@ import (
 	"github.com/cmsplatform/cms/pkg/indexdoc"
 )
 
-// renderCache keeps objects as a view rendered them, so that an object
+// objectCache keeps objects as a view rendered them, so that an object
 // read again in the same way (a popular reference: the author or the tags
 // of many articles) is neither rendered nor hashed for its ETag again.
 //
@@ -24,11 +24,10 @@ import (
 // them). Rendering is a function of the three, so a hit is exactly what
 // rendering would return.
 //
-// When it is full, it drops first the entries not read since the last
-// time it was (an object rendered once, such as each article of a
-// catalogue read by random id, gives way to the references read again and
-// again).
-type renderCache struct {
+// When it is full, it drops first the entries not read since it last
+// was (an object rendered once, such as each article of a catalogue read
+// by random id, gives way to the references read again and again).
+type objectCache struct {
 	mu    sync.Mutex
 	m     map[renderKey]*cachedRender
 	bytes int64 // the entries' cost
@@ -56,8 +55,8 @@ type cachedRender struct {
 	deleted, zeroMtime bool
 }
 
-func newRenderCache(limit int64) *renderCache {
-	return &renderCache{m: make(map[renderKey]*cachedRender), limit: limit}
+func newObjectCache(limit int64) *objectCache {
+	return &objectCache{m: make(map[renderKey]*cachedRender), limit: limit}
 }
 
 // renderOverhead is what a cached rendering holds beyond its source's
@@ -66,7 +65,7 @@ const renderOverhead = 256
 
 // key returns the key of src rendered by v; ok is false for a source that
 // is not cached (no values to name it by, or no cache).
-func (c *renderCache) key(v *view, src *indexdoc.Source) (renderKey, bool) {
+func (c *objectCache) key(v *view, src *indexdoc.Source) (renderKey, bool) {
 	if c == nil || len(src.Values) == 0 || v.key == "" {
 		return renderKey{}, false
 	}
@@ -74,7 +73,7 @@ func (c *renderCache) key(v *view, src *indexdoc.Source) (renderKey, bool) {
 }
 
 // get returns the cached rendering of src under k.
-func (c *renderCache) get(k renderKey, src *indexdoc.Source) (Object, bool) {
+func (c *objectCache) get(k renderKey, src *indexdoc.Source) (Object, bool) {
 	c.mu.Lock()
 	e, ok := c.m[k]
 	c.mu.Unlock()
@@ -89,7 +88,7 @@ func (c *renderCache) get(k renderKey, src *indexdoc.Source) (Object, bool) {
 }
 
 // put keeps o, the rendering of src under k.
-func (c *renderCache) put(k renderKey, src *indexdoc.Source, o Object) {
+func (c *objectCache) put(k renderKey, src *indexdoc.Source, o Object) {
 	cost := renderOverhead + sourceCost("", *src)
 	if cost > c.limit/4 {
 		return
@@ -111,7 +110,7 @@ func (c *renderCache) put(k renderKey, src *indexdoc.Source, o Object) {
 // evict drops entries until the cache holds at most target bytes: first
 // those not read since the last eviction (the others are marked unread,
 // so they go next time unless read again), then any (map order).
-func (c *renderCache) evict(target int64) {
+func (c *objectCache) evict(target int64) {
 	for _, all := range []bool{false, true} {
 		for key, e := range c.m {
 			if c.bytes <= target {

@@ -12,18 +12,18 @@ import (
 	"github.com/cmsplatform/cms/pkg/delivery/deliverytest"
 )
 
-// TestRenderCacheMatchesRendering: what Delivery answers from the objects
-// it rendered before (renderCache) is exactly what rendering them afresh
+// TestObjectCacheMatchesRendering: what Delivery answers from the objects
+// it rendered before (objectCache) is exactly what rendering them afresh
 // answers, for every object of the site in every view (languages, props
 // modes, units, resolved references, deleted objects), read twice; and a
 // change of an object or of the model is seen at once.
-func TestRenderCacheMatchesRendering(t *testing.T) {
+func TestObjectCacheMatchesRendering(t *testing.T) {
 	s := deliverytest.NewSite(t)
 	fresh, err := delivery.New(delivery.Options{Search: s.Engine, Layout: s.Options.Layout})
 	if err != nil {
 		t.Fatal(err)
 	}
-	fresh = delivery.WithoutRenderCache(fresh)
+	fresh = delivery.WithoutObjectCache(fresh)
 	all, err := s.Svc.List(ctx, delivery.Request{Branch: "4", Deleted: true, Take: 500})
 	if err != nil {
 		t.Fatal(err)

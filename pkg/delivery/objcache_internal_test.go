@@ -6,15 +6,15 @@ import (
 	"github.com/cmsplatform/cms/pkg/indexdoc"
 )
 
-// TestRenderCacheKeepsWhatIsReadAgain: the cache stays within its bytes
+// TestObjectCacheKeepsWhatIsReadAgain: the cache stays within its bytes
 // and, when full, drops renderings read once before those read again; a
 // source that differs in its header fields is not answered from another's
 // rendering, nor a source without values.
-func TestRenderCacheKeepsWhatIsReadAgain(t *testing.T) {
+func TestObjectCacheKeepsWhatIsReadAgain(t *testing.T) {
 	src := func(id int64) indexdoc.Source {
 		return indexdoc.Source{ID: id, GUID: "g", Values: []indexdoc.SourceValue{{Attr: 1000, Value: []byte(`"x"`)}}}
 	}
-	c := newRenderCache(64 << 10)
+	c := newObjectCache(64 << 10)
 	v := &view{m: &branchModel{branch: 4, version: 7}, key: "k"}
 	popular := src(1)
 	pk, _ := c.key(v, &popular)
@@ -41,7 +41,7 @@ func TestRenderCacheKeepsWhatIsReadAgain(t *testing.T) {
 	if _, ok := c.key(v, &indexdoc.Source{ID: 5}); ok {
 		t.Error("a source without values has a key")
 	}
-	var none *renderCache
+	var none *objectCache
 	if _, ok := none.key(v, &popular); ok {
 		t.Error("no cache has a key")
 	}
