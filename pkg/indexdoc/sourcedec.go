@@ -17,10 +17,10 @@ import (
 func decodeSourceFast(b []byte) (src Source, ok bool) {
 	p := sourceParser{b: b}
 	var seen uint16
-	if !p.byte('{') {
+	if !p.eat('{') {
 		return Source{}, false
 	}
-	if p.byte('}') {
+	if p.eat('}') {
 		return src, p.i == len(b)
 	}
 	for {
@@ -35,29 +35,29 @@ func decodeSourceFast(b []byte) (src Source, ok bool) {
 		seen |= bit
 		switch string(k) {
 		case "id":
-			src.ID, ok = p.int()
+			src.ID, ok = p.integer()
 		case "guid":
 			src.GUID, ok = p.str()
 		case "apiIdentifier":
 			src.APIIdentifier, ok = p.str()
 		case "typeRef":
-			src.TypeRef, ok = p.int()
+			src.TypeRef, ok = p.integer()
 		case "lastTransaction":
-			src.LastTransaction, ok = p.int()
+			src.LastTransaction, ok = p.integer()
 		case "modified":
-			src.Modified, ok = p.time()
+			src.Modified, ok = p.timestamp()
 		case "deleted":
-			src.Deleted, ok = p.bool()
+			src.Deleted, ok = p.boolean()
 		case "values":
 			src.Values, ok = p.values()
 		}
 		if !ok {
 			return Source{}, false
 		}
-		if p.byte('}') {
+		if p.eat('}') {
 			return src, p.i == len(b)
 		}
-		if !p.byte(',') {
+		if !p.eat(',') {
 			return Source{}, false
 		}
 	}
@@ -87,8 +87,8 @@ type sourceParser struct {
 	i int
 }
 
-// byte consumes c if it comes next.
-func (p *sourceParser) byte(c byte) bool {
+// eat consumes c if it comes next.
+func (p *sourceParser) eat(c byte) bool {
 	if p.i < len(p.b) && p.b[p.i] == c {
 		p.i++
 		return true
@@ -99,7 +99,7 @@ func (p *sourceParser) byte(c byte) bool {
 // plain returns the contents of a string without escapes or control
 // characters (false for any other string, or none).
 func (p *sourceParser) plain() ([]byte, bool) {
-	if !p.byte('"') {
+	if !p.eat('"') {
 		return nil, false
 	}
 	start := p.i
@@ -120,7 +120,7 @@ func (p *sourceParser) plain() ([]byte, bool) {
 // key reads an object key and its colon.
 func (p *sourceParser) key() ([]byte, bool) {
 	k, ok := p.plain()
-	return k, ok && p.byte(':')
+	return k, ok && p.eat(':')
 }
 
 // str reads a plain, valid UTF-8 string (encoding/json replaces invalid
@@ -133,10 +133,10 @@ func (p *sourceParser) str() (string, bool) {
 	return string(s), true
 }
 
-// int reads an integer as encoding/json reads one into an int64.
-func (p *sourceParser) int() (int64, bool) {
+// integer reads an integer as encoding/json reads one into an int64.
+func (p *sourceParser) integer() (int64, bool) {
 	start := p.i
-	p.byte('-')
+	p.eat('-')
 	digits := p.i
 	for p.i < len(p.b) && p.b[p.i] >= '0' && p.b[p.i] <= '9' {
 		p.i++
@@ -152,7 +152,7 @@ func (p *sourceParser) int() (int64, bool) {
 	return v, err == nil
 }
 
-func (p *sourceParser) bool() (bool, bool) {
+func (p *sourceParser) boolean() (bool, bool) {
 	switch {
 	case p.lit("true"):
 		return true, true
@@ -170,8 +170,8 @@ func (p *sourceParser) lit(s string) bool {
 	return false
 }
 
-// time reads a quoted time as time.Time's UnmarshalJSON does.
-func (p *sourceParser) time() (time.Time, bool) {
+// timestamp reads a quoted time as time.Time's UnmarshalJSON does.
+func (p *sourceParser) timestamp() (time.Time, bool) {
 	start := p.i
 	if _, ok := p.plain(); !ok {
 		return time.Time{}, false
@@ -182,11 +182,11 @@ func (p *sourceParser) time() (time.Time, bool) {
 
 // values reads the value rows.
 func (p *sourceParser) values() ([]SourceValue, bool) {
-	if !p.byte('[') {
+	if !p.eat('[') {
 		return nil, false
 	}
 	out := make([]SourceValue, 0, 8)
-	if p.byte(']') {
+	if p.eat(']') {
 		return out, true
 	}
 	for {
@@ -195,10 +195,10 @@ func (p *sourceParser) values() ([]SourceValue, bool) {
 			return nil, false
 		}
 		out = append(out, v)
-		if p.byte(']') {
+		if p.eat(']') {
 			return out, true
 		}
-		if !p.byte(',') {
+		if !p.eat(',') {
 			return nil, false
 		}
 	}
@@ -206,10 +206,10 @@ func (p *sourceParser) values() ([]SourceValue, bool) {
 
 // value reads one value row.
 func (p *sourceParser) value() (v SourceValue, ok bool) {
-	if !p.byte('{') {
+	if !p.eat('{') {
 		return v, false
 	}
-	if p.byte('}') {
+	if p.eat('}') {
 		return v, true
 	}
 	var seen uint8
@@ -225,15 +225,15 @@ func (p *sourceParser) value() (v SourceValue, ok bool) {
 		seen |= bit
 		switch k[0] {
 		case 'a':
-			v.Attr, ok = p.int()
+			v.Attr, ok = p.integer()
 		case 'l':
-			v.Lang, ok = p.int()
+			v.Lang, ok = p.integer()
 		case 'v':
-			v.Variant, ok = p.int()
+			v.Variant, ok = p.integer()
 		case 's':
-			v.SortReverse, ok = p.int()
+			v.SortReverse, ok = p.integer()
 		case 'u':
-			v.Unit, ok = p.int()
+			v.Unit, ok = p.integer()
 		case 't':
 			var dt []byte
 			if dt, ok = p.plain(); ok {
@@ -250,10 +250,10 @@ func (p *sourceParser) value() (v SourceValue, ok bool) {
 		if !ok {
 			return v, false
 		}
-		if p.byte('}') {
+		if p.eat('}') {
 			return v, true
 		}
-		if !p.byte(',') {
+		if !p.eat(',') {
 			return v, false
 		}
 	}
@@ -314,7 +314,7 @@ func (p *sourceParser) skipString() bool {
 
 // skipNumber skips a JSON number: -?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?
 func (p *sourceParser) skipNumber() bool {
-	p.byte('-')
+	p.eat('-')
 	digits := func() int {
 		start := p.i
 		for p.i < len(p.b) && p.b[p.i] >= '0' && p.b[p.i] <= '9' {
@@ -322,15 +322,15 @@ func (p *sourceParser) skipNumber() bool {
 		}
 		return p.i - start
 	}
-	if !p.byte('0') && digits() == 0 {
+	if !p.eat('0') && digits() == 0 {
 		return false
 	}
-	if p.byte('.') && digits() == 0 {
+	if p.eat('.') && digits() == 0 {
 		return false
 	}
-	if p.byte('e') || p.byte('E') {
-		if !p.byte('+') {
-			p.byte('-')
+	if p.eat('e') || p.eat('E') {
+		if !p.eat('+') {
+			p.eat('-')
 		}
 		if digits() == 0 {
 			return false
