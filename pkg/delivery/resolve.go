@@ -164,7 +164,8 @@ func (s *Service) multiGet(ctx context.Context, sc *scope, ids []string, deleted
 	}
 	out := make([]indexdoc.Source, 0, len(found))
 	for _, id := range ids {
-		i, ok := -1, false
+		var i int
+		var ok bool
 		if at != nil {
 			i, ok = at[id]
 		} else {
