@@ -59,8 +59,10 @@ func newObjectCache(limit int64) *objectCache {
 	return &objectCache{m: make(map[renderKey]*cachedRender), limit: limit}
 }
 
-// renderOverhead is what a cached rendering holds beyond its source's
-// share (sourceCost): its map slot, record and props map.
+// renderOverhead is what a cached rendering holds beyond twice its
+// source's cost (sourceCost: the source it keeps alive, and about as much
+// again for the props rendered from it): its map slot, record and props
+// map.
 const renderOverhead = 256
 
 // key returns the key of src rendered by v; ok is false for a source that
@@ -89,7 +91,7 @@ func (c *objectCache) get(k renderKey, src *indexdoc.Source) (Object, bool) {
 
 // put keeps o, the rendering of src under k.
 func (c *objectCache) put(k renderKey, src *indexdoc.Source, o Object) {
-	cost := renderOverhead + sourceCost("", *src)
+	cost := renderOverhead + 2*sourceCost("", *src)
 	if cost > c.limit/4 {
 		return
 	}
