@@ -56,7 +56,8 @@ type Options struct {
 	// Languages the per-language display-name fields).
 	Layout indexdoc.Layout
 	// SourceCacheBytes bounds the memory of the decoded stored sources
-	// the Service keeps (default DefaultSourceCacheBytes).
+	// the Service keeps and of the objects it rendered from them, a
+	// quarter of it (objectCache; default DefaultSourceCacheBytes).
 	SourceCacheBytes int64
 	// Logger; nil discards.
 	Logger *slog.Logger
@@ -72,6 +73,7 @@ type Service struct {
 	branches indexdoc.Branches
 	langs    map[int64]bool // languages with display-name fields
 	sources  *sourceCache   // decoded FieldSource by (id, version)
+	rendered *objectCache   // rendered objects by source, model and view
 	// ids are the branch ids of the current version (version.go).
 	ids branchIDs
 
@@ -101,7 +103,8 @@ func New(opts Options) (*Service, error) {
 		objects:  opts.Layout.IndexPrefix + indexdoc.ObjectsIndex,
 		tracking: indexdoc.NewChangeTracking(opts.Search, opts.Layout.IndexPrefix, waitPoll, nil),
 		branches: indexdoc.NewBranches(opts.Search, opts.Layout.IndexPrefix),
-		langs:    map[int64]bool{}, models: map[int64]*branchModel{}, sources: newSourceCache(opts.SourceCacheBytes)}
+		langs:    map[int64]bool{}, models: map[int64]*branchModel{},
+		sources: newSourceCache(opts.SourceCacheBytes - opts.SourceCacheBytes/4), rendered: newObjectCache(opts.SourceCacheBytes / 4)}
 	for _, l := range langs {
 		s.langs[l] = true
 	}

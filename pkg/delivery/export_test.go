@@ -6,3 +6,10 @@ func WithSortCap(r Request, n int) Request {
 	r.sortCap = n
 	return r
 }
+
+// WithoutObjectCache makes s render every object afresh (no objectCache),
+// the reference its cached renderings are compared with.
+func WithoutObjectCache(s *Service) *Service {
+	s.rendered = nil
+	return s
+}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"sync/atomic"
 
 	"github.com/cmsplatform/cms/pkg/content"
 	"github.com/cmsplatform/cms/pkg/indexdoc"
@@ -35,6 +36,9 @@ type branchModel struct {
 	typeList []int64 // type ids in id order
 	langList []int64 // language ids in id order
 	variants *variantCache
+	// defaultView is set by the first request naming no language and no
+	// variant (scope).
+	defaultView atomic.Pointer[defaultView]
 }
 
 type attribute struct {
@@ -271,6 +275,13 @@ func containsID(ids []int64, id int64) bool {
 func refOf(raw json.RawMessage) (int64, bool) {
 	if id, ok := plainInt(raw); ok {
 		return id, true
+	}
+	if isNumber(raw) { // json.Number.Int64 of the literal
+		if !isInteger(raw) {
+			return 0, false
+		}
+		id, err := strconv.ParseInt(string(raw), 10, 64)
+		return id, err == nil
 	}
 	var n json.Number
 	if json.Unmarshal(raw, &n) != nil {

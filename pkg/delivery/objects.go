@@ -93,14 +93,52 @@ func (s *Service) scope(ctx context.Context, r Request) (*scope, error) {
 	if r.Props < PropsType || r.Props > PropsNone {
 		return nil, invalidf("props must be 0, 1 or 2, got %d", r.Props)
 	}
-	sc.view = view{m: m, props: r.Props, units: r.ResolveUnits}
+	sc.view = view{m: m, props: r.Props, units: r.ResolveUnits, rendered: s.rendered}
+	if strings.TrimSpace(r.Lang) == "" && strings.TrimSpace(r.Variants) == "" {
+		// Neither named (most requests): the model's chains, worked out once.
+		d := m.defaultView.Load()
+		if d == nil {
+			d = &defaultView{}
+			if d.langs, err = m.langChain(""); err != nil {
+				return nil, err
+			}
+			if d.variants, err = s.variantChain(ctx, m, ""); err != nil {
+				return nil, err
+			}
+			for p := range d.keys {
+				for u := range d.keys[p] {
+					d.keys[p][u] = viewKey(&view{langs: d.langs, variants: d.variants, props: int32(p), units: u == 1})
+				}
+			}
+			m.defaultView.Store(d)
+		}
+		sc.view.langs, sc.view.variants = d.langs, d.variants
+		sc.view.key = d.keys[r.Props][b2i(r.ResolveUnits)]
+		return sc, nil
+	}
 	if sc.view.langs, err = m.langChain(r.Lang); err != nil {
 		return nil, err
 	}
 	if sc.view.variants, err = s.variantChain(ctx, m, r.Variants); err != nil {
 		return nil, err
 	}
+	sc.view.key = viewKey(&sc.view)
 	return sc, nil
+}
+
+// defaultView is what a view of a model takes when a request names no
+// language and no variant: the chains (shared, only read) and the view
+// keys by props mode and units.
+type defaultView struct {
+	langs, variants []int64
+	keys            [PropsNone + 1][2]string
+}
+
+func b2i(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }
 
 // branchID resolves a branch id or ApiIdentifier to an indexed branch:

@@ -53,6 +53,9 @@ type view struct {
 	// units renders values that carry a unit as {"value", "unitRef"}
 	// (resolveUnits; see units.go).
 	units bool
+	// rendered keeps what render renders under key (viewKey); nil: none.
+	rendered *objectCache
+	key      string
 }
 
 // selected returns the values of attr chosen for the view: the first
@@ -98,8 +101,21 @@ func matching(values []indexdoc.SourceValue, attr, lang, variant int64) []indexd
 	return out
 }
 
-// render renders src.
-func (v view) render(src indexdoc.Source) Object { return v.renderWith(src, nil) }
+// render renders src, or returns what it rendered of it before
+// (objectCache).
+func (v view) render(src indexdoc.Source) Object {
+	k, cached := v.rendered.key(&v, &src)
+	if cached {
+		if o, ok := v.rendered.get(k, &src); ok {
+			return o
+		}
+	}
+	o := v.renderWith(src, nil)
+	if cached {
+		v.rendered.put(k, &src, o)
+	}
+	return o
+}
 
 // renderWith renders src with its reverse relations (nil = none asked).
 func (v view) renderWith(src indexdoc.Source, reverse map[string][]int64) Object {
@@ -212,6 +228,9 @@ func encodeValue(dt string, raw json.RawMessage) (any, bool) {
 	}
 	if s, ok := model.PlainString(raw); ok {
 		return encodeString(dt, s)
+	}
+	if isNumber(raw) {
+		return numberValue(raw)
 	}
 	var v any
 	if err := json.Unmarshal(raw, &v); err != nil || v == nil {

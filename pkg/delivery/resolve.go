@@ -136,8 +136,12 @@ func (s *Service) multiGet(ctx context.Context, sc *scope, ids []string, deleted
 		return nil, s.searchErr(err)
 	}
 	found := make([]indexdoc.Source, 0, len(res.Hits))
-	var at map[string]int // index in found by document id, to put them in the order of ids
-	if len(ids) > 1 {
+	// The document ids of found, to put them in the order of ids: looked
+	// up in a map for many, scanned for a few (no map to allocate).
+	var at map[string]int
+	var small [smallGet]string
+	foundIDs := small[:0]
+	if len(ids) > smallGet {
 		at = make(map[string]int, len(res.Hits))
 	}
 	for _, h := range res.Hits {
@@ -150,20 +154,33 @@ func (s *Service) multiGet(ctx context.Context, sc *scope, ids []string, deleted
 		}
 		if at != nil {
 			at[h.ID] = len(found)
+		} else {
+			foundIDs = append(foundIDs, h.ID)
 		}
 		found = append(found, src)
 	}
-	if at == nil {
+	if len(ids) == 1 || len(found) == 0 {
 		return found, nil
 	}
 	out := make([]indexdoc.Source, 0, len(found))
 	for _, id := range ids {
-		if i, ok := at[id]; ok {
+		var i int
+		var ok bool
+		if at != nil {
+			i, ok = at[id]
+		} else {
+			i = slices.Index(foundIDs, id)
+			ok = i >= 0
+		}
+		if ok {
 			out = append(out, found[i])
 		}
 	}
 	return out, nil
 }
+
+// smallGet is the most ids multiGet orders without a map.
+const smallGet = 16
 
 // visible reports whether a resolved object may appear in a response:
 // never a user, a deleted object only when deleted ones are asked for.

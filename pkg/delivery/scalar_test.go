@@ -41,7 +41,12 @@ func slowEncodeValue(dt string, raw json.RawMessage) (any, bool) {
 func TestScalarFastPathsMatchJSON(t *testing.T) {
 	inputs := []string{`0`, `7`, `-7`, `123456789012345678`, `1234567890123456789`, `9223372036854775808`,
 		`012`, `-`, `1.5`, `1e3`, `-0`, `""`, `"a"`, `"héllo"`, `"a\"b"`, `"a\\b"`, `"\u00e9"`, "\"\xff\"",
-		`"12"`, `true`, `false`, `null`, `[1]`, `{}`, `"`, ` 5`, `"tab	x"`}
+		`"12"`, `true`, `false`, `null`, `[1]`, `{}`, `"`, ` 5`, `"tab	x"`,
+		// numbers beyond plainInt: fractions, exponents, 19 digits and more,
+		// out of range, and what is not quite a number.
+		`12.34`, `-0.5`, `0.0`, `1E3`, `1e+3`, `1e-3`, `2.5e2`, `-1.25E-2`, `99999999999999999999`,
+		`-9223372036854775808`, `-9223372036854775809`, `1e400`, `-1e400`, `4.9e-324`, `1e-400`, `1.`, `.5`,
+		`01.5`, `1e`, `1e+`, `+1`, `--1`, `1.5 `, `1,5`, `0x10`, `1.5e3.2`, `-0.0`, `100.000`}
 	for _, in := range inputs {
 		for _, dt := range []string{"String", "XmlRef"} {
 			got, gok := encodeValue(dt, json.RawMessage(in))

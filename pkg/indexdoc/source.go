@@ -51,8 +51,12 @@ func DecodeSource(fields map[string]any) (Source, error) {
 	if !ok {
 		return Source{}, fmt.Errorf("%w: document has no %s (reindex needed)", search.ErrInvalidDocument, FieldSource)
 	}
+	b := []byte(raw)
+	if src, ok := decodeSourceFast(b); ok {
+		return src, nil
+	}
 	var src Source
-	if err := json.Unmarshal([]byte(raw), &src); err != nil {
+	if err := json.Unmarshal(b, &src); err != nil {
 		return Source{}, fmt.Errorf("%w: %s: %v", search.ErrInvalidDocument, FieldSource, err)
 	}
 	return src, nil

@@ -132,16 +132,11 @@ func Serve[T proto.Message](ctx context.Context, c *Cache, op string, req proto.
 		if err != nil {
 			return rendering{}, err
 		}
-		// The encoding is written into the frame the cache keeps: one copy.
-		o := proto.MarshalOptions{Deterministic: true}
-		n := o.Size(out)
-		o.UseCachedSize = true
-		frame, err := o.MarshalAppend(tagcache.NewFrame(n), out)
+		frame, b, err := encode(c.Enabled(), out)
 		if err != nil {
 			return rendering{}, err
 		}
 		mine = out
-		b := tagcache.FrameBody(frame)
 		r := rendering{frame: frame, body: b, tags: tags, builtAt: builtAt, etag: etag.Of(op, b, tags)}
 		c.put(ctx, key, r)
 		return r, nil
@@ -167,6 +162,30 @@ func Serve[T proto.Message](ctx context.Context, c *Cache, op string, req proto.
 		return zero, "", err
 	}
 	return out, r.etag, nil
+}
+
+// encode returns the deterministic encoding of out (body) and, when the
+// answer is stored, the frame holding it: the encoding is written into
+// the frame the cache keeps, one copy. Without storage an answer made of
+// unknown fields alone (the wire JSON gateway.WithWireJSON carries) is its
+// own encoding: body is those bytes, not a copy (the answer is not
+// changed after its build).
+func encode(stored bool, out proto.Message) (frame, body []byte, err error) {
+	o := proto.MarshalOptions{Deterministic: true}
+	n := o.Size(out)
+	if !stored {
+		if raw := out.ProtoReflect().GetUnknown(); len(raw) > 0 && len(raw) == n {
+			return nil, raw, nil
+		}
+		body, err = o.Marshal(out)
+		return nil, body, err
+	}
+	o.UseCachedSize = true
+	frame, err = o.MarshalAppend(tagcache.NewFrame(n), out)
+	if err != nil {
+		return nil, nil, err
+	}
+	return frame, tagcache.FrameBody(frame), nil
 }
 
 // rendering is one built answer as stored.

@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"github.com/cmsplatform/cms/pkg/cache/memory"
+	"google.golang.org/protobuf/encoding/protowire"
+	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/types/known/wrapperspb"
 )
 
@@ -314,6 +316,56 @@ func TestServeWithRun(t *testing.T) {
 		}
 		if want := map[bool]int64{true: 1, false: 2}[stored]; runs.Load() != want {
 			t.Errorf("stored %v: %d runs for a miss and a second read, want %d", stored, runs.Load(), want)
+		}
+	}
+}
+
+// TestUnstoredAnswersKeepTheirETag: without storage, an answer carrying
+// only unknown fields (the wire JSON of the gateway's answers) is hashed
+// from those bytes without encoding it again; its ETag is the one a
+// storing cache gives the same answer, as for an answer with fields, and
+// callers sharing its build get the same bytes.
+func TestUnstoredAnswersKeepTheirETag(t *testing.T) {
+	ctx := context.Background()
+	f := newFixture(t)
+	wire := func(s string) *wrapperspb.StringValue {
+		m := &wrapperspb.StringValue{}
+		m.ProtoReflect().SetUnknown(protowire.AppendBytes(protowire.AppendTag(nil, protowire.MaxValidNumber, protowire.BytesType), []byte(s)))
+		return m
+	}
+	for _, answer := range []*wrapperspb.StringValue{wire(`{"obj":1}`), wrapperspb.String("fields"), wire(""), {}} {
+		build := func(context.Context) (*wrapperspb.StringValue, []string, error) {
+			return answer, []string{"t"}, nil
+		}
+		req := wrapperspb.String(fmt.Sprint(answer))
+		_, stored, err := Serve(ctx, f.c, "Op", req, 0, f, build)
+		if err != nil {
+			t.Fatal(err)
+		}
+		release := make(chan struct{})
+		slow := func(ctx context.Context) (*wrapperspb.StringValue, []string, error) {
+			<-release
+			return build(ctx)
+		}
+		none := New(nil, nil)
+		const n = 4
+		var wg sync.WaitGroup
+		outs, tags := make([]*wrapperspb.StringValue, n), make([]string, n)
+		for i := range n {
+			wg.Go(func() {
+				var err error
+				if outs[i], tags[i], err = Serve(ctx, none, "Op", req, 0, f, slow); err != nil {
+					t.Error(err)
+				}
+			})
+		}
+		waitJoined(t, none, n)
+		close(release)
+		wg.Wait()
+		for i := range n {
+			if tags[i] != stored || !proto.Equal(outs[i], answer) || string(outs[i].ProtoReflect().GetUnknown()) != string(answer.ProtoReflect().GetUnknown()) {
+				t.Errorf("%v: caller %d without storage: %v %q, stored ETag %q", answer, i, outs[i], tags[i], stored)
+			}
 		}
 	}
 }

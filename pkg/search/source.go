@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
+	"unicode/utf8"
 )
 
 // DecodeSourceFields is DecodeSource for the named fields only: the
@@ -14,19 +16,24 @@ import (
 // hundreds of values pays for that field.
 func (m Mapping) DecodeSourceFields(raw []byte, names []string) (map[string]any, error) {
 	out := make(map[string]any, len(names))
-	err := eachSourceField(raw, func(name string, val []byte) error {
-		if !slices.Contains(names, name) {
+	err := eachSourceField(raw, func(raw []byte, val []byte) error {
+		// The name as names holds it: no string made of each member's.
+		at := slices.IndexFunc(names, func(n string) bool { return n == string(raw) })
+		if at < 0 {
 			return nil
 		}
+		name := names[at]
 		k, ok := m.Field(name)
 		if !ok {
 			return nil
 		}
 		var v any
 		if val[0] == '"' { // a string (a stored source): no interface decoding
-			var str string
-			if err := json.Unmarshal(val, &str); err != nil {
-				return fmt.Errorf("search: decode source field %q: %w", name, err)
+			str, ok := unquoteSimple(val)
+			if !ok {
+				if err := json.Unmarshal(val, &str); err != nil {
+					return fmt.Errorf("search: decode source field %q: %w", name, err)
+				}
 			}
 			v = str
 		} else {
@@ -53,11 +60,58 @@ func (m Mapping) DecodeSourceFields(raw []byte, names []string) (map[string]any,
 
 var errSource = errors.New("search: decode source: malformed JSON object")
 
+// unquoteSimple is json.Unmarshal of the JSON string lit into a string
+// when lit's escapes are the one-character ones (\" \\ \/ \b \f \n \r
+// \t: a stored source's quotes and backslashes) and it is valid UTF-8
+// without control characters; ok is false for anything else (\u escapes,
+// invalid bytes, a malformed literal), left to encoding/json.
+func unquoteSimple(lit []byte) (string, bool) {
+	if len(lit) < 2 || lit[0] != '"' || lit[len(lit)-1] != '"' {
+		return "", false
+	}
+	in := lit[1 : len(lit)-1]
+	if !utf8.Valid(in) {
+		return "", false
+	}
+	var out strings.Builder
+	out.Grow(len(in))
+	for i := 0; i < len(in); i++ {
+		c := in[i]
+		switch {
+		case c < 0x20 || c == '"':
+			return "", false
+		case c != '\\':
+			out.WriteByte(c)
+			continue
+		}
+		if i++; i == len(in) {
+			return "", false
+		}
+		switch in[i] {
+		case '"', '\\', '/':
+			out.WriteByte(in[i])
+		case 'b':
+			out.WriteByte('\b')
+		case 'f':
+			out.WriteByte('\f')
+		case 'n':
+			out.WriteByte('\n')
+		case 'r':
+			out.WriteByte('\r')
+		case 't':
+			out.WriteByte('\t')
+		default:
+			return "", false
+		}
+	}
+	return out.String(), true
+}
+
 // eachSourceField calls fn with the name and raw value of each member of
 // the JSON object raw (as EncodeSource writes it: names are field names,
 // which need no escapes). Values are skipped, not validated: fn decodes
 // those it wants.
-func eachSourceField(raw []byte, fn func(name string, val []byte) error) error {
+func eachSourceField(raw []byte, fn func(name, val []byte) error) error {
 	i := skipSpace(raw, 0)
 	if i >= len(raw) || raw[i] != '{' {
 		return errSource
@@ -74,7 +128,7 @@ func eachSourceField(raw []byte, fn func(name string, val []byte) error) error {
 		if err != nil {
 			return err
 		}
-		name := string(raw[i+1 : end-1])
+		name := raw[i+1 : end-1]
 		i = skipSpace(raw, end)
 		if i >= len(raw) || raw[i] != ':' {
 			return errSource

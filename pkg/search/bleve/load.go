@@ -141,9 +141,10 @@ func parseVersion(b []byte) int64 {
 // searchIDs answers a bare ids query (default order, no aggregations) by
 // direct lookups instead of a search: hits by id ascending, score 1.
 func (ix *index) searchIDs(ids search.IDs, from, size int, names []string, held func(string, int64) bool) (search.SearchResult, error) {
-	sorted := slices.Clone([]string(ids))
-	slices.Sort(sorted)
-	sorted = slices.Compact(sorted)
+	sorted := []string(ids) // only read: a copy only to sort (one id, or ids in order, need none)
+	if !increasing(sorted) {
+		sorted = slices.Compact(slices.Sorted(slices.Values(sorted)))
+	}
 	r, err := ix.reader()
 	if err != nil {
 		return search.SearchResult{}, err
@@ -177,4 +178,14 @@ func (ix *index) searchIDs(ids search.IDs, from, size int, names []string, held 
 		out.Hits = append(out.Hits, search.Hit{ID: d.ID, Version: d.Version, Score: 1, Fields: d.Fields})
 	}
 	return out, nil
+}
+
+// increasing reports whether ids are sorted without repeats.
+func increasing(ids []string) bool {
+	for i := 1; i < len(ids); i++ {
+		if ids[i-1] >= ids[i] {
+			return false
+		}
+	}
+	return true
 }

@@ -64,9 +64,9 @@ func versionKey(id string) []byte { return []byte("v:" + id) }
 type versionStore interface {
 	// get returns the record of id; ok is false when there is none.
 	get(id string) (rec versionRec, ok bool, err error)
-	// getEach calls fn with the record of each of ids in turn, all read
-	// in one transaction (one consistent view).
-	getEach(ids []string, fn func(i int, rec versionRec, ok bool)) error
+	// getEach sets recs[i] and known[i] to the record of ids[i] (known
+	// false: none), all read in one transaction (one consistent view).
+	getEach(ids []string, recs []versionRec, known []bool) error
 	// put writes recs (one transaction, durable when it returns).
 	put(recs map[string]versionRec) error
 	close() error
@@ -87,12 +87,11 @@ func (s *memVersions) get(id string) (versionRec, bool, error) {
 	return r, ok, nil
 }
 
-func (s *memVersions) getEach(ids []string, fn func(int, versionRec, bool)) error {
+func (s *memVersions) getEach(ids []string, recs []versionRec, known []bool) error {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
 	for i, id := range ids {
-		r, ok := s.m[id]
-		fn(i, r, ok)
+		recs[i], known[i] = s.m[id]
 	}
 	return nil
 }
@@ -160,7 +159,7 @@ func (s *boltVersions) get(id string) (rec versionRec, ok bool, err error) {
 	return rec, ok, nil
 }
 
-func (s *boltVersions) getEach(ids []string, fn func(int, versionRec, bool)) error {
+func (s *boltVersions) getEach(ids []string, recs []versionRec, known []bool) error {
 	err := s.db.View(func(tx *bolt.Tx) error {
 		// One cursor for all ids: Bucket.Get makes a cursor (and its
 		// stack) per key, Seek reuses them.
@@ -168,12 +167,10 @@ func (s *boltVersions) getEach(ids []string, fn func(int, versionRec, bool)) err
 		var key []byte
 		for i, id := range ids {
 			key = append(key[:0], id...)
-			var rec versionRec
-			var ok bool
+			recs[i], known[i] = versionRec{}, false
 			if k, v := c.Seek(key); bytes.Equal(k, key) {
-				rec, ok = decodeVersion(v)
+				recs[i], known[i] = decodeVersion(v)
 			}
-			fn(i, rec, ok)
 		}
 		return nil
 	})
@@ -229,7 +226,7 @@ func (ix *index) version(from internalGetter, id string) (versionRec, bool, erro
 // of the version store: recs[i] and known[i] are ids[i]'s.
 func (ix *index) versionsOf(from internalGetter, ids []string) (recs []versionRec, known []bool, err error) {
 	recs, known = make([]versionRec, len(ids)), make([]bool, len(ids))
-	err = ix.versions.getEach(ids, func(i int, rec versionRec, ok bool) { recs[i], known[i] = rec, ok })
+	err = ix.versions.getEach(ids, recs, known)
 	if err != nil || !ix.legacy {
 		return recs, known, err
 	}

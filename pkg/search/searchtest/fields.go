@@ -70,6 +70,10 @@ func testFieldSelection(t *testing.T, e search.Engine) {
 		[]string{"f1", "f2", "f3"}, srcOnly)
 	check("ids, paged", search.SearchRequest{Query: search.IDs{"f3", "f1", "f2"}, From: 1, Size: 1, Fields: []string{"src"}},
 		[]string{"f2"}, srcOnly)
+	check("ids in order", search.SearchRequest{Query: search.IDs{"f1", "f3"}, Size: 5, Fields: []string{"src"}},
+		[]string{"f1", "f3"}, srcOnly)
+	check("ids repeated", search.SearchRequest{Query: search.IDs{"f2", "f1", "f2", "f1"}, Size: 5, Fields: []string{"src"}},
+		[]string{"f1", "f2"}, srcOnly)
 	check("term, sorted, two fields", search.SearchRequest{Query: search.Term{Field: "category", Value: "x"},
 		Sort: []search.SortField{{Field: "stock"}}, Size: 5, Fields: []string{"tags", "stock"}},
 		[]string{"f2", "f1"}, func(id string) map[string]any { return only(id, "tags", "stock") })

@@ -176,15 +176,24 @@ type inProcessStream struct {
 func (s *inProcessStream) Method() string { return s.method }
 
 func (s *inProcessStream) SetHeader(md metadata.MD) error {
-	s.header = metadata.Join(s.header, lowerKeys(md))
+	s.header = joinLower(s.header, md)
 	return nil
 }
 
 func (s *inProcessStream) SendHeader(md metadata.MD) error { return s.SetHeader(md) }
 
 func (s *inProcessStream) SetTrailer(md metadata.MD) error {
-	s.trailer = metadata.Join(s.trailer, lowerKeys(md))
+	s.trailer = joinLower(s.trailer, md)
 	return nil
+}
+
+// joinLower is metadata.Join(into, lowerKeys(md)): the first set is the
+// copy lowerKeys makes, not a copy of that copy.
+func joinLower(into, md metadata.MD) metadata.MD {
+	if into == nil {
+		return lowerKeys(md)
+	}
+	return metadata.Join(into, lowerKeys(md))
 }
 
 // lowerKeys matches the transport, which sends metadata keys in lower
