@@ -9,6 +9,7 @@ import (
 	"github.com/cmsplatform/cms/pkg/events"
 	"github.com/cmsplatform/cms/pkg/indexwriter"
 	"github.com/cmsplatform/cms/pkg/jobs"
+	"github.com/cmsplatform/cms/pkg/store"
 )
 
 // jobsWiring opens the job queue once per process for the targets that
@@ -19,6 +20,18 @@ type jobsWiring struct {
 	comps *Components
 	log   *slog.Logger
 	queue *jobs.Queue
+	// relayNotify wakes this process's outbox relay (set by the Management
+	// target before the workers start; nil without it).
+	relayNotify func()
+}
+
+// notifyRelay wakes the outbox relay of this process, if it has one: a
+// job's writes (a release's promote) are published at once, not at the
+// relay's next poll, which is up to a second away when it was idle.
+func (w *jobsWiring) notifyRelay() {
+	if w.relayNotify != nil {
+		w.relayNotify()
+	}
 }
 
 func (w *jobsWiring) open(ctx context.Context) (*jobs.Queue, error) {
@@ -57,6 +70,13 @@ func (w *jobsWiring) service(c *content.Service, notify func()) *jobs.Service {
 		Limits: jobs.Limits{MaxInputBytes: w.cfg.JobMaxInputBytes}})
 }
 
+// store is the store the runner's content domain writes through: its
+// commits wake the relay as Management's do (relayNotify is set by then:
+// buildTargets builds every target before any runs).
+func (w *jobsWiring) store() store.Store {
+	return notifyingStore{Store: w.comps.Store, notify: w.notifyRelay}
+}
+
 // runner returns the jobs target's worker: a runner with the configured
 // concurrency, whose jobReindex rebuilds the index like `cms reindex`.
 func (w *jobsWiring) runner(ctx context.Context, usersChanged func()) (*jobs.Runner, error) {
@@ -68,7 +88,7 @@ func (w *jobsWiring) runner(ctx context.Context, usersChanged func()) (*jobs.Run
 		return nil, fmt.Errorf("bootstrap the system model: %w", err)
 	}
 	log := w.log.With("worker", "jobs")
-	c := content.New(w.comps.Store, log, content.WithUsersChanged(usersChanged),
+	c := content.New(w.store(), log, content.WithUsersChanged(usersChanged),
 		content.WithValueLimits(content.ValueLimits{MaxValueBytes: w.cfg.MaxValueBytes, MaxRequestValueBytes: w.cfg.MaxRequestValueBytes}))
 	kinds := map[string]jobs.KindFunc{}
 	if w.comps.Search != nil {

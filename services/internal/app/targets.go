@@ -116,6 +116,7 @@ func buildTargets(ctx context.Context, cfg Config, comps *Components, log *slog.
 			relay := outbox.New(comps.Store, pub, outbox.Options{Logger: log.With("worker", "outbox")})
 			workers = append(workers, relay.Run)
 			registerRelayMetrics(reg, relay)
+			jw.relayNotify = relay.Notify
 			// The system model (types, attributes, languages, branch 4) is
 			// written once, idempotently, in one transaction.
 			if err := content.Bootstrap(ctx, comps.Store); err != nil {
