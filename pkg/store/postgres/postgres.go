@@ -78,13 +78,13 @@ func Open(ctx context.Context, url string, opts ...store.Option) (*Store, error)
 			Read:    onPool,
 			Write:   onPool,
 			Begin: func(ctx context.Context) (sqlstore.TxConn, error) {
-				// ctx bounds the BEGIN only; pgx does not tie the
-				// transaction to it.
-				tx, err := pool.BeginTx(ctx, pgx.TxOptions{IsoLevel: pgx.ReadCommitted})
+				// ctx bounds taking the connection only; the BEGIN goes
+				// with the transaction's first statement (txConn).
+				conn, err := pool.Acquire(ctx)
 				if err != nil {
 					return nil, err
 				}
-				return txConn{querier: querier{q: tx}, tx: tx}, nil
+				return &txConn{conn: conn}, nil
 			},
 			Options: o,
 		}),

@@ -59,7 +59,7 @@ type writer struct {
 
 // group is one database transaction shared by members.
 type group struct {
-	tx      TxConn
+	tx      *deferredTx
 	opened  time.Time
 	members int // committed members waiting for the group's commit
 	// nextID is the transaction id of the member running now: the
@@ -128,7 +128,7 @@ func (w *writer) join(ctx context.Context) (g *group, first bool, err error) {
 	if err != nil {
 		return nil, false, err
 	}
-	g = &group{tx: tx, opened: time.Now(), done: make(chan struct{})}
+	g = &group{tx: &deferredTx{TxConn: tx}, opened: time.Now(), done: make(chan struct{})}
 	w.mu.Lock()
 	w.cur = g
 	w.mu.Unlock()
