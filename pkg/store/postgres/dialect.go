@@ -133,4 +133,3 @@ func (c querier) ExecBatch(ctx context.Context, queue func(sqlstore.Batch)) erro
 type batch struct{ b *pgx.Batch }
 
 func (b batch) Queue(query string, args ...any) { b.b.Queue(query, args...) }
-
