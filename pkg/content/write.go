@@ -12,17 +12,28 @@ import (
 
 // writeTx opens a write transaction on a branch given by identifier: the
 // branch is resolved before Begin (its id goes into the transaction record)
-// and again inside, so a branch deleted meanwhile is ErrNotFound.
+// and again inside, so a branch deleted meanwhile is ErrNotFound. A branch
+// given by id is only resolved inside (an id names that branch or none:
+// findBranch), which saves the reads before Begin; a missing one rolls the
+// transaction back.
 func (s *Service) writeTx(ctx context.Context, branch string, ch Change) (store.Tx, view, error) {
-	pre, err := viewOf(ctx, s.st, branch)
+	ident, err := ParseIdent(branch)
 	if err != nil {
 		return nil, view{}, err
 	}
-	tx, err := s.st.Begin(ctx, store.TxMeta{User: ch.user(), Comment: ch.Comment, Branch: pre.branch})
+	id := ident.ID
+	if ident.Kind != IdentID {
+		pre, err := viewOf(ctx, s.st, branch)
+		if err != nil {
+			return nil, view{}, err
+		}
+		id = pre.branch
+	}
+	tx, err := s.st.Begin(ctx, store.TxMeta{User: ch.user(), Comment: ch.Comment, Branch: id})
 	if err != nil {
 		return nil, view{}, err
 	}
-	v, err := viewOf(ctx, tx, strconv.FormatInt(pre.branch, 10))
+	v, err := viewOf(ctx, tx, strconv.FormatInt(id, 10))
 	if err != nil {
 		_ = tx.Rollback()
 		return nil, view{}, err
