@@ -97,10 +97,22 @@ func (s *Service) CreateObjects(ctx context.Context, branch string, ch Change, i
 	defer func() { _ = tx.Rollback() }()
 
 	typeIDs := make([]int64, 0, len(in))
+	known := make([]int64, 0, len(in)+16)
 	for _, o := range in {
 		typeIDs = append(typeIDs, o.TypeID)
+		known = append(known, o.TypeID)
+		for _, val := range o.Values {
+			known = append(known, val.Attribute)
+		}
 	}
-	types, err := v.objects(ctx, typeIDs)
+	// The types and the attributes the values name, in one read (the
+	// value checks ask for the attributes again).
+	slices.Sort(known)
+	vk, err := v.remember(ctx, slices.Compact(known))
+	if err != nil {
+		return Transaction{}, nil, err
+	}
+	types, err := vk.objects(ctx, typeIDs)
 	if err != nil {
 		return Transaction{}, nil, err
 	}
@@ -155,7 +167,7 @@ func (s *Service) CreateObjects(ctx context.Context, branch string, ch Change, i
 	for i, o := range in {
 		inputs[i] = o.Values
 	}
-	checked, err := v.validateValues(ctx, ch, inputs)
+	checked, err := vk.validateValues(ctx, ch, inputs)
 	if err != nil {
 		return Transaction{}, nil, err
 	}

@@ -103,12 +103,13 @@ func TestWriteRoundTrips(t *testing.T) {
 	if !has(mine[len(mine)-1], "INSERT INTO outbox") {
 		t.Errorf("the outbox row did not go with the COMMIT")
 	}
-	// The budget: 11 round trips (the BEGIN with the transaction record,
-	// the branch tree (2), the type, the ids, the uniqueness check, the
-	// value checks' reads (3), the objects, then the values, the event
-	// and the COMMIT). More is a regression: find the new one in the log.
-	if len(mine) > 11 {
-		t.Errorf("the write took %d round trips, want at most 11", len(mine))
+	// The budget: 10 round trips (the BEGIN with the transaction record,
+	// the branch tree (2), the types and attributes, the ids, the
+	// uniqueness check, the attributes' values, the referenced objects,
+	// the objects, then the values, the event and the COMMIT). More is a
+	// regression: find the new one in the log.
+	if len(mine) > 10 {
+		t.Errorf("the write took %d round trips, want at most 10", len(mine))
 	}
 	acked := false
 	for _, rt := range relay {
