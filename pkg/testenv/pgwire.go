@@ -156,7 +156,7 @@ func (r *PGRecorder) relay(conn int, c, up net.Conn) error {
 		}
 		var hdr [5]byte
 		hdr[0] = typ
-		binary.BigEndian.PutUint32(hdr[1:], uint32(len(body)+4)) //nolint:gosec // a message the client framed
+		binary.BigEndian.PutUint32(hdr[1:], uint32(len(body)+4))
 		if _, err := bw.Write(hdr[:]); err != nil {
 			return err
 		}

@@ -38,15 +38,14 @@ func (t *txConn) check() error {
 }
 
 // batch returns a pgx.Batch that opens the transaction first if it is
-// not open yet, and how many results of that BEGIN precede the caller's.
-func (t *txConn) batch() (*pgx.Batch, int) {
+// not open yet.
+func (t *txConn) batch() *pgx.Batch {
 	b := &pgx.Batch{}
-	if t.begun {
-		return b, 0
+	if !t.begun {
+		t.begun = true
+		b.Queue(beginStatement)
 	}
-	t.begun = true
-	b.Queue(beginStatement)
-	return b, 1
+	return b
 }
 
 func (t *txConn) Exec(ctx context.Context, query string, args ...any) (int64, error) {
@@ -60,7 +59,7 @@ func (t *txConn) Exec(ctx context.Context, query string, args ...any) (int64, er
 		}
 		return tag.RowsAffected(), nil
 	}
-	b, _ := t.batch()
+	b := t.batch()
 	b.Queue(query, args...)
 	br := t.conn.SendBatch(ctx, b)
 	if _, err := br.Exec(); err != nil {
@@ -88,7 +87,7 @@ func (t *txConn) Query(ctx context.Context, query string, args ...any) (sqlstore
 		}
 		return rows, nil
 	}
-	b, _ := t.batch()
+	b := t.batch()
 	b.Queue(query, args...)
 	br := t.conn.SendBatch(ctx, b)
 	if _, err := br.Exec(); err != nil {
@@ -110,7 +109,7 @@ func (t *txConn) QueryRow(ctx context.Context, query string, args ...any) sqlsto
 	if t.begun {
 		return t.conn.QueryRow(ctx, query, args...)
 	}
-	b, _ := t.batch()
+	b := t.batch()
 	b.Queue(query, args...)
 	br := t.conn.SendBatch(ctx, b)
 	if _, err := br.Exec(); err != nil {
@@ -126,7 +125,7 @@ func (t *txConn) ExecBatch(ctx context.Context, queue func(sqlstore.Batch)) erro
 	if err := t.check(); err != nil {
 		return err
 	}
-	b, _ := t.batch()
+	b := t.batch()
 	queue(batch{b})
 	return execAll(t.conn.SendBatch(ctx, b), b.Len())
 }
@@ -145,7 +144,7 @@ func (t *txConn) CommitBatch(ctx context.Context, queue func(sqlstore.Batch)) er
 		t.release()
 		return nil
 	}
-	b, _ := t.batch()
+	b := t.batch()
 	b.QueuedQueries = append(b.QueuedQueries, last.QueuedQueries...)
 	b.Queue("commit")
 	br := t.conn.SendBatch(ctx, b)
