@@ -60,28 +60,39 @@ func TestWriteRoundTrips(t *testing.T) {
 		}
 		return true
 	}
-	// The write: its connection's round trips from the BEGIN to the
-	// COMMIT, but for the statement cache's (a connection prepares each
-	// statement once).
+	// The write: the transaction that stores the article's object row,
+	// its connection's round trips from the BEGIN to the COMMIT, but for
+	// the statement cache's (a connection prepares each statement once).
+	// Background writes (none expected) are other transactions.
 	var mine []testenv.PGRoundTrip
-	conn, prepares := 0, 0
+	prepares := 0
+	open := map[int][]testenv.PGRoundTrip{} // conn → its open transaction's trips
+	cached := map[int]int{}
 	for _, rt := range trips {
-		switch {
-		case conn == 0 && has(rt, "begin isolation level"):
-			conn = rt.Conn
-		case conn == 0 || rt.Conn != conn:
+		if has(rt, "begin isolation level") {
+			open[rt.Conn], cached[rt.Conn] = nil, 0
+		}
+		tx, ok := open[rt.Conn]
+		if !ok {
 			continue
 		}
 		if prepareOnly(rt) {
-			prepares++
+			cached[rt.Conn]++
 			continue
 		}
-		mine = append(mine, rt)
-		if has(rt, "commit") {
-			break
+		tx = append(tx, rt)
+		open[rt.Conn] = tx
+		if !has(rt, "commit") {
+			continue
+		}
+		delete(open, rt.Conn)
+		for _, q := range tx {
+			if has(q, "INSERT INTO objects") && mine == nil {
+				mine, prepares = tx, cached[rt.Conn]
+			}
 		}
 	}
-	if conn == 0 || len(mine) == 0 || !has(mine[len(mine)-1], "commit") {
+	if len(mine) == 0 {
 		t.Fatalf("no write transaction recorded:\n%s", listTrips(trips))
 	}
 	// The relay: the claim that leased the event (and each later empty
