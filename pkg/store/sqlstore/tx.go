@@ -205,10 +205,14 @@ func (t *writeTx) Commit(ctx context.Context) (err error) {
 	if g.failed == nil {
 		g.members++
 		g.nextID = t.meta.ID + 1
+		g.last = t.meta.ID
 	}
 	t.w.handOver(g)
 	if err := g.wait(ctx); err != nil {
 		return errorf(t.d, err, "commit %d", t.meta.ID)
+	}
+	if g.lastErr != nil && g.last == t.meta.ID {
+		return errorf(t.d, g.lastErr, "commit %d", t.meta.ID)
 	}
 	return nil
 }
