@@ -18,6 +18,33 @@ type view struct {
 	branch int64
 	chain  []int64     // branch first, BranchDefault last
 	order  model.Chain // inheritance along chain
+	// known, when set (remember), answers objects for ids it was read for.
+	known *knownObjects
+}
+
+// knownObjects are the effective rows a view read for the ids in asked
+// (the ids without a row are absent from rows).
+type knownObjects struct {
+	asked map[int64]bool
+	rows  map[int64]store.Object
+}
+
+// remember returns v answering objects for ids from one read, made now:
+// for a write transaction that reads several sets of objects it knows
+// beforehand (its types and its attributes) in one round trip. Only for
+// reads with no write of the transaction between (the transaction holds
+// the writer lock, so nothing else changes them).
+func (v view) remember(ctx context.Context, ids []int64) (view, error) {
+	rows, err := v.objects(ctx, ids)
+	if err != nil {
+		return view{}, err
+	}
+	k := &knownObjects{asked: make(map[int64]bool, len(ids)), rows: rows}
+	for _, id := range ids {
+		k.asked[id] = true
+	}
+	v.known = k
+	return v, nil
 }
 
 // branchInfo is one branch object with its parent.
@@ -142,6 +169,15 @@ func (v view) pick(rows []store.Object) map[int64]store.Object { return v.order.
 // objects returns the effective rows of ids (root included when asked) in
 // one query. Missing ids are absent from the map.
 func (v view) objects(ctx context.Context, ids []int64) (map[int64]store.Object, error) {
+	if v.known != nil && !slices.ContainsFunc(ids, func(id int64) bool { return !v.known.asked[id] }) {
+		out := make(map[int64]store.Object, len(ids))
+		for _, id := range ids {
+			if o, ok := v.known.rows[id]; ok {
+				out[id] = o
+			}
+		}
+		return out, nil
+	}
 	rows, err := v.r.GetObjectsIn(ctx, v.chain, ids)
 	if err != nil {
 		return nil, err

@@ -12,17 +12,28 @@ import (
 
 // writeTx opens a write transaction on a branch given by identifier: the
 // branch is resolved before Begin (its id goes into the transaction record)
-// and again inside, so a branch deleted meanwhile is ErrNotFound.
+// and again inside, so a branch deleted meanwhile is ErrNotFound. A branch
+// given by id is only resolved inside (an id names that branch or none:
+// findBranch), which saves the reads before Begin; a missing one rolls the
+// transaction back.
 func (s *Service) writeTx(ctx context.Context, branch string, ch Change) (store.Tx, view, error) {
-	pre, err := viewOf(ctx, s.st, branch)
+	ident, err := ParseIdent(branch)
 	if err != nil {
 		return nil, view{}, err
 	}
-	tx, err := s.st.Begin(ctx, store.TxMeta{User: ch.user(), Comment: ch.Comment, Branch: pre.branch})
+	id := ident.ID
+	if ident.Kind != IdentID {
+		pre, err := viewOf(ctx, s.st, branch)
+		if err != nil {
+			return nil, view{}, err
+		}
+		id = pre.branch
+	}
+	tx, err := s.st.Begin(ctx, store.TxMeta{User: ch.user(), Comment: ch.Comment, Branch: id})
 	if err != nil {
 		return nil, view{}, err
 	}
-	v, err := viewOf(ctx, tx, strconv.FormatInt(pre.branch, 10))
+	v, err := viewOf(ctx, tx, strconv.FormatInt(id, 10))
 	if err != nil {
 		_ = tx.Rollback()
 		return nil, view{}, err
@@ -86,10 +97,22 @@ func (s *Service) CreateObjects(ctx context.Context, branch string, ch Change, i
 	defer func() { _ = tx.Rollback() }()
 
 	typeIDs := make([]int64, 0, len(in))
+	known := make([]int64, 0, len(in)+16)
 	for _, o := range in {
 		typeIDs = append(typeIDs, o.TypeID)
+		known = append(known, o.TypeID)
+		for _, val := range o.Values {
+			known = append(known, val.Attribute)
+		}
 	}
-	types, err := v.objects(ctx, typeIDs)
+	// The types and the attributes the values name, in one read (the
+	// value checks ask for the attributes again).
+	slices.Sort(known)
+	vk, err := v.remember(ctx, slices.Compact(known))
+	if err != nil {
+		return Transaction{}, nil, err
+	}
+	types, err := vk.objects(ctx, typeIDs)
 	if err != nil {
 		return Transaction{}, nil, err
 	}
@@ -144,7 +167,7 @@ func (s *Service) CreateObjects(ctx context.Context, branch string, ch Change, i
 	for i, o := range in {
 		inputs[i] = o.Values
 	}
-	checked, err := v.validateValues(ctx, ch, inputs)
+	checked, err := vk.validateValues(ctx, ch, inputs)
 	if err != nil {
 		return Transaction{}, nil, err
 	}

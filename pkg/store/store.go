@@ -185,7 +185,10 @@ type Tx interface {
 	// AttributeID, Language, Variant, SortReverse). ModifiedTx is set to this
 	// transaction. JSON must be valid JSON (nil is stored as JSON null).
 	// UnitRef is stored as given (nil = none); replacing a value replaces
-	// its unit too.
+	// its unit too. The SQL stores send the rows with the transaction's
+	// next statement or its commit (one round trip on PostgreSQL), so a
+	// refusal by the database the checks here did not foresee is reported
+	// there.
 	PutValues(ctx context.Context, values ...Value) error
 
 	// DeleteValues removes the values of the given objects of one branch that
@@ -196,6 +199,8 @@ type Tx interface {
 
 	// AppendOutbox queues events in this transaction: they become claimable
 	// exactly when the transaction commits and vanish with a rollback.
+	// Like PutValues' rows, the SQL stores send them with the next
+	// statement or the commit.
 	AppendOutbox(ctx context.Context, events ...OutboxEvent) error
 
 	CommentWriter

@@ -126,26 +126,10 @@ func (c querier) QueryRow(ctx context.Context, query string, args ...any) sqlsto
 func (c querier) ExecBatch(ctx context.Context, queue func(sqlstore.Batch)) error {
 	b := &pgx.Batch{}
 	queue(batch{b})
-	br := c.q.SendBatch(ctx, b)
-	for range b.Len() {
-		if _, err := br.Exec(); err != nil {
-			_ = br.Close()
-			return err
-		}
-	}
-	return br.Close()
+	return execAll(c.q.SendBatch(ctx, b), b.Len())
 }
 
 // batch is sqlstore.Batch on a pgx.Batch.
 type batch struct{ b *pgx.Batch }
 
 func (b batch) Queue(query string, args ...any) { b.b.Queue(query, args...) }
-
-// txConn is sqlstore.TxConn over a pgx transaction.
-type txConn struct {
-	querier
-	tx pgx.Tx
-}
-
-func (t txConn) Commit(ctx context.Context) error   { return t.tx.Commit(ctx) }
-func (t txConn) Rollback(ctx context.Context) error { return t.tx.Rollback(ctx) }

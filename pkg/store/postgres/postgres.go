@@ -17,6 +17,7 @@ package postgres
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
 	"github.com/jackc/pgx/v5"
@@ -78,13 +79,13 @@ func Open(ctx context.Context, url string, opts ...store.Option) (*Store, error)
 			Read:    onPool,
 			Write:   onPool,
 			Begin: func(ctx context.Context) (sqlstore.TxConn, error) {
-				// ctx bounds the BEGIN only; pgx does not tie the
-				// transaction to it.
-				tx, err := pool.BeginTx(ctx, pgx.TxOptions{IsoLevel: pgx.ReadCommitted})
+				// ctx bounds taking the connection only; the BEGIN goes
+				// with the transaction's first statement (txConn).
+				conn, err := pool.Acquire(ctx)
 				if err != nil {
 					return nil, err
 				}
-				return txConn{querier: querier{q: tx}, tx: tx}, nil
+				return &txConn{conn: conn}, nil
 			},
 			Options: o,
 		}),
@@ -147,19 +148,61 @@ func (s *Store) ClaimOutbox(ctx context.Context, limit int) ([]store.OutboxEvent
 	if limit <= 0 {
 		return nil, nil
 	}
-	return s.relayLock.claim(ctx, func(conn *pgx.Conn) ([]store.OutboxEvent, error) {
-		return s.ClaimOutboxOn(ctx, querier{q: conn}, `
-			WITH c AS (
-				SELECT id FROM outbox
-				WHERE (leased_until IS NULL OR leased_until <= clock_timestamp())
-					AND `+holdsRelayLock+`
-				ORDER BY id LIMIT $1
-				FOR UPDATE SKIP LOCKED
-			)
-			UPDATE outbox o SET leased_until = clock_timestamp() + $2 * interval '1 microsecond',
-				attempts = o.attempts + 1
-			FROM c WHERE o.id = c.id
-			RETURNING o.id, o.tx_id, o.subject, o.msg_id, o.payload, o.attempts, o.trace`,
-			limit, s.Options().OutboxLease.Microseconds())
+	return s.relayLock.claim(ctx, func(conn *pgx.Conn) ([]store.OutboxEvent, bool, error) {
+		// The claim and the lock check in one round trip.
+		b := &pgx.Batch{}
+		b.Queue(claimStatement, limit, s.Options().OutboxLease.Microseconds())
+		b.Queue(`SELECT ` + holdsRelayLock)
+		br := conn.SendBatch(ctx, b)
+		evs, err := s.ClaimOutboxOn(ctx, batchQuerier{br}, "")
+		var held bool
+		if err == nil {
+			err = br.QueryRow().Scan(&held)
+		}
+		if cerr := br.Close(); err == nil {
+			err = cerr
+		}
+		if err != nil {
+			return nil, false, err
+		}
+		return evs, held, nil
 	})
+}
+
+// claimStatement leases up to $1 events for $2 microseconds, oldest first,
+// on the session that holds the relay lock.
+var claimStatement = `
+	WITH c AS (
+		SELECT id FROM outbox
+		WHERE (leased_until IS NULL OR leased_until <= clock_timestamp())
+			AND ` + holdsRelayLock + `
+		ORDER BY id LIMIT $1
+		FOR UPDATE SKIP LOCKED
+	)
+	UPDATE outbox o SET leased_until = clock_timestamp() + $2 * interval '1 microsecond',
+		attempts = o.attempts + 1
+	FROM c WHERE o.id = c.id
+	RETURNING o.id, o.tx_id, o.subject, o.msg_id, o.payload, o.attempts, o.trace`
+
+// batchQuerier is a sqlstore.Querier whose Query reads the next result
+// of a sent batch (the query text and arguments were queued with it).
+type batchQuerier struct{ br pgx.BatchResults }
+
+func (q batchQuerier) Query(context.Context, string, ...any) (sqlstore.Rows, error) {
+	rows, err := q.br.Query()
+	if err != nil {
+		return nil, err
+	}
+	return rows, nil
+}
+
+func (q batchQuerier) Exec(context.Context, string, ...any) (int64, error) {
+	tag, err := q.br.Exec()
+	return tag.RowsAffected(), err
+}
+
+func (q batchQuerier) QueryRow(context.Context, string, ...any) sqlstore.Row { return q.br.QueryRow() }
+
+func (q batchQuerier) ExecBatch(context.Context, func(sqlstore.Batch)) error {
+	return errors.New("postgres: no batch inside a batch")
 }

@@ -65,7 +65,11 @@ type relayLock struct {
 // claim runs fn on the lock's session when this store holds the lock,
 // taking the lock first if it is free. A store that does not get the lock
 // is a standby: claim returns no events and no error.
-func (l *relayLock) claim(ctx context.Context, fn func(conn *pgx.Conn) ([]store.OutboxEvent, error)) ([]store.OutboxEvent, error) {
+//
+// fn claims and reports whether the session still holds the lock (the
+// claim statement finds nothing without it, so an empty outbox and a lost
+// lock look alike); fn asks both in one round trip.
+func (l *relayLock) claim(ctx context.Context, fn func(conn *pgx.Conn) ([]store.OutboxEvent, bool, error)) ([]store.OutboxEvent, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if l.closed {
@@ -74,19 +78,17 @@ func (l *relayLock) claim(ctx context.Context, fn func(conn *pgx.Conn) ([]store.
 	if err := l.acquire(ctx); err != nil || !l.held {
 		return nil, err
 	}
-	evs, err := fn(l.conn)
+	evs, held, err := fn(l.conn)
 	if err != nil {
 		if l.conn.IsClosed() {
 			l.drop("the claim failed on the lock's connection")
 		}
 		return nil, err
 	}
-	if len(evs) == 0 {
-		// The claim statement finds nothing without the lock; tell an empty
-		// outbox from a lost lock, so that a lost lock is taken again.
-		if err := l.verify(ctx); err != nil {
-			return nil, err
-		}
+	if !held {
+		// Tell an empty outbox from a lost lock, so that a lost lock is
+		// taken again.
+		l.drop("the session no longer holds the lock")
 	}
 	return evs, nil
 }
@@ -124,22 +126,6 @@ func (l *relayLock) acquire(ctx context.Context) error {
 	l.held = true
 	l.log.Info("outbox relay lock taken: this process publishes the outbox",
 		"released_leases", tag.RowsAffected())
-	return nil
-}
-
-// verify checks that the lock's session still holds the lock.
-func (l *relayLock) verify(ctx context.Context) error {
-	var held bool
-	err := l.conn.QueryRow(ctx, `SELECT `+holdsRelayLock).Scan(&held)
-	switch {
-	case err != nil:
-		if l.conn.IsClosed() {
-			l.drop("checking the lock failed")
-		}
-		return fmt.Errorf("postgres: outbox relay lock: check: %w", err)
-	case !held:
-		l.drop("the session no longer holds the lock")
-	}
 	return nil
 }
 

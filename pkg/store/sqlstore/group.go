@@ -59,7 +59,7 @@ type writer struct {
 
 // group is one database transaction shared by members.
 type group struct {
-	tx      TxConn
+	tx      *deferredTx
 	opened  time.Time
 	members int // committed members waiting for the group's commit
 	// nextID is the transaction id of the member running now: the
@@ -69,8 +69,13 @@ type group struct {
 	// failed is set when a member could not be undone by its savepoint:
 	// the group is rolled back and every member gets this error.
 	failed error
-	done   chan struct{} // closed when the group has ended; err is its outcome
-	err    error
+	// last is the transaction id of the newest committed member, whose
+	// held-back rows (deferredTx) the group's end sends; lastErr is set
+	// when the database refused them and that member alone was undone.
+	last    int64
+	lastErr error
+	done    chan struct{} // closed when the group has ended; err is its outcome
+	err     error
 }
 
 // acquire waits (up to ctx) until the caller owns the writer.
@@ -128,7 +133,7 @@ func (w *writer) join(ctx context.Context) (g *group, first bool, err error) {
 	if err != nil {
 		return nil, false, err
 	}
-	g = &group{tx: tx, opened: time.Now(), done: make(chan struct{})}
+	g = &group{tx: &deferredTx{TxConn: tx}, opened: time.Now(), done: make(chan struct{})}
 	w.mu.Lock()
 	w.cur = g
 	w.mu.Unlock()
@@ -179,6 +184,19 @@ func (g *group) end() {
 		g.err = g.failed
 	case g.members == 0:
 		g.err = g.tx.Rollback(ctx)
+	case g.members > 1 && len(g.tx.held) > 0:
+		// The held-back rows are the last member's (a later member's
+		// Begin would have sent them): sent before the COMMIT, a refusal
+		// undoes that member alone, to its savepoint.
+		if err := g.tx.flush(ctx); err != nil {
+			if _, rerr := g.tx.TxConn.Exec(ctx, "ROLLBACK TO SAVEPOINT "+savepoint); rerr != nil {
+				_ = g.tx.Rollback(ctx)
+				g.err = fmt.Errorf("the transaction group was rolled back: %w", errors.Join(err, rerr))
+				break
+			}
+			g.lastErr = err
+		}
+		g.err = g.tx.Commit(ctx)
 	default:
 		g.err = g.tx.Commit(ctx)
 	}

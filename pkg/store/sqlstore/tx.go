@@ -110,7 +110,8 @@ func (t *writeTx) PutValues(ctx context.Context, values ...store.Value) error {
 	if len(values) == 0 {
 		return nil
 	}
-	err = t.g.tx.ExecBatch(ctx, func(b Batch) {
+	// Held back until the next statement or the commit (deferredTx).
+	t.g.tx.later(func(b Batch) {
 		for i, v := range values {
 			b.Queue(t.st.putValue,
 				v.Branch, v.ObjectID, v.AttributeID, v.Variant, v.Language, v.SortReverse, string(js[i]), v.UnitRef, t.meta.ID)
@@ -118,9 +119,6 @@ func (t *writeTx) PutValues(ctx context.Context, values ...store.Value) error {
 				v.Branch, v.ObjectID, t.meta.ID, v.AttributeID, v.Variant, v.Language, v.SortReverse, string(js[i]), v.UnitRef)
 		}
 	})
-	if err != nil {
-		return errorf(t.d, err, "put values")
-	}
 	return nil
 }
 
@@ -168,7 +166,8 @@ func (t *writeTx) AppendOutbox(ctx context.Context, events ...store.OutboxEvent)
 		}
 	}
 	trace := tracing.Traceparent(ctx)
-	err := t.g.tx.ExecBatch(ctx, func(b Batch) {
+	// Held back until the next statement or the commit (deferredTx).
+	t.g.tx.later(func(b Batch) {
 		for _, e := range events {
 			payload := e.Payload
 			if payload == nil {
@@ -190,9 +189,6 @@ func (t *writeTx) AppendOutbox(ctx context.Context, events ...store.OutboxEvent)
 			}
 		}
 	})
-	if err != nil {
-		return errorf(t.d, err, "append outbox")
-	}
 	return nil
 }
 
@@ -209,10 +205,14 @@ func (t *writeTx) Commit(ctx context.Context) (err error) {
 	if g.failed == nil {
 		g.members++
 		g.nextID = t.meta.ID + 1
+		g.last = t.meta.ID
 	}
 	t.w.handOver(g)
 	if err := g.wait(ctx); err != nil {
 		return errorf(t.d, err, "commit %d", t.meta.ID)
+	}
+	if g.lastErr != nil && g.last == t.meta.ID {
+		return errorf(t.d, g.lastErr, "commit %d", t.meta.ID)
 	}
 	return nil
 }
@@ -232,6 +232,9 @@ func (t *writeTx) Rollback() error {
 		g.fail(errors.New("its first transaction was rolled back"))
 	case g.failed != nil: // nothing to undo: the group is rolled back
 	default:
+		// Its held-back writes are its own: the previous member's went
+		// with this one's savepoint.
+		g.tx.discard()
 		_, err = g.tx.Exec(context.WithoutCancel(t.ctx), "ROLLBACK TO SAVEPOINT "+savepoint)
 	}
 	if err != nil {
