@@ -163,7 +163,10 @@ func (t *txConn) CommitBatch(ctx context.Context, queue func(sqlstore.Batch)) er
 		err = pgx.ErrTxCommitRollback
 	}
 	if err != nil {
-		t.rollback(context.WithoutCancel(ctx))
+		// The commit's error is the answer; a rollback that fails too
+		// still releases the connection, which the pool then closes
+		// (its transaction is not idle).
+		_ = t.rollback(context.WithoutCancel(ctx))
 		return err
 	}
 	t.release()
