@@ -1,6 +1,7 @@
 package files
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
 	"strconv"
@@ -91,7 +92,7 @@ func coalesce(rs []ByteRange) []ByteRange {
 	if len(rs) < 2 {
 		return rs
 	}
-	slices.SortFunc(rs, func(a, b ByteRange) int { return compareInt64(a.Start, b.Start) })
+	slices.SortFunc(rs, func(a, b ByteRange) int { return cmp.Compare(a.Start, b.Start) })
 	out := rs[:1]
 	for _, r := range rs[1:] {
 		last := &out[len(out)-1]
@@ -102,16 +103,6 @@ func coalesce(rs []ByteRange) []ByteRange {
 		out = append(out, r)
 	}
 	return out
-}
-
-func compareInt64(a, b int64) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }
 
 // parseNonNegative parses decimal digits only (no sign, no spaces).

@@ -1,6 +1,7 @@
 package bleve
 
 import (
+	"cmp"
 	"math/bits"
 	"slices"
 
@@ -147,23 +148,13 @@ func (c *columns) tieOrder(rest []search.SortField) func(a, b int32) int {
 				return -1
 			}
 			if ka != kb {
-				r := cmpUint(ka, kb)
+				r := cmp.Compare(ka, kb)
 				if rest[i].Desc {
 					r = -r
 				}
 				return r
 			}
 		}
-		return cmpUint(ids.vals[a], ids.vals[b]) // one code each, in id order
+		return cmp.Compare(ids.vals[a], ids.vals[b]) // one code each, in id order
 	}
-}
-
-func cmpUint(a, b uint32) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }
