@@ -80,6 +80,9 @@ func (ix *index) searchColumns(req search.SearchRequest) (res search.SearchResul
 		c.mu.RUnlock()
 		return res, false, nil
 	}
+	// Read now, answered by the columns or not: the fields a search wants
+	// are the last freed (columns_shed.go).
+	c.touch(plan.fields)
 	if slices.ContainsFunc(plan.fields, c.refused) { // a freed field that does not fit yet: Bleve answers
 		c.mu.RUnlock()
 		return res, false, nil
@@ -95,7 +98,6 @@ func (ix *index) searchColumns(req search.SearchRequest) (res search.SearchResul
 			return res, false, nil
 		}
 	}
-	c.touch(plan.fields)
 	m := c.eval(ix, req.Query)
 	total := m.count()
 	page := c.page(m, req.Sort, req.From, req.Size)

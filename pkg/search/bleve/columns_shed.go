@@ -122,7 +122,7 @@ func (c *columns) refused(name string) bool {
 }
 
 // touch records that a search reads fields (c.mu held, for reading at
-// least; the columns are ready).
+// least): those with a column.
 func (c *columns) touch(fields []string) {
 	t := c.clock.Add(1)
 	for _, f := range fields {

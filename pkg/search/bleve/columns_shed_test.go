@@ -5,9 +5,11 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"math/rand/v2"
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/cmsplatform/cms/pkg/search"
 )
@@ -121,4 +123,100 @@ func TestColumnsShedOneField(t *testing.T) {
 	if s := ix.cols.stats(); s.OverBudget || len(s.Freed) != 0 || c.fields["n"] == nil {
 		t.Fatalf("back within the budget: %+v", s)
 	}
+}
+
+// Under a budget that holds some of the columns, random searches (some
+// from the columns, some from Bleve, fields freed and built again as the
+// searches move between them) answer exactly as Bleve does while
+// documents are written between rounds.
+func TestColumnsShedMatchBleve(t *testing.T) {
+	ctx := context.Background()
+	eng, err := New("", WithLogger(slog.New(slog.DiscardHandler)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer eng.Close()
+	m := search.Mapping{Fields: map[string]search.Kind{
+		"k": search.Keyword, "n": search.Long, "d": search.Double, "b": search.Bool,
+		"t": search.Date, "txt": search.Text, "src": search.Stored,
+	}, KeywordPrefixes: []string{"sk_"}}
+	if err := eng.EnsureIndex(ctx, "cols", m); err != nil {
+		t.Fatal(err)
+	}
+	ix, err := eng.lookup("cols")
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := rand.New(rand.NewPCG(3, 5))
+	g := colGen{r: r}
+	version := int64(1)
+	write := func(n int) {
+		var ops []search.Op
+		for range n {
+			version++
+			id := fmt.Sprintf("d%03d", r.IntN(400))
+			if r.IntN(8) == 0 {
+				ops = append(ops, search.Delete(id, version))
+				continue
+			}
+			ops = append(ops, search.Upsert(search.Document{ID: id, Version: version, Fields: g.doc()}))
+		}
+		if _, err := eng.Bulk(ctx, "cols", ops); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write(500)
+	// Every column once, to size the budget: about half of them fit.
+	all := search.And{search.Exists{Field: "k"}, search.Exists{Field: "n"}, search.Exists{Field: "d"},
+		search.Exists{Field: "b"}, search.Exists{Field: "t"}}
+	if _, ok, err := ix.searchColumns(search.SearchRequest{Query: search.Or{all, search.Term{Field: "k", Value: "a"},
+		search.Range{Field: "n", Gte: int64(0)}, search.Range{Field: "d", Gte: 0.0}, search.Term{Field: "b", Value: true},
+		search.Range{Field: "t", Gte: time.Unix(0, 0).UTC()}}, Size: 1}); !ok || err != nil {
+		t.Fatalf("columns: %v %v", ok, err)
+	}
+	c := ix.cols
+	c.mu.Lock()
+	c.budget.bytes = c.estimate() * 6 / 10
+	c.mu.Unlock()
+	write(1) // the next write notices
+	fromColumns, fromBleve, freedSeen := 0, 0, false
+	for round := range 20 {
+		for range 30 {
+			req := search.SearchRequest{Index: "cols", Query: g.query(3), Sort: g.sort(), From: r.IntN(60), Size: r.IntN(40)}
+			nreq, err := search.NormalizeRequest(req, m)
+			if err != nil {
+				t.Fatalf("normalize %+v: %v", req, err)
+			}
+			got, ok, err := ix.searchColumns(nreq)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if ok {
+				fromColumns++
+			} else {
+				fromBleve++
+				if got, err = eng.Search(ctx, nreq); err != nil {
+					t.Fatal(err)
+				}
+			}
+			want, err := ix.searchBleve(ctx, search.SearchRequest{Query: nreq.Query, Sort: nreq.Sort, From: nreq.From, Size: nreq.Size})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got.Total != want.Total || !slices.Equal(hitIDs(got), hitIDs(want)) {
+				t.Fatalf("round %d (columns %v): %#v sort %v from %d size %d:\ngot   total %d %v\nbleve total %d %v",
+					round, ok, nreq.Query, nreq.Sort, nreq.From, nreq.Size, got.Total, hitIDs(got), want.Total, hitIDs(want))
+			}
+			if s := c.stats(); s.AllFreed || s.Bytes > s.Budget {
+				t.Fatalf("round %d: %+v", round, s)
+			} else if len(s.Freed) > 0 {
+				freedSeen = true
+			}
+		}
+		write(1 + r.IntN(30))
+	}
+	if fromColumns == 0 || fromBleve == 0 || !freedSeen {
+		t.Fatalf("%d searches from the columns, %d from Bleve, fields freed %v: the budget did not split them", fromColumns, fromBleve, freedSeen)
+	}
+	t.Logf("%d searches from the columns, %d from Bleve", fromColumns, fromBleve)
 }
