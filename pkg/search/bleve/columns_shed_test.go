@@ -86,41 +86,42 @@ func TestColumnsShedOneField(t *testing.T) {
 		}
 		return ok
 	}
-	// Every column built, n used least recently.
-	if !answer(byN) || !answer(byName) {
+	// Every column built, name used least recently though more often than
+	// n: recency decides.
+	if !answer(byName) || !answer(byName) || !answer(byN) {
 		t.Fatal("the columns refused a search within the budget")
 	}
 	c := ix.cols
 	c.mu.Lock()
-	all, nBytes := c.estimate(), c.fields["n"].bytes()
-	// Room for everything but about half of n.
-	c.budget.bytes = all - nBytes/2
+	all, nameBytes := c.estimate(), c.fields["name"].bytes()
+	// Room for everything but about half of name.
+	c.budget.bytes = all - nameBytes/2
 	c.mu.Unlock()
 	put(0, 1) // the next write notices (an update: no slice grows)
 	s := ix.cols.stats()
-	if !s.OverBudget || s.AllFreed || !slices.Equal(s.Freed, []string{"n"}) || s.Bytes <= 0 || s.Bytes > s.Budget {
+	if !s.OverBudget || s.AllFreed || !slices.Equal(s.Freed, []string{"name"}) || s.Bytes <= 0 || s.Bytes > s.Budget {
 		t.Fatalf("one field over: %+v", s)
 	}
-	if !answer(byName) {
+	if !answer(byN) {
 		t.Fatal("a search over the fields held went to Bleve")
 	}
-	if answer(byN) {
+	if answer(byName) {
 		t.Fatal("a search needing the freed field was answered from the columns")
 	}
-	if s := ix.cols.stats(); !slices.Equal(s.Freed, []string{"n"}) {
-		t.Fatalf("the refused search rebuilt n: %+v", s)
+	if s := ix.cols.stats(); !slices.Equal(s.Freed, []string{"name"}) {
+		t.Fatalf("the refused search rebuilt name: %+v", s)
 	}
-	if w := strings.Count(logs.String(), "level=WARN"); w != 1 || !strings.Contains(logs.String(), "fields=n ") {
+	if w := strings.Count(logs.String(), "level=WARN"); w != 1 || !strings.Contains(logs.String(), "fields=name ") {
 		t.Fatalf("%d WARN lines:\n%s", w, logs.String())
 	}
-	// Room again: the next search needing n builds it.
+	// Room again: the next search needing name builds it.
 	c.mu.Lock()
 	c.budget.bytes = 2 * all
 	c.mu.Unlock()
-	if !answer(byN) {
-		t.Fatal("n was not built again once it fit")
+	if !answer(byName) {
+		t.Fatal("name was not built again once it fit")
 	}
-	if s := ix.cols.stats(); s.OverBudget || len(s.Freed) != 0 || c.fields["n"] == nil {
+	if s := ix.cols.stats(); s.OverBudget || len(s.Freed) != 0 || c.fields["name"] == nil {
 		t.Fatalf("back within the budget: %+v", s)
 	}
 }
