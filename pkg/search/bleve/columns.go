@@ -6,6 +6,7 @@ import (
 	"math/bits"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -37,10 +38,15 @@ import (
 // rebuilds the postings (one linear pass, however many documents changed).
 //
 // Their memory is bounded by a byte budget per index (WithColumnBudget;
-// columns_budget.go): an estimate of what the columns hold is kept as
-// they change, and an index whose columns outgrow the budget frees them
-// and answers from Bleve alone, saying so once in the log (WARN) and in
-// Engine.ColumnStats, until it shrinks back under the budget.
+// columns_budget.go, columns_shed.go): an estimate of what the columns
+// hold is kept as they change, and an index whose columns outgrow the
+// budget frees columns one field at a time, least recently used first, so
+// that the searches over the fields still held stay on the columns and
+// only those needing a freed field go to Bleve; a freed field's column is
+// built again by the first search needing it once it fits. Only when the
+// slots alone outgrow the budget is everything freed and Bleve answers
+// every search, until the index shrinks back. Either way it is said once
+// in the log (WARN) and in Engine.ColumnStats.
 
 const (
 	colPresent = fieldPresent // the fields a document has (Exists)
@@ -66,6 +72,13 @@ type columns struct {
 	// was logged.
 	over, warned bool
 	perDoc       int64
+	// freed are the fields whose columns were freed for the budget, with
+	// their estimated bytes per document then (columns_shed.go);
+	// warnedFields those a WARN line named. clock orders the columns'
+	// last use (column.used).
+	freed        map[string]int64
+	warnedFields map[string]bool
+	clock        atomic.Int64
 }
 
 func newColumns(b budget) *columns {

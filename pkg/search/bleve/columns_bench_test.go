@@ -159,6 +159,26 @@ func BenchmarkColumnsMemory(b *testing.B) {
 			heap, est := float64(after-before)/float64(n), float64(st.Bytes)/float64(n)
 			b.ReportMetric(heap, "heap-B/object")
 			b.ReportMetric(est, "estimate-B/object")
+			// The floor of degrading (columns_shed.go): the slots and the
+			// ids column, below which every column is freed.
+			c.mu.RLock()
+			floor := c.estimate()
+			for name, col := range c.fields {
+				if name != colID {
+					floor -= col.bytes()
+				}
+			}
+			// What the list alone needs: the floor and its fields.
+			plan, _ := ix.planColumns(list)
+			need := floor
+			for _, name := range plan.fields {
+				if name != colID {
+					need += c.fields[name].bytes()
+				}
+			}
+			c.mu.RUnlock()
+			b.ReportMetric(float64(floor)/float64(n), "floor-B/object")
+			b.ReportMetric(float64(need)/float64(n), "list-B/object")
 			// The budget holds what it says only while the estimate is
 			// close to the heap; and the layout stays compact.
 			if est < heap*0.85 || est > heap*1.15 || heap > maxObjectBytes {

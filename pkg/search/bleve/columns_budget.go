@@ -51,22 +51,14 @@ func (col *column) bytes() int64 {
 }
 
 // fits reports whether est, the columns' estimated memory for docs
-// documents, is within the budget; if not, the columns are freed and
-// searches go to Bleve until the index shrinks (retry), and the first
-// time this index outgrows its budget a WARN line says so. c.mu is held
-// for writing.
+// documents, is within the budget; if not, columns are freed, least
+// recently used first, until it is (shed), or all of them if the slots
+// alone do not fit. c.mu is held for writing.
 func (c *columns) fits(est, docs int64) bool {
 	if est <= c.budget.bytes {
 		return true
 	}
-	c.over, c.perDoc = true, est/max(docs, 1)
-	c.drop()
-	if !c.warned {
-		c.warned = true
-		c.budget.log.Warn("search columns over budget: this index's lists, sorts and facets are answered by Bleve alone "+
-			"(a page costs about its number of matches); raise memoryLimit or searchColumnsMaxBytes",
-			"index", c.budget.index, "documents", docs, "estimated_bytes", est, "budget_bytes", c.budget.bytes)
-	}
+	c.shed(est, docs, nil, 0)
 	return false
 }
 
@@ -101,15 +93,21 @@ type ColumnStats struct {
 	Documents, Bytes int64
 	// Budget is the most Bytes may be (0: columns are turned off).
 	Budget int64
-	// OverBudget: the columns outgrew Budget and were freed; every
-	// search of the index is answered by Bleve alone.
+	// OverBudget: the columns outgrew Budget and Freed were freed;
+	// searches needing them are answered by Bleve.
 	OverBudget bool
+	// AllFreed: even the slots outgrew Budget, so every column was freed
+	// and every search of the index is answered by Bleve alone.
+	AllFreed bool
+	// Freed are the fields whose columns were freed for the budget.
+	Freed []string
 }
 
 func (c *columns) stats() ColumnStats {
 	c.mu.RLock()
 	defer c.mu.RUnlock()
-	s := ColumnStats{Index: c.budget.index, Budget: max(c.budget.bytes, 0), OverBudget: c.over}
+	s := ColumnStats{Index: c.budget.index, Budget: max(c.budget.bytes, 0), OverBudget: c.over || len(c.freed) > 0,
+		AllFreed: c.over, Freed: c.freedFields()}
 	if c.built {
 		s.Documents, s.Bytes = int64(c.slots.n), c.estimate()
 	}

@@ -4,6 +4,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"sync/atomic"
 )
 
 // The layout of one column (one field), dictionary-encoded so that a
@@ -44,6 +45,9 @@ type column struct {
 	// of values the slots hold (the postings' length once flushed).
 	pendingBytes, entries int64
 	dirty                 bool // written since the last flush
+	// used is the columns' clock when a search last read the column,
+	// uses the number of searches that read it.
+	used, uses atomic.Int64
 }
 
 // ncodes is the number of keys in dict.

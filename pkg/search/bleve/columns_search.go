@@ -80,6 +80,13 @@ func (ix *index) searchColumns(req search.SearchRequest) (res search.SearchResul
 		c.mu.RUnlock()
 		return res, false, nil
 	}
+	// Read now, answered by the columns or not: the fields a search wants
+	// are the last freed (columns_shed.go).
+	c.touch(plan.fields)
+	if slices.ContainsFunc(plan.fields, c.refused) { // a freed field that does not fit yet: Bleve answers
+		c.mu.RUnlock()
+		return res, false, nil
+	}
 	if !c.ready(plan.fields) {
 		c.mu.RUnlock()
 		if err := ix.prepareColumns(plan.fields); err != nil {
@@ -149,11 +156,28 @@ func (ix *index) prepareColumns(fields []string) error {
 	if c.off {
 		return nil
 	}
+	if !c.built { // the slots first: whether a freed field fits depends on them
+		if err := ix.loadColumns(nil); err != nil {
+			return err
+		}
+		if c.off {
+			return nil
+		}
+	}
 	var missing []string
 	for _, f := range fields {
-		if _, ok := c.fields[f]; !ok || !c.built {
-			missing = append(missing, f)
+		if _, ok := c.fields[f]; ok {
+			continue
 		}
+		if c.refused(f) { // freed, and does not fit yet: Bleve answers
+			return nil
+		}
+		if _, ok := c.freed[f]; ok {
+			delete(c.freed, f)
+			c.budget.log.Info("search columns: a freed field fits the budget again, its column is built again",
+				"index", c.budget.index, "field", f, "budget_bytes", c.budget.bytes)
+		}
+		missing = append(missing, f)
 	}
 	if len(missing) > 0 {
 		if err := ix.loadColumns(missing); err != nil {
@@ -164,7 +188,9 @@ func (ix *index) prepareColumns(fields []string) error {
 		}
 	}
 	for _, f := range fields {
-		c.fields[f].flush()
+		if col, ok := c.fields[f]; ok {
+			col.flush()
+		}
 	}
 	return nil
 }
@@ -189,9 +215,14 @@ func (ix *index) loadColumns(names []string) error {
 			return nil
 		}
 	}
+	if len(names) == 0 {
+		return nil
+	}
 	added := make([]*column, len(names))
+	t := c.clock.Add(1)
 	for i, n := range names {
 		added[i] = &column{vals: make([]uint32, len(c.ids))}
+		added[i].used.Store(t)
 		c.fields[n] = added[i]
 	}
 	// The budget is checked as the columns fill: an index that outgrows
@@ -205,9 +236,14 @@ func (ix *index) loadColumns(names []string) error {
 		if done++; done%chunk == 0 {
 			// Projected over every document, for the bytes per document
 			// fits records.
+			// Projected over every document: other columns are freed
+			// to make room (shed), and if these must go too, Bleve
+			// answers this search.
 			if est := c.estimate(); est > c.budget.bytes {
-				c.fits(base+(est-base)*docs/done, docs)
-				return nil
+				if !c.shed(base+(est-base)*docs/done, docs, names, done) || !c.holds(names) {
+					return nil
+				}
+				base = c.estimate() - (est - base)
 			}
 		}
 		d, ok, err := ix.load(r, id)
@@ -232,8 +268,18 @@ func (ix *index) loadColumns(names []string) error {
 			}
 		}
 	}
-	c.fits(c.estimate(), docs)
+	c.shed(c.estimate(), docs, names, docs)
 	return nil
+}
+
+// holds reports whether every field has a column (c.mu held).
+func (c *columns) holds(fields []string) bool {
+	for _, f := range fields {
+		if _, ok := c.fields[f]; !ok {
+			return false
+		}
+	}
+	return true
 }
 
 // eachDocID calls fn with the id of every live document of r.

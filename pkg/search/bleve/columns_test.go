@@ -119,9 +119,11 @@ func TestColumnsDecline(t *testing.T) {
 	}
 }
 
-// An index whose columns outgrow the budget frees them, says so once at
-// WARN and in ColumnStats, and Bleve answers; once enough documents are
-// deleted, the columns are built again.
+// An index whose columns outgrow the budget frees them a field at a time
+// (here n, the only one but the ids), says so once at WARN and in
+// ColumnStats, and Bleve answers the searches needing it; once enough
+// documents are deleted, n's column is built again; when even the ids
+// outgrow the budget, everything is freed.
 func TestColumnsBudget(t *testing.T) {
 	ctx := context.Background()
 	var logs bytes.Buffer
@@ -168,10 +170,12 @@ func TestColumnsBudget(t *testing.T) {
 	put(4, 9, 1)
 	check(9, "8")
 	ix, _ := eng.lookup("lim")
-	if s := stats(); !s.OverBudget || s.Bytes != 0 || ix.cols.ids != nil || ix.cols.slots.tab != nil {
+	if s := stats(); !s.OverBudget || s.AllFreed || !slices.Equal(s.Freed, []string{"n"}) || s.Bytes <= 0 || s.Bytes > 700 ||
+		ix.cols.fields["n"] != nil || ix.cols.fields[colID] == nil {
 		t.Fatalf("over the budget: %+v", s)
 	}
-	if n := strings.Count(logs.String(), "level=WARN msg=\"search columns over budget"); n != 1 {
+	if n := strings.Count(logs.String(), "level=WARN msg=\"search columns over budget: fields freed"); n != 1 ||
+		!strings.Contains(logs.String(), "fields=n ") {
 		t.Fatalf("%d WARN lines:\n%s", n, logs.String())
 	}
 	// Deleted down to 3 documents: the columns are built again.
@@ -183,16 +187,26 @@ func TestColumnsBudget(t *testing.T) {
 		t.Fatal(err)
 	}
 	check(3, "2")
-	if s := stats(); s.OverBudget || s.Documents != 3 || !ix.cols.built {
+	if s := stats(); s.OverBudget || len(s.Freed) != 0 || s.Documents != 3 || ix.cols.fields["n"] == nil {
 		t.Fatalf("back under the budget: %+v", s)
 	}
-	// Over again: answered, not logged again.
-	put(10, 20, 3)
-	check(13, "19")
-	if s := stats(); !s.OverBudget {
+	// Over again: n freed again, not logged again.
+	put(10, 15, 3)
+	check(8, "14")
+	if s := stats(); !s.OverBudget || s.AllFreed || !slices.Equal(s.Freed, []string{"n"}) {
 		t.Fatalf("over the budget again: %+v", s)
 	}
 	if n := strings.Count(logs.String(), "level=WARN"); n != 1 {
+		t.Fatalf("%d WARN lines:\n%s", n, logs.String())
+	}
+	// Far over: even the slots and ids do not fit, everything is freed,
+	// said once more.
+	put(15, 40, 3)
+	check(33, "39")
+	if s := stats(); !s.AllFreed || s.Bytes != 0 || ix.cols.ids != nil || ix.cols.slots.tab != nil {
+		t.Fatalf("all freed: %+v", s)
+	}
+	if n := strings.Count(logs.String(), "level=WARN msg=\"search columns over budget: all freed"); n != 1 {
 		t.Fatalf("%d WARN lines:\n%s", n, logs.String())
 	}
 }

@@ -64,8 +64,10 @@ func WithLogger(l *slog.Logger) Option { return func(e *Engine) { e.log = l } }
 // WithColumnBudget sets the most memory, estimated in bytes, one index's
 // in-memory column index may hold (default DefaultColumnBudget; 0 or less
 // turns it off, so every search goes to Bleve; at most 4 GiB). An index whose columns
-// outgrow it frees them and is answered by Bleve alone, logged once at
-// WARN and shown in ColumnStats. See columns.go.
+// outgrow it frees them a field at a time, least recently used first, and
+// the searches reading a freed field are answered by Bleve (all of them
+// when even the slots do not fit), logged at WARN and shown in
+// ColumnStats. See columns.go and columns_shed.go.
 func WithColumnBudget(bytes int64) Option { return func(e *Engine) { e.columnBudget = bytes } }
 
 // WithDocCacheBytes bounds the memory of the decoded documents each

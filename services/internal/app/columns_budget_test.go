@@ -1,7 +1,9 @@
 package app
 
 import (
+	"io"
 	"net/http"
+	"net/http/httptest"
 	"strconv"
 	"strings"
 	"testing"
@@ -55,7 +57,7 @@ func TestColumnsOverBudget(t *testing.T) {
 			dc.HTTPAddr = srv.HTTPAddr()
 			lines, _ := runDoctor(t, dc)
 			if c.over {
-				wantLine(t, lines, "search columns", doctor.Warn, "objects (budget 1 KiB)")
+				wantLine(t, lines, "search columns", doctor.Warn, "objects (budget 1 KiB: all columns freed")
 			} else {
 				wantLine(t, lines, "search columns", doctor.OK, "within budget: ")
 			}
@@ -66,6 +68,35 @@ func TestColumnsOverBudget(t *testing.T) {
 	cfg.HTTPAddr = "127.0.0.1:1"
 	if l := checkColumns(t.Context(), cfg); l.Verdict != doctor.OK || !strings.Contains(l.Detail, "not checked") {
 		t.Errorf("nothing running: %+v", l)
+	}
+}
+
+// `cms doctor` names the fields an index freed for its budget (read from
+// cms_search_columns_freed) while it still holds the others.
+func TestColumnsDoctorFreedFields(t *testing.T) {
+	const metrics = `# TYPE cms_search_columns_bytes gauge
+cms_search_columns_bytes{index="objects"} 3.3554432e+07
+cms_search_columns_bytes{index="versions"} 1024
+# TYPE cms_search_columns_budget_bytes gauge
+cms_search_columns_budget_bytes{index="objects"} 6.7108864e+07
+cms_search_columns_budget_bytes{index="versions"} 6.7108864e+07
+# TYPE cms_search_columns_over_budget gauge
+cms_search_columns_over_budget{index="objects"} 1
+cms_search_columns_over_budget{index="versions"} 0
+# TYPE cms_search_columns_freed gauge
+cms_search_columns_freed{field="price",index="objects"} 1
+cms_search_columns_freed{field="color",index="objects"} 1
+`
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		_, _ = io.WriteString(w, metrics)
+	}))
+	defer srv.Close()
+	cfg := DefaultConfig()
+	cfg.HTTPAddr = strings.TrimPrefix(srv.URL, "http://")
+	l := checkColumns(t.Context(), cfg)
+	want := "objects (budget 64.0 MiB: 32.0 MiB held, fields freed price, color; searches reading them are answered by Bleve"
+	if l.Verdict != doctor.Warn || !strings.Contains(l.Detail, want) || strings.Contains(l.Detail, "versions") {
+		t.Errorf("doctor: %+v\nwant %q", l, want)
 	}
 }
 

@@ -90,8 +90,10 @@ type Config struct {
 	// SearchColumnsMaxBytes is the most memory, estimated, the column
 	// index of one embedded search index may hold (pkg/search/bleve,
 	// columns.go; README "Memory"): an index whose columns outgrow it
-	// answers lists, sorts and occurrences from Bleve alone, logged at
-	// WARN, in cms_search_columns_over_budget and in `cms doctor`. 0: a
+	// frees them a field at a time, least recently used first, and answers
+	// the lists, sorts and occurrences reading a freed field from Bleve,
+	// logged at WARN, in cms_search_columns_over_budget and
+	// cms_search_columns_freed and in `cms doctor`. 0: a
 	// quarter of MemoryLimit. CMS_SEARCH_COLUMNS_MAX_BYTES.
 	SearchColumnsMaxBytes int64 `yaml:"searchColumnsMaxBytes"`
 	// AccessLog logs one compact line per HTTP request (and per gRPC call

@@ -17,8 +17,9 @@ import (
 // checkColumns reads the column index of each embedded search index from
 // the metrics of the running `cms run` (its HTTP address): the index is
 // inside that process, and Bleve locks its files. An index whose columns
-// outgrew their budget is a warning: its lists, sorts and occurrences are
-// answered by Bleve alone.
+// outgrew their budget is a warning, naming the fields whose columns were
+// freed: the lists, sorts and occurrences reading them are answered by
+// Bleve (all of them when nothing is held).
 func checkColumns(ctx context.Context, cfg Config) doctor.Line {
 	const subject = "search columns"
 	url := "http://" + localAddr(cfg.HTTPAddr) + "/metrics"
@@ -32,14 +33,19 @@ func checkColumns(ctx context.Context, cfg Config) doctor.Line {
 	var over, fine []string
 	for _, s := range stats {
 		if s.over {
-			over = append(over, fmt.Sprintf("%s (budget %s)", s.index, mib(s.budget)))
+			what := "all columns freed, answered by Bleve alone"
+			if s.bytes > 0 {
+				what = fmt.Sprintf("%s held, fields freed %s; searches reading them are answered by Bleve, the others by the columns",
+					mib(s.bytes), strings.Join(s.freed, ", "))
+			}
+			over = append(over, fmt.Sprintf("%s (budget %s: %s)", s.index, mib(s.budget), what))
 			continue
 		}
 		fine = append(fine, fmt.Sprintf("%s %s of %s", s.index, mib(s.bytes), mib(s.budget)))
 	}
 	if len(over) > 0 {
 		return doctor.Line{Subject: subject, Verdict: doctor.Warn,
-			Detail: "over budget, answered by Bleve alone (a list costs about its number of matches): " + strings.Join(over, ", "),
+			Detail: "over budget, the least recently used fields' columns freed (a list answered by Bleve costs about its number of matches): " + strings.Join(over, "; "),
 			Fix:    "raise memoryLimit (CMS_MEMORY_LIMIT) or searchColumnsMaxBytes (CMS_SEARCH_COLUMNS_MAX_BYTES); the WARN line \"search columns over budget\" gives the estimate"}
 	}
 	return doctor.Line{Subject: subject, Verdict: doctor.OK, Detail: "within budget: " + strings.Join(fine, ", ")}
@@ -49,6 +55,7 @@ type columnsState struct {
 	index         string
 	bytes, budget float64
 	over          bool
+	freed         []string // fields whose columns were freed
 }
 
 // scrapeColumns reads the cms_search_columns_* series of the metrics at
@@ -99,6 +106,22 @@ func scrapeColumns(ctx context.Context, url string) ([]columnsState, error) {
 				out[i].budget = v
 			default:
 				out[i].over = v == 1
+			}
+		}
+	}
+	if f := fams["cms_search_columns_freed"]; f != nil {
+		for _, m := range f.GetMetric() {
+			var index, field string
+			for _, l := range m.GetLabel() {
+				switch l.GetName() {
+				case "index":
+					index = l.GetValue()
+				case "field":
+					field = l.GetValue()
+				}
+			}
+			if i, ok := at[index]; ok && m.GetGauge().GetValue() == 1 {
+				out[i].freed = append(out[i].freed, field)
 			}
 		}
 	}
