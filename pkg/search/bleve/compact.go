@@ -58,8 +58,8 @@ func (ix *index) segmentCounts() (sc *scorch.Scorch, full, live int64) {
 	if err != nil {
 		return nil, 0, 0
 	}
-	sc, ok := adv.(*scorch.Scorch)
-	if !ok {
+	sc, _ = scorchOf(adv)
+	if sc == nil {
 		return nil, 0, 0
 	}
 	r, err := sc.Reader()

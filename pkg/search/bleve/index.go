@@ -176,9 +176,9 @@ func createIndex(path string, m search.Mapping) (*index, error) {
 	if path == "" {
 		// Scorch without a path keeps its segments in memory; Bleve's
 		// MemOnly (upsidedown over a treap) is an order of magnitude slower.
-		bi, err = blevesearch.NewUsing("", im, scorch.Name, scorch.Name, nil)
+		bi, err = blevesearch.NewUsing("", im, heldType, scorch.Name, nil)
 	} else {
-		bi, err = blevesearch.New(path, im)
+		bi, err = blevesearch.NewUsing(path, im, heldType, blevesearch.Config.DefaultKVStore, nil)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("bleve: create index: %w", err)
@@ -255,7 +255,7 @@ func (ix *index) bulk(ctx context.Context, ops []search.Op) (search.BulkResult, 
 		return search.BulkResult{}, err
 	}
 	latest := map[string]versionRec{} // versions written by this batch
-	b := ix.bi.NewBatch()
+	w := newBulkWrite(len(ops))
 	changes := make([]colChange, 0, len(ops))
 	for i, op := range ops {
 		id := op.Doc.ID
@@ -271,20 +271,18 @@ func (ix *index) bulk(ctx context.Context, ops []search.Op) (search.BulkResult, 
 		deleted := op.Type == search.OpDelete
 		latest[id] = versionRec{ver: op.Doc.Version, deleted: deleted}
 		if ix.legacy {
-			b.DeleteInternal(versionKey(id)) // superseded by the version store
+			w.internal = append(w.internal, versionKey(id)) // superseded by the version store
 		}
 		if deleted {
 			changes = append(changes, colChange{id: id})
-			b.Delete(id)
+			w.put(id, nil)
 			continue
 		}
-		if err := b.IndexAdvanced(mapped[i]); err != nil {
-			return search.BulkResult{}, fmt.Errorf("bleve: index %q: %w", id, err)
-		}
+		w.put(id, mapped[i])
 		changes = append(changes, colChange{id: id, fields: bleveFields(docs[i])})
 	}
-	if err := ix.bi.Batch(b); err != nil {
-		return search.BulkResult{}, fmt.Errorf("bleve: batch: %w", err)
+	if err := ix.write(w); err != nil {
+		return search.BulkResult{}, err
 	}
 	for id, r := range latest {
 		if r.deleted {
