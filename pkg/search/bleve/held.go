@@ -74,10 +74,8 @@ func (h *heldScorch) hold() error {
 		return err
 	}
 	s, ok := r.(*scorch.IndexSnapshot)
-	if !ok || s == nil {
-		if r != nil {
-			_ = r.Close()
-		}
+	if !ok {
+		_ = r.Close()
 		return fmt.Errorf("bleve: reader is a %T", r)
 	}
 	h.held = s
