@@ -57,7 +57,14 @@ func TestLiveChangesGrandchildTypes(t *testing.T) {
 	if err := json.Unmarshal(r.body, &u); err != nil || u.Transaction.ID == 0 {
 		t.Fatalf("edit on the grandchild: %s", r.body)
 	}
+	// The creation on the middle branch may still be on its way to the
+	// stream when it opens (the Delivery read above waited for the index,
+	// not for the stream's feed): it belongs to the grandchild's stream
+	// too (inherited), so it is passed over, once.
 	ev := s.next()
+	if ev.id == strconv.FormatInt(w.Transaction.ID, 10) {
+		ev = s.next()
+	}
 	var d struct {
 		Kind      string  `json:"kind"`
 		Branch    int64   `json:"branch"`
