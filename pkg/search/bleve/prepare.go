@@ -37,6 +37,7 @@ func (ix *index) prepare(ops []search.Op) (docs []map[string]any, mapped []*docu
 				errs[i] = fmt.Errorf("bleve: index %q: %w", op.Doc.ID, err)
 				return
 			}
+			steppedNumbers(doc)
 			docs[i], mapped[i] = d, doc
 		case search.OpDelete:
 			if op.Doc.ID == "" || op.Doc.Version < 1 {

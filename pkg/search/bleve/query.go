@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/blevesearch/bleve/v2/numeric"
 	"github.com/blevesearch/bleve/v2/search/query"
 
 	"github.com/cmsplatform/cms/pkg/search"
@@ -96,8 +97,6 @@ func (ix *index) translate(ctx context.Context, q search.Query) (query.Query, er
 	return nil, fmt.Errorf("%w: unknown query node %T", search.ErrInvalidQuery, q)
 }
 
-var yes = func() *bool { b := true; return &b }()
-
 // term matches one canonical value of a non-text field.
 func (ix *index) term(field string, v any) query.Query {
 	switch x := v.(type) {
@@ -105,19 +104,12 @@ func (ix *index) term(field string, v any) query.Query {
 		q := query.NewBoolFieldQuery(x)
 		q.SetField(field)
 		return q
-	case int64:
-		f := float64(x)
-		q := query.NewNumericRangeInclusiveQuery(&f, &f, yes, yes)
-		q.SetField(field)
-		return q
-	case float64:
-		q := query.NewNumericRangeInclusiveQuery(&x, &x, yes, yes)
-		q.SetField(field)
-		return q
-	case time.Time:
-		q := query.NewDateRangeInclusiveQuery(x, x, yes, yes)
-		q.SetField(field)
-		return q
+	case int64, float64, time.Time:
+		if n, ok := numberKey(x); ok { // the term of the full value
+			q := query.NewTermQuery(string(numeric.MustNewPrefixCodedInt64(n, 0)))
+			q.SetField(field)
+			return q
+		}
 	}
 	q := query.NewTermQuery(fmt.Sprint(v))
 	q.SetField(field)
@@ -153,32 +145,15 @@ func (ix *index) rangeQuery(r search.Range) (query.Query, error) {
 		q := query.NewTermRangeInclusiveQuery(s(lo), s(hi), &loIncl, &hiIncl)
 		q.SetField(r.Field)
 		return q, nil
-	case search.Long, search.Double:
-		f := func(v any) *float64 {
-			switch x := v.(type) {
-			case int64:
-				f := float64(x)
-				return &f
-			case float64:
-				return &x
+	case search.Long, search.Double, search.Date:
+		// A zero time leaves that end open.
+		key := func(v any) *int64 {
+			if n, ok := numberKey(v); ok {
+				return &n
 			}
 			return nil
 		}
-		q := query.NewNumericRangeInclusiveQuery(f(lo), f(hi), &loIncl, &hiIncl)
-		q.SetField(r.Field)
-		return q, nil
-	case search.Date:
-		t := func(v any) time.Time {
-			if x, ok := v.(time.Time); ok {
-				return x
-			}
-			return time.Time{}
-		}
-		// A zero time leaves that end open.
-		from, to := t(lo), t(hi)
-		q := query.NewDateRangeInclusiveQuery(from, to, &loIncl, &hiIncl)
-		q.SetField(r.Field)
-		return q, nil
+		return newNumberRange(r.Field, key(lo), key(hi), loIncl, hiIncl), nil
 	}
 	return nil, fmt.Errorf("%w: range on field %q", search.ErrInvalidQuery, r.Field)
 }
