@@ -10,6 +10,8 @@ import (
 	"net/url"
 	"strconv"
 
+	"golang.org/x/sync/errgroup"
+
 	"github.com/cmsplatform/cms/pkg/search"
 )
 
@@ -95,6 +97,13 @@ type bulkAction struct {
 // they search changes only at Refresh (refresh_interval -1, EnsureIndex).
 const maxBulkOps = 1000
 
+// bulkInFlight is how many of a Bulk's _bulk requests are sent at once.
+// Elasticsearch indexes one request's documents for a shard on one write
+// thread; side by side they use as many as the node has. Readers see none
+// of them before the indexer's refresh, so the order they land in does
+// not show (and external versions decide between writes of one id).
+const bulkInFlight = 4
+
 // Bulk implements search.Engine. Every op is validated before the first
 // request is sent.
 func (e *Engine) Bulk(ctx context.Context, name string, ops []search.Op) (search.BulkResult, error) {
@@ -131,15 +140,21 @@ func (e *Engine) Bulk(ctx context.Context, name string, ops []search.Op) (search
 			return res, fmt.Errorf("%w: unknown op type %d", search.ErrInvalidDocument, op.Type)
 		}
 	}
-	for _, body := range bodies {
-		r, err := e.bulk(ctx, name, body.Bytes())
+	results, errs := make([]search.BulkResult, len(bodies)), make([]error, len(bodies))
+	var g errgroup.Group
+	g.SetLimit(bulkInFlight)
+	for i, body := range bodies {
+		g.Go(func() error {
+			results[i], errs[i] = e.bulk(ctx, name, body.Bytes())
+			return nil
+		})
+	}
+	_ = g.Wait()
+	for _, r := range results {
 		res.Applied += r.Applied
 		res.Stale += r.Stale
-		if err != nil {
-			return res, err
-		}
 	}
-	return res, nil
+	return res, errors.Join(errs...)
 }
 
 // bulk sends one _bulk request.
