@@ -69,10 +69,9 @@ func (ix *index) searchBleve(ctx context.Context, req search.SearchRequest) (sea
 	// No stored fields: hits are loaded by id below, mostly from the
 	// decoded-document cache.
 	br.SortByCustom(ix.sortOrder(req.Sort))
-	if len(req.Sort) > 0 && !slices.ContainsFunc(req.Sort, func(s search.SortField) bool { return s.Field == search.ScoreField }) {
+	if unscored(req) {
 		// Unscored, Bleve unions the postings of a disjunction (a range
-		// of many terms, numberRange) as bitmaps: a range over 100,000
-		// documents 2.4× faster.
+		// of many terms, numberRange) as bitmaps.
 		br.Score = "none"
 	}
 	for i, a := range req.Aggs {
@@ -137,6 +136,15 @@ func (ix *index) searchBleve(ctx context.Context, req search.SearchRequest) (sea
 		out.Aggs[a.Key()] = ar
 	}
 	return out, nil
+}
+
+// unscored reports whether no answer to req depends on scores: it returns
+// no hits (a count, aggregations) or sorts them by fields only.
+func unscored(req search.SearchRequest) bool {
+	if req.Size == 0 {
+		return true
+	}
+	return len(req.Sort) > 0 && !slices.ContainsFunc(req.Sort, func(s search.SortField) bool { return s.Field == search.ScoreField })
 }
 
 func facetName(i int) string { return fmt.Sprintf("a%d", i) }
