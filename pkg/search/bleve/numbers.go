@@ -26,8 +26,8 @@ import (
 // (BenchmarkReleaseBulk). A range is split into whole terms of these
 // prefixes (splitRange), up to 511 per end and shift instead of 31, which
 // numberRange looks up in or reads from the index's dictionary, unscored
-// when the search sorts by fields (searchBleve); the columns answer ranges
-// wherever they hold the field. (A Long is indexed as the bits of a
+// when no answer depends on scores (searchBleve); the columns answer
+// ranges wherever they hold the field. (A Long is indexed as the bits of a
 // float64, so integers differ in the upper bits: finer steps at the low
 // shifts would not help them.) Indexes written with Bleve's fields hold
 // every term of these prefixes (all multiples of 4), so they answer these
