@@ -106,6 +106,15 @@ func (b bitset) count() int {
 	return n
 }
 
+// andCount is the number of slots both b and o have.
+func (b bitset) andCount(o bitset) int {
+	n := 0
+	for i, w := range b[:min(len(b), len(o))] {
+		n += bits.OnesCount64(w & o[i])
+	}
+	return n
+}
+
 func (b bitset) and(o bitset) {
 	for i := range b {
 		b[i] &= o[i]

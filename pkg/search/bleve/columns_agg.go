@@ -103,9 +103,13 @@ func (c *columns) aggregate(ix *index, req search.SearchRequest, m bitset) map[s
 		lo := col.lower(a.Prefix, false)
 		for k, end := lo, col.prefixEnd(lo, a.Prefix); k < end; k++ {
 			var n int64
-			for _, s := range col.postings(k, k+1) {
-				if set.has(int32(s)) {
-					n++
+			if d := col.denseSet(k); d != nil {
+				n = int64(set.andCount(d))
+			} else {
+				for _, s := range col.postings(k, k+1) {
+					if set.has(int32(s)) {
+						n++
+					}
 				}
 			}
 			if n > 0 { // a copy: the key is part of the column's

@@ -19,6 +19,11 @@ import (
 //   - start and post: the postings, the slots of code c in ascending order
 //     at post[start[c]:start[c+1]]; a span of codes (a Term, a Range, a
 //     Prefix) is a span of post.
+//   - dense: the codes that a sixteenth of the slots or more have, their
+//     slots also as a bitset (sets[i] for dense[i]): an aggregation
+//     counts a code in the slots a search matches by one AND and
+//     popcount per 64 slots instead of one lookup per posting. Such a
+//     bitset takes at most half the bytes of the code's postings.
 //
 // A write (setSlot) looks its keys up in dict; a key not in it gets a
 // provisional code after dict's (pending, in the order of arrival). The
@@ -37,6 +42,8 @@ type column struct {
 	many  []uint32
 	start []uint32
 	post  []uint32
+	dense []uint32
+	sets  []bitset
 	// pending are the keys written since the last flush that dict does
 	// not have, code len(ends)+i for pending[i]; pendingCode finds them.
 	pending     []string
@@ -247,6 +254,41 @@ func (col *column) flush() {
 	col.start, col.post, col.entries = start, post, int64(len(post))
 	col.pending, col.pendingCode, col.pendingBytes = nil, nil, 0
 	col.dirty = false
+	col.densify()
+}
+
+// denseSlots is the fewest slots a column has for its codes to get
+// bitsets (dense): below it a walk of the postings is as quick. A
+// variable for the tests.
+var denseSlots = 4096
+
+// densify builds the bitsets of the codes a sixteenth of the slots or
+// more have.
+func (col *column) densify() {
+	col.dense, col.sets = nil, nil
+	n := len(col.vals)
+	if n < denseSlots {
+		return
+	}
+	for c := range col.ncodes() {
+		ps := col.postings(c, c+1)
+		if len(ps) < n/16 {
+			continue
+		}
+		b := newBitset(n)
+		for _, s := range ps {
+			b.set(int32(s))
+		}
+		col.dense, col.sets = append(col.dense, uint32(c)), append(col.sets, b)
+	}
+}
+
+// denseSet is the bitset of code c's slots, nil when c is not dense.
+func (col *column) denseSet(c int) bitset {
+	if i, ok := slices.BinarySearch(col.dense, uint32(c)); ok {
+		return col.sets[i]
+	}
+	return nil
 }
 
 // renumber makes dict the keys with a count (counts by code, dict's then

@@ -21,6 +21,8 @@ import (
 // updated and deleted between rounds.
 func TestColumnsMatchBleve(t *testing.T) {
 	ctx := context.Background()
+	defer func(n int) { denseSlots = n }(denseSlots)
+	denseSlots = 0 // the frequent keys of these 400 documents are counted by bitset
 	eng, err := New("")
 	if err != nil {
 		t.Fatal(err)
