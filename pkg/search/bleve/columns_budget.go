@@ -42,15 +42,16 @@ func (c *columns) estimate() int64 {
 }
 
 // bytes is the memory a column holds, and will once flushed: its slices
-// at their capacity (4 bytes a word), its dense codes' bitsets, its keys, and the keys and postings
-// of the writes since the last flush (a pending write's old codes are in
-// many's capacity until then).
+// at their capacity (4 bytes a word), its dense codes' bitsets and range
+// index, its keys, and the keys and postings of the writes since the
+// last flush (a pending write's old codes are in many's capacity until
+// then).
 func (col *column) bytes() int64 {
 	words := int64(cap(col.vals)+cap(col.many)+cap(col.ends)+cap(col.start)+cap(col.dense)) + max(int64(cap(col.post)), col.entries)
 	for _, b := range col.sets {
 		words += 2 * int64(len(b))
 	}
-	return 4*words + int64(len(col.dict)) + col.pendingBytes + estPendingBytes*int64(len(col.pending))
+	return 4*words + col.ranges.bytes() + int64(len(col.dict)) + col.pendingBytes + estPendingBytes*int64(len(col.pending))
 }
 
 // fits reports whether est, the columns' estimated memory for docs

@@ -44,6 +44,9 @@ type column struct {
 	post  []uint32
 	dense []uint32
 	sets  []bitset
+	// ranges is the range index of a column with one value per slot
+	// (columns_ranges.go), built on demand.
+	ranges rangeCache
 	// pending are the keys written since the last flush that dict does
 	// not have, code len(ends)+i for pending[i]; pendingCode finds them.
 	pending     []string
@@ -255,6 +258,7 @@ func (col *column) flush() {
 	col.pending, col.pendingCode, col.pendingBytes = nil, nil, 0
 	col.dirty = false
 	col.densify()
+	col.ranges.reset()
 }
 
 // denseSlots is the fewest slots a column has for its codes to get

@@ -437,10 +437,24 @@ func (c *columns) spanOpen(col *column, lo string, loIncl, loOpen bool, hi strin
 // mark returns the slots of col with a code in [a, b). When every
 // document has exactly one value of col and most are in the span (a
 // branch, a type every object has), it takes every document but those of
-// the other codes, which is fewer to visit.
+// the other codes, which is fewer to visit. A span wider than two
+// sixteenths of the postings of a column with a range index is read from
+// it where that visits fewer (rangeIndex).
 func (c *columns) mark(col *column, a, b int) bitset {
 	in := col.postings(a, b)
-	if 2*len(in) > len(col.post) && len(col.many) == 0 && col.entries == int64(c.slots.n) {
+	complement := 2*len(in) > len(col.post) && len(col.many) == 0 && col.entries == int64(c.slots.n)
+	if len(in) > 2*len(col.post)/rangeSteps {
+		if r := col.rangeIndexOf(); r != nil {
+			visit := len(in)
+			if complement {
+				visit = len(col.post) - len(in) + len(c.ids)/64
+			}
+			if out, ok := r.span(col, a, b, len(c.ids), visit); ok {
+				return out
+			}
+		}
+	}
+	if complement {
 		out := slices.Clone(c.live)
 		for _, s := range col.post[:col.start[a]] {
 			out.clear(int32(s))

@@ -1,0 +1,117 @@
+package bleve
+
+import (
+	"sort"
+	"sync"
+	"sync/atomic"
+)
+
+// rangeSteps is how many parts of about equal numbers of postings the
+// range index of a column (rangeIndex) cuts its codes into.
+const rangeSteps = 16
+
+// rangeIndex speeds up ranges on a column with one value per slot and many
+// codes (a price, a date, an id): below[j] holds the slots whose code is
+// below codes[j], the codes at every sixteenth of the postings, so the
+// slots of a span of codes [a, b) are below[j2] without below[j1] (one
+// AND NOT per 64 slots) plus the postings of the codes between a and
+// codes[j1] and between codes[j2] and b, at most two sixteenths of them,
+// where marking every posting of the span visits up to half. It takes
+// about 2 bytes per slot; it is built when a search first marks a span of
+// the column (mark) and dropped when the column changes (flush).
+type rangeIndex struct {
+	codes []int
+	below []bitset
+}
+
+// rangeCache is a column's range index, built once per flush by the
+// first search that wants it (searches share the columns' read lock).
+type rangeCache struct {
+	mu  sync.Mutex
+	idx atomic.Pointer[rangeIndex]
+}
+
+// reset drops the index (the column changed; c.mu held for writing).
+func (rc *rangeCache) reset() { rc.idx.Store(nil) }
+
+// bytes is the memory the built index holds.
+func (rc *rangeCache) bytes() int64 {
+	r := rc.idx.Load()
+	if r == nil {
+		return 0
+	}
+	n := int64(8 * len(r.codes))
+	for _, b := range r.below {
+		n += 8 * int64(len(b))
+	}
+	return n
+}
+
+// rangeIndexed reports whether col gets a range index: one value per slot,
+// many slots and many codes.
+func rangeIndexed(col *column) bool {
+	return len(col.many) == 0 && len(col.vals) >= denseSlots && col.ncodes() >= 4*rangeSteps
+}
+
+// rangeIndexOf is col's range index, built if need be (nil: col gets
+// none).
+func (col *column) rangeIndexOf() *rangeIndex {
+	if !rangeIndexed(col) {
+		return nil
+	}
+	if r := col.ranges.idx.Load(); r != nil {
+		return r
+	}
+	col.ranges.mu.Lock()
+	defer col.ranges.mu.Unlock()
+	if r := col.ranges.idx.Load(); r != nil {
+		return r
+	}
+	r := &rangeIndex{}
+	n := len(col.post)
+	below := newBitset(len(col.vals))
+	prev := 0
+	for j := 1; j < rangeSteps; j++ {
+		c := sort.Search(col.ncodes(), func(c int) bool { return int(col.start[c]) >= j*n/rangeSteps })
+		if c <= prev {
+			continue
+		}
+		below = append(bitset(nil), below...)
+		for _, s := range col.postings(prev, c) {
+			below.set(int32(s))
+		}
+		r.codes, r.below = append(r.codes, c), append(r.below, below)
+		prev = c
+	}
+	col.ranges.idx.Store(r)
+	return r
+}
+
+// span returns the slots of codes [a, b) from the index and the postings
+// at its ends, n slots long; false when no whole part of the index lies
+// in the span, or its ends would cost more than visiting visit postings.
+func (r *rangeIndex) span(col *column, a, b, n, visit int) (bitset, bool) {
+	j1 := sort.SearchInts(r.codes, a)                  // first step at or after a
+	j2 := sort.Search(len(r.codes), func(j int) bool { // last step at or before b
+		return r.codes[j] > b
+	}) - 1
+	if j1 >= j2 || j2 < 0 {
+		return nil, false
+	}
+	lo, hi := r.codes[j1], r.codes[j2]
+	if ends := int(col.start[lo]-col.start[a]) + int(col.start[b]-col.start[hi]); ends+n/64 >= visit {
+		return nil, false
+	}
+	out := newBitset(n)
+	in, not := r.below[j2], r.below[j1]
+	for i := range min(len(out), len(in)) {
+		out[i] = in[i] &^ not[i]
+	}
+	for _, s := range col.postings(a, lo) {
+		out.set(int32(s))
+	}
+	for _, s := range col.postings(hi, b) {
+		out.set(int32(s))
+	}
+	return out, true
+}
