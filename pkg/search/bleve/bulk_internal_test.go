@@ -18,19 +18,7 @@ import (
 func TestSplitBulkAllOrNone(t *testing.T) {
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(4))
 	ctx := context.Background()
-	eng, err := New("")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer eng.Close()
-	m := search.Mapping{Fields: map[string]search.Kind{"t": search.Text}}
-	if err := eng.EnsureIndex(ctx, "split", m); err != nil {
-		t.Fatal(err)
-	}
-	ix, err := eng.lookup("split")
-	if err != nil {
-		t.Fatal(err)
-	}
+	eng, ix := newTestIndex(t, "split", search.Mapping{Fields: map[string]search.Kind{"t": search.Text}})
 	adv, err := ix.bi.Advanced()
 	if err != nil {
 		t.Fatal(err)

@@ -23,21 +23,10 @@ import (
 func TestColumnsShedOneField(t *testing.T) {
 	ctx := context.Background()
 	var logs bytes.Buffer
-	eng, err := New("", WithLogger(slog.New(slog.NewTextHandler(&logs, nil))))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer eng.Close()
 	m := search.Mapping{Fields: map[string]search.Kind{
 		"branch": search.Long, "type": search.Keyword, "deleted": search.Bool, "name": search.Keyword, "n": search.Long,
 	}}
-	if err := eng.EnsureIndex(ctx, "shed", m); err != nil {
-		t.Fatal(err)
-	}
-	ix, err := eng.lookup("shed")
-	if err != nil {
-		t.Fatal(err)
-	}
+	eng, ix := newTestIndex(t, "shed", m, WithLogger(slog.New(slog.NewTextHandler(&logs, nil))))
 	version := int64(0)
 	put := func(from, to int) {
 		var ops []search.Op
@@ -134,22 +123,8 @@ func TestColumnsShedOneField(t *testing.T) {
 // documents are written between rounds.
 func TestColumnsShedMatchBleve(t *testing.T) {
 	ctx := context.Background()
-	eng, err := New("", WithLogger(slog.New(slog.DiscardHandler)))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer eng.Close()
-	m := search.Mapping{Fields: map[string]search.Kind{
-		"k": search.Keyword, "n": search.Long, "d": search.Double, "b": search.Bool,
-		"t": search.Date, "txt": search.Text, "src": search.Stored,
-	}, KeywordPrefixes: []string{"sk_"}}
-	if err := eng.EnsureIndex(ctx, "cols", m); err != nil {
-		t.Fatal(err)
-	}
-	ix, err := eng.lookup("cols")
-	if err != nil {
-		t.Fatal(err)
-	}
+	eng, ix := newTestIndex(t, "cols", colMapping, WithLogger(slog.New(slog.DiscardHandler)))
+	m := colMapping
 	r := rand.New(rand.NewPCG(3, 5))
 	g := colGen{r: r}
 	version := int64(1)

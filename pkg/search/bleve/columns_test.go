@@ -23,22 +23,8 @@ func TestColumnsMatchBleve(t *testing.T) {
 	ctx := context.Background()
 	defer func(n int) { denseSlots = n }(denseSlots)
 	denseSlots = 0 // the frequent keys of these 400 documents are counted by bitset
-	eng, err := New("")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer eng.Close()
-	m := search.Mapping{Fields: map[string]search.Kind{
-		"k": search.Keyword, "n": search.Long, "d": search.Double, "b": search.Bool,
-		"t": search.Date, "txt": search.Text, "src": search.Stored,
-	}, KeywordPrefixes: []string{"sk_"}}
-	if err := eng.EnsureIndex(ctx, "cols", m); err != nil {
-		t.Fatal(err)
-	}
-	ix, err := eng.lookup("cols")
-	if err != nil {
-		t.Fatal(err)
-	}
+	eng, ix := newTestIndex(t, "cols", colMapping)
+	m := colMapping
 	r := rand.New(rand.NewPCG(7, 11))
 	g := colGen{r: r}
 	version := int64(1)
@@ -220,6 +206,12 @@ func hitIDs(r search.SearchResult) []string {
 	}
 	return out
 }
+
+// colMapping is the mapping of colGen's documents.
+var colMapping = search.Mapping{Fields: map[string]search.Kind{
+	"k": search.Keyword, "n": search.Long, "d": search.Double, "b": search.Bool,
+	"t": search.Date, "txt": search.Text, "src": search.Stored,
+}, KeywordPrefixes: []string{"sk_"}}
 
 // colGen makes random documents and queries over small value domains.
 type colGen struct{ r *rand.Rand }

@@ -82,19 +82,8 @@ func TestSplitRangeCoversExactly(t *testing.T) {
 // found the same way.
 func TestNumberRangesMatchScan(t *testing.T) {
 	ctx := context.Background()
-	eng, err := New("")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer eng.Close()
 	m := search.Mapping{Fields: map[string]search.Kind{"n": search.Long, "d": search.Double, "t": search.Date}}
-	if err := eng.EnsureIndex(ctx, "num", m); err != nil {
-		t.Fatal(err)
-	}
-	ix, err := eng.lookup("num")
-	if err != nil {
-		t.Fatal(err)
-	}
+	eng, ix := newTestIndex(t, "num", m)
 	r := rand.New(rand.NewPCG(9, 4))
 	// Within the times Bleve can index (Unix nanoseconds in an int64).
 	date := func() time.Time { return time.Unix(0, wideInt64(r)>>(1+r.IntN(8))).UTC().Truncate(time.Millisecond) }
