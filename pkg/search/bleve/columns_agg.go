@@ -124,6 +124,9 @@ func (c *columns) aggregate(ix *index, req search.SearchRequest, m bitset) map[s
 
 // missing counts the slots of set without a value in col.
 func missing(col *column, set bitset) int {
+	if col.present != nil {
+		return set.count() - set.andCount(col.present)
+	}
 	n := 0
 	for i, w := range set {
 		for w != 0 {

@@ -51,6 +51,7 @@ func (col *column) bytes() int64 {
 	for _, b := range col.sets {
 		words += 2 * int64(len(b))
 	}
+	words += 2 * int64(len(col.present))
 	return 4*words + col.ranges.bytes() + int64(len(col.dict)) + col.pendingBytes + estPendingBytes*int64(len(col.pending))
 }
 

@@ -23,7 +23,9 @@ import (
 //     slots also as a bitset (sets[i] for dense[i]): an aggregation
 //     counts a code in the slots a search matches by one AND and
 //     popcount per 64 slots instead of one lookup per posting. Such a
-//     bitset takes at most half the bytes of the code's postings.
+//     bitset takes at most half the bytes of the code's postings. With
+//     them, present has the slots with a value (an aggregation's missing
+//     count).
 //
 // A write (setSlot) looks its keys up in dict; a key not in it gets a
 // provisional code after dict's (pending, in the order of arrival). The
@@ -36,14 +38,15 @@ import (
 const multi = 1 << 31
 
 type column struct {
-	dict  string
-	ends  []uint32
-	vals  []uint32
-	many  []uint32
-	start []uint32
-	post  []uint32
-	dense []uint32
-	sets  []bitset
+	dict    string
+	ends    []uint32
+	vals    []uint32
+	many    []uint32
+	start   []uint32
+	post    []uint32
+	dense   []uint32
+	sets    []bitset
+	present bitset // the slots with a value, for a column with dense codes' bitsets
 	// ranges is the range index of a column with one value per slot
 	// (columns_ranges.go), built on demand.
 	ranges rangeCache
@@ -269,10 +272,16 @@ var denseSlots = 4096
 // densify builds the bitsets of the codes a sixteenth of the slots or
 // more have.
 func (col *column) densify() {
-	col.dense, col.sets = nil, nil
+	col.dense, col.sets, col.present = nil, nil, nil
 	n := len(col.vals)
 	if n < denseSlots {
 		return
+	}
+	col.present = newBitset(n)
+	for s, v := range col.vals {
+		if v != 0 {
+			col.present.set(int32(s))
+		}
 	}
 	for c := range col.ncodes() {
 		ps := col.postings(c, c+1)
