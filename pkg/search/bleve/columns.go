@@ -121,8 +121,9 @@ func (b bitset) and(o bitset) {
 	}
 }
 
+// or adds o's slots to b (o may be shorter).
 func (b bitset) or(o bitset) {
-	for i := range b {
+	for i := range min(len(b), len(o)) {
 		b[i] |= o[i]
 	}
 }

@@ -1,6 +1,7 @@
 package bleve
 
 import (
+	"slices"
 	"sort"
 	"sync"
 	"sync/atomic"
@@ -10,8 +11,8 @@ import (
 // range index of a column (rangeIndex) cuts its codes into.
 const rangeSteps = 16
 
-// rangeIndex speeds up ranges on a column with one value per slot and many
-// codes (a price, a date, an id): below[j] holds the slots whose code is
+// rangeIndex speeds up ranges on a column with one value per slot (but a
+// few) and many codes (a price, a date, an id): below[j] holds the slots whose code is
 // below codes[j], the codes at every sixteenth of the postings, so the
 // slots of a span of codes [a, b) are below[j2] without below[j1] (one
 // AND NOT per 64 slots) plus the postings of the codes between a and
@@ -22,6 +23,9 @@ const rangeSteps = 16
 type rangeIndex struct {
 	codes []int
 	below []bitset
+	// multi are the slots with more than one value, left out of below and
+	// checked one by one: at most one in 64.
+	multi []int32
 }
 
 // rangeCache is a column's range index, built once per flush by the
@@ -47,10 +51,11 @@ func (rc *rangeCache) bytes() int64 {
 	return n
 }
 
-// rangeIndexed reports whether col gets a range index: one value per slot,
-// many slots and many codes.
+// rangeIndexed reports whether col may get a range index: many slots and
+// many codes (and, checked when it is built, few slots with more than one
+// value).
 func rangeIndexed(col *column) bool {
-	return len(col.many) == 0 && len(col.vals) >= denseSlots && col.ncodes() >= 4*rangeSteps
+	return len(col.vals) >= denseSlots && col.ncodes() >= 4*rangeSteps
 }
 
 // rangeIndexOf is col's range index, built if need be (nil: col gets
@@ -68,6 +73,15 @@ func (col *column) rangeIndexOf() *rangeIndex {
 		return r
 	}
 	r := &rangeIndex{}
+	for s, v := range col.vals {
+		if v&multi != 0 {
+			if r.multi = append(r.multi, int32(s)); len(r.multi) > len(col.vals)/64 {
+				r.multi = nil // an index of none: span declines
+				col.ranges.idx.Store(r)
+				return r
+			}
+		}
+	}
 	n := len(col.post)
 	below := newBitset(len(col.vals))
 	prev := 0
@@ -78,7 +92,9 @@ func (col *column) rangeIndexOf() *rangeIndex {
 		}
 		below = append(bitset(nil), below...)
 		for _, s := range col.postings(prev, c) {
-			below.set(int32(s))
+			if col.vals[s]&multi == 0 {
+				below.set(int32(s))
+			}
 		}
 		r.codes, r.below = append(r.codes, c), append(r.below, below)
 		prev = c
@@ -99,7 +115,7 @@ func (r *rangeIndex) span(col *column, a, b, n, visit int) (bitset, bool) {
 		return nil, false
 	}
 	lo, hi := r.codes[j1], r.codes[j2]
-	if ends := int(col.start[lo]-col.start[a]) + int(col.start[b]-col.start[hi]); ends+n/64 >= visit {
+	if ends := int(col.start[lo]-col.start[a]) + int(col.start[b]-col.start[hi]) + len(r.multi); ends+n/64 >= visit {
 		return nil, false
 	}
 	out := newBitset(n)
@@ -112,6 +128,13 @@ func (r *rangeIndex) span(col *column, a, b, n, visit int) (bitset, bool) {
 	}
 	for _, s := range col.postings(hi, b) {
 		out.set(int32(s))
+	}
+	var one [1]uint32
+	for _, s := range r.multi {
+		cs := col.codesOf(s, &one)
+		if i, _ := slices.BinarySearch(cs, uint32(a)); i < len(cs) && int(cs[i]) < b {
+			out.set(s)
+		}
 	}
 	return out, true
 }

@@ -8,9 +8,9 @@ import (
 )
 
 // The range index answers a span of codes as marking the span's postings
-// does: a column of 6,000 slots with one value each (and some without)
-// over a few hundred keys of skewed frequencies, rewritten between
-// rounds, random spans of every width.
+// does: a column of 6,000 slots with one value each (some without, a few
+// with two) over a few hundred keys of skewed frequencies, rewritten
+// between rounds, random spans of every width.
 func TestRangeIndexMatchesPostings(t *testing.T) {
 	r := rand.New(rand.NewPCG(8, 1))
 	col := &column{}
@@ -27,14 +27,18 @@ func TestRangeIndexMatchesPostings(t *testing.T) {
 			if r.IntN(3) == 0 {
 				k = r.IntN(8) // a few frequent keys
 			}
-			col.setSlot(s, []string{fmt.Sprintf("%04d", k)})
+			keys := []string{fmt.Sprintf("%04d", k)}
+			if r.IntN(300) == 0 { // a few slots with two values
+				keys = append(keys, fmt.Sprintf("%04d", 400+r.IntN(50)))
+			}
+			col.setSlot(s, keys)
 		}
 		col.flush()
 		if !rangeIndexed(col) {
 			t.Fatalf("round %d: %d slots, %d codes: no range index", round, len(col.vals), col.ncodes())
 		}
 		idx := col.rangeIndexOf()
-		if col.rangeIndexOf() != idx || len(idx.codes) < rangeSteps/2 {
+		if col.rangeIndexOf() != idx || len(idx.codes) < rangeSteps/2 || len(idx.multi) == 0 {
 			t.Fatalf("round %d: range index %v", round, idx.codes)
 		}
 		for range 300 {
@@ -60,5 +64,13 @@ func TestRangeIndexMatchesPostings(t *testing.T) {
 	}
 	if used < 500 {
 		t.Fatalf("only %d spans answered from the range index", used)
+	}
+	// With more than one slot in 64 holding several values, it declines.
+	for s := range int32(200) {
+		col.setSlot(s, []string{"0001", "0002"})
+	}
+	col.flush()
+	if _, ok := col.rangeIndexOf().span(col, 0, col.ncodes(), slots, len(col.post)+slots); ok {
+		t.Fatal("a range index over a column of many multi-valued slots")
 	}
 }

@@ -439,7 +439,8 @@ func (c *columns) spanOpen(col *column, lo string, loIncl, loOpen bool, hi strin
 // branch, a type every object has), it takes every document but those of
 // the other codes, which is fewer to visit. A span wider than two
 // sixteenths of the postings of a column with a range index is read from
-// it where that visits fewer (rangeIndex).
+// it where that visits fewer (rangeIndex); the dense codes of a span are
+// read from their bitsets.
 func (c *columns) mark(col *column, a, b int) bitset {
 	in := col.postings(a, b)
 	complement := 2*len(in) > len(col.post) && len(col.many) == 0 && col.entries == int64(c.slots.n)
@@ -465,7 +466,17 @@ func (c *columns) mark(col *column, a, b int) bitset {
 		return out
 	}
 	out := newBitset(len(c.ids))
-	for _, s := range in {
+	// The dense codes of the span by their bitsets, the others by their
+	// postings.
+	from := a
+	for i, _ := slices.BinarySearch(col.dense, uint32(a)); i < len(col.dense) && int(col.dense[i]) < b; i++ {
+		for _, s := range col.postings(from, int(col.dense[i])) {
+			out.set(int32(s))
+		}
+		out.or(col.sets[i])
+		from = int(col.dense[i]) + 1
+	}
+	for _, s := range col.postings(from, b) {
 		out.set(int32(s))
 	}
 	return out
