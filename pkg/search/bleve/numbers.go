@@ -161,6 +161,11 @@ var minNanos, maxNanos = time.Unix(0, math.MinInt64), time.Unix(0, math.MaxInt64
 func (q numberRange) Searcher(ctx context.Context, r bindex.IndexReader, _ mapping.IndexMapping, opts bsearch.SearcherOptions) (bsearch.Searcher, error) {
 	var found [][]byte
 	var has bindex.FieldDictContains
+	defer func() {
+		if d, ok := has.(bindex.FieldDict); ok {
+			_ = d.Close()
+		}
+	}()
 	for _, s := range splitRange(q.lo, q.hi, numberShifts) {
 		var err error
 		if n, ok := s.count(); ok && n <= lookupTerms {
@@ -169,11 +174,6 @@ func (q numberRange) Searcher(ctx context.Context, r bindex.IndexReader, _ mappi
 			found, err = q.scan(r, s, found)
 		}
 		if err != nil {
-			return nil, fmt.Errorf("bleve: range on %q: %w", q.field, err)
-		}
-	}
-	if d, ok := has.(bindex.FieldDict); ok {
-		if err := d.Close(); err != nil {
 			return nil, fmt.Errorf("bleve: range on %q: %w", q.field, err)
 		}
 	}
