@@ -128,9 +128,17 @@ func (b bitset) or(o bitset) {
 	}
 }
 
+// andNot removes o's slots from b (o may be shorter).
 func (b bitset) andNot(o bitset) {
-	for i := range b {
+	for i := range min(len(b), len(o)) {
 		b[i] &^= o[i]
+	}
+}
+
+// setEach adds the slots of a code span's postings to b.
+func (b bitset) setEach(slots []uint32) {
+	for _, s := range slots {
+		b.set(int32(s))
 	}
 }
 

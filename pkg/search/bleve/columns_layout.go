@@ -289,9 +289,7 @@ func (col *column) densify() {
 			continue
 		}
 		b := newBitset(n)
-		for _, s := range ps {
-			b.set(int32(s))
-		}
+		b.setEach(ps)
 		col.dense, col.sets = append(col.dense, uint32(c)), append(col.sets, b)
 	}
 }

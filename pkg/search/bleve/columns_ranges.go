@@ -12,14 +12,15 @@ import (
 const rangeSteps = 16
 
 // rangeIndex speeds up ranges on a column with one value per slot (but a
-// few) and many codes (a price, a date, an id): below[j] holds the slots whose code is
-// below codes[j], the codes at every sixteenth of the postings, so the
-// slots of a span of codes [a, b) are below[j2] without below[j1] (one
-// AND NOT per 64 slots) plus the postings of the codes between a and
-// codes[j1] and between codes[j2] and b, at most two sixteenths of them,
-// where marking every posting of the span visits up to half. It takes
-// about 2 bytes per slot; it is built when a search first marks a span of
-// the column (mark) and dropped when the column changes (flush).
+// few) and many codes (a price, a date, an id): below[j] holds the slots
+// whose code is below codes[j], the codes at every sixteenth of the
+// postings, so the slots of a span of codes [a, b) are below[j2] without
+// below[j1] (one AND NOT per 64 slots) plus the postings of the codes
+// between a and codes[j1] and between codes[j2] and b, at most two
+// sixteenths of them, where marking every posting of the span visits up
+// to half. It takes about 2 bytes per slot; it is built when a search
+// first marks a span of the column (mark) and dropped when the column
+// changes (flush).
 type rangeIndex struct {
 	codes []int
 	below []bitset
@@ -119,16 +120,10 @@ func (r *rangeIndex) span(col *column, a, b, n, visit int) (bitset, bool) {
 		return nil, false
 	}
 	out := newBitset(n)
-	in, not := r.below[j2], r.below[j1]
-	for i := range min(len(out), len(in)) {
-		out[i] = in[i] &^ not[i]
-	}
-	for _, s := range col.postings(a, lo) {
-		out.set(int32(s))
-	}
-	for _, s := range col.postings(hi, b) {
-		out.set(int32(s))
-	}
+	copy(out, r.below[j2])
+	out.andNot(r.below[j1])
+	out.setEach(col.postings(a, lo))
+	out.setEach(col.postings(hi, b))
 	var one [1]uint32
 	for _, s := range r.multi {
 		cs := col.codesOf(s, &one)

@@ -470,15 +470,11 @@ func (c *columns) mark(col *column, a, b int) bitset {
 	// postings.
 	from := a
 	for i, _ := slices.BinarySearch(col.dense, uint32(a)); i < len(col.dense) && int(col.dense[i]) < b; i++ {
-		for _, s := range col.postings(from, int(col.dense[i])) {
-			out.set(int32(s))
-		}
+		out.setEach(col.postings(from, int(col.dense[i])))
 		out.or(col.sets[i])
 		from = int(col.dense[i]) + 1
 	}
-	for _, s := range col.postings(from, b) {
-		out.set(int32(s))
-	}
+	out.setEach(col.postings(from, b))
 	return out
 }
 
