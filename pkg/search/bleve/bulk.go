@@ -3,7 +3,6 @@ package bleve
 import (
 	"errors"
 	"fmt"
-	"runtime"
 	"sync"
 
 	"github.com/blevesearch/bleve/v2/document"
@@ -48,7 +47,7 @@ func (ix *index) write(w *bulkWrite) error {
 		return fmt.Errorf("bleve: batch: %w", err)
 	}
 	_, holder := scorchOf(adv)
-	parts := min(runtime.GOMAXPROCS(0), 4, len(w.ids)/splitBatchDocs)
+	parts := min(bulkCores(), len(w.ids)/splitBatchDocs)
 	if holder == nil || parts < 2 {
 		err := ix.batch(w, w.ids, true)
 		if err == nil && holder != nil {

@@ -14,6 +14,10 @@ import (
 // several cores.
 const prepareParallel = 256
 
+// bulkCores is how many cores one Bulk works on at most (preparing its
+// documents, building its batches): up to four.
+func bulkCores() int { return min(runtime.GOMAXPROCS(0), 4) }
+
 // prepare validates ops and, for each upsert, builds what Bleve indexes
 // (toBleve) and maps it to a Bleve document (the mapping step of
 // Batch.Index), outside the index's write lock and, for a large Bulk, on
@@ -47,7 +51,7 @@ func (ix *index) prepare(ops []search.Op) (docs []map[string]any, mapped []*docu
 			errs[i] = fmt.Errorf("%w: unknown op type %d", search.ErrInvalidDocument, op.Type)
 		}
 	}
-	workers := min(runtime.GOMAXPROCS(0), 4)
+	workers := bulkCores()
 	if len(ops) < prepareParallel || workers < 2 {
 		for i := range ops {
 			if one(i); errs[i] != nil {
